@@ -1,0 +1,63 @@
+"""numjax: JAX's programming model in pure Python on NumPy.
+
+>>> import numjax, numjax.numpy as jnp
+>>> numjax.grad(lambda x: jnp.sin(x) ** 2)(0.5)
+Array(0.84147096, dtype=float32, weak_type=True)
+"""
+
+import warnings as _warnings
+
+# NumPy reports floating-point exceptions (overflow, invalid, divide) as RuntimeWarnings from the
+# calling module; numjax's kernels follow XLA and return inf/nan silently, as JAX does. A filter
+# keyed on numjax's own modules costs nothing per operation (np.errstate would cost ~0.7 us).
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numjax\._src(\.|$)")
+
+from numjax import dtypes as dtypes  # noqa: E402
+from numjax import errors as errors  # noqa: E402
+from numjax import lax as lax  # noqa: E402
+from numjax import numpy as numpy  # noqa: E402
+from numjax import tree as tree  # noqa: E402
+from numjax import tree_util as tree_util  # noqa: E402
+from numjax._src.api.transformations import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
+from numjax._src.api.transformations import eval_shape as eval_shape  # noqa: E402
+from numjax._src.api.transformations import grad as grad  # noqa: E402
+from numjax._src.api.transformations import jvp as jvp  # noqa: E402
+from numjax._src.api.transformations import linearize as linearize  # noqa: E402
+from numjax._src.api.transformations import make_jaxpr as make_jaxpr  # noqa: E402
+from numjax._src.api.transformations import value_and_grad as value_and_grad  # noqa: E402
+from numjax._src.api.transformations import vjp as vjp  # noqa: E402
+from numjax._src.api.transformations import vmap as vmap  # noqa: E402
+from numjax._src.compiler import eager as _eager  # noqa: E402,F401  (installs eager execution)
+from numjax._src.config import check_tracer_leaks as checking_leaks  # noqa: E402
+from numjax._src.config import config as config  # noqa: E402
+from numjax._src.config import debug_infs as debug_infs  # noqa: E402
+from numjax._src.config import debug_nans as debug_nans  # noqa: E402
+from numjax._src.config import default_device as default_device  # noqa: E402
+from numjax._src.config import default_matmul_precision as default_matmul_precision  # noqa: E402
+from numjax._src.config import default_prng_impl as default_prng_impl  # noqa: E402
+from numjax._src.config import disable_jit as disable_jit  # noqa: E402
+from numjax._src.config import enable_checks as enable_checks  # noqa: E402
+from numjax._src.config import explain_cache_misses as explain_cache_misses  # noqa: E402
+from numjax._src.config import log_compiles as log_compiles  # noqa: E402
+from numjax._src.config import numpy_dtype_promotion as numpy_dtype_promotion  # noqa: E402
+from numjax._src.config import numpy_rank_promotion as numpy_rank_promotion  # noqa: E402
+from numjax._src.config import transfer_guard as transfer_guard  # noqa: E402
+from numjax._src.config import (  # noqa: E402
+    transfer_guard_device_to_device as transfer_guard_device_to_device,
+)
+from numjax._src.config import (  # noqa: E402
+    transfer_guard_device_to_host as transfer_guard_device_to_host,
+)
+from numjax._src.config import (  # noqa: E402
+    transfer_guard_host_to_device as transfer_guard_host_to_device,
+)
+from numjax._src.runtime.array import Array as Array  # noqa: E402
+from numjax._src.runtime.devices import default_backend as default_backend  # noqa: E402
+from numjax._src.runtime.devices import device_count as device_count  # noqa: E402
+from numjax._src.runtime.devices import devices as devices  # noqa: E402
+from numjax._src.runtime.devices import local_device_count as local_device_count  # noqa: E402
+from numjax._src.runtime.devices import local_devices as local_devices  # noqa: E402
+from numjax._src.runtime.devices import process_count as process_count  # noqa: E402
+from numjax._src.runtime.devices import process_index as process_index  # noqa: E402
+
+__version__ = "0.1.0"

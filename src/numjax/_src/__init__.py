@@ -1,0 +1,1 @@
+"""Private implementation of numjax; the public API lives one level up."""

@@ -1,0 +1,66 @@
+"""Turning user functions over pytrees into flat functions over arrays, and back."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from numjax._src.core.trace import DebugInfo, fun_source_info
+from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+
+class OutTree:
+    """Filled with the output tree of a flattened function once it has run."""
+
+    __slots__ = ("tree", "aux")
+
+    def __init__(self) -> None:
+        self.tree: PyTreeDef | None = None
+        self.aux: Any = None
+
+
+def flatten_fun(fun: Callable[..., Any], in_tree: PyTreeDef, has_aux: bool = False
+                ) -> tuple[Callable[..., list[Any]], OutTree]:
+    """`fun(*args, **kwargs)` with (args, kwargs) given flat; outputs returned flat."""
+    store = OutTree()
+
+    def flat_fun(*flat_args: Any) -> list[Any]:
+        args, kwargs = tree_unflatten(in_tree, flat_args)
+        out = fun(*args, **kwargs)
+        if has_aux:
+            if not (isinstance(out, tuple | list) and len(out) == 2):
+                raise TypeError("expected a function with auxiliary data (has_aux=True) to "
+                                "return a pair (output, aux), got "
+                                f"{type(out).__name__}.")
+            out, store.aux = out
+        leaves, store.tree = tree_flatten(out)
+        return leaves
+
+    return flat_fun, store
+
+
+def debug_info(traced_for: str, fun: Callable[..., Any], args: Sequence[Any],
+               kwargs: dict[str, Any], static_argnums: Sequence[int] = ()) -> DebugInfo:
+    """Names of the flattened arguments of `fun(*args, **kwargs)`, for error messages."""
+    names = _arg_names(fun, args, kwargs, static_argnums)
+    return DebugInfo(traced_for, fun_source_info(fun), names)
+
+
+def _arg_names(fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any],
+               static_argnums: Sequence[int]) -> tuple[str, ...]:
+    try:
+        sig = inspect.signature(fun)
+        bound = sig.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return ()
+    names: list[str] = []
+    positional = list(bound.arguments.items())
+    for i, (name, value) in enumerate(positional):
+        if i in static_argnums:
+            continue
+        from numjax._src.tree_util import keystr, tree_flatten_with_path
+        leaves, _ = tree_flatten_with_path(value)
+        for path, _leaf in leaves:
+            names.append(f"{name}{keystr(path)}")
+    return tuple(names)

@@ -1,0 +1,533 @@
+"""The user-facing transformations over pytrees: jvp, linearize, vjp, grad, vmap, make_jaxpr,
+eval_shape. Each flattens its arguments, runs the flat transformation from `interpreters`, and
+rebuilds the output trees."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.api.flatten import debug_info, flatten_fun
+from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.interpreters import ad, batching
+from numjax._src.interpreters.ad import Zero
+from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.lax import lax
+from numjax._src.tree_util import (
+    tree_flatten,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
+
+Array = Any
+
+
+def _check_callable(fun: Any) -> None:
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+
+
+def _instantiate(t: Any) -> Any:
+    return ad.instantiate_zeros(t)
+
+
+# ---- jvp and linearize ---------------------------------------------------------------------
+
+
+def jvp(fun: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = False) -> Any:
+    """Forward-mode: `(fun(*primals), J(primals) @ tangents)`.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> numjax.jvp(jnp.sin, (0.0,), (1.0,))
+    (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
+    """
+    _check_callable(fun)
+    if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; "
+                        f"found {type(primals).__name__} and {type(tangents).__name__}.")
+    flat_primals, tree = tree_flatten((tuple(primals), {}))
+    flat_tangents, tangent_tree = tree_flatten((tuple(tangents), {}))
+    if tree != tangent_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {tree_structure(primals)} "
+                        f"whereas tangents have tree structure {tree_structure(tangents)}.")
+    for p, t in zip(flat_primals, flat_tangents, strict=True):
+        _check_tangent(p, t)
+    flat_fun, out = flatten_fun(fun, tree, has_aux)
+    out_primals, out_tangents = ad.jvp_flat(flat_fun, flat_primals, flat_tangents)
+    out_tangents = [_instantiate(t) for t in out_tangents]
+    assert out.tree is not None
+    result = (tree_unflatten(out.tree, out_primals), tree_unflatten(out.tree, out_tangents))
+    return (*result, out.aux) if has_aux else result
+
+
+def _check_tangent(primal: Any, tangent: Any) -> None:
+    p_aval, t_aval = get_aval(primal), get_aval(tangent)
+    expected = ad.tangent_aval(p_aval)
+    if p_aval.shape != t_aval.shape:
+        raise ValueError("jvp called with different primal and tangent shapes;Got primal "
+                         f"shape {p_aval.shape} and tangent shape as {t_aval.shape}")
+    if expected.dtype != t_aval.dtype:
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
+            "case of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
+            f"{p_aval.dtype.name} and so expected tangent dtype {expected.dtype.name}, but got "
+            f"tangent dtype {t_aval.dtype.name} instead.")
+
+
+def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
+    """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` evaluates the linearized function.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> y, f_jvp = numjax.linearize(jnp.sin, 0.0)
+    >>> f_jvp(2.0)
+    Array(2., dtype=float32, weak_type=True)
+    """
+    _check_callable(fun)
+    flat_primals, tree = tree_flatten((primals, {}))
+    flat_fun, out = flatten_fun(fun, tree, has_aux)
+    out_primals, linear, _ = ad.linearize_flat(flat_fun, flat_primals)
+    assert out.tree is not None
+    out_tree = out.tree
+    primal_avals = [get_aval(p) for p in flat_primals]
+
+    def f_jvp(*tangents: Any) -> Any:
+        flat_tangents, t_tree = tree_flatten((tangents, {}))
+        if t_tree != tree:
+            raise ValueError("linearized function called on tangent values inconsistent with "
+                             f"the original primal values: got tangent tree {t_tree} for "
+                             f"primal tree {tree}.")
+        for aval, t in zip(primal_avals, flat_tangents, strict=True):
+            if get_aval(t).shape != aval.shape:
+                raise ValueError(
+                    "linearized function called on tangent values inconsistent with the "
+                    f"original primal values: got tangent aval {get_aval(t)} for primal aval "
+                    f"{aval}")
+        outs = eval_jaxpr(linear.jaxpr, linear.consts, *flat_tangents)
+        return tree_unflatten(out_tree, outs)
+
+    result = (tree_unflatten(out_tree, out_primals), f_jvp)
+    return (*result, out.aux) if has_aux else result
+
+
+# ---- vjp and grad --------------------------------------------------------------------------
+
+
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
+        reduce_axes: Sequence[Any] = ()) -> Any:
+    """`(fun(*primals), vjp_fun)` where `vjp_fun(ct)` pulls an output cotangent back to the
+    inputs.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> y, f_vjp = numjax.vjp(jnp.sin, 0.0)
+    >>> f_vjp(1.0)
+    (Array(1., dtype=float32, weak_type=True),)
+    """
+    _check_callable(fun)
+    flat_primals, tree = tree_flatten((primals, {}))
+    flat_fun, out = flatten_fun(fun, tree, has_aux)
+    out_primals, pullback = ad.vjp_flat(flat_fun, flat_primals)
+    assert out.tree is not None
+    out_tree = out.tree
+    out_avals = [get_aval(o) for o in out_primals]
+    in_avals = [get_aval(p) for p in flat_primals]
+
+    def vjp_fun(ct: Any) -> tuple[Any, ...]:
+        flat_ct, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise ValueError(
+                "unexpected tree structure of argument to vjp function: got "
+                f"{ct_tree}, but expected to match {out_tree}")
+        for aval, c in zip(out_avals, flat_ct, strict=True):
+            c_aval = get_aval(c)
+            expected = ad.tangent_aval(aval)
+            if c_aval.shape != aval.shape:
+                raise ValueError(
+                    "unexpected JAX type (e.g. shape/dtype) for argument to vjp function: "
+                    f"got {c_aval.str_short()}, but expected {expected.str_short()} because "
+                    "the corresponding output of the function had JAX type "
+                    f"{aval.str_short()}")
+        cts = pullback(flat_ct)
+        cts = [_zeros_for(aval) if type(c) is Zero else _match_dtype(c, aval)
+               for c, aval in zip(cts, in_avals, strict=True)]
+        args, _ = tree_unflatten(tree, cts)
+        return tuple(args)
+
+    result = (tree_unflatten(out_tree, out_primals), vjp_fun)
+    return (*result, out.aux) if has_aux else result
+
+
+def _zeros_for(aval: ShapedArray) -> Any:
+    t = ad.tangent_aval(aval)
+    if t.dtype == dtypes.float0:
+        return np.zeros(t.shape, dtypes.float0)
+    return lax.zeros_like_aval(t)
+
+
+def _match_dtype(ct: Any, aval: ShapedArray) -> Any:
+    t = ad.tangent_aval(aval)
+    c_aval = get_aval(ct)
+    if c_aval.dtype != t.dtype and t.dtype != dtypes.float0:
+        return lax._convert_element_type(ct, t.dtype, aval.weak_type)
+    return ct
+
+
+def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False,
+         reduce_axes: Sequence[Any] = ()) -> Callable[..., Any]:
+    """The gradient of a scalar-valued `fun` with respect to argument(s) `argnums`.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> numjax.grad(lambda x: x ** 2)(3.0)
+    Array(6., dtype=float32, weak_type=True)
+    """
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        if has_aux:
+            (_, aux), g = value_and_grad_f(*args, **kwargs)
+            return g, aux
+        _, g = value_and_grad_f(*args, **kwargs)
+        return g
+
+    return grad_f
+
+
+def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: Sequence[Any] = ()) -> Callable[..., Any]:
+    """`(fun(*args), grad(fun)(*args))` in one pass."""
+    _check_callable(fun)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        for n in nums:
+            if not -len(args) <= n < len(args):
+                raise TypeError(
+                    f"differentiating with respect to argnums={argnums} requires at least "
+                    f"{max(nums) + 1} positional arguments to be passed by the caller, but "
+                    f"got only {len(args)} positional arguments.")
+        nums = tuple(n % len(args) for n in nums)
+        diff_args = tuple(args[n] for n in nums)
+        for leaf in tree_flatten(diff_args)[0]:
+            _check_input_dtype_grad(holomorphic, allow_int, leaf)
+
+        def partial_fun(*dargs: Any) -> Any:
+            full = list(args)
+            for n, a in zip(nums, dargs, strict=True):
+                full[n] = a
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            ans, vjp_fun, aux = vjp(partial_fun, *diff_args, has_aux=True)
+        else:
+            ans, vjp_fun = vjp(partial_fun, *diff_args)
+        _check_scalar(ans)
+        ans_aval = get_aval(ans)
+        if not holomorphic and ans_aval.dtype.kind == "c":
+            raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype "
+                            f"of np.floating), but got {ans_aval.dtype.name}. For holomorphic "
+                            "differentiation, pass holomorphic=True. For differentiation of "
+                            "non-holomorphic functions involving complex outputs, use "
+                            "jax.vjp directly.")
+        if not dtypes.issubdtype(ans_aval.dtype, np.inexact):
+            raise TypeError("grad requires real- or complex-valued outputs (output dtype that "
+                            "is a sub-dtype of np.inexact), but got "
+                            f"{ans_aval.dtype.name}.")
+        ct = lax._convert_element_type(1, ans_aval.dtype, ans_aval.weak_type)
+        grads = vjp_fun(ct)
+        g = grads[0] if isinstance(argnums, int) else tuple(grads)
+        return ((ans, aux), g) if has_aux else (ans, g)
+
+    return value_and_grad_f
+
+
+def _check_scalar(x: Any) -> None:
+    try:
+        aval = get_aval(x)
+    except TypeError:
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {x}."
+                        ) from None
+    if aval.shape != ():
+        raise TypeError("Gradient only defined for scalar-output functions. Output had shape: "
+                        f"{aval.shape}.")
+
+
+def _check_input_dtype_grad(holomorphic: bool, allow_int: bool, x: Any) -> None:
+    dt = get_aval(x).dtype
+    if dtypes.issubdtype(dt, np.complexfloating) and not holomorphic:
+        return
+    if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
+        raise TypeError("grad with holomorphic=True requires inputs with complex dtype, but "
+                        f"got {dt.name}.")
+    if not dtypes.issubdtype(dt, np.inexact) and not allow_int:
+        raise TypeError(
+            "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+            f"np.inexact), but got {dt.name}. If you want to use Boolean- or integer-valued "
+            "inputs, use vjp or set allow_int to True.")
+
+
+# ---- vmap ----------------------------------------------------------------------------------
+
+
+def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
+         axis_name: Any = None, axis_size: int | None = None,
+         spmd_axis_name: Any = None) -> Callable[..., Any]:
+    """Vectorize `fun` over the leading (or `in_axes`) axis of its arguments.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> numjax.vmap(lambda x: x @ x)(jnp.ones((3, 2)))
+    Array([2., 2., 2.], dtype=float32)
+    """
+    _check_callable(fun)
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) in (int, tuple, dict) or
+            isinstance(in_axes, tuple)):
+        raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                        f"to the positional arguments passed to the function, but got {in_axes}.")
+
+    @functools.wraps(fun)
+    def vmap_f(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                "positional arguments passed to the function, but got "
+                f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+        flat_args, in_tree = tree_flatten((args, kwargs))
+        dims = _flatten_axes("vmap in_axes", in_tree, (in_axes, 0), args, kwargs)
+        dims = [_canonical_dim(d, x) for d, x in zip(dims, flat_args, strict=True)]
+        size = _mapped_size(flat_args, dims, axis_size, args, in_axes)
+        flat_fun, out = flatten_fun(fun, in_tree)
+        out_dims_store: list[Any] = []
+
+        def fun_with_out_dims(*xs: Any) -> list[Any]:
+            outs = flat_fun(*xs)
+            assert out.tree is not None
+            out_dims_store.extend(_flatten_out_axes(out.tree, out_axes))
+            return outs
+
+        with_dims = _LazyOutDims(fun_with_out_dims, out_dims_store)
+        results = batching.vmap_flat(with_dims, flat_args, dims, with_dims.out_dims, size,
+                                     axis_name, spmd_axis_name)
+        assert out.tree is not None
+        return tree_unflatten(out.tree, results)
+
+    return vmap_f
+
+
+class _LazyOutDims:
+    """The out_dims of a vmapped function are known only after it has run."""
+
+    def __init__(self, fun: Callable[..., list[Any]], store: list[Any]) -> None:
+        self.fun = fun
+        self.store = store
+
+    def __call__(self, *xs: Any) -> list[Any]:
+        return self.fun(*xs)
+
+    @property
+    def out_dims(self) -> _DeferredList:
+        return _DeferredList(self.store)
+
+
+class _DeferredList(Sequence[Any]):
+    def __init__(self, store: list[Any]) -> None:
+        self.store = store
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.store[i]
+
+    def __len__(self) -> int:
+        return len(self.store)
+
+    def __iter__(self) -> Any:
+        return iter(self.store)
+
+
+def _canonical_dim(d: Any, x: Any) -> int | None:
+    if d is None:
+        return None
+    ndim = get_aval(x).ndim
+    if not -ndim <= d < ndim:
+        raise ValueError(f"vmap was requested to map its argument along axis {d}, which "
+                         f"implies that its rank should be at least {d + 1 if d >= 0 else -d}, "
+                         f"but is only {ndim} (its shape is {get_aval(x).shape})")
+    return int(d) % ndim
+
+
+def _mapped_size(flat_args: Sequence[Any], dims: Sequence[int | None], axis_size: int | None,
+                 args: Any, in_axes: Any) -> int:
+    sizes = {get_aval(x).shape[d] for x, d in zip(flat_args, dims, strict=True)
+             if d is not None}
+    if not sizes:
+        if axis_size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes")
+        return axis_size
+    if len(sizes) > 1 or (axis_size is not None and axis_size not in sizes):
+        lines = []
+        for x, d in zip(flat_args, dims, strict=True):
+            if d is not None:
+                lines.append(f"axis {d} of an argument of type {get_aval(x).str_short()} has "
+                             f"size {get_aval(x).shape[d]}")
+        raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n  * "
+                         + "\n  * ".join(lines))
+    return sizes.pop()
+
+
+def _flatten_axes(what: str, tree: Any, axes: Any, args: Any, kwargs: Any) -> list[Any]:
+    """Broadcast a pytree prefix of axes (None is a leaf here) to the leaves of `tree`."""
+    proxy = object()
+    axes_tree = tree_map(lambda x: proxy if x is None else x, axes,
+                         is_leaf=lambda x: x is None)
+    try:
+        flat = tree_structure((args, kwargs)).flatten_up_to(
+            _broadcast_prefix(axes_tree, (args, kwargs)))
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
+                         f"value, got specification {axes[0]} for value tree "
+                         f"{tree_structure(args)}.") from e
+    return [None if a is proxy else a for a in flat]
+
+
+def _broadcast_prefix(prefix: Any, full: Any) -> Any:
+    """Replace each leaf of `prefix` by a copy of the matching subtree of `full`, filled."""
+    leaves_p, tree_p = tree_flatten(prefix)
+    subtrees = tree_p.flatten_up_to(full)
+    out = [tree_map(functools.partial(_constant, a), sub)
+           for a, sub in zip(leaves_p, subtrees, strict=True)]
+    return tree_unflatten(tree_p, out)
+
+
+def _constant(value: Any, _: Any) -> Any:
+    return value
+
+
+def _flatten_out_axes(out_tree: Any, out_axes: Any) -> list[Any]:
+    proxy = object()
+    prefix = tree_map(lambda x: proxy if x is None else x, out_axes,
+                      is_leaf=lambda x: x is None)
+    dummy = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    try:
+        flat = out_tree.flatten_up_to(_broadcast_prefix(prefix, dummy))
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"vmap out_axes specification must be a tree prefix of the "
+                         f"corresponding value, got specification {out_axes} for value tree "
+                         f"{out_tree}.") from e
+    return [None if a is proxy else a for a in flat]
+
+
+# ---- make_jaxpr and eval_shape -------------------------------------------------------------
+
+
+class ShapeDtypeStruct:
+    """A shape, a dtype and (optionally) a sharding: an array's type without its data.
+
+    >>> import numjax.numpy as jnp
+    >>> ShapeDtypeStruct((2, 3), jnp.float32)
+    ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
+
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
+                 weak_type: bool = False) -> None:
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype) if dtype is not None else None
+        self.sharding = sharding
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        dt = self.dtype.name if self.dtype is not None else None
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={dt}{weak})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
+
+
+def _abstractify(x: Any) -> Any:
+    if isinstance(x, ShapeDtypeStruct):
+        return x.aval
+    return get_aval(x)
+
+
+def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
+               axis_env: Any = None, return_shape: bool = False,
+               abstracted_axes: Any = None) -> Callable[..., Any]:
+    """A function that traces `fun` on its arguments and returns the closed jaxpr.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> print(numjax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0))
+    { lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0 in (c,) }
+    """
+    _check_callable(fun)
+    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in statics)
+
+        def call(*dyn: Any, **kw: Any) -> Any:
+            it = iter(dyn)
+            full = [a if i in statics else next(it) for i, a in enumerate(args)]
+            return fun(*full, **kw)
+
+        flat_args, in_tree = tree_flatten((dyn_args, kwargs))
+        flat_fun, out = flatten_fun(call, in_tree)
+        info = debug_info("make_jaxpr", fun, args, kwargs, statics)
+        closed = trace_to_jaxpr(flat_fun, [_abstractify(x) for x in flat_args], info)
+        if return_shape:
+            assert out.tree is not None
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                      for a in closed.out_avals]
+            return closed, tree_unflatten(out.tree, shapes)
+        return closed
+
+    return make_jaxpr_f
+
+
+def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """The output shapes and dtypes of `fun(*args, **kwargs)`, computed without FLOPs.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> numjax.eval_shape(jnp.sum, ShapeDtypeStruct((3,), jnp.float32))
+    ShapeDtypeStruct(shape=(), dtype=float32)
+    """
+    _check_callable(fun)
+    flat_args, in_tree = tree_flatten((args, kwargs))
+    flat_fun, out = flatten_fun(fun, in_tree)
+    info = debug_info("eval_shape", fun, args, kwargs)
+    closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, [_abstractify(x) for x in flat_args], info)
+    assert out.tree is not None
+    return tree_unflatten(out.tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                                     for a in closed.out_avals])

@@ -1,0 +1,290 @@
+"""Configuration: JAX's option names, env vars, global values and thread-local overrides.
+
+Every option is a `State`. Its value is the thread-local override when one is active in the
+current thread, else the global value. A new thread sees only global values.
+
+Options that change what tracing produces are marked `traced=True`; their values form the
+*trace context*, one tuple per thread that compile caches key on. It is rebuilt only when an
+option changes (a global generation counter invalidates every thread's cached tuple), so a cache
+lookup reads one attribute instead of every option.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+_tls = threading.local()
+_unset: Any = object()
+
+# Bumped whenever any traced option changes globally or in any thread; each thread caches its
+# trace context together with the generation it was built at.
+_generation = 0
+_traced_states: list[State] = []
+_states: dict[str, State] = {}
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("1", "true", "t", "yes", "y", "on"):
+        return True
+    if lowered in ("0", "false", "f", "no", "n", "off", ""):
+        return False
+    raise ValueError(f"invalid truth value {text!r}")
+
+
+class State:
+    """One configuration option: a global value plus per-thread overrides.
+
+    Calling a State returns a context manager that overrides the value in this thread:
+
+    >>> import numjax
+    >>> with numjax.debug_nans(True):
+    ...     numjax.config.jax_debug_nans
+    True
+    """
+
+    __slots__ = ("name", "help", "_global", "_validator", "_traced", "_on_update", "_parse")
+
+    def __init__(
+        self,
+        name: str,
+        default: Any,
+        help: str,
+        *,
+        parse: Callable[[str], Any] | None = None,
+        validator: Callable[[Any], Any] | None = None,
+        traced: bool = False,
+        env_var: str | None = None,
+        on_update: Callable[[Any], None] | None = None,
+    ) -> None:
+        self.name = name
+        self.help = help
+        self._validator = validator
+        self._traced = traced
+        self._on_update = on_update
+        self._parse = parse
+        env_name = env_var if env_var is not None else name.upper()
+        env_text = os.environ.get(env_name)
+        if env_text is not None and parse is not None:
+            default = parse(env_text)
+        self._global = self._validate(default)
+        if traced:
+            _traced_states.append(self)
+        _states[name] = self
+
+    def _validate(self, value: Any) -> Any:
+        if self._validator is not None:
+            return self._validator(value)
+        return value
+
+    @property
+    def value(self) -> Any:
+        local = getattr(_tls, self.name, _unset)
+        return self._global if local is _unset else local
+
+    def _set_global(self, value: Any) -> None:
+        global _generation
+        self._global = self._validate(value)
+        if self._traced:
+            _generation += 1
+        if self._on_update is not None:
+            self._on_update(self._global)
+
+    @contextlib.contextmanager
+    def __call__(self, new_value: Any = True) -> Iterator[None]:
+        global _generation
+        new_value = self._validate(new_value)
+        previous = getattr(_tls, self.name, _unset)
+        setattr(_tls, self.name, new_value)
+        if self._traced:
+            _generation += 1
+        try:
+            yield
+        finally:
+            if previous is _unset:
+                delattr(_tls, self.name)
+            else:
+                setattr(_tls, self.name, previous)
+            if self._traced:
+                _generation += 1
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __repr__(self) -> str:
+        return f"State({self.name}={self.value!r})"
+
+
+def trace_context() -> tuple[Any, ...]:
+    """The values of every option that changes tracing, as one hashable tuple (cached)."""
+    cached = getattr(_tls, "_trace_context", None)
+    if cached is not None and cached[0] == _generation:
+        return cached[1]  # type: ignore[no-any-return]
+    context = tuple(state.value for state in _traced_states)
+    _tls._trace_context = (_generation, context)
+    return context
+
+
+def trace_context_names() -> tuple[str, ...]:
+    """Option names in the order of `trace_context()`'s entries."""
+    return tuple(state.name for state in _traced_states)
+
+
+class Config:
+    """The `numjax.config` object: `update(name, value)`, `read(name)`, attribute reads."""
+
+    def update(self, name: str, value: Any) -> None:
+        """Set an option's global value.
+
+        >>> import numjax
+        >>> numjax.config.update("jax_log_compiles", False)
+        """
+        state = _states.get(name)
+        if state is None:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        state._set_global(value)
+
+    def read(self, name: str) -> Any:
+        state = _states.get(name)
+        if state is None:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        return state.value
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return {name: state.value for name, state in _states.items()}
+
+    @property
+    def x64_enabled(self) -> bool:
+        return bool(enable_x64.value)
+
+    def __getattr__(self, name: str) -> Any:
+        state = _states.get(name)
+        if state is None:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        return state.value
+
+    def parse_flags_with_absl(self) -> None:
+        """Accepted for compatibility; numjax reads flags from the environment."""
+
+    def config_with_absl(self) -> None:
+        """Accepted for compatibility; numjax reads flags from the environment."""
+
+
+config = Config()
+
+
+def _one_of(name: str, choices: tuple[Any, ...]) -> Callable[[Any], Any]:
+    def validate(value: Any) -> Any:
+        if value not in choices:
+            raise ValueError(
+                f"Invalid value {value!r} for JAX flag {name}; expected one of {list(choices)}"
+            )
+        return value
+
+    return validate
+
+
+def _bool(name: str, default: bool, help: str, *, traced: bool = False,
+          env_var: str | None = None) -> State:
+    return State(name, default, help, parse=_parse_bool, validator=bool, traced=traced,
+                 env_var=env_var)
+
+
+def _optional_str(value: Any) -> Any:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"expected a string or None, got {value!r}")
+    return value
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+# ---- options that change what tracing produces: they are part of the trace context ----
+enable_x64 = _bool("jax_enable_x64", False, "Enable 64-bit types.", traced=True)
+numpy_rank_promotion = State(
+    "jax_numpy_rank_promotion", "allow", "Rank promotion in numpy ops: allow, warn or raise.",
+    parse=_identity, validator=_one_of("jax_numpy_rank_promotion", ("allow", "warn", "raise")),
+    traced=True,
+)
+numpy_dtype_promotion = State(
+    "jax_numpy_dtype_promotion", "standard", "Dtype promotion: standard or strict.",
+    parse=_identity, validator=_one_of("jax_numpy_dtype_promotion", ("standard", "strict")),
+    traced=True,
+)
+default_matmul_precision = State(
+    "jax_default_matmul_precision", None, "Default precision of matmul-like ops.",
+    parse=_identity,
+    validator=_one_of(
+        "jax_default_matmul_precision",
+        (None, "bfloat16", "tensorfloat32", "float32", "fastest", "high", "highest",
+         "default", "bfloat16_3x", "tensorfloat32_3x", "ANY_F8_ANY_F8_F32", "F16_F16_F32",
+         "BF16_BF16_F32", "F32_F32_F32", "F64_F64_F64"),
+    ),
+    traced=True,
+)
+threefry_partitionable = _bool(
+    "jax_threefry_partitionable", False, "Use the partitionable threefry bit layout.", traced=True
+)
+default_prng_impl = State(
+    "jax_default_prng_impl", "threefry2x32", "Default PRNG implementation.", parse=_identity,
+    validator=_one_of("jax_default_prng_impl", ("threefry2x32", "rbg", "unsafe_rbg")),
+    traced=True,
+)
+debug_nans = _bool("jax_debug_nans", False, "Raise FloatingPointError on NaN outputs.", traced=True)
+debug_infs = _bool("jax_debug_infs", False, "Raise FloatingPointError on Inf outputs.", traced=True)
+default_device = State("jax_default_device", None, "Default device for uncommitted arrays.",
+                       traced=True)
+dynamic_shapes = _bool("jax_dynamic_shapes", False, "Dynamic shapes (not supported).", traced=True)
+host_callback_outfeed = _bool(
+    "jax_host_callback_outfeed", False, "Run host_callback taps on a receiver thread.", traced=True
+)
+
+# ---- options that do not change the traced program ----
+disable_jit = _bool("jax_disable_jit", False, "Run jitted functions op by op.")
+log_compiles = _bool("jax_log_compiles", False, "Log each compilation with its function and avals.")
+explain_cache_misses = _bool(
+    "jax_explain_cache_misses", False, "Log why each compile-cache miss happened."
+)
+check_tracer_leaks = _bool("jax_check_tracer_leaks", False, "Check for leaked tracers.")
+enable_checks = _bool("jax_enable_checks", False, "Type-check jaxprs as they are built.")
+platforms = State("jax_platforms", None, "Comma-separated platforms to initialize.",
+                  parse=_identity, validator=_optional_str)
+platform_name = State("jax_platform_name", None, "Deprecated alias of jax_platforms.",
+                      parse=_identity, validator=_optional_str)
+host_callback_inline = _bool("jax_host_callback_inline", False, "Inline host_callback calls.")
+compilation_cache_dir = State("jax_compilation_cache_dir", None, "Accepted; unused.",
+                              parse=_identity, validator=_optional_str)
+
+_TRANSFER_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+
+
+def _transfer_level(name: str) -> Callable[[Any], Any]:
+    check = _one_of(name, (None, *_TRANSFER_LEVELS))
+    return check
+
+
+transfer_guard = State("jax_transfer_guard", None, "Transfer guard for all directions.",
+                       parse=_identity, validator=_transfer_level("jax_transfer_guard"))
+transfer_guard_host_to_device = State(
+    "jax_transfer_guard_host_to_device", None, "Transfer guard for host-to-device transfers.",
+    parse=_identity, validator=_transfer_level("jax_transfer_guard_host_to_device"),
+)
+transfer_guard_device_to_device = State(
+    "jax_transfer_guard_device_to_device", None, "Transfer guard for device-to-device transfers.",
+    parse=_identity, validator=_transfer_level("jax_transfer_guard_device_to_device"),
+)
+transfer_guard_device_to_host = State(
+    "jax_transfer_guard_device_to_host", None, "Transfer guard for device-to-host transfers.",
+    parse=_identity, validator=_transfer_level("jax_transfer_guard_device_to_host"),
+)
+transfer_guard_cpu_exempt = _bool(
+    "jax_transfer_guard_cpu_exempt", True,
+    "Exempt device-to-host fetches from CPU devices from the transfer guard (numjax option).",
+    env_var="NUMJAX_TRANSFER_GUARD_CPU_EXEMPT",
+)

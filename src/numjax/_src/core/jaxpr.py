@@ -1,0 +1,348 @@
+"""The jaxpr IR: typed, first-order A-normal form with closed-over constants.
+
+A `Jaxpr` is a list of equations over variables; a `ClosedJaxpr` pairs one with the values of
+its constvars. Higher-order primitives carry jaxprs in their params. `eval_jaxpr` binds each
+equation's primitive, so evaluating a jaxpr under a transformation transforms it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from numjax._src.core import pretty as pp
+from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import Primitive, no_effects
+
+_var_ids = itertools.count()
+
+
+class Var:
+    """A jaxpr variable: identity plus an aval. Names are given when printed."""
+
+    __slots__ = ("id", "aval")
+
+    def __init__(self, aval: Any) -> None:
+        self.id = next(_var_ids)
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"Var(id={self.id}):{self.aval.str_short(short_dtypes=True)}"
+
+
+class DropVar(Var):
+    """An output nobody reads; printed as `_`."""
+
+    __slots__ = ()
+
+
+class Literal:
+    """A scalar constant inlined into an equation (printed as its value)."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val: Any, aval: Any) -> None:
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        val = self.val
+        if type(val) in (float, complex) and self.aval.dtype.kind in "fc":
+            val = np.asarray(val, self.aval.dtype)[()]
+        return str(val)
+
+
+Atom = Var | Literal
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class JaxprEqn:
+    invars: list[Atom]
+    outvars: list[Var]
+    primitive: Primitive
+    params: dict[str, Any]
+    effects: frozenset[Any] = no_effects
+    source_info: str | None = None
+
+    def replace(self, **changes: Any) -> JaxprEqn:
+        fields = {"invars": self.invars, "outvars": self.outvars, "primitive": self.primitive,
+                  "params": self.params, "effects": self.effects,
+                  "source_info": self.source_info}
+        fields.update(changes)
+        return JaxprEqn(**fields)
+
+    def __str__(self) -> str:
+        return pp.render(pp_eqn(self, _NameContext()))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Jaxpr:
+    constvars: list[Var]
+    invars: list[Var]
+    outvars: list[Atom]
+    eqns: list[JaxprEqn]
+    effects: frozenset[Any] = field(default=no_effects)
+
+    @property
+    def in_avals(self) -> list[Any]:
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self) -> list[Any]:
+        return [v.aval for v in self.outvars]
+
+    def replace(self, **changes: Any) -> Jaxpr:
+        fields = {"constvars": self.constvars, "invars": self.invars, "outvars": self.outvars,
+                  "eqns": self.eqns, "effects": self.effects}
+        fields.update(changes)
+        return Jaxpr(**fields)
+
+    def pretty_print(self, width: int = 80) -> str:
+        return pp.render(pp_jaxpr(self, _NameContext()), width)
+
+    def __str__(self) -> str:
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ClosedJaxpr:
+    jaxpr: Jaxpr
+    consts: list[Any]
+
+    @property
+    def in_avals(self) -> list[Any]:
+        return self.jaxpr.in_avals
+
+    @property
+    def out_avals(self) -> list[Any]:
+        return self.jaxpr.out_avals
+
+    @property
+    def eqns(self) -> list[JaxprEqn]:
+        return self.jaxpr.eqns
+
+    @property
+    def literals(self) -> list[Any]:
+        return self.consts
+
+    @property
+    def effects(self) -> frozenset[Any]:
+        return self.jaxpr.effects
+
+    def pretty_print(self, width: int = 80) -> str:
+        return self.jaxpr.pretty_print(width)
+
+    def __str__(self) -> str:
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+
+def jaxpr_effects(eqns: Sequence[JaxprEqn]) -> frozenset[Any]:
+    out: set[Any] = set()
+    for eqn in eqns:
+        out.update(eqn.effects)
+    return frozenset(out)
+
+
+# ---- evaluation ----------------------------------------------------------------------------
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
+    """Evaluate `jaxpr` by binding each equation under the current trace.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> closed = numjax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0)
+    >>> float(eval_jaxpr(closed.jaxpr, closed.consts, 0.0)[0])
+    0.0
+    """
+    env: dict[Var, Any] = {}
+
+    def read(atom: Atom) -> Any:
+        return atom.val if type(atom) is Literal else env[atom]
+
+    for v, x in zip(jaxpr.constvars, consts, strict=True):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args, strict=True):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*[read(a) for a in eqn.invars], **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = (outs,)
+        for v, x in zip(eqn.outvars, outs, strict=True):
+            if type(v) is not DropVar:
+                env[v] = x
+    return [read(a) for a in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Any]]:
+    def fun(*args: Any) -> list[Any]:
+        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+    return fun
+
+
+# ---- type checking -------------------------------------------------------------------------
+
+
+class JaxprTypeError(TypeError):
+    pass
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+    """Check that every variable is defined before use and every equation's types agree with
+    its primitive's abstract evaluation. Raises `JaxprTypeError` naming the equation."""
+    defined: set[Var] = set()
+
+    def read(atom: Atom, where: str) -> Any:
+        if type(atom) is Literal:
+            return atom.aval
+        if atom not in defined:
+            raise JaxprTypeError(f"Variable '{atom}' not defined in {where}")
+        return atom.aval
+
+    for v in (*jaxpr.constvars, *jaxpr.invars):
+        if v in defined:
+            raise JaxprTypeError(f"Variable '{v}' defined twice")
+        defined.add(v)
+    for eqn in jaxpr.eqns:
+        where = f"equation {eqn}"
+        in_avals = [read(a, where) for a in eqn.invars]
+        rule = eqn.primitive.abstract_eval
+        if rule is not None:
+            out_avals, _ = rule(*in_avals, **eqn.params)
+            if not eqn.primitive.multiple_results:
+                out_avals = [out_avals]
+            if len(out_avals) != len(eqn.outvars):
+                raise JaxprTypeError(f"{where}: expected {len(out_avals)} outputs")
+            for v, aval in zip(eqn.outvars, out_avals, strict=True):
+                if not _avals_match(v.aval, aval):
+                    raise JaxprTypeError(
+                        f"{where}: output type {v.aval.str_short()} does not match the "
+                        f"primitive's {aval.str_short()}"
+                    )
+        for v in eqn.outvars:
+            if type(v) is not DropVar:
+                if v in defined:
+                    raise JaxprTypeError(f"Variable '{v}' defined twice in {where}")
+                defined.add(v)
+    for a in jaxpr.outvars:
+        read(a, "the outputs")
+
+
+def _avals_match(a: Any, b: Any) -> bool:
+    return bool(a.shape == b.shape and a.dtype == b.dtype)
+
+
+# ---- pretty printing -----------------------------------------------------------------------
+
+
+class _NameContext:
+    """Gives variables the names a, b, ..., z, ba, bb, ... in order of first appearance."""
+
+    def __init__(self) -> None:
+        self.names: dict[Var, str] = {}
+
+    def name(self, v: Var) -> str:
+        if type(v) is DropVar:
+            return "_"
+        name = self.names.get(v)
+        if name is None:
+            name = self.names[v] = _alphabetic(len(self.names))
+        return name
+
+
+def _alphabetic(n: int) -> str:
+    letters = []
+    while True:
+        n, digit = divmod(n, 26)
+        letters.append(chr(ord("a") + digit))
+        if n == 0:
+            break
+    return "".join(reversed(letters))
+
+
+def _pp_atom(a: Atom, context: _NameContext) -> str:
+    return repr(a) if type(a) is Literal else context.name(a)
+
+
+def _pp_vars(vs: Sequence[Atom], context: _NameContext, *, separator: str = "",
+             print_shapes: bool = False) -> pp.Doc:
+    docs = []
+    for v in vs:
+        s = _pp_atom(v, context)
+        if print_shapes:
+            s += ":" + v.aval.str_short(short_dtypes=True)
+        docs.append(pp.text(s))
+    sep = pp.concat([pp.text(separator), pp.group(pp.brk())])
+    return pp.nest(2, pp.group(pp.join(sep, docs)))
+
+
+def pp_param_value(value: Any, context: _NameContext) -> pp.Doc:
+    if isinstance(value, ClosedJaxpr):
+        return pp_jaxpr(value.jaxpr, context)
+    if isinstance(value, Jaxpr):
+        return pp_jaxpr(value, context)
+    if type(value) is tuple and value and all(
+            isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
+        items = [pp_param_value(j, context) for j in value]
+        return pp.group(pp.concat([
+            pp.nest(2, pp.concat([pp.text("("), pp.brk(""), pp.join(pp.brk(), items)])),
+            pp.brk(""), pp.text(")"),
+        ]))
+    if isinstance(value, np.dtype):
+        return pp.text(value.name)
+    if callable(value) and hasattr(value, "__name__") and not isinstance(value, type):
+        return pp.text(value.__name__)
+    return pp.text(str(value))
+
+
+def _pp_params(params: dict[str, Any], context: _NameContext) -> pp.Doc:
+    items = [(k, v) for k, v in params.items()]
+    if not items:
+        return pp.text("")
+    pairs = [pp.concat([pp.text(f"{k}="), pp_param_value(v, context)]) for k, v in items]
+    return pp.group(pp.concat([
+        pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs)])),
+        pp.brk(""), pp.text("]"),
+    ]))
+
+
+# Primitives that print their params their own way (e.g. jit hides its default options).
+param_printers: dict[Primitive, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
+    lhs = _pp_vars(eqn.outvars, context, print_shapes=True)
+    printer = param_printers.get(eqn.primitive)
+    params = printer(eqn.params) if printer is not None else dict(sorted(eqn.params.items()))
+    return pp.concat([
+        lhs, pp.text(" = "), pp.text(eqn.primitive.name), _pp_params(params, context),
+        pp.text(" "), _pp_vars(eqn.invars, context),
+    ])
+
+
+def pp_jaxpr(jaxpr: Jaxpr, context: _NameContext) -> pp.Doc:
+    constvars = _pp_vars(jaxpr.constvars, context, print_shapes=True)
+    invars = _pp_vars(jaxpr.invars, context, print_shapes=True)
+    eqns = pp.join(pp.brk("; "), [pp_eqn(e, context) for e in jaxpr.eqns])
+    closing = ")" if len(jaxpr.outvars) != 1 else ",)"
+    outvars = pp.concat([pp.text("("), _pp_vars(jaxpr.outvars, context, separator=","),
+                         pp.text(closing)])
+    body = pp.nest(2, pp.concat([
+        pp.text("{ "), pp.text("lambda "), constvars, pp.text("; "), invars, pp.text(". "),
+        pp.text("let"), pp.nest(2, pp.concat([pp.brk(), eqns])), pp.brk(), pp.text("in "),
+        outvars,
+    ]))
+    return pp.concat([pp.group(body), pp.text(" }")])
+
+
+def literal(value: Any) -> Literal:
+    return Literal(value, get_aval(value))
+

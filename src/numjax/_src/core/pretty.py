@@ -1,0 +1,134 @@
+"""A small Wadler-style pretty printer: text, breaks, nesting and groups.
+
+A group is laid out flat (its breaks print as their text) when the whole group fits in the rest of
+the line, otherwise its own breaks become newlines; inner groups decide again for themselves.
+Only the group itself is measured, not what follows it, which is the layout jaxpr text uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class Doc:
+    __slots__ = ("_flat_width",)
+
+    def flat_width(self) -> int:
+        raise NotImplementedError
+
+
+class Text(Doc):
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def flat_width(self) -> int:
+        return len(self.text)
+
+
+class Break(Doc):
+    __slots__ = ("text",)
+
+    def __init__(self, text: str = " ") -> None:
+        self.text = text
+
+    def flat_width(self) -> int:
+        return len(self.text)
+
+
+class Concat(Doc):
+    __slots__ = ("children",)
+
+    def __init__(self, children: Sequence[Doc]) -> None:
+        self.children = list(children)
+
+    def flat_width(self) -> int:
+        return sum(c.flat_width() for c in self.children)
+
+
+class Nest(Doc):
+    __slots__ = ("indent", "child")
+
+    def __init__(self, indent: int, child: Doc) -> None:
+        self.indent = indent
+        self.child = child
+
+    def flat_width(self) -> int:
+        return self.child.flat_width()
+
+
+class Group(Doc):
+    __slots__ = ("child", "_width")
+
+    def __init__(self, child: Doc) -> None:
+        self.child = child
+        self._width: int | None = None
+
+    def flat_width(self) -> int:
+        if self._width is None:
+            self._width = self.child.flat_width()
+        return self._width
+
+
+def text(s: str) -> Doc:
+    return Text(s)
+
+
+def brk(s: str = " ") -> Doc:
+    return Break(s)
+
+
+def nest(indent: int, child: Doc) -> Doc:
+    return Nest(indent, child)
+
+
+def group(child: Doc) -> Doc:
+    return Group(child)
+
+
+def concat(docs: Sequence[Doc]) -> Doc:
+    docs = list(docs)
+    return docs[0] if len(docs) == 1 else Concat(docs)
+
+
+def join(sep: Doc, docs: Sequence[Doc]) -> Doc:
+    out: list[Doc] = []
+    for i, d in enumerate(docs):
+        if i:
+            out.append(sep)
+        out.append(d)
+    return Concat(out)
+
+
+_FLAT, _BREAK = 0, 1
+
+
+def render(doc: Doc, width: int = 80) -> str:
+    """Lay `doc` out in lines of at most `width` columns where groups allow it."""
+    lines: list[str] = []
+    line: list[str] = []
+    column = 0
+    agenda: list[tuple[int, int, Doc]] = [(0, _BREAK, doc)]
+    while agenda:
+        indent, mode, d = agenda.pop()
+        if isinstance(d, Text):
+            line.append(d.text)
+            column += len(d.text)
+        elif isinstance(d, Concat):
+            agenda.extend((indent, mode, c) for c in reversed(d.children))
+        elif isinstance(d, Break):
+            if mode == _BREAK:
+                lines.append("".join(line))
+                line = [" " * indent]
+                column = indent
+            else:
+                line.append(d.text)
+                column += len(d.text)
+        elif isinstance(d, Nest):
+            agenda.append((indent + d.indent, mode, d.child))
+        elif isinstance(d, Group):
+            fits = d.flat_width() <= width - column
+            agenda.append((indent, _FLAT if fits or mode == _FLAT else _BREAK, d.child))
+    lines.append("".join(line))
+    return "\n".join(lines)

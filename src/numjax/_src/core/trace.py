@@ -1,0 +1,356 @@
+"""Primitives, traces and tracers: the single interception point of every transformation.
+
+Tracing is stackless. The current trace lives in a thread-local; `Primitive.bind` hands the
+primitive to it. A trace holds its parent; its rules run with the parent as the current trace,
+so the values it passes down are the parent's. A value belongs to a trace iff it is that trace's
+tracer; anything else is a constant to that trace. A trace is *live* while its transformation
+runs; a tracer of a dead trace reaching a primitive is a leak (`UnexpectedTracerError`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src.core import errors
+from numjax._src.core.avals import aval_handlers
+
+
+class DebugInfo:
+    """What error messages say about a traced function: its name, source line and arguments."""
+
+    __slots__ = ("traced_for", "func_src_info", "arg_names")
+
+    def __init__(self, traced_for: str, func_src_info: str, arg_names: tuple[str, ...]) -> None:
+        self.traced_for = traced_for
+        self.func_src_info = func_src_info
+        self.arg_names = arg_names
+
+
+def fun_source_info(fun: Callable[..., Any]) -> str:
+    """`f at /path/file.py:12` for a Python function, its repr's name otherwise."""
+    while hasattr(fun, "func"):  # functools.partial
+        fun = fun.func
+    inner = getattr(fun, "__wrapped__", None)
+    if inner is not None:
+        fun = inner
+    name = getattr(fun, "__name__", type(fun).__name__)
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return str(name)
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+
+
+class Primitive:
+    """A primitive operation with all its rules in one place.
+
+    >>> p = Primitive("my_neg")
+    >>> p.name
+    'my_neg'
+    """
+
+    multiple_results = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.impl: Callable[..., Any] | None = None  # NumPy kernel: ndarrays in, ndarray(s) out
+        self.abstract_eval: Callable[..., Any] | None = None  # avals -> (avals, effects)
+        self.jvp: Callable[..., Any] | None = None
+        self.transpose: Callable[..., Any] | None = None
+        self.batch: Callable[..., Any] | None = None
+        self.lowering: Callable[..., Any] | None = None
+        self.partial_eval: Callable[..., Any] | None = None
+        # Declarations of rules that cannot apply: {"jvp": message, ...}.
+        self.undefined_rules: dict[str, str] = {}
+        self.is_linear = False
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        return _trace_state.trace.process_primitive(self, args, params)
+
+    # -- rule registration -------------------------------------------------------------
+    def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        """Register an abstract eval rule without effects: avals -> aval (or list of avals)."""
+        def effectless(*avals: Any, **params: Any) -> tuple[Any, frozenset[Any]]:
+            return rule(*avals, **params), no_effects
+
+        self.abstract_eval = effectless
+        return rule
+
+    def def_effectful_abstract_eval(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        """Register an abstract eval rule returning `(aval or avals, effects)`."""
+        self.abstract_eval = rule
+        return rule
+
+    def def_jvp(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        self.jvp = rule
+        return rule
+
+    def def_transpose(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        self.transpose = rule
+        return rule
+
+    def def_batch(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        self.batch = rule
+        return rule
+
+    def def_lowering(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        self.lowering = rule
+        return rule
+
+    def def_partial_eval(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        self.partial_eval = rule
+        return rule
+
+    def declare_undefined(self, rule: str, message: str) -> None:
+        """Declare that `rule` ("jvp", "transpose", "batch") cannot apply to this primitive."""
+        self.undefined_rules[rule] = message
+
+
+no_effects: frozenset[Any] = frozenset()
+
+
+class Trace:
+    """A transformation in progress. Subclasses implement `process_primitive`."""
+
+    __slots__ = ("parent", "is_live", "debug_info", "__weakref__")
+
+    def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
+        self.parent = parent
+        self.is_live = True
+        self.debug_info = debug_info
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def check_foreign_tracer(self, x: Tracer) -> None:
+        """A tracer of another trace reached this one: fine if that trace is still live."""
+        if not x._trace.is_live:
+            raise escaped_tracer_error(x)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}"
+
+
+class EvalTrace(Trace):
+    """The bottom of every trace stack: runs primitives on concrete values."""
+
+    __slots__ = ()
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:
+        for x in args:
+            if isinstance(x, Tracer):
+                raise escaped_tracer_error(x)
+        return eager_apply(primitive, args, params)
+
+
+def _no_eager_apply(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    raise RuntimeError("numjax's runtime is not initialized; import numjax first")
+
+
+# Filled by the runtime layer at import: runs one primitive on concrete values.
+eager_apply: Callable[[Primitive, Sequence[Any], dict[str, Any]], Any] = _no_eager_apply
+
+
+def set_eager_apply(fn: Callable[[Primitive, Sequence[Any], dict[str, Any]], Any]) -> None:
+    global eager_apply
+    eager_apply = fn
+
+
+class _TraceState(threading.local):
+    def __init__(self) -> None:
+        self.trace: Trace = eval_trace
+
+
+eval_trace = EvalTrace(None)
+_trace_state = _TraceState()
+
+
+def current_trace() -> Trace:
+    return _trace_state.trace
+
+
+@contextlib.contextmanager
+def set_current_trace(trace: Trace) -> Iterator[None]:
+    previous = _trace_state.trace
+    _trace_state.trace = trace
+    try:
+        yield
+    finally:
+        _trace_state.trace = previous
+
+
+@contextlib.contextmanager
+def new_trace(trace: Trace) -> Iterator[Trace]:
+    """Make `trace` current for the duration; it dies (its tracers become leaks) on exit."""
+    previous = _trace_state.trace
+    _trace_state.trace = trace
+    try:
+        yield trace
+    finally:
+        _trace_state.trace = previous
+        trace.is_live = False
+
+
+class Tracer:
+    """A value inside a transformation: it knows its aval and its trace, not its data.
+
+    Operators and array methods are installed by the numpy layer, shared with `Array`.
+    """
+
+    __slots__ = ("_trace", "_line_info", "__weakref__")
+    __array_priority__ = 1000
+
+    def __init__(self, trace: Trace) -> None:
+        self._trace = trace
+
+    @property
+    def aval(self) -> Any:
+        raise NotImplementedError
+
+    # -- attributes forwarded to the aval ----------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape  # type: ignore[no-any-return]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype  # type: ignore[no-any-return]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.aval.shape, dtype=np.int64))
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type  # type: ignore[no-any-return]
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))  # type: ignore[index]
+
+    # -- concretization ----------------------------------------------------------------
+    def to_concrete_value(self) -> Any:
+        """The concrete value behind this tracer if there is one (jvp over concrete primals)."""
+        return None
+
+    def __bool__(self) -> bool:
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.TracerBoolConversionError(self)
+        return bool(value)
+
+    def __index__(self) -> int:
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.TracerIntegerConversionError(self)
+        return value.__index__()  # type: ignore[no-any-return]
+
+    def _concretize(self, kind: type) -> Any:
+        value = self.to_concrete_value()
+        if value is None:
+            name = kind.__name__
+            raise errors.ConcretizationTypeError(
+                self,
+                f"The problem arose with the `{name}` function. If trying to convert the data "
+                f"type of a value, try using `x.astype({name})` or `jnp.array(x, {name})` "
+                "instead.\n",
+            )
+        return kind(value)
+
+    def __int__(self) -> int:
+        return self._concretize(int)  # type: ignore[no-any-return]
+
+    def __float__(self) -> float:
+        return self._concretize(float)  # type: ignore[no-any-return]
+
+    def __complex__(self) -> complex:
+        return self._concretize(complex)  # type: ignore[no-any-return]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.TracerArrayConversionError(self)
+        return np.asarray(value, dtype=dtype)
+
+    def __hash__(self) -> int:
+        raise TypeError(f"unhashable type: {type(self).__name__}")
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(
+            f"'{type(self).__name__}' object does not support item assignment. JAX arrays "
+            "are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "
+            ".at[] method: https://jax.readthedocs.io/en/latest/_autosummary/jax.numpy.ndarray.at.html"
+        )
+
+    def _origin_msg(self) -> str:
+        info = self._trace.debug_info
+        if info is not None:
+            msg = (f"\nThe error occurred while tracing the function {info.func_src_info} "
+                   f"for {info.traced_for}.")
+            args = self._dependent_args()
+            if args:
+                names = ", ".join(args)
+                noun = "argument" if len(args) == 1 else "arguments"
+                msg += (" This concrete value was not available in Python because it depends "
+                        f"on the value of the {noun} {names}.")
+            return msg
+        line = getattr(self, "_line_info", None)
+        if line:
+            return (f"\nThis {type(self).__name__} with object id {id(self)} was created on "
+                    f"line:\n  {line}")
+        return ""
+
+    def _dependent_args(self) -> list[str]:
+        return []
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval}>with<{self._trace}>"
+
+
+def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
+    trace = tracer._trace
+    info = trace.debug_info
+    where = ""
+    if info is not None:
+        where = (f"\nThe function being traced when the value leaked was "
+                 f"{info.func_src_info} traced for {info.traced_for}.")
+    return errors.UnexpectedTracerError(
+        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
+        "allowing for a reference to an intermediate value with type "
+        f"{tracer.aval.str_short()} wrapped in a {type(tracer).__name__} to escape the scope "
+        "of the transformation.\nJAX transformations require that functions explicitly return "
+        f"their outputs, and disallow saving intermediate values to global state.{where}\n"
+        "To catch the leak earlier, try setting the environment variable "
+        "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager."
+    )
+
+
+def _tracer_aval(x: Tracer) -> Any:
+    return x.aval
+
+
+aval_handlers[Tracer] = _tracer_aval
+

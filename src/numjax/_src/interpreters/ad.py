@@ -1,0 +1,329 @@
+"""Automatic differentiation: forward mode as a trace, linearize by partial evaluation, reverse
+mode by transposing the linear jaxpr.
+
+- `JVPTrace` carries (primal, tangent) pairs; each primitive's jvp rule runs one level down.
+  A tangent may be a symbolic `Zero`, which rules skip.
+- `linearize` runs the JVP trace on top of a `PartialEvalTrace`: primal work involves no tangent
+  and runs on the parent right away (known); tangent work is staged into a linear jaxpr whose
+  constants are the residuals.
+- `backward_pass` walks a linear jaxpr backwards, calling each primitive's transpose rule with
+  the output cotangent (ct) and `UndefinedPrimal` markers for its linear inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+from numjax._src.core.trace import (
+    Primitive,
+    Trace,
+    Tracer,
+    current_trace,
+    new_trace,
+    set_current_trace,
+)
+from numjax._src.interpreters.staging import StagingTrace, StagingTracer
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent of the given aval."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: Any) -> None:
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"Zero({self.aval})"
+
+
+class UndefinedPrimal:
+    """Marks a linear input of an equation being transposed."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: Any) -> None:
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"UndefinedPrimal({self.aval})"
+
+
+def is_undefined_primal(x: Any) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+def tangent_aval(aval: Any) -> Any:
+    """Tangents of integer and boolean values have dtype float0."""
+    if dtypes.issubdtype(aval.dtype, np.inexact):
+        return aval
+    return ShapedArray(aval.shape, dtypes.float0)
+
+
+# Filled by lax at import (lax sits above this layer).
+zeros_like_aval: Callable[[Any], Any]
+
+
+def set_zeros_like_aval(fn: Callable[[Any], Any]) -> None:
+    global zeros_like_aval
+    zeros_like_aval = fn
+
+
+def instantiate_zeros(t: Any) -> Any:
+    if type(t) is Zero:
+        if t.aval.dtype == dtypes.float0:
+            return np.zeros(t.aval.shape, dtypes.float0)
+        return zeros_like_aval(t.aval)
+    return t
+
+
+# ---- add_any: the sum of two tangents ------------------------------------------------------
+
+add_any_p = Primitive("add_any")
+add_any_p.is_linear = True
+add_any_p.def_impl(np.add)
+
+
+@add_any_p.def_abstract_eval
+def _add_any_abstract_eval(x: Any, y: Any) -> Any:
+    return x
+
+
+def _add_any_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    x, y = primals
+    return add_any_p.bind(x, y), add_tangents(*tangents)
+
+
+def _add_any_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    return [ct, ct]
+
+
+def _add_any_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
+    from numjax._src.interpreters import batching
+    x, y = batching.align_dims(args, dims)
+    return add_any_p.bind(x, y), batching.common_dim(dims)
+
+
+add_any_p.def_jvp(_add_any_jvp)
+add_any_p.def_transpose(_add_any_transpose)
+add_any_p.def_batch(_add_any_batch)
+
+
+def add_tangents(a: Any, b: Any) -> Any:
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    return add_any_p.bind(a, b)
+
+
+# ---- forward mode --------------------------------------------------------------------------
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace: JVPTrace, primal: Any, tangent: Any) -> None:
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self) -> Any:
+        return get_aval(self.primal)
+
+    def to_concrete_value(self) -> Any:
+        primal = self.primal
+        if isinstance(primal, Tracer):
+            return primal.to_concrete_value()
+        return primal
+
+
+class JVPTrace(Trace):
+    __slots__ = ()
+
+    def to_primal_tangent(self, x: Any) -> tuple[Any, Any]:
+        if type(x) is JVPTracer and x._trace is self:
+            return x.primal, x.tangent
+        if isinstance(x, Tracer):
+            self.check_foreign_tracer(x)
+        return x, Zero(tangent_aval(get_aval(x)))
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:
+        primals, tangents = [], []
+        for x in args:
+            p, t = self.to_primal_tangent(x)
+            primals.append(p)
+            tangents.append(t)
+        parent = self.parent
+        assert parent is not None
+        if all(type(t) is Zero for t in tangents):
+            with set_current_trace(parent):
+                return primitive.bind(*primals, **params)
+        rule = primitive.jvp
+        if rule is None:
+            message = primitive.undefined_rules.get("jvp")
+            if message is not None:
+                raise TypeError(message)
+            raise NotImplementedError(
+                f"Differentiation rule for '{primitive.name}' not implemented")
+        with set_current_trace(parent):
+            out, out_tangent = rule(primals, tangents, **params)
+        if primitive.multiple_results:
+            return [JVPTracer(self, o, t) for o, t in zip(out, out_tangent, strict=True)]
+        return JVPTracer(self, out, out_tangent)
+
+
+def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
+             tangents: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """Forward mode on a flat function; tangents may be `Zero`. Output tangents may be Zero."""
+    with new_trace(JVPTrace(current_trace())) as trace:
+        assert isinstance(trace, JVPTrace)
+        outs = fun(*[JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)])
+        pairs = [trace.to_primal_tangent(o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def defjvp(primitive: Primitive, *rules: Callable[..., Any] | None) -> None:
+    """Register a jvp built from one rule per input: `rule(tangent, *primals, **params)` gives
+    that input's contribution to the output tangent (None: the input is not differentiable)."""
+
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+        out = primitive.bind(*primals, **params)
+        total: Any = None
+        for rule, t in zip(rules, tangents, strict=True):
+            if rule is None or type(t) is Zero:
+                continue
+            term = rule(t, *primals, **params)
+            total = term if total is None else add_tangents(total, term)
+        if total is None:
+            total = Zero(tangent_aval(get_aval(out)))
+        return out, total
+
+    primitive.def_jvp(jvp)
+
+
+def defjvp_zero(primitive: Primitive) -> None:
+    """The primitive's output does not change to first order (piecewise constant, or bool)."""
+
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+        out = primitive.bind(*primals, **params)
+        if primitive.multiple_results:
+            return out, [Zero(tangent_aval(get_aval(o))) for o in out]
+        return out, Zero(tangent_aval(get_aval(out)))
+
+    primitive.def_jvp(jvp)
+
+
+def linear_jvp(primitive: Primitive) -> None:
+    """A linear primitive's tangent is the primitive applied to the tangents (zeros stay zero)."""
+
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+        out = primitive.bind(*primals, **params)
+        tangents = [instantiate_zeros(t) for t in tangents]
+        return out, primitive.bind(*tangents, **params)
+
+    primitive.is_linear = True
+    primitive.def_jvp(jvp)
+
+
+# ---- partial evaluation and linearize ------------------------------------------------------
+
+
+class PartialEvalTrace(StagingTrace):
+    """Stages only work that involves its own tracers (unknowns); known work runs on the parent
+    right away and its results enter the staged jaxpr as constants (the residuals)."""
+
+    __slots__ = ()
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:
+        if any(type(x) is StagingTracer and x._trace is self for x in args):
+            return super().process_primitive(primitive, args, params)
+        parent = self.parent
+        assert parent is not None
+        with set_current_trace(parent):
+            return primitive.bind(*args, **params)
+
+
+def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
+                   ) -> tuple[list[Any], ClosedJaxpr, list[Any]]:
+    """Returns (primal outputs, linear jaxpr from input tangents to output tangents, out
+    tangent avals). The jaxpr's consts are the residuals computed during the primal pass."""
+    in_tangent_avals = [tangent_aval(get_aval(p)) for p in primals]
+    with new_trace(PartialEvalTrace(current_trace())) as pe:
+        assert isinstance(pe, PartialEvalTrace)
+        tangents_in = [pe.new_arg(a) for a in in_tangent_avals]
+        out_primals, out_tangents = jvp_flat(fun, primals, tangents_in)
+        out_tangents = [instantiate_zeros(t) for t in out_tangents]
+        linear = pe.to_jaxpr(out_tangents)
+    return out_primals, linear, [tangent_aval(get_aval(p)) for p in out_primals]
+
+
+# ---- transposition -------------------------------------------------------------------------
+
+
+def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -> list[Any]:
+    """Cotangents of `jaxpr`'s invars (all linear) given cotangents of its outputs."""
+    env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
+    linear: set[Var] = set(jaxpr.invars)
+    # Forward: evaluate equations that do not touch the linear inputs (they compute values the
+    # linear ones need); remember which variables are linear.
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(isinstance(a, Var) and a in linear for a in eqn.invars):
+            linear.update(eqn.outvars)
+            linear_eqns.append(eqn)
+        else:
+            ins = [a.val if type(a) is Literal else env[a] for a in eqn.invars]
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+            if not eqn.primitive.multiple_results:
+                outs = [outs]
+            env.update((v, o) for v, o in zip(eqn.outvars, outs, strict=True))
+
+    cts: dict[Var, Any] = {}
+
+    def add_ct(v: Any, ct: Any) -> None:
+        if type(v) is Literal or type(v) is DropVar or ct is None or type(ct) is Zero:
+            return
+        if v in linear:
+            cts[v] = add_tangents(cts[v], ct) if v in cts else ct
+
+    for v, ct in zip(jaxpr.outvars, cts_out, strict=True):
+        add_ct(v, ct)
+    for eqn in reversed(linear_eqns):
+        outs_ct = [cts.pop(v, None) for v in eqn.outvars]
+        if all(c is None for c in outs_ct):
+            continue
+        outs_ct = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, outs_ct,
+                                                                       strict=True)]
+        ins = [UndefinedPrimal(a.aval) if isinstance(a, Var) and a in linear else
+               (a.val if type(a) is Literal else env[a]) for a in eqn.invars]
+        rule = eqn.primitive.transpose
+        if rule is None:
+            raise NotImplementedError(
+                f"Transpose rule (for reverse-mode differentiation) for "
+                f"'{eqn.primitive.name}' not implemented")
+        ct_arg = outs_ct if eqn.primitive.multiple_results else outs_ct[0]
+        in_cts = rule(ct_arg, *ins, **eqn.params)
+        for a, ct in zip(eqn.invars, in_cts, strict=True):
+            add_ct(a, ct)
+    return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
+
+
+def vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
+             ) -> tuple[list[Any], Callable[[Sequence[Any]], list[Any]]]:
+    out_primals, linear, _ = linearize_flat(fun, primals)
+
+    def pullback(cts_out: Sequence[Any]) -> list[Any]:
+        return backward_pass(linear.jaxpr, linear.consts, cts_out)
+
+    return out_primals, pullback
+

@@ -1,0 +1,190 @@
+"""Vectorization (vmap) as a trace.
+
+A `BatchTracer` holds a value with one extra axis, at position `dim` (None: not batched, the
+same for every example). Each primitive's batch rule takes the values and dims of its operands
+and returns the batched result and its dim. Named axes (`axis_name`) let collectives find the
+trace that owns them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import (
+    Primitive,
+    Trace,
+    Tracer,
+    current_trace,
+    new_trace,
+    set_current_trace,
+)
+
+not_mapped = None
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "dim")
+
+    def __init__(self, trace: BatchTrace, val: Any, dim: int) -> None:
+        self._trace = trace
+        self.val = val
+        self.dim = dim
+
+    @property
+    def aval(self) -> Any:
+        aval = get_aval(self.val)
+        shape = aval.shape[:self.dim] + aval.shape[self.dim + 1:]
+        return aval.update(shape=shape)
+
+
+class BatchTrace(Trace):
+    __slots__ = ("axis_size", "axis_name", "spmd_axis_name")
+
+    def __init__(self, parent: Trace | None, axis_size: int, axis_name: Any = None,
+                 spmd_axis_name: Any = None) -> None:
+        super().__init__(parent)
+        self.axis_size = axis_size
+        self.axis_name = axis_name
+        self.spmd_axis_name = spmd_axis_name
+
+    def to_val_dim(self, x: Any) -> tuple[Any, int | None]:
+        if type(x) is BatchTracer and x._trace is self:
+            return x.val, x.dim
+        if isinstance(x, Tracer):
+            self.check_foreign_tracer(x)
+        return x, not_mapped
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:
+        vals, dims = [], []
+        for x in args:
+            v, d = self.to_val_dim(x)
+            vals.append(v)
+            dims.append(d)
+        parent = self.parent
+        assert parent is not None
+        if all(d is not_mapped for d in dims) and not _uses_axis(primitive, params, self):
+            with set_current_trace(parent):
+                return primitive.bind(*vals, **params)
+        rule = primitive.batch
+        if rule is None:
+            raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
+        with set_current_trace(parent):
+            if primitive in collective_primitives:
+                out, out_dim = rule(self, vals, dims, **params)
+            else:
+                out, out_dim = rule(vals, dims, **params)
+        if primitive.multiple_results:
+            return [self._wrap(o, d) for o, d in zip(out, out_dim, strict=True)]
+        return self._wrap(out, out_dim)
+
+    def _wrap(self, val: Any, dim: int | None) -> Any:
+        return val if dim is not_mapped else BatchTracer(self, val, dim)
+
+
+# Collective primitives (psum, axis_index, ...) name an axis; their batch rules receive the
+# trace so they can tell whether the axis is this trace's. Filled by the collectives module.
+collective_primitives: set[Primitive] = set()
+
+
+def _uses_axis(primitive: Primitive, params: dict[str, Any], trace: BatchTrace) -> bool:
+    if primitive not in collective_primitives:
+        return False
+    names = params.get("axis_name", params.get("axes"))
+    if not isinstance(names, tuple):
+        names = (names,)
+    return trace.axis_name is not None and trace.axis_name in names
+
+
+def vmap_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
+              in_dims: Sequence[int | None], out_dims: Sequence[int | None], axis_size: int,
+              axis_name: Any = None, spmd_axis_name: Any = None) -> list[Any]:
+    """Map flat `fun` over axis `in_dims` of `args`; outputs get the mapped axis at `out_dims`."""
+    with new_trace(BatchTrace(current_trace(), axis_size, axis_name, spmd_axis_name)) as trace:
+        assert isinstance(trace, BatchTrace)
+        tracers = [x if d is not_mapped else BatchTracer(trace, x, d)
+                   for x, d in zip(args, in_dims, strict=True)]
+        outs = fun(*tracers)
+        pairs = [trace.to_val_dim(o) for o in outs]
+    return [move_dim(v, d, od, axis_size) for (v, d), od in zip(pairs, out_dims, strict=True)]
+
+
+# ---- helpers for batch rules ---------------------------------------------------------------
+
+
+def _lax() -> Any:
+    from numjax._src.lax import lax
+    return lax
+
+
+def move_dim(x: Any, src: int | None, dst: int | None, axis_size: int) -> Any:
+    """Put the batch axis of `x` (at `src`, None: unbatched) at `dst` (None: must be unbatched)."""
+    lax = _lax()
+    if dst is not_mapped:
+        if src is not_mapped:
+            return x
+        raise ValueError("vmap has mapped output but out_axes is None")
+    if src is not_mapped:
+        aval = get_aval(x)
+        shape = list(aval.shape)
+        shape.insert(dst, axis_size)
+        dims = tuple(i for i in range(len(shape)) if i != dst)
+        return lax.broadcast_in_dim(x, tuple(shape), dims)
+    return moveaxis(x, src, dst)
+
+
+def moveaxis(x: Any, src: int, dst: int) -> Any:
+    if src == dst:
+        return x
+    ndim = len(get_aval(x).shape)
+    perm = [i for i in range(ndim) if i != src]
+    perm.insert(dst, src)
+    return _lax().transpose(x, tuple(perm))
+
+
+def bdim_at_front(x: Any, dim: int | None, axis_size: int) -> Any:
+    return move_dim(x, dim, 0, axis_size)
+
+
+def common_dim(dims: Sequence[int | None]) -> int | None:
+    return 0 if any(d is not not_mapped for d in dims) else not_mapped
+
+
+def align_dims(args: Sequence[Any], dims: Sequence[int | None]) -> list[Any]:
+    """Move every batched operand's batch axis to the front and give unbatched operands of the
+    same rank a leading axis of size 1, so elementwise kernels broadcast them (0-d operands
+    broadcast as they are)."""
+    ranks = [len(get_aval(x).shape) - (d is not not_mapped) for x, d in zip(args, dims,
+                                                                          strict=True)]
+    rank = max(ranks)
+    out = []
+    lax = _lax()
+    for x, d, r in zip(args, dims, ranks, strict=True):
+        if d is not_mapped:
+            if r == 0:
+                out.append(x)
+            else:
+                shape = get_aval(x).shape
+                out.append(lax.broadcast_in_dim(x, (1,) * (rank - r + 1) + shape,
+                                                tuple(range(rank - r + 1, rank + 1))))
+        else:
+            x = moveaxis(x, d, 0)
+            if r < rank:
+                shape = get_aval(x).shape
+                x = lax.broadcast_in_dim(x, (shape[0],) + (1,) * (rank - r) + shape[1:],
+                                         (0, *range(rank - r + 1, rank + 1)))
+            out.append(x)
+    return out
+
+
+def vectorized_batch(primitive: Primitive) -> Callable[..., tuple[Any, Any]]:
+    """The batch rule of an elementwise primitive: align batch axes, apply, batch axis 0."""
+
+    def rule(args: Sequence[Any], dims: Sequence[int | None], **params: Any) -> tuple[Any, Any]:
+        if len(args) == 1:
+            return primitive.bind(args[0], **params), dims[0]
+        return primitive.bind(*align_dims(args, dims), **params), 0
+
+    return rule

@@ -1,0 +1,208 @@
+"""The staging trace: runs a Python function on abstract values and records a jaxpr.
+
+Every primitive bound under a `StagingTrace` becomes one equation. Values that are not this
+trace's tracers become constants: scalars are inlined as literals, everything else (arrays,
+NumPy values, tracers of enclosing live traces) becomes a constvar of the jaxpr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src.core import trace as _trace_module
+from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.jaxpr import (
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Var,
+    jaxpr_effects,
+)
+from numjax._src.core.trace import (
+    DebugInfo,
+    Primitive,
+    Trace,
+    Tracer,
+    current_trace,
+    new_trace,
+)
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def user_source_line() -> str | None:
+    """`file:line (function)` of the innermost frame outside numjax, for equations and errors."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_PACKAGE_DIR):
+            return f"{filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+# Primitives evaluated at trace time when all their operands are constants.
+const_fold_primitives: set[Primitive] = set()
+
+
+class StagingTracer(Tracer):
+    __slots__ = ("_aval", "var")
+
+    def __init__(self, trace: StagingTrace, aval: Any, var: Var) -> None:
+        self._trace = trace
+        self._aval = aval
+        self.var = var
+
+    @property
+    def aval(self) -> Any:
+        return self._aval
+
+    def _dependent_args(self) -> list[str]:
+        trace = self._trace
+        assert isinstance(trace, StagingTrace)
+        return trace.dependent_arg_names(self.var)
+
+
+_LITERAL_DTYPE_KINDS = frozenset("biufc")
+
+
+class StagingTrace(Trace):
+    __slots__ = ("eqns", "invars", "const_vars", "const_values", "_const_by_id", "_producers")
+
+    def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
+        super().__init__(parent, debug_info)
+        self.eqns: list[JaxprEqn] = []
+        self.invars: list[Var] = []
+        self.const_vars: list[Var] = []
+        self.const_values: list[Any] = []
+        # Keyed by id(value); the value itself is held in const_values so the id stays valid.
+        self._const_by_id: dict[int, StagingTracer] = {}
+        self._producers: dict[Var, JaxprEqn] = {}
+
+    def new_arg(self, aval: Any) -> StagingTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return StagingTracer(self, aval, var)
+
+    def to_tracer(self, x: Any) -> StagingTracer:
+        if type(x) is StagingTracer and x._trace is self:
+            return x
+        if isinstance(x, Tracer):
+            self.check_foreign_tracer(x)
+        return self.new_const(x)
+
+    def new_const(self, x: Any) -> StagingTracer:
+        tracer = self._const_by_id.get(id(x))
+        if tracer is None:
+            aval = get_aval(x)
+            var = Var(aval)
+            self.const_vars.append(var)
+            self.const_values.append(x)
+            tracer = self._const_by_id[id(x)] = StagingTracer(self, aval, var)
+        return tracer
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:
+        if primitive in const_fold_primitives and not any(isinstance(x, Tracer) for x in args):
+            # Folded at trace time (e.g. the dtype conversion of a Python scalar), so the
+            # jaxpr holds the converted constant rather than an equation.
+            return _trace_module.eager_apply(primitive, args, params)
+        tracers = [self.to_tracer(x) for x in args]
+        rule = primitive.abstract_eval
+        if rule is None:
+            raise NotImplementedError(f"{primitive.name} has no abstract evaluation rule")
+        out_avals, effects = rule(*[t._aval for t in tracers], **params)
+        multiple = primitive.multiple_results
+        out_tracers = [StagingTracer(self, a, Var(a)) for a in (out_avals if multiple
+                                                                  else [out_avals])]
+        eqn = JaxprEqn([t.var for t in tracers], [t.var for t in out_tracers], primitive,
+                       params, effects, user_source_line())
+        self.eqns.append(eqn)
+        for t in out_tracers:
+            self._producers[t.var] = eqn
+        return out_tracers if multiple else out_tracers[0]
+
+    def dependent_arg_names(self, var: Var) -> list[str]:
+        """Names of the traced function's arguments that `var`'s value depends on."""
+        info = self.debug_info
+        if info is None:
+            return []
+        positions = {v: i for i, v in enumerate(self.invars)}
+        seen: set[Var] = set()
+        stack = [var]
+        found: set[int] = set()
+        while stack:
+            v = stack.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if v in positions:
+                found.add(positions[v])
+            eqn = self._producers.get(v)
+            if eqn is not None:
+                stack.extend(a for a in eqn.invars if isinstance(a, Var))
+        names = info.arg_names
+        return [names[i] for i in sorted(found) if i < len(names)]
+
+    def to_jaxpr(self, outs: Sequence[Any]) -> ClosedJaxpr:
+        out_atoms: list[Any] = [self.to_tracer(x).var for x in outs]
+        literals = self._literal_consts()
+        eqns = self.eqns
+        if literals:
+            eqns = [e.replace(invars=[literals.get(a, a) if isinstance(a, Var) else a
+                                      for a in e.invars]) for e in eqns]
+            out_atoms = [literals.get(a, a) for a in out_atoms]
+        used: set[Var] = {a for e in eqns for a in e.invars if isinstance(a, Var)}
+        used.update(a for a in out_atoms if isinstance(a, Var))
+        if any(v not in used for e in eqns for v in e.outvars):
+            # Outputs nobody reads print as `_`, as in JAX's jaxprs.
+            eqns = [e.replace(outvars=[v if v in used else DropVar(v.aval) for v in e.outvars])
+                    for e in eqns]
+        constvars, consts = [], []
+        for v, c in zip(self.const_vars, self.const_values, strict=True):
+            if v in used and v not in literals:
+                constvars.append(v)
+                consts.append(c)
+        jaxpr = Jaxpr(constvars, list(self.invars), out_atoms, eqns, jaxpr_effects(eqns))
+        return ClosedJaxpr(jaxpr, consts)
+
+    def _literal_consts(self) -> dict[Var, Literal]:
+        out: dict[Var, Literal] = {}
+        for v, c in zip(self.const_vars, self.const_values, strict=True):
+            if isinstance(c, Tracer):
+                continue
+            aval = v.aval
+            if aval.shape == () and aval.dtype.kind in _LITERAL_DTYPE_KINDS:
+                value = _scalar_value(c, aval)
+                if value is not None:
+                    out[v] = Literal(value, aval)
+        return out
+
+
+def _scalar_value(c: Any, aval: ShapedArray) -> Any:
+    """A literal's value: a Python scalar when weakly typed (so re-binding it keeps the weak
+    type), else a NumPy scalar of the aval's dtype."""
+    if type(c) in (bool, int, float, complex):
+        return c
+    try:
+        value = np.asarray(c).astype(aval.dtype)[()]
+    except Exception:
+        return None
+    return value.item() if aval.weak_type else value
+
+
+def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[Any],
+                   debug_info: DebugInfo | None = None) -> ClosedJaxpr:
+    """Trace `fun` (flat positional arrays in, a sequence of arrays out) to a closed jaxpr."""
+    with new_trace(StagingTrace(current_trace(), debug_info)) as trace:
+        assert isinstance(trace, StagingTrace)
+        args = [trace.new_arg(a) for a in in_avals]
+        outs = fun(*args)
+        return trace.to_jaxpr(outs)

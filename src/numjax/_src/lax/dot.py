@@ -1,0 +1,213 @@
+"""`dot_general`: batched tensor contraction, computed by NumPy's matmul (BLAS)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.trace import Primitive
+from numjax._src.interpreters import ad
+from numjax._src.interpreters.ad import Zero, is_undefined_primal
+from numjax._src.interpreters.batching import moveaxis, not_mapped
+from numjax._src.lax import structural as st
+
+Array = Any
+DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
+                         tuple[tuple[int, ...], tuple[int, ...]]]
+
+dot_general_p = Primitive("dot_general")
+
+
+def _free_dims(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list[int]:
+    return [i for i in range(ndim) if i not in contract and i not in batch]
+
+
+def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbers,
+                        precision: Any, preferred_element_type: Any) -> Any:
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    lf = _free_dims(lhs.ndim, lc, lb)
+    rf = _free_dims(rhs.ndim, rc, rb)
+    batch_shape = [lhs.shape[d] for d in lb]
+    lf_shape = [lhs.shape[d] for d in lf]
+    rf_shape = [rhs.shape[d] for d in rf]
+    nb = int(np.prod(batch_shape, dtype=np.int64))
+    nk = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+    nl = int(np.prod(lf_shape, dtype=np.int64))
+    nr = int(np.prod(rf_shape, dtype=np.int64))
+    # (batch, free, contract) @ (batch, contract, free): one matmul call on 3-D views.
+    a = np.transpose(lhs, (*lb, *lf, *lc)).reshape(nb, nl, nk)
+    b = np.transpose(rhs, (*rb, *rc, *rf)).reshape(nb, nk, nr)
+    out_dtype = np.dtype(preferred_element_type) if preferred_element_type is not None \
+        else lhs.dtype
+    if a.dtype != out_dtype and out_dtype.kind in "fc" and a.dtype.kind in "fc":
+        a, b = a.astype(out_dtype), b.astype(out_dtype)
+    if a.dtype.kind == "b":
+        out = np.matmul(a.astype(np.int32), b.astype(np.int32)) != 0
+    else:
+        out = np.matmul(a, b)
+    return out.reshape(*batch_shape, *lf_shape, *rf_shape).astype(out_dtype, copy=False)
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *,
+                               dimension_numbers: DimensionNumbers, precision: Any,
+                               preferred_element_type: Any) -> ShapedArray:
+    (lc, rc), (lb, rb) = dimension_numbers
+    for name, dims, aval in (("lhs contracting", lc, lhs), ("rhs contracting", rc, rhs),
+                             ("lhs batch", lb, lhs), ("rhs batch", rb, rhs)):
+        if any(not 0 <= d < aval.ndim for d in dims) or len(set(dims)) != len(dims):
+            raise TypeError(
+                f"dot_general requires {name} dimensions to be unique and in range, got "
+                f"{dims} for shape {aval.shape}.")
+    if len(lb) != len(rb):
+        raise TypeError("dot_general requires equal numbers of lhs and rhs batch dimensions, "
+                        f"got lhs_batch {lb} and rhs_batch {rb}.")
+    if len(lc) != len(rc):
+        raise TypeError("dot_general requires equal numbers of lhs and rhs contracting "
+                        f"dimensions, got lhs_contracting {lc} and rhs_contracting {rc}.")
+    if [lhs.shape[d] for d in lb] != [rhs.shape[d] for d in rb]:
+        raise TypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the "
+            f"same shape, got {tuple(lhs.shape[d] for d in lb)} and "
+            f"{tuple(rhs.shape[d] for d in rb)}.")
+    if [lhs.shape[d] for d in lc] != [rhs.shape[d] for d in rc]:
+        raise TypeError(
+            "dot_general requires contracting dimensions to have the same shape, got "
+            f"{tuple(lhs.shape[d] for d in lc)} and {tuple(rhs.shape[d] for d in rc)}.")
+    if lhs.dtype != rhs.dtype:
+        raise TypeError(
+            "dot_general requires operands of the same dtype, got "
+            f"{lhs.dtype.name} and {rhs.dtype.name}.")
+    shape = (*(lhs.shape[d] for d in lb), *(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)),
+             *(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))
+    dtype = lhs.dtype if preferred_element_type is None else np.dtype(preferred_element_type)
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _dot_transpose_operand(ct: Any, other: Any, x_aval: Any, x_dims: tuple[Any, Any],
+                           other_dims: tuple[Any, Any], other_first: bool, params: Any
+                           ) -> Any:
+    """Cotangent of one operand: contract ct with the other operand over the other's free
+    dims, then permute the result into the operand's axis order."""
+    (xc, oc), (xb, ob) = (x_dims[0], other_dims[0]), (x_dims[1], other_dims[1])
+    other_ndim = get_aval(other).ndim
+    nb = len(xb)
+    x_free = _free_dims(x_aval.ndim, xc, xb)
+    o_free = _free_dims(other_ndim, oc, ob)
+    # ct's axes: batch, then lhs free, then rhs free.
+    if other_first:
+        ct_other_free = list(range(nb, nb + len(o_free)))
+        ct_x_free = list(range(nb + len(o_free), nb + len(o_free) + len(x_free)))
+    else:
+        ct_x_free = list(range(nb, nb + len(x_free)))
+        ct_other_free = list(range(nb + len(x_free), nb + len(x_free) + len(o_free)))
+    dims = ((tuple(ct_other_free), tuple(o_free)), (tuple(range(nb)), tuple(ob)))
+    result = dot_general_p.bind(ct, other, dimension_numbers=dims, **params)
+    # result axes: batch (xb order), x free (ct order), then the other's remaining (contract)
+    # dims in increasing order, each paired with an x contracting dim.
+    paired = [xc[list(oc).index(d)] for d in sorted(oc)]
+    layout = list(xb) + [x_free[i - ct_x_free[0]] for i in ct_x_free] + paired
+    perm = tuple(int(i) for i in np.argsort(layout))
+    result = st.transpose(result, perm)
+    if get_aval(result).dtype != x_aval.dtype:
+        result = st.convert_element_type(result, x_aval.dtype)
+    return result
+
+
+def _dot_general_transpose(ct: Any, lhs: Any, rhs: Any, *,
+                           dimension_numbers: DimensionNumbers, precision: Any,
+                           preferred_element_type: Any) -> list[Any]:
+    (lc, rc), (lb, rb) = dimension_numbers
+    params = {"precision": precision, "preferred_element_type": preferred_element_type}
+    out: list[Any] = [None, None]
+    if is_undefined_primal(lhs):
+        out[0] = Zero(lhs.aval) if type(ct) is Zero else _dot_transpose_operand(
+            ct, rhs, lhs.aval, (lc, lb), (rc, rb), False, params)
+    if is_undefined_primal(rhs):
+        out[1] = Zero(rhs.aval) if type(ct) is Zero else _dot_transpose_operand(
+            ct, lhs, rhs.aval, (rc, rb), (lc, lb), True, params)
+    return out
+
+
+def _dot_general_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any
+                     ) -> tuple[Any, Any]:
+    lhs, rhs = primals
+    tl, tr = tangents
+    out = dot_general_p.bind(lhs, rhs, **params)
+    total: Any = Zero(ad.tangent_aval(get_aval(out)))
+    if type(tl) is not Zero:
+        total = ad.add_tangents(total, dot_general_p.bind(tl, rhs, **params))
+    if type(tr) is not Zero:
+        total = ad.add_tangents(total, dot_general_p.bind(lhs, tr, **params))
+    return out, total
+
+
+def _dot_general_batch(args: Sequence[Any], dims: Sequence[Any], *,
+                       dimension_numbers: DimensionNumbers, precision: Any,
+                       preferred_element_type: Any) -> tuple[Any, Any]:
+    lhs, rhs = args
+    ld, rd = dims
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def shift(ds: Sequence[int]) -> tuple[int, ...]:
+        return tuple(d + 1 for d in ds)
+
+    params = {"precision": precision, "preferred_element_type": preferred_element_type}
+    if ld is not not_mapped and rd is not not_mapped:
+        lhs, rhs = moveaxis(lhs, ld, 0), moveaxis(rhs, rd, 0)
+        new = ((shift(lc), shift(rc)), ((0, *shift(lb)), (0, *shift(rb))))
+        return dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), 0
+    if ld is not not_mapped:
+        lhs = moveaxis(lhs, ld, 0)
+        new = ((shift(lc), rc), (shift(lb), rb))
+        return dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb)
+    rhs = moveaxis(rhs, rd, 0)
+    lhs_free = len(_free_dims(get_aval(lhs).ndim, lc, lb))
+    new = ((lc, shift(rc)), (lb, shift(rb)))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb) + lhs_free
+
+
+dot_general_p.def_impl(_dot_general_kernel)
+dot_general_p.def_jvp(_dot_general_jvp)
+dot_general_p.def_transpose(_dot_general_transpose)
+dot_general_p.def_batch(_dot_general_batch)
+
+
+def _canonical_precision(precision: Any) -> Any:
+    if precision is None or isinstance(precision, str | tuple):
+        return precision
+    return str(precision)
+
+
+def dot_general(lhs: Array, rhs: Array, dimension_numbers: Any, precision: Any = None,
+                preferred_element_type: Any = None) -> Array:
+    """Contract `lhs` and `rhs` over the given contracting and batch dimensions.
+
+    >>> import numjax.numpy as jnp
+    >>> dot_general(jnp.ones((2, 3)), jnp.ones((3, 4)), (((1,), (0,)), ((), ()))).shape
+    (2, 4)
+    """
+    (lc, rc), (lb, rb) = dimension_numbers
+    dims = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
+            (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
+    pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
+        preferred_element_type)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dims,
+                              precision=_canonical_precision(precision),
+                              preferred_element_type=pet)
+
+
+def dot(lhs: Array, rhs: Array, precision: Any = None,
+        preferred_element_type: Any = None) -> Array:
+    """Vector/matrix dot product of 1-D or 2-D operands."""
+    l_ndim, r_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
+    if 1 <= l_ndim <= 2 and 1 <= r_ndim <= 2:
+        return dot_general(lhs, rhs, (((l_ndim - 1,), (0,)), ((), ())), precision,
+                           preferred_element_type)
+    raise TypeError("Incompatible shapes for dot: got "
+                    f"{get_aval(lhs).shape} and {get_aval(rhs).shape}.")

@@ -1,0 +1,571 @@
+"""Elementwise primitives: arithmetic, comparisons, logic, transcendental functions.
+
+Each primitive is declared with its NumPy kernel, accepted dtypes and result dtype; its jvp
+follows. Batching (vectorized) and lowering (a fusable ufunc) come from the standard helpers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import Primitive
+from numjax._src.interpreters import ad, batching
+from numjax._src.lax import rules
+from numjax._src.lax.rules import (
+    ANY,
+    ANY_NOT_COMPLEX,
+    FLOAT,
+    FLOAT_OR_COMPLEX,
+    INT,
+    INT_OR_BOOL,
+    NUMBER,
+    SIGNED_OR_FLOAT_OR_COMPLEX,
+    binary,
+    to_bool,
+    to_real,
+    unary,
+)
+from numjax._src.lax.structural import (
+    _convert_element_type,
+    broadcast_to_operands,
+    convert_element_type,
+    full_like,
+    select_n,
+    unbroadcast_to,
+)
+
+Array = Any
+
+
+# ---- kernels whose NumPy spelling differs from lax's semantics -----------------------------
+
+
+def _div_kernel(x: Any, y: Any) -> Any:
+    """lax.div: true division for inexact types, truncation toward zero for integers."""
+    if x.dtype.kind in "iu":
+        y_safe = np.where(y == 0, 1, y)
+        q = np.floor_divide(x, y_safe)
+        fix = (np.remainder(x, y_safe) != 0) & ((x < 0) != (y_safe < 0))
+        return np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max,
+                        q + fix).astype(x.dtype)
+    return np.true_divide(x, y)
+
+
+def _rem_kernel(x: Any, y: Any) -> Any:
+    """lax.rem: the remainder has the sign of the dividend (C fmod)."""
+    if x.dtype.kind in "iu":
+        y_safe = np.where(y == 0, 1, y)
+        return np.where(y == 0, x, np.fmod(x, y_safe)).astype(x.dtype)
+    return np.fmod(x, y)
+
+
+def _sign_kernel(x: Any) -> Any:
+    if x.dtype.kind == "c":
+        mag = np.abs(x)
+        return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype)
+    if x.dtype.kind == "u":
+        return (x > 0).astype(x.dtype)
+    return np.sign(x)
+
+
+def _round_half_away(x: Any) -> Any:
+    return np.copysign(np.floor(np.abs(x) + np.asarray(0.5, x.dtype)), x).astype(x.dtype)
+
+
+def _rsqrt(x: Any) -> Any:
+    return np.reciprocal(np.sqrt(x))
+
+
+def _logistic(x: Any) -> Any:
+    # 1 / (1 + exp(-x)), written with tanh so it neither overflows nor loses precision.
+    half = np.asarray(0.5, x.dtype)
+    return half * np.tanh(x * half) + half
+
+
+def _shift_right_logical(x: Any, y: Any) -> Any:
+    bits = x.dtype.itemsize * 8
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    ux = x.view(unsigned) if isinstance(x, np.ndarray) else np.asarray(x).view(unsigned)
+    out = np.right_shift(ux, np.clip(y, 0, bits - 1).astype(unsigned))
+    out = np.where((y < 0) | (y >= bits), 0, out).astype(unsigned)
+    return out.view(x.dtype)
+
+
+def _shift_left(x: Any, y: Any) -> Any:
+    bits = x.dtype.itemsize * 8
+    out = np.left_shift(x, np.clip(y, 0, bits - 1).astype(x.dtype))
+    return np.where((y < 0) | (y >= bits), 0, out).astype(x.dtype)
+
+
+def _shift_right_arithmetic(x: Any, y: Any) -> Any:
+    bits = x.dtype.itemsize * 8
+    return np.right_shift(x, np.clip(y, 0, bits - 1).astype(x.dtype)).astype(x.dtype)
+
+
+def _nextafter(x: Any, y: Any) -> Any:
+    return np.nextafter(x, y)
+
+
+def _pow_kernel(x: Any, y: Any) -> Any:
+    return np.power(x, y)
+
+
+# ---- arithmetic ----------------------------------------------------------------------------
+
+neg_p = unary("neg", np.negative, NUMBER)
+sign_p = unary("sign", _sign_kernel, NUMBER)
+floor_p = unary("floor", np.floor, FLOAT)
+ceil_p = unary("ceil", np.ceil, FLOAT)
+is_finite_p = unary("is_finite", np.isfinite, FLOAT, to_bool)
+abs_p = unary("abs", np.abs, SIGNED_OR_FLOAT_OR_COMPLEX, to_real)
+add_p = binary("add", np.add, NUMBER)
+sub_p = binary("sub", np.subtract, NUMBER)
+mul_p = binary("mul", np.multiply, NUMBER)
+div_p = binary("div", _div_kernel, NUMBER)
+rem_p = binary("rem", _rem_kernel, NUMBER)
+max_p = binary("max", np.maximum, ANY)
+min_p = binary("min", np.minimum, ANY)
+pow_p = binary("pow", _pow_kernel, FLOAT_OR_COMPLEX)
+nextafter_p = binary("nextafter", _nextafter, FLOAT)
+atan2_p = binary("atan2", np.arctan2, FLOAT)
+
+# ---- transcendental ------------------------------------------------------------------------
+
+exp_p = unary("exp", np.exp, FLOAT_OR_COMPLEX)
+exp2_p = unary("exp2", np.exp2, FLOAT_OR_COMPLEX)
+log_p = unary("log", np.log, FLOAT_OR_COMPLEX)
+log1p_p = unary("log1p", np.log1p, FLOAT_OR_COMPLEX)
+expm1_p = unary("expm1", np.expm1, FLOAT_OR_COMPLEX)
+tanh_p = unary("tanh", np.tanh, FLOAT_OR_COMPLEX)
+logistic_p = unary("logistic", _logistic, FLOAT_OR_COMPLEX)
+sin_p = unary("sin", np.sin, FLOAT_OR_COMPLEX)
+cos_p = unary("cos", np.cos, FLOAT_OR_COMPLEX)
+tan_p = unary("tan", np.tan, FLOAT_OR_COMPLEX)
+asin_p = unary("asin", np.arcsin, FLOAT_OR_COMPLEX)
+acos_p = unary("acos", np.arccos, FLOAT_OR_COMPLEX)
+atan_p = unary("atan", np.arctan, FLOAT_OR_COMPLEX)
+sinh_p = unary("sinh", np.sinh, FLOAT_OR_COMPLEX)
+cosh_p = unary("cosh", np.cosh, FLOAT_OR_COMPLEX)
+asinh_p = unary("asinh", np.arcsinh, FLOAT_OR_COMPLEX)
+acosh_p = unary("acosh", np.arccosh, FLOAT_OR_COMPLEX)
+atanh_p = unary("atanh", np.arctanh, FLOAT_OR_COMPLEX)
+sqrt_p = unary("sqrt", np.sqrt, FLOAT_OR_COMPLEX)
+rsqrt_p = unary("rsqrt", _rsqrt, FLOAT_OR_COMPLEX)
+cbrt_p = unary("cbrt", np.cbrt, FLOAT)
+square_p = unary("square", np.square, NUMBER)
+
+# ---- comparisons and logic -----------------------------------------------------------------
+
+eq_p = binary("eq", np.equal, ANY, to_bool)
+ne_p = binary("ne", np.not_equal, ANY, to_bool)
+lt_p = binary("lt", np.less, ANY_NOT_COMPLEX, to_bool)
+le_p = binary("le", np.less_equal, ANY_NOT_COMPLEX, to_bool)
+gt_p = binary("gt", np.greater, ANY_NOT_COMPLEX, to_bool)
+ge_p = binary("ge", np.greater_equal, ANY_NOT_COMPLEX, to_bool)
+not_p = unary("not", np.invert, INT_OR_BOOL)
+and_p = binary("and", np.bitwise_and, INT_OR_BOOL)
+or_p = binary("or", np.bitwise_or, INT_OR_BOOL)
+xor_p = binary("xor", np.bitwise_xor, INT_OR_BOOL)
+shift_left_p = binary("shift_left", _shift_left, INT)
+shift_right_arithmetic_p = binary("shift_right_arithmetic", _shift_right_arithmetic, INT)
+shift_right_logical_p = binary("shift_right_logical", _shift_right_logical, INT)
+
+# Piecewise-constant functions: their derivative is zero wherever it exists.
+for _p in (floor_p, ceil_p, is_finite_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, not_p, and_p,
+           or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p,
+           nextafter_p, sign_p):
+    ad.defjvp_zero(_p)
+del _p
+
+# integer_pow: x ** y for a static integer y (what `x ** 2` lowers to).
+integer_pow_p = Primitive("integer_pow")
+
+
+def _integer_pow_kernel(x: Any, *, y: int) -> Any:
+    if y < 0 and x.dtype.kind in "iu":
+        return np.where(x == 1, 1, np.where(x == -1, 1 - 2 * (-y % 2), 0)).astype(x.dtype)
+    return np.power(x, x.dtype.type(y)) if y >= 0 or x.dtype.kind in "fc" else np.power(x, y)
+
+
+integer_pow_p.def_impl(_integer_pow_kernel)
+integer_pow_p.def_abstract_eval(rules.elementwise_abstract_eval("integer_pow", [NUMBER]))
+integer_pow_p.def_batch(batching.vectorized_batch(integer_pow_p))
+integer_pow_p.def_lowering(ufunc_lowering(_integer_pow_kernel))
+
+
+def integer_pow(x: Array, y: int) -> Array:
+    """`x ** y` for a static Python integer `y`."""
+    return integer_pow_p.bind(x, y=int(y))
+
+
+def _integer_pow_jvp(t: Array, x: Array, *, y: int) -> Array:
+    if y == 0:
+        return full_like(t, 0)
+    d = mul(_const(x, y), integer_pow(x, y - 1))
+    return mul(t, d)
+
+
+# ---- wrappers ------------------------------------------------------------------------------
+
+
+def neg(x: Array) -> Array:
+    r"""Elementwise negation: :math:`-x`."""
+    return neg_p.bind(x)
+
+
+def sign(x: Array) -> Array:
+    return sign_p.bind(x)
+
+
+def floor(x: Array) -> Array:
+    return floor_p.bind(x)
+
+
+def ceil(x: Array) -> Array:
+    return ceil_p.bind(x)
+
+
+def is_finite(x: Array) -> Array:
+    return is_finite_p.bind(x)
+
+
+def abs(x: Array) -> Array:
+    return abs_p.bind(x)
+
+
+def add(x: Array, y: Array) -> Array:
+    r"""Elementwise addition: :math:`x + y`.
+
+    >>> import numjax.numpy as jnp
+    >>> add(jnp.float32(1), jnp.float32(2))
+    Array(3., dtype=float32)
+    """
+    return add_p.bind(x, y)
+
+
+def sub(x: Array, y: Array) -> Array:
+    return sub_p.bind(x, y)
+
+
+def mul(x: Array, y: Array) -> Array:
+    return mul_p.bind(x, y)
+
+
+def div(x: Array, y: Array) -> Array:
+    return div_p.bind(x, y)
+
+
+def rem(x: Array, y: Array) -> Array:
+    return rem_p.bind(x, y)
+
+
+def max(x: Array, y: Array) -> Array:
+    return max_p.bind(x, y)
+
+
+def min(x: Array, y: Array) -> Array:
+    return min_p.bind(x, y)
+
+
+def pow(x: Array, y: Array) -> Array:
+    return pow_p.bind(x, y)
+
+
+def nextafter(x1: Array, x2: Array) -> Array:
+    return nextafter_p.bind(x1, x2)
+
+
+def atan2(x: Array, y: Array) -> Array:
+    return atan2_p.bind(x, y)
+
+
+def exp(x: Array) -> Array:
+    return exp_p.bind(x)
+
+
+def exp2(x: Array) -> Array:
+    return exp2_p.bind(x)
+
+
+def log(x: Array) -> Array:
+    return log_p.bind(x)
+
+
+def log1p(x: Array) -> Array:
+    return log1p_p.bind(x)
+
+
+def expm1(x: Array) -> Array:
+    return expm1_p.bind(x)
+
+
+def tanh(x: Array) -> Array:
+    return tanh_p.bind(x)
+
+
+def logistic(x: Array) -> Array:
+    return logistic_p.bind(x)
+
+
+def sin(x: Array) -> Array:
+    """Elementwise sine.
+
+    >>> import numjax.numpy as jnp
+    >>> sin(jnp.float32(0))
+    Array(0., dtype=float32)
+    """
+    return sin_p.bind(x)
+
+
+def cos(x: Array) -> Array:
+    return cos_p.bind(x)
+
+
+def tan(x: Array) -> Array:
+    return tan_p.bind(x)
+
+
+def asin(x: Array) -> Array:
+    return asin_p.bind(x)
+
+
+def acos(x: Array) -> Array:
+    return acos_p.bind(x)
+
+
+def atan(x: Array) -> Array:
+    return atan_p.bind(x)
+
+
+def sinh(x: Array) -> Array:
+    return sinh_p.bind(x)
+
+
+def cosh(x: Array) -> Array:
+    return cosh_p.bind(x)
+
+
+def asinh(x: Array) -> Array:
+    return asinh_p.bind(x)
+
+
+def acosh(x: Array) -> Array:
+    return acosh_p.bind(x)
+
+
+def atanh(x: Array) -> Array:
+    return atanh_p.bind(x)
+
+
+def sqrt(x: Array) -> Array:
+    return sqrt_p.bind(x)
+
+
+def rsqrt(x: Array) -> Array:
+    return rsqrt_p.bind(x)
+
+
+def cbrt(x: Array) -> Array:
+    return cbrt_p.bind(x)
+
+
+def square(x: Array) -> Array:
+    return square_p.bind(x)
+
+
+def eq(x: Array, y: Array) -> Array:
+    return eq_p.bind(x, y)
+
+
+def ne(x: Array, y: Array) -> Array:
+    return ne_p.bind(x, y)
+
+
+def lt(x: Array, y: Array) -> Array:
+    return lt_p.bind(x, y)
+
+
+def le(x: Array, y: Array) -> Array:
+    return le_p.bind(x, y)
+
+
+def gt(x: Array, y: Array) -> Array:
+    return gt_p.bind(x, y)
+
+
+def ge(x: Array, y: Array) -> Array:
+    return ge_p.bind(x, y)
+
+
+def bitwise_not(x: Array) -> Array:
+    return not_p.bind(x)
+
+
+def bitwise_and(x: Array, y: Array) -> Array:
+    return and_p.bind(x, y)
+
+
+def bitwise_or(x: Array, y: Array) -> Array:
+    return or_p.bind(x, y)
+
+
+def bitwise_xor(x: Array, y: Array) -> Array:
+    return xor_p.bind(x, y)
+
+
+def shift_left(x: Array, y: Array) -> Array:
+    return shift_left_p.bind(x, y)
+
+
+def shift_right_arithmetic(x: Array, y: Array) -> Array:
+    return shift_right_arithmetic_p.bind(x, y)
+
+
+def shift_right_logical(x: Array, y: Array) -> Array:
+    return shift_right_logical_p.bind(x, y)
+
+
+# ---- jvp rules -----------------------------------------------------------------------------
+# Each rule gives one input's contribution to the output tangent: rule(t, *primals).
+
+
+def _bcast(t: Array, *operands: Array) -> Array:
+    """`t` broadcast to the shape lax's broadcasting gives `operands`."""
+    return broadcast_to_operands(t, *operands)
+
+
+ad.linear_jvp(neg_p)
+ad.defjvp(add_p, lambda t, x, y: _bcast(t, x, y), lambda t, x, y: _bcast(t, x, y))
+ad.defjvp(sub_p, lambda t, x, y: _bcast(t, x, y), lambda t, x, y: neg(_bcast(t, x, y)))
+ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
+ad.defjvp(div_p, lambda t, x, y: div(t, y),
+          lambda t, x, y: mul(neg(t), div(div(x, y), y)))
+ad.defjvp(max_p,
+          lambda t, x, y: mul(_bcast(t, x, y), _balanced_eq(x, y, x)),
+          lambda t, x, y: mul(_bcast(t, x, y), _balanced_eq(y, x, y)))
+ad.defjvp(min_p,
+          lambda t, x, y: mul(_bcast(t, x, y), _balanced_eq(x, y, x, lt)),
+          lambda t, x, y: mul(_bcast(t, x, y), _balanced_eq(y, x, y, lt)))
+ad.defjvp(rem_p, lambda t, x, y: _bcast(t, x, y),
+          lambda t, x, y: mul(neg(t), _round_toward_zero(div(x, y))))
+ad.defjvp(abs_p, lambda t, x: _abs_jvp(t, x))
+ad.defjvp(exp_p, lambda t, x: mul(t, exp(x)))
+ad.defjvp(exp2_p, lambda t, x: mul(t, mul(exp2(x), _const(x, np.log(2)))))
+ad.defjvp(log_p, lambda t, x: div(t, x))
+ad.defjvp(log1p_p, lambda t, x: div(t, add(x, _const(x, 1))))
+ad.defjvp(expm1_p, lambda t, x: mul(t, add(expm1(x), _const(x, 1))))
+ad.defjvp(tanh_p, lambda t, x: mul(t, sub(_const(x, 1), square(tanh(x)))))
+ad.defjvp(logistic_p, lambda t, x: _logistic_jvp(t, x))
+ad.defjvp(sin_p, lambda t, x: mul(t, cos(x)))
+ad.defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
+ad.defjvp(tan_p, lambda t, x: mul(t, add(_const(x, 1), square(tan(x)))))
+ad.defjvp(asin_p, lambda t, x: mul(t, rsqrt(sub(_const(x, 1), square(x)))))
+ad.defjvp(acos_p, lambda t, x: neg(mul(t, rsqrt(sub(_const(x, 1), square(x))))))
+ad.defjvp(atan_p, lambda t, x: div(t, add(_const(x, 1), square(x))))
+ad.defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
+ad.defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
+ad.defjvp(asinh_p, lambda t, x: mul(t, rsqrt(add(square(x), _const(x, 1)))))
+ad.defjvp(acosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, _const(x, 1)),
+                                                  add(x, _const(x, 1))))))
+ad.defjvp(atanh_p, lambda t, x: div(t, sub(_const(x, 1), square(x))))
+ad.defjvp(sqrt_p, lambda t, x: div(t, mul(_const(x, 2), sqrt(x))))
+ad.defjvp(rsqrt_p, lambda t, x: mul(t, mul(_const(x, -0.5), div(rsqrt(x), x))))
+ad.defjvp(cbrt_p, lambda t, x: mul(t, div(_const(x, 1 / 3), square(cbrt(x)))))
+ad.defjvp(square_p, lambda t, x: mul(t, mul(_const(x, 2), x)))
+ad.defjvp(atan2_p,
+          lambda t, x, y: mul(t, div(y, add(square(x), square(y)))),
+          lambda t, x, y: mul(t, div(neg(x), add(square(x), square(y)))))
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+ad.defjvp(pow_p, lambda t, x, y: _pow_jvp_x(t, x, y), lambda t, x, y: _pow_jvp_y(t, x, y))
+
+
+def _const(x: Array, value: Any) -> Any:
+    """A scalar of `x`'s dtype and weak type, so rules neither promote nor strengthen."""
+    aval = get_aval(x)
+    return _convert_element_type(value, aval.dtype, aval.weak_type)
+
+
+def _balanced_eq(x: Array, z: Array, y: Array, select: Any = None) -> Array:
+    """1 where x is the selected operand, 1/2 where x == z (ties split the gradient), else 0."""
+    dtype = get_aval(x).dtype
+    picked = gt(x, z) if select is None else select(x, z)
+    ties = eq(x, z)
+    return add(convert_element_type(bitwise_and(picked, bitwise_not(ties)), dtype),
+               mul(_const(x, 0.5), convert_element_type(ties, dtype)))
+
+
+def _round_toward_zero(x: Array) -> Array:
+    return select_n(lt(x, _const(x, 0)), floor(x), ceil(x))
+
+
+def _abs_jvp(t: Array, x: Array) -> Array:
+    if get_aval(x).dtype.kind == "c":
+        from numjax._src.lax import complex_ops
+        return complex_ops.real(mul(complex_ops.conj(sign(x)), t))
+    return mul(t, sign(x))
+
+
+def _logistic_jvp(t: Array, x: Array) -> Array:
+    s = logistic(x)
+    return mul(t, mul(s, sub(_const(x, 1), s)))
+
+
+def _pow_jvp_x(t: Array, x: Array, y: Array) -> Array:
+    # d/dx x**y = y * x**(y-1), defined as 0 where y == 0 (so 0**0 has gradient 0).
+    x, y = _bcast(x, x, y), _bcast(y, x, y)
+    zero = full_like(y, 0)
+    jac = select_n(eq(y, _const(y, 0)), mul(y, pow(x, sub(y, _const(y, 1)))), zero)
+    return mul(t, jac)
+
+
+def _pow_jvp_y(t: Array, x: Array, y: Array) -> Array:
+    # d/dy x**y = log(x) * x**y, with log(x) replaced by 0 where x == 0.
+    z = pow(x, y)
+    safe = select_n(eq(x, _const(x, 0)), x, full_like(x, 1))
+    return mul(t, mul(log(safe), z))
+
+
+# ---- transpose rules of the linear ones ----------------------------------------------------
+
+
+def _unbroadcast(ct: Any, x: Any) -> Any:
+    if type(ct) is ad.Zero:
+        return ad.Zero(x.aval)
+    return unbroadcast_to(ct, x.aval)
+
+
+def _add_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    return [_unbroadcast(ct, x) if ad.is_undefined_primal(x) else None,
+            _unbroadcast(ct, y) if ad.is_undefined_primal(y) else None]
+
+
+def _sub_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    neg_ct = ct if type(ct) is ad.Zero else neg(ct)
+    return [_unbroadcast(ct, x) if ad.is_undefined_primal(x) else None,
+            _unbroadcast(neg_ct, y) if ad.is_undefined_primal(y) else None]
+
+
+def _mul_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    if ad.is_undefined_primal(x) and ad.is_undefined_primal(y):
+        raise ValueError("mul is bilinear, not linear: cannot transpose with both operands "
+                         "linear")
+    if ad.is_undefined_primal(x):
+        return [_unbroadcast(ct if type(ct) is ad.Zero else mul(ct, y), x), None]
+    return [None, _unbroadcast(ct if type(ct) is ad.Zero else mul(x, ct), y)]
+
+
+def _div_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    if ad.is_undefined_primal(y):
+        raise ValueError("div is not linear in its divisor")
+    return [_unbroadcast(ct if type(ct) is ad.Zero else div(ct, y), x), None]
+
+
+add_p.def_transpose(_add_transpose)
+sub_p.def_transpose(_sub_transpose)
+mul_p.def_transpose(_mul_transpose)
+div_p.def_transpose(_div_transpose)
+neg_p.def_transpose(lambda ct, x: [ct if type(ct) is ad.Zero else neg(ct)])

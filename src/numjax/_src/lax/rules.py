@@ -1,0 +1,145 @@
+"""Rule helpers shared by lax primitives: the common shapes of abstract eval and kernels."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.core.avals import ShapedArray
+from numjax._src.core.trace import Primitive
+from numjax._src.interpreters import batching
+
+# Dtype classes accepted by elementwise primitives, as JAX names them in its errors.
+_BOOL = (np.bool_,)
+_INT = (np.integer,)
+_FLOAT = (np.floating,)
+_COMPLEX = (np.complexfloating,)
+ANY = (np.bool_, np.number)
+NUMBER = (np.number,)
+FLOAT = _FLOAT
+FLOAT_OR_COMPLEX = _FLOAT + _COMPLEX
+INT = _INT
+INT_OR_BOOL = _INT + _BOOL
+SIGNED_OR_FLOAT_OR_COMPLEX = (np.signedinteger,) + _FLOAT + _COMPLEX
+NUMBER_NOT_COMPLEX = _INT + _FLOAT
+ANY_NOT_COMPLEX = _BOOL + _INT + _FLOAT
+
+_TYPE_NAMES = {np.bool_: "bool", np.number: "number", np.integer: "integer",
+               np.floating: "floating", np.complexfloating: "complexfloating",
+               np.signedinteger: "signedinteger", np.unsignedinteger: "unsignedinteger"}
+
+
+def check_dtype(name: str, dtype: np.dtype, accepted: Sequence[type]) -> None:
+    if not any(dtypes.issubdtype(dtype, t) for t in accepted):
+        names = ", ".join(_TYPE_NAMES.get(t, t.__name__) for t in accepted)
+        raise TypeError(
+            f"{name} does not accept dtype {dtype.name}. Accepted dtypes are subtypes of "
+            f"{names}."
+        )
+
+
+def broadcast_shapes(name: str, shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+    """lax's broadcasting: equal ranks (0-d operands broadcast), dims equal or 1."""
+    nonscalar = [s for s in shapes if s]
+    if not nonscalar:
+        return ()
+    rank = len(nonscalar[0])
+    if any(len(s) != rank for s in nonscalar):
+        listed = ", ".join(str(s) for s in shapes)
+        raise TypeError(f"{name}: arrays must have same number of dimensions, got {listed}.")
+    out = []
+    for dims in zip(*nonscalar, strict=True):
+        sizes = {d for d in dims if d != 1}
+        if len(sizes) > 1:
+            listed = ", ".join(str(s) for s in shapes)
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: {listed}.")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def elementwise_abstract_eval(name: str, accepted: Sequence[Sequence[type]],
+                              result_dtype: Callable[[np.dtype], Any] | None = None
+                              ) -> Callable[..., ShapedArray]:
+    """Abstract eval for an n-ary elementwise primitive: operands of one dtype (each from its
+    `accepted` classes), broadcastable shapes; weak iff all operands are weak."""
+
+    def rule(*avals: ShapedArray, **params: Any) -> ShapedArray:
+        dtype = avals[0].dtype
+        for aval, ok in zip(avals, accepted, strict=True):
+            check_dtype(name, aval.dtype, ok)
+        if any(a.dtype != dtype for a in avals[1:]):
+            got = ", ".join(a.dtype.name for a in avals)
+            raise TypeError(
+                f"lax.{name} requires arguments to have the same dtypes, got {got}. (Tip: "
+                f"jnp.{name} is a similar function that does automatic type promotion on "
+                "inputs).")
+        shape = avals[0].shape if len(avals) == 1 else broadcast_shapes(
+            name, [a.shape for a in avals])
+        out_dtype = dtype if result_dtype is None else np.dtype(result_dtype(dtype))
+        weak = all(a.weak_type for a in avals) and out_dtype.kind != "b"
+        return ShapedArray(shape, out_dtype, weak)
+
+    return rule
+
+
+def upcast_kernel(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A kernel computed in at least float32: for SciPy functions that lack float16/bfloat16."""
+
+    def kernel(*args: Any) -> Any:
+        dtype = np.result_type(*[np.asarray(a).dtype for a in args])
+        if dtype.itemsize < 4 and dtype.kind == "f" or dtype in (
+                np.dtype(dtypes.bfloat16),):
+            out = fn(*[np.asarray(a, np.float32) for a in args])
+            return np.asarray(out).astype(dtype)
+        return fn(*args)
+
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    return kernel
+
+
+def elementwise_primitive(name: str, kernel: Callable[..., Any],
+                          accepted: Sequence[Sequence[type]],
+                          result_dtype: Callable[[np.dtype], Any] | None = None) -> Primitive:
+    """A standard elementwise primitive: NumPy kernel, abstract eval, vectorized batching and a
+    ufunc lowering the compiler can fuse."""
+    p = Primitive(name)
+    p.def_impl(kernel)
+    p.def_abstract_eval(elementwise_abstract_eval(name, accepted, result_dtype))
+    p.def_batch(batching.vectorized_batch(p))
+    p.def_lowering(ufunc_lowering(kernel))
+    return p
+
+
+def unary(name: str, kernel: Callable[..., Any], accepted: Sequence[type],
+          result_dtype: Callable[[np.dtype], Any] | None = None) -> Primitive:
+    return elementwise_primitive(name, kernel, [accepted], result_dtype)
+
+
+def binary(name: str, kernel: Callable[..., Any], accepted: Sequence[type],
+           result_dtype: Callable[[np.dtype], Any] | None = None) -> Primitive:
+    return elementwise_primitive(name, kernel, [accepted, accepted], result_dtype)
+
+
+def to_bool(dtype: np.dtype) -> np.dtype:
+    return np.dtype(bool)
+
+
+def to_real(dtype: np.dtype) -> np.dtype:
+    """complex64 -> float32, complex128 -> float64; real dtypes unchanged."""
+    if dtype.kind == "c":
+        return np.dtype(np.float32) if dtype.itemsize == 8 else np.dtype(np.float64)
+    return dtype
+
+
+def canonical_axes(name: str, axes: Sequence[int], ndim: int) -> tuple[int, ...]:
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {ndim}")
+        out.append(a % ndim if ndim else 0)
+    return tuple(out)

@@ -1,0 +1,795 @@
+"""Structural primitives: dtype conversion, broadcasting, reshaping, selection, slicing.
+
+These are linear in their array operands (except `convert_element_type` to or from integers
+and the indices of dynamic slicing), so each declares a transpose and takes its jvp from it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.trace import Primitive, Tracer
+from numjax._src.interpreters import ad, batching, staging
+from numjax._src.interpreters.ad import Zero, is_undefined_primal
+from numjax._src.interpreters.batching import moveaxis, not_mapped
+
+Array = Any
+Shape = tuple[int, ...]
+
+
+def _shape_tuple(name: str, shape: Any) -> Shape:
+    try:
+        return tuple(operator_index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"{name}: shapes must be sequences of integers, got {shape!r}") from None
+
+
+def operator_index(d: Any) -> int:
+    import operator
+    if isinstance(d, Tracer):
+        from numjax._src.core import errors
+        raise errors.TracerIntegerConversionError(d)
+    return operator.index(d)
+
+
+# ---- convert_element_type ------------------------------------------------------------------
+
+convert_element_type_p = Primitive("convert_element_type")
+
+
+def _convert_kernel(x: Any, *, new_dtype: np.dtype, weak_type: bool) -> Any:
+    x = np.asarray(x)
+    if x.dtype.kind == "c" and new_dtype.kind != "c":
+        x = x.real
+    if new_dtype.kind == "b" and x.dtype.kind != "b":
+        return x != 0
+    return x.astype(new_dtype)
+
+
+@convert_element_type_p.def_abstract_eval
+def _convert_abstract_eval(x: ShapedArray, *, new_dtype: np.dtype,
+                           weak_type: bool) -> ShapedArray:
+    return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+def _convert_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, new_dtype: np.dtype,
+                 weak_type: bool) -> tuple[Any, Any]:
+    (x,), (t,) = primals, tangents
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    in_dtype = get_aval(x).dtype
+    if (type(t) is Zero or not dtypes.issubdtype(new_dtype, np.inexact)
+            or not dtypes.issubdtype(in_dtype, np.inexact)):
+        return out, Zero(ad.tangent_aval(get_aval(out)))
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _convert_transpose(ct: Any, x: Any, *, new_dtype: np.dtype, weak_type: bool) -> list[Any]:
+    aval = x.aval
+    if type(ct) is Zero:
+        return [Zero(aval)]
+    return [convert_element_type_p.bind(ct, new_dtype=aval.dtype, weak_type=aval.weak_type)]
+
+
+convert_element_type_p.def_impl(_convert_kernel)
+convert_element_type_p.def_jvp(_convert_jvp)
+convert_element_type_p.def_transpose(_convert_transpose)
+convert_element_type_p.def_batch(batching.vectorized_batch(convert_element_type_p))
+convert_element_type_p.def_lowering(ufunc_lowering(_convert_kernel))
+staging.const_fold_primitives.add(convert_element_type_p)
+
+
+def convert_element_type(operand: Array, new_dtype: Any) -> Array:
+    """Elementwise cast to `new_dtype` (a strong type).
+
+    >>> import numjax.numpy as jnp
+    >>> convert_element_type(jnp.array([1.7, -1.7]), jnp.int32)
+    Array([ 1, -1], dtype=int32)
+    """
+    return _convert_element_type(operand, new_dtype, weak_type=False)
+
+
+def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool = False
+                          ) -> Array:
+    aval = get_aval(operand)
+    new = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(new_dtype)
+    if type(operand) in (bool, int, float, complex):
+        operand = _python_scalar_to_numpy(operand, new)
+    elif aval.dtype == new and aval.weak_type == weak_type and not isinstance(
+            operand, np.ndarray | np.generic):
+        return operand
+    return convert_element_type_p.bind(operand, new_dtype=new, weak_type=bool(weak_type))
+
+
+def _python_scalar_to_numpy(x: Any, dtype: np.dtype) -> Any:
+    if type(x) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    if type(x) is complex and dtype.kind != "c":
+        x = x.real
+    return np.asarray(x, dtype)[()]
+
+
+# ---- broadcast_in_dim ----------------------------------------------------------------------
+
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+
+
+def _broadcast_in_dim_kernel(x: Any, *, shape: Shape, broadcast_dimensions: Shape) -> Any:
+    x = np.asarray(x)
+    expanded = [1] * len(shape)
+    for src, dst in enumerate(broadcast_dimensions):
+        expanded[dst] = x.shape[src]
+    return np.broadcast_to(x.reshape(expanded), shape)
+
+
+@broadcast_in_dim_p.def_abstract_eval
+def _broadcast_in_dim_abstract_eval(x: ShapedArray, *, shape: Shape,
+                                    broadcast_dimensions: Shape) -> ShapedArray:
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; "
+            f"got broadcast_dimensions {broadcast_dimensions} for operand ndim {x.ndim}.")
+    if any(d < 0 or d >= len(shape) for d in broadcast_dimensions):
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions; "
+            f"got broadcast_dimensions {broadcast_dimensions} for shape {shape}.")
+    for src, dst in enumerate(broadcast_dimensions):
+        if x.shape[src] not in (1, shape[dst]):
+            raise TypeError(
+                "broadcast_in_dim operand dimension sizes must either be 1, or be equal to "
+                "their corresponding dimensions in the target broadcast shape; got operand "
+                f"of shape {x.shape}, target broadcast shape {shape}, broadcast_dimensions "
+                f"{broadcast_dimensions} ")
+    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must be strictly increasing; got "
+            f"broadcast_dimensions {broadcast_dimensions}")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _broadcast_in_dim_transpose(ct: Any, x: Any, *, shape: Shape,
+                                broadcast_dimensions: Shape) -> list[Any]:
+    aval = x.aval
+    if type(ct) is Zero:
+        return [Zero(aval)]
+    from numjax._src.lax.reductions import reduce_sum
+    new_dims = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
+    kept_ones = tuple(dst for src, dst in enumerate(broadcast_dimensions)
+                      if aval.shape[src] == 1 and shape[dst] != 1)
+    summed = reduce_sum(ct, tuple(sorted(new_dims + kept_ones)))
+    return [reshape(summed, aval.shape)]
+
+
+def _broadcast_in_dim_batch(args: Sequence[Any], dims: Sequence[Any], *, shape: Shape,
+                            broadcast_dimensions: Shape) -> tuple[Any, Any]:
+    (x,), (d,) = args, dims
+    x = moveaxis(x, d, 0)
+    size = get_aval(x).shape[0]
+    return broadcast_in_dim_p.bind(
+        x, shape=(size, *shape),
+        broadcast_dimensions=(0, *(b + 1 for b in broadcast_dimensions))), 0
+
+
+broadcast_in_dim_p.def_impl(_broadcast_in_dim_kernel)
+ad.linear_jvp(broadcast_in_dim_p)
+broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
+broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
+
+
+def broadcast_in_dim(operand: Array, shape: Sequence[int],
+                     broadcast_dimensions: Sequence[int]) -> Array:
+    """Broadcast `operand` to `shape`, its axis i becoming axis `broadcast_dimensions[i]`.
+
+    >>> import numjax.numpy as jnp
+    >>> broadcast_in_dim(jnp.array([1, 2]), (3, 2), (1,)).shape
+    (3, 2)
+    """
+    shape = _shape_tuple("broadcast_in_dim", shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    aval = get_aval(operand)
+    if aval.shape == shape and dims == tuple(range(len(shape))) and isinstance(
+            operand, (Tracer, *_array_types())):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims)
+
+
+def _array_types() -> tuple[type, ...]:
+    from numjax._src.runtime.array import ArrayImpl
+    return (ArrayImpl,)
+
+
+def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
+    """Add leading dimensions of the given sizes."""
+    aval = get_aval(operand)
+    sizes = tuple(sizes)
+    dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
+    return broadcast_in_dim(operand, sizes + aval.shape, dims)
+
+
+def broadcast_to_rank(x: Array, rank: int) -> Array:
+    ndim = get_aval(x).ndim
+    if ndim == rank:
+        return x
+    return broadcast(x, (1,) * (rank - ndim))
+
+
+def broadcast_to_operands(t: Array, *operands: Array) -> Array:
+    """Broadcast `t` (whose shape is one operand's) to the lax broadcast of `operands`."""
+    from numjax._src.lax.rules import broadcast_shapes
+    shape = broadcast_shapes("broadcast", [get_aval(o).shape for o in operands])
+    t_shape = get_aval(t).shape
+    if t_shape == shape:
+        return t
+    if not t_shape:
+        return broadcast_in_dim(t, shape, ())
+    return broadcast_in_dim(t, shape, tuple(range(len(shape))))
+
+
+def unbroadcast_to(ct: Array, aval: Any) -> Array:
+    """Sum `ct` over the axes where `aval`'s shape was broadcast (0-d or size-1 axes)."""
+    from numjax._src.lax.reductions import reduce_sum
+    ct_shape = get_aval(ct).shape
+    if ct_shape == aval.shape:
+        return ct
+    if not aval.shape:
+        return reduce_sum(ct, tuple(range(len(ct_shape))))
+    axes = tuple(i for i, (a, c) in enumerate(zip(aval.shape, ct_shape, strict=True))
+                 if a == 1 and c != 1)
+    return reshape(reduce_sum(ct, axes), aval.shape)
+
+
+def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
+    """An array of `shape` filled with `fill_value`.
+
+    >>> full((2,), 3.0)
+    Array([3., 3.], dtype=float32)
+    """
+    shape = _shape_tuple("full", shape)
+    if np.ndim(fill_value) if not isinstance(fill_value, Tracer) else get_aval(
+            fill_value).ndim:
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    weak = dtype is None and dtypes.is_weakly_typed(fill_value)
+    dtype = dtypes.canonicalize_dtype(dtype if dtype is not None
+                                      else dtypes.dtype(fill_value))
+    value = _convert_element_type(fill_value, dtype, weak)
+    return broadcast(value, shape)
+
+
+def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
+    aval = get_aval(x)
+    weak = dtype is None and aval.weak_type
+    dtype = aval.dtype if dtype is None else dtype
+    value = _convert_element_type(fill_value, dtype, weak)
+    return broadcast(value, aval.shape if shape is None else tuple(shape))
+
+
+def zeros_like_aval(aval: Any) -> Array:
+    return broadcast(_convert_element_type(0, aval.dtype, aval.weak_type), aval.shape)
+
+
+ad.set_zeros_like_aval(zeros_like_aval)
+
+
+# ---- reshape / squeeze / transpose / rev ---------------------------------------------------
+
+reshape_p = Primitive("reshape")
+
+
+def _reshape_kernel(x: Any, *, new_sizes: Shape, dimensions: Shape | None) -> Any:
+    x = np.asarray(x)
+    if dimensions is not None:
+        x = np.transpose(x, dimensions)
+    return np.reshape(x, new_sizes)
+
+
+@reshape_p.def_abstract_eval
+def _reshape_abstract_eval(x: ShapedArray, *, new_sizes: Shape,
+                           dimensions: Shape | None) -> ShapedArray:
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise TypeError(
+            "reshape total size must be unchanged, got new_sizes "
+            f"{new_sizes} (of total size {int(np.prod(new_sizes, dtype=np.int64))}) for shape "
+            f"{x.shape} (of total size {x.size}).")
+    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+        raise TypeError(f"reshape dimensions must be a permutation of operand dimensions, "
+                        f"got dimensions {dimensions} for shape {x.shape}.")
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+def _reshape_transpose(ct: Any, x: Any, *, new_sizes: Shape,
+                       dimensions: Shape | None) -> list[Any]:
+    aval = x.aval
+    if type(ct) is Zero:
+        return [Zero(aval)]
+    if dimensions is None:
+        return [reshape(ct, aval.shape)]
+    permuted = tuple(aval.shape[d] for d in dimensions)
+    return [transpose(reshape(ct, permuted), tuple(np.argsort(dimensions)))]
+
+
+def _reshape_batch(args: Sequence[Any], dims: Sequence[Any], *, new_sizes: Shape,
+                   dimensions: Shape | None) -> tuple[Any, Any]:
+    (x,), (d,) = args, dims
+    x = moveaxis(x, d, 0)
+    if dimensions is not None:
+        x = transpose(x, (0, *(i + 1 for i in dimensions)))
+    size = get_aval(x).shape[0]
+    return reshape_p.bind(x, new_sizes=(size, *new_sizes), dimensions=None), 0
+
+
+reshape_p.def_impl(_reshape_kernel)
+ad.linear_jvp(reshape_p)
+reshape_p.def_transpose(_reshape_transpose)
+reshape_p.def_batch(_reshape_batch)
+
+
+def reshape(operand: Array, new_sizes: Sequence[int],
+            dimensions: Sequence[int] | None = None) -> Array:
+    """Reshape `operand` (after transposing it by `dimensions`, if given).
+
+    >>> import numjax.numpy as jnp
+    >>> reshape(jnp.arange(6), (2, 3)).shape
+    (2, 3)
+    """
+    new_sizes = _shape_tuple("reshape", new_sizes)
+    dims = None if dimensions is None else tuple(int(d) for d in dimensions)
+    aval = get_aval(operand)
+    if dims is not None and dims == tuple(range(aval.ndim)):
+        dims = None
+    if aval.shape == new_sizes and dims is None and isinstance(operand, (Tracer, *_array_types())):
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims)
+
+
+squeeze_p = Primitive("squeeze")
+
+
+@squeeze_p.def_abstract_eval
+def _squeeze_abstract_eval(x: ShapedArray, *, dimensions: Shape) -> ShapedArray:
+    for d in dimensions:
+        if not 0 <= d < x.ndim:
+            raise ValueError(f"squeeze: dimension {d} out of range for shape {x.shape}")
+        if x.shape[d] != 1:
+            raise ValueError(
+                "cannot select an axis to squeeze out which has size not equal to one, got "
+                f"shape={x.shape} and dimensions={dimensions}")
+    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions),
+                       x.dtype, x.weak_type)
+
+
+def _squeeze_kernel(x: Any, *, dimensions: Shape) -> Any:
+    return np.squeeze(x, dimensions) if dimensions else x
+
+
+def _squeeze_transpose(ct: Any, x: Any, *, dimensions: Shape) -> list[Any]:
+    return [Zero(x.aval) if type(ct) is Zero else reshape(ct, x.aval.shape)]
+
+
+def _squeeze_batch(args: Sequence[Any], dims: Sequence[Any], *,
+                   dimensions: Shape) -> tuple[Any, Any]:
+    (x,), (d,) = args, dims
+    x = moveaxis(x, d, 0)
+    return squeeze_p.bind(x, dimensions=tuple(i + 1 for i in dimensions)), 0
+
+
+squeeze_p.def_impl(_squeeze_kernel)
+ad.linear_jvp(squeeze_p)
+squeeze_p.def_transpose(_squeeze_transpose)
+squeeze_p.def_batch(_squeeze_batch)
+
+
+def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
+    ndim = get_aval(array).ndim
+    dims = tuple(sorted(int(d) % ndim if ndim else int(d) for d in dimensions))
+    if not dims and isinstance(array, (Tracer, *_array_types())):
+        return array
+    return squeeze_p.bind(array, dimensions=dims)
+
+
+def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
+    aval = get_aval(array)
+    ndim_out = aval.ndim + len(dimensions)
+    dims = sorted(int(d) % ndim_out for d in dimensions)
+    shape = list(aval.shape)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = tuple(i for i in range(ndim_out) if i not in dims)
+    return broadcast_in_dim(array, tuple(shape), kept)
+
+
+transpose_p = Primitive("transpose")
+
+
+@transpose_p.def_abstract_eval
+def _transpose_abstract_eval(x: ShapedArray, *, permutation: Shape) -> ShapedArray:
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError(
+            "transpose permutation isn't a permutation of operand dimensions, got "
+            f"permutation {permutation} for operand shape {x.shape}.")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+def _transpose_kernel(x: Any, *, permutation: Shape) -> Any:
+    return np.transpose(x, permutation)
+
+
+def _transpose_transpose(ct: Any, x: Any, *, permutation: Shape) -> list[Any]:
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    return [transpose(ct, tuple(int(i) for i in np.argsort(permutation)))]
+
+
+def _transpose_batch(args: Sequence[Any], dims: Sequence[Any], *,
+                     permutation: Shape) -> tuple[Any, Any]:
+    (x,), (d,) = args, dims
+    x = moveaxis(x, d, 0)
+    return transpose_p.bind(x, permutation=(0, *(p + 1 for p in permutation))), 0
+
+
+transpose_p.def_impl(_transpose_kernel)
+ad.linear_jvp(transpose_p)
+transpose_p.def_transpose(_transpose_transpose)
+transpose_p.def_batch(_transpose_batch)
+
+
+def transpose(operand: Array, permutation: Sequence[int]) -> Array:
+    """Permute the axes of `operand`.
+
+    >>> import numjax.numpy as jnp
+    >>> transpose(jnp.zeros((2, 3)), (1, 0)).shape
+    (3, 2)
+    """
+    perm = tuple(int(p) for p in permutation)
+    if perm == tuple(range(len(perm))) and isinstance(operand, (Tracer, *_array_types())):
+        return operand
+    return transpose_p.bind(operand, permutation=perm)
+
+
+rev_p = Primitive("rev")
+
+
+@rev_p.def_abstract_eval
+def _rev_abstract_eval(x: ShapedArray, *, dimensions: Shape) -> ShapedArray:
+    if any(not 0 <= d < x.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique and in range, got {dimensions} for "
+                        f"operand shape {x.shape}")
+    return x
+
+
+def _rev_kernel(x: Any, *, dimensions: Shape) -> Any:
+    return np.flip(x, dimensions) if dimensions else x
+
+
+def _rev_batch(args: Sequence[Any], dims: Sequence[Any], *, dimensions: Shape
+               ) -> tuple[Any, Any]:
+    (x,), (d,) = args, dims
+    x = moveaxis(x, d, 0)
+    return rev_p.bind(x, dimensions=tuple(i + 1 for i in dimensions)), 0
+
+
+rev_p.def_impl(_rev_kernel)
+ad.linear_jvp(rev_p)
+rev_p.def_transpose(lambda ct, x, *, dimensions: [
+    Zero(x.aval) if type(ct) is Zero else rev_p.bind(ct, dimensions=dimensions)])
+rev_p.def_batch(_rev_batch)
+
+
+def rev(operand: Array, dimensions: Sequence[int]) -> Array:
+    return rev_p.bind(operand, dimensions=tuple(int(d) for d in dimensions))
+
+
+# ---- select_n ------------------------------------------------------------------------------
+
+select_n_p = Primitive("select_n")
+
+
+def _select_n_kernel(which: Any, *cases: Any) -> Any:
+    if len(cases) == 1:
+        return np.broadcast_to(cases[0], np.broadcast_shapes(np.shape(which),
+                                                             np.shape(cases[0])))
+    if np.asarray(which).dtype == np.bool_:
+        return np.where(which, cases[1], cases[0])
+    return np.choose(which, cases, mode="clip")
+
+
+@select_n_p.def_abstract_eval
+def _select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
+    if not cases:
+        raise ValueError("select_n called with no cases")
+    first = cases[0]
+    if any(c.shape != first.shape for c in cases):
+        raise TypeError("select cases must have the same shapes, got "
+                        f"[{', '.join(str(c.shape) for c in cases)}].")
+    if any(c.dtype != first.dtype for c in cases):
+        raise TypeError("select cases must have the same dtypes, got "
+                        f"[{', '.join(c.dtype.name for c in cases)}].")
+    if which.shape and which.shape != first.shape:
+        raise TypeError(
+            "select `which` must be scalar or have the same shape as cases, got `which` shape "
+            f"{which.shape} but case shape {first.shape}.")
+    if which.dtype != np.bool_ and which.dtype != np.int32:
+        raise TypeError(f"select `which` must be boolean or int32 type, got {which.dtype}.")
+    if which.dtype == np.bool_ and len(cases) > 2:
+        raise TypeError("select with boolean `which` cannot have > 2 cases.")
+    return ShapedArray(first.shape, first.dtype,
+                       builtins.all(c.weak_type for c in cases))
+
+
+def _select_n_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    which, *cases = primals
+    out = select_n_p.bind(which, *cases)
+    case_tangents = tangents[1:]
+    if builtins.all(type(t) is Zero for t in case_tangents):
+        return out, Zero(ad.tangent_aval(get_aval(out)))
+    return out, select_n_p.bind(which, *[ad.instantiate_zeros(t) for t in case_tangents])
+
+
+def _select_n_transpose(ct: Any, which: Any, *cases: Any) -> list[Any]:
+    if is_undefined_primal(which):
+        raise ValueError("select_n is not linear in its predicate")
+    out: list[Any] = [None]
+    for i, c in enumerate(cases):
+        if not is_undefined_primal(c):
+            out.append(None)
+        elif type(ct) is Zero:
+            out.append(Zero(c.aval))
+        else:
+            zeros = full_like(ct, 0)
+            branches = [zeros] * len(cases)
+            branches[i] = ct
+            out.append(select_n_p.bind(which, *branches))
+    return out
+
+
+def _select_n_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
+    which, *cases = args
+    which_dim, *case_dims = dims
+    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True)
+                if d is not not_mapped)
+    cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims,
+                                                                 strict=True)]
+    case_shape = get_aval(cases[0]).shape
+    if which_dim is not_mapped and get_aval(which).ndim == 0:
+        return select_n_p.bind(which, *cases), 0
+    which = batching.bdim_at_front(which, which_dim, size)
+    if get_aval(which).shape != case_shape:
+        which = broadcast_in_dim(which, case_shape, tuple(range(get_aval(which).ndim)))
+    return select_n_p.bind(which, *cases), 0
+
+
+select_n_p.def_impl(_select_n_kernel)
+select_n_p.def_jvp(_select_n_jvp)
+select_n_p.def_transpose(_select_n_transpose)
+select_n_p.def_batch(_select_n_batch)
+select_n_p.def_lowering(ufunc_lowering(_select_n_kernel))
+
+
+def select_n(which: Array, *cases: Array) -> Array:
+    """`cases[which]` elementwise; a boolean `which` picks between two cases.
+
+    >>> import numjax.numpy as jnp
+    >>> select_n(jnp.array([True, False]), jnp.array([1, 2]), jnp.array([3, 4]))
+    Array([3, 2], dtype=int32)
+    """
+    return select_n_p.bind(which, *cases)
+
+
+def select(pred: Array, on_true: Array, on_false: Array) -> Array:
+    """`on_true` where `pred`, else `on_false`."""
+    return select_n_p.bind(pred, on_false, on_true)
+
+
+# ---- iota ----------------------------------------------------------------------------------
+
+iota_p = Primitive("iota")
+
+
+def _iota_kernel(*, dtype: np.dtype, shape: Shape, dimension: int) -> Any:
+    ramp = np.arange(shape[dimension], dtype=dtype)
+    view = [1] * len(shape)
+    view[dimension] = shape[dimension]
+    return np.broadcast_to(ramp.reshape(view), shape)
+
+
+@iota_p.def_abstract_eval
+def _iota_abstract_eval(*, dtype: np.dtype, shape: Shape, dimension: int) -> ShapedArray:
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota dimension must be between 0 and len(shape), got "
+                         f"dimension={dimension} for shape {shape}")
+    return ShapedArray(shape, dtype)
+
+
+iota_p.def_impl(_iota_kernel)
+
+
+def iota(dtype: Any, size: int) -> Array:
+    """`[0, 1, ..., size-1]` of `dtype`."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Array:
+    dtype = dtypes.canonicalize_dtype(dtype)
+    shape = _shape_tuple("broadcasted_iota", shape)
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension))
+
+
+def _iota_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+    raise AssertionError("iota has no operands to batch")
+
+
+iota_p.def_batch(_iota_batch)
+
+
+# ---- concatenate / slice -------------------------------------------------------------------
+
+concatenate_p = Primitive("concatenate")
+
+
+def _concatenate_kernel(*operands: Any, dimension: int) -> Any:
+    return np.concatenate(operands, axis=dimension)
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract_eval(*operands: ShapedArray, dimension: int) -> ShapedArray:
+    if not operands:
+        raise TypeError("concatenate requires a non-empty sequence of operands")
+    first = operands[0]
+    if not 0 <= dimension < first.ndim:
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for "
+                        f"shapes {', '.join(str(o.shape) for o in operands)}.")
+    for o in operands:
+        if o.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(
+                zip(o.shape, first.shape, strict=True)) if i != dimension):
+            raise TypeError(
+                "Cannot concatenate arrays with shapes that differ in dimensions other than "
+                f"the one being concatenated: concatenating along dimension {dimension} for "
+                f"shapes {', '.join(str(o.shape) for o in operands)}.")
+        if o.dtype != first.dtype:
+            raise TypeError("Cannot concatenate arrays with different dtypes: "
+                            f"{', '.join(o.dtype.name for o in operands)}.")
+    size = builtins.sum(o.shape[dimension] for o in operands)
+    shape = first.shape[:dimension] + (size,) + first.shape[dimension + 1:]
+    return ShapedArray(shape, first.dtype, builtins.all(o.weak_type for o in operands))
+
+
+def _concatenate_transpose(ct: Any, *operands: Any, dimension: int) -> list[Any]:
+    out: list[Any] = []
+    start = 0
+    for o in operands:
+        size = (o.aval if is_undefined_primal(o) else get_aval(o)).shape[dimension]
+        if is_undefined_primal(o):
+            out.append(Zero(o.aval) if type(ct) is Zero else
+                       slice_in_dim(ct, start, start + size, axis=dimension))
+        else:
+            out.append(None)
+        start += size
+    return out
+
+
+def _concatenate_batch(args: Sequence[Any], dims: Sequence[Any], *,
+                       dimension: int) -> tuple[Any, Any]:
+    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True)
+                if d is not not_mapped)
+    operands = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims, strict=True)]
+    return concatenate_p.bind(*operands, dimension=dimension + 1), 0
+
+
+concatenate_p.def_impl(_concatenate_kernel)
+ad.linear_jvp(concatenate_p)
+concatenate_p.def_transpose(_concatenate_transpose)
+concatenate_p.def_batch(_concatenate_batch)
+
+
+def concatenate(operands: Sequence[Array], dimension: int) -> Array:
+    """Join arrays along `dimension`."""
+    operands = list(operands)
+    if len(operands) == 1 and isinstance(operands[0], (Tracer, *_array_types())):
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+slice_p = Primitive("slice")
+
+
+def _slice_kernel(x: Any, *, start_indices: Shape, limit_indices: Shape,
+                  strides: Shape | None) -> Any:
+    steps = strides or (1,) * len(start_indices)
+    return np.asarray(x)[tuple(builtins.slice(s, e, st) for s, e, st in
+                               zip(start_indices, limit_indices, steps, strict=True))]
+
+
+@slice_p.def_abstract_eval
+def _slice_abstract_eval(x: ShapedArray, *, start_indices: Shape, limit_indices: Shape,
+                         strides: Shape | None) -> ShapedArray:
+    if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
+        raise TypeError(
+            "slice start_indices must have length equal to the number of dimensions of the "
+            f"operand, got indices {start_indices} for operand shape {x.shape}.")
+    steps = strides or (1,) * x.ndim
+    shape = []
+    for s, e, st, d in zip(start_indices, limit_indices, steps, x.shape, strict=True):
+        if not 0 <= s <= e <= d:
+            raise TypeError(
+                "slice indices must be 0 <= start <= limit <= operand shape, got "
+                f"start_indices {start_indices}, limit_indices {limit_indices} for operand "
+                f"shape {x.shape}.")
+        if st <= 0:
+            raise TypeError(f"slice strides must be positive, got {strides}")
+        shape.append(0 if e == s else (e - s - 1) // st + 1)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _slice_transpose(ct: Any, x: Any, *, start_indices: Shape, limit_indices: Shape,
+                     strides: Shape | None) -> list[Any]:
+    aval = x.aval
+    if type(ct) is Zero:
+        return [Zero(aval)]
+    from numjax._src.lax.padding import pad
+    steps = strides or (1,) * aval.ndim
+    out_shape = get_aval(ct).shape
+    config = []
+    for s, st, d, n in zip(start_indices, steps, aval.shape, out_shape, strict=True):
+        used = s + (n - 1) * st + 1 if n else s
+        config.append((s, d - used, st - 1 if n else 0))
+    return [pad(ct, lax_zero(ct), tuple(config))]
+
+
+def lax_zero(x: Array) -> Any:
+    return np.zeros((), get_aval(x).dtype)[()]
+
+
+def _slice_batch(args: Sequence[Any], dims: Sequence[Any], *, start_indices: Shape,
+                 limit_indices: Shape, strides: Shape | None) -> tuple[Any, Any]:
+    (x,), (d,) = args, dims
+    x = moveaxis(x, d, 0)
+    size = get_aval(x).shape[0]
+    return slice_p.bind(x, start_indices=(0, *start_indices),
+                        limit_indices=(size, *limit_indices),
+                        strides=None if strides is None else (1, *strides)), 0
+
+
+slice_p.def_impl(_slice_kernel)
+ad.linear_jvp(slice_p)
+slice_p.def_transpose(_slice_transpose)
+slice_p.def_batch(_slice_batch)
+
+
+def slice(operand: Array, start_indices: Sequence[int], limit_indices: Sequence[int],
+          strides: Sequence[int] | None = None) -> Array:
+    """The static slice `operand[start:limit:stride]` in every dimension."""
+    return slice_p.bind(operand, start_indices=tuple(int(i) for i in start_indices),
+                        limit_indices=tuple(int(i) for i in limit_indices),
+                        strides=None if strides is None else tuple(int(s) for s in strides))
+
+
+def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | None,
+                 stride: int = 1, axis: int = 0) -> Array:
+    shape = get_aval(operand).shape
+    axis = int(axis) % len(shape)
+    start = [0] * len(shape)
+    limit = list(shape)
+    strides = [1] * len(shape)
+    size = shape[axis]
+    s = 0 if start_index is None else int(start_index)
+    e = size if limit_index is None else int(limit_index)
+    start[axis] = s + size if s < 0 else s
+    limit[axis] = e + size if e < 0 else e
+    strides[axis] = int(stride)
+    return slice(operand, start, limit, strides if stride != 1 else None)
+
+
+def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
+    shape = get_aval(operand).shape
+    axis = int(axis) % len(shape)
+    index = int(index) + shape[axis] if int(index) < 0 else int(index)
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))

@@ -1,0 +1,173 @@
+"""Operators and methods shared by `Array` and tracers, installed on both classes at import."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.trace import Tracer
+from numjax._src.lax import lax
+from numjax._src.numpy import lax_numpy, reductions, shape, ufuncs
+from numjax._src.runtime.array import ArrayImpl
+
+Array = Any
+
+_OPERAND_TYPES = (ArrayImpl, Tracer, bool, int, float, complex, np.generic, np.ndarray)
+
+
+def _is_operand(x: Any) -> bool:
+    return isinstance(x, _OPERAND_TYPES) or hasattr(x, "__jax_array__")
+
+
+def _binop(fn: Callable[[Array, Array], Array], reflected: bool = False
+           ) -> Callable[[Array, Any], Any]:
+    if reflected:
+        def method(self: Array, other: Any) -> Any:
+            if not _is_operand(other):
+                return NotImplemented
+            return fn(other, self)
+    else:
+        def method(self: Array, other: Any) -> Any:
+            if not _is_operand(other):
+                return NotImplemented
+            return fn(self, other)
+    return method
+
+
+def _astype(self: Array, dtype: Any, copy: bool = False, device: Any = None) -> Array:
+    dtypes.check_user_dtype_supported(dtype, "astype")
+    return lax.convert_element_type(self, dtype)
+
+
+def _reshape(self: Array, *args: Any, order: str = "C", **kwargs: Any) -> Array:
+    if "shape" in kwargs:
+        newshape = kwargs.pop("shape")
+    elif len(args) == 1 and not isinstance(args[0], int | np.integer):
+        newshape = args[0]
+    else:
+        newshape = args
+    return shape.reshape(self, newshape, order)
+
+
+def _transpose(self: Array, *axes: Any) -> Array:
+    if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int | np.integer)):
+        axes = axes[0]
+    return shape.transpose(self, axes or None)
+
+
+def _item(self: Array, *args: Any) -> Any:
+    return np.asarray(self).item(*args)
+
+
+def _getitem(self: Array, index: Any) -> Array:
+    from numjax._src.numpy.indexing import getitem
+    return getitem(self, index)
+
+
+def _at(self: Array) -> Any:
+    from numjax._src.numpy.indexing import IndexUpdateHelper
+    return IndexUpdateHelper(self)
+
+
+def _T(self: Array) -> Array:
+    return shape.transpose(self)
+
+
+def _mT(self: Array) -> Array:
+    return shape.swapaxes(self, -1, -2)
+
+
+def _real(self: Array) -> Array:
+    from numjax._src.numpy import complex_fns
+    return complex_fns.real(self)
+
+
+def _imag(self: Array) -> Array:
+    from numjax._src.numpy import complex_fns
+    return complex_fns.imag(self)
+
+
+def _conj(self: Array) -> Array:
+    from numjax._src.numpy import complex_fns
+    return complex_fns.conjugate(self)
+
+
+def _flatten(self: Array, order: str = "C") -> Array:
+    return shape.ravel(self, order)
+
+
+def _dot(self: Array, b: Array, *, precision: Any = None,
+         preferred_element_type: Any = None) -> Array:
+    return lax_numpy.dot(self, b, precision=precision,
+                         preferred_element_type=preferred_element_type)
+
+
+def _round(self: Array, decimals: int = 0, out: None = None) -> Array:
+    from numjax._src.numpy import rounding
+    return rounding.round(self, decimals)
+
+
+def _to_device(self: Array, device: Any, *, stream: Any = None) -> Array:
+    from numjax._src.api.device_put import device_put
+    return device_put(self, device)
+
+
+_OPERATORS: dict[str, Callable[..., Any]] = {
+    "__add__": _binop(ufuncs.add), "__radd__": _binop(ufuncs.add, True),
+    "__sub__": _binop(ufuncs.subtract), "__rsub__": _binop(ufuncs.subtract, True),
+    "__mul__": _binop(ufuncs.multiply), "__rmul__": _binop(ufuncs.multiply, True),
+    "__truediv__": _binop(ufuncs.true_divide),
+    "__rtruediv__": _binop(ufuncs.true_divide, True),
+    "__floordiv__": _binop(ufuncs.floor_divide),
+    "__rfloordiv__": _binop(ufuncs.floor_divide, True),
+    "__mod__": _binop(ufuncs.remainder), "__rmod__": _binop(ufuncs.remainder, True),
+    "__pow__": _binop(ufuncs.power), "__rpow__": _binop(ufuncs.power, True),
+    "__matmul__": _binop(lax_numpy.matmul), "__rmatmul__": _binop(lax_numpy.matmul, True),
+    "__and__": _binop(ufuncs.bitwise_and), "__rand__": _binop(ufuncs.bitwise_and, True),
+    "__or__": _binop(ufuncs.bitwise_or), "__ror__": _binop(ufuncs.bitwise_or, True),
+    "__xor__": _binop(ufuncs.bitwise_xor), "__rxor__": _binop(ufuncs.bitwise_xor, True),
+    "__lshift__": _binop(ufuncs.left_shift), "__rlshift__": _binop(ufuncs.left_shift, True),
+    "__rshift__": _binop(ufuncs.right_shift),
+    "__rrshift__": _binop(ufuncs.right_shift, True),
+    "__eq__": _binop(ufuncs.equal), "__ne__": _binop(ufuncs.not_equal),
+    "__lt__": _binop(ufuncs.less), "__le__": _binop(ufuncs.less_equal),
+    "__gt__": _binop(ufuncs.greater), "__ge__": _binop(ufuncs.greater_equal),
+    "__neg__": ufuncs.negative, "__pos__": ufuncs.positive, "__abs__": ufuncs.absolute,
+    "__invert__": ufuncs.bitwise_not, "__getitem__": _getitem,
+    "__divmod__": _binop(lambda a, b: (ufuncs.floor_divide(a, b), ufuncs.remainder(a, b))),
+    "__rdivmod__": _binop(lambda a, b: (ufuncs.floor_divide(a, b), ufuncs.remainder(a, b)),
+                          True),
+    "__round__": _round,
+}
+
+_METHODS: dict[str, Callable[..., Any]] = {
+    "astype": _astype, "reshape": _reshape, "transpose": _transpose, "ravel": shape.ravel,
+    "flatten": _flatten, "squeeze": shape.squeeze, "swapaxes": shape.swapaxes,
+    "sum": reductions.sum, "prod": reductions.prod, "max": reductions.max,
+    "min": reductions.min, "mean": reductions.mean, "var": reductions.var,
+    "std": reductions.std, "any": reductions.any, "all": reductions.all,
+    "argmax": reductions.argmax, "argmin": reductions.argmin, "dot": _dot,
+    "clip": lax_numpy.clip, "conj": _conj, "conjugate": _conj, "round": _round,
+    "to_device": _to_device,
+}
+
+_PROPERTIES: dict[str, Callable[..., Any]] = {
+    "T": _T, "mT": _mT, "real": _real, "imag": _imag, "at": _at,
+}
+
+
+def install(cls: type) -> None:
+    for name, fn in _OPERATORS.items():
+        setattr(cls, name, fn)
+    for name, fn in _METHODS.items():
+        setattr(cls, name, fn)
+    for name, fn in _PROPERTIES.items():
+        setattr(cls, name, property(fn))
+
+
+install(ArrayImpl)
+install(Tracer)
+Tracer.item = _item  # type: ignore[attr-defined]

@@ -1,0 +1,119 @@
+"""Indexing: `x[idx]` and `x.at[idx]` updates.
+
+Static basic indices (integers, slices, None, Ellipsis) lower to slice/rev/reshape. Traced
+integers, integer arrays and boolean masks need gather/scatter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from numjax._src.core.avals import get_aval
+from numjax._src.lax import lax
+
+Array = Any
+
+
+def _is_static_int(i: Any) -> bool:
+    return isinstance(i, int | np.integer) and not isinstance(i, bool)
+
+
+def _expand_index(index: Any, ndim: int) -> list[Any]:
+    if not isinstance(index, tuple):
+        index = (index,)
+    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+    out: list[Any] = []
+    seen_ellipsis = False
+    for i in index:
+        if i is Ellipsis:
+            if seen_ellipsis:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            seen_ellipsis = True
+            out.extend([slice(None)] * (ndim - n_real))
+        else:
+            out.append(i)
+    if n_real > ndim:
+        raise IndexError(f"Too many indices: {ndim}-dimensional array indexed with {n_real} "
+                         "regular indices.")
+    out.extend([slice(None)] * (ndim - n_real - (0 if seen_ellipsis else 0)
+                                if not seen_ellipsis else 0))
+    return out
+
+
+def getitem(x: Array, index: Any) -> Array:
+    """`x[index]` for static basic indices.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.arange(5)[1:4]
+    Array([1, 2, 3], dtype=int32)
+    """
+    aval = get_aval(x)
+    items = _expand_index(index, aval.ndim)
+    if not all(i is None or isinstance(i, slice) or _is_static_int(i) for i in items):
+        from numjax._src.numpy.advanced_indexing import advanced_getitem
+        return advanced_getitem(x, index)
+    starts, limits, strides, squeeze_dims, flips, out_shape = [], [], [], [], [], []
+    dim = 0
+    for i in items:
+        if i is None:
+            out_shape.append(("new",))
+            continue
+        size = aval.shape[dim]
+        if _is_static_int(i):
+            j = int(i)
+            if not -size <= j < size:
+                raise IndexError(f"index {j} is out of bounds for axis {dim} with size {size}")
+            j %= size
+            starts.append(j)
+            limits.append(j + 1)
+            strides.append(1)
+            squeeze_dims.append(dim)
+        else:
+            start, stop, step = i.indices(size)
+            if step > 0:
+                n = max(0, (stop - start + step - 1) // step)
+                starts.append(start)
+                limits.append(start + (n - 1) * step + 1 if n else start)
+                strides.append(step)
+            else:
+                n = max(0, (start - stop - step - 1) // -step)
+                first = start + (n - 1) * step if n else 0
+                starts.append(first)
+                limits.append(start + 1 if n else 0)
+                strides.append(-step)
+                flips.append(dim)
+            out_shape.append(("dim", dim))
+        dim += 1
+    if not (starts == [0] * aval.ndim and list(limits) == list(aval.shape)
+            and all(s == 1 for s in strides)):
+        x = lax.slice(x, starts, limits, strides if any(s != 1 for s in strides) else None)
+    if flips:
+        x = lax.rev(x, tuple(flips))
+    if squeeze_dims:
+        x = lax.squeeze(x, tuple(squeeze_dims))
+    if any(o == ("new",) for o in out_shape):
+        new_shape = []
+        sliced = iter(get_aval(x).shape)
+        for o in out_shape:
+            new_shape.append(1 if o == ("new",) else next(sliced))
+        x = lax.reshape(x, tuple(new_shape))
+    return x
+
+
+class IndexUpdateHelper:
+    """`x.at[idx]`: functional updates (`set`, `add`, ...) and `get`."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Array) -> None:
+        self.array = array
+
+    def __getitem__(self, index: Any) -> Any:
+        from numjax._src.numpy.advanced_indexing import IndexUpdateRef
+        return IndexUpdateRef(self.array, index)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({self.array!r})"
+

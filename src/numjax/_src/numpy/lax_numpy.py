@@ -1,0 +1,132 @@
+"""Selection and linear algebra basics of jnp: where, clip, matmul, dot, outer, inner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.avals import get_aval
+from numjax._src.lax import lax
+from numjax._src.numpy.shape import broadcast_arrays
+from numjax._src.numpy.util import check_arraylike, ensure_array, promote_dtypes, promote_shapes
+
+Array = Any
+
+
+def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = None,
+          fill_value: Any = None) -> Any:
+    """`x` where `condition`, else `y` (the one-argument form is `nonzero`).
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.where(jnp.array([True, False]), 1, 0)
+    Array([1, 0], dtype=int32, weak_type=True)
+    """
+    if x is None and y is None:
+        from numjax._src.numpy.indexing import nonzero
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided "
+                         "to jax.numpy.where, got {x} and {y}.")
+    check_arraylike("where", condition, x, y)
+    condition = ensure_array(condition)
+    if get_aval(condition).dtype != bool:
+        condition = lax.ne(condition, lax._convert_element_type(0, get_aval(condition).dtype))
+    x, y = promote_dtypes(x, y)
+    condition, x, y = broadcast_arrays(condition, x, y)
+    return lax.select(condition, x, y)
+
+
+def clip(arr: Array = None, min: Array = None, max: Array = None, *, a: Any = None,
+         a_min: Any = None, a_max: Any = None) -> Array:
+    arr = a if arr is None else arr
+    min = a_min if min is None else min
+    max = a_max if max is None else max
+    from numjax._src.numpy.ufuncs import maximum, minimum
+    if min is not None:
+        arr = maximum(min, arr)
+    if max is not None:
+        arr = minimum(max, arr)
+    return ensure_array(arr)
+
+
+def matmul(a: Array, b: Array, *, precision: Any = None,
+           preferred_element_type: Any = None) -> Array:
+    """Matrix product with NumPy's broadcasting of leading (batch) dimensions."""
+    check_arraylike("matmul", a, b)
+    a, b = promote_dtypes(a, b)
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if not a_shape or not b_shape:
+        raise ValueError(f"matmul: Input operand {0 if not a_shape else 1} does not have enough "
+                         "dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) "
+                         "requires 1)")
+    a_vec, b_vec = len(a_shape) == 1, len(b_shape) == 1
+    if a_vec:
+        a = lax.reshape(a, (1, a_shape[0]))
+    if b_vec:
+        b = lax.reshape(b, (b_shape[0], 1))
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if a_shape[-1] != b_shape[-2]:
+        raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
+                        f"got {(a_shape[-1],)} and {(b_shape[-2],)}.")
+    batch = tuple(np.broadcast_shapes(a_shape[:-2], b_shape[:-2]))
+    nb = len(batch)
+    a = _broadcast_batch(a, batch)
+    b = _broadcast_batch(b, batch)
+    out = lax.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
+                          precision, preferred_element_type)
+    if a_vec:
+        out = lax.squeeze(out, (nb,))
+    if b_vec:
+        out = lax.squeeze(out, (get_aval(out).ndim - 1,))
+    return out
+
+
+def _broadcast_batch(x: Array, batch: tuple[int, ...]) -> Array:
+    shape = get_aval(x).shape
+    target = batch + shape[-2:]
+    if shape == target:
+        return x
+    from numjax._src.numpy.shape import broadcast_to
+    return broadcast_to(x, target)
+
+
+def dot(a: Array, b: Array, *, precision: Any = None,
+        preferred_element_type: Any = None) -> Array:
+    """NumPy's dot: scalars multiply, 1-D/2-D contract, N-D contracts a's last with b's
+    second-to-last axis."""
+    check_arraylike("dot", a, b)
+    a, b = promote_dtypes(a, b)
+    a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
+    if a_nd == 0 or b_nd == 0:
+        return lax.mul(*promote_shapes("dot", a, b))
+    contract_b = 0 if b_nd == 1 else b_nd - 2
+    return lax.dot_general(a, b, (((a_nd - 1,), (contract_b,)), ((), ())), precision,
+                           preferred_element_type)
+
+
+def vdot(a: Array, b: Array, *, precision: Any = None,
+         preferred_element_type: Any = None) -> Array:
+    a, b = ensure_array(a), ensure_array(b)
+    if dtypes.issubdtype(get_aval(a).dtype, np.complexfloating):
+        a = lax.conj(a)
+    return dot(lax.reshape(a, (get_aval(a).size,)), lax.reshape(b, (get_aval(b).size,)),
+               precision=precision, preferred_element_type=preferred_element_type)
+
+
+def inner(a: Array, b: Array, *, precision: Any = None,
+          preferred_element_type: Any = None) -> Array:
+    a, b = promote_dtypes(a, b)
+    a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
+    if a_nd == 0 or b_nd == 0:
+        return dot(a, b)
+    return lax.dot_general(a, b, (((a_nd - 1,), (b_nd - 1,)), ((), ())), precision,
+                           preferred_element_type)
+
+
+def outer(a: Array, b: Array, out: None = None) -> Array:
+    a, b = promote_dtypes(a, b)
+    a = lax.reshape(a, (get_aval(a).size, 1))
+    b = lax.reshape(b, (1, get_aval(b).size))
+    return lax.mul(a, b)

@@ -1,0 +1,232 @@
+"""Shape manipulation: reshape, transpose, squeeze, expand_dims, broadcast, stack, concatenate."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src.core.avals import get_aval
+from numjax._src.lax import lax
+from numjax._src.numpy.util import canonicalize_axis, ensure_array, promote_dtypes
+
+Array = Any
+
+
+def shape(a: Array) -> tuple[int, ...]:
+    return tuple(get_aval(a).shape)
+
+
+def ndim(a: Array) -> int:
+    return len(get_aval(a).shape)
+
+
+def size(a: Array, axis: int | None = None) -> int:
+    s = get_aval(a).shape
+    return int(np.prod(s)) if axis is None else s[axis]
+
+
+def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = None) -> Array:
+    """Reshape `a`; one dimension may be -1 (inferred).
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.reshape(jnp.arange(6), (3, -1)).shape
+    (3, 2)
+    """
+    new = shape if shape is not None else newshape
+    a = ensure_array(a)
+    if isinstance(new, int | np.integer):
+        new = (int(new),)
+    new = tuple(int(d) for d in new)
+    old = get_aval(a).shape
+    total = int(np.prod(old, dtype=np.int64))
+    if new.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in new:
+        known = int(np.prod([d for d in new if d != -1], dtype=np.int64))
+        if known == 0 or total % known:
+            raise TypeError(f"cannot reshape array of shape {old} (size {total}) into shape "
+                            f"{new}")
+        new = tuple(total // known if d == -1 else d for d in new)
+    if int(np.prod(new, dtype=np.int64)) != total:
+        raise TypeError(f"cannot reshape array of shape {old} (size {total}) into shape {new}")
+    if order == "F":
+        rev = tuple(reversed(range(len(old))))
+        return lax.transpose(lax.reshape(a, tuple(reversed(new)), rev),
+                             tuple(reversed(range(len(new)))))
+    return lax.reshape(a, new)
+
+
+def ravel(a: Array, order: str = "C") -> Array:
+    return reshape(a, (-1,), order)
+
+
+def transpose(a: Array, axes: Sequence[int] | None = None) -> Array:
+    a = ensure_array(a)
+    n = get_aval(a).ndim
+    perm = tuple(reversed(range(n))) if axes is None else tuple(
+        canonicalize_axis(i, n) for i in axes)
+    return lax.transpose(a, perm)
+
+
+def permute_dims(a: Array, axes: Sequence[int]) -> Array:
+    return transpose(a, axes)
+
+
+def swapaxes(a: Array, axis1: int, axis2: int) -> Array:
+    a = ensure_array(a)
+    n = get_aval(a).ndim
+    perm = list(range(n))
+    i, j = canonicalize_axis(axis1, n), canonicalize_axis(axis2, n)
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax.transpose(a, tuple(perm))
+
+
+def moveaxis(a: Array, source: Any, destination: Any) -> Array:
+    a = ensure_array(a)
+    n = get_aval(a).ndim
+    src = [canonicalize_axis(s, n) for s in np.atleast_1d(source)]
+    dst = [canonicalize_axis(d, n) for d in np.atleast_1d(destination)]
+    if len(src) != len(dst):
+        raise ValueError("Inconsistent number of elements: "
+                         f"{len(src)} vs {len(dst)}")
+    perm = [i for i in range(n) if i not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        perm.insert(d, s)
+    return lax.transpose(a, tuple(perm))
+
+
+def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:
+    a = ensure_array(a)
+    s = get_aval(a).shape
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(s) if d == 1)
+    else:
+        axes = tuple(canonicalize_axis(i, len(s)) for i in np.atleast_1d(axis))
+    return lax.squeeze(a, axes)
+
+
+def expand_dims(a: Array, axis: int | Sequence[int]) -> Array:
+    a = ensure_array(a)
+    axes = tuple(np.atleast_1d(axis).tolist())
+    n = get_aval(a).ndim + len(axes)
+    return lax.expand_dims(a, tuple(canonicalize_axis(i, n) for i in axes))
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
+
+
+def broadcast_to(array: Array, shape: Any) -> Array:
+    """Broadcast `array` to `shape` with NumPy's rules."""
+    array = ensure_array(array)
+    shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(shape)
+    old = get_aval(array).shape
+    if len(shape) < len(old) or any(o not in (1, n) for o, n in zip(
+            old, shape[len(shape) - len(old):], strict=True)):
+        raise ValueError(f"Incompatible shapes for broadcasting: {old} and requested shape "
+                         f"{shape}")
+    if old == shape:
+        return array
+    offset = len(shape) - len(old)
+    squeezed = [i for i, (o, n) in enumerate(zip(old, shape[offset:], strict=True))
+                if o == 1 and n != 1]
+    if squeezed:
+        array = lax.squeeze(array, tuple(squeezed))
+    kept = tuple(offset + i for i in range(len(old)) if i not in squeezed)
+    return lax.broadcast_in_dim(array, shape, kept)
+
+
+def broadcast_arrays(*args: Array) -> list[Array]:
+    shp = broadcast_shapes(*[get_aval(a).shape for a in args])
+    return [broadcast_to(a, shp) for a in args]
+
+
+def atleast_1d(*arys: Array) -> Any:
+    out = [reshape(a, (1,)) if get_aval(a).ndim == 0 else ensure_array(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys: Array) -> Any:
+    out = []
+    for a in arys:
+        a = ensure_array(a)
+        nd = get_aval(a).ndim
+        out.append(a if nd >= 2 else lax.broadcast_to_rank(a, 2))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys: Array) -> Any:
+    out = []
+    for a in arys:
+        a = ensure_array(a)
+        s = get_aval(a).shape
+        if len(s) == 0:
+            a = reshape(a, (1, 1, 1))
+        elif len(s) == 1:
+            a = reshape(a, (1, s[0], 1))
+        elif len(s) == 2:
+            a = reshape(a, (*s, 1))
+        out.append(a)
+    return out[0] if len(out) == 1 else out
+
+
+def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None) -> Array:
+    """Join arrays along an existing axis (flattened first when axis is None)."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
+    arrays = [ensure_array(a) for a in arrays]
+    if axis is None:
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
+    if dtype is not None:
+        from numjax._src import dtypes
+        arrays = [lax._convert_element_type(a, dtypes.canonicalize_dtype(dtype)) for a in arrays]
+    arrays = promote_dtypes(*arrays)
+    n = get_aval(arrays[0]).ndim
+    if n == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    return lax.concatenate(arrays, canonicalize_axis(axis, n))
+
+
+def stack(arrays: Sequence[Array], axis: int = 0, dtype: Any = None) -> Array:
+    """Join arrays along a new axis."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    arrays = [ensure_array(a) for a in arrays]
+    shapes = {get_aval(a).shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("All input arrays must have the same shape.")
+    n = get_aval(arrays[0]).ndim + 1
+    ax = canonicalize_axis(axis, n)
+    return concatenate([expand_dims(a, ax) for a in arrays], ax, dtype)
+
+
+def hstack(tup: Sequence[Array], dtype: Any = None) -> Array:
+    arrs = atleast_1d(*tup)
+    arrs = arrs if isinstance(arrs, list) else [arrs]
+    return concatenate(arrs, 0 if get_aval(arrs[0]).ndim == 1 else 1, dtype)
+
+
+def vstack(tup: Sequence[Array], dtype: Any = None) -> Array:
+    arrs = atleast_2d(*tup)
+    arrs = arrs if isinstance(arrs, list) else [arrs]
+    return concatenate(arrs, 0, dtype)
+
+
+def dstack(tup: Sequence[Array], dtype: Any = None) -> Array:
+    arrs = atleast_3d(*tup)
+    arrs = arrs if isinstance(arrs, list) else [arrs]
+    return concatenate(arrs, 2, dtype)
+
+
+def flip(m: Array, axis: int | Sequence[int] | None = None) -> Array:
+    m = ensure_array(m)
+    n = get_aval(m).ndim
+    axes = tuple(range(n)) if axis is None else tuple(
+        canonicalize_axis(a, n) for a in np.atleast_1d(axis))
+    return lax.rev(m, axes)

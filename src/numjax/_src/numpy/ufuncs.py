@@ -1,0 +1,378 @@
+"""jnp's elementwise functions: NumPy's broadcasting and JAX's dtype promotion over lax.
+
+Binary functions take a fast path when both operands are Arrays of one dtype and rank: lax's
+own broadcasting then matches NumPy's and no promotion is needed (the eager-op budget).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.avals import get_aval
+from numjax._src.lax import lax
+from numjax._src.numpy.util import (
+    check_arraylike,
+    promote_args,
+    promote_args_inexact,
+    promote_args_numeric,
+)
+from numjax._src.runtime.array import ArrayImpl
+
+Array = Any
+_BOOL = np.dtype(bool)
+
+
+def _binary(name: str, op: Callable[[Array, Array], Array],
+            promote: Callable[..., list[Array]] = promote_args,
+            fast: bool = True) -> Callable[[Array, Array], Array]:
+    def fn(x1: Array, x2: Array, /) -> Array:
+        if fast and type(x1) is ArrayImpl and type(x2) is ArrayImpl:
+            b1, b2 = x1._buf, x2._buf
+            if b1.dtype == b2.dtype and b1.ndim == b2.ndim and b1.dtype != _BOOL:
+                return op(x1, x2)
+        x1, x2 = promote(name, x1, x2)
+        return op(x1, x2)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} with NumPy broadcasting and JAX's type promotion."
+    return fn
+
+
+def _unary(name: str, op: Callable[[Array], Array],
+           promote: Callable[..., list[Array]] = promote_args_inexact
+           ) -> Callable[[Array], Array]:
+    def fn(x: Array, /) -> Array:
+        if type(x) is ArrayImpl and promote is promote_args_inexact and x._buf.dtype.kind in "fc":
+            return op(x)
+        (x,) = promote(name, x)
+        return op(x)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name}."
+    return fn
+
+
+def _add(x: Array, y: Array) -> Array:
+    return lax.bitwise_or(x, y) if get_aval(x).dtype == _BOOL else lax.add(x, y)
+
+
+def _multiply(x: Array, y: Array) -> Array:
+    return lax.bitwise_and(x, y) if get_aval(x).dtype == _BOOL else lax.mul(x, y)
+
+
+def _subtract(x: Array, y: Array) -> Array:
+    if get_aval(x).dtype == _BOOL:
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                        "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+    return lax.sub(x, y)
+
+
+def _max(x: Array, y: Array) -> Array:
+    return lax.max(x, y)
+
+
+def _min(x: Array, y: Array) -> Array:
+    return lax.min(x, y)
+
+
+add = _binary("add", _add)
+subtract = _binary("subtract", _subtract)
+multiply = _binary("multiply", _multiply)
+true_divide = _binary("true_divide", lax.div, promote_args_inexact)
+divide = true_divide
+maximum = _binary("maximum", _max)
+minimum = _binary("minimum", _min)
+equal = _binary("equal", lax.eq, fast=False)
+not_equal = _binary("not_equal", lax.ne, fast=False)
+less = _binary("less", lax.lt, fast=False)
+less_equal = _binary("less_equal", lax.le, fast=False)
+greater = _binary("greater", lax.gt, fast=False)
+greater_equal = _binary("greater_equal", lax.ge, fast=False)
+arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
+nextafter = _binary("nextafter", lax.nextafter, promote_args_inexact)
+
+
+def _bitwise(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+    def checked(x: Array, y: Array) -> Array:
+        dt = get_aval(x).dtype
+        if dt.kind not in "biu":
+            raise TypeError(f"{name} requires integer or boolean arguments, got {dt.name}")
+        return op(x, y)
+
+    return _binary(name, checked, fast=False)
+
+
+bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
+left_shift = _bitwise("left_shift", lax.shift_left)
+
+
+def _right_shift(x: Array, y: Array) -> Array:
+    if get_aval(x).dtype.kind == "u":
+        return lax.shift_right_logical(x, y)
+    return lax.shift_right_arithmetic(x, y)
+
+
+right_shift = _bitwise("right_shift", _right_shift)
+
+
+def _logical(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+    def fn(x1: Array, x2: Array, /) -> Array:
+        check_arraylike(name, x1, x2)
+        x1, x2 = promote_args(name, _to_bool(x1), _to_bool(x2))
+        return op(x1, x2)
+
+    fn.__name__ = name
+    return fn
+
+
+def _to_bool(x: Array) -> Array:
+    aval = get_aval(x)
+    if aval.dtype == _BOOL:
+        return x
+    return lax.ne(*promote_args("ne", x, 0))
+
+
+logical_and = _logical("logical_and", lax.bitwise_and)
+logical_or = _logical("logical_or", lax.bitwise_or)
+logical_xor = _logical("logical_xor", lax.bitwise_xor)
+
+
+def logical_not(x: Array, /) -> Array:
+    return lax.bitwise_not(_to_bool(x))
+
+
+def bitwise_not(x: Array, /) -> Array:
+    (x,) = promote_args("bitwise_not", x)
+    return lax.bitwise_not(x)
+
+
+invert = bitwise_not
+bitwise_invert = bitwise_not
+
+sin = _unary("sin", lax.sin)
+cos = _unary("cos", lax.cos)
+tan = _unary("tan", lax.tan)
+arcsin = _unary("arcsin", lax.asin)
+arccos = _unary("arccos", lax.acos)
+arctan = _unary("arctan", lax.atan)
+sinh = _unary("sinh", lax.sinh)
+cosh = _unary("cosh", lax.cosh)
+tanh = _unary("tanh", lax.tanh)
+arcsinh = _unary("arcsinh", lax.asinh)
+arccosh = _unary("arccosh", lax.acosh)
+arctanh = _unary("arctanh", lax.atanh)
+exp = _unary("exp", lax.exp)
+exp2 = _unary("exp2", lax.exp2)
+expm1 = _unary("expm1", lax.expm1)
+log = _unary("log", lax.log)
+log1p = _unary("log1p", lax.log1p)
+sqrt = _unary("sqrt", lax.sqrt)
+cbrt = _unary("cbrt", lax.cbrt)
+asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+atan2 = arctan2
+
+
+def log2(x: Array, /) -> Array:
+    (x,) = promote_args_inexact("log2", x)
+    return lax.div(lax.log(x), lax.log(lax._convert_element_type(2, get_aval(x).dtype)))
+
+
+def log10(x: Array, /) -> Array:
+    (x,) = promote_args_inexact("log10", x)
+    return lax.div(lax.log(x), lax.log(lax._convert_element_type(10, get_aval(x).dtype)))
+
+
+def negative(x: Array, /) -> Array:
+    (x,) = promote_args_numeric("negative", x)
+    if get_aval(x).dtype == _BOOL:
+        raise TypeError("The numpy boolean negative, the `-` operator, is not supported, use "
+                        "the `~` operator or the logical_not function instead.")
+    return lax.neg(x)
+
+
+def positive(x: Array, /) -> Array:
+    (x,) = promote_args_numeric("positive", x)
+    return x
+
+
+def absolute(x: Array, /) -> Array:
+    (x,) = promote_args_numeric("absolute", x)
+    dt = get_aval(x).dtype
+    if dt.kind in "ub":
+        return x
+    return lax.abs(x)
+
+
+abs = absolute
+
+
+def sign(x: Array, /) -> Array:
+    (x,) = promote_args_numeric("sign", x)
+    return lax.sign(x)
+
+
+def square(x: Array, /) -> Array:
+    (x,) = promote_args_numeric("square", x)
+    return lax.square(x)
+
+
+def reciprocal(x: Array, /) -> Array:
+    (x,) = promote_args_inexact("reciprocal", x)
+    return lax.div(lax._convert_element_type(1, get_aval(x).dtype, get_aval(x).weak_type), x)
+
+
+def floor(x: Array, /) -> Array:
+    (x,) = promote_args_numeric("floor", x)
+    return x if get_aval(x).dtype.kind in "biu" else lax.floor(x)
+
+
+def ceil(x: Array, /) -> Array:
+    (x,) = promote_args_numeric("ceil", x)
+    return x if get_aval(x).dtype.kind in "biu" else lax.ceil(x)
+
+
+def trunc(x: Array, /) -> Array:
+    (x,) = promote_args_numeric("trunc", x)
+    if get_aval(x).dtype.kind in "biu":
+        return x
+    return lax.select(lax.lt(x, lax._convert_element_type(0, get_aval(x).dtype)),
+                      lax.ceil(x), lax.floor(x))
+
+
+def isfinite(x: Array, /) -> Array:
+    (x,) = promote_args("isfinite", x)
+    dt = get_aval(x).dtype
+    if dt.kind in "fc" or dt == dtypes.bfloat16:
+        return lax.is_finite(x)
+    return lax.full_like(x, True, _BOOL)
+
+
+def isnan(x: Array, /) -> Array:
+    (x,) = promote_args("isnan", x)
+    return lax.ne(x, x)
+
+
+def isinf(x: Array, /) -> Array:
+    (x,) = promote_args("isinf", x)
+    dt = get_aval(x).dtype
+    if dt.kind not in "fc" and dt != dtypes.bfloat16:
+        return lax.full_like(x, False, _BOOL)
+    return lax.eq(lax.abs(x), lax._convert_element_type(np.inf, lax.abs(x).dtype))
+
+
+def power(x1: Array, x2: Array, /) -> Array:
+    """`x1 ** x2`; an integer exponent on an integer base stays integer."""
+    if isinstance(x2, int | np.integer) and not isinstance(x2, bool):
+        (x1,) = promote_args_numeric("power", x1)
+        if get_aval(x1).dtype == _BOOL:
+            raise TypeError("power is not supported for boolean arguments")
+        return lax.integer_pow(x1, int(x2))
+    x1, x2 = promote_args_numeric("power", x1, x2)
+    dt = get_aval(x1).dtype
+    if dt.kind in "iu":
+        return _integer_power(x1, x2)
+    if dt == _BOOL:
+        raise TypeError("power is not supported for boolean arguments")
+    return lax.pow(x1, x2)
+
+
+def _integer_power(x: Array, y: Array) -> Array:
+    # Exponentiation by squaring over the bits of y (negative exponents give 0 except for 1).
+    from numjax._src.lax.special import integer_pow_array
+    return integer_pow_array(x, y)
+
+
+pow = power
+
+
+def remainder(x1: Array, x2: Array, /) -> Array:
+    """Python-style modulo: the result has the sign of the divisor."""
+    x1, x2 = promote_args_numeric("remainder", x1, x2)
+    zero = lax._convert_element_type(0, get_aval(x1).dtype)
+    r = lax.rem(x1, x2)
+    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(x2, zero)))
+    return lax.select(fix, lax.add(r, x2), r)
+
+
+mod = remainder
+
+
+def fmod(x1: Array, x2: Array, /) -> Array:
+    x1, x2 = promote_args_numeric("fmod", x1, x2)
+    return lax.rem(x1, x2)
+
+
+def floor_divide(x1: Array, x2: Array, /) -> Array:
+    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
+    dt = get_aval(x1).dtype
+    if dt.kind in "iu":
+        zero = lax._convert_element_type(0, dt)
+        q = lax.div(x1, x2)
+        fix = lax.bitwise_and(lax.ne(lax.rem(x1, x2), zero),
+                              lax.ne(lax.lt(x1, zero), lax.lt(x2, zero)))
+        return lax.select(fix, lax.sub(q, lax._convert_element_type(1, dt)), q)
+    return lax.floor(lax.div(x1, x2))
+
+
+def logaddexp(x1: Array, x2: Array, /) -> Array:
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+
+
+def hypot(x1: Array, x2: Array, /) -> Array:
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    return lax.sqrt(lax.add(lax.square(x1), lax.square(x2)))
+
+
+def deg2rad(x: Array, /) -> Array:
+    (x,) = promote_args_inexact("deg2rad", x)
+    return lax.mul(x, lax._convert_element_type(np.pi / 180, get_aval(x).dtype))
+
+
+def rad2deg(x: Array, /) -> Array:
+    (x,) = promote_args_inexact("rad2deg", x)
+    return lax.mul(x, lax._convert_element_type(180 / np.pi, get_aval(x).dtype))
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def copysign(x1: Array, x2: Array, /) -> Array:
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    return lax.select(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+def signbit(x: Array, /) -> Array:
+    (x,) = promote_args("signbit", x)
+    dt = get_aval(x).dtype
+    if dt.kind in "iu":
+        return lax.lt(x, lax._convert_element_type(0, dt))
+    if dt == _BOOL:
+        return lax.full_like(x, False)
+    bits = dt.itemsize * 8
+    int_dt = np.dtype(f"i{dt.itemsize}")
+    from numjax._src.lax.special import bitcast_convert_type
+    return lax.lt(bitcast_convert_type(x, int_dt), lax._convert_element_type(0, int_dt)) \
+        if bits else x
+
+
+def rint(x: Array, /) -> Array:
+    (x,) = promote_args_inexact("rint", x)
+    from numjax._src.lax.special import round as lax_round
+    return lax_round(x, 1)
+
+
+def fabs(x: Array, /) -> Array:
+    (x,) = promote_args_inexact("fabs", x)
+    return lax.abs(x)
+

@@ -1,0 +1,207 @@
+"""`numjax.Array`: the public abstract array type, and `ArrayImpl`, the concrete one.
+
+An `ArrayImpl` owns its buffer: a private NumPy value (an ndarray or a NumPy scalar) that never
+aliases a user's input and is never written after the array is made. That buffer is the
+"device memory"; reading it from Python (`np.asarray`, `print`, `item`) is a device-to-host
+fetch. Operators and array methods are installed by the numpy layer, shared with tracers.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from numjax._src.core.avals import ShapedArray, aval_handlers
+from numjax._src.core.trace import Tracer
+from numjax._src.runtime import devices as devices_mod
+
+
+class Array(abc.ABC):  # noqa: B024 (an abstract type with no abstract methods, as in JAX)
+    """The type of numjax arrays; `isinstance(x, numjax.Array)` holds for tracers too.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> isinstance(jnp.ones(3), numjax.Array)
+    True
+    """
+
+    __slots__ = ()
+
+
+Array.register(Tracer)
+
+
+class ArrayImpl(Array):
+    __slots__ = ("_buf", "weak_type", "_device", "_committed", "_aval", "__weakref__")
+
+    def __init__(self, buf: Any, weak_type: bool = False, device: Any = None,
+                 committed: bool = False) -> None:
+        self._buf = buf
+        self.weak_type = weak_type
+        self._device = device
+        self._committed = committed
+        self._aval: ShapedArray | None = None
+
+    # -- metadata ----------------------------------------------------------------------
+    @property
+    def aval(self) -> ShapedArray:
+        aval = self._aval
+        if aval is None:
+            buf = self._buf
+            aval = self._aval = ShapedArray(buf.shape, buf.dtype, self.weak_type)
+        return aval
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._buf.shape  # type: ignore[no-any-return]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._buf.dtype  # type: ignore[no-any-return]
+
+    @property
+    def ndim(self) -> int:
+        return self._buf.ndim  # type: ignore[no-any-return]
+
+    @property
+    def size(self) -> int:
+        return self._buf.size  # type: ignore[no-any-return]
+
+    @property
+    def itemsize(self) -> int:
+        return self._buf.dtype.itemsize  # type: ignore[no-any-return]
+
+    @property
+    def nbytes(self) -> int:
+        return self._buf.nbytes  # type: ignore[no-any-return]
+
+    @property
+    def committed(self) -> bool:
+        return self._committed
+
+    def device(self) -> Any:
+        return self._device if self._device is not None else devices_mod.default_device()
+
+    def devices(self) -> set[Any]:
+        return {self.device()}
+
+    def block_until_ready(self) -> ArrayImpl:
+        return self
+
+    def is_deleted(self) -> bool:
+        return False
+
+    def copy_to_host_async(self) -> None:
+        return None
+
+    # -- host access (device-to-host fetches) --------------------------------------------
+    def _value(self) -> np.ndarray:
+        value = np.asarray(self._buf)
+        if value.flags.writeable:
+            value = value.view()
+            value.flags.writeable = False
+        return value
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        value = self._value()
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            return value.astype(dtype)
+        if copy:
+            return value.copy()
+        return value
+
+    def item(self, *args: Any) -> Any:
+        return self._buf.item(*args)
+
+    def tolist(self) -> Any:
+        return self._buf.tolist()
+
+    def tobytes(self, order: str = "C") -> bytes:
+        return np.asarray(self._buf).tobytes(order=order)  # type: ignore[arg-type]
+
+    def __bool__(self) -> bool:
+        return bool(self._buf)
+
+    def __int__(self) -> int:
+        return int(self._buf)
+
+    def __float__(self) -> float:
+        return float(self._buf)
+
+    def __complex__(self) -> complex:
+        return complex(self._buf)
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "biu":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self._buf)
+
+    def __len__(self) -> int:
+        if not self._buf.shape:
+            raise TypeError("len() of unsized object")
+        return self._buf.shape[0]  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self._buf.shape:
+            raise TypeError("iteration over a 0-d array")
+        weak = self.weak_type
+        return (ArrayImpl(row, weak) for row in np.asarray(self._buf))
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'ArrayImpl'")
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(
+            "'ArrayImpl' object does not support item assignment. JAX arrays are immutable. "
+            "Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another .at[] method: "
+            "https://jax.readthedocs.io/en/latest/_autosummary/jax.numpy.ndarray.at.html"
+        )
+
+    def __reduce__(self) -> Any:
+        return (_reconstruct, (np.asarray(self._buf), self.weak_type))
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._value().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+    # -- printing ------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        prefix = "Array("
+        dtype_name = self.dtype.name
+        dtype_str = (f"dtype={dtype_name}, weak_type=True)" if self.weak_type
+                     else f"dtype={dtype_name})")
+        value = self._value()
+        line_width = np.get_printoptions()["linewidth"]
+        if value.size == 0:
+            body = f"[], shape={value.shape}"
+        else:
+            body = np.array2string(value, prefix=prefix, suffix=",", separator=", ",
+                                   max_line_width=line_width)
+        last_line_len = len(body) - body.rfind("\n") + 1
+        sep = " "
+        if last_line_len + len(dtype_str) + 1 > line_width:
+            sep = " " * len(prefix)
+        return f"{prefix}{body},{sep}{dtype_str}"
+
+    def __str__(self) -> str:
+        return str(self._value())
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(self._value()[()], spec)
+        return format(self._value(), spec)
+
+
+def _reconstruct(value: np.ndarray, weak_type: bool) -> ArrayImpl:
+    return ArrayImpl(np.array(value), weak_type)
+
+
+def _array_aval(x: ArrayImpl) -> ShapedArray:
+    return x.aval
+
+
+aval_handlers[ArrayImpl] = _array_aval
