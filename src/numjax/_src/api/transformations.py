@@ -305,7 +305,8 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         flat_args, in_tree = tree_flatten((args, kwargs))
         dims = _flatten_axes("vmap in_axes", in_tree, (in_axes, 0), args, kwargs)
         dims = [_canonical_dim(d, x) for d, x in zip(dims, flat_args, strict=True)]
-        size = _mapped_size(flat_args, dims, axis_size, args, in_axes)
+        names = debug_info("vmap", fun, args, kwargs).arg_names
+        size = _mapped_size(flat_args, dims, axis_size, names)
         flat_fun, out = flatten_fun(fun, in_tree)
         out_dims_store: list[Any] = []
 
@@ -365,7 +366,7 @@ def _canonical_dim(d: Any, x: Any) -> int | None:
 
 
 def _mapped_size(flat_args: Sequence[Any], dims: Sequence[int | None], axis_size: int | None,
-                 args: Any, in_axes: Any) -> int:
+                 names: Sequence[str]) -> int:
     sizes = {get_aval(x).shape[d] for x, d in zip(flat_args, dims, strict=True)
              if d is not None}
     if not sizes:
@@ -373,13 +374,22 @@ def _mapped_size(flat_args: Sequence[Any], dims: Sequence[int | None], axis_size
             raise ValueError("vmap must have at least one non-None value in in_axes")
         return axis_size
     if len(sizes) > 1 or (axis_size is not None and axis_size not in sizes):
-        lines = []
-        for x, d in zip(flat_args, dims, strict=True):
+        by_size: dict[int, list[str]] = {}
+        for i, (x, d) in enumerate(zip(flat_args, dims, strict=True)):
             if d is not None:
-                lines.append(f"axis {d} of an argument of type {get_aval(x).str_short()} has "
-                             f"size {get_aval(x).shape[d]}")
+                aval = get_aval(x)
+                name = f"argument {names[i]}" if i < len(names) else "an argument"
+                by_size.setdefault(aval.shape[d], []).append(
+                    f"axis {d} of {name} of type {aval.str_short()}")
+        lines = []
+        for size, where in by_size.items():
+            if len(where) == 1:
+                lines.append(f"one axis had size {size}: {where[0]}")
+            else:
+                lines.append(f"some axes ({len(where)} of them) had size {size}, e.g. axis "
+                             f"{where[0].split('axis ', 1)[1]}")
         raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n  * "
-                         + "\n  * ".join(lines))
+                         + ";\n  * ".join(lines))
     return sizes.pop()
 
 

@@ -115,12 +115,12 @@ def _numpy_aval(x: Any) -> ShapedArray:
     return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
 
 
-for _t in (bool, int, float, complex):
-    aval_handlers[_t] = _python_scalar_aval
+for _scalar_type in (bool, int, float, complex):
+    aval_handlers[_scalar_type] = _python_scalar_aval
 aval_handlers[np.ndarray] = _numpy_aval
-for _t in set(np.sctypeDict.values()):
-    if issubclass(_t, np.generic):
-        aval_handlers[_t] = _numpy_aval
+for _numpy_type in set(np.sctypeDict.values()):
+    if issubclass(_numpy_type, np.generic):
+        aval_handlers[_numpy_type] = _numpy_aval
 
 
 def get_aval(x: Any) -> Any:

@@ -69,9 +69,9 @@ class JaxprEqn:
     source_info: str | None = None
 
     def replace(self, **changes: Any) -> JaxprEqn:
-        fields = {"invars": self.invars, "outvars": self.outvars, "primitive": self.primitive,
-                  "params": self.params, "effects": self.effects,
-                  "source_info": self.source_info}
+        fields: dict[str, Any] = {
+            "invars": self.invars, "outvars": self.outvars, "primitive": self.primitive,
+            "params": self.params, "effects": self.effects, "source_info": self.source_info}
         fields.update(changes)
         return JaxprEqn(**fields)
 
@@ -96,8 +96,9 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def replace(self, **changes: Any) -> Jaxpr:
-        fields = {"constvars": self.constvars, "invars": self.invars, "outvars": self.outvars,
-                  "eqns": self.eqns, "effects": self.effects}
+        fields: dict[str, Any] = {
+            "constvars": self.constvars, "invars": self.invars, "outvars": self.outvars,
+            "eqns": self.eqns, "effects": self.effects}
         fields.update(changes)
         return Jaxpr(**fields)
 
@@ -165,7 +166,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     env: dict[Var, Any] = {}
 
     def read(atom: Atom) -> Any:
-        return atom.val if type(atom) is Literal else env[atom]
+        return atom.val if isinstance(atom, Literal) else env[atom]
 
     for v, x in zip(jaxpr.constvars, consts, strict=True):
         env[v] = x
@@ -269,7 +270,7 @@ def _alphabetic(n: int) -> str:
 
 
 def _pp_atom(a: Atom, context: _NameContext) -> str:
-    return repr(a) if type(a) is Literal else context.name(a)
+    return repr(a) if isinstance(a, Literal) else context.name(a)
 
 
 def _pp_vars(vs: Sequence[Atom], context: _NameContext, *, separator: str = "",

@@ -62,7 +62,7 @@ class Primitive:
         self.jvp: Callable[..., Any] | None = None
         self.transpose: Callable[..., Any] | None = None
         self.batch: Callable[..., Any] | None = None
-        self.lowering: Callable[..., Any] | None = None
+        self.lowering: Any = None  # see numjax._src.compiler.lowering
         self.partial_eval: Callable[..., Any] | None = None
         # Declarations of rules that cannot apply: {"jvp": message, ...}.
         self.undefined_rules: dict[str, str] = {}
@@ -104,7 +104,7 @@ class Primitive:
         self.batch = rule
         return rule
 
-    def def_lowering(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+    def def_lowering(self, rule: Any) -> Any:
         self.lowering = rule
         return rule
 

@@ -210,6 +210,24 @@ def defjvp(primitive: Primitive, *rules: Callable[..., Any] | None) -> None:
     primitive.def_jvp(jvp)
 
 
+def defjvp2(primitive: Primitive, *rules: Callable[..., Any] | None) -> None:
+    """Like `defjvp`, for rules that reuse the primal output: `rule(t, ans, *primals)`."""
+
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+        out = primitive.bind(*primals, **params)
+        total: Any = None
+        for rule, t in zip(rules, tangents, strict=True):
+            if rule is None or type(t) is Zero:
+                continue
+            term = rule(t, out, *primals, **params)
+            total = term if total is None else add_tangents(total, term)
+        if total is None:
+            total = Zero(tangent_aval(get_aval(out)))
+        return out, total
+
+    primitive.def_jvp(jvp)
+
+
 def defjvp_zero(primitive: Primitive) -> None:
     """The primitive's output does not change to first order (piecewise constant, or bool)."""
 
@@ -282,7 +300,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -
             linear.update(eqn.outvars)
             linear_eqns.append(eqn)
         else:
-            ins = [a.val if type(a) is Literal else env[a] for a in eqn.invars]
+            ins = [a.val if isinstance(a, Literal) else env[a] for a in eqn.invars]
             outs = eqn.primitive.bind(*ins, **eqn.params)
             if not eqn.primitive.multiple_results:
                 outs = [outs]
@@ -305,7 +323,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -
         outs_ct = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, outs_ct,
                                                                        strict=True)]
         ins = [UndefinedPrimal(a.aval) if isinstance(a, Var) and a in linear else
-               (a.val if type(a) is Literal else env[a]) for a in eqn.invars]
+               (a.val if isinstance(a, Literal) else env[a]) for a in eqn.invars]
         rule = eqn.primitive.transpose
         if rule is None:
             raise NotImplementedError(

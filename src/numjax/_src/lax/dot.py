@@ -9,6 +9,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
@@ -50,7 +51,7 @@ def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbe
         out = np.matmul(a.astype(np.int32), b.astype(np.int32)) != 0
     else:
         out = np.matmul(a, b)
-    return out.reshape(*batch_shape, *lf_shape, *rf_shape).astype(out_dtype, copy=False)
+    return out.reshape((*batch_shape, *lf_shape, *rf_shape)).astype(out_dtype, copy=False)
 
 
 @dot_general_p.def_abstract_eval
@@ -172,6 +173,22 @@ def _dot_general_batch(args: Sequence[Any], dims: Sequence[Any], *,
     return dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb) + lhs_free
 
 
+def _dot_general_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Printed as JAX prints them: dimension numbers with lists, no precision when None."""
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    out: dict[str, Any] = {"dimension_numbers": _ListsText(
+        f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))")}
+    if params["precision"] is not None:
+        out["precision"] = params["precision"]
+    out["preferred_element_type"] = params["preferred_element_type"]
+    return out
+
+
+class _ListsText(str):
+    pass
+
+
+param_printers[dot_general_p] = _dot_general_params
 dot_general_p.def_impl(_dot_general_kernel)
 dot_general_p.def_jvp(_dot_general_jvp)
 dot_general_p.def_transpose(_dot_general_transpose)

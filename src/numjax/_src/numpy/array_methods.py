@@ -54,7 +54,7 @@ def _reshape(self: Array, *args: Any, order: str = "C", **kwargs: Any) -> Array:
 
 def _transpose(self: Array, *axes: Any) -> Array:
     if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int | np.integer)):
-        axes = axes[0]
+        return shape.transpose(self, axes[0])
     return shape.transpose(self, axes or None)
 
 

@@ -45,8 +45,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     if isinstance(object, ArrayImpl | Tracer):
         out = object if requested is None else lax._convert_element_type(
             object, requested, False)
-        if copy and out is object and isinstance(out, ArrayImpl):
-            out = ArrayImpl(out._buf, out.weak_type)
+        if copy and out is object and isinstance(object, ArrayImpl):
+            out = ArrayImpl(object._buf, object.weak_type)
             out._aval = object._aval
     elif hasattr(object, "__jax_array__"):
         return array(object.__jax_array__(), dtype, copy, order, ndmin)
@@ -177,8 +177,9 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
             dtypes.dtype(start) if not isinstance(start, int) else int)
         if result_dtype.kind in "iu" and start_value.dtype.kind in "iub":
             return lax.iota(result_dtype, int(start))
-        return array(np.arange(start_value, dtype=result_dtype))
-    values = np.arange(*(np.asarray(v) for v in (start, stop, step) if v is not None))
+        return array(np.arange(start_value, dtype=result_dtype))  # type: ignore[call-overload]
+    bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
+    values = np.arange(*bounds)  # type: ignore[call-overload]
     if dtype is None:
         dtype = dtypes.canonicalize_dtype(values.dtype)
     return array(values.astype(dtype))
@@ -187,8 +188,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
     dtype = _dtype(dtype, "linspace")
-    values = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint=endpoint,
-                         retstep=retstep, axis=axis)
+    values: Any = np.linspace(np.asarray(start), np.asarray(stop), num,  # type: ignore[call-overload]
+                              endpoint=endpoint, retstep=retstep, axis=axis)
     if retstep:
         values, step = values
     result_dtype = dtype or dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(

@@ -54,7 +54,8 @@ def getitem(x: Array, index: Any) -> Array:
     if not all(i is None or isinstance(i, slice) or _is_static_int(i) for i in items):
         from numjax._src.numpy.advanced_indexing import advanced_getitem
         return advanced_getitem(x, index)
-    starts, limits, strides, squeeze_dims, flips, out_shape = [], [], [], [], [], []
+    starts, limits, strides, squeeze_dims, flips = [], [], [], [], []
+    out_shape: list[tuple[Any, ...]] = []
     dim = 0
     for i in items:
         if i is None:
@@ -93,12 +94,9 @@ def getitem(x: Array, index: Any) -> Array:
         x = lax.rev(x, tuple(flips))
     if squeeze_dims:
         x = lax.squeeze(x, tuple(squeeze_dims))
-    if any(o == ("new",) for o in out_shape):
-        new_shape = []
-        sliced = iter(get_aval(x).shape)
-        for o in out_shape:
-            new_shape.append(1 if o == ("new",) else next(sliced))
-        x = lax.reshape(x, tuple(new_shape))
+    new_axes = tuple(i for i, o in enumerate(out_shape) if o == ("new",))
+    if new_axes:
+        x = lax.expand_dims(x, new_axes)
     return x
 
 

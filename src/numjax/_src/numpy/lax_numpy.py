@@ -75,12 +75,19 @@ def matmul(a: Array, b: Array, *, precision: Any = None,
     a = _broadcast_batch(a, batch)
     b = _broadcast_batch(b, batch)
     out = lax.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
-                          precision, preferred_element_type)
+                          precision, _result_dtype(a, preferred_element_type))
     if a_vec:
         out = lax.squeeze(out, (nb,))
     if b_vec:
         out = lax.squeeze(out, (get_aval(out).ndim - 1,))
     return out
+
+
+def _result_dtype(a: Array, preferred_element_type: Any) -> Any:
+    """jnp's products name their result dtype explicitly, as JAX's do."""
+    if preferred_element_type is not None:
+        return dtypes.canonicalize_dtype(preferred_element_type)
+    return get_aval(a).dtype
 
 
 def _broadcast_batch(x: Array, batch: tuple[int, ...]) -> Array:
@@ -103,14 +110,15 @@ def dot(a: Array, b: Array, *, precision: Any = None,
         return lax.mul(*promote_shapes("dot", a, b))
     contract_b = 0 if b_nd == 1 else b_nd - 2
     return lax.dot_general(a, b, (((a_nd - 1,), (contract_b,)), ((), ())), precision,
-                           preferred_element_type)
+                           _result_dtype(a, preferred_element_type))
 
 
 def vdot(a: Array, b: Array, *, precision: Any = None,
          preferred_element_type: Any = None) -> Array:
     a, b = ensure_array(a), ensure_array(b)
     if dtypes.issubdtype(get_aval(a).dtype, np.complexfloating):
-        a = lax.conj(a)
+        from numjax._src.lax import complex_ops
+        a = complex_ops.conj(a)
     return dot(lax.reshape(a, (get_aval(a).size,)), lax.reshape(b, (get_aval(b).size,)),
                precision=precision, preferred_element_type=preferred_element_type)
 
@@ -122,7 +130,7 @@ def inner(a: Array, b: Array, *, precision: Any = None,
     if a_nd == 0 or b_nd == 0:
         return dot(a, b)
     return lax.dot_general(a, b, (((a_nd - 1,), (b_nd - 1,)), ((), ())), precision,
-                           preferred_element_type)
+                           _result_dtype(a, preferred_element_type))
 
 
 def outer(a: Array, b: Array, out: None = None) -> Array:

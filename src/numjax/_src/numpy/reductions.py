@@ -20,7 +20,7 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, int | np.integer):
-        return (canonicalize_axis(axis, ndim),)
+        return (canonicalize_axis(int(axis), ndim),)
     axes = tuple(canonicalize_axis(a, ndim) for a in axis)
     if len(set(axes)) != len(axes):
         raise ValueError(f"duplicate value in 'axis': {axis}")
@@ -153,8 +153,11 @@ def var(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: i
         dtypes.canonicalize_dtype(dtype)
     a = lax._convert_element_type(a, computation_dtype, aval.weak_type)
     centered = lax.sub(a, mean(a, axes, keepdims=True, where=where))
-    sq = lax.mul(centered, centered) if computation_dtype.kind != "c" else lax.real(
-        lax.mul(centered, lax.conj(centered)))
+    if computation_dtype.kind == "c":
+        from numjax._src.lax import complex_ops
+        sq = complex_ops.real(lax.mul(centered, complex_ops.conj(centered)))
+    else:
+        sq = lax.mul(centered, centered)
     n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     total = sum(sq, axis=axes, keepdims=keepdims, where=where)
     denom = lax._convert_element_type(n - ddof, get_aval(total).dtype)

@@ -28,12 +28,17 @@ _BOOL = np.dtype(bool)
 
 def _binary(name: str, op: Callable[[Array, Array], Array],
             promote: Callable[..., list[Array]] = promote_args,
-            fast: bool = True) -> Callable[[Array, Array], Array]:
+            fast_op: Callable[[Array, Array], Array] | None = None
+            ) -> Callable[[Array, Array], Array]:
+    """`fast_op` (the lax function for non-bool operands of one dtype and rank) skips
+    promotion when both operands are Arrays."""
+
     def fn(x1: Array, x2: Array, /) -> Array:
-        if fast and type(x1) is ArrayImpl and type(x2) is ArrayImpl:
+        if fast_op is not None and type(x1) is ArrayImpl and type(x2) is ArrayImpl:
             b1, b2 = x1._buf, x2._buf
-            if b1.dtype == b2.dtype and b1.ndim == b2.ndim and b1.dtype != _BOOL:
-                return op(x1, x2)
+            dt = b1.dtype
+            if dt is b2.dtype and b1.ndim == b2.ndim and dt is not _BOOL:
+                return fast_op(x1, x2)
         x1, x2 = promote(name, x1, x2)
         return op(x1, x2)
 
@@ -79,19 +84,19 @@ def _min(x: Array, y: Array) -> Array:
     return lax.min(x, y)
 
 
-add = _binary("add", _add)
-subtract = _binary("subtract", _subtract)
-multiply = _binary("multiply", _multiply)
+add = _binary("add", _add, fast_op=lax.add)
+subtract = _binary("subtract", _subtract, fast_op=lax.sub)
+multiply = _binary("multiply", _multiply, fast_op=lax.mul)
 true_divide = _binary("true_divide", lax.div, promote_args_inexact)
 divide = true_divide
-maximum = _binary("maximum", _max)
-minimum = _binary("minimum", _min)
-equal = _binary("equal", lax.eq, fast=False)
-not_equal = _binary("not_equal", lax.ne, fast=False)
-less = _binary("less", lax.lt, fast=False)
-less_equal = _binary("less_equal", lax.le, fast=False)
-greater = _binary("greater", lax.gt, fast=False)
-greater_equal = _binary("greater_equal", lax.ge, fast=False)
+maximum = _binary("maximum", _max, fast_op=lax.max)
+minimum = _binary("minimum", _min, fast_op=lax.min)
+equal = _binary("equal", lax.eq, fast_op=lax.eq)
+not_equal = _binary("not_equal", lax.ne, fast_op=lax.ne)
+less = _binary("less", lax.lt)
+less_equal = _binary("less_equal", lax.le)
+greater = _binary("greater", lax.gt)
+greater_equal = _binary("greater_equal", lax.ge)
 arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
 nextafter = _binary("nextafter", lax.nextafter, promote_args_inexact)
 
@@ -103,7 +108,7 @@ def _bitwise(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array,
             raise TypeError(f"{name} requires integer or boolean arguments, got {dt.name}")
         return op(x, y)
 
-    return _binary(name, checked, fast=False)
+    return _binary(name, checked)
 
 
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)

@@ -1,0 +1,93 @@
+"""Concretization errors name the traced function, its line and the arguments involved."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+from numjax import errors
+
+
+def branchy(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def _line(fn):
+    return f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}"
+
+
+def test_bool_conversion_under_make_jaxpr():
+    with pytest.raises(errors.TracerBoolConversionError) as info:
+        jax.make_jaxpr(branchy)(1.0)
+    assert isinstance(info.value, errors.ConcretizationTypeError)
+    assert isinstance(info.value, TypeError)
+    assert str(info.value) == (
+        "Attempted boolean conversion of traced array with shape bool[]..\n"
+        f"The error occurred while tracing the function branchy at {_line(branchy)} for "
+        "make_jaxpr. This concrete value was not available in Python because it depends on the "
+        "value of the argument x.\n"
+        "See https://jax.readthedocs.io/en/latest/errors.html#jax.errors."
+        "TracerBoolConversionError")
+
+
+def test_bool_conversion_works_under_grad_and_fails_under_vmap():
+    assert float(jax.grad(branchy)(-2.0)) == -1.0
+    with pytest.raises(errors.TracerBoolConversionError):
+        jax.vmap(branchy)(jnp.ones(3))
+
+
+def test_int_float_index_array_conversions():
+    def as_int(x, y):
+        return int(x) + y
+
+    with pytest.raises(errors.ConcretizationTypeError) as info:
+        jax.make_jaxpr(as_int)(1, 2)
+    assert "The problem arose with the `int` function." in str(info.value)
+    assert "depends on the value of the argument x." in str(info.value)
+    with pytest.raises(errors.TracerArrayConversionError, match="__array__"):
+        jax.make_jaxpr(lambda x: np.asarray(x))(1.0)
+    with pytest.raises(errors.TracerIntegerConversionError, match="__index__"):
+        jax.make_jaxpr(lambda x: range(x))(3)
+    with pytest.raises(errors.ConcretizationTypeError, match="`float` function"):
+        jax.make_jaxpr(lambda x: float(x))(1.0)
+
+
+def test_dependent_arguments_are_named():
+    def f(a, b, c):
+        return bool(a * c > 0)
+
+    with pytest.raises(errors.TracerBoolConversionError,
+                       match="depends on the value of the arguments a, c."):
+        jax.make_jaxpr(f)(1.0, 2.0, 3.0)
+
+
+def test_leaked_tracer_raises_unexpected_tracer_error():
+    leaked = []
+
+    def leak(x):
+        leaked.append(x)
+        return x
+
+    jax.make_jaxpr(leak)(1.0)
+    with pytest.raises(errors.UnexpectedTracerError, match="Encountered an unexpected tracer"):
+        jnp.sin(leaked[0])
+
+
+def test_trace_state_is_thread_local():
+    results = []
+
+    def other_thread():
+        results.append(float(jnp.sin(1.0)))
+
+    def f(x):
+        t = threading.Thread(target=other_thread)
+        t.start()
+        t.join()
+        return x * 2
+
+    jax.make_jaxpr(f)(1.0)
+    assert results == [pytest.approx(np.sin(1.0))]

@@ -1,0 +1,158 @@
+"""grad/jvp/vjp/linearize against finite differences; vmap against Python loops; JAX's errors."""
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+
+f32 = np.float32
+rng = np.random.default_rng(0)
+
+
+def numeric_grad(f, x, eps=1e-3):
+    x = np.asarray(x, np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        dx = np.zeros_like(x)
+        dx[i] = eps
+        g[i] = (float(f((x + dx).astype(f32))) - float(f((x - dx).astype(f32)))) / (2 * eps)
+    return g
+
+
+FUNCTIONS = {
+    "tanh_dot": lambda x: jnp.tanh(x @ jnp.arange(3.0)).sum(),
+    "exp_log": lambda x: jnp.sum(jnp.exp(x) * jnp.log1p(x * x)),
+    "div_sqrt": lambda x: jnp.sum(jnp.sqrt(x * x + 1.0) / (x + 3.0)),
+    "max_min": lambda x: jnp.max(x) - jnp.min(x * 2.0) + jnp.sum(jnp.maximum(x, 0.1)),
+    "mean_var": lambda x: jnp.mean(x) * jnp.var(x),
+    "broadcast": lambda x: jnp.sum((x[:, None] * x[None, :]) ** 2),
+    "trig": lambda x: jnp.sum(jnp.sin(x) * jnp.cos(x) + jnp.arctan(x)),
+    "matmul": lambda x: jnp.sum(jnp.reshape(x, (3, 1)) @ jnp.reshape(x, (1, 3))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_grad_matches_finite_differences(name):
+    f = FUNCTIONS[name]
+    x = rng.uniform(0.2, 1.5, size=3).astype(f32)
+    np.testing.assert_allclose(jax.grad(f)(x), numeric_grad(f, x), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_jvp_agrees_with_vjp(name):
+    f = FUNCTIONS[name]
+    x = rng.uniform(0.2, 1.5, size=3).astype(f32)
+    t = rng.normal(size=3).astype(f32)
+    _, jvp_out = jax.jvp(f, (x,), (t,))
+    _, f_vjp = jax.vjp(f, x)
+    (ct,) = f_vjp(jnp.ones(()))
+    np.testing.assert_allclose(float(jvp_out), float(jnp.dot(ct, t)), rtol=1e-4, atol=1e-5)
+
+
+def test_grad_of_grad_and_python_control_flow():
+    def f(x):
+        if x > 0:
+            return jnp.sin(x) * x
+        return x ** 3
+
+    d2 = jax.grad(jax.grad(f))
+    assert float(d2(1.0)) == pytest.approx(-np.sin(1.0) + 2 * np.cos(1.0), rel=1e-5)
+    assert float(d2(-2.0)) == pytest.approx(6 * -2.0, rel=1e-5)
+
+
+def test_linearize_reused_on_several_tangents():
+    y, f_jvp = jax.linearize(lambda x: jnp.sin(x) * x, jnp.array([0.5, 1.0]))
+    for t in ([1.0, 0.0], [0.0, 2.0]):
+        t = jnp.array(t)
+        expected = jax.jvp(lambda x: jnp.sin(x) * x, (jnp.array([0.5, 1.0]),), (t,))[1]
+        np.testing.assert_allclose(f_jvp(t), expected, rtol=1e-6)
+
+
+def test_value_and_grad_argnums_and_aux():
+    def loss(w, b, x):
+        out = jnp.sum(jnp.tanh(x * w + b))
+        return out, {"out": out}
+
+    (value, aux), (gw, gb) = jax.value_and_grad(loss, argnums=(0, 1), has_aux=True)(
+        2.0, 0.5, jnp.arange(3.0))
+    assert float(aux["out"]) == float(value)
+    np.testing.assert_allclose(gb, np.sum(1 - np.tanh(np.arange(3.0) * 2 + 0.5) ** 2), rtol=1e-5)
+    np.testing.assert_allclose(
+        gw, np.sum(np.arange(3.0) * (1 - np.tanh(np.arange(3.0) * 2 + 0.5) ** 2)), rtol=1e-5)
+
+
+def test_grad_pytree_inputs():
+    params = {"w": jnp.ones((2, 3)), "b": jnp.zeros(3)}
+    g = jax.grad(lambda p, x: jnp.sum((x @ p["w"] + p["b"]) ** 2))(params, jnp.ones((4, 2)))
+    np.testing.assert_allclose(g["b"], np.full(3, 2 * 4 * 2.0))
+    np.testing.assert_allclose(g["w"], np.full((2, 3), 2 * 4 * 2.0))
+
+
+def test_grad_errors():
+    with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions\. "
+                                        r"Output had shape: \(3,\)\."):
+        jax.grad(lambda x: x * 2)(jnp.ones(3))
+    with pytest.raises(TypeError) as info:
+        jax.grad(lambda x: x * 2.0)(1)
+    assert str(info.value) == (
+        "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+        "np.inexact), but got int32. If you want to use Boolean- or integer-valued inputs, use "
+        "vjp or set allow_int to True.")
+    g = jax.grad(lambda x: x * 2.0, allow_int=True)(1)
+    assert g.dtype == jax.dtypes.float0 and g.shape == ()
+
+
+def test_vmap_matches_loop_with_axes():
+    def f(x, y):
+        return jnp.tanh(x) @ y + jnp.sum(x)
+
+    xs = rng.normal(size=(3, 5)).astype(f32)
+    y = rng.normal(size=(3, 4)).astype(f32)
+    out = jax.vmap(f, in_axes=(1, None), out_axes=1)(xs, y)
+    expected = np.stack([np.tanh(xs[:, i]) @ y + xs[:, i].sum() for i in range(5)], axis=1)
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
+def test_per_example_gradients():
+    def loss(w, x, y):
+        return (jnp.dot(x, w) - y) ** 2
+
+    w = jnp.array([1.0, -1.0])
+    xs = jnp.array([[1.0, 2.0], [3.0, 4.0], [0.5, 0.0]])
+    ys = jnp.array([1.0, 0.0, 2.0])
+    g = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(w, xs, ys)
+    expected = [2 * (np.dot(x, w) - y) * x for x, y in zip(np.asarray(xs), np.asarray(ys))]
+    np.testing.assert_allclose(g, np.array(expected), rtol=1e-6)
+
+
+def test_grad_of_vmap_and_nested_vmap():
+    f = lambda x: jnp.sum(jax.vmap(jnp.sin)(x) ** 2)
+    x = jnp.array([0.1, 0.7])
+    np.testing.assert_allclose(jax.grad(f)(x), 2 * np.sin(x) * np.cos(x), rtol=1e-6)
+    outer = jax.vmap(jax.vmap(lambda a, b: a * b, (0, None)), (None, 0))(jnp.arange(3.0),
+                                                                        jnp.arange(2.0))
+    np.testing.assert_allclose(outer, np.outer(np.arange(2.0), np.arange(3.0)))
+
+
+def test_vmap_errors():
+    with pytest.raises(ValueError) as info:
+        jax.vmap(lambda x, y: x + y)(jnp.ones(3), jnp.ones(4))
+    assert str(info.value) == (
+        "vmap got inconsistent sizes for array axes to be mapped:\n"
+        "  * one axis had size 3: axis 0 of argument x of type float32[3];\n"
+        "  * one axis had size 4: axis 0 of argument y of type float32[4]")
+    with pytest.raises(ValueError) as info:
+        jax.vmap(lambda x: x, in_axes=1)(jnp.ones(3))
+    assert str(info.value) == (
+        "vmap was requested to map its argument along axis 1, which implies that its rank "
+        "should be at least 2, but is only 1 (its shape is (3,))")
+    with pytest.raises(ValueError, match=r"len\(in_axes\)=2, len\(args\)=1"):
+        jax.vmap(lambda x: x, in_axes=(0, 0))(jnp.ones(3))
+
+
+def test_jvp_shape_and_dtype_of_outputs():
+    primal, tangent = jax.jvp(lambda x: x * 2, (1.0,), (1.0,))
+    assert repr(primal) == "Array(2., dtype=float32, weak_type=True)"
+    assert repr(tangent) == "Array(2., dtype=float32, weak_type=True)"
+    assert repr(jax.vmap(lambda x: x + 1)(jnp.arange(3))) == "Array([1, 2, 3], dtype=int32)"
