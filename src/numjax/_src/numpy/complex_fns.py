@@ -7,8 +7,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src.core.avals import get_aval
-from numjax._src.lax import complex_ops
-from numjax._src.lax import lax
+from numjax._src.lax import complex_ops, lax
 from numjax._src.numpy.util import ensure_array
 
 Array = Any

@@ -24,8 +24,7 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
     Array([1, 0], dtype=int32, weak_type=True)
     """
     if x is None and y is None:
-        from numjax._src.numpy.indexing import nonzero
-        return nonzero(condition, size=size, fill_value=fill_value)
+        return _nonzero(condition, size, fill_value)
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          "to jax.numpy.where, got {x} and {y}.")
@@ -36,6 +35,26 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
     x, y = promote_dtypes(x, y)
     condition, x, y = broadcast_arrays(condition, x, y)
     return lax.select(condition, x, y)
+
+
+def _nonzero(a: Array, size: int | None, fill_value: Any) -> tuple[Array, ...]:
+    """Indices of the non-zero elements of a concrete array, padded or cut to `size`."""
+    from numjax._src.core import errors
+    from numjax._src.core.trace import Tracer
+    from numjax._src.numpy.creation import array
+
+    if isinstance(a, Tracer) and a.to_concrete_value() is None:
+        raise errors.ConcretizationTypeError(
+            a, "The size argument of jnp.nonzero must be statically specified to use "
+               "jnp.nonzero within JAX transformations.\n")
+    value = np.asarray(a)
+    indices = np.nonzero(value)
+    if size is not None:
+        fill = 0 if fill_value is None else fill_value
+        indices = tuple(np.concatenate([i[:size], np.full(max(0, size - len(i)), fill,
+                                                          i.dtype)]) for i in indices)
+    int_dtype = dtypes.default_int_dtype()
+    return tuple(array(i.astype(int_dtype)) for i in indices)
 
 
 def clip(arr: Array = None, min: Array = None, max: Array = None, *, a: Any = None,
