@@ -22,9 +22,15 @@ except ImportError:
 SHAPES = [(), (3,), (1000,), (100, 100)]
 
 
-def best_us(fn, number=2000, repeat=7) -> float:
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+def best_us(fn, *args, number=2000, repeat=7) -> float:
+    """Best time per call of `fn(*args)` in microseconds."""
+    fn(*args)
+    timer = timeit.Timer(lambda: fn(*args))
+    return min(timer.repeat(number=number, repeat=repeat)) / number * 1e6
+
+
+def _blocking(fn, *args):
+    return fn(*args).block_until_ready()
 
 
 def main() -> None:
@@ -38,14 +44,14 @@ def main() -> None:
             nj_fn = getattr(jnp, op)
             args_np = (a, a) if op == "add" else (a,)
             args_nj = (x, x) if op == "add" else (x,)
-            t_np = best_us(lambda: np_fn(*args_np))
-            t_nj = best_us(lambda: nj_fn(*args_nj))
+            t_np = best_us(np_fn, *args_np)
+            t_nj = best_us(nj_fn, *args_nj)
             line = (f"{op:5} {str(shape):11} {t_np:9.2f} {t_nj:10.2f} {t_nj - t_np:+9.2f}")
             if jax is not None:
                 xj = jjnp.asarray(a)
                 j_fn = getattr(jjnp, op)
                 args_j = (xj, xj) if op == "add" else (xj,)
-                t_j = best_us(lambda: j_fn(*args_j).block_until_ready())
+                t_j = best_us(_blocking, j_fn, *args_j)
                 line += f" {t_j:8.2f} {t_nj / t_j:11.2f}"
             print(line)
 
