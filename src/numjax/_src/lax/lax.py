@@ -9,7 +9,6 @@ from __future__ import annotations
 from numjax._src.lax.dot import dot, dot_general, dot_general_p  # noqa: F401
 from numjax._src.lax.elementwise import *  # noqa: F403
 from numjax._src.lax.elementwise import abs, max, min, pow  # noqa: F401  (shadow builtins)
-from numjax._src.lax.gather_scatter import *  # noqa: F403
 from numjax._src.lax.reductions import *  # noqa: F403
 from numjax._src.lax.structural import *  # noqa: F403
 from numjax._src.lax.structural import (  # noqa: F401
