@@ -8,6 +8,9 @@ from numjax._src.dtypes import issubdtype as issubdtype
 from numjax._src.dtypes import promote_types as promote_types
 from numjax._src.dtypes import result_type as result_type
 from numjax._src.numpy import array_methods as _array_methods
+from numjax._src.numpy.advanced_indexing import argwhere as argwhere
+from numjax._src.numpy.advanced_indexing import flatnonzero as flatnonzero
+from numjax._src.numpy.advanced_indexing import nonzero as nonzero
 from numjax._src.numpy.creation import arange as arange
 from numjax._src.numpy.creation import array as array
 from numjax._src.numpy.creation import asarray as asarray

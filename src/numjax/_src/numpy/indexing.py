@@ -115,3 +115,5 @@ class IndexUpdateHelper:
     def __repr__(self) -> str:
         return f"_IndexUpdateHelper({self.array!r})"
 
+
+from numjax._src.numpy.advanced_indexing import nonzero as nonzero  # noqa: E402

@@ -1,0 +1,226 @@
+"""Cumulative reductions along one axis: cumsum, cumprod, cummax, cummin, cumlogsumexp.
+
+cumsum is linear (its transpose is the cumsum running the other way). The others take their
+jvp by differentiating a prefix scan written with lax ops (log2(n) rounds of `combine` with a
+shifted copy): the derivative of a chain of products stays exact where inputs are zero, and
+max/min split the tangent evenly between tied operands, as their own jvps do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.trace import Primitive
+from numjax._src.interpreters import ad
+from numjax._src.interpreters.ad import Zero
+from numjax._src.interpreters.batching import moveaxis
+from numjax._src.lax.rules import FLOAT, NUMBER, check_dtype, upcast_kernel
+
+__all__ = [
+    "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p", "cumprod",
+    "cumprod_p", "cumsum", "cumsum_p",
+]
+
+Array = Any
+
+
+def _along(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A kernel that accumulates along `axis`, flipped when `reverse`."""
+
+    def kernel(x: Any, *, axis: int, reverse: bool) -> Any:
+        x = np.asarray(x)
+        if reverse:
+            x = np.flip(x, axis)
+        out = fn(x, axis)
+        return np.flip(out, axis) if reverse else out
+
+    return kernel
+
+
+def _cumsum(x: Any, axis: int) -> Any:
+    return np.cumsum(x, axis=axis, dtype=x.dtype)
+
+
+def _cumprod(x: Any, axis: int) -> Any:
+    return np.cumprod(x, axis=axis, dtype=x.dtype)
+
+
+def _cummax(x: Any, axis: int) -> Any:
+    return np.maximum.accumulate(x, axis=axis) if x.size else x
+
+
+def _cummin(x: Any, axis: int) -> Any:
+    return np.minimum.accumulate(x, axis=axis) if x.size else x
+
+
+def _logaddexp_accumulate(x: Any, axis: int) -> Any:
+    return np.logaddexp.accumulate(x, axis=axis) if x.size else x
+
+
+def _cumlogsumexp(x: Any, axis: int) -> Any:
+    return upcast_kernel(lambda v: _logaddexp_accumulate(v, axis))(x)
+
+
+def _abstract_eval(name: str, accepted: Sequence[type]) -> Callable[..., ShapedArray]:
+    def rule(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
+        check_dtype(name, x.dtype, accepted)
+        if not 0 <= axis < x.ndim:
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return rule
+
+
+def _batch(p: Primitive) -> Callable[..., tuple[Any, Any]]:
+    def rule(args: Sequence[Any], dims: Sequence[Any], *, axis: int,
+             reverse: bool) -> tuple[Any, Any]:
+        (x,), (d,) = args, dims
+        return p.bind(moveaxis(x, d, 0), axis=axis + 1, reverse=reverse), 0
+    return rule
+
+
+def _cumulative(name: str, fn: Callable[..., Any], accepted: Sequence[type]) -> Primitive:
+    p = Primitive(name)
+    p.def_impl(_along(fn))
+    p.def_abstract_eval(_abstract_eval(name, accepted))
+    p.def_batch(_batch(p))
+    return p
+
+
+cumsum_p = _cumulative("cumsum", _cumsum, NUMBER)
+cumprod_p = _cumulative("cumprod", _cumprod, NUMBER)
+cummax_p = _cumulative("cummax", _cummax, NUMBER)
+cummin_p = _cumulative("cummin", _cummin, NUMBER)
+cumlogsumexp_p = _cumulative("cumlogsumexp", _cumlogsumexp, FLOAT)
+
+
+# ---- differentiation -----------------------------------------------------------------------
+
+
+def _cumsum_transpose(ct: Any, x: Any, *, axis: int, reverse: bool) -> list[Any]:
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
+
+
+ad.linear_jvp(cumsum_p)
+cumsum_p.def_transpose(_cumsum_transpose)
+
+
+def _logaddexp(a: Array, b: Array) -> Array:
+    from numjax._src.lax import lax
+    hi = lax.max(a, b)
+    # Where both are infinite a - b is nan; the select keeps nan out of the value and tangent.
+    finite = lax.is_finite(hi)
+    delta = lax.neg(lax.abs(lax.sub(a, b)))
+    delta = lax.select(finite, delta, lax.full_like(delta, 0))
+    return lax.add(hi, lax.log1p(lax.exp(delta)))
+
+
+def _combine(name: str) -> Callable[[Array, Array], Array]:
+    from numjax._src.lax import lax
+    return {"cumprod": lax.mul, "cummax": lax.max, "cummin": lax.min,
+            "cumlogsumexp": _logaddexp}[name]
+
+
+def _prefix_scan(name: str, x: Array, axis: int, reverse: bool) -> Array:
+    """Hillis-Steele inclusive scan with lax ops: round k combines each element with the one
+    2**k positions before it; the first 2**k elements are already final and are kept as they
+    are (never combined with an identity, so ties with -inf or 1 do not split tangents)."""
+    from numjax._src.lax import lax
+    n = get_aval(x).shape[axis]
+    combine = _combine(name)
+    shift = 1
+    while shift < n:
+        if reverse:
+            head = combine(lax.slice_in_dim(x, 0, n - shift, axis=axis),
+                           lax.slice_in_dim(x, shift, n, axis=axis))
+            x = lax.concatenate([head, lax.slice_in_dim(x, n - shift, n, axis=axis)], axis)
+        else:
+            tail = combine(lax.slice_in_dim(x, shift, n, axis=axis),
+                           lax.slice_in_dim(x, 0, n - shift, axis=axis))
+            x = lax.concatenate([lax.slice_in_dim(x, 0, shift, axis=axis), tail], axis)
+        shift *= 2
+    return x
+
+
+def _scan_jvp(p: Primitive) -> Callable[..., tuple[Any, Any]]:
+    def jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axis: int,
+            reverse: bool) -> tuple[Any, Any]:
+        (x,), (t,) = primals, tangents
+        out = p.bind(x, axis=axis, reverse=reverse)
+        if type(t) is Zero:
+            return out, Zero(ad.tangent_aval(get_aval(out)))
+        _, (t_out,) = ad.jvp_flat(lambda v: [_prefix_scan(p.name, v, axis, reverse)], [x], [t])
+        return out, ad.instantiate_zeros(t_out)
+    return jvp
+
+
+for _p in (cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    _p.def_jvp(_scan_jvp(_p))
+del _p
+
+
+# ---- wrappers ------------------------------------------------------------------------------
+
+
+def _bind(p: Primitive, operand: Array, axis: int, reverse: bool) -> Array:
+    ndim = get_aval(operand).ndim
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        shape = get_aval(operand).shape
+        raise ValueError(f"axis {axis} is out of bounds for array of shape {shape}")
+    return p.bind(operand, axis=axis % ndim, reverse=bool(reverse))
+
+
+def cumsum(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative sum along `axis` (from the end if `reverse`).
+
+    >>> import numjax.numpy as jnp
+    >>> cumsum(jnp.array([1, 2, 3]))
+    Array([1, 3, 6], dtype=int32)
+    """
+    return _bind(cumsum_p, operand, axis, reverse)
+
+
+def cumprod(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Cumulative product along `axis` (from the end if `reverse`).
+
+    >>> import numjax.numpy as jnp
+    >>> cumprod(jnp.array([1, 2, 3]), reverse=True)
+    Array([6, 6, 3], dtype=int32)
+    """
+    return _bind(cumprod_p, operand, axis, reverse)
+
+
+def cummax(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Running maximum along `axis` (from the end if `reverse`).
+
+    >>> import numjax.numpy as jnp
+    >>> cummax(jnp.array([1, 3, 2]))
+    Array([1, 3, 3], dtype=int32)
+    """
+    return _bind(cummax_p, operand, axis, reverse)
+
+
+def cummin(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Running minimum along `axis` (from the end if `reverse`).
+
+    >>> import numjax.numpy as jnp
+    >>> cummin(jnp.array([3, 1, 2]))
+    Array([3, 1, 1], dtype=int32)
+    """
+    return _bind(cummin_p, operand, axis, reverse)
+
+
+def cumlogsumexp(operand: Array, axis: int = 0, reverse: bool = False) -> Array:
+    """Running log(sum(exp(x))) along `axis`, computed stably (from the end if `reverse`).
+
+    >>> import numjax.numpy as jnp
+    >>> cumlogsumexp(jnp.array([0.0, 0.0]))
+    Array([0.       , 0.6931472], dtype=float32)
+    """
+    return _bind(cumlogsumexp_p, operand, axis, reverse)

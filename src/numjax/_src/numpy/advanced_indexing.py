@@ -1,0 +1,478 @@
+"""Advanced indexing: integer-array, traced-integer and boolean-mask indices, `x.at[idx]`
+updates, and `nonzero`/`argwhere`/`flatnonzero`.
+
+`x[idx]` first applies the basic part of the index (slices, None) with the static path of
+`indexing.getitem`, then reads the advanced part (integers, integer arrays, concrete masks turned
+into integer arrays) with one `gather`. Updates find the flat position of every indexed element
+by indexing an iota of `x`'s shape with the same index, then scatter into the flattened array:
+one code path for every index form, with out-of-bounds positions dropped.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core import errors
+from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import Tracer
+from numjax._src.lax import lax
+from numjax._src.lax.gather_scatter import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+)
+from numjax._src.runtime.array import ArrayImpl
+
+Array = Any
+
+_FLAT_DNUMS = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                      scatter_dims_to_operand_dims=(0,))
+
+
+def _index_dtype() -> np.dtype:
+    return dtypes.default_int_dtype()
+
+
+def _concrete(x: Any) -> np.ndarray | None:
+    """The value of `x` if it is known now (arrays, NumPy values, concrete tracers)."""
+    if isinstance(x, Tracer):
+        value = x.to_concrete_value()
+        return None if value is None else np.asarray(value)
+    return np.asarray(x)
+
+
+# ---- parsing the index ---------------------------------------------------------------------
+
+
+class _Adv:
+    """An advanced index on one dimension: a static int, NumPy int array or traced int array.
+    `new` marks an index on a dimension inserted by a 0-d boolean (x[True], x[False])."""
+
+    __slots__ = ("value", "new")
+
+    def __init__(self, value: Any, new: bool = False) -> None:
+        self.value = value
+        self.new = new
+
+
+def _index_error_type(e: Any, position: int) -> TypeError:
+    dtype = dtypes.dtype(e, canonicalize=True)
+    return TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                     f"{dtype.name} at position {position}, indexer value {e}")
+
+
+def _parse(index: Any, shape: tuple[int, ...]) -> list[Any]:
+    """The index as a list over dims: None, slice or `_Adv`, Ellipsis expanded."""
+    if isinstance(index, list):
+        raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                        "allowed; use `arr[array(seq)]` instead of `arr[seq]`. See "
+                        "https://github.com/google/jax/issues/4564 for more information.")
+    raw = index if isinstance(index, tuple) else (index,)
+    items: list[Any] = []
+    for pos, e in enumerate(raw):
+        if e is None or e is Ellipsis or isinstance(e, slice):
+            if isinstance(e, slice):
+                for part in (e.start, e.stop, e.step):
+                    if part is not None:
+                        operator.index(part)
+            items.append(e)
+        elif isinstance(e, str):
+            raise TypeError(f"JAX does not support string indexing; got idx={raw!r}")
+        elif isinstance(e, bool | np.bool_):
+            items.append(("bool", np.asarray(e), pos))
+        elif isinstance(e, int | np.integer):
+            items.append(_Adv(int(e)))
+        else:
+            if isinstance(e, list | tuple):
+                e = np.asarray(e)
+            if not isinstance(e, ArrayImpl | Tracer | np.ndarray | np.generic | float | complex):
+                raise TypeError(f"Indexer must have integer or boolean type, got indexer with "
+                                f"type {type(e).__name__} at position {pos}, indexer value {e}")
+            dtype = dtypes.dtype(e)
+            if dtype == np.bool_:
+                items.append(("bool", e, pos))
+            elif dtypes.issubdtype(dtype, np.integer):
+                items.append(_Adv(e))
+            else:
+                raise _index_error_type(e, pos)
+    consumed = sum(get_aval(i[1]).ndim if isinstance(i, tuple) else 1 for i in items
+                   if i is not None and i is not Ellipsis)
+    if consumed > len(shape):
+        raise IndexError(f"Too many indices for array: {consumed} non-None/Ellipsis indices "
+                         f"for dim {len(shape)}.")
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    out: list[Any] = []
+    dim = 0
+    for i in items:
+        if i is Ellipsis:
+            n = len(shape) - consumed
+            out.extend([slice(None)] * n)
+            dim += n
+        elif i is None:
+            out.append(None)
+        elif isinstance(i, tuple):
+            _, mask, pos = i
+            out.extend(_mask_to_ints(mask, pos, shape[dim:dim + get_aval(mask).ndim], shape))
+            dim += get_aval(mask).ndim
+        else:
+            out.append(i)
+            dim += 1
+    out.extend([slice(None)] * (len(shape) - dim))
+    return out
+
+
+def _mask_to_ints(mask: Any, pos: int, dims: tuple[int, ...],
+                  shape: tuple[int, ...]) -> list[Any]:
+    value = _concrete(mask)
+    if value is None:
+        raise errors.NonConcreteBooleanIndexError(mask)
+    if value.ndim == 0:
+        # x[True] adds an axis of length 1, x[False] one of length 0 (an advanced index).
+        return [_Adv(np.arange(int(bool(value)), dtype=_index_dtype()), new=True)]
+    if value.shape != dims:
+        raise IndexError(f"boolean index did not match shape of indexed array in index {pos}: "
+                         f"got {value.shape}, expected {shape}")
+    return [_Adv(i.astype(_index_dtype())) for i in np.nonzero(value)]
+
+
+# ---- getitem -------------------------------------------------------------------------------
+
+
+def advanced_getitem(x: Array, index: Any, *, mode: str | GatherScatterMode | None = None,
+                     fill_value: Any = None, indices_are_sorted: bool = False,
+                     unique_indices: bool = False) -> Array:
+    """`x[index]` for any NumPy/JAX index; out-of-bounds integers clamp (mode None) or read
+    `fill_value` (mode 'fill'); negative integers count from the end.
+
+    >>> import numjax.numpy as jnp
+    >>> x = jnp.arange(12).reshape(3, 4)
+    >>> advanced_getitem(x, (jnp.array([2, 0]), slice(1, 3)))
+    Array([[ 9, 10],
+           [ 1,  2]], dtype=int32)
+    """
+    from numjax._src.numpy.indexing import getitem
+    from numjax._src.numpy.util import ensure_array
+    x = ensure_array(x)
+    items = _parse(index, get_aval(x).shape)
+    basic = tuple(None if isinstance(i, _Adv) and i.new else
+                  slice(None) if isinstance(i, _Adv) else i for i in items)
+    adv_dims: list[int] = []
+    advs: list[_Adv] = []
+    for d, i in enumerate(items):
+        if isinstance(i, _Adv):
+            adv_dims.append(d)
+            advs.append(i)
+    if any(b != slice(None) for b in basic):
+        x = getitem(x, basic)
+    if not advs:
+        return x
+    shape = get_aval(x).shape
+    arrays = [_normalize(a.value, shape[d]) for a, d in zip(advs, adv_dims, strict=True)]
+    indices = _stack_indices(arrays)
+    batch_shape = get_aval(indices).shape[:-1]
+    kept = [d for d in range(len(shape)) if d not in adv_dims]
+    contiguous = adv_dims == list(range(adv_dims[0], adv_dims[0] + len(adv_dims)))
+    # NumPy's rule: adjacent advanced indices put their broadcast shape where they stood;
+    # separated ones put it first.
+    if contiguous:
+        offset_dims = tuple(d if d < adv_dims[0] else d - len(adv_dims) + len(batch_shape)
+                            for d in kept)
+    else:
+        offset_dims = tuple(len(batch_shape) + i for i in range(len(kept)))
+    dn = GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(adv_dims),
+                                start_index_map=tuple(adv_dims))
+    slice_sizes = tuple(1 if d in adv_dims else shape[d] for d in range(len(shape)))
+    parsed = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
+        GatherScatterMode.from_any(mode)
+    return lax.gather(x, indices, dn, slice_sizes, indices_are_sorted=indices_are_sorted,
+                      unique_indices=unique_indices, mode=parsed, fill_value=fill_value)
+
+
+def _normalize(i: Any, size: int) -> Any:
+    """Integer index array of the index dtype, negative entries counted from the end."""
+    value = _concrete(i) if not isinstance(i, Tracer) else None
+    if value is not None:
+        value = np.asarray(value).astype(np.int64)
+        return np.where(value < 0, value + size, value).astype(_index_dtype())
+    i = lax.convert_element_type(i, _index_dtype())
+    from numjax._src.numpy.lax_numpy import where
+    return where(i < 0, i + size, i)
+
+
+def _stack_indices(arrays: list[Any]) -> Any:
+    shapes = [np.shape(a) if isinstance(a, np.ndarray) else get_aval(a).shape for a in arrays]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = " ".join(str(s) for s in shapes)
+        raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together "
+                         f"with shapes {listed}") from None
+    if all(isinstance(a, np.ndarray) for a in arrays):
+        return np.stack([np.broadcast_to(a, shape) for a in arrays], axis=-1)
+    cols = []
+    for a, a_shape in zip(arrays, shapes, strict=True):
+        dims = tuple(range(len(shape) - len(a_shape), len(shape)))
+        cols.append(lax.reshape(lax.broadcast_in_dim(a, shape, dims), (*shape, 1)))
+    return lax.concatenate(cols, len(shape))
+
+
+# ---- x.at[idx] -----------------------------------------------------------------------------
+
+
+class IndexUpdateRef:
+    """`x.at[index]`: functional versions of `x[index] op= values`, and `get`.
+
+    Out-of-bounds updates are dropped (mode 'drop', the default) or clamped (mode 'clip').
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.zeros(4).at[jnp.array([1, 1, 9])].add(1.0)
+    Array([0., 2., 0., 0.], dtype=float32)
+    """
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array: Array, index: Any) -> None:
+        self.array = array
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | GatherScatterMode | None = None, fill_value: Any = None) -> Array:
+        """`x[index]`, with a choice of out-of-bounds behaviour."""
+        return advanced_getitem(self.array, self.index, mode=mode, fill_value=fill_value,
+                                indices_are_sorted=indices_are_sorted,
+                                unique_indices=unique_indices)
+
+    def _update(self, values: Any, scatter: Callable[..., Array], array: Any = None,
+                **kw: Any) -> Array:
+        return _scatter_update(self.array if array is None else array, self.index, values,
+                               scatter, **kw)
+
+    def set(self, values: Any, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:
+        """`x[index] = values`."""
+        return self._update(values, lax.scatter, indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode)
+
+    def add(self, values: Any, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:
+        """`x[index] += values` (repeated indices accumulate)."""
+        return self._update(values, lax.scatter_add, indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode)
+
+    def multiply(self, values: Any, *, indices_are_sorted: bool = False,
+                 unique_indices: bool = False,
+                 mode: str | GatherScatterMode | None = None) -> Array:
+        """`x[index] *= values`."""
+        return self._update(values, lax.scatter_mul, indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode)
+
+    mul = multiply
+
+    def divide(self, values: Any, *, indices_are_sorted: bool = False,
+               unique_indices: bool = False,
+               mode: str | GatherScatterMode | None = None) -> Array:
+        """`x[index] /= values` (true division, as `jnp.divide`)."""
+        from numjax._src.numpy.ufuncs import divide
+        from numjax._src.numpy.util import ensure_array
+        ones = lax.full_like(ensure_array(self.array), 1)
+        return divide(self.array, self._update(values, lax.scatter_mul, array=ones,
+                                               indices_are_sorted=indices_are_sorted,
+                                               unique_indices=unique_indices, mode=mode))
+
+    def power(self, values: Any, *, indices_are_sorted: bool = False,
+              unique_indices: bool = False,
+              mode: str | GatherScatterMode | None = None) -> Array:
+        """`x[index] **= values`."""
+        from numjax._src.numpy.ufuncs import power
+        from numjax._src.numpy.util import ensure_array
+        ones = lax.full_like(ensure_array(self.array), 1)
+        return power(self.array, self._update(values, lax.scatter_mul, array=ones,
+                                              indices_are_sorted=indices_are_sorted,
+                                              unique_indices=unique_indices, mode=mode))
+
+    def min(self, values: Any, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:
+        """`x[index] = minimum(x[index], values)`."""
+        return self._update(values, lax.scatter_min, indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode)
+
+    def max(self, values: Any, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:
+        """`x[index] = maximum(x[index], values)`."""
+        return self._update(values, lax.scatter_max, indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode)
+
+    def apply(self, func: Callable[[Array], Array], *, indices_are_sorted: bool = False,
+              unique_indices: bool = False,
+              mode: str | GatherScatterMode | None = None) -> Array:
+        """`x[index] = func(x[index])` for an elementwise `func` (once per element)."""
+        from numjax._src.numpy.util import ensure_array
+        x = ensure_array(self.array)
+        aval = get_aval(x)
+        positions, parsed = _flat_positions(x, self.index, mode)
+        flat = lax.reshape(x, (aval.size,))
+        out = lax.scatter_apply(flat, positions, func, _FLAT_DNUMS,
+                                update_shape=get_aval(positions).shape[:-1],
+                                indices_are_sorted=indices_are_sorted,
+                                unique_indices=unique_indices, mode=parsed)
+        return lax.reshape(out, aval.shape)
+
+
+def _flat_positions(x: Array, index: Any, mode: str | GatherScatterMode | None
+                    ) -> tuple[Any, GatherScatterMode]:
+    """(flat positions of the indexed elements, with a trailing index-vector axis; the
+    scatter mode). Dropped positions point past the end."""
+    aval = get_aval(x)
+    parsed = GatherScatterMode.from_any(mode)
+    iota = lax.reshape(lax.iota(_index_dtype(), aval.size), aval.shape)
+    if parsed is GatherScatterMode.CLIP:
+        positions = advanced_getitem(iota, index, mode=GatherScatterMode.CLIP)
+    else:
+        parsed = GatherScatterMode.FILL_OR_DROP
+        positions = advanced_getitem(iota, index, mode=GatherScatterMode.FILL_OR_DROP,
+                                     fill_value=aval.size)
+    shape = get_aval(positions).shape
+    return lax.reshape(positions, (*shape, 1)), parsed
+
+
+def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Array], *,
+                    indices_are_sorted: bool, unique_indices: bool,
+                    mode: str | GatherScatterMode | None) -> Array:
+    from numjax._src.numpy.shape import broadcast_to
+    from numjax._src.numpy.util import ensure_array
+    x = ensure_array(x)
+    aval = get_aval(x)
+    positions, parsed = _flat_positions(x, index, mode)
+    target = get_aval(positions).shape[:-1]
+    values = lax._convert_element_type(ensure_array(values), aval.dtype, aval.weak_type)
+    vshape = get_aval(values).shape
+    # NumPy accepts values with extra leading length-1 axes.
+    while len(vshape) > len(target) and vshape[0] == 1:
+        vshape = vshape[1:]
+        values = lax.reshape(values, vshape)
+    values = broadcast_to(values, target)
+    flat = lax.reshape(x, (aval.size,))
+    out = scatter(flat, positions, values, _FLAT_DNUMS, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices, mode=parsed)
+    return lax.reshape(out, aval.shape)
+
+
+# ---- nonzero -------------------------------------------------------------------------------
+
+
+def nonzero(a: Array, *, size: int | None = None,
+            fill_value: Any = None) -> tuple[Array, ...]:
+    """Indices of the nonzero elements, one array per dimension. Under tracing `size` must be
+    given: the result is truncated or padded (with `fill_value`, default 0) to that length.
+
+    >>> import numjax.numpy as jnp
+    >>> nonzero(jnp.array([0, 3, 0, 5]))
+    (Array([1, 3], dtype=int32),)
+    """
+    from numjax._src.numpy.util import ensure_array
+    a = ensure_array(a)
+    aval = get_aval(a)
+    if aval.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "jnp.atleast_1d(scalar).nonzero() instead.")
+    fills = _fill_values(fill_value, aval.ndim)
+    value = _concrete(a)
+    if value is not None:
+        found = np.nonzero(value)
+        if size is not None:
+            n = operator.index(size)
+            found = tuple(np.concatenate([f[:n], np.full(max(0, n - len(f)), fv, f.dtype)])
+                          for f, fv in zip(found, fills, strict=True))
+        return tuple(lax._convert_element_type(f.astype(_index_dtype()), _index_dtype())
+                     for f in found)
+    if size is None:
+        raise errors.ConcretizationTypeError(
+            a, "The size argument of jnp.nonzero must be statically specified to use "
+               "jnp.nonzero within JAX transformations.\n")
+    return _traced_nonzero(a, operator.index(size), fills)
+
+
+def _fill_values(fill_value: Any, ndim: int) -> tuple[Any, ...]:
+    if fill_value is None:
+        return (0,) * ndim
+    if np.ndim(fill_value) == 0:
+        return (fill_value,) * ndim
+    fills = tuple(fill_value)
+    if len(fills) != ndim:
+        raise ValueError(f"fill_value must be a scalar or a tuple of length {ndim}; got "
+                         f"{fill_value}")
+    return fills
+
+
+def _traced_nonzero(a: Array, size: int, fills: tuple[Any, ...]) -> tuple[Array, ...]:
+    from numjax._src.numpy.lax_numpy import where
+    aval = get_aval(a)
+    n = aval.size
+    idt = _index_dtype()
+    flat = lax.reshape(a, (n,))
+    hit = lax.ne(flat, lax._convert_element_type(0, aval.dtype)) if aval.dtype != np.bool_ \
+        else flat
+    count = lax.convert_element_type(hit, idt)
+    rank = lax.sub(_cumsum(count), count)
+    # The k-th nonzero element writes its flat position to slot k; the rest write past the end
+    # and are dropped.
+    slot = where(hit, rank, size)
+    empty = lax.full((size,), n, idt)
+    found = lax.scatter(empty, lax.reshape(slot, (n, 1)), lax.iota(idt, n), _FLAT_DNUMS,
+                        mode=GatherScatterMode.FILL_OR_DROP)
+    valid = found < n
+    out = []
+    stride = n
+    for d, dim in enumerate(aval.shape):
+        stride //= dim if dim else 1
+        coord = (found // max(stride, 1)) % max(dim, 1)
+        out.append(where(valid, coord, lax._convert_element_type(fills[d], idt)))
+    return tuple(out)
+
+
+def _cumsum(x: Array) -> Array:
+    """Inclusive prefix sum of a 1-d array in log2(n) shift-and-add steps."""
+    n = get_aval(x).shape[0]
+    shift = 1
+    while shift < n:
+        zeros = lax.full((shift,), 0, get_aval(x).dtype)
+        x = lax.add(x, lax.concatenate([zeros, lax.slice(x, (0,), (n - shift,))], 0))
+        shift *= 2
+    return x
+
+
+def flatnonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """Indices of the nonzero elements of the flattened array.
+
+    >>> import numjax.numpy as jnp
+    >>> flatnonzero(jnp.array([[0, 1], [2, 0]]))
+    Array([1, 2], dtype=int32)
+    """
+    from numjax._src.numpy.shape import ravel
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """Indices of the nonzero elements, one row per element.
+
+    >>> import numjax.numpy as jnp
+    >>> argwhere(jnp.array([[0, 1], [2, 0]]))
+    Array([[0, 1],
+           [1, 0]], dtype=int32)
+    """
+    from numjax._src.numpy.shape import atleast_1d, stack
+    from numjax._src.numpy.util import ensure_array
+    a = ensure_array(a)
+    result = stack(nonzero(atleast_1d(a), size=size, fill_value=fill_value), axis=1)
+    if get_aval(a).ndim == 0:
+        return lax.slice(result, (0, 0), (get_aval(result).shape[0], 0))
+    return result

@@ -1,0 +1,118 @@
+"""cumsum, cumprod, cummax, cummin, cumlogsumexp: impl, abstract eval, jvp, vjp, vmap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import numjax
+import numjax.numpy as jnp
+from numjax import lax
+
+
+def _np_cum(fn: Any) -> Any:
+    def ref(x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
+        x = np.flip(x, axis) if reverse else x
+        out = fn(x, axis)
+        return np.flip(out, axis) if reverse else out
+    return ref
+
+
+OPS = [
+    (lax.cumsum, _np_cum(lambda x, a: np.cumsum(x, a, dtype=x.dtype)), True),
+    (lax.cumprod, _np_cum(lambda x, a: np.cumprod(x, a, dtype=x.dtype)), True),
+    (lax.cummax, _np_cum(lambda x, a: np.maximum.accumulate(x, a)), True),
+    (lax.cummin, _np_cum(lambda x, a: np.minimum.accumulate(x, a)), True),
+    (lax.cumlogsumexp, _np_cum(lambda x, a: np.logaddexp.accumulate(x, a)), False),
+]
+SHAPES = [(5,), (3, 4), (2, 3, 5)]
+
+
+def _rand(shape: tuple[int, ...], dtype: Any, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(-3, 4, shape).astype(dtype)
+    return rng.uniform(0.5, 1.5, shape).astype(dtype)
+
+
+def _fd_jvp(f: Any, x: np.ndarray, t: np.ndarray, eps: float = 1e-3) -> np.ndarray:
+    x64, t64 = x.astype(np.float64), t.astype(np.float64)
+    hi = np.asarray(f(jnp.asarray((x64 + eps * t64).astype(x.dtype))), np.float64)
+    lo = np.asarray(f(jnp.asarray((x64 - eps * t64).astype(x.dtype))), np.float64)
+    return (hi - lo) / (2 * eps)
+
+
+@pytest.mark.parametrize("op,ref,ints", OPS, ids=[o[0].__name__ for o in OPS])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bfloat16"])
+def test_impl_and_shape(op: Any, ref: Any, ints: bool, shape: tuple[int, ...], reverse: bool,
+                        dtype: str) -> None:
+    if dtype == "int32" and not ints:
+        pytest.skip("float only")
+    x = _rand(shape, jnp.dtype(dtype))
+    axis = len(shape) - 1
+    out = op(jnp.asarray(x), axis=axis, reverse=reverse)
+    expected = ref(x.astype(np.float32) if dtype == "bfloat16" else x, axis, reverse)
+    tol = 2e-2 if dtype == "bfloat16" else 1e-5
+    np.testing.assert_allclose(np.asarray(out, np.float64), np.asarray(expected, np.float64),
+                               rtol=tol, atol=tol)
+    assert out.dtype == x.dtype and out.shape == shape
+    aval = numjax.eval_shape(lambda v: op(v, axis=axis, reverse=reverse), jnp.asarray(x))
+    assert aval.shape == out.shape and aval.dtype == out.dtype
+
+
+@pytest.mark.parametrize("op,ref,ints", OPS, ids=[o[0].__name__ for o in OPS])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_jvp_and_vjp(op: Any, ref: Any, ints: bool, reverse: bool) -> None:
+    x = _rand((3, 6), np.float32)
+    t = _rand((3, 6), np.float32, seed=1)
+    f = lambda v: op(v, axis=1, reverse=reverse)
+    _, t_out = numjax.jvp(f, (jnp.asarray(x),), (jnp.asarray(t),))
+    np.testing.assert_allclose(np.asarray(t_out), _fd_jvp(f, x, t), rtol=1e-2, atol=1e-2)
+    ct = _rand((3, 6), np.float32, seed=2)
+    _, vjp = numjax.vjp(f, jnp.asarray(x))
+    (x_ct,) = vjp(jnp.asarray(ct))
+    np.testing.assert_allclose(np.sum(np.asarray(x_ct) * t), np.sum(np.asarray(t_out) * ct),
+                               rtol=1e-4)
+
+
+def test_cumprod_jvp_with_zero_is_exact() -> None:
+    _, t = numjax.jvp(lax.cumprod, (jnp.array([1.0, 0.0, 2.0, 3.0]),),
+                      (jnp.array([1.0, 10.0, 100.0, 1000.0]),))
+    np.testing.assert_allclose(np.asarray(t), [1.0, 10.0, 20.0, 60.0])  # JAX 0.4.30's values
+
+
+def test_cummax_ties_split_tangent() -> None:
+    _, t = numjax.jvp(lax.cummax, (jnp.array([1.0, 1.0, 0.0, 2.0]),),
+                      (jnp.array([1.0, 10.0, 100.0, 1000.0]),))
+    np.testing.assert_allclose(np.asarray(t), [1.0, 5.5, 5.5, 1000.0])  # JAX 0.4.30's values
+
+
+def test_cumlogsumexp_neg_inf() -> None:
+    x = jnp.array([-np.inf, 1.0, 1.0])
+    out, t = numjax.jvp(lax.cumlogsumexp, (x,), (jnp.ones(3),))
+    np.testing.assert_allclose(np.asarray(out), [-np.inf, 1.0, 1.0 + np.log(2)], rtol=1e-6)
+    assert np.all(np.isfinite(np.asarray(t)))
+
+
+@pytest.mark.parametrize("op,ref,ints", OPS, ids=[o[0].__name__ for o in OPS])
+@pytest.mark.parametrize("in_axis", [0, 1])
+def test_vmap(op: Any, ref: Any, ints: bool, in_axis: int) -> None:
+    x = _rand((3, 4, 5), np.float32)
+    f = lambda v: op(v, axis=1, reverse=True)
+    out = numjax.vmap(f, in_axes=in_axis)(jnp.asarray(x))
+    loop = np.stack([np.asarray(f(jnp.asarray(np.take(x, i, in_axis))))
+                     for i in range(x.shape[in_axis])])
+    np.testing.assert_allclose(np.asarray(out), loop, rtol=1e-6)
+
+
+def test_errors() -> None:
+    with pytest.raises(ValueError, match="out of bounds"):
+        lax.cumsum(jnp.zeros(3), axis=1)
+    with pytest.raises(TypeError, match="cumsum does not accept dtype bool"):
+        lax.cumsum(jnp.array([True, False]))
+    with pytest.raises(TypeError, match="cumlogsumexp does not accept dtype int32"):
+        lax.cumlogsumexp(jnp.array([1, 2]))

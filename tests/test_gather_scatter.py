@@ -1,0 +1,219 @@
+"""lax.gather / lax.scatter*: kernels against NumPy references, jvp/grad, transpose, vmap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numjax
+import numjax.numpy as jnp
+from numjax import lax
+
+ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                  start_index_map=(0,))
+ROWS_S = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+POINTS = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0, 1),
+                                    start_index_map=(0, 1))
+POINTS_S = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0, 1),
+                                       scatter_dims_to_operand_dims=(0, 1))
+
+X = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+
+
+def test_dimension_numbers_are_hashable_namedtuples():
+    assert hash(ROWS) == hash(lax.GatherDimensionNumbers((1,), (0,), (0,)))
+    assert ROWS.offset_dims == (1,)
+    assert ROWS_S._fields == ("update_window_dims", "inserted_window_dims",
+                              "scatter_dims_to_operand_dims")
+
+
+@pytest.mark.parametrize("text,mode", [
+    ("clip", lax.GatherScatterMode.CLIP), ("fill", lax.GatherScatterMode.FILL_OR_DROP),
+    ("drop", lax.GatherScatterMode.FILL_OR_DROP), (None, lax.GatherScatterMode.FILL_OR_DROP),
+    ("promise_in_bounds", lax.GatherScatterMode.PROMISE_IN_BOUNDS)])
+def test_mode_parsing(text, mode):
+    assert lax.GatherScatterMode.from_any(text) is mode
+
+
+def test_gather_rows_modes():
+    idx = np.array([[2], [0], [5]])
+    out = lax.gather(X, idx, ROWS, (1, 4), mode="clip")
+    np.testing.assert_array_equal(out, X[[2, 0, 2]])
+    out = lax.gather(X, idx, ROWS, (1, 4))  # JAX's lax default: fill
+    assert np.isnan(np.asarray(out)[2]).all()
+    out = lax.gather(X, idx, ROWS, (1, 4), mode="fill", fill_value=-1)
+    np.testing.assert_array_equal(out[2], [-1, -1, -1, -1])
+
+
+def test_gather_windows_and_offset_position():
+    # 2x2 windows starting at index vectors, window dims placed first in the output.
+    dn = lax.GatherDimensionNumbers(offset_dims=(0, 1), collapsed_slice_dims=(),
+                                    start_index_map=(0, 1))
+    idx = np.array([[0, 0], [1, 2]])
+    out = np.asarray(lax.gather(X, idx, dn, (2, 2), mode="clip"))
+    assert out.shape == (2, 2, 2)
+    np.testing.assert_array_equal(out[..., 1], X[1:3, 2:4])
+    np.testing.assert_array_equal(out[..., 0], X[0:2, 0:2])
+
+
+def test_gather_fill_defaults_by_dtype():
+    idx = np.array([[1], [7]])
+    dn = lax.GatherDimensionNumbers((), (0,), (0,))
+    assert lax.gather(np.arange(4, dtype=np.int32), idx, dn, (1,), mode="fill")[1] == -2**31
+    assert lax.gather(np.arange(4, dtype=np.uint8), idx, dn, (1,), mode="fill")[1] == 255
+    assert bool(lax.gather(np.zeros(4, bool), idx, dn, (1,), mode="fill")[1])
+
+
+def test_gather_shape_errors():
+    with pytest.raises(TypeError, match="slice size"):
+        lax.gather(X, np.array([[0]]), ROWS, (1,))
+    with pytest.raises(TypeError, match="collapse"):
+        lax.gather(X, np.array([[0]]), ROWS, (2, 4))
+    with pytest.raises(TypeError, match="integer"):
+        lax.gather(X, np.array([[0.0]]), ROWS, (1, 4))
+
+
+def _np_scatter(ufunc, x, rows, upd):
+    out = x.copy()
+    if ufunc is None:
+        for r, u in zip(rows, upd, strict=True):
+            out[r] = u
+    else:
+        ufunc.at(out, rows, upd)
+    return out
+
+
+@pytest.mark.parametrize("fn,ufunc", [(lax.scatter, None), (lax.scatter_add, np.add),
+                                      (lax.scatter_mul, np.multiply),
+                                      (lax.scatter_min, np.minimum),
+                                      (lax.scatter_max, np.maximum)])
+def test_scatter_rows_vs_numpy(fn, ufunc):
+    rng = np.random.default_rng(0)
+    rows = np.array([2, 0, 2])
+    upd = rng.normal(size=(3, 4)).astype(np.float32) * 10
+    out = fn(X, rows[:, None], upd, ROWS_S)
+    np.testing.assert_allclose(out, _np_scatter(ufunc, X, rows, upd), rtol=1e-6)
+
+
+def test_scatter_out_of_bounds_drop_and_clip():
+    idx = np.array([[1], [9], [-1]])
+    upd = np.ones((3, 4), np.float32)
+    np.testing.assert_array_equal(lax.scatter_add(X, idx, upd, ROWS_S), X + [[0], [1], [0]])
+    clipped = lax.scatter_add(X, idx, upd, ROWS_S, mode="clip")
+    np.testing.assert_array_equal(clipped, X + [[1], [1], [1]])
+
+
+def test_scatter_casts_updates_and_checks_shapes():
+    out = lax.scatter_add(np.zeros(3, np.float32), np.array([[1]]), np.array([2]),
+                          lax.ScatterDimensionNumbers((), (0,), (0,)))
+    assert out.dtype == np.float32
+    with pytest.raises(TypeError, match="scatter dimensions"):
+        lax.scatter_add(X, np.array([[1], [2]]), np.ones((3, 4), np.float32), ROWS_S)
+
+
+def test_scatter_apply_counts_repeats():
+    dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+    out = lax.scatter_apply(jnp.arange(5.0), np.array([[1], [1], [7]]), lambda v: v * 2, dn,
+                            update_shape=(3,))
+    np.testing.assert_array_equal(out, [0, 4, 2, 3, 4])  # JAX 0.4.30's result
+
+
+def _numeric_grad(f, x, eps=1e-2):
+    x = np.asarray(x, np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (float(f(jnp.asarray((x + d).astype(np.float32))))
+                - float(f(jnp.asarray((x - d).astype(np.float32))))) / (2 * eps)
+    return g
+
+
+def test_gather_grad_is_scatter_add():
+    idx = np.array([[2], [0], [2], [7]])
+    f = lambda x: (lax.gather(x, idx, ROWS, (1, 4), mode="clip") ** 2).sum()
+    np.testing.assert_allclose(numjax.grad(f)(jnp.asarray(X)), _numeric_grad(f, X), rtol=1e-2,
+                               atol=5e-2)
+    g = numjax.grad(lambda x: lax.gather(x, idx, ROWS, (1, 4), mode="fill",
+                                         fill_value=0).sum())(jnp.asarray(X))
+    np.testing.assert_array_equal(g, [[1] * 4, [0] * 4, [2] * 4])
+
+
+def test_scatter_add_grad_both_args():
+    idx = np.array([[1, 1], [1, 1], [0, 3]])
+    upd = np.array([1.0, 2.0, 3.0], np.float32)
+    f = lambda x, u: (lax.scatter_add(x, idx, u, POINTS_S) ** 2).sum()
+    gx, gu = numjax.grad(f, argnums=(0, 1))(jnp.asarray(X), jnp.asarray(upd))
+    np.testing.assert_allclose(gx, _numeric_grad(lambda x: f(x, upd), X), rtol=1e-2, atol=5e-2)
+    np.testing.assert_allclose(gu, _numeric_grad(lambda u: f(X, u), upd), rtol=1e-2, atol=5e-2)
+
+
+def test_scatter_set_grad_last_write_wins():
+    idx = np.array([[1], [1]])
+    dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+    gu = numjax.grad(lambda u: lax.scatter(jnp.zeros(5), idx, u, dn).sum())(jnp.array([3., 4.]))
+    np.testing.assert_array_equal(gu, [0, 1])  # JAX 0.4.30 gives [0., 1.]
+    gx = numjax.grad(lambda x: lax.scatter(x, idx, jnp.ones(2), dn).sum())(jnp.arange(5.0))
+    np.testing.assert_array_equal(gx, [1, 0, 1, 1, 1])
+
+
+def test_scatter_mul_and_max_grads():
+    dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+    idx = np.array([[1], [1]])
+    g = numjax.grad(lambda x: lax.scatter_mul(x, idx, jnp.array([3.0, 3.0]), dn).sum())(
+        jnp.arange(5.0))
+    np.testing.assert_array_equal(g, [1, 9, 1, 1, 1])  # JAX 0.4.30's answer
+    g = numjax.grad(lambda x: lax.scatter_max(x, np.array([[1], [2]]), jnp.array([2.0, 2.0]),
+                                              dn).sum())(jnp.arange(5.0))
+    np.testing.assert_array_equal(g, [1, 0, 0.5, 1, 1])  # ties share, as in JAX
+    gu = numjax.grad(lambda u: lax.scatter_mul(jnp.arange(1.0, 6.0), np.array([[1], [3]]), u,
+                                               dn, unique_indices=True).sum())(
+        jnp.array([2.0, 5.0]))
+    np.testing.assert_array_equal(gu, [2, 4])
+
+
+def test_jvp_of_gather():
+    idx = np.array([[1], [0]])
+    t = np.ones_like(X)
+    out, tout = numjax.jvp(lambda x: lax.gather(x, idx, ROWS, (1, 4)), (jnp.asarray(X),),
+                           (jnp.asarray(t),))
+    np.testing.assert_array_equal(out, X[[1, 0]])
+    np.testing.assert_array_equal(tout, np.ones((2, 4)))
+
+
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0), (1, 0)])
+def test_vmap_gather_vs_loop(in_axes):
+    rng = np.random.default_rng(1)
+    xs = rng.normal(size=(2, 3, 4)).astype(np.float32)
+    idxs = rng.integers(0, 3, size=(2, 5, 1))
+    x_arg = xs if in_axes[0] != 1 else np.moveaxis(xs, 0, 1)
+    x_arg = x_arg if in_axes[0] is not None else xs[0]
+    i_arg = idxs if in_axes[1] is not None else idxs[0]
+    f = lambda x, i: lax.gather(x, i, ROWS, (1, 4))
+    out = numjax.vmap(f, in_axes=in_axes)(x_arg, i_arg)
+    for b in range(2):
+        xb = xs[b] if in_axes[0] is not None else xs[0]
+        ib = idxs[b] if in_axes[1] is not None else idxs[0]
+        np.testing.assert_array_equal(out[b], f(xb, ib))
+
+
+@pytest.mark.parametrize("in_axes", [(0, None, None), (None, 0, None), (None, None, 0),
+                                     (0, 0, 0), (0, None, 0)])
+@pytest.mark.parametrize("fn", [lax.scatter_add, lax.scatter, lax.scatter_max])
+def test_vmap_scatter_vs_loop(in_axes, fn):
+    rng = np.random.default_rng(2)
+    xs = rng.normal(size=(2, 3, 4)).astype(np.float32)
+    idxs = rng.integers(0, 3, size=(2, 2, 1))
+    upds = rng.normal(size=(2, 2, 4)).astype(np.float32)
+    args = [a if d is not None else a[0] for a, d in zip((xs, idxs, upds), in_axes, strict=True)]
+    f = lambda x, i, u: fn(x, i, u, ROWS_S)
+    out = numjax.vmap(f, in_axes=in_axes)(*args)
+    for b in range(2):
+        bargs = [a[b] if d is not None else a for a, d in zip(args, in_axes, strict=True)]
+        np.testing.assert_array_equal(out[b], f(*bargs))
+
+
+def test_make_jaxpr_shows_gather():
+    text = str(numjax.make_jaxpr(lambda x: lax.gather(x, np.array([[1]]), ROWS, (1, 4)))(X))
+    assert "gather[" in text and "GatherDimensionNumbers(offset_dims=(1,)" in text
