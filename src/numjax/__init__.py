@@ -14,10 +14,13 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numjax\._sr
 
 from numjax import dtypes as dtypes  # noqa: E402
 from numjax import errors as errors  # noqa: E402
+from numjax import experimental as experimental  # noqa: E402
 from numjax import lax as lax  # noqa: E402
 from numjax import numpy as numpy  # noqa: E402
 from numjax import tree as tree  # noqa: E402
 from numjax import tree_util as tree_util  # noqa: E402
+from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
+from numjax._src.api.jit import jit as jit  # noqa: E402
 from numjax._src.api.transformations import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
 from numjax._src.api.transformations import eval_shape as eval_shape  # noqa: E402
 from numjax._src.api.transformations import grad as grad  # noqa: E402

@@ -111,7 +111,7 @@ class Jaxpr:
     __repr__ = __str__
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class ClosedJaxpr:
     jaxpr: Jaxpr
     consts: list[Any]

@@ -264,6 +264,8 @@ class PartialEvalTrace(StagingTrace):
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
         if any(type(x) is StagingTracer and x._trace is self for x in args):
+            if primitive.partial_eval is not None:
+                return primitive.partial_eval(self, args, params)
             return super().process_primitive(primitive, args, params)
         parent = self.parent
         assert parent is not None

@@ -1,0 +1,662 @@
+"""`jit`: trace once per argument signature, lower to generated NumPy code, cache, call.
+
+On the eager path (no transformation active) a call is: flatten the arguments, build the cache
+key (static args, input tree, avals, trace context), and run the cached executable on the
+arguments' buffers. Under a transformation, `jit` binds the `pjit` primitive with the traced
+jaxpr, and that primitive's rules transform the jaxpr (jvp, vmap) or inline it (partial
+evaluation for linearize/grad).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from numjax._src import compiler, config
+from numjax._src.api.flatten import debug_info, flatten_fun
+from numjax._src.compiler import passes
+from numjax._src.compiler.codegen import Executable, lower_jaxpr
+from numjax._src.core import trace as trace_mod
+from numjax._src.core.avals import get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
+from numjax._src.core.trace import Primitive, Tracer, eval_trace
+from numjax._src.interpreters import ad, batching
+from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.runtime import devices
+from numjax._src.runtime.array import ArrayImpl
+from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+logger = logging.getLogger("numjax._src.dispatch")
+
+# ---- the pjit primitive --------------------------------------------------------------------
+
+pjit_p = Primitive("pjit")
+pjit_p.multiple_results = True
+passes.call_primitives.add(pjit_p)
+
+
+@pjit_p.def_effectful_abstract_eval
+def _pjit_abstract_eval(*avals: Any, jaxpr: ClosedJaxpr, name: str) -> Any:
+    return jaxpr.out_avals, jaxpr.effects
+
+
+_executables: weakref.WeakKeyDictionary[ClosedJaxpr, Executable] = weakref.WeakKeyDictionary()
+
+
+def compile_jaxpr(closed: ClosedJaxpr, name: str) -> Executable:
+    """Passes, lowering, and the one call to `backend_compile` (looked up at call time)."""
+    module = lower_jaxpr(passes.run_passes(closed), name)
+    return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
+
+
+def _pjit_impl(*bufs: Any, jaxpr: ClosedJaxpr, name: str) -> list[Any]:
+    executable = _executables.get(jaxpr)
+    if executable is None:
+        executable = _executables[jaxpr] = compile_jaxpr(jaxpr, name)
+    return executable(*bufs)
+
+
+pjit_p.def_impl(_pjit_impl)
+
+
+def _pjit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
+              name: str) -> tuple[list[Any], list[Any]]:
+    tangents = [ad.instantiate_zeros(t) for t in tangents]
+    n = len(primals)
+
+    def jvp_fun(*args: Any) -> list[Any]:
+        outs, out_tangents = ad.jvp_flat(
+            lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs), args[:n], args[n:])
+        return [*outs, *[ad.instantiate_zeros(t) for t in out_tangents]]
+
+    in_avals = [get_aval(x) for x in (*primals, *tangents)]
+    jvp_jaxpr = _closed_over_tracers_as_args(trace_to_jaxpr(jvp_fun, in_avals))
+    outs = pjit_p.bind(*jvp_jaxpr.extra_args, *primals, *tangents, jaxpr=jvp_jaxpr.closed,
+                       name=name)
+    m = len(jaxpr.out_avals)
+    return outs[:m], outs[m:]
+
+
+def _pjit_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr, name: str
+                ) -> tuple[list[Any], list[Any]]:
+    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
+    args = [batching.bdim_at_front(x, d, size) if d is not None else x
+            for x, d in zip(args, dims, strict=True)]
+    in_dims = [0 if d is not None else None for d in dims]
+    out_dims = [0] * len(jaxpr.out_avals)
+
+    def batched(*xs: Any) -> list[Any]:
+        return batching.vmap_flat(lambda *ys: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ys), xs,
+                                  in_dims, out_dims, size)
+
+    batched_jaxpr = _closed_over_tracers_as_args(
+        trace_to_jaxpr(batched, [get_aval(x) for x in args]))
+    outs = pjit_p.bind(*batched_jaxpr.extra_args, *args, jaxpr=batched_jaxpr.closed, name=name)
+    return outs, out_dims
+
+
+def _pjit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str
+                    ) -> list[Any]:
+    linear = [ad.is_undefined_primal(x) for x in args]
+    known = [x for x, lin in zip(args, linear, strict=True) if not lin]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+
+    def transposed(*xs: Any) -> list[Any]:
+        known_vals, ct_vals = xs[:len(known)], xs[len(known):]
+        it = iter(known_vals)
+        inputs = [next(it) if not lin else None for lin in linear]
+        lin_jaxpr = _substitute_known(jaxpr, inputs)
+        in_cts = ad.backward_pass(lin_jaxpr.jaxpr, lin_jaxpr.consts, list(ct_vals))
+        return [ad.instantiate_zeros(c) for c in in_cts]
+
+    in_avals = [get_aval(x) for x in (*known, *cts)]
+    t_jaxpr = _closed_over_tracers_as_args(trace_to_jaxpr(transposed, in_avals))
+    outs = pjit_p.bind(*t_jaxpr.extra_args, *known, *cts, jaxpr=t_jaxpr.closed,
+                       name=f"transpose({name})")
+    it = iter(outs)
+    return [next(it) if lin else None for lin in linear]
+
+
+def _substitute_known(closed: ClosedJaxpr, inputs: Sequence[Any]) -> ClosedJaxpr:
+    """The jaxpr with its known inputs turned into constants; linear inputs stay invars."""
+    jaxpr = closed.jaxpr
+    constvars = list(jaxpr.constvars)
+    consts = list(closed.consts)
+    invars = []
+    for v, x in zip(jaxpr.invars, inputs, strict=True):
+        if x is None:
+            invars.append(v)
+        else:
+            constvars.append(v)
+            consts.append(x)
+    return ClosedJaxpr(jaxpr.replace(constvars=constvars, invars=invars), consts)
+
+
+def _pjit_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """Under linearize, the call is inlined: its known part runs now, its tangent part is
+    staged equation by equation."""
+    closed: ClosedJaxpr = params["jaxpr"]
+    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+pjit_p.def_jvp(_pjit_jvp)
+pjit_p.def_batch(_pjit_batch)
+pjit_p.def_transpose(_pjit_transpose)
+pjit_p.def_partial_eval(_pjit_partial_eval)
+
+
+def _pjit_params(params: dict[str, Any]) -> dict[str, Any]:
+    return {"name": _Name(params["name"]), "jaxpr": params["jaxpr"]}
+
+
+class _Name(str):
+    pass
+
+
+param_printers[pjit_p] = _pjit_params
+
+
+class _ConvertedJaxpr:
+    """A traced jaxpr whose tracer constants (closed-over values of enclosing traces) were
+    turned into leading arguments, so the jaxpr itself holds only concrete constants."""
+
+    def __init__(self, closed: ClosedJaxpr, extra_args: list[Any]) -> None:
+        self.closed = closed
+        self.extra_args = extra_args
+
+
+def _closed_over_tracers_as_args(closed: ClosedJaxpr) -> _ConvertedJaxpr:
+    jaxpr = closed.jaxpr
+    keep_vars, keep_consts, moved_vars, moved = [], [], [], []
+    for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
+        if isinstance(c, Tracer):
+            moved_vars.append(v)
+            moved.append(c)
+        else:
+            keep_vars.append(v)
+            keep_consts.append(c)
+    if not moved:
+        return _ConvertedJaxpr(closed, [])
+    new = jaxpr.replace(constvars=keep_vars, invars=[*moved_vars, *jaxpr.invars])
+    return _ConvertedJaxpr(ClosedJaxpr(new, keep_consts), moved)
+
+
+# ---- the jit API ---------------------------------------------------------------------------
+
+
+class _CacheEntry:
+    __slots__ = ("executable", "out_tree", "out_avals", "closed", "donated", "in_avals")
+
+    def __init__(self, executable: Executable, out_tree: PyTreeDef, out_avals: list[Any],
+                 closed: ClosedJaxpr, donated: tuple[bool, ...], in_avals: list[Any]) -> None:
+        self.executable = executable
+        self.out_tree = out_tree
+        self.out_avals = out_avals
+        self.closed = closed
+        self.donated = donated
+        self.in_avals = in_avals
+
+
+def _normalize_argnums(argnums: int | Sequence[int] | None) -> tuple[int, ...]:
+    if argnums is None:
+        return ()
+    if isinstance(argnums, int):
+        return (argnums,)
+    return tuple(int(a) for a in argnums)
+
+
+def _normalize_argnames(argnames: str | Sequence[str] | None) -> tuple[str, ...]:
+    if argnames is None:
+        return ()
+    if isinstance(argnames, str):
+        return (argnames,)
+    return tuple(argnames)
+
+
+def _infer_statics(fun: Callable[..., Any], argnums: tuple[int, ...], argnames: tuple[str, ...]
+                   ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Complete static_argnums from static_argnames through the signature, and vice versa."""
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        return argnums, argnames
+    params = list(sig.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    nums = set(argnums)
+    names = set(argnames)
+    for i, p in enumerate(positional):
+        if p.name in names:
+            nums.add(i)
+        if i in nums or (i - len(positional)) in nums:
+            if p.kind != p.POSITIONAL_ONLY:
+                names.add(p.name)
+    return tuple(sorted(nums)), tuple(sorted(names))
+
+
+class JitWrapped:
+    """A jitted function. Calling it compiles on the first call per signature, then runs the
+    cached executable.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> f = numjax.jit(lambda x: jnp.sin(x) * 2.0)
+    >>> f(0.0)
+    Array(0., dtype=float32, weak_type=True)
+    """
+
+    def __init__(self, fun: Callable[..., Any], static_argnums: Any = None,
+                 static_argnames: Any = None, donate_argnums: Any = None,
+                 donate_argnames: Any = None, device: Any = None, backend: Any = None,
+                 inline: bool = False, keep_unused: bool = False,
+                 abstracted_axes: Any = None) -> None:
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun}")
+        functools.update_wrapper(self, fun)  # type: ignore[arg-type]
+        self._fun = fun
+        self._static_argnums, self._static_argnames = _infer_statics(
+            fun, _normalize_argnums(static_argnums), _normalize_argnames(static_argnames))
+        donate_nums, donate_names = _infer_statics(
+            fun, _normalize_argnums(donate_argnums), _normalize_argnames(donate_argnames))
+        self._donate_argnums = donate_nums
+        self._donate_argnames = donate_names
+        self._device = device
+        self._backend = backend
+        self._inline = inline
+        self._keep_unused = keep_unused
+        self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._cache: dict[Any, _CacheEntry] = {}
+        self._simple = not (self._static_argnums or self._static_argnames
+                            or self._donate_argnums)
+        if device is not None and backend is not None:
+            raise ValueError("can't specify both a device and a backend for jit, got "
+                             f"device={device} and backend={backend}")
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<PjitFunction of {self._fun!r}>"
+
+    # -- calling ---------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if config.disable_jit.value:
+            return self._fun(*args, **kwargs)
+        if trace_mod._trace_state.trace is not eval_trace:
+            return self._call_under_trace(args, kwargs)
+        if self._simple and not kwargs:
+            key_avals = []
+            for a in args:
+                if type(a) is not ArrayImpl:
+                    break
+                aval = a._aval
+                key_avals.append(aval if aval is not None else a.aval)
+            else:
+                entry = self._cache.get((*key_avals, config.trace_context()))
+                if entry is not None:
+                    outs = entry.executable(*[a._buf for a in args])
+                    return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
+        entry, flat_args = self._lookup(args, kwargs)
+        outs = entry.executable(*[_buffer(x) for x in flat_args])
+        return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
+
+    def _split(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+               ) -> tuple[tuple[Any, ...], dict[str, Any], tuple[Any, ...]]:
+        nums = self._static_argnums
+        names = self._static_argnames
+        statics: list[Any] = []
+        dyn_args = []
+        for i, a in enumerate(args):
+            if i in nums or (i - len(args)) in nums:
+                statics.append(("pos", i, _hashable_static(a)))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in names:
+                statics.append(("kw", k, _hashable_static(v)))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(dyn_args), dyn_kwargs, tuple(statics)
+
+    def _bind_statics(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+                      ) -> Callable[..., Any]:
+        nums = self._static_argnums
+        names = self._static_argnames
+        n = len(args)
+
+        def call(*dyn_args: Any, **dyn_kwargs: Any) -> Any:
+            it = iter(dyn_args)
+            full = [a if (i in nums or (i - n) in nums) else next(it)
+                    for i, a in enumerate(args)]
+            kw = {k: v for k, v in kwargs.items() if k in names}
+            kw.update(dyn_kwargs)
+            return self._fun(*full, **kw)
+
+        return call
+
+    def _donation_vector(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+                         ) -> tuple[bool, ...]:
+        if not (self._donate_argnums or self._donate_argnames):
+            return ()
+        flags: list[bool] = []
+        n = len(args)
+        for i, a in enumerate(args):
+            if i in self._static_argnums or (i - n) in self._static_argnums:
+                continue
+            donated = i in self._donate_argnums
+            flags.extend([donated] * len(tree_flatten(a)[0]))
+        for k, v in kwargs.items():
+            if k in self._static_argnames:
+                continue
+            flags.extend([k in self._donate_argnames] * len(tree_flatten(v)[0]))
+        return tuple(flags)
+
+    def _trace(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+               ) -> tuple[ClosedJaxpr, PyTreeDef, list[Any], PyTreeDef, tuple[Any, ...]]:
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        in_avals = [_abstractify(x, i, in_tree, args) for i, x in enumerate(flat_args)]
+        flat_fun, out = flatten_fun(self._bind_statics(args, kwargs), in_tree)
+        info = debug_info("jit", self._fun, args, kwargs, self._static_argnums)
+        closed = trace_to_jaxpr(flat_fun, in_avals, info)
+        assert out.tree is not None
+        return closed, out.tree, flat_args, in_tree, statics
+
+    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, list[Any]]:
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(_abstractify(x, i, in_tree, args) for i, x in enumerate(flat_args))
+        donated = self._donation_vector(args, kwargs)
+        key = (*avals, config.trace_context(), statics, in_tree, donated)
+        if self._simple and not kwargs and all(type(a) is ArrayImpl for a in args):
+            key = (*avals, config.trace_context())
+        return key, flat_args
+
+    def _lookup(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+                ) -> tuple[_CacheEntry, list[Any]]:
+        key, flat_args = self._key(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._compile(args, kwargs)
+            self._cache[key] = entry
+        return entry, flat_args
+
+    def _compile(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _CacheEntry:
+        closed, out_tree, flat_args, _, _ = self._trace(args, kwargs)
+        in_avals = [get_aval(x) if not isinstance(x, _AbstractArg) else x.aval
+                    for x in flat_args]
+        if config.log_compiles.value:
+            logger.warning("Finished tracing + transforming %s for pjit", self._name)
+            logger.warning("Compiling %s with global shapes and types %s.", self._name,
+                           [a.str_short() for a in in_avals])
+        donated = self._donation_vector(args, kwargs)
+        if donated and not self._keep_unused:
+            # Arguments the computation never reads are dropped, not "unusable" (as in JAX).
+            used = _used_invars(closed)
+            donated = tuple(d and u for d, u in zip(donated, used, strict=True))
+        _warn_unusable_donations(donated, in_avals, closed.out_avals)
+        executable = compile_jaxpr(closed, self._name)
+        return _CacheEntry(executable, out_tree, list(closed.out_avals), closed, donated,
+                           in_avals)
+
+    def _call_under_trace(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        closed, out_tree, flat_args, _, _ = self._trace(args, kwargs)
+        converted = _closed_over_tracers_as_args(closed)
+        outs = pjit_p.bind(*converted.extra_args, *flat_args, jaxpr=converted.closed,
+                           name=self._name)
+        return tree_unflatten(out_tree, outs)
+
+    # -- introspection -----------------------------------------------------------------------
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Trace and lower for these arguments (arrays or `ShapeDtypeStruct`s)."""
+        return self.trace(*args, **kwargs).lower()
+
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        closed, out_tree, flat_args, in_tree, _ = self._trace(args, kwargs)
+        donated = self._donation_vector(args, kwargs)
+        return Traced(self, closed, in_tree, out_tree, [_aval_of(x) for x in flat_args],
+                      donated)
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        from numjax._src.api.transformations import ShapeDtypeStruct
+        closed, out_tree, _, _, _ = self._trace(args, kwargs)
+        return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype,
+                                                          weak_type=a.weak_type)
+                                         for a in closed.out_avals])
+
+
+def _used_invars(closed: ClosedJaxpr) -> list[bool]:
+    from numjax._src.core.jaxpr import Var
+    read = {a for e in closed.jaxpr.eqns for a in e.invars if isinstance(a, Var)}
+    read.update(a for a in closed.jaxpr.outvars if isinstance(a, Var))
+    return [v in read for v in closed.jaxpr.invars]
+
+
+def _hashable_static(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError as e:
+        raise ValueError(
+            "Non-hashable static arguments are not supported. An error occurred while trying "
+            f"to hash an object of type {type(value)}, {value}. The error was:\n"
+            f"TypeError: {e}\n") from None
+    return value
+
+
+class _AbstractArg:
+    """An argument given as a `ShapeDtypeStruct` (for `lower`/`trace`)."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: Any) -> None:
+        self.aval = aval
+
+
+def _abstractify(x: Any, i: int, in_tree: PyTreeDef, args: tuple[Any, ...]) -> Any:
+    from numjax._src.api.transformations import ShapeDtypeStruct
+    if isinstance(x, ShapeDtypeStruct):
+        return x.aval
+    try:
+        return get_aval(x)
+    except TypeError:
+        if isinstance(x, str):
+            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type"
+                            ) from None
+        raise TypeError(f"Cannot interpret value of type {type(x)} as an abstract array; it "
+                        "does not have a dtype attribute") from None
+
+
+def _aval_of(x: Any) -> Any:
+    from numjax._src.api.transformations import ShapeDtypeStruct
+    return x.aval if isinstance(x, ShapeDtypeStruct) else get_aval(x)
+
+
+def _buffer(x: Any) -> Any:
+    if type(x) is ArrayImpl:
+        return x._buf
+    from numjax._src.compiler.eager import host_value
+    return host_value(x)[0]
+
+
+def _wrap_outputs(outs: Sequence[Any], avals: Sequence[Any]) -> list[ArrayImpl]:
+    wrapped = []
+    for buf, aval in zip(outs, avals, strict=True):
+        array = ArrayImpl(buf, aval.weak_type)
+        array._aval = aval
+        wrapped.append(array)
+    return wrapped
+
+
+def _warn_unusable_donations(donated: tuple[bool, ...], in_avals: Sequence[Any],
+                             out_avals: Sequence[Any]) -> None:
+    """Pair each donated input with an unpaired output of the same shape and dtype; warn about
+    the donated inputs left over, as JAX does."""
+    if not any(donated):
+        return
+    available: dict[tuple[Any, Any], int] = {}
+    for a in out_avals:
+        k = (a.shape, a.dtype)
+        available[k] = available.get(k, 0) + 1
+    unusable = []
+    for flag, a in zip(donated, in_avals, strict=True):
+        if not flag:
+            continue
+        k = (a.shape, a.dtype)
+        if available.get(k, 0):
+            available[k] -= 1
+        else:
+            unusable.append(a.strip_weak_type())
+    if unusable:
+        warnings.warn(
+            f"Some donated buffers were not usable: {', '.join(str(_repr(a)) for a in unusable)}"
+            ".\nSee an explanation at https://jax.readthedocs.io/en/latest/faq.html#buffer-"
+            "donation.", stacklevel=4)
+
+
+def _repr(aval: Any) -> str:
+    return f"ShapedArray({aval.str_short()})"
+
+
+# ---- AOT stages ----------------------------------------------------------------------------
+
+
+class Traced:
+    """`jit(f).trace(*args)`: the jaxpr and trees for one argument signature."""
+
+    def __init__(self, wrapped: JitWrapped, closed: ClosedJaxpr, in_tree: PyTreeDef,
+                 out_tree: PyTreeDef, in_avals: list[Any], donated: tuple[bool, ...]) -> None:
+        self._wrapped = wrapped
+        self.jaxpr = closed
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.in_avals = in_avals
+        self.donated = donated
+
+    def lower(self) -> Lowered:
+        module = lower_jaxpr(passes.run_passes(self.jaxpr), self._wrapped._name)
+        return Lowered(self, module)
+
+
+class Lowered:
+    """`jit(f).lower(*args)`: the generated source, ready to compile."""
+
+    def __init__(self, traced: Traced, module: Any) -> None:
+        self._traced = traced
+        self._module = module
+        self.in_tree = traced.in_tree
+        self.out_tree = traced.out_tree
+
+    def as_text(self, dialect: str | None = None) -> str:
+        return self._module.as_text()  # type: ignore[no-any-return]
+
+    def compile(self, compiler_options: Any = None) -> Compiled:
+        executable = compiler.backend_compile(devices.get_backend(), self._module,
+                                              compiler_options, ())
+        return Compiled(self._traced, executable)
+
+    def cost_analysis(self) -> dict[str, float]:
+        from numjax._src.compiler.cost import cost_analysis
+        return cost_analysis(self._traced.jaxpr)
+
+
+class Compiled:
+    """`jit(f).lower(*args).compile()`: callable on arguments of the lowered signature only."""
+
+    def __init__(self, traced: Traced, executable: Executable) -> None:
+        self._traced = traced
+        self._executable = executable
+        self.in_tree = traced.in_tree
+        self.out_tree = traced.out_tree
+
+    def as_text(self) -> str:
+        return self._executable.as_text()
+
+    def cost_analysis(self) -> dict[str, float]:
+        from numjax._src.compiler.cost import cost_analysis
+        return cost_analysis(self._traced.jaxpr)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        wrapped = self._traced._wrapped
+        dyn_args, dyn_kwargs, _ = wrapped._split(args, kwargs)
+        flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        if in_tree != self.in_tree:
+            raise TypeError(
+                "Function compiled with input pytree does not match the input pytree it was "
+                f"called with: compiled with {self.in_tree}, called with {in_tree}.")
+        for x in flat_args:
+            if isinstance(x, Tracer):
+                raise TypeError(
+                    "Cannot apply JAX transformations to a function lowered and compiled for a "
+                    "particular signature. Detected argument of Tracer type "
+                    f"{type(x).__name__}.")
+        mismatches = []
+        names = debug_info("jit", wrapped._fun, args, kwargs,
+                           wrapped._static_argnums).arg_names
+        for i, (x, aval) in enumerate(zip(flat_args, self._traced.in_avals, strict=True)):
+            got = get_aval(x)
+            if got.shape != aval.shape or got.dtype != aval.dtype:
+                name = names[i] if i < len(names) else f"args[{i}]"
+                mismatches.append(f"Argument '{name}' compiled with {aval.str_short()} and "
+                                  f"called with {got.str_short()}")
+        if mismatches:
+            raise TypeError("Argument types differ from the types for which this computation "
+                            "was compiled. The mismatches are:\n" + "\n".join(mismatches))
+        outs = self._executable(*[_buffer(x) for x in flat_args])
+        return tree_unflatten(self.out_tree, _wrap_outputs(outs, self._traced.jaxpr.out_avals))
+
+
+# ---- entry points --------------------------------------------------------------------------
+
+
+def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
+        out_shardings: Any = None, static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Sequence[str] | None = None, keep_unused: bool = False,
+        device: Any = None, backend: str | None = None, inline: bool = False,
+        abstracted_axes: Any = None) -> Any:
+    """Compile `fun` into generated NumPy code, once per argument signature.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> @numjax.jit
+    ... def f(x):
+    ...     return jnp.tanh(x) + 1.0
+    >>> f(jnp.zeros(2))
+    Array([1., 1.], dtype=float32)
+    """
+    if fun is None:
+        return functools.partial(
+            jit, in_shardings=in_shardings, out_shardings=out_shardings,
+            static_argnums=static_argnums, static_argnames=static_argnames,
+            donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+            keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+            abstracted_axes=abstracted_axes)
+    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                      device, backend, inline, keep_unused, abstracted_axes)
+
+
+def clear_caches() -> None:
+    """Clear every compile cache: jitted functions' and eager operations'."""
+    from numjax._src.compiler import eager
+    eager.clear_cache()
+    _executables.clear()
+    for wrapped in list(_live_wrappers()):
+        wrapped.clear_cache()
+
+
+def _live_wrappers() -> list[JitWrapped]:
+    import gc
+    return [o for o in gc.get_objects() if type(o) is JitWrapped]
+

@@ -1,0 +1,161 @@
+"""Lowering a jaxpr to generated Python/NumPy source, compiled once with `compile()`.
+
+One statement per equation: a fusable ufunc call, or a call to the primitive's NumPy kernel with
+its params bound. Constants, literals and kernels are globals of the generated module, so the
+source reads like the jaxpr. Nested jit equations are inlined by the passes first, so the
+generated function is straight-line code.
+
+    def f(a, b):
+        c = sin(a)
+        d = dot_general_0(c, b)
+        return (d,)
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src.compiler.lowering import Ufunc
+from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+
+_module_ids = itertools.count()
+
+
+class LoweredModule:
+    """A jaxpr lowered to Python source: what `backend_compile` compiles."""
+
+    def __init__(self, name: str, source: str, env: dict[str, Any], jaxpr: Jaxpr,
+                 out_avals: Sequence[Any]) -> None:
+        self.name = name
+        self.source = source
+        self.env = env
+        self.jaxpr = jaxpr
+        self.out_avals = list(out_avals)
+
+    def compile(self, options: Any = None) -> Executable:
+        filename = f"<numjax jit {self.name} #{next(_module_ids)}>"
+        namespace = dict(self.env)
+        namespace["__name__"] = "numjax._src.compiler.generated"
+        exec(compile(self.source, filename, "exec"), namespace)
+        fn = namespace[_FUNCTION_NAME]
+        return Executable(fn, self)
+
+    def as_text(self) -> str:
+        return self.source
+
+
+class Executable:
+    """A compiled jaxpr: `executable(*buffers)` returns the output buffers."""
+
+    __slots__ = ("fn", "module", "out_dtypes")
+
+    def __init__(self, fn: Callable[..., Any], module: LoweredModule) -> None:
+        self.fn = fn
+        self.module = module
+        self.out_dtypes = [a.dtype for a in module.out_avals]
+
+    def __call__(self, *bufs: Any) -> list[Any]:
+        outs = self.fn(*bufs)
+        # Kernels return their aval's dtype; this guards the few NumPy calls that widen.
+        return [o if o.dtype == d else o.astype(d)
+                for o, d in zip(outs, self.out_dtypes, strict=True)]
+
+    def as_text(self) -> str:
+        return self.module.source
+
+
+_FUNCTION_NAME = "jitted"
+
+
+class _Namer:
+    """Python identifiers for variables (a, b, ..., like the jaxpr printer) and globals."""
+
+    def __init__(self) -> None:
+        self.names: dict[Var, str] = {}
+        self.env: dict[str, Any] = {"np": np}
+        self._globals: dict[int, str] = {}
+        self._counts: dict[str, int] = {}
+
+    def var(self, v: Var) -> str:
+        name = self.names.get(v)
+        if name is None:
+            name = self.names[v] = f"{_alphabetic(len(self.names))}_"
+        return name
+
+    def global_(self, value: Any, hint: str) -> str:
+        key = id(value)
+        name = self._globals.get(key)
+        if name is None:
+            hint = "".join(c if c.isalnum() else "_" for c in hint)
+            count = self._counts.get(hint, 0)
+            self._counts[hint] = count + 1
+            name = hint if count == 0 and hint not in ("np",) else f"{hint}_{count}"
+            self._globals[key] = name
+            self.env[name] = value
+        return name
+
+
+def _alphabetic(n: int) -> str:
+    letters = []
+    while True:
+        n, digit = divmod(n, 26)
+        letters.append(chr(ord("a") + digit))
+        if n == 0:
+            break
+    return "".join(reversed(letters))
+
+
+def lower_jaxpr(closed: ClosedJaxpr, name: str) -> LoweredModule:
+    """Generate the source of a function computing `closed` on NumPy buffers."""
+    jaxpr = closed.jaxpr
+    namer = _Namer()
+    lines: list[str] = []
+    for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
+        namer.names[v] = namer.global_(_host_buffer(c), "const")
+    params = ", ".join(namer.var(v) for v in jaxpr.invars)
+    lines.append(f"def {_FUNCTION_NAME}({params}):")
+
+    def atom(a: Any) -> str:
+        if isinstance(a, Literal):
+            value = np.asarray(a.val, a.aval.dtype)[()]
+            return namer.global_(value, "lit")
+        return namer.var(a)
+
+    for eqn in jaxpr.eqns:
+        args = ", ".join(atom(a) for a in eqn.invars)
+        call = f"{_callee(eqn.primitive, eqn.params, namer)}({args})"
+        outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
+        if eqn.primitive.multiple_results:
+            target = ", ".join(outs) + ("," if len(outs) == 1 else "")
+        else:
+            target = outs[0]
+        lines.append(f"    {target} = {call}")
+    results = ", ".join(atom(a) for a in jaxpr.outvars)
+    lines.append(f"    return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
+    source = "\n".join(lines) + "\n"
+    return LoweredModule(name, source, namer.env, jaxpr, [a.aval for a in jaxpr.outvars])
+
+
+def _callee(primitive: Any, params: dict[str, Any], namer: _Namer) -> str:
+    lowering = primitive.lowering
+    if isinstance(lowering, Ufunc) and not params:
+        fn = lowering.ufunc
+        module_name = getattr(fn, "__module__", None)
+        if isinstance(fn, np.ufunc) or module_name == "numpy":
+            return f"np.{fn.__name__}"
+        return namer.global_(fn, primitive.name)
+    impl = primitive.impl
+    if impl is None:
+        raise NotImplementedError(f"primitive {primitive.name} has no NumPy kernel to lower to")
+    kernel = functools.partial(impl, **params) if params else impl
+    return namer.global_(kernel, primitive.name)
+
+
+def _host_buffer(value: Any) -> Any:
+    buf = getattr(value, "_buf", None)
+    return buf if buf is not None else np.asarray(value)

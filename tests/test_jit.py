@@ -1,0 +1,176 @@
+"""jit: values equal eager ones, caching, static arguments, AOT stages, transformations."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+from numjax._src import compiler
+
+f32 = np.float32
+
+
+PROGRAMS = [
+    lambda x: jnp.sin(x) * 2.0 + 1,
+    lambda x: jnp.tanh(x @ x.T).sum(axis=0),
+    lambda x: jnp.where(x > 0.5, x, -x) ** 2,
+    lambda x: (x.reshape(-1)[::2], jnp.max(x, axis=1, keepdims=True)),
+    lambda x: jnp.exp(x - jnp.max(x)) / jnp.sum(jnp.exp(x - jnp.max(x))),
+    lambda x: x.astype(jnp.int32) * 3 + 1,
+    lambda x: jnp.mean(x * 2, axis=-1),
+]
+
+
+@pytest.mark.parametrize("index", range(len(PROGRAMS)))
+def test_jit_equals_eager_values_dtypes_weak_types(index):
+    fun = PROGRAMS[index]
+    x = jnp.asarray(np.random.default_rng(index).uniform(size=(3, 4)).astype(f32))
+    eager = jax.tree_util.tree_leaves(fun(x))
+    jitted = jax.tree_util.tree_leaves(jax.jit(fun)(x))
+    for e, j in zip(eager, jitted, strict=True):
+        assert e.dtype == j.dtype and e.shape == j.shape and e.weak_type == j.weak_type
+        np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-6)
+
+
+def test_weak_typed_scalar_output():
+    out = jax.jit(lambda x: x * 2)(1.0)
+    assert repr(out) == "Array(2., dtype=float32, weak_type=True)"
+
+
+def test_cache_hits_and_misses_through_backend_compile(monkeypatch):
+    compiles = []
+    original = compiler.backend_compile
+
+    def spy(backend, module, options, host_callbacks):
+        compiles.append(backend.platform)
+        return original(backend, module, options, host_callbacks)
+
+    monkeypatch.setattr(compiler, "backend_compile", spy)
+    f = jax.jit(lambda x: jnp.cos(x) + x)
+    x = jnp.ones((7, 3))
+    f(x)
+    first = len(compiles)
+    assert first >= 1
+    f(x)
+    f(jnp.zeros((7, 3)))
+    assert len(compiles) == first
+    assert f._cache_size() == 1
+    f(jnp.ones((3, 7)))
+    assert f._cache_size() == 2 and len(compiles) > first
+    f.clear_cache()
+    assert f._cache_size() == 0
+
+
+def test_static_argnums_argnames_and_errors():
+    def scale(x, n, *, mode="mul"):
+        return x * n if mode == "mul" else x + n
+
+    f = jax.jit(scale, static_argnums=1, static_argnames="mode")
+    np.testing.assert_allclose(f(jnp.ones(2), 3), [3.0, 3.0])
+    np.testing.assert_allclose(f(jnp.ones(2), 3, mode="add"), [4.0, 4.0])
+    assert f._cache_size() == 2
+    g = jax.jit(scale, static_argnames="n")
+    np.testing.assert_allclose(g(jnp.ones(2), n=2), [2.0, 2.0])
+    with pytest.raises(ValueError) as info:
+        jax.jit(lambda x, n: x * n, static_argnums=1)(jnp.ones(2), [1])
+    assert str(info.value) == (
+        "Non-hashable static arguments are not supported. An error occurred while trying to "
+        "hash an object of type <class 'list'>, [1]. The error was:\n"
+        "TypeError: unhashable type: 'list'\n")
+    with pytest.raises(TypeError, match="Argument 'abc' of type <class 'str'> is not a valid "
+                                        "JAX type"):
+        jax.jit(lambda x: x)("abc")
+
+
+def test_pytrees_in_and_out():
+    f = jax.jit(lambda d: {"sum": d["a"] + d["b"], "pair": (d["a"], 2 * d["b"])})
+    out = f({"a": 1.0, "b": jnp.arange(3.0)})
+    np.testing.assert_allclose(out["sum"], [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(out["pair"][1], [0.0, 2.0, 4.0])
+
+
+def test_transformations_of_jit_and_jit_of_transformations():
+    f = jax.jit(lambda x: jnp.sin(x) * x)
+    x = 0.7
+    expected_grad = np.cos(x) * x + np.sin(x)
+    assert float(jax.grad(f)(x)) == pytest.approx(expected_grad, rel=1e-6)
+    assert float(jax.jit(jax.grad(lambda x: jnp.sin(x) * x))(x)) == pytest.approx(
+        expected_grad, rel=1e-6)
+    xs = jnp.linspace(0.0, 1.0, 5)
+    np.testing.assert_allclose(jax.vmap(f)(xs), np.sin(xs) * xs, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.vmap(jax.grad(lambda x: jnp.sin(x) * x)))(xs),
+                               np.cos(xs) * xs + np.sin(xs), rtol=1e-6)
+    primal, tangent = jax.jvp(jax.jit(jnp.tanh), (1.0,), (1.0,))
+    assert float(tangent) == pytest.approx(1 - np.tanh(1.0) ** 2, rel=1e-6)
+    # a jitted function closing over a tracer of an enclosing grad
+    assert float(jax.grad(lambda s: jax.jit(lambda y: y * s)(2.0))(3.0)) == 2.0
+
+
+def test_make_jaxpr_of_jit_shows_pjit():
+    assert str(jax.make_jaxpr(jax.jit(lambda x: x * 2))(1.0)) == (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = pjit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; c:f32[]. let d:f32[] = mul c 2.0 in (d,) }\n"
+        "    ] a\n"
+        "  in (b,) }")
+
+
+def test_lower_shows_generated_code_and_compiled_checks_arguments():
+    f = jax.jit(lambda x: jnp.sin(x) + 1.0)
+    lowered = f.lower(jnp.ones(3))
+    text = lowered.as_text()
+    assert "def jitted(" in text and "np.sin(" in text and "return (" in text
+    compiled = lowered.compile()
+    assert "np.sin(" in compiled.as_text()
+    np.testing.assert_allclose(compiled(jnp.zeros(3)), [1.0, 1.0, 1.0])
+    with pytest.raises(TypeError) as info:
+        compiled(jnp.ones(4))
+    assert str(info.value) == (
+        "Argument types differ from the types for which this computation was compiled. The "
+        "mismatches are:\nArgument 'x' compiled with float32[3] and called with float32[4]")
+    with pytest.raises(TypeError, match="input pytree does not match"):
+        compiled((jnp.ones(3),))
+    cost = compiled.cost_analysis()
+    assert cost["flops"] > 0 and cost["bytes accessed"] > 0
+
+
+def test_unusable_donation_warns():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        jax.jit(lambda x, y: x.sum(), donate_argnums=(0, 1))(jnp.ones(3), jnp.ones((2, 2)))
+    messages = [str(w.message) for w in caught]
+    # y is never read, so it is dropped rather than reported (as in JAX).
+    assert messages == [
+        "Some donated buffers were not usable: ShapedArray(float32[3]).\n"
+        "See an explanation at https://jax.readthedocs.io/en/latest/faq.html#buffer-donation."]
+
+
+def test_disable_jit_runs_python():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x + 1
+
+    g = jax.jit(f)
+    with jax.disable_jit():
+        g(1.0)
+        g(1.0)
+    assert len(calls) == 2
+
+
+def test_methods_and_partial():
+    class Model:
+        def __init__(self, scale):
+            self.scale = scale
+
+        def apply(self, x):
+            return x * self.scale
+
+    m = Model(3.0)
+    np.testing.assert_allclose(jax.jit(m.apply)(jnp.ones(2)), [3.0, 3.0])
+    import functools
+    np.testing.assert_allclose(jax.jit(functools.partial(jnp.add, 1.0))(jnp.ones(2)), [2.0, 2.0])
