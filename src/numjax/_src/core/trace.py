@@ -67,6 +67,7 @@ class Primitive:
         # Declarations of rules that cannot apply: {"jvp": message, ...}.
         self.undefined_rules: dict[str, str] = {}
         self.is_linear = False
+        primitives.append(self)
 
     def __repr__(self) -> str:
         return self.name
@@ -118,6 +119,9 @@ class Primitive:
 
 
 no_effects: frozenset[Any] = frozenset()
+
+# Every primitive ever created, in creation order: the rule-coverage test walks this list.
+primitives: list[Primitive] = []
 
 
 class Trace:
