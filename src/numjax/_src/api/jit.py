@@ -28,7 +28,7 @@ from numjax._src.core.trace import Primitive, Tracer, eval_trace
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.runtime import devices
-from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 logger = logging.getLogger("numjax._src.dispatch")
@@ -491,12 +491,7 @@ def _buffer(x: Any) -> Any:
 
 
 def _wrap_outputs(outs: Sequence[Any], avals: Sequence[Any]) -> list[ArrayImpl]:
-    wrapped = []
-    for buf, aval in zip(outs, avals, strict=True):
-        array = ArrayImpl(buf, aval.weak_type)
-        array._aval = aval
-        wrapped.append(array)
-    return wrapped
+    return [make_array(buf, aval) for buf, aval in zip(outs, avals, strict=True)]
 
 
 def _warn_unusable_donations(donated: tuple[bool, ...], in_avals: Sequence[Any],

@@ -16,9 +16,9 @@ import numpy as np
 
 from numjax._src import compiler
 from numjax._src.core.avals import get_aval
-from numjax._src.core.trace import Primitive, set_eager_apply
+from numjax._src.core.trace import Primitive, Tracer, escaped_tracer_error, set_eager_apply
 from numjax._src.runtime import devices
-from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.array import ArrayImpl, make_array
 
 
 class EagerModule:
@@ -46,34 +46,37 @@ class EagerModule:
 
 
 class EagerExecutable:
-    __slots__ = ("kernel", "out_avals", "multiple_results")
+    __slots__ = ("kernel", "out_avals", "multiple_results", "checked")
 
     def __init__(self, kernel: Callable[..., Any], out_avals: list[Any],
                  multiple_results: bool) -> None:
         self.kernel = kernel
         self.out_avals = out_avals
         self.multiple_results = multiple_results
+        # The first outputs are checked against the avals' dtypes (a few NumPy calls widen,
+        # e.g. integer sums); a kernel that matched once matches always for the same input
+        # dtypes (NumPy's promotion does not depend on values), so later calls skip the check.
+        self.checked = False
 
     def __call__(self, bufs: Sequence[Any]) -> Any:
         out = self.kernel(*bufs)
+        if self.multiple_results:
+            return [make_array(self._check(o, a), a)
+                    for o, a in zip(out, self.out_avals, strict=True)]
+        aval = self.out_avals[0]
+        if self.checked:
+            return make_array(out, aval)
+        return make_array(self._check(out, aval), aval)
+
+    def _check(self, buf: Any, aval: Any) -> Any:
+        if buf.dtype != aval.dtype:
+            return buf.astype(aval.dtype)
         if not self.multiple_results:
-            return _wrap(out, self.out_avals[0])
-        return [_wrap(o, a) for o, a in zip(out, self.out_avals, strict=True)]
-
-
-def _wrap(buf: Any, aval: Any) -> ArrayImpl:
-    if buf.dtype != aval.dtype:
-        buf = buf.astype(aval.dtype)
-    array = ArrayImpl(buf, aval.weak_type)
-    array._aval = aval
-    return array
+            self.checked = True
+        return buf
 
 
 _cache: dict[Any, EagerExecutable] = {}
-
-
-def _params_key(params: dict[str, Any]) -> Any:
-    return tuple(params.items())
 
 
 def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
@@ -86,10 +89,12 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
             aval = x._aval
             avals.append(aval if aval is not None else x.aval)
         else:
+            if isinstance(x, Tracer):
+                raise escaped_tracer_error(x)
             buf, aval = host_value(x)
             bufs.append(buf)
             avals.append(aval)
-    key = (primitive, _params_key(params) if params else None, *avals)
+    key = (primitive, tuple(params.items()) if params else None, *avals)
     executable = _cache.get(key)
     if executable is None:
         executable = _compile(primitive, params, avals)

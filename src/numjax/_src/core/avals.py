@@ -32,14 +32,45 @@ class ShapedArray:
     ShapedArray(float32[3])
     """
 
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "__weakref__")
     array_abstraction_level = 1
 
-    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
-        self._hash = hash((self.shape, self.dtype, self.weak_type))
+    # Avals are interned: equal avals are the same object, so hashing and comparing them (in
+    # every compile-cache key on the eager and jit hot paths) is identity-based and done in C.
+    _interned: dict[tuple[Any, ...], ShapedArray] = {}
+
+    def __new__(cls, shape: tuple[int, ...], dtype: Any, weak_type: bool = False
+                ) -> ShapedArray:
+        key = (shape, dtype, weak_type)
+        try:
+            aval = cls._interned.get(key)
+        except TypeError:  # an unhashable shape (a list): normalize below
+            aval = None
+        if aval is not None:
+            return aval
+        shape = tuple(int(d) for d in shape)
+        dtype = np.dtype(dtype)
+        weak_type = bool(weak_type)
+        canonical = (shape, dtype, weak_type)
+        aval = cls._interned.get(canonical)
+        if aval is None:
+            aval = object.__new__(cls)
+            aval.shape = shape
+            aval.dtype = dtype
+            aval.weak_type = weak_type
+            cls._interned[canonical] = aval
+        if type(key[0]) is tuple:
+            cls._interned[key] = aval
+        return aval
+
+    def __reduce__(self) -> Any:
+        return (ShapedArray, (self.shape, self.dtype, self.weak_type))
+
+    def __copy__(self) -> ShapedArray:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> ShapedArray:
+        return self
 
     @property
     def ndim(self) -> int:
@@ -59,13 +90,6 @@ class ShapedArray:
 
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
-
-    def __eq__(self, other: object) -> bool:
-        return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
-
-    def __hash__(self) -> int:
-        return self._hash
 
     def str_short(self, short_dtypes: bool = False) -> str:
         name = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name

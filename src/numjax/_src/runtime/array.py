@@ -196,6 +196,21 @@ class ArrayImpl(Array):
         return format(self._value(), spec)
 
 
+_new_object = object.__new__
+
+
+def make_array(buf: Any, aval: ShapedArray) -> ArrayImpl:
+    """An Array owning `buf`, whose aval is already known: the executables' output path, which
+    skips `__init__` (about 0.3 us of the eager-op budget)."""
+    array = _new_object(ArrayImpl)
+    array._buf = buf
+    array.weak_type = aval.weak_type
+    array._aval = aval
+    array._device = None
+    array._committed = False
+    return array
+
+
 def _reconstruct(value: np.ndarray, weak_type: bool) -> ArrayImpl:
     return ArrayImpl(np.array(value), weak_type)
 
