@@ -33,6 +33,9 @@ class ShapedArray:
     """
 
     __slots__ = ("shape", "dtype", "weak_type", "__weakref__")
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    weak_type: bool
     array_abstraction_level = 1
 
     # Avals are interned: equal avals are the same object, so hashing and comparing them (in
