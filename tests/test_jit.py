@@ -174,3 +174,18 @@ def test_methods_and_partial():
     np.testing.assert_allclose(jax.jit(m.apply)(jnp.ones(2)), [3.0, 3.0])
     import functools
     np.testing.assert_allclose(jax.jit(functools.partial(jnp.add, 1.0))(jnp.ones(2)), [2.0, 2.0])
+
+
+def test_grad_of_jit_splits_known_and_unknown_calls_as_jax():
+    text = str(jax.make_jaxpr(jax.grad(jax.jit(lambda x: jnp.sin(x))))(1.0))
+    assert text == (
+        "{ lambda ; a:f32[]. let\n"
+        "    _:f32[] b:f32[] = pjit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; c:f32[]. let d:f32[] = sin c; e:f32[] = cos c in (d, e) }\n"
+        "    ] a\n"
+        "    f:f32[] = pjit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; g:f32[] h:f32[]. let i:f32[] = mul h g in (i,) }\n"
+        "    ] b 1.0\n"
+        "  in (f,) }")

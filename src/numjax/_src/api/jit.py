@@ -13,20 +13,20 @@ import functools
 import inspect
 import logging
 import warnings
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src import compiler, config
 from numjax._src.api.flatten import debug_info, flatten_fun
-from numjax._src.compiler import passes
+from numjax._src.compiler import executables, passes
 from numjax._src.compiler.codegen import Executable, lower_jaxpr
+from numjax._src.compiler.executables import compile_jaxpr, executable_for
 from numjax._src.core import trace as trace_mod
 from numjax._src.core.avals import get_aval
-from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
-from numjax._src.core.trace import Primitive, Tracer, eval_trace
-from numjax._src.interpreters import ad, batching
-from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
+from numjax._src.core.trace import Primitive, Tracer, eval_trace, set_current_trace
+from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
+from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from numjax._src.runtime import devices
 from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -45,20 +45,8 @@ def _pjit_abstract_eval(*avals: Any, jaxpr: ClosedJaxpr, name: str) -> Any:
     return jaxpr.out_avals, jaxpr.effects
 
 
-_executables: weakref.WeakKeyDictionary[ClosedJaxpr, Executable] = weakref.WeakKeyDictionary()
-
-
-def compile_jaxpr(closed: ClosedJaxpr, name: str) -> Executable:
-    """Passes, lowering, and the one call to `backend_compile` (looked up at call time)."""
-    module = lower_jaxpr(passes.run_passes(closed), name)
-    return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
-
-
 def _pjit_impl(*bufs: Any, jaxpr: ClosedJaxpr, name: str) -> list[Any]:
-    executable = _executables.get(jaxpr)
-    if executable is None:
-        executable = _executables[jaxpr] = compile_jaxpr(jaxpr, name)
-    return executable(*bufs)
+    return executable_for(jaxpr, name)(*bufs)
 
 
 pjit_p.def_impl(_pjit_impl)
@@ -66,18 +54,10 @@ pjit_p.def_impl(_pjit_impl)
 
 def _pjit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
               name: str) -> tuple[list[Any], list[Any]]:
-    tangents = [ad.instantiate_zeros(t) for t in tangents]
-    n = len(primals)
-
-    def jvp_fun(*args: Any) -> list[Any]:
-        outs, out_tangents = ad.jvp_flat(
-            lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs), args[:n], args[n:])
-        return [*outs, *[ad.instantiate_zeros(t) for t in out_tangents]]
-
-    in_avals = [get_aval(x) for x in (*primals, *tangents)]
-    jvp_jaxpr = _closed_over_tracers_as_args(trace_to_jaxpr(jvp_fun, in_avals))
-    outs = pjit_p.bind(*jvp_jaxpr.extra_args, *primals, *tangents, jaxpr=jvp_jaxpr.closed,
-                       name=name)
+    has_tangent = [type(t) is not ad.Zero for t in tangents]
+    jvp_jaxpr = jaxpr_transforms.jvp_jaxpr(jaxpr, has_tangent)
+    nonzero = [t for t in tangents if type(t) is not ad.Zero]
+    outs = pjit_p.bind(*primals, *nonzero, jaxpr=jvp_jaxpr, name=name)
     m = len(jaxpr.out_avals)
     return outs[:m], outs[m:]
 
@@ -87,17 +67,9 @@ def _pjit_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr,
     size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
     args = [batching.bdim_at_front(x, d, size) if d is not None else x
             for x, d in zip(args, dims, strict=True)]
-    in_dims = [0 if d is not None else None for d in dims]
-    out_dims = [0] * len(jaxpr.out_avals)
-
-    def batched(*xs: Any) -> list[Any]:
-        return batching.vmap_flat(lambda *ys: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ys), xs,
-                                  in_dims, out_dims, size)
-
-    batched_jaxpr = _closed_over_tracers_as_args(
-        trace_to_jaxpr(batched, [get_aval(x) for x in args]))
-    outs = pjit_p.bind(*batched_jaxpr.extra_args, *args, jaxpr=batched_jaxpr.closed, name=name)
-    return outs, out_dims
+    batched = jaxpr_transforms.batch_jaxpr(jaxpr, size, [d is not None for d in dims])
+    outs = pjit_p.bind(*args, jaxpr=batched, name=name)
+    return outs, [0] * len(outs)
 
 
 def _pjit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str
@@ -105,43 +77,29 @@ def _pjit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: st
     linear = [ad.is_undefined_primal(x) for x in args]
     known = [x for x, lin in zip(args, linear, strict=True) if not lin]
     cts = [ad.instantiate_zeros(c) for c in cts]
-
-    def transposed(*xs: Any) -> list[Any]:
-        known_vals, ct_vals = xs[:len(known)], xs[len(known):]
-        it = iter(known_vals)
-        inputs = [next(it) if not lin else None for lin in linear]
-        lin_jaxpr = _substitute_known(jaxpr, inputs)
-        in_cts = ad.backward_pass(lin_jaxpr.jaxpr, lin_jaxpr.consts, list(ct_vals))
-        return [ad.instantiate_zeros(c) for c in in_cts]
-
-    in_avals = [get_aval(x) for x in (*known, *cts)]
-    t_jaxpr = _closed_over_tracers_as_args(trace_to_jaxpr(transposed, in_avals))
-    outs = pjit_p.bind(*t_jaxpr.extra_args, *known, *cts, jaxpr=t_jaxpr.closed,
-                       name=f"transpose({name})")
+    transposed = jaxpr_transforms.transpose_jaxpr(jaxpr, linear)
+    outs = pjit_p.bind(*known, *cts, jaxpr=transposed, name=name)
     it = iter(outs)
     return [next(it) if lin else None for lin in linear]
 
 
-def _substitute_known(closed: ClosedJaxpr, inputs: Sequence[Any]) -> ClosedJaxpr:
-    """The jaxpr with its known inputs turned into constants; linear inputs stay invars."""
-    jaxpr = closed.jaxpr
-    constvars = list(jaxpr.constvars)
-    consts = list(closed.consts)
-    invars = []
-    for v, x in zip(jaxpr.invars, inputs, strict=True):
-        if x is None:
-            invars.append(v)
-        else:
-            constvars.append(v)
-            consts.append(x)
-    return ClosedJaxpr(jaxpr.replace(constvars=constvars, invars=invars), consts)
-
-
 def _pjit_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
-    """Under linearize, the call is inlined: its known part runs now, its tangent part is
-    staged equation by equation."""
+    """Under linearize: a known jit computes the primal outputs and the residuals now; an
+    unknown jit, staged, computes the tangents from them."""
     closed: ClosedJaxpr = params["jaxpr"]
-    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    name = params["name"]
+    unknowns = [partial_eval.is_unknown(trace, x) for x in args]
+    split = partial_eval.partial_eval_jaxpr(closed, unknowns)
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = pjit_p.bind(*known_args, jaxpr=split.known, name=name)
+    n_res = len(split.res_avals)
+    residuals = known_outs[len(known_outs) - n_res:]
+    known_vals = iter(known_outs[:len(known_outs) - n_res])
+    unknown_args = [x for x, u in zip(args, unknowns, strict=True) if u]
+    unknown_vals = iter(StagingTrace.process_primitive(
+        trace, pjit_p, [*residuals, *unknown_args], {"jaxpr": split.unknown, "name": name}))
+    return [next(unknown_vals) if u else next(known_vals) for u in split.out_unknowns]
 
 
 pjit_p.def_jvp(_pjit_jvp)
@@ -159,31 +117,6 @@ class _Name(str):
 
 
 param_printers[pjit_p] = _pjit_params
-
-
-class _ConvertedJaxpr:
-    """A traced jaxpr whose tracer constants (closed-over values of enclosing traces) were
-    turned into leading arguments, so the jaxpr itself holds only concrete constants."""
-
-    def __init__(self, closed: ClosedJaxpr, extra_args: list[Any]) -> None:
-        self.closed = closed
-        self.extra_args = extra_args
-
-
-def _closed_over_tracers_as_args(closed: ClosedJaxpr) -> _ConvertedJaxpr:
-    jaxpr = closed.jaxpr
-    keep_vars, keep_consts, moved_vars, moved = [], [], [], []
-    for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
-        if isinstance(c, Tracer):
-            moved_vars.append(v)
-            moved.append(c)
-        else:
-            keep_vars.append(v)
-            keep_consts.append(c)
-    if not moved:
-        return _ConvertedJaxpr(closed, [])
-    new = jaxpr.replace(constvars=keep_vars, invars=[*moved_vars, *jaxpr.invars])
-    return _ConvertedJaxpr(ClosedJaxpr(new, keep_consts), moved)
 
 
 # ---- the jit API ---------------------------------------------------------------------------
@@ -407,9 +340,8 @@ class JitWrapped:
 
     def _call_under_trace(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         closed, out_tree, flat_args, _, _ = self._trace(args, kwargs)
-        converted = _closed_over_tracers_as_args(closed)
-        outs = pjit_p.bind(*converted.extra_args, *flat_args, jaxpr=converted.closed,
-                           name=self._name)
+        closed, extra_args = partial_eval.hoist_tracer_consts(closed)
+        outs = pjit_p.bind(*extra_args, *flat_args, jaxpr=closed, name=self._name)
         return tree_unflatten(out_tree, outs)
 
     # -- introspection -----------------------------------------------------------------------
@@ -646,7 +578,7 @@ def clear_caches() -> None:
     """Clear every compile cache: jitted functions' and eager operations'."""
     from numjax._src.compiler import eager
     eager.clear_cache()
-    _executables.clear()
+    executables.clear_cache()
     for wrapped in list(_live_wrappers()):
         wrapped.clear_cache()
 

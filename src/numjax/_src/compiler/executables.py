@@ -1,0 +1,33 @@
+"""Compiling whole jaxprs: passes, lowering, and the call to `backend_compile`."""
+
+from __future__ import annotations
+
+import weakref
+
+from numjax._src import compiler
+from numjax._src.compiler import passes
+from numjax._src.compiler.codegen import Executable, lower_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr
+from numjax._src.runtime import devices
+
+
+def compile_jaxpr(closed: ClosedJaxpr, name: str) -> Executable:
+    """Passes, lowering, and the one call to `backend_compile` (looked up at call time)."""
+    module = lower_jaxpr(passes.run_passes(closed), name)
+    return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
+
+
+# Executables of jaxprs held by higher-order primitives (jit called inside a traced program,
+# cond branches, loop bodies), keyed weakly on the jaxpr object.
+_cache: weakref.WeakKeyDictionary[ClosedJaxpr, Executable] = weakref.WeakKeyDictionary()
+
+
+def executable_for(closed: ClosedJaxpr, name: str) -> Executable:
+    executable = _cache.get(closed)
+    if executable is None:
+        executable = _cache[closed] = compile_jaxpr(closed, name)
+    return executable
+
+
+def clear_cache() -> None:
+    _cache.clear()

@@ -1,0 +1,81 @@
+"""Transformations of closed jaxprs, for the rules of higher-order primitives (jit, cond,
+scan, while): each traces the transformed evaluation of a jaxpr into a new jaxpr."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.interpreters import ad, batching
+from numjax._src.interpreters.partial_eval import hoist_tracer_consts
+from numjax._src.interpreters.staging import trace_to_jaxpr
+
+
+def _trace(fun: Any, in_avals: Sequence[Any]) -> ClosedJaxpr:
+    closed, extra = hoist_tracer_consts(trace_to_jaxpr(fun, in_avals))
+    # Rules run on the parent trace: a transformed jaxpr closes over no tracers of it, since
+    # every value it reads is one of its inputs.
+    assert not extra, "transformed jaxpr closed over a tracer"
+    return closed
+
+
+def jvp_jaxpr(closed: ClosedJaxpr, has_tangent: Sequence[bool]) -> ClosedJaxpr:
+    """(primals..., tangents of inputs with has_tangent...) -> (outs..., out tangents...);
+    output tangents are instantiated (never symbolic zeros)."""
+    n = len(closed.in_avals)
+    tangent_avals = [ad.tangent_aval(a) for a, t in zip(closed.in_avals, has_tangent,
+                                                         strict=True) if t]
+
+    def fun(*args: Any) -> list[Any]:
+        primals = args[:n]
+        it = iter(args[n:])
+        tangents = [next(it) if t else ad.Zero(ad.tangent_aval(a))
+                    for a, t in zip(closed.in_avals, has_tangent, strict=True)]
+        outs, out_tangents = ad.jvp_flat(
+            lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs), primals, tangents)
+        return [*outs, *[ad.instantiate_zeros(t) for t in out_tangents]]
+
+    return _trace(fun, [*closed.in_avals, *tangent_avals])
+
+
+def batch_jaxpr(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool],
+                out_batched: Sequence[bool] | bool = True) -> ClosedJaxpr:
+    """The jaxpr mapped over a leading axis of size `size` of the inputs marked batched;
+    outputs marked batched get that axis at 0 (unbatched outputs must not depend on it)."""
+    in_dims = [0 if b else None for b in in_batched]
+    outs = [out_batched] * len(closed.out_avals) if isinstance(out_batched, bool) \
+        else list(out_batched)
+    out_dims = [0 if b else None for b in outs]
+    in_avals = [a.update(shape=(size, *a.shape)) if b else a
+                for a, b in zip(closed.in_avals, in_batched, strict=True)]
+
+    def fun(*xs: Any) -> list[Any]:
+        return batching.vmap_flat(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys),
+                                  xs, in_dims, out_dims, size)
+
+    return _trace(fun, in_avals)
+
+
+def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
+                    ct_avals: Sequence[Any] | None = None) -> ClosedJaxpr:
+    """(non-linear inputs..., output cts...) -> cts of the linear inputs (instantiated)."""
+    known_avals = [a for a, lin in zip(closed.in_avals, linear, strict=True) if not lin]
+    cts_avals = list(closed.out_avals) if ct_avals is None else list(ct_avals)
+    n_known = len(known_avals)
+
+    def fun(*args: Any) -> list[Any]:
+        it = iter(args[:n_known])
+        jaxpr = closed.jaxpr
+        constvars, consts, invars = list(jaxpr.constvars), list(closed.consts), []
+        for v, lin in zip(jaxpr.invars, linear, strict=True):
+            if lin:
+                invars.append(v)
+            else:
+                constvars.append(v)
+                consts.append(next(it))
+        linear_jaxpr = jaxpr.replace(constvars=constvars, invars=invars)
+        in_cts = ad.backward_pass(linear_jaxpr, consts, list(args[n_known:]))
+        return [ad.instantiate_zeros(c) for c in in_cts]
+
+    return _trace(fun, [*known_avals, *cts_avals])

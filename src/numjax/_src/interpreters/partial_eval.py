@@ -1,0 +1,87 @@
+"""Partial evaluation of a whole jaxpr: split it into a known part and an unknown part.
+
+Higher-order primitives (jit, cond, scan) use this under `linearize`: the known part (primal
+work) runs now and also returns *residuals*; the unknown part (tangent work) is staged and
+reads those residuals. The split reuses `PartialEvalTrace`: evaluating the jaxpr with the
+unknown inputs as that trace's tracers stages exactly the unknown equations, and whatever
+known values they read become the residuals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numjax._src.core.avals import get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.trace import Tracer, current_trace, new_trace
+from numjax._src.interpreters.ad import PartialEvalTrace
+from numjax._src.interpreters.staging import StagingTracer, trace_to_jaxpr
+
+
+class SplitJaxpr:
+    """`known`: known inputs -> known outputs + residuals.
+    `unknown`: residuals + unknown inputs -> unknown outputs."""
+
+    def __init__(self, known: ClosedJaxpr, unknown: ClosedJaxpr, out_unknowns: list[bool],
+                 res_avals: list[Any]) -> None:
+        self.known = known
+        self.unknown = unknown
+        self.out_unknowns = out_unknowns
+        self.res_avals = res_avals
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
+                       instantiate: Sequence[bool] | bool = False) -> SplitJaxpr:
+    """Split `closed` given which inputs are unknown. Outputs marked in `instantiate` are
+    unknown even if computable from known inputs (they pass through as residuals)."""
+    in_avals = closed.in_avals
+    inst = [instantiate] * len(closed.out_avals) if isinstance(instantiate, bool) \
+        else list(instantiate)
+    store: dict[str, Any] = {}
+
+    def known_fun(*known_args: Any) -> list[Any]:
+        with new_trace(PartialEvalTrace(current_trace())) as pe:
+            assert isinstance(pe, PartialEvalTrace)
+            it = iter(known_args)
+            args = [pe.new_arg(a) if u else next(it)
+                    for a, u in zip(in_avals, unknowns, strict=True)]
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+            out_unknowns = [(type(o) is StagingTracer and o._trace is pe) or i
+                            for o, i in zip(outs, inst, strict=True)]
+            unknown_closed = pe.to_jaxpr([o for o, u in zip(outs, out_unknowns, strict=True)
+                                          if u])
+        residuals = list(unknown_closed.consts)
+        jaxpr = unknown_closed.jaxpr
+        store["unknown"] = ClosedJaxpr(
+            jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars]), [])
+        store["out_unknowns"] = out_unknowns
+        store["res_avals"] = [get_aval(r) for r in residuals]
+        known_outs = [o for o, u in zip(outs, out_unknowns, strict=True) if not u]
+        return known_outs + residuals
+
+    known_avals = [a for a, u in zip(in_avals, unknowns, strict=True) if not u]
+    known = trace_to_jaxpr(known_fun, known_avals)
+    return SplitJaxpr(known, store["unknown"], store["out_unknowns"], store["res_avals"])
+
+
+def is_unknown(trace: Any, x: Any) -> bool:
+    return type(x) is StagingTracer and x._trace is trace
+
+
+def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
+    """Turn constants that are tracers of enclosing traces into leading invars, so the jaxpr
+    holds only concrete constants; returns the jaxpr and the tracers to pass for them."""
+    jaxpr = closed.jaxpr
+    keep_vars, keep_consts, moved_vars, moved = [], [], [], []
+    for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
+        if isinstance(c, Tracer):
+            moved_vars.append(v)
+            moved.append(c)
+        else:
+            keep_vars.append(v)
+            keep_consts.append(c)
+    if not moved:
+        return closed, []
+    new = jaxpr.replace(constvars=keep_vars, invars=[*moved_vars, *jaxpr.invars])
+    return ClosedJaxpr(new, keep_consts), moved
