@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import keyword
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -92,6 +93,8 @@ class _Namer:
         name = self._globals.get(key)
         if name is None:
             hint = "".join(c if c.isalnum() else "_" for c in hint)
+            if keyword.iskeyword(hint) or not hint or hint[0].isdigit():
+                hint = f"{hint}_fn"
             count = self._counts.get(hint, 0)
             self._counts[hint] = count + 1
             name = hint if count == 0 and hint not in ("np",) else f"{hint}_{count}"

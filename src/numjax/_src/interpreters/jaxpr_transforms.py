@@ -12,7 +12,7 @@ from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import trace_to_jaxpr
 
 
-def _trace(fun: Any, in_avals: Sequence[Any]) -> ClosedJaxpr:
+def trace_closed(fun: Any, in_avals: Sequence[Any]) -> ClosedJaxpr:
     closed, extra = hoist_tracer_consts(trace_to_jaxpr(fun, in_avals))
     # Rules run on the parent trace: a transformed jaxpr closes over no tracers of it, since
     # every value it reads is one of its inputs.
@@ -36,7 +36,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, has_tangent: Sequence[bool]) -> ClosedJaxpr:
             lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs), primals, tangents)
         return [*outs, *[ad.instantiate_zeros(t) for t in out_tangents]]
 
-    return _trace(fun, [*closed.in_avals, *tangent_avals])
+    return trace_closed(fun, [*closed.in_avals, *tangent_avals])
 
 
 def batch_jaxpr(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool],
@@ -54,7 +54,7 @@ def batch_jaxpr(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool],
         return batching.vmap_flat(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys),
                                   xs, in_dims, out_dims, size)
 
-    return _trace(fun, in_avals)
+    return trace_closed(fun, in_avals)
 
 
 def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
@@ -78,4 +78,4 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
         in_cts = ad.backward_pass(linear_jaxpr, consts, list(args[n_known:]))
         return [ad.instantiate_zeros(c) for c in in_cts]
 
-    return _trace(fun, [*known_avals, *cts_avals])
+    return trace_closed(fun, [*known_avals, *cts_avals])

@@ -1,0 +1,294 @@
+"""`cond` and `switch`: the `cond` primitive, one jaxpr per branch, chosen by an index.
+
+Operands are `(index, *args)`; every branch takes `args` (the union of the branches' hoisted
+constants followed by the user's operands) and returns outputs of the same types. Rules:
+jvp and batching transform every branch; a batched index turns the cond into a `select_n`
+over all branches; under linearize each branch is split into known and unknown parts with
+residuals padded to a common list; the linear cond transposes branch by branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src import config
+from numjax._src.compiler.executables import executable_for
+from numjax._src.control_flow.common import TracedFun, trace_fun
+from numjax._src.core.avals import get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.trace import Primitive, Tracer, set_current_trace
+from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
+from numjax._src.interpreters.staging import StagingTrace
+from numjax._src.lax import lax
+from numjax._src.tree_util import tree_flatten, tree_unflatten
+
+cond_p = Primitive("cond")
+cond_p.multiple_results = True
+
+
+@cond_p.def_effectful_abstract_eval
+def _cond_abstract_eval(index: Any, *args: Any, branches: tuple[ClosedJaxpr, ...],
+                        linear: tuple[bool, ...]) -> Any:
+    outs = []
+    for i, aval in enumerate(branches[0].out_avals):
+        weak = all(b.out_avals[i].weak_type for b in branches)
+        outs.append(aval.update(weak_type=weak))
+    effects = frozenset().union(*(b.effects for b in branches))
+    return outs, effects
+
+
+def _cond_impl(index: Any, *args: Any, branches: tuple[ClosedJaxpr, ...],
+               linear: tuple[bool, ...]) -> list[Any]:
+    i = min(max(int(index), 0), len(branches) - 1)
+    return executable_for(branches[i], "cond_branch")(*args)
+
+
+def _cond_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+              branches: tuple[ClosedJaxpr, ...], linear: tuple[bool, ...]
+              ) -> tuple[list[Any], list[Any]]:
+    index, *args = primals
+    arg_tangents = tangents[1:]
+    has_tangent = [type(t) is not ad.Zero for t in arg_tangents]
+    new = tuple(jaxpr_transforms.jvp_jaxpr(b, has_tangent) for b in branches)
+    nonzero = [t for t in arg_tangents if type(t) is not ad.Zero]
+    outs = cond_p.bind(index, *args, *nonzero, branches=new,
+                       linear=(False,) * (len(args) + len(nonzero)))
+    m = len(branches[0].out_avals)
+    return outs[:m], outs[m:]
+
+
+def _cond_batch(values: Sequence[Any], dims: Sequence[Any], *,
+                branches: tuple[ClosedJaxpr, ...], linear: tuple[bool, ...]
+                ) -> tuple[list[Any], list[Any]]:
+    index, *args = values
+    index_dim, *arg_dims = dims
+    size = next(get_aval(x).shape[d] for x, d in zip(values, dims, strict=True)
+                if d is not None)
+    args = [batching.bdim_at_front(x, d, size) if d is not None else x
+            for x, d in zip(args, arg_dims, strict=True)]
+    in_batched = [d is not None for d in arg_dims]
+    if index_dim is None:
+        new = tuple(jaxpr_transforms.batch_jaxpr(b, size, in_batched) for b in branches)
+        outs = cond_p.bind(index, *args, branches=new, linear=linear)
+        return outs, [0] * len(outs)
+    # A batched index: every branch runs on the whole batch, then each example picks its own.
+    index = batching.bdim_at_front(index, index_dim, size)
+    index = lax.clamp(np.int32(0), lax.convert_element_type(index, np.int32),
+                      np.int32(len(branches) - 1))
+    branch_outs = []
+    for b in branches:
+        batched = jaxpr_transforms.batch_jaxpr(b, size, in_batched)
+        branch_outs.append(eval_jaxpr(batched.jaxpr, batched.consts, *args))
+    outs = []
+    for cases in zip(*branch_outs, strict=True):
+        shape = get_aval(cases[0]).shape
+        which = lax.broadcast_in_dim(index, shape, (0,))
+        if len(cases) == 2:
+            which = lax.ne(which, np.int32(0))
+        outs.append(lax.select_n(which, *cases))
+    return outs, [0] * len(outs)
+
+
+def _cond_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any]
+                       ) -> list[Any]:
+    branches: tuple[ClosedJaxpr, ...] = params["branches"]
+    index, *args = values
+    if partial_eval.is_unknown(trace, index):
+        return StagingTrace.process_primitive(trace, cond_p, values, params)  # type: ignore[no-any-return]
+    unknowns = [partial_eval.is_unknown(trace, x) for x in args]
+    # Outputs unknown in any branch are unknown in all (known ones pass through residuals).
+    out_unknowns = [False] * len(branches[0].out_avals)
+    while True:
+        splits = [partial_eval.partial_eval_jaxpr(b, unknowns, out_unknowns) for b in branches]
+        joined = [any(s.out_unknowns[i] for s in splits) for i in range(len(out_unknowns))]
+        if joined == out_unknowns:
+            break
+        out_unknowns = joined
+    # Residuals of all branches side by side; each branch fills the others' slots with zeros.
+    res_avals = [a for s in splits for a in s.res_avals]
+    offsets = np.cumsum([0] + [len(s.res_avals) for s in splits])
+    known_branches = tuple(_pad_residuals(s.known, len(s.res_avals), res_avals,
+                                          int(offsets[i])) for i, s in enumerate(splits))
+    unknown_branches = tuple(_select_residuals(s.unknown, len(s.res_avals), res_avals,
+                                               int(offsets[i])) for i, s in enumerate(splits))
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    n_known_out = sum(not u for u in out_unknowns)
+    with set_current_trace(trace.parent):
+        known_outs = cond_p.bind(index, *known_args, branches=known_branches,
+                                 linear=(False,) * len(known_args))
+    residuals = known_outs[n_known_out:]
+    unknown_args = [x for x, u in zip(args, unknowns, strict=True) if u]
+    n_args = len(residuals) + len(unknown_args)
+    unknown_outs = StagingTrace.process_primitive(
+        trace, cond_p, [index, *residuals, *unknown_args],
+        {"branches": unknown_branches, "linear": (False,) * n_args})
+    known_it, unknown_it = iter(known_outs[:n_known_out]), iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+def _pad_residuals(known: ClosedJaxpr, n_own: int, res_avals: list[Any], offset: int
+                   ) -> ClosedJaxpr:
+    """The known branch, returning every branch's residual slots (zeros but its own)."""
+    n_main = len(known.out_avals) - n_own
+
+    def fun(*args: Any) -> list[Any]:
+        outs = eval_jaxpr(known.jaxpr, known.consts, *args)
+        padded = [lax.zeros_like_aval(a) for a in res_avals]
+        padded[offset:offset + n_own] = outs[n_main:]
+        return [*outs[:n_main], *padded]
+
+    return jaxpr_transforms.trace_closed(fun, known.in_avals)
+
+
+def _select_residuals(unknown: ClosedJaxpr, n_own: int, res_avals: list[Any], offset: int
+                      ) -> ClosedJaxpr:
+    """The unknown branch, taking every branch's residual slots and reading its own."""
+    n_all = len(res_avals)
+
+    def fun(*args: Any) -> list[Any]:
+        return eval_jaxpr(unknown.jaxpr, unknown.consts, *args[offset:offset + n_own],
+                          *args[n_all:])
+
+    return jaxpr_transforms.trace_closed(fun, [*res_avals, *unknown.in_avals[n_own:]])
+
+
+def _cond_transpose(cts: Sequence[Any], index: Any, *args: Any,
+                    branches: tuple[ClosedJaxpr, ...], linear: tuple[bool, ...]) -> list[Any]:
+    lin = [ad.is_undefined_primal(x) for x in args]
+    known = [x for x, is_lin in zip(args, lin, strict=True) if not is_lin]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    new = tuple(jaxpr_transforms.transpose_jaxpr(b, lin) for b in branches)
+    outs = cond_p.bind(index, *known, *cts, branches=new,
+                       linear=(False,) * (len(known) + len(cts)))
+    it = iter(outs)
+    return [None] + [next(it) if is_lin else None for is_lin in lin]
+
+
+cond_p.def_impl(_cond_impl)
+cond_p.def_jvp(_cond_jvp)
+cond_p.def_batch(_cond_batch)
+cond_p.def_partial_eval(_cond_partial_eval)
+cond_p.def_transpose(_cond_transpose)
+
+
+# ---- public functions ----------------------------------------------------------------------
+
+
+def _check_pred(pred: Any) -> Any:
+    if callable(pred):
+        raise TypeError(f"Pred type must be either boolean or number, got {pred}.")
+    aval = get_aval(pred)
+    if aval.shape:
+        raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
+    if aval.dtype.kind not in "biuf":
+        raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype}.")
+    return aval
+
+
+def _trace_branches(funs: Sequence[Callable[..., Any]], operands: tuple[Any, ...],
+                    names: Sequence[str], what: str) -> tuple[list[TracedFun], Any, list[Any]]:
+    flat_ops, in_tree = tree_flatten(operands)
+    in_avals = [get_aval(x) for x in flat_ops]
+    traced = [trace_fun(f, in_tree, in_avals, what) for f in funs]
+    first = traced[0]
+    for name, t in zip(names[1:], traced[1:], strict=True):
+        if t.out_tree != first.out_tree:
+            raise TypeError(f"{names[0]} and {name} output must have same type structure, got "
+                            f"{first.out_tree} and {t.out_tree}.")
+        mismatch = [(a, b) for a, b in zip(first.out_avals, t.out_avals, strict=True)
+                    if a.shape != b.shape or a.dtype != b.dtype]
+        if mismatch:
+            a, b = mismatch[0]
+            raise TypeError(f"{names[0]} and {name} output must have identical types, got\n"
+                            f"DIFFERENT {a!r} vs. {b!r}.")
+    return traced, first.out_tree, flat_ops
+
+
+def _join_consts(traced: Sequence[TracedFun]) -> tuple[tuple[ClosedJaxpr, ...], list[Any]]:
+    """Every branch takes all branches' hoisted constants (ignoring the others') first."""
+    all_consts = [c for t in traced for c in t.consts]
+    counts = [len(t.consts) for t in traced]
+    branches = []
+    for i, t in enumerate(traced):
+        before, own, after = sum(counts[:i]), counts[i], sum(counts[i + 1:])
+        closed = t.closed
+        if before or after:
+            closed = _with_ignored_inputs(closed, all_consts, before, own)
+        branches.append(closed)
+    return tuple(branches), all_consts
+
+
+def _with_ignored_inputs(closed: ClosedJaxpr, all_consts: list[Any], before: int, own: int
+                         ) -> ClosedJaxpr:
+    from numjax._src.core.jaxpr import Var
+    extra_before = [Var(get_aval(c)) for c in all_consts[:before]]
+    extra_after = [Var(get_aval(c)) for c in all_consts[before + own:]]
+    invars = list(closed.jaxpr.invars)
+    new = closed.jaxpr.replace(invars=[*extra_before, *invars[:own], *extra_after,
+                                       *invars[own:]])
+    return ClosedJaxpr(new, closed.consts)
+
+
+def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any,
+           operand: Any = None) -> Any:
+    """`branches[index](*operands)`, with `index` clamped to the valid range.
+
+    >>> import numjax.numpy as jnp
+    >>> switch(1, [jnp.sin, jnp.cos], 0.0)
+    Array(1., dtype=float32, weak_type=True)
+    """
+    if operand is not None:
+        operands = (*operands, operand)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    aval = get_aval(index)
+    if aval.shape or aval.dtype.kind not in "iub":
+        raise TypeError(f"Index type must be an integer, got {index} of type {aval}.")
+    index = lax.convert_element_type(index, np.int32)
+    if len(branches) == 1:
+        return branches[0](*operands)
+    index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    if config.disable_jit.value and not isinstance(index, Tracer):
+        return branches[int(index)](*operands)
+    names = [f"branch {i}" for i in range(len(branches))]
+    return _bind_cond(index, list(branches), operands, names, "switch")
+
+
+def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
+         *operands: Any, operand: Any = None) -> Any:
+    """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, both traced.
+
+    >>> import numjax.numpy as jnp
+    >>> cond(True, jnp.sin, jnp.cos, 0.0)
+    Array(0., dtype=float32, weak_type=True)
+    """
+    if operand is not None:
+        operands = (*operands, operand)
+    if not callable(true_fun) or not callable(false_fun):
+        raise TypeError("true_fun and false_fun arguments should be callable.")
+    aval = _check_pred(pred)
+    if config.disable_jit.value and not isinstance(pred, Tracer):
+        return true_fun(*operands) if pred else false_fun(*operands)
+    if aval.dtype != np.bool_:
+        pred = lax.ne(pred, lax._convert_element_type(0, aval.dtype))
+    index = lax.convert_element_type(pred, np.int32)
+    return _bind_cond(index, [false_fun, true_fun], operands, ["true_fun", "false_fun"][::-1],
+                      "cond")
+
+
+def _bind_cond(index: Any, funs: list[Callable[..., Any]], operands: tuple[Any, ...],
+               names: list[str], what: str) -> Any:
+    if what == "cond":
+        names = ["true_fun", "false_fun"]
+        traced, out_tree, flat_ops = _trace_branches(funs[::-1], operands, names, what)
+        traced = traced[::-1]
+    else:
+        traced, out_tree, flat_ops = _trace_branches(funs, operands, names, what)
+    branches, consts = _join_consts(traced)
+    args = [*consts, *flat_ops]
+    outs = cond_p.bind(index, *args, branches=branches, linear=(False,) * len(args))
+    return tree_unflatten(out_tree, outs)
+

@@ -1,0 +1,717 @@
+"""Loops: `while_loop`, `scan`, and `fori_loop` / `map` built on them.
+
+Both primitives run as Python loops around compiled bodies, so an iteration costs the NumPy
+calls of its body. `scan` is fully differentiable: under linearize the body splits into a known
+scan (carrying primal values and stacking per-iteration residuals) and an unknown one, which
+transposes to a scan running the other way. `while_loop` supports jvp and batching (a batched
+predicate keeps the loop running while any example needs it and freezes the finished ones);
+reverse mode raises JAX's error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src import config
+from numjax._src.compiler.executables import executable_for
+from numjax._src.control_flow.common import trace_fun
+from numjax._src.core.avals import get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.trace import Primitive, Tracer, set_current_trace
+from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
+from numjax._src.interpreters.staging import StagingTrace
+from numjax._src.lax import lax
+from numjax._src.tree_util import tree_flatten, tree_unflatten
+
+# ---- while ---------------------------------------------------------------------------------
+
+while_p = Primitive("while")
+while_p.multiple_results = True
+
+
+@while_p.def_effectful_abstract_eval
+def _while_abstract_eval(*args: Any, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
+                         cond_nconsts: int, body_nconsts: int) -> Any:
+    return body_jaxpr.out_avals, body_jaxpr.effects | cond_jaxpr.effects
+
+
+def _while_impl(*args: Any, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
+                cond_nconsts: int, body_nconsts: int) -> list[Any]:
+    cond_consts = args[:cond_nconsts]
+    body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
+    carry = list(args[cond_nconsts + body_nconsts:])
+    cond_fn = executable_for(cond_jaxpr, "while_cond")
+    body_fn = executable_for(body_jaxpr, "while_body")
+    while cond_fn(*cond_consts, *carry)[0]:
+        carry = body_fn(*body_consts, *carry)
+    return carry
+
+
+def _while_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, cond_jaxpr: ClosedJaxpr,
+               body_jaxpr: ClosedJaxpr, cond_nconsts: int, body_nconsts: int
+               ) -> tuple[list[Any], list[Any]]:
+    nc, nb = cond_nconsts, body_nconsts
+    cond_consts, body_consts, init = primals[:nc], primals[nc:nc + nb], primals[nc + nb:]
+    bconst_t, init_t = tangents[nc:nc + nb], tangents[nc + nb:]
+    # Carries that can have tangents: floating ones whose tangent is nonzero or can become so.
+    carry_t = [_is_float(a) and (type(t) is not ad.Zero or any(
+        type(c) is not ad.Zero for c in bconst_t)) for a, t in zip(body_jaxpr.out_avals,
+                                                                    init_t, strict=True)]
+    carry_t = _fixed_point_carry_tangents(body_jaxpr, nb, bconst_t, carry_t)
+    const_t = [type(t) is not ad.Zero for t in bconst_t]
+    jvp_body = jaxpr_transforms.jvp_jaxpr(body_jaxpr, [*const_t, *carry_t])
+    # jvp_body: (bconsts, carry, bconst tangents, carry tangents) -> (carry', carry tangents')
+    # reorder to the while layout: consts = (bconsts, bconst tangents), carry = (c, ct).
+    n_ct = sum(const_t)
+    body = _permute_inputs(jvp_body, nb, len(init), n_ct, sum(carry_t))
+    body = _keep_outputs(body, len(init), carry_t)
+    cond = _ignore_inputs(cond_jaxpr, [ad.tangent_aval(a) for a, keep in
+                                       zip(body_jaxpr.out_avals, carry_t, strict=True) if keep])
+    tangents_in = [ad.instantiate_zeros(t) for t, keep in zip(init_t, carry_t, strict=True)
+                   if keep]
+    nonzero_const_t = [t for t in bconst_t if type(t) is not ad.Zero]
+    outs = while_p.bind(*cond_consts, *body_consts, *nonzero_const_t, *init, *tangents_in,
+                        cond_jaxpr=cond, body_jaxpr=body, cond_nconsts=nc,
+                        body_nconsts=nb + n_ct)
+    carry_out = outs[:len(init)]
+    it = iter(outs[len(init):])
+    out_t = [next(it) if keep else ad.Zero(ad.tangent_aval(a))
+             for keep, a in zip(carry_t, body_jaxpr.out_avals, strict=True)]
+    return carry_out, out_t
+
+
+def _is_float(aval: Any) -> bool:
+    return aval.dtype.kind in "fc" or aval.dtype.name == "bfloat16"
+
+
+def _fixed_point_carry_tangents(body: ClosedJaxpr, nconsts: int, const_t: Sequence[Any],
+                                carry_t: list[bool]) -> list[bool]:
+    """A carry gets a tangent if it has one initially or the body gives it one from others."""
+    const_nz = [type(t) is not ad.Zero for t in const_t]
+    while True:
+        jvp_jaxpr = jaxpr_transforms.jvp_jaxpr(body, [*const_nz, *carry_t])
+        n = len(body.out_avals)
+        new = list(carry_t)
+        for i, v in enumerate(jvp_jaxpr.jaxpr.outvars[n:]):
+            produced = _depends_on_tangent(jvp_jaxpr, v, len(body.in_avals))
+            new[i] = carry_t[i] or (produced and _is_float(body.out_avals[i]))
+        if new == carry_t:
+            return carry_t
+        carry_t = new
+
+
+def _depends_on_tangent(closed: ClosedJaxpr, var: Any, n_primal_in: int) -> bool:
+    from numjax._src.core.jaxpr import Literal
+    tangent_ins = set(closed.jaxpr.invars[n_primal_in:])
+    producers = {v: e for e in closed.jaxpr.eqns for v in e.outvars}
+    stack, seen = [var], set()
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Literal) or v in seen:
+            continue
+        seen.add(v)
+        if v in tangent_ins:
+            return True
+        eqn = producers.get(v)
+        if eqn is not None:
+            stack.extend(eqn.invars)
+    return False
+
+
+def _permute_inputs(closed: ClosedJaxpr, n_consts: int, n_carry: int, n_const_t: int,
+                    n_carry_t: int) -> ClosedJaxpr:
+    """(consts, carry, const tangents, carry tangents) -> (consts, const tangents, carry,
+    carry tangents)."""
+    v = closed.jaxpr.invars
+    a, b = n_consts, n_consts + n_carry
+    c = b + n_const_t
+    order = [*v[:a], *v[b:c], *v[a:b], *v[c:c + n_carry_t]]
+    return ClosedJaxpr(closed.jaxpr.replace(invars=order), closed.consts)
+
+
+def _keep_outputs(closed: ClosedJaxpr, n_primal: int, keep_tangent: Sequence[bool]
+                  ) -> ClosedJaxpr:
+    outs = closed.jaxpr.outvars
+    kept = [*outs[:n_primal], *[o for o, k in zip(outs[n_primal:], keep_tangent, strict=True)
+                                if k]]
+    return ClosedJaxpr(closed.jaxpr.replace(outvars=kept), closed.consts)
+
+
+def _ignore_inputs(closed: ClosedJaxpr, extra_avals: Sequence[Any]) -> ClosedJaxpr:
+    """`closed` taking more trailing inputs (tangent carries) that it does not read."""
+    from numjax._src.core.jaxpr import Var
+    extra = [Var(a) for a in extra_avals]
+    return ClosedJaxpr(closed.jaxpr.replace(invars=[*closed.jaxpr.invars, *extra]),
+                       closed.consts)
+
+
+def _while_batch(values: Sequence[Any], dims: Sequence[Any], *, cond_jaxpr: ClosedJaxpr,
+                 body_jaxpr: ClosedJaxpr, cond_nconsts: int, body_nconsts: int
+                 ) -> tuple[list[Any], list[Any]]:
+    nc, nb = cond_nconsts, body_nconsts
+    size = next(get_aval(x).shape[d] for x, d in zip(values, dims, strict=True)
+                if d is not None)
+    values = [batching.bdim_at_front(x, d, size) if d is not None else x
+              for x, d in zip(values, dims, strict=True)]
+    batched = [d is not None for d in dims]
+    cconst_b, bconst_b, carry_b = batched[:nc], batched[nc:nc + nb], batched[nc + nb:]
+    # Carries batched initially, or made batched by the body, stay batched.
+    while True:
+        probe = _batched_outputs(body_jaxpr, [*bconst_b, *carry_b])
+        new = [a or b for a, b in zip(carry_b, probe, strict=True)]
+        if new == carry_b:
+            break
+        carry_b = new
+    pred_batched = any(_batched_outputs(cond_jaxpr, [*cconst_b, *carry_b]))
+    if pred_batched:
+        carry_b = [True] * len(carry_b)
+    cconsts, bconsts, init = values[:nc], values[nc:nc + nb], values[nc + nb:]
+    init = [batching.move_dim(x, None, 0, size) if want and not have else x
+            for x, want, have in zip(init, carry_b, batched[nc + nb:], strict=True)]
+    body = jaxpr_transforms.batch_jaxpr(body_jaxpr, size, [*bconst_b, *carry_b], carry_b)
+    cond = jaxpr_transforms.batch_jaxpr(cond_jaxpr, size, [*cconst_b, *carry_b],
+                                        pred_batched)
+    if not pred_batched:
+        outs = while_p.bind(*cconsts, *bconsts, *init, cond_jaxpr=cond, body_jaxpr=body,
+                            cond_nconsts=nc, body_nconsts=nb)
+        return outs, [0 if b else None for b in carry_b]
+    # A batched predicate: loop while any example continues; finished examples keep their
+    # carry (the body's result is selected away for them).
+    any_cond = _any_predicate(cond)
+    select_body = _select_body(cond, body, nc, nb)
+    outs = while_p.bind(*cconsts, *cconsts, *bconsts, *init, cond_jaxpr=any_cond,
+                        body_jaxpr=select_body, cond_nconsts=nc, body_nconsts=nc + nb)
+    return outs, [0] * len(outs)
+
+
+def _batched_outputs(closed: ClosedJaxpr, in_batched: Sequence[bool]) -> list[bool]:
+    """Which outputs depend on a batched input."""
+    from numjax._src.core.jaxpr import Literal
+    batched_vars = {v for v, b in zip(closed.jaxpr.invars, in_batched, strict=True) if b}
+    for eqn in closed.jaxpr.eqns:
+        if any(not isinstance(a, Literal) and a in batched_vars for a in eqn.invars):
+            batched_vars.update(eqn.outvars)
+    return [not isinstance(o, Literal) and o in batched_vars for o in closed.jaxpr.outvars]
+
+
+def _any_predicate(cond: ClosedJaxpr) -> ClosedJaxpr:
+    def fun(*args: Any) -> list[Any]:
+        (pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *args)
+        return [lax.reduce_or(pred, (0,))]
+
+    return jaxpr_transforms.trace_closed(fun, cond.in_avals)
+
+
+def _select_body(cond: ClosedJaxpr, body: ClosedJaxpr, nc: int, nb: int) -> ClosedJaxpr:
+    n_carry = len(body.out_avals)
+    in_avals = [*cond.in_avals[:nc], *body.in_avals]
+
+    def fun(*args: Any) -> list[Any]:
+        cconsts, bconsts, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
+        (pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *cconsts, *carry)
+        new = eval_jaxpr(body.jaxpr, body.consts, *bconsts, *carry)
+        outs = []
+        for old, upd in zip(carry, new, strict=True):
+            shape = get_aval(upd).shape
+            which = lax.broadcast_in_dim(pred, shape, (0,))
+            outs.append(lax.select(which, upd, old))
+        return outs
+
+    del n_carry
+    return jaxpr_transforms.trace_closed(fun, in_avals)
+
+
+def _while_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any]
+                        ) -> list[Any]:
+    # Any unknown carry makes the whole loop unknown: it is staged as it is, and reverse mode
+    # then fails in the transpose rule with JAX's message.
+    return StagingTrace.process_primitive(trace, while_p, values, params)  # type: ignore[no-any-return]
+
+
+def _while_transpose(*args: Any, **params: Any) -> list[Any]:
+    raise ValueError(
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+        "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
+        "start/stop.")
+
+
+while_p.def_impl(_while_impl)
+while_p.def_jvp(_while_jvp)
+while_p.def_batch(_while_batch)
+while_p.def_partial_eval(_while_partial_eval)
+while_p.def_transpose(_while_transpose)
+
+
+def _fixed_point_tangents(body: ClosedJaxpr, before: Sequence[bool], carry_t: list[bool],
+                          after: Sequence[bool]) -> list[bool]:
+    """Carries that need tangents: those with one initially, plus floating carries the body
+    gives a tangent from other inputs', until nothing changes."""
+    n_carry = len(carry_t)
+    while True:
+        has = [*before, *carry_t, *after]
+        jvp = jaxpr_transforms.jvp_jaxpr(body, has)
+        n_out = len(body.out_avals)
+        new = list(carry_t)
+        for i in range(n_carry):
+            v = jvp.jaxpr.outvars[n_out + i]
+            if not new[i] and _is_float(body.out_avals[i]) and _depends_on_tangent(
+                    jvp, v, len(body.in_avals)):
+                new[i] = True
+        if new == carry_t:
+            return carry_t
+        carry_t = new
+
+
+# ---- scan ----------------------------------------------------------------------------------
+
+scan_p = Primitive("scan")
+scan_p.multiple_results = True
+
+
+@scan_p.def_effectful_abstract_eval
+def _scan_abstract_eval(*args: Any, jaxpr: ClosedJaxpr, length: int, reverse: bool,
+                        unroll: int, num_consts: int, num_carry: int,
+                        linear: tuple[bool, ...], _split_transpose: bool) -> Any:
+    outs = jaxpr.out_avals
+    ys = [a.update(shape=(length, *a.shape)) for a in outs[num_carry:]]
+    return [*outs[:num_carry], *ys], jaxpr.effects
+
+
+def _scan_impl(*args: Any, jaxpr: ClosedJaxpr, length: int, reverse: bool, unroll: int,
+               num_consts: int, num_carry: int, linear: tuple[bool, ...],
+               _split_transpose: bool) -> list[Any]:
+    consts = args[:num_consts]
+    carry = list(args[num_consts:num_consts + num_carry])
+    xs = args[num_consts + num_carry:]
+    body = executable_for(jaxpr, "scan_body")
+    ys = [np.empty((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        outs = body(*consts, *carry, *[x[i] for x in xs])
+        carry = outs[:num_carry]
+        for y, o in zip(ys, outs[num_carry:], strict=True):
+            y[i] = o
+    return [*carry, *ys]
+
+
+def _scan_params(jaxpr: ClosedJaxpr, length: int, reverse: bool, unroll: int,
+                 num_consts: int, num_carry: int) -> dict[str, Any]:
+    return {"jaxpr": jaxpr, "length": length, "reverse": reverse, "unroll": unroll,
+            "num_consts": num_consts, "num_carry": num_carry,
+            "linear": (False,) * len(jaxpr.in_avals), "_split_transpose": False}
+
+
+def _scan_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
+              length: int, reverse: bool, unroll: int, num_consts: int, num_carry: int,
+              linear: tuple[bool, ...], _split_transpose: bool
+              ) -> tuple[list[Any], list[Any]]:
+    nc, ncar = num_consts, num_carry
+    const_nz = [type(t) is not ad.Zero for t in tangents[:nc]]
+    xs_nz = [type(t) is not ad.Zero for t in tangents[nc + ncar:]]
+    carry_t = [type(t) is not ad.Zero and _is_float(a) for t, a in
+               zip(tangents[nc:nc + ncar], jaxpr.out_avals[:ncar], strict=True)]
+    carry_t = _fixed_point_tangents(jaxpr, const_nz, carry_t, xs_nz)
+    jvp = jaxpr_transforms.jvp_jaxpr(jaxpr, [*const_nz, *carry_t, *xs_nz])
+    n_ct, n_cart, n_xt = sum(const_nz), sum(carry_t), sum(xs_nz)
+    n_xs = len(primals) - nc - ncar
+    # jvp inputs: consts, carry, xs, const_t, carry_t, xs_t -> scan layout
+    # (consts, const_t), (carry, carry_t), (xs, xs_t)
+    v = jvp.jaxpr.invars
+    a = nc + ncar + n_xs
+    invars = [*v[:nc], *v[a:a + n_ct], *v[nc:nc + ncar], *v[a + n_ct:a + n_ct + n_cart],
+              *v[nc + ncar:a], *v[a + n_ct + n_cart:a + n_ct + n_cart + n_xt]]
+    y_avals = jaxpr.out_avals[ncar:]
+    ys_t = [_is_float(y) for y in y_avals]
+    o = jvp.jaxpr.outvars
+    n_out = len(jaxpr.out_avals)
+    outvars = [*o[:ncar], *[t for t, k in zip(o[n_out:n_out + ncar], carry_t, strict=True) if k],
+               *o[ncar:n_out], *[t for t, k in zip(o[n_out + ncar:], ys_t, strict=True) if k]]
+    body = ClosedJaxpr(jvp.jaxpr.replace(invars=invars, outvars=outvars), jvp.consts)
+    consts, init, xs = primals[:nc], primals[nc:nc + ncar], primals[nc + ncar:]
+    const_tan = [t for t in tangents[:nc] if type(t) is not ad.Zero]
+    init_tan = [ad.instantiate_zeros(t) for t, k in zip(tangents[nc:nc + ncar], carry_t,
+                                                        strict=True) if k]
+    xs_tan = [t for t in tangents[nc + ncar:] if type(t) is not ad.Zero]
+    outs = scan_p.bind(*consts, *const_tan, *init, *init_tan, *xs, *xs_tan,
+                       **_scan_params(body, length, reverse, unroll, nc + n_ct,
+                                      ncar + n_cart))
+    carry_out, rest = outs[:ncar], outs[ncar:]
+    carry_tan_it = iter(rest[:n_cart])
+    ys = rest[n_cart:n_cart + len(y_avals)]
+    ys_tan_it = iter(rest[n_cart + len(y_avals):])
+    out_tangents = [next(carry_tan_it) if k else ad.Zero(ad.tangent_aval(get_aval(c)))
+                    for k, c in zip(carry_t, carry_out, strict=True)]
+    out_tangents += [next(ys_tan_it) if k else ad.Zero(ad.tangent_aval(get_aval(y)))
+                     for k, y in zip(ys_t, ys, strict=True)]
+    return [*carry_out, *ys], out_tangents
+
+
+def _scan_batch(values: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr,
+                length: int, reverse: bool, unroll: int, num_consts: int, num_carry: int,
+                linear: tuple[bool, ...], _split_transpose: bool
+                ) -> tuple[list[Any], list[Any]]:
+    nc, ncar = num_consts, num_carry
+    size = next(get_aval(x).shape[d] for x, d in zip(values, dims, strict=True)
+                if d is not None)
+    const_b = [d is not None for d in dims[:nc]]
+    carry_b = [d is not None for d in dims[nc:nc + ncar]]
+    xs_b = [d is not None for d in dims[nc + ncar:]]
+    while True:
+        probe = _batched_outputs(jaxpr, [*const_b, *carry_b, *xs_b])[:ncar]
+        new = [a or b for a, b in zip(carry_b, probe, strict=True)]
+        if new == carry_b:
+            break
+        carry_b = new
+    ys_b = _batched_outputs(jaxpr, [*const_b, *carry_b, *xs_b])[ncar:]
+    consts = [batching.bdim_at_front(x, d, size) if d is not None else x
+              for x, d in zip(values[:nc], dims[:nc], strict=True)]
+    init = [batching.move_dim(x, d, 0, size) if want else x for x, d, want in
+            zip(values[nc:nc + ncar], dims[nc:nc + ncar], carry_b, strict=True)]
+    xs = [batching.moveaxis(x, d, 1) if d is not None else x
+          for x, d in zip(values[nc + ncar:], dims[nc + ncar:], strict=True)]
+    body = jaxpr_transforms.batch_jaxpr(jaxpr, size, [*const_b, *carry_b, *xs_b],
+                                        [*carry_b, *ys_b])
+    outs = scan_p.bind(*consts, *init, *xs,
+                       **_scan_params(body, length, reverse, unroll, nc, ncar))
+    return outs, [0 if b else None for b in carry_b] + [1 if b else None for b in ys_b]
+
+
+def _scan_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any]
+                       ) -> list[Any]:
+    jaxpr: ClosedJaxpr = params["jaxpr"]
+    nc, ncar = params["num_consts"], params["num_carry"]
+    length, reverse, unroll = params["length"], params["reverse"], params["unroll"]
+    unknowns = [partial_eval.is_unknown(trace, x) for x in values]
+    const_u, carry_u, xs_u = unknowns[:nc], unknowns[nc:nc + ncar], unknowns[nc + ncar:]
+    n_ys = len(jaxpr.out_avals) - ncar
+    while True:
+        split = partial_eval.partial_eval_jaxpr(jaxpr, [*const_u, *carry_u, *xs_u],
+                                                [*carry_u, *([False] * n_ys)])
+        out_carry_u = split.out_unknowns[:ncar]
+        new = [a or b for a, b in zip(carry_u, out_carry_u, strict=True)]
+        if new == carry_u:
+            break
+        carry_u = new
+    values = list(values)
+    # Known carries that must become unknown enter as constants of the unknown scan.
+    known = [x for x, u in zip(values, [*const_u, *carry_u, *xs_u], strict=True) if not u]
+    n_kc = sum(not u for u in const_u)
+    n_kcar = sum(not u for u in carry_u)
+    with set_current_trace(trace.parent):
+        known_outs = scan_p.bind(*known, **_scan_params(split.known, length, reverse, unroll,
+                                                         n_kc, n_kcar))
+    n_res = len(split.res_avals)
+    residuals = known_outs[len(known_outs) - n_res:]
+    known_it = iter(known_outs[:len(known_outs) - n_res])
+    unknown_in = [x for x, u in zip(values, [*const_u, *carry_u, *xs_u], strict=True) if u]
+    n_uc, n_ucar = sum(const_u), sum(carry_u)
+    # split.unknown takes (residuals, unknown consts, unknown carry, unknown xs): residuals
+    # are per-iteration values, so they go with the xs.
+    v = split.unknown.jaxpr.invars
+    invars = [*v[n_res:n_res + n_uc + n_ucar], *v[:n_res], *v[n_res + n_uc + n_ucar:]]
+    body = ClosedJaxpr(split.unknown.jaxpr.replace(invars=invars), split.unknown.consts)
+    args = [*unknown_in[:n_uc + n_ucar], *residuals, *unknown_in[n_uc + n_ucar:]]
+    unknown_outs = StagingTrace.process_primitive(
+        trace, scan_p, args, _scan_params(body, length, reverse, unroll, n_uc, n_ucar))
+    unknown_it = iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in split.out_unknowns]
+
+
+def _scan_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, length: int,
+                    reverse: bool, unroll: int, num_consts: int, num_carry: int,
+                    linear: tuple[bool, ...], _split_transpose: bool) -> list[Any]:
+    nc, ncar = num_consts, num_carry
+    consts, init, xs = args[:nc], args[nc:nc + ncar], args[nc + ncar:]
+    const_lin = [ad.is_undefined_primal(c) for c in consts]
+    xs_lin = [ad.is_undefined_primal(x) for x in xs]
+    # Every carry of a linear scan is linear in the loop. One whose initial value is a
+    # constant (a tangent carry starting from instantiated zeros) gets no cotangent.
+    init_lin = [ad.is_undefined_primal(c) for c in init]
+    ct_carry = [ad.instantiate_zeros(c) for c in cts[:ncar]]
+    ct_ys = [ad.instantiate_zeros(c) for c in cts[ncar:]]
+    nl_consts = [c for c, lin in zip(consts, const_lin, strict=True) if not lin]
+    nl_xs = [x for x, lin in zip(xs, xs_lin, strict=True) if not lin]
+    lin_const_avals = [c.aval for c, lin in zip(consts, const_lin, strict=True) if lin]
+    t_jaxpr = jaxpr_transforms.transpose_jaxpr(jaxpr, [*const_lin, *([True] * ncar), *xs_lin])
+    n_nlc, n_lc, n_nlx = len(nl_consts), len(lin_const_avals), len(nl_xs)
+
+    def body_t(*a: Any) -> list[Any]:
+        nlc = a[:n_nlc]
+        acc = a[n_nlc:n_nlc + n_lc]
+        ctc = a[n_nlc + n_lc:n_nlc + n_lc + ncar]
+        rest = a[n_nlc + n_lc + ncar:]
+        nlx, cty = rest[:n_nlx], rest[n_nlx:]
+        outs = eval_jaxpr(t_jaxpr.jaxpr, t_jaxpr.consts, *nlc, *nlx, *ctc, *cty)
+        lin_c, carry_c, x_c = outs[:n_lc], outs[n_lc:n_lc + ncar], outs[n_lc + ncar:]
+        return [*[lax.add(p, q) for p, q in zip(acc, lin_c, strict=True)], *carry_c, *x_c]
+
+    in_avals = [*[get_aval(c) for c in nl_consts], *lin_const_avals,
+                *[get_aval(c) for c in ct_carry],
+                *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs],
+                *[get_aval(y).update(shape=get_aval(y).shape[1:]) for y in ct_ys]]
+    body = jaxpr_transforms.trace_closed(body_t, in_avals)
+    zeros = [lax.zeros_like_aval(a) for a in lin_const_avals]
+    outs = scan_p.bind(*nl_consts, *zeros, *ct_carry, *nl_xs, *ct_ys,
+                       **_scan_params(body, length, not reverse, unroll, n_nlc,
+                                      n_lc + ncar))
+    acc_it = iter(outs[:n_lc])
+    ct_init = outs[n_lc:n_lc + ncar]
+    ct_xs_it = iter(outs[n_lc + ncar:])
+    return ([next(acc_it) if lin else None for lin in const_lin]
+            + [c if lin else None for c, lin in zip(ct_init, init_lin, strict=True)]
+            + [next(ct_xs_it) if lin else None for lin in xs_lin])
+
+
+scan_p.def_impl(_scan_impl)
+scan_p.def_jvp(_scan_jvp)
+scan_p.def_batch(_scan_batch)
+scan_p.def_partial_eval(_scan_partial_eval)
+scan_p.def_transpose(_scan_transpose)
+
+
+# ---- public functions ----------------------------------------------------------------------
+
+
+def _check_carry(what: str, init_tree: Any, init_avals: Sequence[Any], out_tree: Any,
+                 out_avals: Sequence[Any], names: str) -> None:
+    if init_tree != out_tree:
+        raise TypeError(f"{what} carry input and carry output must have the same pytree "
+                        f"structure, but they differ:\n  * the input carry has structure "
+                        f"{init_tree} but the output carry has structure {out_tree}.")
+    problems = []
+    for a, b in zip(init_avals, out_avals, strict=True):
+        if a.shape != b.shape:
+            problems.append(f"the input carry {names} has type {a.str_short()} but the "
+                            f"corresponding output carry component has type {b.str_short()},"
+                            " so the shapes do not match")
+        elif a.dtype != b.dtype:
+            problems.append(f"the input carry {names} has type {a.str_short()} but the "
+                            f"corresponding output carry component has type {b.str_short()},"
+                            " so the dtypes do not match")
+    if problems:
+        raise TypeError(
+            f"{what} carry input and carry output must have equal types (e.g. shapes and "
+            "dtypes of arrays), but they differ:\n  * " + "\n  * ".join(problems)
+            + "\n\nRevise the " + ("scanned function" if what == "Scanned function" else
+                                   "function") + " so that all output types (e.g. shapes "
+            "and dtypes) match the corresponding input types.")
+
+
+def _promote_weak_carry(init: list[Any], init_avals: list[Any], out_avals: Sequence[Any]
+                        ) -> tuple[list[Any], list[Any], bool]:
+    """A weakly typed initial carry takes the (strong or different) type the body produces."""
+    changed = False
+    for i, (a, b) in enumerate(zip(init_avals, out_avals, strict=True)):
+        if a.shape == b.shape and a.weak_type and (a.dtype != b.dtype or not b.weak_type):
+            init[i] = lax._convert_element_type(init[i], b.dtype, b.weak_type)
+            init_avals[i] = get_aval(init[i])
+            changed = True
+    return init, init_avals, changed
+
+
+def _arg_name(fun: Callable[..., Any], position: int) -> str:
+    code = getattr(fun, "__code__", None)
+    if code is not None and code.co_argcount > position:
+        return str(code.co_varnames[position])
+    return "component"
+
+
+def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = None,
+         reverse: bool = False, unroll: int | bool = 1, _split_transpose: bool = False
+         ) -> tuple[Any, Any]:
+    """Loop `carry, y = f(carry, x)` over the leading axis of `xs`, stacking the `y`s.
+
+    >>> import numjax.numpy as jnp
+    >>> scan(lambda c, x: (c + x, c), 0.0, jnp.arange(3.0))
+    (Array(3., dtype=float32), Array([0., 0., 1.], dtype=float32))
+    """
+    xs_flat, xs_tree = tree_flatten(xs)
+    lengths = []
+    for x in xs_flat:
+        shape = get_aval(x).shape
+        if not shape:
+            raise ValueError(f"scan got value with no leading axis to scan over: "
+                             f"{get_aval(x).str_short()}.")
+        lengths.append(shape[0])
+    if length is not None:
+        length = int(length)
+        if any(n != length for n in lengths):
+            raise ValueError(f"scan got `length` argument of {length} which disagrees with "
+                             f"leading axis sizes {lengths}.")
+    elif lengths:
+        if len(set(lengths)) > 1:
+            raise ValueError("scan got values with different leading axis sizes: "
+                             f"{', '.join(str(n) for n in lengths)}.")
+        length = lengths[0]
+    else:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    unroll_n = int(unroll) if not isinstance(unroll, bool) else (length if unroll else 1)
+    init_flat, init_tree = tree_flatten(init)
+    init_avals = [get_aval(c) for c in init_flat]
+    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs_flat]
+    if config.disable_jit.value and not any(isinstance(v, Tracer)
+                                            for v in (*init_flat, *xs_flat)):
+        return _scan_python(f, init, xs_flat, xs_tree, length, reverse)
+    for _ in range(2):
+        in_tree = tree_structure_of((tree_unflatten(init_tree, init_avals),
+                                     tree_unflatten(xs_tree, x_avals)))
+        traced = trace_fun(f, in_tree, [*init_avals, *x_avals], "scan")
+        children = traced.out_tree.children()
+        if traced.out_tree.num_nodes == 0 or len(children) != 2:
+            raise TypeError("scan body output must be a pair, got "
+                            f"{traced.out_tree}.")
+        carry_tree = children[0]
+        n_carry_out = carry_tree.num_leaves
+        carry_out_avals = traced.out_avals[:n_carry_out]
+        if carry_tree == init_tree:
+            init_flat, init_avals, changed = _promote_weak_carry(
+                list(init_flat), list(init_avals), carry_out_avals)
+            if changed:
+                continue
+        break
+    _check_carry("Scanned function", init_tree, init_avals, carry_tree, carry_out_avals,
+                 _arg_name(f, 0))
+    outs = scan_p.bind(*traced.consts, *init_flat, *xs_flat,
+                       **_scan_params(traced.closed, length, reverse, unroll_n,
+                                      len(traced.consts), len(init_flat)))
+    carry = tree_unflatten(carry_tree, outs[:n_carry_out])
+    ys = tree_unflatten(children[1], outs[n_carry_out:])
+    return carry, ys
+
+
+def tree_structure_of(tree: Any) -> Any:
+    return tree_flatten(tree)[1]
+
+
+def _scan_python(f: Callable[..., Any], init: Any, xs_flat: list[Any], xs_tree: Any,
+                 length: int, reverse: bool) -> tuple[Any, Any]:
+    carry = init
+    ys = []
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        x = tree_unflatten(xs_tree, [x[i] for x in xs_flat])
+        carry, y = f(carry, x)
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    from numjax._src.numpy.shape import stack
+    leaves = [tree_flatten(y) for y in ys]
+    if not leaves:
+        return carry, None
+    tree = leaves[0][1]
+    stacked = [stack([ls[j] for ls, _ in leaves]) for j in range(tree.num_leaves)]
+    return carry, tree_unflatten(tree, stacked)
+
+
+def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any], init_val: Any
+               ) -> Any:
+    """Repeat `val = body_fun(val)` while `cond_fun(val)`.
+
+    >>> while_loop(lambda c: c < 10, lambda c: c * 2, 1)
+    Array(16, dtype=int32, weak_type=True)
+    """
+    init_flat, init_tree = tree_flatten(init_val)
+    init_avals = [get_aval(c) for c in init_flat]
+    if config.disable_jit.value and not any(isinstance(v, Tracer) for v in init_flat):
+        val = init_val
+        while cond_fun(val):
+            val = body_fun(val)
+        return val
+    for _ in range(2):
+        in_tree = tree_structure_of((tree_unflatten(init_tree, init_avals),))
+        cond = trace_fun(cond_fun, in_tree, init_avals, "while_loop")
+        body = trace_fun(body_fun, in_tree, init_avals, "while_loop")
+        if body.out_tree == init_tree:
+            init_flat, init_avals, changed = _promote_weak_carry(
+                list(init_flat), list(init_avals), body.out_avals)
+            if changed:
+                continue
+        break
+    pred = cond.out_avals
+    if len(pred) != 1 or pred[0].shape != () or pred[0].dtype != np.bool_:
+        raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
+                        f"{[a.str_short() for a in pred]}.")
+    _check_carry("body_fun output and input", init_tree, init_avals, body.out_tree,
+                 body.out_avals, _arg_name(body_fun, 0))
+    outs = while_p.bind(*cond.consts, *body.consts, *init_flat, cond_jaxpr=cond.closed,
+                        body_jaxpr=body.closed, cond_nconsts=len(cond.consts),
+                        body_nconsts=len(body.consts))
+    return tree_unflatten(init_tree, outs)
+
+
+def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: Any, *,
+              unroll: int | bool | None = None) -> Any:
+    """`val = body_fun(i, val)` for i in [lower, upper). With concrete bounds it is a scan,
+    so it is reverse-differentiable; with traced bounds a while_loop.
+
+    >>> fori_loop(0, 4, lambda i, x: x + i, 0)
+    Array(6, dtype=int32, weak_type=True)
+    """
+    from numjax._src import dtypes
+    dtype = dtypes.result_type(lower, upper)
+    lower_c = _concrete_int(lower)
+    upper_c = _concrete_int(upper)
+    if lower_c is not None and upper_c is not None:
+        weak = dtypes.is_weakly_typed(lower) and dtypes.is_weakly_typed(upper)
+        start = lax._convert_element_type(lower, dtype, weak)
+
+        def scan_body(carry: Any, _: Any) -> Any:
+            i, x = carry
+            return (lax.add(i, lax._convert_element_type(1, dtype, weak)), body_fun(i, x)), None
+
+        (_, result), _ = scan(scan_body, (start, init_val), None,
+                              length=max(upper_c - lower_c, 0),
+                              unroll=1 if unroll is None else unroll)
+        return result
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
+                         "statically known.")
+    lower = lax._convert_element_type(lower, dtype)
+    upper = lax._convert_element_type(upper, dtype)
+
+    def cond_fn(carry: Any) -> Any:
+        return lax.lt(carry[0], carry[1])
+
+    def body_fn(carry: Any) -> Any:
+        i, hi, x = carry
+        return (lax.add(i, lax._convert_element_type(1, dtype)), hi, body_fun(i, x))
+
+    return while_loop(cond_fn, body_fn, (lower, upper, init_val))[2]
+
+
+def _concrete_int(x: Any) -> int | None:
+    if isinstance(x, Tracer):
+        value = x.to_concrete_value()
+        return None if value is None else int(value)
+    return int(x)
+
+
+def map(f: Callable[..., Any], xs: Any, *, batch_size: int | None = None) -> Any:
+    """`f` applied to each slice of `xs` along the leading axis, with a scan (or a scan over
+    vmapped batches of `batch_size`).
+
+    >>> import numjax.numpy as jnp
+    >>> map(lambda x: x * 2, jnp.arange(3))
+    Array([0, 2, 4], dtype=int32)
+    """
+    if batch_size is None:
+        _, ys = scan(lambda _, x: ((), f(x)), (), xs)
+        return ys
+    from numjax._src.api.transformations import vmap
+    from numjax._src.numpy.shape import concatenate
+    flat, tree = tree_flatten(xs)
+    n = get_aval(flat[0]).shape[0]
+    n_batches, rem = divmod(n, batch_size)
+    main = [lax.reshape(lax.slice_in_dim(x, 0, n_batches * batch_size),
+                        (n_batches, batch_size, *get_aval(x).shape[1:])) for x in flat]
+    _, ys = scan(lambda _, x: ((), vmap(f)(x)), (), tree_unflatten(tree, main))
+    ys_flat, ys_tree = tree_flatten(ys)
+    ys_flat = [lax.reshape(y, (n_batches * batch_size, *get_aval(y).shape[2:]))
+               for y in ys_flat]
+    if rem:
+        tail = [lax.slice_in_dim(x, n_batches * batch_size, n) for x in flat]
+        tail_ys = tree_flatten(vmap(f)(tree_unflatten(tree, tail)))[0]
+        ys_flat = [concatenate([a, b]) for a, b in zip(ys_flat, tail_ys, strict=True)]
+    return tree_unflatten(ys_tree, ys_flat)
+

@@ -1,0 +1,607 @@
+"""General dilated convolution (XLA's ConvGeneralDilated) and its wrappers.
+
+The kernel works in the canonical layout (batch, feature, *spatial) for lhs and output and
+(out feature, in feature, *spatial) for rhs: it interior-pads (lhs dilation) and pads the lhs,
+takes every window with `sliding_window_view` (strided for window strides and rhs dilation, so
+no copy yet), and contracts windows with the kernel, group by group, with `tensordot`/`einsum`.
+
+Both transposes are again convolutions, derived in the canonical layout:
+- lhs: out[y] = sum_k lhs_padded[y*s + k*rd] rhs[k], so the lhs cotangent at padded position x
+  gathers ct[y] rhs[k] over y*s + k*rd = x: a convolution of the s-dilated ct with the reversed
+  kernel, read every `lhs_dilation`-th position, starting at the low padding.
+- rhs: rhs_ct[k] = sum_{n,y} ct[n, y] lhs_padded[n, y*s + k*rd]: a convolution over the lhs in
+  which the batch becomes the contracted feature and the ct is the (s-dilated) kernel, with
+  window stride rd.
+Feature groups turn into regrouped kernels and batch groups into feature groups.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.trace import Primitive
+from numjax._src.interpreters import ad
+from numjax._src.interpreters.ad import Zero, is_undefined_primal
+from numjax._src.interpreters.batching import moveaxis, not_mapped
+from numjax._src.lax import structural as st
+from numjax._src.lax.padding import _pad_kernel
+
+__all__ = [
+    "ConvDimensionNumbers",
+    "conv",
+    "conv_dimension_numbers",
+    "conv_general_dilated",
+    "conv_general_dilated_p",
+    "conv_transpose",
+    "conv_with_general_padding",
+    "padtype_to_pads",
+]
+
+Array = Any
+Ints = tuple[int, ...]
+Pads = tuple[tuple[int, int], ...]
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Where the batch/feature/spatial dimensions are: `lhs_spec` = (batch, feature, *spatial),
+    `rhs_spec` = (out feature, in feature, *spatial), `out_spec` = (batch, feature, *spatial)."""
+
+    lhs_spec: Ints
+    rhs_spec: Ints
+    out_spec: Ints
+
+
+# ---- dimension numbers and padding ---------------------------------------------------------
+
+
+def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                           dimension_numbers: Any) -> ConvDimensionNumbers:
+    """Canonical `ConvDimensionNumbers` from None (NC..., OI..., NC...), a
+    `ConvDimensionNumbers`, or three layout strings such as ('NHWC', 'HWIO', 'NHWC').
+
+    >>> conv_dimension_numbers((1, 5, 5, 3), (2, 2, 3, 8), ('NHWC', 'HWIO', 'NHWC'))
+    ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))
+    """
+    lhs_shape, rhs_shape = tuple(lhs_shape), tuple(rhs_shape)
+    if len(lhs_shape) != len(rhs_shape):
+        raise TypeError("convolution requires lhs and rhs ndim to be equal, got "
+                        f"{len(lhs_shape)} and {len(rhs_shape)}.")
+    if dimension_numbers is None:
+        iota = tuple(range(len(lhs_shape)))
+        return ConvDimensionNumbers(iota, iota, iota)
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return ConvDimensionNumbers(*(tuple(int(d) for d in s) for s in dimension_numbers))
+    if len(dimension_numbers) != 3:
+        raise TypeError("convolution dimension_numbers list/tuple must be length 3, got "
+                        f"{len(dimension_numbers)}.")
+    if not all(isinstance(s, str) for s in dimension_numbers):
+        return ConvDimensionNumbers(*(tuple(int(d) for d in s) for s in dimension_numbers))
+    lhs, rhs, out = dimension_numbers
+    for i, s in enumerate(dimension_numbers):
+        if len(s) != len(lhs_shape):
+            raise TypeError(f"convolution dimension_numbers[{i}] must have len equal to the ndim "
+                            f"of lhs and rhs, got {len(s)} for lhs and rhs shapes {lhs_shape} "
+                            f"and {rhs_shape}.")
+    spatial = [set(lhs) - {"N", "C"}, set(rhs) - {"O", "I"}, set(out) - {"N", "C"}]
+    if not (spatial[0] == spatial[1] == spatial[2]) or any(
+            len(sp) != len(lhs_shape) - 2 for sp in spatial):
+        raise TypeError("convolution dimension_numbers elements must each have the same set of "
+                        f"spatial characters, got {tuple(dimension_numbers)}.")
+    # Spatial dimensions are matched up by their letters, in the order the rhs lists them.
+    rhs_spatial = [c for c in rhs if c not in "OI"]
+
+    def spec(layout: str, batch: str, feature: str) -> Ints:
+        return (layout.index(batch), layout.index(feature),
+                *(layout.index(c) for c in rhs_spatial))
+
+    return ConvDimensionNumbers(spec(lhs, "N", "C"), spec(rhs, "O", "I"), spec(out, "N", "C"))
+
+
+def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int],
+                    window_strides: Sequence[int], padding: str) -> list[tuple[int, int]]:
+    """Explicit (low, high) pads for 'SAME', 'SAME_LOWER' or 'VALID' padding.
+
+    'SAME' pads so that the output has ceil(in / stride) positions, the odd element high.
+
+    >>> padtype_to_pads((5, 6), (2, 3), (2, 1), 'SAME')
+    [(0, 1), (1, 1)]
+    """
+    kind = padding.upper() if isinstance(padding, str) else padding
+    if kind == "VALID":
+        return [(0, 0)] * len(in_shape)
+    if kind not in ("SAME", "SAME_LOWER"):
+        raise RuntimeError(f"Unrecognized padding type: expected 'VALID' or 'SAME', got {padding}.")
+    pads = []
+    for n, w, s in zip(in_shape, window_shape, window_strides, strict=True):
+        out = -(-int(n) // int(s))
+        total = builtins.max((out - 1) * int(s) + int(w) - int(n), 0)
+        small, big = total // 2, total - total // 2
+        pads.append((small, big) if kind == "SAME" else (big, small))
+    return pads
+
+
+def _dilate_dim(d: int, dilation: int) -> int:
+    return 0 if d == 0 else 1 + dilation * (d - 1)
+
+
+def _out_size(n: int, k: int, stride: int, lo: int, hi: int, ld: int, rd: int) -> int:
+    padded = _dilate_dim(n, ld) + lo + hi
+    window = _dilate_dim(k, rd)
+    return builtins.max((padded - window) // stride + 1, 0) if padded >= window else 0
+
+
+def _perm_inverse(spec: Sequence[int]) -> Ints:
+    return tuple(int(i) for i in np.argsort(spec))
+
+
+# ---- the primitive -------------------------------------------------------------------------
+
+conv_general_dilated_p = Primitive("conv_general_dilated")
+
+
+def _accumulation_dtype(dtype: np.dtype) -> np.dtype:
+    if dtype.kind == "b":
+        return np.dtype(np.int32)
+    if dtype.kind in "iu":
+        return np.dtype(np.int64) if dtype.kind == "i" else np.dtype(np.uint64)
+    if dtype.itemsize < 4 or dtype == dtypes.bfloat16:
+        return np.dtype(np.float32)
+    return dtype
+
+
+def _conv_kernel(lhs: Any, rhs: Any, *, window_strides: Ints, padding: Pads,
+                 lhs_dilation: Ints, rhs_dilation: Ints, dimension_numbers: ConvDimensionNumbers,
+                 feature_group_count: int, batch_group_count: int, precision: Any,
+                 preferred_element_type: Any) -> Any:
+    dn = dimension_numbers
+    out_dtype = np.dtype(preferred_element_type or np.asarray(lhs).dtype)
+    acc = _accumulation_dtype(np.result_type(np.asarray(lhs).dtype, out_dtype))
+    lhs = np.transpose(np.asarray(lhs), dn.lhs_spec).astype(acc)
+    rhs = np.transpose(np.asarray(rhs), dn.rhs_spec).astype(acc)
+    nsp = lhs.ndim - 2
+    n, c = lhs.shape[:2]
+    o, cg = rhs.shape[:2]
+    ks = rhs.shape[2:]
+    outs = tuple(_out_size(*a) for a in zip(lhs.shape[2:], ks, window_strides,
+                                            *zip(*padding, strict=True), lhs_dilation,
+                                            rhs_dilation, strict=True))
+    out_n = n // batch_group_count
+    canonical_shape = (out_n, o, *outs)
+    if 0 in canonical_shape or 0 in (c, *ks):
+        out = np.zeros(canonical_shape, acc)
+        return np.transpose(out, _perm_inverse(dn.out_spec)).astype(out_dtype)
+    config = ((0, 0, 0), (0, 0, 0), *((lo, hi, d - 1) for (lo, hi), d in
+                                      zip(padding, lhs_dilation, strict=True)))
+    x = _pad_kernel(lhs, np.zeros((), acc), padding_config=config)
+    k_eff = tuple(_dilate_dim(k, d) for k, d in zip(ks, rhs_dilation, strict=True))
+    windows = np.lib.stride_tricks.sliding_window_view(x, k_eff, axis=tuple(range(2, 2 + nsp)))
+    select = ((slice(None),) * 2 + tuple(slice(None, None, s) for s in window_strides)
+              + tuple(slice(None, None, d) for d in rhs_dilation))
+    # (N, C, *out, *K) after strides; the slice trims positions past the last full window.
+    windows = windows[select][(slice(None),) * 2 + tuple(slice(0, m) for m in outs)]
+    sp_axes = tuple(range(3, 3 + nsp))
+    k_axes = tuple(range(3 + nsp, 3 + 2 * nsp))
+    if batch_group_count > 1:
+        g = batch_group_count
+        w = windows.reshape(g, out_n, c, *outs, *ks)
+        kern = rhs.reshape(g, o // g, cg, *ks)
+        out = np.einsum(w, [0, 1, 2, *sp_axes, *k_axes], kern, [0, 3 + 2 * nsp, 2, *k_axes],
+                        [1, 0, 3 + 2 * nsp, *sp_axes], optimize=True)
+    elif feature_group_count > 1:
+        g = feature_group_count
+        w = windows.reshape(n, g, cg, *outs, *ks)
+        kern = rhs.reshape(g, o // g, cg, *ks)
+        out = np.einsum(w, [0, 1, 2, *sp_axes, *k_axes], kern, [1, 3 + 2 * nsp, 2, *k_axes],
+                        [0, 1, 3 + 2 * nsp, *sp_axes], optimize=True)
+    else:
+        # One BLAS contraction over (feature, *window): (N, *out, O).
+        out = np.tensordot(windows, rhs, axes=((1, *range(2 + nsp, 2 + 2 * nsp)),
+                                               (1, *range(2, 2 + nsp))))
+        out = np.moveaxis(out, -1, 1)
+    out = out.reshape(canonical_shape)
+    return np.transpose(out, _perm_inverse(dn.out_spec)).astype(out_dtype)
+
+
+def _check_group_counts(lhs_n: int, lhs_c: int, rhs_o: int, rhs_i: int, fgc: int,
+                        bgc: int) -> None:
+    name = "conv_general_dilated"
+    if fgc > 1 and bgc > 1:
+        raise ValueError("At most one of batch_group_count and feature_group_count may be > 1, "
+                         f"got batch_group_count={bgc} and feature_group_count={fgc}")
+    for what, count in (("feature_group_count", fgc), ("batch_group_count", bgc)):
+        if count < 1:
+            raise ValueError(f"{name} {what} must be a positive integer, got {count}")
+    if lhs_c % fgc:
+        raise ValueError(f"{name} feature_group_count must divide lhs feature dimension size, "
+                         f"but {fgc} does not divide {lhs_c}.")
+    if lhs_c // fgc != rhs_i:
+        raise ValueError(f"{name} lhs feature dimension size divided by feature_group_count must "
+                         "equal the rhs input feature dimension size, but "
+                         f"{lhs_c} // {fgc} != {rhs_i}.")
+    if rhs_o % fgc:
+        raise ValueError(f"{name} rhs output feature dimension size must be a multiple of "
+                         f"feature_group_count, but {rhs_o} is not a multiple of {fgc}.")
+    if lhs_n % bgc:
+        raise ValueError(f"{name} batch_group_count must divide lhs batch dimension size, but "
+                         f"{bgc} does not divide {lhs_n}.")
+    if rhs_o % bgc:
+        raise ValueError(f"{name} rhs output feature dimension size must be a multiple of "
+                         f"batch_group_count, but {rhs_o} is not a multiple of {bgc}.")
+
+
+@conv_general_dilated_p.def_abstract_eval
+def _conv_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, window_strides: Ints,
+                        padding: Pads, lhs_dilation: Ints, rhs_dilation: Ints,
+                        dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
+                        batch_group_count: int, precision: Any,
+                        preferred_element_type: Any) -> ShapedArray:
+    name = "conv_general_dilated"
+    if lhs.ndim != rhs.ndim:
+        raise TypeError("convolution requires lhs and rhs ndim to be equal, got "
+                        f"{lhs.ndim} and {rhs.ndim}.")
+    if lhs.ndim < 2:
+        raise TypeError(f"{name} requires operands of rank at least 2, got {lhs.shape} and "
+                        f"{rhs.shape}.")
+    nsp = lhs.ndim - 2
+    if len(window_strides) != nsp:
+        raise ValueError(f"{name} window and window_strides must have the same number of "
+                         f"dimensions, but got {nsp} and {len(window_strides)}")
+    if any(s <= 0 for s in window_strides):
+        raise ValueError(f"{name} window_strides must be positive, got {window_strides}")
+    if len(padding) != nsp:
+        raise TypeError("Wrong number of explicit pads for convolution: expected "
+                        f"{nsp}, got {len(padding)}.")
+    for dil in (lhs_dilation, rhs_dilation):
+        if len(dil) != nsp:
+            raise ValueError(f"{name} dilations must have {nsp} entries, got {dil}")
+        if any(d <= 0 for d in dil):
+            raise TypeError(f"All dilations must be positive, got {dil}.")
+    dn = dimension_numbers
+    for spec in dn:
+        if sorted(spec) != list(range(lhs.ndim)):
+            raise TypeError(f"{name} dimension_numbers {tuple(dn)} are not permutations of "
+                            f"range({lhs.ndim})")
+    if lhs.dtype != rhs.dtype:
+        raise TypeError(f"lax.conv_general_dilated requires arguments to have the same dtypes, "
+                        f"got {lhs.dtype.name}, {rhs.dtype.name}.")
+    lhs_s = tuple(lhs.shape[d] for d in dn.lhs_spec)
+    rhs_s = tuple(rhs.shape[d] for d in dn.rhs_spec)
+    _check_group_counts(lhs_s[0], lhs_s[1], rhs_s[0], rhs_s[1], feature_group_count,
+                        batch_group_count)
+    out_dtype = lhs.dtype
+    if preferred_element_type is not None:
+        pet = np.dtype(preferred_element_type)
+        if pet.kind != lhs.dtype.kind and not (lhs.dtype.kind in "iub" and pet.kind == "f") or (
+                pet.kind == lhs.dtype.kind and pet.itemsize < lhs.dtype.itemsize):
+            raise TypeError("`preferred_element_type` must not be narrower than the original "
+                            "type.")
+        out_dtype = pet
+    outs = tuple(_out_size(*a) for a in zip(lhs_s[2:], rhs_s[2:], window_strides,
+                                            *zip(*padding, strict=True), lhs_dilation,
+                                            rhs_dilation, strict=True))
+    canonical = (lhs_s[0] // batch_group_count, rhs_s[0], *outs)
+    shape = tuple(canonical[i] for i in _perm_inverse(dn.out_spec))
+    return ShapedArray(shape, out_dtype, lhs.weak_type and rhs.weak_type)
+
+
+# ---- differentiation -----------------------------------------------------------------------
+
+
+def _canonical_dn(ndim: int) -> ConvDimensionNumbers:
+    iota = tuple(range(ndim))
+    return ConvDimensionNumbers(iota, iota, iota)
+
+
+def _conv_transpose_lhs(ct: Any, rhs: Any, lhs_aval: Any, params: dict[str, Any]) -> Any:
+    dn: ConvDimensionNumbers = params["dimension_numbers"]
+    fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    strides, pads = params["window_strides"], params["padding"]
+    ld, rd = params["lhs_dilation"], params["rhs_dilation"]
+    ndim = lhs_aval.ndim
+    lhs_s = tuple(lhs_aval.shape[d] for d in dn.lhs_spec)
+    ct_c = st.transpose(ct, dn.out_spec)
+    rhs_c = st.transpose(rhs, dn.rhs_spec)
+    o, cg, *ks = get_aval(rhs_c).shape
+    groups = builtins.max(fgc, bgc)
+    # kernel'[g*Cg + c, o'] = rhs[g*Og + o', c]: the transposed kernel of each group.
+    kern = st.reshape(rhs_c, (groups, o // groups, cg, *ks))
+    kern = st.transpose(kern, (0, 2, 1, *range(3, ndim + 1)))
+    kern = st.reshape(kern, (groups * cg, o // groups, *ks))
+    kern = st.rev(kern, tuple(range(2, ndim)))
+    ys = get_aval(ct_c).shape[2:]
+    new_pads = []
+    for n, k, y, s, (lo, _), l_d, r_d in zip(lhs_s[2:], ks, ys, strides, pads, ld, rd,
+                                             strict=True):
+        k_eff = _dilate_dim(k, r_d)
+        new_pads.append((k_eff - 1 - lo, (n - 1) * l_d - (y - 1) * s + lo))
+    out = conv_general_dilated_p.bind(
+        ct_c, kern, window_strides=ld, padding=tuple(new_pads), lhs_dilation=strides,
+        rhs_dilation=rd, dimension_numbers=_canonical_dn(ndim), feature_group_count=groups,
+        batch_group_count=1, precision=params["precision"], preferred_element_type=None)
+    if bgc > 1:
+        # Features came out as (group, C); the lhs batch is (group, N / group).
+        out = st.reshape(out, (lhs_s[0] // bgc, bgc, lhs_s[1], *lhs_s[2:]))
+        out = st.transpose(out, (1, 0, *range(2, ndim + 1)))
+        out = st.reshape(out, lhs_s)
+    return st.transpose(out, _perm_inverse(dn.lhs_spec))
+
+
+def _conv_transpose_rhs(ct: Any, lhs: Any, rhs_aval: Any, params: dict[str, Any]) -> Any:
+    dn: ConvDimensionNumbers = params["dimension_numbers"]
+    fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    strides, pads = params["window_strides"], params["padding"]
+    ld, rd = params["lhs_dilation"], params["rhs_dilation"]
+    ndim = rhs_aval.ndim
+    sp = tuple(range(2, ndim))
+    rhs_s = tuple(rhs_aval.shape[d] for d in dn.rhs_spec)
+    lhs_c = st.transpose(lhs, dn.lhs_spec)
+    ct_c = st.transpose(ct, dn.out_spec)
+    n, c, *ns = get_aval(lhs_c).shape
+    if fgc > 1:
+        # Batch becomes the contracted feature, grouped as (group, N); Cg becomes the batch.
+        x = st.reshape(lhs_c, (n, fgc, c // fgc, *ns))
+        x = st.transpose(x, (2, 1, 0, *range(3, ndim + 1)))
+        x = st.reshape(x, (c // fgc, fgc * n, *ns))
+    else:
+        x = st.transpose(lhs_c, (1, 0, *sp))
+    kern = st.transpose(ct_c, (1, 0, *sp))
+    ys = get_aval(ct_c).shape[2:]
+    new_pads = []
+    for m, k, y, s, (lo, _), l_d, r_d in zip(ns, rhs_s[2:], ys, strides, pads, ld, rd,
+                                             strict=True):
+        total = (k - 1) * r_d + (y - 1) * s + 1
+        new_pads.append((lo, total - lo - _dilate_dim(m, l_d)))
+    out = conv_general_dilated_p.bind(
+        x, kern, window_strides=rd, padding=tuple(new_pads), lhs_dilation=ld,
+        rhs_dilation=strides, dimension_numbers=_canonical_dn(ndim),
+        feature_group_count=builtins.max(fgc, bgc), batch_group_count=1,
+        precision=params["precision"], preferred_element_type=None)
+    out = st.transpose(out, (1, 0, *sp))
+    return st.transpose(out, _perm_inverse(dn.rhs_spec))
+
+
+def _conv_transpose_rule(ct: Any, lhs: Any, rhs: Any, **params: Any) -> list[Any]:
+    result: list[Any] = [None, None]
+    for i, (x, other) in enumerate(((lhs, rhs), (rhs, lhs))):
+        if not is_undefined_primal(x):
+            continue
+        aval = x.aval
+        if type(ct) is Zero or 0 in aval.shape or 0 in get_aval(ct).shape:
+            result[i] = Zero(aval)
+            continue
+        rule = _conv_transpose_lhs if i == 0 else _conv_transpose_rhs
+        out = rule(ct, other, aval, params)
+        result[i] = st.convert_element_type(out, aval.dtype)
+    return result
+
+
+def _conv_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any
+              ) -> tuple[Any, Any]:
+    lhs, rhs = primals
+    tl, tr = tangents
+    out = conv_general_dilated_p.bind(lhs, rhs, **params)
+    total: Any = Zero(ad.tangent_aval(get_aval(out)))
+    if type(tl) is not Zero:
+        total = ad.add_tangents(total, conv_general_dilated_p.bind(tl, rhs, **params))
+    if type(tr) is not Zero:
+        total = ad.add_tangents(total, conv_general_dilated_p.bind(lhs, tr, **params))
+    return out, total
+
+
+# ---- batching ------------------------------------------------------------------------------
+
+
+def _merge_next(x: Array, axis: int) -> Array:
+    shape = get_aval(x).shape
+    return st.reshape(x, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
+
+
+def _split(x: Array, axis: int, sizes: Ints) -> Array:
+    shape = get_aval(x).shape
+    return st.reshape(x, shape[:axis] + sizes + shape[axis + 1:])
+
+
+def _conv_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+    lhs, rhs = args
+    l_dim, r_dim = dims
+    dn: ConvDimensionNumbers = params["dimension_numbers"]
+    fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    if l_dim is not not_mapped and r_dim is not not_mapped:
+        size = get_aval(lhs).shape[l_dim]
+        rhs = _merge_next(moveaxis(rhs, r_dim, dn.rhs_spec[0]), dn.rhs_spec[0])
+        if bgc > 1:
+            # Each example becomes its own set of batch groups: lhs batch (B, groups, N').
+            lhs = _merge_next(moveaxis(lhs, l_dim, dn.lhs_spec[0]), dn.lhs_spec[0])
+            params = {**params, "batch_group_count": size * bgc}
+        else:
+            lhs = _merge_next(moveaxis(lhs, l_dim, dn.lhs_spec[1]), dn.lhs_spec[1])
+            params = {**params, "feature_group_count": size * fgc}
+        out = conv_general_dilated_p.bind(lhs, rhs, **params)
+        o = get_aval(out).shape[dn.out_spec[1]]
+        return _split(out, dn.out_spec[1], (size, o // size)), dn.out_spec[1]
+    if l_dim is not not_mapped:
+        size = get_aval(lhs).shape[l_dim]
+        axis = dn.lhs_spec[0]
+        lhs = moveaxis(lhs, l_dim, axis)
+        if bgc > 1:
+            # Keep the batch groups major: (B, groups, N') -> (groups, B, N').
+            n = get_aval(lhs).shape[axis + 1]
+            lhs = _split(lhs, axis + 1, (bgc, n // bgc))
+            lhs = st.transpose(lhs, _swap(get_aval(lhs).ndim, axis, axis + 1))
+            lhs = _merge_next(lhs, axis + 1)
+        lhs = _merge_next(lhs, axis)
+        out = conv_general_dilated_p.bind(lhs, rhs, **params)
+        n_out = get_aval(out).shape[dn.out_spec[0]]
+        return _split(out, dn.out_spec[0], (size, n_out // size)), dn.out_spec[0]
+    size = get_aval(rhs).shape[r_dim]
+    groups = builtins.max(fgc, bgc)
+    axis = dn.rhs_spec[0]
+    rhs = moveaxis(rhs, r_dim, axis)
+    # Keep feature groups major: (B, groups, O') -> (groups, B, O').
+    o = get_aval(rhs).shape[axis + 1]
+    rhs = _split(rhs, axis + 1, (groups, o // groups))
+    rhs = st.transpose(rhs, _swap(get_aval(rhs).ndim, axis, axis + 1))
+    rhs = _merge_next(_merge_next(rhs, axis), axis)
+    out = conv_general_dilated_p.bind(lhs, rhs, **params)
+    f = dn.out_spec[1]
+    out = _split(out, f, (groups, size, o // groups))
+    out = st.transpose(out, _swap(get_aval(out).ndim, f, f + 1))
+    return _merge_next(out, f + 1), f
+
+
+def _swap(ndim: int, a: int, b: int) -> Ints:
+    perm = list(range(ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return tuple(perm)
+
+
+conv_general_dilated_p.def_impl(_conv_kernel)
+conv_general_dilated_p.def_jvp(_conv_jvp)
+conv_general_dilated_p.def_transpose(_conv_transpose_rule)
+conv_general_dilated_p.def_batch(_conv_batch)
+
+
+# ---- wrappers ------------------------------------------------------------------------------
+
+
+def _ints(name: str, x: Sequence[int] | None, n: int) -> Ints:
+    return (1,) * n if x is None else tuple(int(d) for d in x)
+
+
+def _canonical_precision(precision: Any) -> Any:
+    if precision is None or isinstance(precision, str | tuple):
+        return precision
+    return str(precision)
+
+
+def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], padding: Any,
+                         lhs_dilation: Sequence[int] | None = None,
+                         rhs_dilation: Sequence[int] | None = None,
+                         dimension_numbers: Any = None, feature_group_count: int = 1,
+                         batch_group_count: int = 1, precision: Any = None,
+                         preferred_element_type: Any = None) -> Array:
+    """General n-d convolution (cross-correlation, as in XLA) with strides, padding, lhs
+    (input) and rhs (kernel) dilation, layouts and feature/batch groups.
+
+    >>> import numjax.numpy as jnp
+    >>> conv_general_dilated(jnp.ones((1, 1, 5)), jnp.ones((1, 1, 3)), (1,), 'SAME')
+    Array([[[2., 3., 3., 3., 2.]]], dtype=float32)
+    """
+    lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    nsp = len(lhs_shape) - 2
+    strides = tuple(int(s) for s in window_strides)
+    ld, rd = _ints("lhs_dilation", lhs_dilation, nsp), _ints("rhs_dilation", rhs_dilation, nsp)
+    if isinstance(padding, str):
+        if lhs_dilation is not None and any(d != 1 for d in ld):
+            raise ValueError("String padding is not implemented for transposed convolution "
+                             "using this op. Please either exactly specify the required padding "
+                             "or use conv_transpose.")
+        window = [_dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rd, strict=True)]
+        lhs_sp = [lhs_shape[d] for d in dn.lhs_spec[2:]]
+        pads = tuple(padtype_to_pads(lhs_sp, window, strides, padding))
+    else:
+        pads = tuple((int(lo), int(hi)) for lo, hi in padding)
+        if len(pads) == nsp and len(ld) == nsp:
+            lhs_sp = [_dilate_dim(lhs_shape[d], x) for d, x in zip(dn.lhs_spec[2:], ld,
+                                                                   strict=True)]
+            if any(lo + hi < -n for (lo, hi), n in zip(pads, lhs_sp, strict=True)):
+                raise ValueError("Negative padding is larger than the size of the corresponding "
+                                 f"dimension: got padding={pads} for lhs_shape[2:]="
+                                 f"{tuple(lhs_shape[d] for d in dn.lhs_spec[2:])}")
+    pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
+        preferred_element_type)
+    return conv_general_dilated_p.bind(
+        lhs, rhs, window_strides=strides, padding=pads, lhs_dilation=ld, rhs_dilation=rd,
+        dimension_numbers=dn, feature_group_count=int(feature_group_count),
+        batch_group_count=int(batch_group_count), precision=_canonical_precision(precision),
+        preferred_element_type=pet)
+
+
+def conv(lhs: Array, rhs: Array, window_strides: Sequence[int], padding: Any,
+         precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """Convolution in the NC... / OI... layout without dilation.
+
+    >>> import numjax.numpy as jnp
+    >>> conv(jnp.ones((1, 2, 4, 4)), jnp.ones((3, 2, 2, 2)), (1, 1), 'VALID').shape
+    (1, 3, 3, 3)
+    """
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs: Array, rhs: Array, window_strides: Sequence[int],
+                              padding: Any, lhs_dilation: Sequence[int] | None,
+                              rhs_dilation: Sequence[int] | None, precision: Any = None,
+                              preferred_element_type: Any = None) -> Array:
+    """Convolution in the NC... / OI... layout with explicit padding and dilations.
+
+    >>> import numjax.numpy as jnp
+    >>> conv_with_general_padding(jnp.ones((1, 1, 4)), jnp.ones((1, 1, 2)), (1,), ((1, 1),),
+    ...                           (2,), (1,)).shape
+    (1, 1, 8)
+    """
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+                                rhs_dilation=rhs_dilation, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+_TRANSPOSE_DEFAULTS = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
+                       4: ("NHWC", "HWIO", "NHWC"), 5: ("NHWDC", "HWDIO", "NHWDC")}
+
+
+def _conv_transpose_pads(k: int, s: int, padding: str) -> tuple[int, int]:
+    """Pads of the lhs-dilated input giving the output size of the gradient of a strided conv:
+    s * n for 'SAME', s * (n - 1) + k... (at least) for 'VALID'."""
+    if padding == "SAME":
+        total = k + s - 2
+        lo = k - 1 if s > k - 1 else -(-total // 2)
+    elif padding == "VALID":
+        total = k + s - 2 + builtins.max(k - s, 0)
+        lo = k - 1
+    else:
+        raise ValueError("Padding mode must be `SAME` or `VALID`.")
+    return lo, total - lo
+
+
+def conv_transpose(lhs: Array, rhs: Array, strides: Sequence[int], padding: Any,
+                   rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
+                   transpose_kernel: bool = False, precision: Any = None,
+                   preferred_element_type: Any = None) -> Array:
+    """Transposed convolution ("deconvolution"): the lhs is dilated by `strides`; defaults to
+    the NHWC / HWIO layouts. With `transpose_kernel` the kernel is flipped and its I/O swapped,
+    giving exactly the gradient of `conv_general_dilated`.
+
+    >>> import numjax.numpy as jnp
+    >>> conv_transpose(jnp.ones((1, 5, 5, 2)), jnp.ones((2, 2, 2, 3)), (2, 2), 'SAME').shape
+    (1, 10, 10, 3)
+    """
+    lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape
+    ndim = len(lhs_shape)
+    if dimension_numbers is None:
+        if ndim not in _TRANSPOSE_DEFAULTS:
+            raise ValueError("No 4+ dimensional dimension_number defaults.")
+        dimension_numbers = _TRANSPOSE_DEFAULTS[ndim]
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    strides = tuple(int(s) for s in strides)
+    rd = _ints("rhs_dilation", rhs_dilation, ndim - 2)
+    if isinstance(padding, str):
+        ks = [_dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rd, strict=True)]
+        pads: Any = [_conv_transpose_pads(k, s, padding)
+                     for k, s in zip(ks, strides, strict=True)]
+    else:
+        pads = padding
+    if transpose_kernel:
+        rhs = st.rev(rhs, dn.rhs_spec[2:])
+        perm = list(range(ndim))
+        perm[dn.rhs_spec[0]], perm[dn.rhs_spec[1]] = dn.rhs_spec[1], dn.rhs_spec[0]
+        rhs = st.transpose(rhs, tuple(perm))
+    return conv_general_dilated(lhs, rhs, (1,) * (ndim - 2), pads, strides, rd, dn,
+                                precision=precision,
+                                preferred_element_type=preferred_element_type)

@@ -1,0 +1,292 @@
+"""conv_general_dilated and wrappers: impl vs a direct loop and SciPy, abstract eval, jvp vs
+finite differences, vjp consistency, vmap vs a loop, jit vs eager, JAX's errors."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+import scipy.signal
+
+import numjax
+import numjax.numpy as jnp
+from numjax import lax
+
+
+def _dilate(x: np.ndarray, axis: int, d: int) -> np.ndarray:
+    if d == 1 or x.shape[axis] == 0:
+        return x
+    shape = list(x.shape)
+    shape[axis] = (shape[axis] - 1) * d + 1
+    out = np.zeros(shape, x.dtype)
+    idx = [slice(None)] * x.ndim
+    idx[axis] = slice(None, None, d)
+    out[tuple(idx)] = x
+    return out
+
+
+def _pad(x: np.ndarray, axis: int, lo: int, hi: int) -> np.ndarray:
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (max(lo, 0), max(hi, 0))
+    x = np.pad(x, widths)
+    idx = [slice(None)] * x.ndim
+    idx[axis] = slice(max(-lo, 0), x.shape[axis] - max(-hi, 0))
+    return x[tuple(idx)]
+
+
+def reference_conv(lhs: np.ndarray, rhs: np.ndarray, strides: Any, pads: Any, ld: Any, rd: Any,
+                   fgc: int = 1, bgc: int = 1) -> np.ndarray:
+    """Canonical layout (NC..., OI...), float64, a direct loop over every output element."""
+    lhs, rhs = lhs.astype(np.float64), rhs.astype(np.float64)
+    nsp = lhs.ndim - 2
+    for i in range(nsp):
+        lhs = _pad(_dilate(lhs, 2 + i, ld[i]), 2 + i, *pads[i])
+        rhs = _dilate(rhs, 2 + i, rd[i])
+    n, c = lhs.shape[:2]
+    o, cg = rhs.shape[:2]
+    ks = rhs.shape[2:]
+    outs = [max((lhs.shape[2 + i] - ks[i]) // strides[i] + 1, 0) for i in range(nsp)]
+    nb = n // bgc
+    out = np.zeros((nb, o, *outs))
+    og = o // max(fgc, bgc)
+    for b, f in itertools.product(range(nb), range(o)):
+        group = f // og
+        for pos in itertools.product(*[range(m) for m in outs]):
+            window = tuple(slice(p * s, p * s + k) for p, s, k in zip(pos, strides, ks))
+            index: tuple[Any, ...]
+            if bgc > 1:
+                index = (group * nb + b, slice(None), *window)
+            else:
+                index = (b, slice(group * cg, (group + 1) * cg), *window)
+            patch = lhs[index]
+            out[(b, f, *pos)] = np.sum(patch * rhs[f])
+    return out
+
+
+def _rand(shape: Any, dtype: Any = np.float32, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(-3, 4, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+# (lhs shape, rhs shape, strides, padding, lhs_dilation, rhs_dilation, fgc, bgc)
+CASES = [
+    ((2, 3, 7), (4, 3, 3), (1,), ((0, 0),), (1,), (1,), 1, 1),
+    ((2, 3, 7), (4, 3, 2), (2,), ((1, 2),), (1,), (2,), 1, 1),
+    ((1, 2, 5), (3, 2, 2), (1,), ((2, -1),), (2,), (1,), 1, 1),
+    ((2, 4, 6, 5), (6, 2, 3, 2), (1, 2), ((1, 1), (0, 1)), (1, 1), (1, 2), 2, 1),
+    ((4, 2, 5, 4), (6, 2, 2, 2), (2, 1), ((0, 0), (1, 0)), (1, 2), (1, 1), 1, 2),
+    ((1, 3, 4, 4, 3), (2, 3, 2, 2, 2), (1, 1, 1), ((0, 0), (1, 1), (0, 0)), (1, 1, 1),
+     (1, 1, 1), 1, 1),
+    ((2, 4, 6), (4, 1, 3), (1,), ((1, 1),), (1,), (1,), 4, 1),
+]
+
+
+def _call(case: Any, lhs: Any, rhs: Any, **kw: Any) -> Any:
+    _, _, strides, pads, ld, rd, fgc, bgc = case
+    return lax.conv_general_dilated(lhs, rhs, strides, pads, ld, rd,
+                                    feature_group_count=fgc, batch_group_count=bgc, **kw)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float16"])
+def test_impl_vs_loop(case: Any, dtype: str) -> None:
+    lhs, rhs = _rand(case[0], dtype), _rand(case[1], dtype, seed=1)
+    out = _call(case, jnp.asarray(lhs), jnp.asarray(rhs))
+    ref = reference_conv(lhs, rhs, *case[2:])
+    tol = 2e-2 if dtype == "float16" else 1e-5
+    np.testing.assert_allclose(np.asarray(out, np.float64), ref, rtol=tol, atol=tol)
+    assert out.dtype == np.dtype(dtype)
+    aval = numjax.eval_shape(lambda a, b: _call(case, a, b), jnp.asarray(lhs), jnp.asarray(rhs))
+    assert aval.shape == out.shape and aval.dtype == out.dtype
+    jitted = numjax.jit(lambda a, b: _call(case, a, b))(jnp.asarray(lhs), jnp.asarray(rhs))
+    np.testing.assert_array_equal(np.asarray(jitted), np.asarray(out))
+    assert jitted.dtype == out.dtype and jitted.weak_type == out.weak_type
+
+
+def test_matches_scipy_correlate() -> None:
+    x, k = _rand((9, 8)), _rand((3, 4), seed=1)
+    out = lax.conv(jnp.asarray(x[None, None]), jnp.asarray(k[None, None]), (1, 1), "VALID")
+    np.testing.assert_allclose(np.asarray(out)[0, 0], scipy.signal.correlate(x, k, "valid"),
+                               rtol=1e-5, atol=1e-5)
+    out = lax.conv(jnp.asarray(x[None, None]), jnp.asarray(k[None, None, ::-1, ::-1].copy()),
+                   (1, 1), ((2, 2), (3, 3)))
+    np.testing.assert_allclose(np.asarray(out)[0, 0], scipy.signal.convolve(x, k, "full"),
+                               rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", [("NHWC", "HWIO", "NHWC"), ("NCHW", "OIHW", "NHWC"),
+                                    ("NHWC", "OHWI", "NCHW"), ("CHWN", "IHWO", "HWNC")])
+def test_string_dimension_numbers(layout: tuple[str, str, str]) -> None:
+    lhs, rhs = _rand((2, 3, 6, 5)), _rand((4, 3, 3, 2), seed=1)  # canonical NCHW, OIHW
+    expected = reference_conv(lhs, rhs, (1, 2), ((1, 1), (0, 1)), (1, 1), (1, 1))
+    lhs_l = np.transpose(lhs, ["NCHW".index(ch) for ch in layout[0]])
+    rhs_l = np.transpose(rhs, ["OIHW".index(ch) for ch in layout[1]])
+    out = lax.conv_general_dilated(jnp.asarray(lhs_l), jnp.asarray(rhs_l), (1, 2),
+                                   ((1, 1), (0, 1)), dimension_numbers=layout)
+    out_c = np.transpose(np.asarray(out), [layout[2].index(ch) for ch in "NCHW"])
+    np.testing.assert_allclose(out_c, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_dimension_numbers_and_padtype() -> None:
+    # Facts from JAX 0.4.30.
+    dn = lax.conv_dimension_numbers((1, 2, 3, 4), (1, 2, 3, 4), ("NHWC", "HWIO", "NCHW"))
+    assert dn == lax.ConvDimensionNumbers((0, 3, 1, 2), (3, 2, 0, 1), (0, 1, 2, 3))
+    assert lax.conv_dimension_numbers((1, 2, 3), (1, 2, 3), None) == ((0, 1, 2),) * 3
+    assert lax.padtype_to_pads((5, 6), (2, 3), (2, 1), "SAME") == [(0, 1), (1, 1)]
+    assert lax.padtype_to_pads((5, 6), (2, 3), (2, 1), "SAME_LOWER") == [(1, 0), (1, 1)]
+    assert lax.padtype_to_pads((5, 6), (2, 3), (2, 1), "valid") == [(0, 0), (0, 0)]
+    z = jnp.zeros
+    assert lax.conv_general_dilated(z((1, 3, 5)), z((2, 3, 2)), (1,), "SAME",
+                                    rhs_dilation=(2,)).shape == (1, 2, 5)
+    assert lax.conv_general_dilated(z((1, 3, 5)), z((2, 3, 2)), (2,), "SAME").shape == (1, 2, 3)
+    assert lax.conv(z((1, 2, 5, 5)), z((3, 2, 2, 2)), (1, 1), "SAME").shape == (1, 3, 5, 5)
+    assert lax.conv_general_dilated(z((1, 2, 5)), z((3, 2, 9)), (1,), "VALID").shape == (1, 3, 0)
+
+
+def test_conv_transpose_is_gradient() -> None:
+    # conv_transpose with transpose_kernel=True is the lhs-gradient of a strided conv.
+    x, k = _rand((1, 6, 6, 2)), _rand((3, 3, 2, 4), seed=1)
+    dn = ("NHWC", "HWIO", "NHWC")
+    f = lambda v: lax.conv_general_dilated(v, jnp.asarray(k), (2, 2), "SAME",
+                                           dimension_numbers=dn)
+    out, vjp = numjax.vjp(f, jnp.asarray(x))
+    ct = _rand(out.shape, seed=2)
+    (grad,) = vjp(jnp.asarray(ct))
+    t = lax.conv_transpose(jnp.asarray(ct), jnp.asarray(k), (2, 2), "SAME",
+                           dimension_numbers=dn, transpose_kernel=True)
+    np.testing.assert_allclose(np.asarray(t), np.asarray(grad), rtol=1e-5, atol=1e-5)
+    # Shapes from JAX 0.4.30.
+    z = jnp.zeros
+    assert lax.conv_transpose(z((1, 5, 5, 2)), z((2, 2, 2, 3)), (2, 2), "SAME").shape == (
+        1, 10, 10, 3)
+    assert lax.conv_transpose(z((1, 5, 5, 2)), z((2, 2, 2, 3)), (2, 2), "VALID").shape == (
+        1, 10, 10, 3)
+    assert lax.conv_transpose(z((1, 5, 5, 2)), z((3, 3, 2, 3)), (2, 2), "VALID").shape == (
+        1, 11, 11, 3)
+    assert lax.conv_with_general_padding(z((1, 1, 4)), z((1, 1, 2)), (1,), ((1, 1),), (2,),
+                                         (1,)).shape == (1, 1, 8)
+
+
+def _fd_jvp(f: Any, args: list[np.ndarray], tangents: list[np.ndarray],
+            eps: float = 1e-3) -> np.ndarray:
+    hi = f(*[jnp.asarray((a + eps * t).astype(np.float32)) for a, t in zip(args, tangents)])
+    lo = f(*[jnp.asarray((a - eps * t).astype(np.float32)) for a, t in zip(args, tangents)])
+    return (np.asarray(hi, np.float64) - np.asarray(lo, np.float64)) / (2 * eps)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_jvp_and_vjp(case: Any) -> None:
+    lhs, rhs = _rand(case[0]), _rand(case[1], seed=1)
+    tl, tr = _rand(case[0], seed=2), _rand(case[1], seed=3)
+    f = lambda a, b: _call(case, a, b)
+    out, t_out = numjax.jvp(f, (jnp.asarray(lhs), jnp.asarray(rhs)),
+                            (jnp.asarray(tl), jnp.asarray(tr)))
+    np.testing.assert_allclose(np.asarray(t_out), _fd_jvp(f, [lhs, rhs], [tl, tr]),
+                               rtol=1e-2, atol=1e-2)
+    ct = _rand(out.shape, seed=4)
+    _, vjp = numjax.vjp(f, jnp.asarray(lhs), jnp.asarray(rhs))
+    cl, cr = vjp(jnp.asarray(ct))
+    assert cl.shape == lhs.shape and cr.shape == rhs.shape
+    lhs_side = np.sum(np.asarray(cl, np.float64) * tl) + np.sum(np.asarray(cr, np.float64) * tr)
+    np.testing.assert_allclose(lhs_side, np.sum(np.asarray(t_out, np.float64) * ct), rtol=1e-4)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 1), (2, 0)])
+def test_vmap(case: Any, in_axes: tuple[Any, Any]) -> None:
+    lhs, rhs = _rand((3, *case[0])), _rand((3, *case[1]), seed=1)
+    lhs = np.moveaxis(lhs, 0, in_axes[0]) if in_axes[0] is not None else lhs[0]
+    rhs = np.moveaxis(rhs, 0, in_axes[1]) if in_axes[1] is not None else rhs[0]
+    f = lambda a, b: _call(case, a, b)
+    out = numjax.vmap(f, in_axes=in_axes)(jnp.asarray(lhs), jnp.asarray(rhs))
+
+    def pick(x: np.ndarray, ax: Any, i: int) -> Any:
+        return jnp.asarray(x if ax is None else np.take(x, i, ax))
+
+    loop = np.stack([np.asarray(f(pick(lhs, in_axes[0], i), pick(rhs, in_axes[1], i)))
+                     for i in range(3)])
+    np.testing.assert_allclose(np.asarray(out), loop, rtol=1e-5, atol=1e-5)
+
+
+def test_second_order_grad() -> None:
+    x, k = _rand((1, 2, 6)), _rand((2, 2, 3), seed=1)
+    f = lambda a, b: jnp.sum(lax.conv(a, b, (2,), "SAME") ** 2)
+    g = numjax.grad(lambda a: jnp.sum(numjax.grad(f, argnums=1)(a, jnp.asarray(k)) ** 2))
+    assert g(jnp.asarray(x)).shape == x.shape
+
+
+def test_preferred_element_type() -> None:
+    a, b = jnp.ones((1, 2, 5), jnp.int8), jnp.ones((3, 2, 2), jnp.int8)
+    out = lax.conv_general_dilated(a, b, (1,), "VALID", preferred_element_type=jnp.int32)
+    assert out.dtype == np.int32
+    a16, b16 = jnp.ones((1, 2, 5), jnp.float16), jnp.ones((3, 2, 2), jnp.float16)
+    assert lax.conv_general_dilated(a16, b16, (1,), "VALID",
+                                    preferred_element_type=jnp.float32).dtype == np.float32
+    assert lax.conv_general_dilated(a16.astype(jnp.bfloat16), b16.astype(jnp.bfloat16), (1,),
+                                    "VALID").dtype == jnp.bfloat16
+
+
+ERRORS = [
+    # (lhs, rhs, kwargs, exception, message) from JAX 0.4.30.
+    ((1, 2, 5), (3, 3, 2), {}, ValueError,
+     "lhs feature dimension size divided by feature_group_count must equal the rhs input "
+     "feature dimension size, but 2 // 1 != 3."),
+    ((1, 2, 5), (3, 2, 2, 2), {}, TypeError,
+     "convolution requires lhs and rhs ndim to be equal, got 3 and 4."),
+    ((1, 2, 5), (3, 2, 2), {"window_strides": (1, 1)}, ValueError,
+     "window and window_strides must have the same number of dimensions, but got 1 and 2"),
+    ((1, 2, 5), (3, 2, 2), {"padding": [(0, 0), (0, 0)]}, TypeError,
+     "Wrong number of explicit pads for convolution: expected 1, got 2."),
+    ((1, 2, 5), (3, 2, 2), {"padding": "FOO"}, RuntimeError,
+     "Unrecognized padding type: expected 'VALID' or 'SAME', got FOO."),
+    ((1, 4, 5), (3, 2, 2), {"feature_group_count": 2}, ValueError,
+     "rhs output feature dimension size must be a multiple of feature_group_count, but 3 is "
+     "not a multiple of 2."),
+    ((1, 4, 5), (4, 2, 2), {"feature_group_count": 3}, ValueError,
+     "feature_group_count must divide lhs feature dimension size, but 3 does not divide 4."),
+    ((3, 2, 5), (4, 2, 2), {"batch_group_count": 2}, ValueError,
+     "batch_group_count must divide lhs batch dimension size, but 2 does not divide 3."),
+    ((4, 2, 5), (3, 2, 2), {"batch_group_count": 2}, ValueError,
+     "rhs output feature dimension size must be a multiple of batch_group_count, but 3 is not "
+     "a multiple of 2."),
+    ((4, 4, 5), (4, 2, 2), {"batch_group_count": 2, "feature_group_count": 2}, ValueError,
+     "At most one of batch_group_count and feature_group_count may be > 1, got "
+     "batch_group_count=2 and feature_group_count=2"),
+    ((1, 2, 5), (3, 2, 2), {"padding": "SAME", "lhs_dilation": (2,)}, ValueError,
+     "String padding is not implemented for transposed convolution"),
+    ((1, 2, 5), (3, 2, 2), {"dimension_numbers": ("NCX", "OIH", "NCH")}, TypeError,
+     "convolution dimension_numbers elements must each have the same set of spatial "
+     "characters, got ('NCX', 'OIH', 'NCH')."),
+    ((1, 2, 5), (3, 2, 2), {"dimension_numbers": ("NC", "OIH", "NCH")}, TypeError,
+     "convolution dimension_numbers[0] must have len equal to the ndim of lhs and rhs, got 2 "
+     "for lhs and rhs shapes (1, 2, 5) and (3, 2, 2)."),
+    ((1, 2, 5), (3, 2, 2), {"dimension_numbers": ("NCH", "OIH")}, TypeError,
+     "convolution dimension_numbers list/tuple must be length 3, got 2."),
+    ((1, 2, 5), (3, 2, 2), {"rhs_dilation": (0,)}, TypeError,
+     "All dilations must be positive, got (0,)."),
+    ((1, 2, 5), (3, 2, 2), {"padding": ((-3, -3),)}, ValueError,
+     "Negative padding is larger than the size of the corresponding dimension: got "
+     "padding=((-3, -3),) for lhs_shape[2:]=(5,)"),
+]
+
+
+@pytest.mark.parametrize("lhs,rhs,kw,exc,msg", ERRORS)
+def test_errors(lhs: Any, rhs: Any, kw: dict[str, Any], exc: type, msg: str) -> None:
+    kw = {"window_strides": (1,), "padding": "VALID", **kw}
+    with pytest.raises(exc) as info:
+        lax.conv_general_dilated(jnp.zeros(lhs), jnp.zeros(rhs), **kw)
+    assert msg in str(info.value)
+
+
+def test_dtype_errors() -> None:
+    with pytest.raises(TypeError, match="requires arguments to have the same dtypes, got "
+                                        "float32, float16"):
+        lax.conv_general_dilated(jnp.zeros((1, 2, 5)), jnp.zeros((3, 2, 2), jnp.float16), (1,),
+                                 "VALID")
+    with pytest.raises(TypeError, match="must not be narrower"):
+        lax.conv_general_dilated(jnp.zeros((1, 2, 5)), jnp.zeros((3, 2, 2)), (1,), "VALID",
+                                 preferred_element_type=jnp.float16)

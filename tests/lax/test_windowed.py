@@ -1,0 +1,214 @@
+"""reduce_window (sum/max/min and generic), select_and_gather_add, select_and_scatter_add:
+impl vs a direct loop, eval_shape, jvp vs finite differences, vjp consistency, vmap vs a
+loop, jit vs eager, JAX's jaxprs and errors."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+
+import numjax
+import numjax.numpy as jnp
+from numjax import lax
+
+
+def reference(x: np.ndarray, init: Any, op: Any, dims: Any, strides: Any, pads: Any,
+              bd: Any, wd: Any) -> np.ndarray:
+    """A direct loop: dilate and pad with init, then reduce each window with `op`."""
+    for axis, b in enumerate(bd):
+        shape = list(x.shape)
+        shape[axis] = (shape[axis] - 1) * b + 1
+        y = np.full(shape, init, x.dtype)
+        idx = [slice(None)] * x.ndim
+        idx[axis] = slice(None, None, b)
+        y[tuple(idx)] = x
+        x = y
+    for axis, (lo, hi) in enumerate(pads):
+        widths = [(0, 0)] * x.ndim
+        widths[axis] = (max(lo, 0), max(hi, 0))
+        x = np.pad(x, widths, constant_values=init)
+        idx = [slice(None)] * x.ndim
+        idx[axis] = slice(max(-lo, 0), x.shape[axis] - max(-hi, 0))
+        x = x[tuple(idx)]
+    ext = [(w - 1) * v + 1 for w, v in zip(dims, wd)]
+    outs = [max((n - e) // s + 1, 0) for n, e, s in zip(x.shape, ext, strides)]
+    out = np.full(outs, init, x.dtype)
+    for pos in itertools.product(*[range(m) for m in outs]):
+        window = x[tuple(slice(p * s, p * s + e, v) for p, s, e, v in zip(pos, strides, ext, wd))]
+        out[pos] = op.reduce(window.ravel(), initial=init) if window.size else init
+    return out
+
+
+# (shape, window, strides, padding, base_dilation, window_dilation)
+CASES = [
+    ((7,), (3,), (1,), ((0, 0),), (1,), (1,)),
+    ((8,), (2,), (2,), ((1, 2),), (1,), (2,)),
+    ((4, 5), (2, 2), (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1)),
+    ((4, 5), (3, 2), (2, 1), ((1, 1), (0, 1)), (2, 1), (1, 2)),
+    ((5, 6), (2, 3), (1, 2), ((-1, 1), (2, 0)), (1, 2), (1, 1)),
+    ((2, 3, 4), (1, 2, 2), (1, 1, 2), ((0, 0), (1, 0), (0, 1)), (1, 1, 1), (1, 1, 1)),
+]
+MONOIDS = [("sum", lax.add, np.add, 0), ("max", lax.max, np.maximum, -np.inf),
+           ("min", lax.min, np.minimum, np.inf)]
+
+
+def _rand(shape: Any, dtype: Any = np.float32, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(-9, 10, shape).astype(dtype)
+    # Distinct values: no ties in max/min, so derivatives are unambiguous.
+    return (rng.permutation(int(np.prod(shape))).reshape(shape) * 0.37 - 3).astype(dtype)
+
+
+def _init(init: float, dtype: Any) -> Any:
+    if np.dtype(dtype).kind in "iu" and np.isinf(init):
+        info = np.iinfo(dtype)
+        return info.min if init < 0 else info.max
+    return init
+
+
+def _call(case: Any, x: Any, init: Any, comp: Any) -> Any:
+    shape, dims, strides, pads, bd, wd = case
+    return lax.reduce_window(x, init, comp, dims, strides, pads, bd, wd)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("monoid", MONOIDS, ids=[m[0] for m in MONOIDS])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float16"])
+def test_monoid_impl(case: Any, monoid: Any, dtype: str) -> None:
+    name, comp, ufunc, init = monoid
+    x = _rand(case[0], dtype)
+    init = _init(init, dtype)
+    out = _call(case, jnp.asarray(x), init, comp)
+    ref = reference(x, np.asarray(init).astype(dtype), ufunc, *case[1:])
+    np.testing.assert_allclose(np.asarray(out, np.float64), ref.astype(np.float64), rtol=2e-3)
+    assert out.dtype == x.dtype
+    jaxpr = numjax.make_jaxpr(lambda v: _call(case, v, init, comp))(jnp.asarray(x))
+    assert f"reduce_window_{name}[" in str(jaxpr)
+    aval = numjax.eval_shape(lambda v: _call(case, v, init, comp), jnp.asarray(x))
+    assert aval.shape == out.shape and aval.dtype == out.dtype
+    jitted = numjax.jit(lambda v: _call(case, v, init, comp))(jnp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(jitted), np.asarray(out))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_generic_impl(case: Any) -> None:
+    x = _rand(case[0])
+    # Not the identity: the generic primitive.
+    out = _call(case, jnp.asarray(x), 1.0, lax.add)
+    ref = reference(x, np.float32(1.0), np.add, *case[1:])
+    # The init enters once per window; the padding value (init) enters per padded element.
+    assert out.shape == ref.shape
+    jaxpr = numjax.make_jaxpr(lambda v: _call(case, v, 1.0, lax.add))(jnp.asarray(x))
+    assert "reduce_window[" in str(jaxpr)
+    out = _call(case, jnp.asarray(x), 1.0, lax.mul)
+    ref = reference(x, np.float32(1.0), np.multiply, *case[1:])
+    np.testing.assert_allclose(np.asarray(out), ref, rtol=1e-5)
+    # A pytree of operands: windowed (max, argmax) pairs.
+    idx = np.arange(x.size, dtype=np.int32).reshape(x.shape)
+
+    def argmax(a: Any, b: Any) -> Any:
+        pick = a[0] >= b[0]
+        return lax.select(pick, a[0], b[0]), lax.select(pick, a[1], b[1])
+
+    vals, where = _call(case, (jnp.asarray(x), jnp.asarray(idx)), (-np.inf, -1), argmax)
+    np.testing.assert_allclose(np.asarray(vals),
+                               reference(x, np.float32(-np.inf), np.maximum, *case[1:]))
+    w = np.asarray(where)
+    np.testing.assert_array_equal(np.where(w >= 0, x.ravel()[w], -np.inf), np.asarray(vals))
+
+
+def test_jaxpr_facts() -> None:
+    # JAX 0.4.30: 'SAME' max pools pad high; sums of non-identity inits are generic.
+    x = jnp.arange(12.0).reshape(3, 4)
+    text = str(numjax.make_jaxpr(
+        lambda v: lax.reduce_window(v, -jnp.inf, lax.max, (2, 2), (1, 1), "SAME"))(x))
+    assert "padding=((0, 1), (0, 1))" in text and "f32[3,4] = reduce_window_max" in text
+    out = lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 1), "VALID", base_dilation=(2, 1),
+                            window_dilation=(1, 2))
+    np.testing.assert_array_equal(np.asarray(out), [[2, 4], [10, 12], [10, 12], [18, 20]])
+    out = lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 1), ((1, -1), (0, 0)))
+    np.testing.assert_array_equal(np.asarray(out), [[1, 3, 5], [10, 14, 18]])
+    assert lax.reduce_window_shape_tuple((3, 4), (2, 2), (1, 1), ((0, 0), (0, 0))) == (2, 3)
+
+
+def _fd(f: Any, x: np.ndarray, t: np.ndarray, eps: float = 1e-3) -> np.ndarray:
+    hi = f(jnp.asarray((x + eps * t).astype(np.float32)))
+    lo = f(jnp.asarray((x - eps * t).astype(np.float32)))
+    return (np.asarray(hi, np.float64) - np.asarray(lo, np.float64)) / (2 * eps)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("monoid", MONOIDS, ids=[m[0] for m in MONOIDS])
+def test_jvp_and_vjp(case: Any, monoid: Any) -> None:
+    _, comp, _, init = monoid
+    x = _rand(case[0])
+    t = np.random.default_rng(1).standard_normal(case[0]).astype(np.float32)
+    f = lambda v: _call(case, v, init, comp)
+    out, t_out = numjax.jvp(f, (jnp.asarray(x),), (jnp.asarray(t),))
+    np.testing.assert_allclose(np.asarray(t_out), _fd(f, x, t), rtol=1e-2, atol=1e-2)
+    ct = np.random.default_rng(2).standard_normal(out.shape).astype(np.float32)
+    _, vjp = numjax.vjp(f, jnp.asarray(x))
+    (x_ct,) = vjp(jnp.asarray(ct))
+    assert x_ct.shape == x.shape
+    np.testing.assert_allclose(np.sum(np.asarray(x_ct, np.float64) * t),
+                               np.sum(np.asarray(t_out, np.float64) * ct), rtol=1e-4, atol=1e-5)
+
+
+def test_max_pool_grad_jaxpr() -> None:
+    # JAX 0.4.30 differentiates max through select_and_gather_add, transposed to
+    # select_and_scatter_add.
+    f = lambda v: jnp.sum(lax.reduce_window(v, -jnp.inf, lax.max, (2, 2), (1, 1), "VALID"))
+    text = str(numjax.make_jaxpr(numjax.grad(f))(jnp.zeros((3, 4))))
+    assert "select_and_scatter_add" in text
+    g = numjax.grad(f)(jnp.arange(12.0).reshape(3, 4))
+    np.testing.assert_array_equal(np.asarray(g), [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 1, 1]])
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("comp,init", [(lax.add, 0.0), (lax.max, -np.inf), (lax.mul, 1.0)])
+def test_vmap(case: Any, comp: Any, init: float) -> None:
+    x = _rand((3, *case[0]))
+    f = lambda v: _call(case, v, init, comp)
+    for axis in (0, x.ndim - 1):
+        xs = np.moveaxis(x, 0, axis)
+        out = numjax.vmap(f, in_axes=axis)(jnp.asarray(xs))
+        loop = np.stack([np.asarray(f(jnp.asarray(x[i]))) for i in range(3)])
+        np.testing.assert_allclose(np.asarray(out), loop, rtol=1e-6)
+
+
+def test_vmap_of_grad() -> None:
+    x = _rand((3, 4, 5))
+    f = lambda v: jnp.sum(lax.reduce_window(v, -jnp.inf, lax.max, (2, 2), (2, 1), "SAME") ** 2)
+    out = numjax.vmap(numjax.grad(f))(jnp.asarray(x))
+    loop = np.stack([np.asarray(numjax.grad(f)(jnp.asarray(v))) for v in x])
+    np.testing.assert_allclose(np.asarray(out), loop, rtol=1e-6)
+
+
+def test_generic_not_differentiable() -> None:
+    with pytest.raises(TypeError, match="reduce_window"):
+        numjax.grad(lambda v: jnp.sum(lax.reduce_window(v, 1.0, lax.mul, (2,), (1,), "VALID")))(
+            jnp.ones(4))
+
+
+def test_errors() -> None:
+    # Messages from JAX 0.4.30.
+    x = jnp.zeros((3, 4))
+    with pytest.raises(TypeError, match=r"reduce_window got the wrong number of window_dimensions "
+                                        r"for operand: got operand shape \(3, 4\) with "
+                                        r"window_dimensions \(2, 2, 1\)."):
+        lax.reduce_window(x, 0.0, lax.add, (2, 2, 1), (1, 1, 1), "VALID")
+    with pytest.raises(TypeError, match=r"got inconsistent window_strides and window_dimensions: "
+                                        r"got window_strides \(1,\) and window_dimensions "
+                                        r"\(2, 2\)."):
+        lax.reduce_window(x, 0.0, lax.add, (2, 2), (1,), ((0, 0), (0, 0)))
+    with pytest.raises(TypeError, match=r"window_dimensions must have every element be strictly "
+                                        r"positive, got \(0, 2\)."):
+        lax.reduce_window(x, 0.0, lax.add, (0, 2), (1, 1), "VALID")
+    with pytest.raises(TypeError, match=r"window_strides must have every element be strictly "
+                                        r"positive, got \(0, 1\)."):
+        lax.reduce_window(x, 0.0, lax.add, (2, 2), (0, 1), "VALID")
+    assert lax.reduce_window(x, 0.0, lax.add, (5, 2), (1, 1), "VALID").shape == (0, 3)

@@ -1,0 +1,210 @@
+"""cond/switch/while_loop/fori_loop/scan/map: values, jit, grad against finite differences,
+vmap against loops (batched predicates too), JAX's errors and jaxpr text."""
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+from numjax import lax
+
+f32 = np.float32
+rng = np.random.default_rng(0)
+
+
+def fd_grad(f, x, eps=1e-3):
+    x = np.asarray(x, np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (float(f((x + d).astype(f32))) - float(f((x - d).astype(f32)))) / (2 * eps)
+    return g
+
+
+def rnn(h0, xs, w):
+    def step(h, x):
+        h = jnp.tanh(w @ h + x)
+        return h, jnp.sum(h)
+
+    h, ys = lax.scan(step, h0, xs)
+    return jnp.sum(h) + jnp.sum(ys)
+
+
+def test_scan_rnn_values_grad_vmap_jit():
+    h0 = rng.normal(size=3).astype(f32)
+    xs = rng.normal(size=(5, 3)).astype(f32)
+    w = (rng.normal(size=(3, 3)) * 0.5).astype(f32)
+
+    def reference(h0, xs, w):
+        h, total = h0.astype(np.float64), 0.0
+        for x in xs:
+            h = np.tanh(w @ h + x)
+            total += h.sum()
+        return h.sum() + total
+
+    assert float(rnn(h0, xs, w)) == pytest.approx(reference(h0, xs, w), rel=1e-5)
+    assert float(jax.jit(rnn)(h0, xs, w)) == pytest.approx(reference(h0, xs, w), rel=1e-5)
+    for argnum, arg in enumerate((h0, xs, w)):
+        def f(a, argnum=argnum):
+            args = [h0, xs, w]
+            args[argnum] = a
+            return rnn(*args)
+        np.testing.assert_allclose(jax.grad(f)(arg), fd_grad(f, arg), rtol=2e-2, atol=2e-3)
+        np.testing.assert_allclose(jax.jit(jax.grad(f))(arg), jax.grad(f)(arg), rtol=1e-5,
+                                   atol=1e-6)
+    batch = rng.normal(size=(4, 5, 3)).astype(f32)
+    out = jax.vmap(rnn, (None, 0, None))(h0, batch, w)
+    np.testing.assert_allclose(out, [rnn(h0, b, w) for b in batch], rtol=1e-5)
+    g = jax.vmap(jax.grad(rnn, 2), (None, 0, None))(h0, batch, w)
+    np.testing.assert_allclose(g, np.stack([jax.grad(rnn, 2)(h0, b, w) for b in batch]),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_scan_reverse_length_and_xs_none():
+    c, ys = lax.scan(lambda c, x: (c + x, c), 0.0, jnp.arange(4.0), reverse=True)
+    assert float(c) == 6.0
+    np.testing.assert_allclose(ys, [6.0, 5.0, 3.0, 0.0])
+    c, ys = lax.scan(lambda c, _: (c * 2, c), 1, None, length=4)
+    np.testing.assert_array_equal(ys, [1, 2, 4, 8])
+    assert int(c) == 16
+
+
+def test_fori_loop_static_bounds_is_reverse_differentiable():
+    f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * c + i, x)
+    x = 1.1
+    assert float(jax.grad(f)(x)) == pytest.approx(float(fd_grad(f, np.float32(x))), rel=1e-2)
+    assert int(lax.fori_loop(0, 4, lambda i, x: x + i, 0)) == 6
+
+
+def test_fori_loop_traced_bounds_uses_while():
+    f = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, x: x + i, 0))
+    assert int(f(5)) == 10
+
+
+def test_while_loop_jvp_vmap_and_reverse_mode_error():
+    f = lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x)
+    primal, tangent = jax.jvp(f, (1.0,), (1.0,))
+    assert float(primal) == 16.0 and float(tangent) == 16.0
+    out = jax.vmap(lambda x: lax.while_loop(lambda c: c < 10, lambda c: c * 2, x))(
+        jnp.array([1, 3, 20]))
+    np.testing.assert_array_equal(out, [16, 12, 20])
+    with pytest.raises(ValueError) as info:
+        jax.grad(f)(1.0)
+    assert str(info.value) == (
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+        "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
+        "start/stop.")
+
+
+def test_cond_values_grad_vmap_with_batched_predicate():
+    f = lambda x: lax.cond(x > 0, lambda y: jnp.sin(y) * y, lambda y: jnp.cos(y), x)
+    assert float(f(1.0)) == pytest.approx(np.sin(1.0))
+    assert float(jax.grad(f)(1.0)) == pytest.approx(np.cos(1.0) + np.sin(1.0), rel=1e-6)
+    assert float(jax.grad(f)(-1.0)) == pytest.approx(np.sin(1.0), rel=1e-6)
+    xs = jnp.array([-1.0, 0.5, 2.0])
+    expected = [float(f(x)) for x in xs]
+    np.testing.assert_allclose(jax.vmap(f)(xs), expected, rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(jax.grad(f))(xs), [float(jax.grad(f)(x)) for x in xs],
+                               rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.vmap(f))(xs), expected, rtol=1e-6)
+
+
+def test_cond_closure_and_operand_pytrees():
+    scale = jnp.array(3.0)
+    f = lambda p, d: lax.cond(p, lambda d: d["a"] * scale, lambda d: d["b"] + 1.0, d)
+    assert float(f(True, {"a": 2.0, "b": 5.0})) == 6.0
+    assert float(f(False, {"a": 2.0, "b": 5.0})) == 6.0
+    g = jax.grad(lambda s: lax.cond(True, lambda x: x * s, lambda x: x, 2.0))(3.0)
+    assert float(g) == 2.0
+
+
+def test_switch_clamps_index():
+    branches = [lambda x: x, lambda x: -x, lambda x: x * 10]
+    assert float(lax.switch(5, branches, 1.0)) == 10.0
+    assert float(lax.switch(-3, branches, 1.0)) == 1.0
+    out = jax.vmap(lambda i, x: lax.switch(i, branches, x))(jnp.array([0, 1, 2]),
+                                                             jnp.ones(3))
+    np.testing.assert_allclose(out, [1.0, -1.0, 10.0])
+
+
+def test_map_with_and_without_batch_size():
+    xs = jnp.arange(7.0)
+    np.testing.assert_allclose(lax.map(jnp.sin, xs), np.sin(np.arange(7.0)), rtol=1e-6)
+    np.testing.assert_allclose(lax.map(jnp.sin, xs, batch_size=3), np.sin(np.arange(7.0)),
+                               rtol=1e-6)
+
+
+def test_errors():
+    with pytest.raises(TypeError) as info:
+        lax.cond(True, lambda x: x, lambda x: x * jnp.ones(2), 1.0)
+    assert str(info.value) == (
+        "true_fun and false_fun output must have identical types, got\n"
+        "DIFFERENT ShapedArray(float32[], weak_type=True) vs. ShapedArray(float32[2]).")
+    with pytest.raises(TypeError, match=r"Pred must be a scalar, got \[ True  True  True\] of "
+                                        r"shape \(3,\)\."):
+        lax.cond(jnp.ones(3) > 0, lambda x: x, lambda x: x, 1.0)
+    with pytest.raises(TypeError) as info:
+        lax.scan(lambda c, x: (c * jnp.ones(2), x), 0.0, jnp.ones(3))
+    assert str(info.value) == (
+        "Scanned function carry input and carry output must have equal types (e.g. shapes and "
+        "dtypes of arrays), but they differ:\n  * the input carry c has type float32[] but the "
+        "corresponding output carry component has type float32[2], so the shapes do not match"
+        "\n\nRevise the scanned function so that all output types (e.g. shapes and dtypes) "
+        "match the corresponding input types.")
+    with pytest.raises(ValueError, match="scan got values with different leading axis sizes: "
+                                         "3, 4."):
+        lax.scan(lambda c, x: (c, x), 0.0, (jnp.ones(3), jnp.ones(4)))
+
+
+def test_weak_typed_carry_takes_body_type():
+    out = lax.while_loop(lambda c: c < 3, lambda c: c + 1.0, 0)
+    assert out.dtype == np.float32 and float(out) == 3.0
+
+
+JAXPR_COND = """{ lambda ; a:f32[]. let
+    b:bool[] = gt a 0.0
+    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b
+    d:f32[] = cond[
+      branches=(
+        { lambda ; e:f32[]. let f:f32[] = cos e in (f,) }
+        { lambda ; g:f32[]. let h:f32[] = sin g in (h,) }
+      )
+      linear=(False,)
+    ] c a
+  in (d,) }"""
+
+JAXPR_FORI = """{ lambda ; a:f32[]. let
+    _:i32[] b:f32[] = scan[
+      _split_transpose=False
+      jaxpr={ lambda ; c:i32[] d:f32[]. let
+          e:i32[] = add c 1
+          f:f32[] = convert_element_type[new_dtype=float32 weak_type=True] c
+          g:f32[] = add d f
+        in (e, g) }
+      length=3
+      linear=(False, False)
+      num_carry=2
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] 0 a
+  in (b,) }"""
+
+JAXPR_WHILE = """{ lambda ; a:f32[]. let
+    b:f32[] = while[
+      body_jaxpr={ lambda ; c:f32[]. let d:f32[] = add c 1.0 in (d,) }
+      body_nconsts=0
+      cond_jaxpr={ lambda ; e:f32[]. let f:bool[] = lt e 3.0 in (f,) }
+      cond_nconsts=0
+    ] a
+  in (b,) }"""
+
+
+def test_jaxpr_text_matches_jax():
+    assert str(jax.make_jaxpr(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(1.0)) == \
+        JAXPR_COND
+    assert str(jax.make_jaxpr(lambda x: lax.fori_loop(0, 3, lambda i, c: c + i, x))(1.0)) == \
+        JAXPR_FORI
+    assert str(jax.make_jaxpr(
+        lambda x: lax.while_loop(lambda c: c < 3.0, lambda c: c + 1.0, x))(1.0)) == JAXPR_WHILE
