@@ -12,11 +12,14 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import time
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src import compiler, config
+from numjax._src.api import cache_miss
 from numjax._src.api.flatten import debug_info, flatten_fun
 from numjax._src.compiler import executables, passes
 from numjax._src.compiler.codegen import Executable, lower_jaxpr
@@ -171,6 +174,10 @@ def _infer_statics(fun: Callable[..., Any], argnums: tuple[int, ...], argnames: 
     return tuple(sorted(nums)), tuple(sorted(names))
 
 
+# Every live jitted function, for clear_caches (weakly: a jitted closure must not leak).
+_wrappers: weakref.WeakSet[JitWrapped] = weakref.WeakSet()
+
+
 class JitWrapped:
     """A jitted function. Calling it compiles on the first call per signature, then runs the
     cached executable.
@@ -202,6 +209,8 @@ class JitWrapped:
         self._keep_unused = keep_unused
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self._cache: dict[Any, _CacheEntry] = {}
+        self._signatures: list[cache_miss.Signature] = []
+        _wrappers.add(self)
         self._simple = not (self._static_argnums or self._static_argnames
                             or self._donate_argnums)
         if device is not None and backend is not None:
@@ -316,18 +325,33 @@ class JitWrapped:
         key, flat_args = self._key(args, kwargs)
         entry = self._cache.get(key)
         if entry is None:
+            signature = self._signature(args, kwargs)
+            if config.explain_cache_misses.value:
+                cache_miss.explain(self._fun, signature, self._signatures)
             entry = self._compile(args, kwargs)
             self._cache[key] = entry
+            self._signatures.append(signature)
         return entry, flat_args
 
+    def _signature(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+                   ) -> cache_miss.Signature:
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        avals = [_abstractify(x, i, in_tree, args) for i, x in enumerate(flat_args)]
+        names = list(debug_info("jit", self._fun, args, kwargs, self._static_argnums).arg_names)
+        names += [f"args[{i}]" for i in range(len(names), len(avals))]
+        return cache_miss.Signature(in_tree, avals, names, statics, config.trace_context(),
+                                    self._donation_vector(args, kwargs))
+
     def _compile(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _CacheEntry:
+        start = time.perf_counter()
         closed, out_tree, flat_args, _, _ = self._trace(args, kwargs)
         in_avals = [get_aval(x) if not isinstance(x, _AbstractArg) else x.aval
                     for x in flat_args]
-        if config.log_compiles.value:
-            logger.warning("Finished tracing + transforming %s for pjit", self._name)
-            logger.warning("Compiling %s with global shapes and types %s.", self._name,
-                           [a.str_short() for a in in_avals])
+        log = config.log_compiles.value
+        if log:
+            cache_miss.log_trace(self._name, time.perf_counter() - start)
+            cache_miss.log_compile(self._name, in_avals)
         donated = self._donation_vector(args, kwargs)
         if donated and not self._keep_unused:
             # Arguments the computation never reads are dropped, not "unusable" (as in JAX).
@@ -350,6 +374,7 @@ class JitWrapped:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._signatures.clear()
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Trace and lower for these arguments (arrays or `ShapeDtypeStruct`s)."""
@@ -579,11 +604,5 @@ def clear_caches() -> None:
     from numjax._src.compiler import eager
     eager.clear_cache()
     executables.clear_cache()
-    for wrapped in list(_live_wrappers()):
+    for wrapped in list(_wrappers):
         wrapped.clear_cache()
-
-
-def _live_wrappers() -> list[JitWrapped]:
-    import gc
-    return [o for o in gc.get_objects() if type(o) is JitWrapped]
-

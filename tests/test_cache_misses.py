@@ -1,0 +1,82 @@
+"""jax_explain_cache_misses names the reason for each miss; jax_log_compiles logs compiles."""
+
+import logging
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+
+
+@pytest.fixture
+def explain(caplog):
+    caplog.set_level(logging.WARNING, logger="numjax._src.pjit")
+    with jax.explain_cache_misses(True):
+        yield caplog
+
+
+def _messages(caplog):
+    return [r.getMessage() for r in caplog.records if r.name == "numjax._src.pjit"]
+
+
+def scale(x, n=1):
+    return x * n
+
+
+def test_never_seen_function(explain):
+    jax.jit(scale, static_argnums=1)(jnp.ones(3), 1)
+    (message,) = _messages(explain)
+    assert message.startswith("TRACING CACHE MISS at ")
+    assert "because:\n  never seen function:\n    scale id=" in message
+
+
+def test_shape_dtype_and_weak_type_mismatches(explain):
+    f = jax.jit(scale)
+    f(jnp.ones(3))
+    f(jnp.ones(4))
+    f(jnp.ones(4, jnp.int32))
+    messages = _messages(explain)
+    assert "  never seen input type signature:\n    x: f32[4]\n  closest seen input type " \
+           "signature has 1 mismatches, including:\n    * at x, seen f32[3], but now given " \
+           "f32[4]" in messages[1]
+    assert "* at x, seen f32[3], but now given i32[4]" in messages[2]
+    g = jax.jit(lambda x: x)
+    g(1.0)
+    g(jnp.float32(1.0))
+    assert "* at x, seen f32[]{weak_type=True}, but now given f32[]{weak_type=False}" in \
+        _messages(explain)[-1]
+
+
+def test_static_argument_tree_and_context_reasons(explain):
+    f = jax.jit(scale, static_argnums=1)
+    f(jnp.ones(2), 1)
+    f(jnp.ones(2), 2)
+    assert "never seen static arguments:\n    args[1]=2\n  closest seen static arguments:\n" \
+           "    args[1]=1" in _messages(explain)[-1]
+    h = jax.jit(lambda x: x)
+    h((1.0,))
+    h([1.0])
+    assert "never seen input pytree:\n    PyTreeDef((([*],), {}))" in _messages(explain)[-1]
+    h(1.0)
+    with jax.numpy_rank_promotion("warn"):
+        h(1.0)
+    assert "tracing context doesn't match" in _messages(explain)[-1]
+    assert "jax_numpy_rank_promotion: seen 'allow', but now 'warn'" in _messages(explain)[-1]
+
+
+def test_hits_log_nothing(explain):
+    f = jax.jit(scale)
+    f(jnp.ones(3))
+    f(jnp.zeros(3))
+    assert len(_messages(explain)) == 1
+
+
+def test_log_compiles(caplog):
+    caplog.set_level(logging.WARNING, logger="numjax._src.dispatch")
+    with jax.log_compiles(True):
+        jax.jit(lambda x: x + 1, )(np.ones(2, np.float32))
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "Finished tracing + transforming <lambda> for pjit in " in text
+    assert "Compiling <lambda> with global shapes and types [ShapedArray(float32[2])]. " \
+           "Argument mapping: [UnspecifiedValue]." in text
