@@ -13,7 +13,6 @@ generated function is straight-line code.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import keyword
 from collections.abc import Callable, Sequence
@@ -131,7 +130,8 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str) -> LoweredModule:
 
     for eqn in jaxpr.eqns:
         args = ", ".join(atom(a) for a in eqn.invars)
-        call = f"{_callee(eqn.primitive, eqn.params, namer)}({args})"
+        call = f"{_callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])}" \
+               f"({args})"
         outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
         if eqn.primitive.multiple_results:
             target = ", ".join(outs) + ("," if len(outs) == 1 else "")
@@ -144,7 +144,8 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str) -> LoweredModule:
     return LoweredModule(name, source, namer.env, jaxpr, [a.aval for a in jaxpr.outvars])
 
 
-def _callee(primitive: Any, params: dict[str, Any], namer: _Namer) -> str:
+def _callee(primitive: Any, params: dict[str, Any], namer: _Namer, in_avals: list[Any]
+            ) -> str:
     lowering = primitive.lowering
     if isinstance(lowering, Ufunc) and not params:
         fn = lowering.ufunc
@@ -152,11 +153,7 @@ def _callee(primitive: Any, params: dict[str, Any], namer: _Namer) -> str:
         if isinstance(fn, np.ufunc) or module_name == "numpy":
             return f"np.{fn.__name__}"
         return namer.global_(fn, primitive.name)
-    impl = primitive.impl
-    if impl is None:
-        raise NotImplementedError(f"primitive {primitive.name} has no NumPy kernel to lower to")
-    kernel = functools.partial(impl, **params) if params else impl
-    return namer.global_(kernel, primitive.name)
+    return namer.global_(primitive.kernel_for(in_avals, params), primitive.name)
 
 
 def _host_buffer(value: Any) -> Any:

@@ -8,7 +8,6 @@ primitive's NumPy kernel and wraps the result. The hit path is the eager-op over
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,10 +33,7 @@ class EagerModule:
         self.out_avals = out_avals
 
     def compile(self, options: Any = None) -> EagerExecutable:
-        impl = self.primitive.impl
-        if impl is None:
-            raise NotImplementedError(f"primitive {self.primitive.name} has no NumPy kernel")
-        kernel = functools.partial(impl, **self.params) if self.params else impl
+        kernel = self.primitive.kernel_for(self.in_avals, self.params)
         return EagerExecutable(kernel, self.out_avals, self.primitive.multiple_results)
 
     def as_text(self) -> str:

@@ -10,6 +10,7 @@ runs; a tracer of a dead trace reaching a primitive is a leak (`UnexpectedTracer
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -58,6 +59,9 @@ class Primitive:
     def __init__(self, name: str) -> None:
         self.name = name
         self.impl: Callable[..., Any] | None = None  # NumPy kernel: ndarrays in, ndarray(s) out
+        # Optional: (in_avals, **params) -> a kernel specialized to those shapes, built once
+        # per compile so per-call work (index arithmetic, plans) leaves the hot path.
+        self.kernel_factory: Callable[..., Callable[..., Any]] | None = None
         self.abstract_eval: Callable[..., Any] | None = None  # avals -> (avals, effects)
         self.jvp: Callable[..., Any] | None = None
         self.transpose: Callable[..., Any] | None = None
@@ -79,6 +83,18 @@ class Primitive:
     def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
         self.impl = impl
         return impl
+
+    def def_kernel_factory(self, factory: Callable[..., Any]) -> Callable[..., Any]:
+        self.kernel_factory = factory
+        return factory
+
+    def kernel_for(self, in_avals: Any, params: dict[str, Any]) -> Callable[..., Any]:
+        """The NumPy kernel for these input avals, with the params bound."""
+        if self.kernel_factory is not None:
+            return self.kernel_factory(in_avals, **params)
+        if self.impl is None:
+            raise NotImplementedError(f"primitive {self.name} has no NumPy kernel")
+        return functools.partial(self.impl, **params) if params else self.impl
 
     def def_abstract_eval(self, rule: Callable[..., Any]) -> Callable[..., Any]:
         """Register an abstract eval rule without effects: avals -> aval (or list of avals)."""

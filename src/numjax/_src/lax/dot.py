@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,8 +42,12 @@ def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbe
     nl = int(np.prod(lf_shape, dtype=np.int64))
     nr = int(np.prod(rf_shape, dtype=np.int64))
     # (batch, free, contract) @ (batch, contract, free): one matmul call on 3-D views.
-    a = np.transpose(lhs, (*lb, *lf, *lc)).reshape(nb, nl, nk)
-    b = np.transpose(rhs, (*rb, *rc, *rf)).reshape(nb, nk, nr)
+    # Without batch dimensions the operands stay 2-D: a transposed 2-D view then reaches BLAS
+    # with a transpose flag instead of being copied into a stack of matrices.
+    a_shape = (nl, nk) if not lb else (nb, nl, nk)
+    b_shape = (nk, nr) if not lb else (nb, nk, nr)
+    a = np.transpose(lhs, (*lb, *lf, *lc)).reshape(a_shape)
+    b = np.transpose(rhs, (*rb, *rc, *rf)).reshape(b_shape)
     out_dtype = np.dtype(preferred_element_type) if preferred_element_type is not None \
         else lhs.dtype
     if a.dtype != out_dtype and out_dtype.kind in "fc" and a.dtype.kind in "fc":
@@ -189,6 +194,40 @@ class _ListsText(str):
 
 
 param_printers[dot_general_p] = _dot_general_params
+def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
+                                dimension_numbers: DimensionNumbers, precision: Any,
+                                preferred_element_type: Any) -> Any:
+    """A kernel planned once for these shapes: the common matrix products become a bare
+    `np.matmul` call (about 1 us of overhead instead of ~20 us of index arithmetic)."""
+    lhs, rhs = in_avals
+    (lc, rc), (lb, rb) = dimension_numbers
+    out_dtype = np.dtype(preferred_element_type) if preferred_element_type is not None \
+        else lhs.dtype
+    if (lhs.dtype == out_dtype and lhs.dtype.kind in "fc" and not lb and lhs.ndim <= 2
+            and rhs.ndim <= 2 and len(lc) == 1):
+        transpose_a = lhs.ndim == 2 and lc == (0,)
+        transpose_b = rhs.ndim == 2 and rc == (1,)
+        matmul = np.matmul
+        if lhs.ndim == 2 and rhs.ndim == 2:
+            if transpose_a and transpose_b:
+                return lambda a, b: matmul(a.T, b.T)
+            if transpose_a:
+                return lambda a, b: matmul(a.T, b)
+            if transpose_b:
+                return lambda a, b: matmul(a, b.T)
+            return matmul
+        if lhs.ndim == 2 and rhs.ndim == 1:
+            return (lambda a, b: matmul(a.T, b)) if transpose_a else matmul
+        if lhs.ndim == 1 and rhs.ndim == 2:
+            return (lambda a, b: matmul(a, b.T)) if transpose_b else matmul
+        if lhs.ndim == 1 and rhs.ndim == 1:
+            return np.dot
+    return functools.partial(_dot_general_kernel, dimension_numbers=dimension_numbers,
+                             precision=precision,
+                             preferred_element_type=preferred_element_type)
+
+
+dot_general_p.def_kernel_factory(_dot_general_kernel_factory)
 dot_general_p.def_impl(_dot_general_kernel)
 dot_general_p.def_jvp(_dot_general_jvp)
 dot_general_p.def_transpose(_dot_general_transpose)

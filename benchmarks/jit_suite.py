@@ -1,0 +1,234 @@
+"""The jit benchmark suite of DESIGN §10: numjax against NumPy and (when installed) JAX, measured
+in one run. Prints times and ratios; asserts nothing.
+
+    python benchmarks/jit_suite.py            # everything
+    python benchmarks/jit_suite.py dispatch   # one section
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import timeit
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import numjax
+import numjax.numpy as jnp
+from numjax import lax
+
+try:  # JAX is optional: compared against when present.
+    import jax
+    import jax.numpy as jjnp
+    from jax import lax as jlax
+except ImportError:
+    jax = None
+
+
+def best(fn: Callable[[], Any], number: int = 20, repeat: int = 5) -> float:
+    """Best seconds per call."""
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def row(name: str, numjax_s: float, numpy_s: float | None = None,
+        jax_s: float | None = None, unit: str = "ms") -> None:
+    scale = {"us": 1e6, "ms": 1e3}[unit]
+    text = f"{name:44} numjax {numjax_s * scale:9.3f} {unit}"
+    if numpy_s is not None:
+        text += f" | numpy {numpy_s * scale:9.3f} {unit} ({numjax_s / numpy_s:5.2f}x)"
+    if jax_s is not None:
+        text += f" | jax {jax_s * scale:9.3f} {unit} (numjax/jax {numjax_s / jax_s:5.2f}x)"
+    print(text)
+
+
+def _block(x: Any) -> Any:
+    for leaf in numjax.tree_util.tree_leaves(x):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return x
+
+
+def dispatch() -> None:
+    for shape in [(), (3,)]:
+        a = np.ones(shape, np.float32)
+        f = numjax.jit(lambda x: x + 1)
+        x = jnp.asarray(a)
+        t_arr = best(lambda: f(x), 20000)
+        t_np_in = best(lambda: f(a), 20000)
+        t_np = best(lambda: a + 1, 20000)
+        tj = tj_np = None
+        if jax is not None:
+            g = jax.jit(lambda x: x + 1)
+            xj = jjnp.asarray(a)
+            tj = best(lambda: g(xj).block_until_ready(), 20000)
+            tj_np = best(lambda: g(a).block_until_ready(), 20000)
+        row(f"jit x+1 {shape}, Array in", t_arr, t_np, tj, "us")
+        row(f"jit x+1 {shape}, NumPy in", t_np_in, t_np, tj_np, "us")
+
+
+def _elementwise10(x: Any, m: Any) -> Any:
+    for _ in range(5):
+        x = m.tanh(x) * 1.5 + 0.1
+    return x
+
+
+def _mlp_init(rng: np.random.Generator, sizes: list[int]) -> list[tuple[Any, Any]]:
+    return [((rng.normal(size=(a, b)) / np.sqrt(a)).astype(np.float32),
+             np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
+
+
+def _mlp_loss(m: Any, params: Any, x: Any, y: Any) -> Any:
+    for w, b in params[:-1]:
+        x = m.tanh(x @ w + b)
+    w, b = params[-1]
+    logits = x @ w + b
+    logits = logits - logits.max(axis=1, keepdims=True)
+    logp = logits - m.log(m.exp(logits).sum(axis=1, keepdims=True))
+    return -(logp * y).sum() / x.shape[0]
+
+
+def _rnn(lax_mod: Any, m: Any, h: Any, xs: Any, w: Any) -> Any:
+    def step(h: Any, x: Any) -> Any:
+        h = m.tanh(h @ w + x)
+        return h, None
+
+    return lax_mod.scan(step, h, xs)[0]
+
+
+def first_call() -> None:
+    """Compile latency: a fresh function each time, timed from the call to its result."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(1000,)).astype(np.float32)
+    params = _mlp_init(rng, [784, 1024, 1024, 10])
+    xb = rng.normal(size=(256, 784)).astype(np.float32)
+    yb = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]
+    h0 = np.zeros(64, np.float32)
+    xs = rng.normal(size=(100, 64)).astype(np.float32)
+    w = (rng.normal(size=(64, 64)) * 0.1).astype(np.float32)
+
+    def measure(make: Callable[[], Callable[[], Any]], repeat: int = 3) -> float:
+        times = []
+        for _ in range(repeat):
+            fn = make()
+            start = time.perf_counter()
+            _block(fn())
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    cases = {
+        "first call: 10-op elementwise": (
+            lambda: (lambda f=numjax.jit(lambda x: _elementwise10(x, jnp)): f(x)),
+            lambda: (lambda f=jax.jit(lambda x: _elementwise10(x, jjnp)): f(x))),
+        "first call: MLP value_and_grad": (
+            lambda: (lambda f=numjax.jit(numjax.value_and_grad(
+                lambda p: _mlp_loss(jnp, p, xb, yb))): f(params)),
+            lambda: (lambda f=jax.jit(jax.value_and_grad(
+                lambda p: _mlp_loss(jjnp, p, xb, yb))): f(params))),
+        "first call: scan of 100": (
+            lambda: (lambda f=numjax.jit(lambda h: _rnn(lax, jnp, h, xs, w)): f(h0)),
+            lambda: (lambda f=jax.jit(lambda h: _rnn(jlax, jjnp, h, xs, w)): f(h0))),
+    }
+    for name, (ours, theirs) in cases.items():
+        t = measure(ours)
+        tj = measure(theirs) if jax is not None else None
+        row(name, t, None, tj)
+
+
+def elementwise_chain() -> None:
+    x = np.random.default_rng(0).normal(size=(10_000_000,)).astype(np.float32)
+
+    def chain(m: Any, x: Any) -> Any:
+        return m.sin(m.exp(m.tanh(x) * 0.5) + 1.0) * 2.0
+
+    f = numjax.jit(lambda x: chain(jnp, x))
+    xa = jnp.asarray(x)
+    t = best(lambda: f(xa), 3, 3)
+    t_np = best(lambda: chain(np, x), 3, 3)
+    tj = None
+    if jax is not None:
+        g = jax.jit(lambda x: chain(jjnp, x))
+        xj = jjnp.asarray(x)
+        tj = best(lambda: g(xj).block_until_ready(), 3, 3)
+    row("tanh/exp/sin chain (7 ops), 10M float32", t, t_np, tj)
+
+
+def logsumexp_rows() -> None:
+    x = np.random.default_rng(0).normal(size=(4096, 4096)).astype(np.float32)
+
+    def lse(m: Any, x: Any) -> Any:
+        mx = x.max(axis=1, keepdims=True)
+        return m.log(m.exp(x - mx).sum(axis=1)) + mx[:, 0]
+
+    f = numjax.jit(lambda x: lse(jnp, x))
+    xa = jnp.asarray(x)
+    t = best(lambda: f(xa), 3, 3)
+    t_np = best(lambda: lse(np, x), 3, 3)
+    tj = None
+    if jax is not None:
+        g = jax.jit(lambda x: lse(jjnp, x))
+        xj = jjnp.asarray(x)
+        tj = best(lambda: g(xj).block_until_ready(), 3, 3)
+    row("logsumexp over rows of 4096x4096", t, t_np, tj)
+
+
+def mlp_step() -> None:
+    rng = np.random.default_rng(0)
+    params = _mlp_init(rng, [784, 1024, 1024, 10])
+    xb = rng.normal(size=(256, 784)).astype(np.float32)
+    yb = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]
+
+    def make_step(mod: Any, m: Any) -> Callable[..., Any]:
+        def step(p: Any, x: Any, y: Any) -> Any:
+            loss, g = mod.value_and_grad(lambda p: _mlp_loss(m, p, x, y))(p)
+            return mod.tree_util.tree_map(lambda a, b: a - 0.01 * b, p, g), loss
+        return mod.jit(step)
+
+    step = make_step(numjax, jnp)
+    p = numjax.tree_util.tree_map(jnp.asarray, params)
+    t = best(lambda: _block(step(p, xb, yb)), 5, 3)
+    tj = None
+    if jax is not None:
+        jstep = make_step(jax, jjnp)
+        pj = jax.tree_util.tree_map(jjnp.asarray, params)
+        tj = best(lambda: jax.block_until_ready(jstep(pj, xb, yb)), 5, 3)
+    row("MLP 784-1024-1024-10 b256 value_and_grad+SGD", t, None, tj)
+
+
+def rnn_scan() -> None:
+    rng = np.random.default_rng(0)
+    h0 = np.zeros(64, np.float32)
+    xs = rng.normal(size=(1000, 64)).astype(np.float32)
+    w = (rng.normal(size=(64, 64)) * 0.1).astype(np.float32)
+    f = numjax.jit(lambda h, xs, w: _rnn(lax, jnp, h, xs, w))
+    t = best(lambda: f(h0, xs, w), 5, 3)
+
+    def loop() -> Any:
+        h = h0
+        for x in xs:
+            h = np.tanh(h @ w + x)
+        return h
+
+    t_np = best(loop, 5, 3)
+    tj = None
+    if jax is not None:
+        g = jax.jit(lambda h, xs, w: _rnn(jlax, jjnp, h, xs, w))
+        tj = best(lambda: g(h0, xs, w).block_until_ready(), 5, 3)
+    row("1000-step scan of a 64-wide RNN", t, t_np, tj)
+
+
+SECTIONS = {"dispatch": dispatch, "first_call": first_call, "chain": elementwise_chain,
+            "logsumexp": logsumexp_rows, "mlp": mlp_step, "scan": rnn_scan}
+
+
+def main() -> None:
+    chosen = sys.argv[1:] or list(SECTIONS)
+    print(f"numjax {numjax.__version__}; jax {'not installed' if jax is None else jax.__version__}")
+    for name in chosen:
+        SECTIONS[name]()
+
+
+if __name__ == "__main__":
+    main()
