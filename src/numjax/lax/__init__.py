@@ -145,6 +145,9 @@ from numjax._src.lax.elementwise import tan_p as tan_p
 from numjax._src.lax.elementwise import tanh as tanh
 from numjax._src.lax.elementwise import tanh_p as tanh_p
 from numjax._src.lax.elementwise import xor_p as xor_p
+from numjax._src.lax.fft import FftType as FftType
+from numjax._src.lax.fft import fft as fft
+from numjax._src.lax.fft import fft_p as fft_p
 from numjax._src.lax.gather_scatter import GatherDimensionNumbers as GatherDimensionNumbers
 from numjax._src.lax.gather_scatter import GatherScatterMode as GatherScatterMode
 from numjax._src.lax.gather_scatter import ScatterDimensionNumbers as ScatterDimensionNumbers
@@ -265,6 +268,7 @@ from numjax._src.lax.windowed import reduce_window_shape_tuple as reduce_window_
 from numjax._src.lax.windowed import reduce_window_sum_p as reduce_window_sum_p
 from numjax._src.lax.windowed import select_and_gather_add_p as select_and_gather_add_p
 from numjax._src.lax.windowed import select_and_scatter_add_p as select_and_scatter_add_p
+from numjax.lax import linalg as linalg
 from numjax._src.control_flow.cond import cond as cond
 from numjax._src.control_flow.cond import cond_p as cond_p
 from numjax._src.control_flow.cond import switch as switch

@@ -13,6 +13,7 @@ from numjax._src.lax.dot import dot, dot_general, dot_general_p  # noqa: F401
 from numjax._src.lax.dynamic_slicing import *  # noqa: F403
 from numjax._src.lax.elementwise import *  # noqa: F403
 from numjax._src.lax.elementwise import abs, max, min, pow  # noqa: F401  (shadow builtins)
+from numjax._src.lax.fft import *  # noqa: F403
 from numjax._src.lax.gather_scatter import *  # noqa: F403
 from numjax._src.lax.padding import *  # noqa: F403
 from numjax._src.lax.reduce_generic import *  # noqa: F403
