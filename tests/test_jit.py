@@ -189,3 +189,27 @@ def test_grad_of_jit_splits_known_and_unknown_calls_as_jax():
         "      jaxpr={ lambda ; g:f32[] h:f32[]. let i:f32[] = mul h g in (i,) }\n"
         "    ] b 1.0\n"
         "  in (f,) }")
+
+
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize("index", range(len(PROGRAMS)))
+def test_fused_clusters_equal_eager(monkeypatch, index, threads):
+    from numjax._src.compiler import fusion
+    monkeypatch.setattr(fusion, "MIN_SIZE", 2)
+    monkeypatch.setattr(fusion, "BLOCK", 5)
+    if threads:
+        monkeypatch.setattr(fusion, "THREAD_MIN_SIZE", 4)
+    fun = PROGRAMS[index]
+    x = jnp.asarray(np.random.default_rng(index).uniform(size=(3, 4)).astype(f32))
+    eager = jax.tree_util.tree_leaves(fun(x))
+    jitted = jax.tree_util.tree_leaves(jax.jit(fun)(x))
+    for e, j in zip(eager, jitted, strict=True):
+        assert e.dtype == j.dtype and e.shape == j.shape
+        np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-6)
+
+
+def test_elementwise_chain_is_fused_in_generated_code():
+    f = jax.jit(lambda x: jnp.sin(jnp.exp(jnp.tanh(x) * 0.5) + 1.0) * 2.0)
+    text = f.lower(jnp.ones(1 << 17)).as_text()
+    assert "# fused: tanh mul exp add sin mul" in text and "out=" in text
+    assert "# fused" not in f.lower(jnp.ones(8)).as_text()

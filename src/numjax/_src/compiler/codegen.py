@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-
+from numjax._src.compiler import fusion
 from numjax._src.compiler.lowering import Ufunc
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 
@@ -112,7 +112,7 @@ def _alphabetic(n: int) -> str:
     return "".join(reversed(letters))
 
 
-def lower_jaxpr(closed: ClosedJaxpr, name: str) -> LoweredModule:
+def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1) -> LoweredModule:
     """Generate the source of a function computing `closed` on NumPy buffers."""
     jaxpr = closed.jaxpr
     namer = _Namer()
@@ -128,19 +128,36 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str) -> LoweredModule:
             return namer.global_(value, "lit")
         return namer.var(a)
 
-    for eqn in jaxpr.eqns:
+    live_out = {a for a in jaxpr.outvars if isinstance(a, Var)}
+    clusters = {start: (stop, c) for start, stop, c in
+                fusion.find_clusters(jaxpr.eqns, live_out, fusion_min_size)}
+    prelude: list[str] = []
+    if clusters:
+        namer.env.update(BLOCK=fusion.BLOCK, run_blocks=fusion.run_blocks)
+    i = 0
+    while i < len(jaxpr.eqns):
+        if i in clusters:
+            stop, cluster = clusters[i]
+            block_fn, call = fusion.emit_cluster(cluster, len(prelude), namer.var,
+                                                 namer.global_)
+            prelude += [*block_fn, ""]
+            lines += [f"    # fused: {' '.join(e.primitive.name for e in cluster.eqns)}", *call]
+            i = stop
+            continue
+        eqn = jaxpr.eqns[i]
+        i += 1
         args = ", ".join(atom(a) for a in eqn.invars)
-        call = f"{_callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])}" \
-               f"({args})"
+        call_text = f"{_callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])}" \
+                    f"({args})"
         outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
         if eqn.primitive.multiple_results:
             target = ", ".join(outs) + ("," if len(outs) == 1 else "")
         else:
             target = outs[0]
-        lines.append(f"    {target} = {call}")
+        lines.append(f"    {target} = {call_text}")
     results = ", ".join(atom(a) for a in jaxpr.outvars)
     lines.append(f"    return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
-    source = "\n".join(lines) + "\n"
+    source = "\n".join([*prelude, *lines]) + "\n"
     return LoweredModule(name, source, namer.env, jaxpr, [a.aval for a in jaxpr.outvars])
 
 
