@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from numjax._src import compiler, config
 from numjax._src.api import cache_miss
 from numjax._src.api.flatten import debug_info, flatten_fun
@@ -25,9 +26,10 @@ from numjax._src.compiler import executables, passes
 from numjax._src.compiler.codegen import Executable, lower_jaxpr
 from numjax._src.compiler.executables import compile_jaxpr, executable_for
 from numjax._src.core import trace as trace_mod
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
 from numjax._src.core.trace import Primitive, Tracer, eval_trace, set_current_trace
+from numjax._src.dtypes import canonicalize_dtype
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from numjax._src.runtime import devices
@@ -232,16 +234,25 @@ class JitWrapped:
         if trace_mod._trace_state.trace is not eval_trace:
             return self._call_under_trace(args, kwargs)
         if self._simple and not kwargs:
+            # Flat positional Arrays or NumPy arrays: the key is their avals and the trace
+            # context, with no pytree flattening.
             key_avals = []
+            bufs = []
             for a in args:
-                if type(a) is not ArrayImpl:
+                if type(a) is ArrayImpl:
+                    aval = a._aval
+                    key_avals.append(aval if aval is not None else a.aval)
+                    bufs.append(a._buf)
+                elif type(a) is np.ndarray:
+                    dtype = canonicalize_dtype(a.dtype)
+                    key_avals.append(ShapedArray(a.shape, dtype))
+                    bufs.append(a if a.dtype == dtype else a.astype(dtype))
+                else:
                     break
-                aval = a._aval
-                key_avals.append(aval if aval is not None else a.aval)
             else:
                 entry = self._cache.get((*key_avals, config.trace_context()))
                 if entry is not None:
-                    outs = entry.executable(*[a._buf for a in args])
+                    outs = entry.executable(*bufs)
                     return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
         entry, flat_args = self._lookup(args, kwargs)
         outs = entry.executable(*[_buffer(x) for x in flat_args])
@@ -316,7 +327,8 @@ class JitWrapped:
         avals = tuple(_abstractify(x, i, in_tree, args) for i, x in enumerate(flat_args))
         donated = self._donation_vector(args, kwargs)
         key = (*avals, config.trace_context(), statics, in_tree, donated)
-        if self._simple and not kwargs and all(type(a) is ArrayImpl for a in args):
+        if self._simple and not kwargs and all(type(a) in (ArrayImpl, np.ndarray)
+                                                for a in args):
             key = (*avals, config.trace_context())
         return key, flat_args
 
