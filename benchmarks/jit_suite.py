@@ -56,15 +56,15 @@ def dispatch() -> None:
         a = np.ones(shape, np.float32)
         f = numjax.jit(lambda x: x + 1)
         x = jnp.asarray(a)
-        t_arr = best(lambda: f(x), 20000)
-        t_np_in = best(lambda: f(a), 20000)
-        t_np = best(lambda: a + 1, 20000)
+        t_arr = best(lambda f=f, x=x: f(x), 20000)
+        t_np_in = best(lambda f=f, a=a: f(a), 20000)
+        t_np = best(lambda a=a: a + 1, 20000)
         tj = tj_np = None
         if jax is not None:
             g = jax.jit(lambda x: x + 1)
             xj = jjnp.asarray(a)
-            tj = best(lambda: g(xj).block_until_ready(), 20000)
-            tj_np = best(lambda: g(a).block_until_ready(), 20000)
+            tj = best(lambda g=g, xj=xj: g(xj).block_until_ready(), 20000)
+            tj_np = best(lambda g=g, a=a: g(a).block_until_ready(), 20000)
         row(f"jit x+1 {shape}, Array in", t_arr, t_np, tj, "us")
         row(f"jit x+1 {shape}, NumPy in", t_np_in, t_np, tj_np, "us")
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
 from numjax._src import compiler, config
 from numjax._src.api import cache_miss
 from numjax._src.api.flatten import debug_info, flatten_fun

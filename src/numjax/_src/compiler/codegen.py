@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
 from numjax._src.compiler import fusion
 from numjax._src.compiler.lowering import Ufunc
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from numjax._src.compiler.lowering import Ufunc
 from numjax._src.core.jaxpr import DropVar, JaxprEqn, Literal, Var
 
