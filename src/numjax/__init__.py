@@ -64,3 +64,12 @@ from numjax._src.runtime.devices import process_count as process_count  # noqa: 
 from numjax._src.runtime.devices import process_index as process_index  # noqa: E402
 
 __version__ = "0.1.0"
+from numjax._src.api.custom_derivatives import closure_convert as closure_convert  # noqa: E402
+from numjax._src.api.custom_derivatives import custom_jvp as custom_jvp  # noqa: E402
+from numjax._src.api.custom_derivatives import custom_vjp as custom_vjp  # noqa: E402
+from numjax._src.api.custom_derivatives import linear_call as linear_call  # noqa: E402
+from numjax._src.api.transformations import hessian as hessian  # noqa: E402
+from numjax._src.api.transformations import jacfwd as jacfwd  # noqa: E402
+from numjax._src.api.transformations import jacobian as jacobian  # noqa: E402
+from numjax._src.api.transformations import jacrev as jacrev  # noqa: E402
+from numjax._src.api.transformations import linear_transpose as linear_transpose  # noqa: E402

@@ -1,5 +1,14 @@
 """numjax.lax: the primitive operations (JAX's `jax.lax`)."""
 
+from numjax._src.control_flow.cond import cond as cond
+from numjax._src.control_flow.cond import cond_p as cond_p
+from numjax._src.control_flow.cond import switch as switch
+from numjax._src.control_flow.loops import fori_loop as fori_loop
+from numjax._src.control_flow.loops import map as map
+from numjax._src.control_flow.loops import scan as scan
+from numjax._src.control_flow.loops import scan_p as scan_p
+from numjax._src.control_flow.loops import while_loop as while_loop
+from numjax._src.control_flow.loops import while_p as while_p
 from numjax._src.lax.complex_ops import complex as complex
 from numjax._src.lax.complex_ops import complex_p as complex_p
 from numjax._src.lax.complex_ops import conj as conj
@@ -269,12 +278,3 @@ from numjax._src.lax.windowed import reduce_window_sum_p as reduce_window_sum_p
 from numjax._src.lax.windowed import select_and_gather_add_p as select_and_gather_add_p
 from numjax._src.lax.windowed import select_and_scatter_add_p as select_and_scatter_add_p
 from numjax.lax import linalg as linalg
-from numjax._src.control_flow.cond import cond as cond
-from numjax._src.control_flow.cond import cond_p as cond_p
-from numjax._src.control_flow.cond import switch as switch
-from numjax._src.control_flow.loops import fori_loop as fori_loop
-from numjax._src.control_flow.loops import map as map
-from numjax._src.control_flow.loops import scan as scan
-from numjax._src.control_flow.loops import scan_p as scan_p
-from numjax._src.control_flow.loops import while_loop as while_loop
-from numjax._src.control_flow.loops import while_p as while_p

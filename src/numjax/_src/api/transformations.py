@@ -541,3 +541,197 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     assert out.tree is not None
     return tree_unflatten(out.tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                                      for a in closed.out_avals])
+
+
+# ---- Jacobians -----------------------------------------------------------------------------
+
+
+def _std_basis(flat: Sequence[Any]) -> tuple[list[Any], int]:
+    """One-hot tangents for every element of every leaf, stacked along a new leading axis."""
+    import numpy as _np
+    sizes = [int(_np.prod(get_aval(x).shape)) for x in flat]
+    total = sum(sizes)
+    basis = []
+    offset = 0
+    for x, size in zip(flat, sizes, strict=True):
+        aval = get_aval(x)
+        dtype = ad.tangent_aval(aval).dtype
+        eye = _np.zeros((total, size), dtype)
+        eye[offset:offset + size] = _np.eye(size, dtype=dtype)
+        basis.append(eye.reshape((total, *aval.shape)))
+        offset += size
+    return basis, total
+
+
+def _check_input_dtype_jac(holomorphic: bool, x: Any, name: str) -> None:
+    dt = get_aval(x).dtype
+    if holomorphic:
+        if not dtypes.issubdtype(dt, np.complexfloating):
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex "
+                            f"dtype, but got {dt.name}.")
+    elif not dtypes.issubdtype(dt, np.inexact):
+        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                        "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
+    """The Jacobian of `fun` by forward mode (vmapped jvps over the input basis).
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> numjax.jacfwd(lambda x: x ** 2)(jnp.array([1.0, 2.0]))
+    Array([[2., 0.],
+           [0., 4.]], dtype=float32)
+    """
+    _check_callable(fun)
+
+    @functools.wraps(fun)
+    def jacfun(*args: Any, **kwargs: Any) -> Any:
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        dyn = tuple(args[n] for n in nums)
+        flat, tree = tree_flatten(dyn)
+        for x in flat:
+            _check_input_dtype_jac(holomorphic, x, "jacfwd")
+
+        def partial_fun(*dargs: Any) -> Any:
+            full = list(args)
+            for n, a in zip(nums, dargs, strict=True):
+                full[n] = a
+            return fun(*full, **kwargs)
+
+        basis, total = _std_basis(flat)
+
+        def push(*t_flat: Any) -> Any:
+            tangents = tree_unflatten(tree, list(t_flat))
+            res = jvp(partial_fun, dyn, tangents, has_aux=has_aux)
+            return (res[1], res[2]) if has_aux else res[1]
+
+        out = vmap(push, out_axes=-1)(*basis)
+        if has_aux:
+            out, aux = out
+            aux = tree_map(lambda a: a[..., 0] if get_aval(a).ndim else a, aux)
+        y = tree_flatten(dyn)[0]
+        result = tree_map(lambda o: _split_last(o, y, tree, isinstance(argnums, int)), out)
+        return (result, aux) if has_aux else result
+
+    return jacfun
+
+
+def _split_last(o: Any, inputs: Sequence[Any], tree: Any, single: bool) -> Any:
+    """Split the stacked last axis of a Jacobian into one block per input leaf."""
+    import numpy as _np
+    out_shape = get_aval(o).shape[:-1]
+    blocks = []
+    offset = 0
+    for x in inputs:
+        shape = get_aval(x).shape
+        size = int(_np.prod(shape))
+        block = lax.slice_in_dim(o, offset, offset + size, axis=-1)
+        blocks.append(lax.reshape(block, (*out_shape, *shape)))
+        offset += size
+    nested = tree_unflatten(tree, blocks)
+    return nested[0] if single else nested
+
+
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:
+    """The Jacobian of `fun` by reverse mode (vmapped vjps over the output basis).
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> numjax.jacrev(lambda x: x ** 2)(jnp.array([1.0, 2.0]))
+    Array([[2., 0.],
+           [0., 4.]], dtype=float32)
+    """
+    _check_callable(fun)
+
+    @functools.wraps(fun)
+    def jacfun(*args: Any, **kwargs: Any) -> Any:
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        dyn = tuple(args[n] for n in nums)
+        for x in tree_flatten(dyn)[0]:
+            if not allow_int:
+                _check_input_dtype_jac(holomorphic, x, "jacrev")
+
+        def partial_fun(*dargs: Any) -> Any:
+            full = list(args)
+            for n, a in zip(nums, dargs, strict=True):
+                full[n] = a
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            y, pullback, aux = vjp(partial_fun, *dyn, has_aux=True)
+        else:
+            y, pullback = vjp(partial_fun, *dyn)
+        y_flat, y_tree = tree_flatten(y)
+        basis, _ = _std_basis(y_flat)
+        cts = vmap(lambda *c: pullback(tree_unflatten(y_tree, list(c))))(*basis)
+        # cts: a tuple (one per argnum) of pytrees with a leading axis over output elements.
+        in_flat, in_tree = tree_flatten(dyn)
+        ct_flat = in_tree.flatten_up_to(cts)
+        per_output: list[list[Any]] = []
+        offset = 0
+        import numpy as _np
+        for yl in y_flat:
+            y_shape = get_aval(yl).shape
+            size = int(_np.prod(y_shape))
+            row = []
+            for c, x in zip(ct_flat, in_flat, strict=True):
+                block = lax.slice_in_dim(c, offset, offset + size, axis=0)
+                row.append(lax.reshape(block, (*y_shape, *get_aval(x).shape)))
+            per_output.append(row)
+            offset += size
+        results = []
+        for row in per_output:
+            nested = tree_unflatten(in_tree, row)
+            results.append(nested[0] if isinstance(argnums, int) else nested)
+        result = tree_unflatten(y_tree, results)
+        return (result, aux) if has_aux else result
+
+    return jacfun
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[..., Any]:
+    """The Hessian of a scalar `fun`: jacfwd of jacrev.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> numjax.hessian(lambda x: jnp.sum(x ** 3))(jnp.array([1.0, 2.0]))
+    Array([[ 6.,  0.],
+           [ 0., 12.]], dtype=float32)
+    """
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Any = ()
+                     ) -> Callable[..., Any]:
+    """The transpose of a linear `fun`, for inputs of the types of `primals`.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> f_t = numjax.linear_transpose(lambda x: 2.0 * x, 1.0)
+    >>> f_t(3.0)
+    (Array(6., dtype=float32, weak_type=True),)
+    """
+    flat, in_tree = tree_flatten((primals, {}))
+    in_avals = [_abstractify(x) for x in flat]
+    flat_fun, out = flatten_fun(fun, in_tree)
+    closed = trace_to_jaxpr(flat_fun, in_avals)
+    assert out.tree is not None
+    out_tree = out.tree
+
+    def transposed(*cts: Any) -> tuple[Any, ...]:
+        ct = cts[0] if len(cts) == 1 else cts
+        ct_flat, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output, expected "
+                            f"{out_tree} but got {ct_tree}")
+        in_cts = ad.backward_pass(closed.jaxpr, closed.consts, ct_flat)
+        in_cts = [_zeros_for(a) if type(c) is Zero else c
+                  for c, a in zip(in_cts, in_avals, strict=True)]
+        args, _ = tree_unflatten(in_tree, in_cts)
+        return tuple(args)
+
+    return transposed

@@ -126,6 +126,8 @@ def move_dim(x: Any, src: int | None, dst: int | None, axis_size: int) -> Any:
         if src is not_mapped:
             return x
         raise ValueError("vmap has mapped output but out_axes is None")
+    if dst < 0:  # relative to the result, which has the mapped axis
+        dst += len(get_aval(x).shape) + (1 if src is not_mapped else 0)
     if src is not_mapped:
         aval = get_aval(x)
         shape = list(aval.shape)
