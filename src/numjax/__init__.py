@@ -64,6 +64,10 @@ from numjax._src.runtime.devices import process_count as process_count  # noqa: 
 from numjax._src.runtime.devices import process_index as process_index  # noqa: E402
 
 __version__ = "0.1.0"
+from numjax import ad_checkpoint as ad_checkpoint  # noqa: E402
+from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
+from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
+from numjax._src.api.checkpoint import remat as remat  # noqa: E402
 from numjax._src.api.custom_derivatives import closure_convert as closure_convert  # noqa: E402
 from numjax._src.api.custom_derivatives import custom_jvp as custom_jvp  # noqa: E402
 from numjax._src.api.custom_derivatives import custom_vjp as custom_vjp  # noqa: E402

@@ -1,0 +1,218 @@
+"""`checkpoint` / `remat`: recompute a function's intermediates in the backward pass instead
+of storing them.
+
+The `checkpoint` primitive holds the function's jaxpr. Under linearize its partial-evaluation
+rule computes the known (primal) outputs now but saves only the inputs as residuals: the staged
+unknown part is a `checkpoint` equation over the whole jaxpr, whose transpose re-evaluates the
+primal equations (the forward sweep of the backward pass) before transposing the linear ones.
+Policies decide what may be saved instead: `everything_saveable` stores every residual as an
+ordinary function would; the other policies currently save only the inputs (the values
+computed are the same; only the memory/time trade-off differs).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from numjax._src.compiler.executables import executable_for
+from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.core.avals import get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.trace import Primitive, set_current_trace
+from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
+from numjax._src.interpreters.partial_eval import hoist_tracer_consts
+from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+from numjax._src.tree_util import tree_flatten, tree_unflatten
+
+checkpoint_p = Primitive("checkpoint")
+checkpoint_p.multiple_results = True
+remat_p = checkpoint_p
+
+
+@checkpoint_p.def_effectful_abstract_eval
+def _checkpoint_abstract_eval(*args: Any, jaxpr: ClosedJaxpr, prevent_cse: bool,
+                              differentiated: bool, policy: Any) -> Any:
+    return jaxpr.out_avals, jaxpr.effects
+
+
+def _checkpoint_impl(*args: Any, jaxpr: ClosedJaxpr, prevent_cse: bool,
+                     differentiated: bool, policy: Any) -> list[Any]:
+    return executable_for(jaxpr, "checkpoint")(*args)
+
+
+def _checkpoint_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
+                    prevent_cse: bool, differentiated: bool, policy: Any
+                    ) -> tuple[list[Any], list[Any]]:
+    has_tangent = [type(t) is not ad.Zero for t in tangents]
+    jvp_jaxpr = jaxpr_transforms.jvp_jaxpr(jaxpr, has_tangent)
+    nonzero = [t for t in tangents if type(t) is not ad.Zero]
+    outs = checkpoint_p.bind(*primals, *nonzero, jaxpr=jvp_jaxpr, prevent_cse=prevent_cse,
+                             differentiated=True, policy=policy)
+    m = len(jaxpr.out_avals)
+    return outs[:m], outs[m:]
+
+
+def _checkpoint_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr,
+                      prevent_cse: bool, differentiated: bool, policy: Any
+                      ) -> tuple[list[Any], list[Any]]:
+    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
+    args = [batching.bdim_at_front(x, d, size) if d is not None else x
+            for x, d in zip(args, dims, strict=True)]
+    batched = jaxpr_transforms.batch_jaxpr(jaxpr, size, [d is not None for d in dims])
+    outs = checkpoint_p.bind(*args, jaxpr=batched, prevent_cse=prevent_cse,
+                             differentiated=differentiated, policy=policy)
+    return outs, [0] * len(outs)
+
+
+def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]
+                             ) -> list[Any]:
+    closed: ClosedJaxpr = params["jaxpr"]
+    if params["policy"] is everything_saveable:
+        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    unknowns = [partial_eval.is_unknown(trace, x) for x in args]
+    split = partial_eval.partial_eval_jaxpr(closed, unknowns)
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    n_known_out = sum(not u for u in split.out_unknowns)
+    # The known outputs are computed now; the other residuals are dropped and recomputed.
+    known_only = ClosedJaxpr(split.known.jaxpr.replace(
+        outvars=split.known.jaxpr.outvars[:n_known_out]), split.known.consts)
+    with set_current_trace(trace.parent):
+        known_outs = eval_jaxpr(known_only.jaxpr, known_only.consts, *known_args)
+    unknown_jaxpr = ClosedJaxpr(closed.jaxpr.replace(outvars=[
+        v for v, u in zip(closed.jaxpr.outvars, split.out_unknowns, strict=True) if u]),
+        closed.consts)
+    unknown_outs = StagingTrace.process_primitive(
+        trace, checkpoint_p, list(args), {**params, "jaxpr": unknown_jaxpr,
+                                          "differentiated": True})
+    known_it, unknown_it = iter(known_outs), iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in split.out_unknowns]
+
+
+def _checkpoint_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr,
+                          prevent_cse: bool, differentiated: bool, policy: Any) -> list[Any]:
+    linear = [ad.is_undefined_primal(x) for x in args]
+    known = [x for x, lin in zip(args, linear, strict=True) if not lin]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    transposed = jaxpr_transforms.transpose_jaxpr(jaxpr, linear)
+    outs = eval_jaxpr(transposed.jaxpr, transposed.consts, *known, *cts)
+    it = iter(outs)
+    return [next(it) if lin else None for lin in linear]
+
+
+checkpoint_p.def_impl(_checkpoint_impl)
+checkpoint_p.def_jvp(_checkpoint_jvp)
+checkpoint_p.def_batch(_checkpoint_batch)
+checkpoint_p.def_partial_eval(_checkpoint_partial_eval)
+checkpoint_p.def_transpose(_checkpoint_transpose)
+
+
+def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any = None,
+               static_argnums: int | tuple[int, ...] = ()) -> Callable[..., Any]:
+    """`fun` whose intermediates are recomputed, not stored, for reverse-mode differentiation.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> f = checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+    >>> float(numjax.grad(f)(0.0))
+    1.0
+    """
+    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        dyn = [a for i, a in enumerate(args) if i not in statics]
+        flat, in_tree = tree_flatten((tuple(dyn), kwargs))
+        store: dict[str, Any] = {}
+
+        def flat_fun(*xs: Any) -> list[Any]:
+            d_args, d_kwargs = tree_unflatten(in_tree, xs)
+            it = iter(d_args)
+            full = [a if i in statics else next(it) for i, a in enumerate(args)]
+            out = fun(*full, **d_kwargs)
+            leaves, store["tree"] = tree_flatten(out)
+            return leaves
+
+        closed, consts = hoist_tracer_consts(trace_to_jaxpr(flat_fun,
+                                                            [get_aval(x) for x in flat]))
+        outs = checkpoint_p.bind(*consts, *flat, jaxpr=closed, prevent_cse=prevent_cse,
+                                 differentiated=False, policy=policy)
+        return tree_unflatten(store["tree"], outs)
+
+    return wrapped
+
+
+remat = checkpoint
+
+
+# ---- names and policies --------------------------------------------------------------------
+
+name_p = Primitive("name")
+name_p.def_impl(lambda x, *, name: x)
+name_p.def_abstract_eval(lambda x, *, name: x)
+ad.linear_jvp(name_p)
+name_p.def_transpose(lambda ct, x, *, name: [ct])
+name_p.def_batch(batching.vectorized_batch(name_p))
+name_p.def_lowering(ufunc_lowering(lambda x: x))
+
+
+def checkpoint_name(x: Any, name: str) -> Any:
+    """Tag `x` with a name that checkpoint policies can refer to."""
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [name_p.bind(leaf, name=name) for leaf in leaves])
+
+
+def everything_saveable(*args: Any, **params: Any) -> bool:
+    return True
+
+
+def nothing_saveable(*args: Any, **params: Any) -> bool:
+    return False
+
+
+def dots_saveable(prim: Any, *args: Any, **params: Any) -> bool:
+    return getattr(prim, "name", None) == "dot_general"
+
+
+checkpoint_dots = dots_saveable
+
+
+def dots_with_no_batch_dims_saveable(prim: Any, *args: Any, **params: Any) -> bool:
+    if getattr(prim, "name", None) != "dot_general":
+        return False
+    (_, _), (lb, _) = params["dimension_numbers"]
+    return not lb
+
+
+checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
+
+
+def save_any_names_but_these(*names: str) -> Callable[..., bool]:
+    def policy(prim: Any, *args: Any, **params: Any) -> bool:
+        return getattr(prim, "name", None) == "name" and params.get("name") not in names
+    return policy
+
+
+def save_only_these_names(*names: str) -> Callable[..., bool]:
+    def policy(prim: Any, *args: Any, **params: Any) -> bool:
+        return getattr(prim, "name", None) == "name" and params.get("name") in names
+    return policy
+
+
+def save_from_both_policies(policy_1: Callable[..., bool], policy_2: Callable[..., bool]
+                            ) -> Callable[..., bool]:
+    def policy(prim: Any, *args: Any, **params: Any) -> bool:
+        return policy_1(prim, *args, **params) or policy_2(prim, *args, **params)
+    return policy
+
+
+class checkpoint_policies:  # noqa: N801 (JAX's namespace)
+    everything_saveable = staticmethod(everything_saveable)
+    nothing_saveable = staticmethod(nothing_saveable)
+    dots_saveable = staticmethod(dots_saveable)
+    checkpoint_dots = staticmethod(dots_saveable)
+    dots_with_no_batch_dims_saveable = staticmethod(dots_with_no_batch_dims_saveable)
+    checkpoint_dots_with_no_batch_dims = staticmethod(dots_with_no_batch_dims_saveable)
+    save_any_names_but_these = staticmethod(save_any_names_but_these)
+    save_only_these_names = staticmethod(save_only_these_names)
+    save_from_both_policies = staticmethod(save_from_both_policies)

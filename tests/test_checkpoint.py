@@ -1,0 +1,57 @@
+"""checkpoint/remat: same values and gradients as without it, under jit/vmap/higher order."""
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+
+POLICIES = [None, jax.checkpoint_policies.everything_saveable,
+            jax.checkpoint_policies.nothing_saveable, jax.checkpoint_policies.dots_saveable,
+            jax.checkpoint_policies.save_only_these_names("h")]
+
+
+def f(w, x):
+    h = jax.ad_checkpoint.checkpoint_name(jnp.tanh(x @ w), "h")
+    return jnp.sum(jnp.sin(h) ** 2)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_gradients_equal_without_checkpoint(policy):
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(3, 4)).astype(np.float32)
+    x = rng.normal(size=(2, 3)).astype(np.float32)
+    expected = jax.grad(f)(w, x)
+    g = jax.grad(jax.checkpoint(f, policy=policy))(w, x)
+    np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(jax.jit(jax.grad(jax.checkpoint(f, policy=policy)))(w, x),
+                               expected, rtol=1e-5, atol=1e-6)
+    batched = jax.vmap(jax.grad(jax.checkpoint(f, policy=policy)), (None, 0))(
+        w, np.stack([x, 2 * x]))
+    np.testing.assert_allclose(batched[1], jax.grad(f)(w, 2 * x), rtol=1e-5, atol=1e-6)
+
+
+def test_second_order_static_argnums_and_forward_mode():
+    g2 = jax.grad(jax.grad(jax.checkpoint(lambda x: jnp.sin(x) * x)))(1.0)
+    assert float(g2) == pytest.approx(-np.sin(1.0) + 2 * np.cos(1.0), rel=1e-5)
+    h = jax.checkpoint(lambda x, n: x ** n, static_argnums=1)
+    assert float(jax.grad(h)(2.0, 3)) == 12.0
+    _, t = jax.jvp(jax.checkpoint(jnp.sin), (0.5,), (1.0,))
+    assert float(t) == pytest.approx(np.cos(0.5), rel=1e-6)
+
+
+def test_checkpoint_in_scan_body():
+    from numjax import lax
+
+    def loss(w):
+        def step(c, x):
+            return jax.checkpoint(lambda c: jnp.tanh(c * w + x))(c), None
+        return lax.scan(step, 0.5, jnp.arange(4.0))[0]
+
+    def reference(w):
+        def step(c, x):
+            return jnp.tanh(c * w + x), None
+        return lax.scan(step, 0.5, jnp.arange(4.0))[0]
+
+    assert float(jax.grad(loss)(0.3)) == pytest.approx(float(jax.grad(reference)(0.3)),
+                                                       rel=1e-6)
