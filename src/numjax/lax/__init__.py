@@ -175,6 +175,16 @@ from numjax._src.lax.gather_scatter import scatter_mul_p as scatter_mul_p
 from numjax._src.lax.gather_scatter import scatter_p as scatter_p
 from numjax._src.lax.padding import pad as pad
 from numjax._src.lax.padding import pad_p as pad_p
+from numjax._src.lax.parallel import all_gather as all_gather
+from numjax._src.lax.parallel import all_to_all as all_to_all
+from numjax._src.lax.parallel import axis_index as axis_index
+from numjax._src.lax.parallel import pmax as pmax
+from numjax._src.lax.parallel import pmean as pmean
+from numjax._src.lax.parallel import pmin as pmin
+from numjax._src.lax.parallel import ppermute as ppermute
+from numjax._src.lax.parallel import pshuffle as pshuffle
+from numjax._src.lax.parallel import psum as psum
+from numjax._src.lax.parallel import pswapaxes as pswapaxes
 from numjax._src.lax.reduce_generic import reduce as reduce
 from numjax._src.lax.reduce_generic import reduce_p as reduce_p
 from numjax._src.lax.reductions import argmax as argmax
