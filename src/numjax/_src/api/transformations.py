@@ -60,6 +60,9 @@ def jvp(fun: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fa
     for p, t in zip(flat_primals, flat_tangents, strict=True):
         _check_tangent(p, t)
     flat_fun, out = flatten_fun(fun, tree, has_aux)
+    # float0 tangents (of integer inputs) are zeros.
+    flat_tangents = [ad.Zero(get_aval(t)) if get_aval(t).dtype == dtypes.float0 else t
+                     for t in flat_tangents]
     out_primals, out_tangents = ad.jvp_flat(flat_fun, flat_primals, flat_tangents)
     out_tangents = [_instantiate(t) for t in out_tangents]
     assert out.tree is not None

@@ -69,5 +69,91 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def run_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
-    return dce(inline_calls(closed))
+    """Inline nested calls, simplify identities, share common subexpressions, drop dead code."""
+    return dce(cse(simplify(inline_calls(closed))))
 
+
+
+def _params_key(params: dict[str, Any]) -> Any:
+    try:
+        key = tuple(sorted(params.items()))
+        hash(key)
+        return key
+    except TypeError:
+        return None
+
+
+def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Common-subexpression elimination: an effect-free equation identical to an earlier one
+    (same primitive, params and inputs) reuses its outputs."""
+    from numjax._src.core.jaxpr import Literal
+    renames: dict[Var, Any] = {}
+    seen: dict[Any, JaxprEqn] = {}
+    eqns: list[JaxprEqn] = []
+
+    def sub(a: Any) -> Any:
+        return renames.get(a, a) if isinstance(a, Var) else a
+
+    def atom_key(a: Any) -> Any:
+        if isinstance(a, Literal):
+            return ("lit", type(a.val), a.val, a.aval)
+        return a
+
+    for eqn in closed.jaxpr.eqns:
+        eqn = eqn.replace(invars=[sub(a) for a in eqn.invars])
+        params = _params_key(eqn.params)
+        if eqn.effects or params is None:
+            eqns.append(eqn)
+            continue
+        key = (eqn.primitive, params, tuple(atom_key(a) for a in eqn.invars))
+        try:
+            previous = seen.get(key)
+        except TypeError:
+            eqns.append(eqn)
+            continue
+        if previous is not None:
+            for v, w in zip(eqn.outvars, previous.outvars, strict=True):
+                if not isinstance(v, DropVar):
+                    renames[v] = w
+            continue
+        if all(not isinstance(v, DropVar) for v in eqn.outvars):
+            seen[key] = eqn
+        eqns.append(eqn)
+    outvars = [sub(a) for a in closed.jaxpr.outvars]
+    return ClosedJaxpr(closed.jaxpr.replace(eqns=eqns, outvars=outvars), closed.consts)
+
+
+# Equations that compute their input unchanged, given their params and input aval.
+def _is_identity(eqn: JaxprEqn) -> bool:
+    name = eqn.primitive.name
+    if len(eqn.invars) != 1 or len(eqn.outvars) != 1:
+        return False
+    in_aval, out_aval = eqn.invars[0].aval, eqn.outvars[0].aval
+    if in_aval.shape != out_aval.shape or in_aval.dtype != out_aval.dtype:
+        return False
+    if name in ("reshape", "broadcast_in_dim", "squeeze", "convert_element_type"):
+        return True
+    if name == "transpose":
+        return tuple(eqn.params["permutation"]) == tuple(range(len(in_aval.shape)))
+    return False
+
+
+def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Algebraic simplification: drop identity reshapes/broadcasts/transposes/conversions
+    (weak-type-only conversions included), so later passes and fusion see longer chains."""
+    renames: dict[Var, Any] = {}
+    eqns = []
+
+    def sub(a: Any) -> Any:
+        return renames.get(a, a) if isinstance(a, Var) else a
+
+    for eqn in closed.jaxpr.eqns:
+        eqn = eqn.replace(invars=[sub(a) for a in eqn.invars])
+        if _is_identity(eqn) and isinstance(eqn.invars[0], Var):
+            renames[eqn.outvars[0]] = eqn.invars[0]
+            continue
+        eqns.append(eqn)
+    if not renames:
+        return closed
+    outvars = [sub(a) for a in closed.jaxpr.outvars]
+    return ClosedJaxpr(closed.jaxpr.replace(eqns=eqns, outvars=outvars), closed.consts)

@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import dtypes
 from numjax._src.compiler.lowering import ufunc_lowering
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import rules
@@ -111,6 +112,10 @@ def _nextafter(x: Any, y: Any) -> Any:
 
 
 def _pow_kernel(x: Any, y: Any) -> Any:
+    # An integer exponent is computed in x's dtype (NumPy would promote float32 ** int32 to
+    # float64).
+    if y.dtype.kind in "iu":
+        y = y.astype(x.dtype)
     return np.power(x, y)
 
 
@@ -130,6 +135,20 @@ rem_p = binary("rem", _rem_kernel, NUMBER)
 max_p = binary("max", np.maximum, ANY)
 min_p = binary("min", np.minimum, ANY)
 pow_p = binary("pow", _pow_kernel, FLOAT_OR_COMPLEX)
+
+
+@pow_p.def_abstract_eval
+def _pow_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    # As in JAX: an inexact base, and an exponent of the same dtype or of any integer dtype.
+    rules.check_dtype("pow", x.dtype, FLOAT_OR_COMPLEX)
+    if x.dtype != y.dtype and not dtypes.issubdtype(y.dtype, np.integer):
+        raise TypeError(
+            "the first argument to pow must have an inexact dtype (float or complex), and the "
+            "second argument must have an inexact or integer dtype, and two inexact dtypes "
+            f"must match, but got {x.dtype.name} and {y.dtype.name}.")
+    shape = rules.broadcast_shapes("pow", [x.shape, y.shape])
+    return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+
 nextafter_p = binary("nextafter", _nextafter, FLOAT)
 atan2_p = binary("atan2", np.arctan2, FLOAT)
 
@@ -186,13 +205,21 @@ integer_pow_p = Primitive("integer_pow")
 
 
 def _integer_pow_kernel(x: Any, *, y: int) -> Any:
-    if y < 0 and x.dtype.kind in "iu":
-        return np.where(x == 1, 1, np.where(x == -1, 1 - 2 * (-y % 2), 0)).astype(x.dtype)
-    return np.power(x, x.dtype.type(y)) if y >= 0 or x.dtype.kind in "fc" else np.power(x, y)
+    return np.power(x, x.dtype.type(y))
+
+
+_integer_pow_elementwise = rules.elementwise_abstract_eval("integer_pow", [NUMBER])
+
+
+@integer_pow_p.def_abstract_eval
+def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
+    if y < 0 and dtypes.issubdtype(x.dtype, np.integer):
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x!r}, {y})")
+    return _integer_pow_elementwise(x)
 
 
 integer_pow_p.def_impl(_integer_pow_kernel)
-integer_pow_p.def_abstract_eval(rules.elementwise_abstract_eval("integer_pow", [NUMBER]))
 integer_pow_p.def_batch(batching.vectorized_batch(integer_pow_p))
 integer_pow_p.def_lowering(ufunc_lowering(_integer_pow_kernel))
 
@@ -513,8 +540,11 @@ def _abs_jvp(t: Array, x: Array) -> Array:
 def _pow_jvp_x(t: Array, x: Array, y: Array) -> Array:
     # d/dx x**y = y * x**(y-1), defined as 0 where y == 0 (so 0**0 has gradient 0).
     x, y = _bcast(x, x, y), _bcast(y, x, y)
-    zero = full_like(y, 0)
-    jac = select_n(eq(y, _const(y, 0)), mul(y, pow(x, sub(y, _const(y, 1)))), zero)
+    x_aval = get_aval(x)
+    # An integer exponent enters the product in x's dtype.
+    y_as_x = _convert_element_type(y, x_aval.dtype, get_aval(y).weak_type)
+    zero = full_like(y_as_x, 0)
+    jac = select_n(eq(y, _const(y, 0)), mul(y_as_x, pow(x, sub(y, _const(y, 1)))), zero)
     return mul(t, jac)
 
 

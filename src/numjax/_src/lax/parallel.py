@@ -169,6 +169,7 @@ def _axis_index_batch(trace: Any, vals: Sequence[Any], dims: Sequence[Any], *,
 
 
 axis_index_p.def_batch(_axis_index_batch)
+axis_index_p.declare_undefined("jvp", "axis_index has no operands to differentiate")
 
 
 def axis_index(axis_name: Any) -> Array:

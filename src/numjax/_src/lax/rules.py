@@ -80,7 +80,8 @@ def elementwise_abstract_eval(name: str, accepted: Sequence[Sequence[type]],
         shape = avals[0].shape if len(avals) == 1 else broadcast_shapes(
             name, [a.shape for a in avals])
         out_dtype = dtype if result_dtype is None else np.dtype(result_dtype(dtype))
-        weak = all(a.weak_type for a in avals) and out_dtype.kind != "b"
+        # Comparisons of weak operands give a weak bool, as in JAX (`lax.eq(2.0, 3.0)`).
+        weak = all(a.weak_type for a in avals)
         return ShapedArray(shape, out_dtype, weak)
 
     return rule

@@ -622,11 +622,10 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Array:
     return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension))
 
 
-def _iota_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple[Any, Any]:
-    raise AssertionError("iota has no operands to batch")
-
-
-iota_p.def_batch(_iota_batch)
+# iota has no operands: no transformation ever reaches it with a tracer, so neither a jvp nor a
+# batching rule can apply (its output is a constant to every trace).
+iota_p.declare_undefined("jvp", "iota has no operands to differentiate")
+iota_p.declare_undefined("batch", "iota has no operands to batch")
 
 
 # ---- concatenate / slice -------------------------------------------------------------------

@@ -1,0 +1,86 @@
+"""Every primitive has all its rules, or declares the ones that cannot apply.
+
+A rule is present when `Primitive.def_*` registered it, and declared absent with
+`p.declare_undefined(rule, message)` (the message is the error a user sees). Primitives that
+cannot be completed yet are listed in `ALLOWED_GAPS` with the reason; the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import numjax  # noqa: F401  (registers jit's pjit and the eager runtime)
+import numjax._src.lax
+from numjax._src.core.trace import Primitive, primitives
+
+
+def _import_all_lax_modules() -> None:
+    for info in pkgutil.iter_modules(numjax._src.lax.__path__):
+        importlib.import_module(f"numjax._src.lax.{info.name}")
+
+
+_import_all_lax_modules()
+
+# (primitive name, rule) -> why it is missing. Keep this list shrinking: fix a gap, delete its
+# line (test_allow_list_entries_are_still_gaps fails once a listed rule exists).
+ALLOWED_GAPS: dict[tuple[str, str], str] = {}
+
+REQUIRED = ("impl", "abstract_eval", "batch", "jvp")
+ALL_PRIMITIVES = list(primitives)
+
+
+def _has(p: Primitive, rule: str) -> bool:
+    return getattr(p, rule) is not None or rule in p.undefined_rules
+
+
+def _missing(p: Primitive) -> list[str]:
+    missing = [r for r in REQUIRED if not _has(p, r)]
+    if p.is_linear and not _has(p, "transpose"):
+        missing.append("transpose")
+    return [r for r in missing if (p.name, r) not in ALLOWED_GAPS]
+
+
+def test_registry_is_populated() -> None:
+    names = {p.name for p in ALL_PRIMITIVES}
+    assert {"add", "dot_general", "gather", "cumsum", "pad", "pjit", "igamma"} <= names
+
+
+@pytest.mark.parametrize("p", ALL_PRIMITIVES, ids=[p.name for p in ALL_PRIMITIVES])
+def test_primitive_has_all_rules(p: Primitive) -> None:
+    assert not _missing(p), f"primitive '{p.name}' has no rule or declaration for {_missing(p)}"
+
+
+@pytest.mark.parametrize("p", ALL_PRIMITIVES, ids=[p.name for p in ALL_PRIMITIVES])
+def test_declarations_are_consistent(p: Primitive) -> None:
+    for rule, message in p.undefined_rules.items():
+        assert rule in ("jvp", "transpose", "batch"), f"{p.name}: unknown rule {rule!r}"
+        assert getattr(p, rule) is None, f"{p.name}: {rule} both defined and declared undefined"
+        assert message, f"{p.name}: the {rule} declaration needs a message for users"
+    if p.is_linear:
+        # A linear primitive's transpose is what reverse mode runs on it.
+        assert p.transpose is not None, f"linear primitive {p.name} has no transpose"
+
+
+def test_primitive_names_are_unique() -> None:
+    names = [p.name for p in ALL_PRIMITIVES]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    assert not duplicates, f"several primitives share the names {duplicates}"
+
+
+def test_allow_list_entries_are_still_gaps() -> None:
+    # An entry whose rule has since been added must be deleted, so the list only shrinks.
+    by_name = {p.name: p for p in ALL_PRIMITIVES}
+    for (name, rule), reason in ALLOWED_GAPS.items():
+        assert name in by_name, f"allow-list names unknown primitive {name} ({reason})"
+        assert not _has(by_name[name], rule), f"{name}.{rule} exists now: drop it from the list"
+
+
+def test_undefined_jvp_declaration_is_the_error_users_see() -> None:
+    import numjax.numpy as jnp
+    from numjax import lax
+
+    with pytest.raises(TypeError, match="igamma_grad_a is not differentiable"):
+        numjax.grad(lambda a: lax.igamma_grad_a(a, jnp.float32(1.5)))(jnp.float32(2.0))
