@@ -133,6 +133,14 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1) -> Lo
     clusters = {start: (stop, c) for start, stop, c in
                 fusion.find_clusters(jaxpr.eqns, live_out, fusion_min_size)}
     prelude: list[str] = []
+    # Buffers this function allocated itself (ufunc results): safe to overwrite once dead.
+    # Inputs, constants and kernel results (which may be views of other buffers) are not.
+    owned: set[Var] = set()
+    last_use: dict[Var, int] = {}
+    for index, eqn in enumerate(jaxpr.eqns):
+        for a in eqn.invars:
+            if isinstance(a, Var):
+                last_use[a] = index
     if clusters:
         namer.env.update(BLOCK=fusion.BLOCK, run_blocks=fusion.run_blocks)
     i = 0
@@ -143,13 +151,20 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1) -> Lo
                                                  namer.global_)
             prelude += [*block_fn, ""]
             lines += [f"    # fused: {' '.join(e.primitive.name for e in cluster.eqns)}", *call]
+            owned.update(cluster.outputs)
             i = stop
             continue
         eqn = jaxpr.eqns[i]
         i += 1
         args = ", ".join(atom(a) for a in eqn.invars)
+        reuse = _reusable_input(eqn, i - 1, owned, last_use, live_out)
+        if reuse is not None:
+            # Buffer planning: a dying intermediate of the same shape and dtype takes the result.
+            args += f", out={namer.var(reuse)}"
         call_text = f"{_callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])}" \
                     f"({args})"
+        if fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape:
+            owned.update(v for v in eqn.outvars if not isinstance(v, DropVar))
         outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
         if eqn.primitive.multiple_results:
             target = ", ".join(outs) + ("," if len(outs) == 1 else "")
@@ -160,6 +175,24 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1) -> Lo
     lines.append(f"    return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
     source = "\n".join([*prelude, *lines]) + "\n"
     return LoweredModule(name, source, namer.env, jaxpr, [a.aval for a in jaxpr.outvars])
+
+
+def _reusable_input(eqn: Any, index: int, owned: set[Var], last_use: dict[Var, int],
+                    live_out: set[Var]) -> Var | None:
+    if fusion.fusable_ufunc(eqn) is None or not isinstance(eqn.primitive.lowering, Ufunc):
+        return None
+    if not isinstance(eqn.primitive.lowering.ufunc, np.ufunc):
+        return None
+    out_aval = eqn.outvars[0].aval
+    if not out_aval.shape:
+        return None
+    for a in eqn.invars:
+        if (isinstance(a, Var) and a in owned and last_use.get(a) == index
+                and a not in live_out and a.aval.shape == out_aval.shape
+                and a.aval.dtype == out_aval.dtype):
+            owned.discard(a)
+            return a
+    return None
 
 
 def _callee(primitive: Any, params: dict[str, Any], namer: _Namer, in_avals: list[Any]
