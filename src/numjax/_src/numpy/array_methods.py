@@ -115,6 +115,69 @@ def _to_device(self: Array, device: Any, *, stream: Any = None) -> Array:
     return device_put(self, device)
 
 
+def _lazy(module: str, name: str) -> Callable[..., Any]:
+    """A method that calls numjax._src.numpy.<module>.<name>, imported on first use (those
+    modules import this one's dependencies)."""
+
+    def method(self: Array, *args: Any, **kwargs: Any) -> Any:
+        import importlib
+        return getattr(importlib.import_module(f"numjax._src.numpy.{module}"), name)(
+            self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _choose(self: Array, choices: Any, out: None = None, mode: str = "raise") -> Array:
+    from numjax._src.numpy.selection import choose
+    return choose(self, choices, out, mode)
+
+
+def _compress(self: Array, condition: Any, axis: int | None = None, *, size: int | None = None,
+              fill_value: Any = 0, out: None = None) -> Array:
+    from numjax._src.numpy.selection import compress
+    return compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+
+
+def _copy(self: Array) -> Array:
+    from numjax._src.numpy.creation import array
+    return array(self, copy=True)
+
+
+def _view(self: Array, dtype: Any = None, type: None = None) -> Array:
+    """The same bits read as `dtype` (the last axis rescales when the item sizes differ)."""
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    from numjax._src.core.avals import get_aval
+    from numjax._src.lax.special import bitcast_convert_type
+    src = get_aval(self).dtype
+    dt = dtypes.canonicalize_dtype(dtype)
+    shape = get_aval(self).shape
+    if src == dt:
+        return self
+    if not shape and src.itemsize != dt.itemsize:
+        raise ValueError("view() of a 0d array is only supported if the itemsize is unchanged.")
+    if shape and (shape[-1] * src.itemsize) % dt.itemsize:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
+                         "total size in bytes of the last axis of the array.")
+    x = self
+    if src == np.bool_:
+        x, src = lax.convert_element_type(x, np.uint8), np.dtype(np.uint8)
+    target = np.dtype(np.uint8) if dt == np.bool_ else dt
+    if src.itemsize == target.itemsize:
+        out = bitcast_convert_type(x, target)
+    elif src.itemsize > target.itemsize:
+        out = bitcast_convert_type(x, target)
+        out = lax.reshape(out, (*shape[:-1], shape[-1] * (src.itemsize // target.itemsize)))
+    else:
+        k = target.itemsize // src.itemsize
+        x = lax.reshape(x, (*shape[:-1], shape[-1] // k, k))
+        out = bitcast_convert_type(x, target)
+    return lax.ne(out, lax._convert_element_type(0, np.uint8)) if dt == np.bool_ else out
+
+
 _OPERATORS: dict[str, Callable[..., Any]] = {
     "__add__": _binop(ufuncs.add), "__radd__": _binop(ufuncs.add, True),
     "__sub__": _binop(ufuncs.subtract), "__rsub__": _binop(ufuncs.subtract, True),
@@ -152,6 +215,13 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "argmax": reductions.argmax, "argmin": reductions.argmin, "dot": _dot,
     "clip": lax_numpy.clip, "conj": _conj, "conjugate": _conj, "round": _round,
     "to_device": _to_device,
+    "argpartition": _lazy("sorting", "argpartition"), "argsort": _lazy("sorting", "argsort"),
+    "sort": _lazy("sorting", "sort"), "searchsorted": _lazy("sorting", "searchsorted"),
+    "cumsum": _lazy("statistics", "cumsum"), "cumprod": _lazy("statistics", "cumprod"),
+    "ptp": _lazy("statistics", "ptp"), "diagonal": _lazy("matrices", "diagonal"),
+    "trace": _lazy("matrices", "trace"), "nonzero": _lazy("advanced_indexing", "nonzero"),
+    "repeat": _lazy("manipulation", "repeat"), "take": _lazy("selection", "take"),
+    "choose": _choose, "compress": _compress, "copy": _copy, "clone": _copy, "view": _view,
 }
 
 _PROPERTIES: dict[str, Callable[..., Any]] = {

@@ -53,8 +53,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     elif isinstance(object, list | tuple) and _contains_tracers(object):
         from numjax._src.numpy.shape import stack
         out = stack([array(o, requested) for o in object])
-        if requested is not None:
-            out = lax._convert_element_type(out, requested, False)
+        # A sequence is never weakly typed, whatever its elements are.
+        out = lax._convert_element_type(out, requested or get_aval(out).dtype, False)
     else:
         out = _from_host(object, requested)
     if ndmin > get_aval(out).ndim:
@@ -187,15 +187,52 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
+    """`num` evenly spaced values from `start` to `stop` (array endpoints broadcast; the new
+    axis goes at `axis`). Start and stop may be traced.
+
+    >>> linspace(0, 1, 3)
+    Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    import operator
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
     dtype = _dtype(dtype, "linspace")
-    values: Any = np.linspace(np.asarray(start), np.asarray(stop), num,  # type: ignore[call-overload]
-                              endpoint=endpoint, retstep=retstep, axis=axis)
+    computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
+        dtypes.result_type(start, stop, *(() if dtype is None else (dtype,)))))
+    from numjax._src.numpy.shape import broadcast_arrays, moveaxis
+    start_a, stop_a = broadcast_arrays(lax._convert_element_type(start, computation),
+                                       lax._convert_element_type(stop, computation))
+    bshape = get_aval(start_a).shape
+    div = (num - 1) if endpoint else num
+    shape = (num, *bshape)
+    dims = tuple(range(1, len(shape)))
+    lo = lax.broadcast_in_dim(start_a, shape, dims)
+    hi = lax.broadcast_in_dim(stop_a, shape, dims)
+    delta = lax.sub(hi, lo)
+    steps = lax.convert_element_type(lax.broadcasted_iota(np.int32, shape, 0), computation)
+    if div > 0:
+        step = lax.div(delta, lax._convert_element_type(div, computation))
+        out = lax.add(lo, lax.mul(steps, step))
+        if endpoint and num > 1:
+            last = lax.eq(lax.broadcasted_iota(np.int32, shape, 0),
+                          lax._convert_element_type(num - 1, np.int32))
+            out = lax.select(last, hi, out)
+    else:
+        step = lax.full_like(delta, np.nan)
+        out = lo
+    out = moveaxis(out, 0, axis) if bshape else out
+    result_dtype = dtype or computation
+    if result_dtype.kind in "iu":
+        out = lax.floor(out)
+    out = lax.convert_element_type(out, result_dtype)
     if retstep:
-        values, step = values
-    result_dtype = dtype or dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
-        dtypes.result_type(start, stop)))
-    out = array(np.asarray(values).astype(result_dtype))
-    return (out, array(step, result_dtype)) if retstep else out
+        step_out = lax.slice_in_dim(step, 0, 1, axis=0) if num else step
+        return out, lax.convert_element_type(lax.reshape(step_out, bshape) if num else
+                                             lax.full(bshape, np.nan, computation),
+                                             result_dtype if result_dtype.kind in "fc"
+                                             else computation)
+    return out
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
@@ -206,3 +243,126 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
 def identity(n: int, dtype: Any = None) -> Array:
     return eye(n, dtype=dtype)
 
+
+
+# ---- grids, triangles and diagonals --------------------------------------------------------
+
+
+def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
+             dtype: Any = None, axis: int = 0) -> Array:
+    """`base ** linspace(start, stop, num)`.
+
+    >>> logspace(0, 2, 3)
+    Array([  1.,  10., 100.], dtype=float32)
+    """
+    from numjax._src.numpy.ufuncs import power
+    dtype = _dtype(dtype, "logspace")
+    computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
+        dtypes.result_type(start, stop)))
+    lin = linspace(start, stop, num, endpoint=endpoint, dtype=computation, axis=axis)
+    out = power(lax._convert_element_type(base, computation), lin)
+    return lax.convert_element_type(out, dtype) if dtype is not None else out
+
+
+def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
+              axis: int = 0) -> Array:
+    """Numbers evenly spaced on a log scale from `start` to `stop` (same sign; zero gives NaN,
+    as in JAX).
+
+    >>> geomspace(1, 1000, 4)
+    Array([   1.,   10.,  100., 1000.], dtype=float32)
+    """
+    from numjax._src.numpy.ufuncs import log10, sign
+    dtype = _dtype(dtype, "geomspace")
+    computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
+        dtypes.result_type(start, stop)))
+    start_a = lax._convert_element_type(start, computation)
+    stop_a = lax._convert_element_type(stop, computation)
+    # Same-sign endpoints: the sign factors out; opposite signs give NaN via log10 < 0.
+    signflip = sign(start_a)
+    lo, hi = log10(lax.mul(start_a, signflip)), log10(lax.mul(stop_a, signflip))
+    out = logspace(lo, hi, num, endpoint=endpoint, base=10.0, dtype=computation, axis=axis)
+    shape = get_aval(out).shape
+    out = lax.mul(out, lax.broadcast_in_dim(signflip, shape, tuple(
+        i for i in range(len(shape)) if i != (axis % len(shape)))))
+    return lax.convert_element_type(out, dtype) if dtype is not None else out
+
+
+def meshgrid(*xi: Array, copy: bool = True, sparse: bool = False,
+             indexing: str = "xy") -> list[Array]:
+    """Coordinate arrays from 1-d coordinate vectors ('xy': Cartesian, 'ij': matrix).
+
+    >>> [g.shape for g in meshgrid(arange(2), arange(3))]
+    [(3, 2), (3, 2)]
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+    args = [asarray(x) for x in xi]
+    for a in args:
+        if get_aval(a).ndim != 1:
+            raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shape "
+                             f"{get_aval(a).shape}")
+    sizes = [get_aval(a).shape[0] for a in args]
+    ndim = len(args)
+    if indexing == "xy" and ndim > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, a in enumerate(args):
+        dim = i
+        if indexing == "xy" and ndim > 1 and i < 2:
+            dim = 1 - i
+        shape = tuple(sizes) if not sparse else tuple(
+            s if d == dim else 1 for d, s in enumerate(sizes))
+        out.append(lax.broadcast_in_dim(a, shape, (dim,)))
+    return out
+
+
+def indices(dimensions: Any, dtype: Any = None, sparse: bool = False) -> Any:
+    """Index grids of an array of shape `dimensions` (stacked, or a tuple when sparse)."""
+    dims = _shape(dimensions)
+    dtype = _dtype(dtype, "indices") or dtypes.default_int_dtype()
+    n = len(dims)
+    out = []
+    for i, d in enumerate(dims):
+        shape = dims if not sparse else tuple(d if j == i else 1 for j in range(n))
+        out.append(lax.broadcast_in_dim(lax.iota(dtype, d), shape, (i,)))
+    if sparse:
+        return tuple(out)
+    if not out:
+        return zeros((0,), dtype)
+    return lax.concatenate([lax.expand_dims(o, (0,)) for o in out], 0)
+
+
+def copy(a: Array, order: Any = None) -> Array:
+    """A copy of `a`."""
+    return array(a, copy=True, order=order)
+
+
+def fromfunction(function: Any, shape: Any, *, dtype: Any = float, **kwargs: Any) -> Any:
+    """`function` called on the index grids of `shape`."""
+    dtype = _dtype(dtype, "fromfunction")
+    shape = _shape(shape)
+    grids = [lax.broadcasted_iota(dtype, shape, i) for i in range(len(shape))]
+    return function(*grids, **kwargs)
+
+
+def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Array:
+    return array(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Array:
+    return array(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def fromiter(*args: Any, **kwargs: Any) -> Array:
+    raise NotImplementedError("jnp.fromiter() is not implemented because it may be non-pure "
+                              "and thus unsafe for use with JIT and other JAX transformations. "
+                              "Consider using jnp.asarray(np.fromiter(...)) instead, and "
+                              "consult the numpy.fromiter docs for more details.")
+
+
+def fromfile(*args: Any, **kwargs: Any) -> Array:
+    raise NotImplementedError("jnp.fromfile() is not implemented because it may be non-pure "
+                              "and thus unsafe for use with JIT and other JAX transformations. "
+                              "Consider using jnp.asarray(np.fromfile(...)) instead, and "
+                              "consult the numpy.fromfile docs for more details.")

@@ -23,10 +23,7 @@ def round(a: Array, decimals: int = 0, out: None = None) -> Array:
     if dtype.kind in "biu":
         if decimals >= 0:
             return a
-        factor = lax._convert_element_type(10 ** -decimals, dtype)
-        half_even = _round_half_even(lax.div(lax._convert_element_type(a, "float32"),
-                                             lax._convert_element_type(factor, "float32")))
-        return lax.mul(lax._convert_element_type(half_even, dtype), factor)
+        raise NotImplementedError("integer np.round not implemented for decimals < 0")
     if decimals == 0:
         return _round_half_even(a)
     factor = lax._convert_element_type(10.0 ** decimals, dtype, get_aval(a).weak_type)

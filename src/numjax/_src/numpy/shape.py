@@ -15,15 +15,21 @@ Array = Any
 
 
 def shape(a: Array) -> tuple[int, ...]:
+    return _shape_of(a)
+
+
+def _shape_of(a: Array) -> tuple[int, ...]:
+    if isinstance(a, list | tuple):  # nested sequences, as NumPy reads them
+        return tuple(np.shape(a))
     return tuple(get_aval(a).shape)
 
 
 def ndim(a: Array) -> int:
-    return len(get_aval(a).shape)
+    return len(_shape_of(a))
 
 
 def size(a: Array, axis: int | None = None) -> int:
-    s = get_aval(a).shape
+    s = _shape_of(a)
     return int(np.prod(s)) if axis is None else s[axis]
 
 

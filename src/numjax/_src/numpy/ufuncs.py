@@ -322,7 +322,8 @@ def floor_divide(x1: Array, x2: Array, /) -> Array:
         q = lax.div(x1, x2)
         fix = lax.bitwise_and(lax.ne(lax.rem(x1, x2), zero),
                               lax.ne(lax.lt(x1, zero), lax.lt(x2, zero)))
-        return lax.select(fix, lax.sub(q, lax._convert_element_type(1, dt)), q)
+        one = lax._convert_element_type(1, dt, get_aval(x1).weak_type)
+        return lax.select(fix, lax.sub(q, one), q)
     return lax.floor(lax.div(x1, x2))
 
 

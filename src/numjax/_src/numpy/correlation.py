@@ -1,0 +1,148 @@
+"""1-d convolution and correlation; covariance and correlation-coefficient matrices."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.avals import get_aval
+from numjax._src.lax import lax
+from numjax._src.numpy import reductions
+from numjax._src.numpy.util import (
+    check_arraylike,
+    ensure_array,
+    promote_dtypes_inexact,
+)
+
+Array = Any
+
+
+def _conv1d(name: str, a: Array, v: Array, mode: str, flip_v: bool,
+            precision: Any, preferred_element_type: Any) -> Array:
+    check_arraylike(name, a, v)
+    a, v = promote_dtypes_inexact(a, v)
+    if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
+        raise ValueError(f"{name}() only support 1-dimensional inputs.")
+    na, nv = get_aval(a).shape[0], get_aval(v).shape[0]
+    if na == 0 or nv == 0:
+        raise ValueError(f"{name}: inputs cannot be empty, got shapes {get_aval(a).shape} and "
+                         f"{get_aval(v).shape}.")
+    swapped = False
+    if nv > na:
+        a, v, na, nv = v, a, nv, na
+        swapped = True
+    if flip_v:
+        v = lax.rev(v, (0,))
+    if mode == "valid":
+        lo, hi = 0, 0
+    elif mode == "same":
+        lo, hi = nv // 2, nv - 1 - nv // 2
+    elif mode == "full":
+        lo, hi = nv - 1, nv - 1
+    else:
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
+    padded = lax.pad(a, lax._convert_element_type(0, get_aval(a).dtype), [(lo, hi, 0)])
+    n_out = get_aval(padded).shape[0] - nv + 1
+    # Windows as a (n_out, nv) gather of static indices, contracted with v.
+    idx = (np.arange(n_out)[:, None] + np.arange(nv)[None, :]).astype(
+        dtypes.default_int_dtype())
+    windows = padded[idx]
+    out_dt = get_aval(a).dtype if preferred_element_type is None else \
+        dtypes.canonicalize_dtype(preferred_element_type)
+    out = lax.dot_general(windows, v, (((1,), (0,)), ((), ())), precision, out_dt)
+    if swapped and not flip_v:
+        out = lax.rev(out, (0,))
+    return out
+
+
+def convolve(a: Array, v: Array, mode: str = "full", *, precision: Any = None,
+             preferred_element_type: Any = None) -> Array:
+    """Discrete linear convolution of two 1-d arrays.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.convolve(jnp.array([1., 2.]), jnp.array([1., 1.]))
+    Array([1., 3., 2.], dtype=float32)
+    """
+    return _conv1d("convolve", a, v, mode, True, precision, preferred_element_type)
+
+
+def correlate(a: Array, v: Array, mode: str = "valid", *, precision: Any = None,
+              preferred_element_type: Any = None) -> Array:
+    """Cross-correlation of two 1-d arrays (v conjugated when complex)."""
+    v = ensure_array(v)
+    if get_aval(v).dtype.kind == "c":
+        from numjax._src.lax import complex_ops
+        v = complex_ops.conj(v)
+    return _conv1d("correlate", a, v, mode, False, precision, preferred_element_type)
+
+
+def cov(m: Array, y: Array | None = None, rowvar: bool = True, bias: bool = False,
+        ddof: int | None = None, fweights: Array | None = None,
+        aweights: Array | None = None) -> Array:
+    """Covariance matrix of the variables (rows, or columns when not rowvar)."""
+    from numjax._src.numpy.shape import atleast_2d, concatenate
+    check_arraylike("cov", m)
+    m = ensure_array(m)
+    if get_aval(m).ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    X = atleast_2d(m)
+    if not rowvar and get_aval(X).shape[0] != 1:
+        X = X.T
+    if get_aval(X).shape[0] == 0:
+        from numjax._src.numpy.creation import array
+        return array([]).reshape(0, 0)
+    if y is not None:
+        yy = atleast_2d(ensure_array(y))
+        if not rowvar and get_aval(yy).shape[0] != 1:
+            yy = yy.T
+        X = concatenate([X, yy], 0)
+    (X,) = promote_dtypes_inexact(X)
+    dt = get_aval(X).dtype
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = get_aval(X).shape[1]
+    w: Array | None = None
+    if fweights is not None:
+        w = lax.convert_element_type(ensure_array(fweights), dt)
+    if aweights is not None:
+        aw = lax.convert_element_type(ensure_array(aweights), dt)
+        w = aw if w is None else lax.mul(w, aw)
+    if w is None:
+        w = lax.full((n,), 1, dt)
+    w_sum = reductions.sum(w)
+    from numjax._src.numpy.ufuncs import multiply
+    avg = lax.div(reductions.sum(multiply(X, w), axis=1), w_sum)
+    if ddof == 0:
+        fact = w_sum
+    elif aweights is None:
+        fact = lax.sub(w_sum, lax._convert_element_type(ddof, dt))
+    else:
+        aw = lax.convert_element_type(ensure_array(aweights), dt)
+        fact = lax.sub(w_sum, lax.div(lax.mul(lax._convert_element_type(ddof, dt),
+                                              reductions.sum(lax.mul(w, aw))), w_sum))
+    Xc = lax.sub(X, lax.expand_dims(avg, (1,)))
+    Xw = multiply(Xc, w)
+    from numjax._src.numpy.complex_fns import conjugate
+    c = lax.dot_general(Xw, conjugate(Xc), (((1,), (1,)), ((), ())), None, dt)
+    out = lax.div(c, fact)
+    return lax.reshape(out, ()) if get_aval(out).shape == (1, 1) else out
+
+
+def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True) -> Array:
+    """Pearson correlation coefficients, clipped to [-1, 1]."""
+    c = cov(x, y, rowvar)
+    if get_aval(c).ndim == 0:
+        return lax.div(c, c)
+    from numjax._src.numpy.complex_fns import real
+    from numjax._src.numpy.matrices import diagonal
+    d = lax.sqrt(real(diagonal(c)))
+    c = lax.div(c, lax.expand_dims(d, (1,)))
+    c = lax.div(c, lax.expand_dims(d, (0,)))
+    from numjax._src.numpy.lax_numpy import clip
+    if get_aval(c).dtype.kind == "c":
+        return c
+    return clip(c, -1, 1)
+
+

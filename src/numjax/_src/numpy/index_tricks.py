@@ -1,0 +1,137 @@
+"""Index helpers: mgrid/ogrid (dense and open grids from slices), r_/c_ (concatenation by
+slicing syntax), s_/index_exp, and small dtype and printing helpers of jnp."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.avals import get_aval
+from numjax._src.lax import lax
+from numjax._src.numpy.util import ensure_array
+
+Array = Any
+
+s_ = np.s_
+index_exp = np.index_exp
+
+
+def _slice_values(s: slice) -> Array:
+    from numjax._src.numpy.creation import arange, linspace
+    start = 0 if s.start is None else s.start
+    step = 1 if s.step is None else s.step
+    if isinstance(step, complex):
+        return linspace(start, s.stop, int(abs(step)), endpoint=True)
+    return arange(start, s.stop, step)
+
+
+class _Grid:
+    def __init__(self, sparse: bool) -> None:
+        self.sparse = sparse
+
+    def __getitem__(self, key: Any) -> Any:
+        from numjax._src.numpy.creation import meshgrid
+        from numjax._src.numpy.shape import stack
+        if isinstance(key, slice):
+            return _slice_values(key)
+        axes = [_slice_values(k) for k in key]
+        dt = dtypes.result_type(*axes)
+        axes = [lax.convert_element_type(a, dt) for a in axes]
+        grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
+        if self.sparse:
+            return grids
+        return stack(grids, 0) if grids else ensure_array(np.zeros((0,), dt))
+
+
+mgrid = _Grid(sparse=False)
+ogrid = _Grid(sparse=True)
+
+
+class _Concat:
+    """r_/c_: concatenate slices, scalars and arrays along an axis, with NumPy's string
+    directives ('0,2,1' style) in the first position."""
+
+    def __init__(self, axis: int, ndmin: int, trans1d: int) -> None:
+        self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
+
+    def __getitem__(self, key: Any) -> Array:
+        from numjax._src.numpy.creation import array
+        from numjax._src.numpy.shape import concatenate, moveaxis
+        key = key if isinstance(key, tuple) else (key,)
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        parts = []
+        for i, item in enumerate(key):
+            if isinstance(item, str):
+                if i != 0:
+                    raise ValueError("string directive must be placed at the beginning")
+                if item in ("r", "c"):
+                    raise NotImplementedError("matrix output is not supported")
+                vals = [int(v) for v in item.split(",")]
+                axis = vals[0]
+                if len(vals) > 1:
+                    ndmin = vals[1]
+                if len(vals) > 2:
+                    trans1d = vals[2]
+                continue
+            if isinstance(item, slice):
+                arr = _slice_values(item)
+            else:
+                arr = array(item, copy=False)
+            nd = get_aval(arr).ndim
+            if nd < ndmin:
+                arr = lax.broadcast_to_rank(arr, ndmin)
+                if trans1d != -1 and nd == 1:
+                    arr = moveaxis(arr, -1, trans1d)
+            parts.append(arr)
+        if not parts:
+            return array([])
+        return concatenate(parts, axis)
+
+
+r_ = _Concat(0, 1, -1)
+c_ = _Concat(-1, 2, 0)
+
+
+def astype(x: Array, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Array:
+    """`x` converted to `dtype`."""
+    dtypes.check_user_dtype_supported(dtype, "astype")
+    return lax.convert_element_type(ensure_array(x), dtype)
+
+
+def array_repr(arr: Any, max_line_width: int | None = None, precision: int | None = None,
+               suppress_small: bool | None = None) -> str:
+    return repr(arr)
+
+
+def array_str(a: Any, max_line_width: int | None = None, precision: int | None = None,
+              suppress_small: bool | None = None) -> str:
+    return np.array_str(np.asarray(a), max_line_width, precision, suppress_small)
+
+
+printoptions = np.printoptions
+get_printoptions = np.get_printoptions
+set_printoptions = np.set_printoptions
+
+
+def save(file: Any, arr: Any, allow_pickle: bool = True) -> None:
+    """np.save of the array's value."""
+    np.save(file, np.asarray(arr), allow_pickle=allow_pickle)
+
+
+def savez(file: Any, *args: Any, **kwds: Any) -> None:
+    arrays: dict[str, Any] = {k: np.asarray(v) for k, v in kwds.items()}
+    np.savez(file, *[np.asarray(a) for a in args], **arrays)
+
+
+def load(*args: Any, **kwargs: Any) -> Any:
+    """np.load, with arrays turned into numjax Arrays."""
+    from numjax._src.numpy.creation import asarray
+    out = np.load(*args, **kwargs)
+    return asarray(out) if isinstance(out, np.ndarray) and out.dtype != object else out
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+    from numjax._src.numpy.creation import array
+    return array(np.from_dlpack(x))

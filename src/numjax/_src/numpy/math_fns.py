@@ -1,0 +1,411 @@
+"""The rest of jnp's elementwise functions: NaN-aware extrema, closeness tests, float
+decomposition, integer gcd/lcm, sinc/i0, interpolation and angle unwrapping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.avals import get_aval
+from numjax._src.lax import lax
+from numjax._src.numpy import ufuncs
+from numjax._src.numpy.util import (
+    check_arraylike,
+    ensure_array,
+    promote_args,
+    promote_args_inexact,
+    promote_args_numeric,
+)
+
+Array = Any
+_BOOL = np.dtype(bool)
+
+
+def _const(x: Array, value: Any) -> Array:
+    aval = get_aval(x)
+    return lax._convert_element_type(value, aval.dtype, aval.weak_type)
+
+
+def _where(c: Array, x: Array, y: Array) -> Array:
+    from numjax._src.numpy.lax_numpy import where
+    return where(c, x, y)
+
+
+def _is_float(dt: np.dtype) -> bool:
+    return dt.kind in "fc" or dt == dtypes.bfloat16
+
+
+def fmax(x1: Array, x2: Array, /) -> Array:
+    """Elementwise maximum that ignores NaNs (NaN only where both are NaN).
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.fmax(jnp.array([1., jnp.nan]), 0.)
+    Array([1., 0.], dtype=float32)
+    """
+    x1, x2 = promote_args("fmax", x1, x2)
+    return _where(ufuncs.isnan(x1) | (x1 < x2), x2, x1) if _is_float(
+        get_aval(x1).dtype) else lax.max(x1, x2)
+
+
+def fmin(x1: Array, x2: Array, /) -> Array:
+    """Elementwise minimum that ignores NaNs."""
+    x1, x2 = promote_args("fmin", x1, x2)
+    return _where(ufuncs.isnan(x1) | (x1 > x2), x2, x1) if _is_float(
+        get_aval(x1).dtype) else lax.min(x1, x2)
+
+
+def heaviside(x1: Array, x2: Array, /) -> Array:
+    """0 for x1 < 0, x2 for x1 == 0, 1 for x1 > 0."""
+    # JAX's result is weak only when both operands are.
+    weak = dtypes.is_weakly_typed(x1) and dtypes.is_weakly_typed(x2)
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    x1 = lax._convert_element_type(x1, get_aval(x1).dtype, weak)
+    x2 = lax._convert_element_type(x2, get_aval(x2).dtype, weak)
+    zero = _const(x1, 0)
+    return _where(lax.lt(x1, zero), lax.full_like(x1, 0),
+                  _where(lax.gt(x1, zero), lax.full_like(x1, 1), x2))
+
+
+def sinc(x: Array, /) -> Array:
+    """sin(pi x) / (pi x), 1 at 0 (with the right derivatives there)."""
+    (x,) = promote_args_inexact("sinc", x)
+    zero = lax.eq(x, _const(x, 0))
+    pi_x = lax.mul(_const(x, np.pi), x)
+    safe = lax.select(zero, lax.full_like(x, 1), pi_x)
+    # The Taylor series 1 - (pi x)^2/6 gives the value and the first two derivatives at 0.
+    taylor = lax.sub(_const(x, 1), lax.div(lax.mul(pi_x, pi_x), _const(x, 6)))
+    return lax.select(zero, taylor, lax.div(lax.sin(safe), safe))
+
+
+def i0(x: Array, /) -> Array:
+    """Modified Bessel function of the first kind, order 0."""
+    (x,) = promote_args_inexact("i0", x)
+    if get_aval(x).dtype.kind == "c":
+        raise ValueError("i0 does not support complex-valued inputs.")
+    ax = lax.abs(x)
+    return lax.mul(lax.exp(ax), lax.bessel_i0e(x))
+
+
+def nan_to_num(x: Array, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
+               neginf: Any = None) -> Array:
+    """NaN to `nan`, +/-inf to `posinf`/`neginf` (the dtype's largest finite by default)."""
+    check_arraylike("nan_to_num", x)
+    x = ensure_array(x)
+    dt = get_aval(x).dtype
+    if dt.kind == "c":
+        from numjax._src.lax import complex_ops
+        re = nan_to_num(complex_ops.real(x), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(complex_ops.imag(x), nan=nan, posinf=posinf, neginf=neginf)
+        return lax.complex(re, im)
+    if not _is_float(dt):
+        return lax._convert_element_type(x, dt, False)
+    info = dtypes.finfo(dt)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    x = lax._convert_element_type(x, dt, False)
+    out = lax.select(ufuncs.isnan(x), lax.full_like(x, nan), x)
+    out = lax.select(isposinf(out), lax.full_like(x, posinf), out)
+    return lax.select(isneginf(out), lax.full_like(x, neginf), out)
+
+
+def isposinf(x: Array, /) -> Array:
+    return _isinf_sign("isposinf", x, np.inf)
+
+
+def isneginf(x: Array, /) -> Array:
+    return _isinf_sign("isneginf", x, -np.inf)
+
+
+def _isinf_sign(name: str, x: Array, value: float) -> Array:
+    (x,) = promote_args(name, x)
+    dt = get_aval(x).dtype
+    if dt.kind == "c":
+        raise ValueError(f"jnp.{name} is not well defined for complex-valued inputs")
+    if not _is_float(dt):
+        return lax.full_like(x, False, _BOOL)
+    return lax.eq(x, _const(x, value))
+
+
+def isclose(a: Array, b: Array, rtol: Any = 1e-05, atol: Any = 1e-08,
+            equal_nan: bool = False) -> Array:
+    """|a - b| <= atol + rtol * |b|, infinities equal only to themselves.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.isclose(jnp.array([1.0, 1.1]), 1.0)
+    Array([ True, False], dtype=bool)
+    """
+    a, b = promote_args("isclose", a, b)
+    dt = get_aval(a).dtype
+    if not _is_float(dt):
+        return lax.eq(a, b)
+    if dt.kind == "c":
+        rdt = dtypes.to_inexact_dtype(np.dtype(f"f{dt.itemsize // 2}"))
+    else:
+        rdt = dt
+    rtol = lax._convert_element_type(rtol, rdt)
+    atol = lax._convert_element_type(atol, rdt)
+    out = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    if dt.kind == "c":
+        a_inf, b_inf = ufuncs.isinf(a), ufuncs.isinf(b)
+        out = lax.select(a_inf | b_inf, a_inf & b_inf & lax.eq(a, b), out)
+    else:
+        a_inf, b_inf = ufuncs.isinf(a), ufuncs.isinf(b)
+        out = lax.select(a_inf | b_inf, lax.eq(a, b), out)
+    if equal_nan:
+        out = out | (ufuncs.isnan(a) & ufuncs.isnan(b))
+    return out
+
+
+def allclose(a: Array, b: Array, rtol: Any = 1e-05, atol: Any = 1e-08,
+             equal_nan: bool = False) -> Array:
+    from numjax._src.numpy.reductions import all as jnp_all
+    return jnp_all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
+    """Same shape and elements (a Python-bool False when the shapes differ)."""
+    from numjax._src.numpy.reductions import all as jnp_all
+    try:
+        a1, a2 = ensure_array(a1), ensure_array(a2)
+    except TypeError:
+        return lax._convert_element_type(False, _BOOL)
+    if get_aval(a1).shape != get_aval(a2).shape:
+        return lax._convert_element_type(False, _BOOL)
+    eq = ufuncs.equal(a1, a2)
+    if equal_nan:
+        eq = eq | (ufuncs.isnan(a1) & ufuncs.isnan(a2))
+    return jnp_all(eq)
+
+
+def array_equiv(a1: Array, a2: Array) -> Array:
+    """Equal after broadcasting (False when the shapes do not broadcast)."""
+    from numjax._src.numpy.reductions import all as jnp_all
+    a1, a2 = ensure_array(a1), ensure_array(a2)
+    try:
+        np.broadcast_shapes(get_aval(a1).shape, get_aval(a2).shape)
+    except ValueError:
+        return lax._convert_element_type(False, _BOOL)
+    return jnp_all(ufuncs.equal(a1, a2))
+
+
+def isreal(x: Array, /) -> Array:
+    x = ensure_array(x)
+    if get_aval(x).dtype.kind == "c":
+        from numjax._src.lax import complex_ops
+        return lax.eq(complex_ops.imag(x), lax._convert_element_type(0, complex_ops.imag(
+            x).dtype))
+    return lax.full_like(x, True, _BOOL)
+
+
+def iscomplex(x: Array, /) -> Array:
+    return lax.bitwise_not(isreal(x))
+
+
+def isrealobj(x: Any) -> bool:
+    from numjax._src.numpy.complex_fns import iscomplexobj
+    return not iscomplexobj(x)
+
+
+def angle(z: Array, deg: bool = False) -> Array:
+    """The argument of complex `z` (radians, or degrees with `deg`)."""
+    z = ensure_array(z)
+    dt = get_aval(z).dtype
+    if dt.kind == "c":
+        from numjax._src.lax import complex_ops
+        re, im = complex_ops.real(z), complex_ops.imag(z)
+    else:
+        (re,) = promote_args_inexact("angle", z)
+        im = lax.full_like(re, 0)
+    out = lax.atan2(im, re)
+    out = lax._convert_element_type(out, get_aval(out).dtype, False)
+    return ufuncs.rad2deg(out) if deg else out
+
+
+def ldexp(x1: Array, x2: Array, /) -> Array:
+    """x1 * 2**x2 for integer x2."""
+    check_arraylike("ldexp", x1, x2)
+    if dtypes.dtype(x2).kind not in "iub":
+        raise ValueError(f"ldexp not supported for exponent dtype {dtypes.dtype(x2)}")
+    (x1,) = promote_args_inexact("ldexp", x1)
+    x2 = ensure_array(x2)
+    return ufuncs.multiply(x1, lax.exp2(lax.convert_element_type(x2, get_aval(x1).dtype)))
+
+
+def frexp(x: Array, /) -> tuple[Array, Array]:
+    """Mantissa in [0.5, 1) and integer exponent with x = m * 2**e."""
+    (x,) = promote_args_inexact("frexp", x)
+    dt = get_aval(x).dtype
+    if dt.kind == "c":
+        raise TypeError("frexp does not support complex-valued inputs")
+    ax = lax.abs(x)
+    special = (lax.eq(x, _const(x, 0)) | ufuncs.isinf(x) | ufuncs.isnan(x))
+    safe = lax.select(special, lax.full_like(x, 1), ax)
+    idt = dtypes.default_int_dtype()
+    # floor(log2|x|) + 1, corrected by one step each way for rounding in log2.
+    e = lax.add(lax.floor(ufuncs.log2(safe)), _const(safe, 1))
+    m = lax.div(x, lax.exp2(e))
+    am = lax.abs(m)
+    too_big = lax.ge(am, _const(x, 1))
+    e = lax.select(too_big, lax.add(e, _const(e, 1)), e)
+    too_small = lax.lt(lax.abs(lax.div(x, lax.exp2(e))), _const(x, 0.5))
+    e = lax.select(too_small & lax.bitwise_not(special), lax.sub(e, _const(e, 1)), e)
+    m = lax.div(x, lax.exp2(e))
+    m = lax.select(special, x, m)
+    e = lax.select(special, lax.full_like(e, 0), e)
+    return m, lax.convert_element_type(e, idt)
+
+
+def modf(x: Array, /, out: None = None) -> tuple[Array, Array]:
+    """Fractional and integral parts, both with the sign of x."""
+    (x,) = promote_args_inexact("modf", x)
+    whole = ufuncs.trunc(x)
+    return lax.sub(x, whole), whole
+
+
+def divmod(x1: Array, x2: Array, /) -> tuple[Array, Array]:
+    """(x1 // x2, x1 % x2)."""
+    return ufuncs.floor_divide(x1, x2), ufuncs.remainder(x1, x2)
+
+
+def _int_args(name: str, x1: Array, x2: Array) -> list[Array]:
+    x1, x2 = promote_args_numeric(name, x1, x2)
+    if get_aval(x1).dtype.kind not in "iu":
+        raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
+    return [x1, x2]
+
+
+def gcd(x1: Array, x2: Array, /) -> Array:
+    """Greatest common divisor (Euclid's algorithm, a fixed number of steps)."""
+    x1, x2 = _int_args("gcd", x1, x2)
+    from numjax._src.numpy.shape import broadcast_arrays
+    a, b = broadcast_arrays(lax.abs(x1) if get_aval(x1).dtype.kind == "i" else x1,
+                            lax.abs(x2) if get_aval(x2).dtype.kind == "i" else x2)
+    zero = _const(a, 0)
+    # Each two steps at least halve the smaller value: 2 * bits steps always finish.
+    for _ in range(2 * get_aval(a).dtype.itemsize * 8):
+        nz = lax.ne(b, zero)
+        safe_b = lax.select(nz, b, lax.full_like(b, 1))
+        a, b = lax.select(nz, b, a), lax.select(nz, lax.rem(a, safe_b), b)
+    return a
+
+
+def lcm(x1: Array, x2: Array, /) -> Array:
+    """Least common multiple."""
+    x1, x2 = _int_args("lcm", x1, x2)
+    d = gcd(x1, x2)
+    zero = _const(d, 0)
+    safe = lax.select(lax.eq(d, zero), lax.full_like(d, 1), d)
+    ax1 = lax.abs(x1) if get_aval(x1).dtype.kind == "i" else x1
+    ax2 = lax.abs(x2) if get_aval(x2).dtype.kind == "i" else x2
+    out = lax.mul(ufuncs.floor_divide(ax1, safe), ax2)
+    return lax.select(lax.eq(d, zero), lax.full_like(out, 0), out)
+
+
+def float_power(x1: Array, x2: Array, /) -> Array:
+    """x1 ** x2 computed in the widest float type available."""
+    check_arraylike("float_power", x1, x2)
+    x1, x2 = promote_args_inexact("float_power", x1, x2)
+    dt = get_aval(x1).dtype
+    wide = dtypes.canonicalize_dtype(np.complex128 if dt.kind == "c" else np.float64)
+    weak = get_aval(x1).weak_type
+    return lax.pow(lax._convert_element_type(x1, wide, weak),
+                   lax._convert_element_type(x2, wide, weak))
+
+
+def logaddexp2(x1: Array, x2: Array, /) -> Array:
+    """log2(2**x1 + 2**x2) without overflow."""
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    # JAX's result is never weakly typed (it is a custom_jvp function of its operands).
+    x1 = lax._convert_element_type(x1, get_aval(x1).dtype, False)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    ln2 = _const(x1, np.log(2))
+    out = lax.add(amax, lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), ln2))
+    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+
+
+def fix(x: Array, out: None = None) -> Array:
+    """Round toward zero."""
+    check_arraylike("fix", x)
+    return ufuncs.trunc(x)
+
+
+def bitwise_count(x: Array, /) -> Array:
+    """The number of 1 bits in |x|."""
+    (x,) = promote_args_numeric("bitwise_count", x)
+    dt = get_aval(x).dtype
+    if dt.kind not in "iub":
+        raise TypeError(f"bitwise_count requires integer arguments, got {dt.name}")
+    if dt == _BOOL:
+        x = lax.convert_element_type(x, np.uint8)
+    elif dt.kind == "i":
+        x = lax.abs(x)
+    return lax.convert_element_type(lax.population_count(x), np.uint8)
+
+
+def unwrap(p: Array, discont: Any = None, axis: int = -1, period: Any = 2 * np.pi) -> Array:
+    """Undo jumps larger than `discont` along `axis` by adding multiples of `period`."""
+    from numjax._src.numpy.reductions import _axes
+    (p,) = promote_args_inexact("unwrap", p)
+    ax = _axes(axis, get_aval(p).ndim)[0]
+    n = get_aval(p).shape[ax]
+    if n < 2:
+        return p
+    dd = lax.sub(lax.slice_in_dim(p, 1, n, axis=ax), lax.slice_in_dim(p, 0, n - 1, axis=ax))
+    per = _const(p, period)
+    half = lax.div(per, _const(p, 2))
+    discont_v = half if discont is None else lax.max(_const(p, discont), half)
+    ddmod = lax.sub(ufuncs.remainder(lax.add(dd, half), per), half)
+    ddmod = _where(lax.eq(ddmod, lax.neg(half)) & lax.gt(dd, _const(p, 0)), half, ddmod)
+    correct = lax.sub(ddmod, dd)
+    correct = _where(lax.lt(lax.abs(dd), discont_v), lax.full_like(correct, 0), correct)
+    cum = lax.cumsum(correct, ax)
+    zero = lax.slice_in_dim(lax.full_like(p, 0), 0, 1, axis=ax)
+    return lax.add(p, lax.concatenate([zero, cum], ax))
+
+
+def interp(x: Array, xp: Array, fp: Array, left: Any = None, right: Any = None,
+           period: Any = None) -> Array:
+    """Piecewise-linear interpolation of (xp, fp) at x; xp must be increasing.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.interp(1.5, jnp.array([1., 2.]), jnp.array([10., 20.]))
+    Array(15., dtype=float32)
+    """
+    check_arraylike("interp", x, xp, fp)
+    xp, fp = ensure_array(xp), ensure_array(fp)
+    if get_aval(xp).ndim != 1 or get_aval(fp).ndim != 1 or \
+            get_aval(xp).shape[0] != get_aval(fp).shape[0]:
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+    from numjax._src.numpy.util import promote_dtypes_inexact
+    x, xp, fp = promote_dtypes_inexact(x, xp, fp)
+    if period is not None:
+        per = lax.abs(_const(x, period))
+        x = ufuncs.remainder(x, per)
+        xp = ufuncs.remainder(xp, per)
+        from numjax._src.numpy.sorting import argsort
+        order = argsort(xp)
+        xp, fp = xp[order], fp[order]
+        xp = lax.concatenate([lax.sub(xp[-1:], per), xp, lax.add(xp[:1], per)], 0)
+        fp = lax.concatenate([fp[-1:], fp, fp[:1]], 0)
+    from numjax._src.numpy.sorting import searchsorted
+    n = get_aval(xp).shape[0]
+    i = lax.clamp(lax._convert_element_type(1, dtypes.default_int_dtype()),
+                  searchsorted(xp, x, side="right"),
+                  lax._convert_element_type(max(n - 1, 1), dtypes.default_int_dtype()))
+    x0, x1 = xp[i - 1], xp[i]
+    f0, f1 = fp[i - 1], fp[i]
+    dx = lax.sub(x1, x0)
+    delta = lax.sub(x, x0)
+    zero_dx = lax.eq(dx, lax.full_like(dx, 0))
+    slope = lax.div(lax.sub(f1, f0), lax.select(zero_dx, lax.full_like(dx, 1), dx))
+    f = lax.select(zero_dx, f0, lax.add(f0, lax.mul(slope, lax.convert_element_type(
+        delta, get_aval(slope).dtype))))
+    if period is None:
+        lv = fp[0] if left is None else lax._convert_element_type(left, get_aval(f).dtype)
+        rv = fp[-1] if right is None else lax._convert_element_type(right, get_aval(f).dtype)
+        f = lax.select(lax.lt(x, xp[0]), lax.broadcast_in_dim(lv, get_aval(f).shape, ()), f)
+        f = lax.select(lax.gt(x, xp[-1]), lax.broadcast_in_dim(rv, get_aval(f).shape, ()), f)
+    return f

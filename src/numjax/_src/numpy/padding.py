@@ -1,0 +1,233 @@
+"""jnp.pad: NumPy's padding modes built from lax.pad, slices, reversals and concatenations."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from numjax._src.core import errors
+from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import Tracer
+from numjax._src.lax import lax
+from numjax._src.numpy.util import check_arraylike, ensure_array
+
+Array = Any
+
+_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum",
+          "reflect", "symmetric", "wrap", "empty")
+
+
+def _pairs(name: str, value: Any, ndim: int, integral: bool = True) -> list[tuple[Any, Any]]:
+    """`value` broadcast to one (before, after) pair per axis."""
+    if isinstance(value, Tracer) and value.to_concrete_value() is None:
+        raise errors.ConcretizationTypeError(value, f"The {name} argument of jnp.pad must be "
+                                                    "concrete.\n")
+    arr = np.asarray(value.to_concrete_value() if isinstance(value, Tracer) else value)
+    if integral and arr.size and arr.dtype.kind not in "iu":
+        raise TypeError(f"`{name}` must be of integral type.")
+    try:
+        full = np.broadcast_to(arr, (ndim, 2))
+    except ValueError:
+        raise ValueError(f"jnp.pad: {name} with shape={arr.shape} cannot be broadcast to "
+                         f"(ndim, 2) for an array of ndim={ndim}") from None
+    if integral:
+        out = [(operator.index(a), operator.index(b)) for a, b in full.tolist()]
+        if any(a < 0 or b < 0 for a, b in out):
+            raise ValueError("index can't contain negative values")
+        return out
+    return [(a, b) for a, b in full]
+
+
+def pad(array: Array, pad_width: Any, mode: str | Callable[..., Any] = "constant",
+        **kwargs: Any) -> Array:
+    """Pad `array` by `pad_width` ((before, after) per axis) with NumPy's `mode`s.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.pad(jnp.array([1, 2, 3]), 2, mode="reflect")
+    Array([3, 2, 1, 2, 3, 2, 1], dtype=int32)
+    """
+    check_arraylike("pad", array)
+    array = ensure_array(array)
+    ndim = get_aval(array).ndim
+    widths = _pairs("pad_width", pad_width, ndim)
+    if callable(mode):
+        raise NotImplementedError("jnp.pad with a callable mode is not supported by numjax")
+    allowed = {"constant": {"constant_values"}, "linear_ramp": {"end_values"},
+               "reflect": {"reflect_type"}, "symmetric": {"reflect_type"},
+               "maximum": {"stat_length"}, "minimum": {"stat_length"},
+               "mean": {"stat_length"}, "median": {"stat_length"}}
+    if mode not in _MODES:
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+    unexpected = set(kwargs) - allowed.get(mode, set())
+    if unexpected:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unexpected}")
+    if mode == "constant":
+        return _pad_constant(array, widths, kwargs.get("constant_values", 0))
+    if mode == "empty":
+        return _pad_constant(array, widths, 0)
+    for axis, (before, after) in enumerate(widths):
+        if before == after == 0:
+            continue
+        n = get_aval(array).shape[axis]
+        if n == 0:
+            raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
+        if mode == "edge":
+            array = _pad_edge(array, axis, before, after)
+        elif mode == "wrap":
+            array = _pad_wrap(array, axis, before, after)
+        elif mode in ("reflect", "symmetric"):
+            odd = kwargs.get("reflect_type", "even") == "odd"
+            array = _pad_reflect(array, axis, before, after, mode == "reflect", odd)
+        elif mode == "linear_ramp":
+            ends = _pairs("end_values", kwargs.get("end_values", 0), ndim, integral=False)
+            array = _pad_ramp(array, axis, before, after, ends[axis])
+        else:
+            lengths = kwargs.get("stat_length")
+            stat = None if lengths is None else _pairs("stat_length", lengths, ndim)[axis]
+            array = _pad_stat(array, axis, before, after, mode, stat)
+    return array
+
+
+def _pad_constant(array: Array, widths: list[tuple[int, int]], values: Any) -> Array:
+    dt = get_aval(array).dtype
+    if isinstance(values, Tracer) and get_aval(values).ndim == 0 or np.ndim(values) == 0 and \
+            not isinstance(values, Tracer):
+        fill = lax._convert_element_type(values, dt)
+        return lax.pad(array, fill, [(b, a, 0) for b, a in widths])
+    if isinstance(values, list | tuple):
+        from numjax._src.numpy.creation import asarray
+        values = asarray(values)
+    pairs = _value_pairs(values, len(widths))
+    for axis, ((before, after), (vb, va)) in enumerate(zip(widths, pairs, strict=True)):
+        config = [(0, 0, 0)] * len(widths)
+        config[axis] = (before, 0, 0)
+        array = lax.pad(array, lax._convert_element_type(vb, dt), config)
+        config[axis] = (0, after, 0)
+        array = lax.pad(array, lax._convert_element_type(va, dt), config)
+    return array
+
+
+def _value_pairs(values: Any, ndim: int) -> list[tuple[Any, Any]]:
+    """Per-axis (before, after) values, traced entries allowed."""
+    from numjax._src.numpy.shape import broadcast_to
+    v = broadcast_to(values, (ndim, 2))
+    return [(v[i, 0], v[i, 1]) for i in range(ndim)]
+
+
+def _edge(array: Array, axis: int, first: bool) -> Array:
+    n = get_aval(array).shape[axis]
+    return lax.slice_in_dim(array, 0, 1, axis=axis) if first else \
+        lax.slice_in_dim(array, n - 1, n, axis=axis)
+
+
+def _repeat_slab(slab: Array, axis: int, count: int) -> Array:
+    shape = list(get_aval(slab).shape)
+    shape[axis] = count
+    return lax.broadcast_in_dim(lax.squeeze(slab, (axis,)), tuple(shape),
+                                tuple(i for i in range(len(shape)) if i != axis))
+
+
+def _pad_edge(array: Array, axis: int, before: int, after: int) -> Array:
+    parts = [_repeat_slab(_edge(array, axis, True), axis, before), array,
+             _repeat_slab(_edge(array, axis, False), axis, after)]
+    return lax.concatenate(parts, axis)
+
+
+def _pad_wrap(array: Array, axis: int, before: int, after: int) -> Array:
+    n = get_aval(array).shape[axis]
+    copies_before = -(-before // n)
+    copies = copies_before + 1 + -(-after // n)
+    tiled = lax.concatenate([array] * copies, axis)
+    start = copies_before * n - before
+    return lax.slice_in_dim(tiled, start, start + before + n + after, axis=axis)
+
+
+def _pad_reflect(array: Array, axis: int, before: int, after: int, reflect: bool,
+                 odd: bool) -> Array:
+    """Mirror the array about its edges, repeatedly when the pad is longer than the axis.
+    'reflect' excludes the edge element from the mirror image, 'symmetric' includes it; with
+    reflect_type='odd' the image is additionally negated about the edge value (2*edge - x)."""
+    n = get_aval(array).shape[axis]
+    if reflect and n == 1:
+        return _pad_edge(array, axis, before, after)
+    skip = 1 if reflect else 0
+    period = n - skip
+
+    def grow(array: Array, count: int, first: bool) -> Array:
+        edge = _edge(array, axis, first)
+        while count > 0:
+            step = min(count, period)
+            count -= step
+            size = get_aval(array).shape[axis]
+            piece = lax.slice_in_dim(array, skip, skip + step, axis=axis) if first else \
+                lax.slice_in_dim(array, size - skip - step, size - skip, axis=axis)
+            piece = lax.rev(piece, (axis,))
+            if odd:
+                piece = lax.sub(lax.mul(lax._convert_element_type(2, get_aval(edge).dtype),
+                                        lax.broadcast_in_dim(
+                                            lax.squeeze(edge, (axis,)),
+                                            get_aval(piece).shape,
+                                            tuple(i for i in range(get_aval(piece).ndim)
+                                                  if i != axis))), piece)
+                edge = _edge(piece, axis, first)
+            array = lax.concatenate([piece, array] if first else [array, piece], axis)
+        return array
+
+    return grow(grow(array, before, True), after, False)
+
+
+def _pad_ramp(array: Array, axis: int, before: int, after: int, ends: tuple[Any, Any]) -> Array:
+    dt = get_aval(array).dtype
+    ft = dt if dt.kind in "fc" else np.dtype("float32")
+
+    def ramp(edge: Array, end: Any, count: int, first: bool) -> Array:
+        edge = lax.convert_element_type(edge, ft)
+        shape = list(get_aval(edge).shape)
+        shape[axis] = count
+        frac = lax.div(lax.convert_element_type(lax.broadcasted_iota(np.int32, tuple(shape), axis),
+                                                ft),
+                       lax._convert_element_type(max(count, 1), ft))
+        end_v = lax._convert_element_type(end, ft)
+        edge_b = lax.broadcast_in_dim(lax.squeeze(edge, (axis,)), tuple(shape),
+                                      tuple(i for i in range(len(shape)) if i != axis))
+        vals = lax.add(end_v, lax.mul(lax.sub(edge_b, end_v), frac))
+        if not first:
+            vals = lax.rev(vals, (axis,))
+        return lax.convert_element_type(vals, dt)
+
+    left = ramp(_edge(array, axis, True), ends[0], before, True)
+    right = ramp(_edge(array, axis, False), ends[1], after, False)
+    return lax.concatenate([left, array, right], axis)
+
+
+def _pad_stat(array: Array, axis: int, before: int, after: int, mode: str,
+              stat: tuple[int, int] | None) -> Array:
+    n = get_aval(array).shape[axis]
+    from numjax._src.numpy import reductions
+    fn: Callable[..., Array] = {"maximum": reductions.max, "minimum": reductions.min,
+                                "mean": reductions.mean}.get(mode) or _median
+
+    def stat_slab(first: bool) -> Array:
+        length = n if stat is None else min(max(stat[0 if first else 1], 1), n)
+        if stat is not None and stat[0 if first else 1] == 0:
+            raise ValueError("stat_length of 0 yields no value for padding")
+        region = lax.slice_in_dim(array, 0, length, axis=axis) if first else \
+            lax.slice_in_dim(array, n - length, n, axis=axis)
+        value = fn(region, axis=axis, keepdims=True)
+        dt = get_aval(array).dtype
+        if mode in ("mean", "median") and dt.kind in "iub":
+            from numjax._src.numpy.rounding import round as jnp_round
+            value = jnp_round(value)
+        return lax.convert_element_type(value, dt)
+
+    parts = [_repeat_slab(stat_slab(True), axis, before), array,
+             _repeat_slab(stat_slab(False), axis, after)]
+    return lax.concatenate(parts, axis)
+
+
+def _median(a: Array, axis: int, keepdims: bool) -> Array:
+    from numjax._src.numpy.statistics import median
+    return median(a, axis=axis, keepdims=keepdims)

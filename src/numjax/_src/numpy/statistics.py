@@ -1,0 +1,502 @@
+"""Cumulative and NaN-aware reductions, order statistics, averages, differences, histograms,
+convolution and covariance."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from numjax._src import dtypes
+from numjax._src.core.avals import get_aval
+from numjax._src.lax import lax
+from numjax._src.numpy import reductions
+from numjax._src.numpy.lax_numpy import where as _where
+from numjax._src.numpy.shape import moveaxis, ravel
+from numjax._src.numpy.util import (
+    canonicalize_axis,
+    check_arraylike,
+    ensure_array,
+    promote_args_inexact,
+    promote_dtypes_inexact,
+)
+
+Array = Any
+
+
+def _isnan(x: Array) -> Array:
+    return lax.ne(x, x)
+
+
+def _is_inexact(x: Array) -> bool:
+    dt = get_aval(x).dtype
+    return dt.kind in "fc" or dt == dtypes.bfloat16
+
+
+# ---- cumulative ----------------------------------------------------------------------------
+
+
+def _cumulative(name: str, op: Any, nan_fill: Any = None) -> Any:
+    def fn(a: Array, axis: int | None = None, dtype: Any = None, out: None = None) -> Array:
+        check_arraylike(name, a)
+        a = ensure_array(a)
+        if axis is None:
+            a, axis = ravel(a), 0
+        axis = canonicalize_axis(axis, get_aval(a).ndim)
+        if nan_fill is not None and _is_inexact(a):
+            a = _where(_isnan(a), lax._convert_element_type(nan_fill, get_aval(a).dtype), a)
+        dt = get_aval(a).dtype
+        # JAX keeps integer dtypes (no upcast, unlike NumPy) and only turns bool into int.
+        if dtype is not None:
+            dtypes.check_user_dtype_supported(dtype, name)
+            a = lax._convert_element_type(a, dtypes.canonicalize_dtype(dtype))
+        elif dt == np.bool_:
+            a = lax._convert_element_type(a, dtypes.default_int_dtype())
+        else:
+            a = lax._convert_element_type(a, dt, False)
+        return op(a, axis)
+
+    fn.__name__ = name
+    fn.__doc__ = f"jnp.{name} along `axis` (the flattened array when None)."
+    return fn
+
+
+cumsum = _cumulative("cumsum", lax.cumsum)
+cumprod = _cumulative("cumprod", lax.cumprod)
+nancumsum = _cumulative("nancumsum", lax.cumsum, 0)
+nancumprod = _cumulative("nancumprod", lax.cumprod, 1)
+cumproduct = cumprod
+
+
+def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: Any = None,
+                   include_initial: bool = False) -> Array:
+    """The Array API's cumulative sum (optionally starting with a 0)."""
+    x = ensure_array(x)
+    if axis is None:
+        if get_aval(x).ndim > 1:
+            raise ValueError(f"The input array has rank {get_aval(x).ndim}, however axis was "
+                             "not set to an explicit value. The axis argument is only optional "
+                             "for one-dimensional arrays.")
+        axis = 0
+    axis = canonicalize_axis(axis, get_aval(x).ndim)
+    out = cumsum(x, axis, dtype)
+    if include_initial:
+        zero = lax.slice_in_dim(lax.full_like(out, 0), 0, 1, axis=axis) if \
+            get_aval(out).shape[axis] else lax.full(tuple(
+                1 if i == axis else d for i, d in enumerate(get_aval(out).shape)), 0,
+                get_aval(out).dtype)
+        out = lax.concatenate([zero, out], axis)
+    return out
+
+
+# ---- NaN-aware reductions ------------------------------------------------------------------
+
+
+def _nan_reduction(name: str, base: Any, fill: Any) -> Any:
+    def fn(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
+           keepdims: bool = False, initial: Any = None, where: Any = None) -> Array:
+        check_arraylike(name, a)
+        a = ensure_array(a)
+        kwargs: dict[str, Any] = {"keepdims": keepdims, "initial": initial, "where": where}
+        if dtype is not None:
+            kwargs["dtype"] = dtype
+        if not _is_inexact(a):
+            return base(a, axis, **kwargs)
+        a = _where(_isnan(a), lax._convert_element_type(fill, get_aval(a).dtype), a)
+        return base(a, axis, **kwargs)
+
+    fn.__name__ = name
+    fn.__doc__ = f"jnp.{name}: like {base.__name__}, treating NaNs as {fill}."
+    return fn
+
+
+nansum = _nan_reduction("nansum", reductions.sum, 0)
+nanprod = _nan_reduction("nanprod", reductions.prod, 1)
+
+
+def _nan_extremum(name: str, base: Any, fill: float) -> Any:
+    def fn(a: Array, axis: Any = None, out: None = None, keepdims: bool = False,
+           initial: Any = None, where: Any = None) -> Array:
+        check_arraylike(name, a)
+        a = ensure_array(a)
+        if not _is_inexact(a):
+            return base(a, axis, keepdims=keepdims, initial=initial, where=where)
+        nan = _isnan(a)
+        filled = _where(nan, lax._convert_element_type(fill, get_aval(a).dtype), a)
+        out_ = base(filled, axis, keepdims=keepdims, initial=initial, where=where)
+        all_nan = reductions.all(nan, axis, keepdims=keepdims)
+        return _where(all_nan, lax._convert_element_type(np.nan, get_aval(
+            out_).dtype), out_)
+
+    fn.__name__ = name
+    return fn
+
+
+nanmax = _nan_extremum("nanmax", reductions.max, -np.inf)
+nanmin = _nan_extremum("nanmin", reductions.min, np.inf)
+
+
+def nanargmax(a: Array, axis: int | None = None, out: None = None,
+              keepdims: bool | None = None) -> Array:
+    """argmax ignoring NaNs (-1 where a slice is all NaN)."""
+    return _nanarg("nanargmax", reductions.argmax, -np.inf, a, axis, keepdims)
+
+
+def nanargmin(a: Array, axis: int | None = None, out: None = None,
+              keepdims: bool | None = None) -> Array:
+    return _nanarg("nanargmin", reductions.argmin, np.inf, a, axis, keepdims)
+
+
+def _nanarg(name: str, base: Any, fill: float, a: Array, axis: int | None,
+            keepdims: bool | None) -> Array:
+    check_arraylike(name, a)
+    a = ensure_array(a)
+    if not _is_inexact(a):
+        return base(a, axis, keepdims=keepdims)
+    nan = _isnan(a)
+    res = base(_where(nan, lax._convert_element_type(fill, get_aval(a).dtype), a), axis,
+               keepdims=keepdims)
+    all_nan = reductions.all(nan, axis, keepdims=bool(keepdims))
+    return _where(all_nan, lax._convert_element_type(-1, get_aval(res).dtype), res)
+
+
+def nanmean(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
+            keepdims: bool = False, where: Any = None) -> Array:
+    """Mean of the non-NaN elements."""
+    check_arraylike("nanmean", a)
+    a = ensure_array(a)
+    if not _is_inexact(a):
+        return reductions.mean(a, axis, dtype, keepdims=keepdims, where=where)
+    valid = lax.bitwise_not(_isnan(a))
+    if where is not None:
+        valid = valid & ensure_array(where)
+    if dtype is None:
+        dtype = get_aval(a).dtype
+    total = nansum(a, axis, dtype=dtype, keepdims=keepdims, where=valid)
+    count = reductions.sum(valid, axis, dtype=dtype, keepdims=keepdims)
+    return lax.div(total, count)
+
+
+def nanvar(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
+           keepdims: bool = False, where: Any = None) -> Array:
+    """Variance of the non-NaN elements."""
+    check_arraylike("nanvar", a)
+    a = ensure_array(a)
+    (a,) = promote_dtypes_inexact(a)
+    valid = lax.bitwise_not(_isnan(a))
+    if where is not None:
+        valid = valid & ensure_array(where)
+    mean_ = nanmean(a, axis, dtype, keepdims=True, where=valid)
+    centered = lax.sub(_where(valid, a, mean_), mean_)
+    if get_aval(centered).dtype.kind == "c":
+        from numjax._src.lax import complex_ops
+        sq = complex_ops.real(lax.mul(centered, complex_ops.conj(centered)))
+    else:
+        sq = lax.mul(centered, centered)
+    total = reductions.sum(sq, axis, keepdims=keepdims, where=valid)
+    count = reductions.sum(valid, axis, dtype=get_aval(total).dtype, keepdims=keepdims)
+    denom = lax.sub(count, lax._convert_element_type(ddof, get_aval(count).dtype))
+    out_ = lax.div(total, denom)
+    return _where(lax.le(denom, lax.full_like(denom, 0)),
+                              lax._convert_element_type(np.nan, get_aval(out_).dtype), out_)
+
+
+def nanstd(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
+           keepdims: bool = False, where: Any = None) -> Array:
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
+
+
+def ptp(a: Array, axis: Any = None, out: None = None, keepdims: bool = False) -> Array:
+    """max - min along `axis`."""
+    check_arraylike("ptp", a)
+    from numjax._src.numpy.ufuncs import subtract
+    return subtract(reductions.max(a, axis, keepdims=keepdims),
+                    reductions.min(a, axis, keepdims=keepdims))
+
+
+def count_nonzero(a: Array, axis: Any = None, keepdims: bool = False) -> Array:
+    """The number of nonzero elements (default int dtype)."""
+    check_arraylike("count_nonzero", a)
+    a = ensure_array(a)
+    nz = lax.ne(a, lax._convert_element_type(0, get_aval(a).dtype))
+    return reductions.sum(nz, axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
+
+
+# ---- order statistics ----------------------------------------------------------------------
+
+
+def quantile(a: Array, q: Array, axis: Any = None, out: None = None,
+             overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+             *, interpolation: None = None) -> Array:
+    """The q-th quantiles (q in [0, 1]) along `axis`, with NumPy's interpolation methods
+    linear, lower, higher, midpoint and nearest.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.quantile(jnp.array([1., 2., 3., 4.]), 0.5)
+    Array(2.5, dtype=float32)
+    """
+    check_arraylike("quantile", a, q)
+    if overwrite_input or out is not None:
+        raise ValueError("jax.numpy.quantile does not support overwrite_input=True or "
+                         "out != None")
+    if interpolation is not None:
+        raise TypeError("quantile() argument interpolation was removed in JAX v0.4.27. Use "
+                        "method instead.")
+    return _quantile(a, q, axis, method, keepdims, squash_nans=False)
+
+
+def percentile(a: Array, q: Array, axis: Any = None, out: None = None,
+               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+               *, interpolation: None = None) -> Array:
+    check_arraylike("percentile", a, q)
+    (q,) = promote_args_inexact("percentile", q)
+    return quantile(a, lax.div(q, lax._convert_element_type(100, get_aval(q).dtype)), axis,
+                    out, overwrite_input, method, keepdims, interpolation=interpolation)
+
+
+def nanquantile(a: Array, q: Array, axis: Any = None, out: None = None,
+                overwrite_input: bool = False, method: str = "linear",
+                keepdims: bool = False, *, interpolation: None = None) -> Array:
+    check_arraylike("nanquantile", a, q)
+    return _quantile(a, q, axis, method, keepdims, squash_nans=True)
+
+
+def nanpercentile(a: Array, q: Array, axis: Any = None, out: None = None,
+                  overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, interpolation: None = None) -> Array:
+    (q,) = promote_args_inexact("nanpercentile", q)
+    return nanquantile(a, lax.div(q, lax._convert_element_type(100, get_aval(q).dtype)), axis,
+                       out, overwrite_input, method, keepdims)
+
+
+def median(a: Array, axis: Any = None, out: None = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Array:
+    """The middle value (mean of the two middle values for even counts)."""
+    check_arraylike("median", a)
+    return quantile(a, 0.5, axis, keepdims=keepdims, method="midpoint")
+
+
+def nanmedian(a: Array, axis: Any = None, out: None = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Array:
+    check_arraylike("nanmedian", a)
+    return nanquantile(a, 0.5, axis, keepdims=keepdims, method="midpoint")
+
+
+def _quantile(a: Array, q: Array, axis: Any, method: str, keepdims: bool,
+              squash_nans: bool) -> Array:
+    from numjax._src.numpy.sorting import sort
+    if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', or "
+                         "'nearest'")
+    a, q = promote_dtypes_inexact(a, q)
+    a_shape = get_aval(a).shape
+    if get_aval(q).ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {get_aval(q).shape}")
+    if axis is None:
+        a = ravel(a)
+        axes: tuple[int, ...] = tuple(range(len(a_shape)))
+        axis_ = 0
+    else:
+        axes = reductions._axes(axis, len(a_shape))
+        # Move the reduced axes to the end and merge them.
+        a = moveaxis(a, axes, tuple(range(-len(axes), 0)))
+        keep = get_aval(a).shape[:len(a_shape) - len(axes)]
+        a = lax.reshape(a, (*keep, int(np.prod(get_aval(a).shape[len(keep):],
+                                                dtype=np.int64))))
+        axis_ = get_aval(a).ndim - 1
+    a = moveaxis(a, axis_, -1)
+    batch = get_aval(a).shape[:-1]
+    n = get_aval(a).shape[-1]
+    dt = get_aval(a).dtype
+    s = sort(a, axis=-1)
+    if squash_nans:
+        valid = lax.bitwise_not(_isnan(a))
+        count = reductions.sum(valid, -1, dtype=dt, keepdims=True)
+    else:
+        count = lax.full((*batch, 1), n, dt)
+    q_flat = lax.reshape(q, (get_aval(q).size,))
+    nq = get_aval(q_flat).shape[0]
+    q_b = lax.broadcast_in_dim(q_flat, (*batch, nq), (len(batch),))
+    pos = lax.mul(q_b, lax.sub(count, lax._convert_element_type(1, dt)))
+    from numjax._src.numpy.ufuncs import maximum, minimum
+    last = maximum(lax.sub(count, lax._convert_element_type(1, dt)),
+                   lax._convert_element_type(0, dt))
+    pos = minimum(maximum(pos, lax._convert_element_type(0, dt)), last)
+    lo = lax.floor(pos)
+    hi = lax.ceil(pos)
+    idt = dtypes.default_int_dtype()
+
+    def take(idx: Array) -> Array:
+        i = lax.clamp(lax._convert_element_type(0, idt), lax.convert_element_type(idx, idt),
+                      lax._convert_element_type(max(n - 1, 0), idt))
+        from numjax._src.numpy.selection import take_along_axis
+        return take_along_axis(s, i, axis=-1)
+
+    low_v, high_v = take(lo), take(hi)
+    if method == "lower":
+        out_ = low_v
+    elif method == "higher":
+        out_ = high_v
+    elif method == "midpoint":
+        out_ = lax.mul(lax.add(low_v, high_v), lax._convert_element_type(0.5, dt))
+    elif method == "nearest":
+        from numjax._src.numpy.rounding import round as jnp_round
+        out_ = take(jnp_round(pos))
+    else:
+        frac = lax.sub(pos, lo)
+        out_ = lax.add(lax.mul(low_v, lax.sub(lax._convert_element_type(1, dt), frac)),
+                       lax.mul(high_v, frac))
+    if squash_nans:
+        out_ = _where(lax.eq(count, lax.full_like(count, 0)),
+                     lax._convert_element_type(np.nan, dt), out_)
+    elif _is_inexact(a) and n:
+        any_nan = reductions.any(_isnan(a), -1, keepdims=True)
+        out_ = _where(any_nan, lax._convert_element_type(np.nan, dt), out_)
+    out_ = moveaxis(out_, -1, 0)
+    if keepdims:
+        kshape = tuple(1 if i in axes else d for i, d in enumerate(a_shape))
+        out_ = lax.reshape(out_, (nq, *kshape))
+    if get_aval(q).ndim == 0:
+        out_ = lax.reshape(out_, get_aval(out_).shape[1:])
+    return out_
+
+
+# ---- averages and differences --------------------------------------------------------------
+
+
+def average(a: Array, axis: Any = None, weights: Array | None = None,
+            returned: bool = False, keepdims: bool = False) -> Any:
+    """Weighted mean; with `returned` also the sum of the weights."""
+    check_arraylike("average", a)
+    if weights is None:
+        avg = reductions.mean(a, axis, keepdims=keepdims)
+        a_aval = get_aval(ensure_array(a))
+        axes = reductions._axes(axis, a_aval.ndim)
+        count = int(np.prod([a_aval.shape[i] for i in axes], dtype=np.int64))
+        wsum = lax.full_like(avg, count)
+    else:
+        a, weights = promote_dtypes_inexact(a, weights)
+        a_shape, w_shape = get_aval(a).shape, get_aval(weights).shape
+        if a_shape != w_shape:
+            if axis is None:
+                raise ValueError("Axis must be specified when shapes of a and weights differ.")
+            if len(w_shape) != 1:
+                raise ValueError("1D weights expected when shapes of a and weights differ.")
+            ax = canonicalize_axis(axis, len(a_shape))
+            if w_shape[0] != a_shape[ax]:
+                raise ValueError("Length of weights not compatible with specified axis.")
+            weights = lax.broadcast_in_dim(weights, a_shape, (ax,))
+        wsum = reductions.sum(weights, axis, keepdims=keepdims)
+        avg = lax.div(reductions.sum(lax.mul(a, weights), axis, keepdims=keepdims), wsum)
+    if returned:
+        from numjax._src.numpy.shape import broadcast_to
+        return avg, broadcast_to(lax.convert_element_type(wsum, get_aval(avg).dtype),
+                                 get_aval(avg).shape)
+    return avg
+
+
+def diff(a: Array, n: int = 1, axis: int = -1, prepend: Array | None = None,
+         append: Array | None = None) -> Array:
+    """n-th discrete difference along `axis`."""
+    check_arraylike("diff", a)
+    a = ensure_array(a)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    nd = get_aval(a).ndim
+    if nd == 0:
+        raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+    axis = canonicalize_axis(axis, nd)
+    from numjax._src.numpy.shape import broadcast_to, concatenate
+
+    def edge(extra: Array) -> Array:
+        e = ensure_array(extra)
+        if get_aval(e).ndim == 0:
+            shape = list(get_aval(a).shape)
+            shape[axis] = 1
+            e = broadcast_to(e, tuple(shape))
+        return e
+
+    parts = [*([edge(prepend)] if prepend is not None else []), a,
+             *([edge(append)] if append is not None else [])]
+    if len(parts) > 1:
+        a = concatenate(parts, axis)
+    for _ in range(n):
+        m = get_aval(a).shape[axis]
+        hi = lax.slice_in_dim(a, 1, m, axis=axis)
+        lo = lax.slice_in_dim(a, 0, max(m - 1, 0), axis=axis)
+        a = lax.bitwise_xor(hi, lo) if get_aval(a).dtype == np.bool_ else lax.sub(hi, lo)
+    return a
+
+
+def ediff1d(ary: Array, to_end: Array | None = None, to_begin: Array | None = None) -> Array:
+    """Differences of the flattened array, with optional values before and after."""
+    check_arraylike("ediff1d", ary)
+    a = ravel(ensure_array(ary))
+    out = diff(a)
+    from numjax._src.numpy.shape import concatenate
+    parts = []
+    if to_begin is not None:
+        parts.append(ravel(lax.convert_element_type(ensure_array(to_begin),
+                                                    get_aval(out).dtype)))
+    parts.append(out)
+    if to_end is not None:
+        parts.append(ravel(lax.convert_element_type(ensure_array(to_end), get_aval(out).dtype)))
+    return concatenate(parts) if len(parts) > 1 else out
+
+
+def gradient(f: Array, *varargs: Any, axis: Any = None, edge_order: int | None = None) -> Any:
+    """Central differences inside, one-sided at the edges (unit or given scalar spacing)."""
+    check_arraylike("gradient", f)
+    if edge_order is not None:
+        raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
+    (f,) = promote_dtypes_inexact(f)
+    nd = get_aval(f).ndim
+    axes = tuple(range(nd)) if axis is None else reductions._axes(axis, nd)
+    if len(varargs) == 0:
+        spacing: list[Any] = [1.0] * len(axes)
+    elif len(varargs) == 1:
+        spacing = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        spacing = list(varargs)
+    else:
+        raise TypeError(f"Invalid number of spacing arguments {len(varargs)}")
+    outs = []
+    for ax, h in zip(axes, spacing, strict=True):
+        m = get_aval(f).shape[ax]
+        if m < 2:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                             "least 2 elements are required.")
+        h = ensure_array(h)
+        if get_aval(h).ndim:
+            raise NotImplementedError("jnp.gradient with array spacing is not supported")
+        dt = get_aval(f).dtype
+        two = lax._convert_element_type(2, dt)
+        h = lax.convert_element_type(h, dt)
+        sl = lambda lo, hi, ax=ax: lax.slice_in_dim(f, lo, hi, axis=ax)  # noqa: E731
+        inner = lax.div(lax.sub(sl(2, m), sl(0, m - 2)), lax.mul(two, h))
+        first = lax.div(lax.sub(sl(1, 2), sl(0, 1)), h)
+        last = lax.div(lax.sub(sl(m - 1, m), sl(m - 2, m - 1)), h)
+        outs.append(lax.concatenate([first, inner, last], ax))
+    return outs[0] if len(outs) == 1 else outs
+
+
+def trapezoid(y: Array, x: Array | None = None, dx: Any = 1.0, axis: int = -1) -> Array:
+    """Integral by the trapezoid rule along `axis`."""
+    (y,) = promote_dtypes_inexact(y)
+    axis = canonicalize_axis(axis, get_aval(y).ndim)
+    m = get_aval(y).shape[axis]
+    avg = lax.mul(lax.add(lax.slice_in_dim(y, 1, m, axis=axis),
+                          lax.slice_in_dim(y, 0, max(m - 1, 0), axis=axis)),
+                  lax._convert_element_type(0.5, get_aval(y).dtype))
+    if x is None:
+        d: Array = lax._convert_element_type(dx, get_aval(y).dtype)
+    else:
+        y, x = promote_dtypes_inexact(y, x)
+        x = ensure_array(x)
+        d = diff(x, axis=-1 if get_aval(x).ndim == 1 else axis)
+        if get_aval(x).ndim == 1:
+            d = lax.broadcast_in_dim(d, get_aval(avg).shape, (axis,))
+    from numjax._src.numpy.ufuncs import multiply
+    return reductions.sum(multiply(avg, d), axis)

@@ -1,0 +1,20 @@
+"""numjax.numpy.fft: discrete Fourier transforms (JAX's `jax.numpy.fft`)."""
+
+from numjax._src.numpy.fft import fft as fft
+from numjax._src.numpy.fft import fft2 as fft2
+from numjax._src.numpy.fft import fftfreq as fftfreq
+from numjax._src.numpy.fft import fftn as fftn
+from numjax._src.numpy.fft import fftshift as fftshift
+from numjax._src.numpy.fft import hfft as hfft
+from numjax._src.numpy.fft import ifft as ifft
+from numjax._src.numpy.fft import ifft2 as ifft2
+from numjax._src.numpy.fft import ifftn as ifftn
+from numjax._src.numpy.fft import ifftshift as ifftshift
+from numjax._src.numpy.fft import ihfft as ihfft
+from numjax._src.numpy.fft import irfft as irfft
+from numjax._src.numpy.fft import irfft2 as irfft2
+from numjax._src.numpy.fft import irfftn as irfftn
+from numjax._src.numpy.fft import rfft as rfft
+from numjax._src.numpy.fft import rfft2 as rfft2
+from numjax._src.numpy.fft import rfftfreq as rfftfreq
+from numjax._src.numpy.fft import rfftn as rfftn
