@@ -113,68 +113,111 @@ def _alphabetic(n: int) -> str:
     return "".join(reversed(letters))
 
 
+# Primitives lowered to inline Python control flow around their inlined body jaxprs:
+# primitive -> rule(emitter, eqn, indent, input atom strings, output names). Filled by the
+# control-flow modules.
+inline_lowerings: dict[Any, Callable[..., None]] = {}
+
+
+class Emitter:
+    """Writes the generated function: one statement per equation, fused clusters, and inline
+    loops/branches whose bodies are emitted the same way."""
+
+    def __init__(self, namer: _Namer, fusion_min_size: int) -> None:
+        self.namer = namer
+        self.lines: list[str] = []
+        self.prelude: list[str] = []
+        self.fusion_min_size = fusion_min_size
+
+    def atom(self, a: Any) -> str:
+        if isinstance(a, Literal):
+            value = np.asarray(a.val, a.aval.dtype)[()]
+            return self.namer.global_(value, "lit")
+        return self.namer.var(a)
+
+    def bind_consts(self, jaxpr: Jaxpr, consts: Sequence[Any]) -> None:
+        for v, c in zip(jaxpr.constvars, consts, strict=True):
+            self.namer.names[v] = self.namer.global_(_host_buffer(c), "const")
+
+    def emit_eqns(self, jaxpr: Jaxpr, indent: str, fuse: bool = True) -> None:
+        """Emit `jaxpr`'s equations (its invars and constvars must already have names)."""
+        namer = self.namer
+        live_out = {a for a in jaxpr.outvars if isinstance(a, Var)}
+        clusters = {start: (stop, c) for start, stop, c in
+                    fusion.find_clusters(jaxpr.eqns, live_out, self.fusion_min_size)} \
+            if fuse else {}
+        # Buffers allocated here (ufunc results) are safe to overwrite once dead; inputs,
+        # constants and kernel results (which may be views of other buffers) are not.
+        owned: set[Var] = set()
+        last_use: dict[Var, int] = {}
+        for index, eqn in enumerate(jaxpr.eqns):
+            for a in eqn.invars:
+                if isinstance(a, Var):
+                    last_use[a] = index
+        if clusters:
+            namer.env.update(BLOCK=fusion.BLOCK, run_blocks=fusion.run_blocks)
+        i = 0
+        while i < len(jaxpr.eqns):
+            if i in clusters:
+                stop, cluster = clusters[i]
+                block_fn, call = fusion.emit_cluster(cluster, len(self.prelude), namer.var,
+                                                     namer.global_)
+                self.prelude += [*block_fn, ""]
+                names = " ".join(e.primitive.name for e in cluster.eqns)
+                self.lines.append(f"{indent}# fused: {names}")
+                self.lines += [indent + line[4:] for line in call]
+                owned.update(cluster.outputs)
+                i = stop
+                continue
+            eqn = jaxpr.eqns[i]
+            i += 1
+            outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
+            rule = inline_lowerings.get(eqn.primitive)
+            if rule is not None:
+                rule(self, eqn, indent, [self.atom(a) for a in eqn.invars], outs)
+                continue
+            args = ", ".join(self.atom(a) for a in eqn.invars)
+            reuse = _reusable_input(eqn, i - 1, owned, last_use, live_out)
+            if reuse is not None:
+                # Buffer planning: a dying intermediate of the same shape and dtype takes the
+                # result.
+                args += f", out={namer.var(reuse)}"
+            callee = _callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])
+            if fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape:
+                owned.update(v for v in eqn.outvars if not isinstance(v, DropVar))
+            if eqn.primitive.multiple_results:
+                target = ", ".join(outs) + ("," if len(outs) == 1 else "")
+            else:
+                target = outs[0]
+            self.lines.append(f"{indent}{target} = {callee}({args})")
+
+    def emit_inline(self, closed: ClosedJaxpr, inputs: Sequence[str], indent: str
+                    ) -> list[str]:
+        """Emit a body jaxpr inline: its invars take the given expressions; returns the atoms
+        holding its outputs."""
+        jaxpr = closed.jaxpr
+        self.bind_consts(jaxpr, closed.consts)
+        for v, expr in zip(jaxpr.invars, inputs, strict=True):
+            name = self.namer.var(v)
+            if name != expr:
+                self.lines.append(f"{indent}{name} = {expr}")
+        self.emit_eqns(jaxpr, indent, fuse=False)
+        return [self.atom(a) for a in jaxpr.outvars]
+
+
 def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1) -> LoweredModule:
     """Generate the source of a function computing `closed` on NumPy buffers."""
     jaxpr = closed.jaxpr
-    namer = _Namer()
-    lines: list[str] = []
-    for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
-        namer.names[v] = namer.global_(_host_buffer(c), "const")
-    params = ", ".join(namer.var(v) for v in jaxpr.invars)
-    lines.append(f"def {_FUNCTION_NAME}({params}):")
-
-    def atom(a: Any) -> str:
-        if isinstance(a, Literal):
-            value = np.asarray(a.val, a.aval.dtype)[()]
-            return namer.global_(value, "lit")
-        return namer.var(a)
-
-    live_out = {a for a in jaxpr.outvars if isinstance(a, Var)}
-    clusters = {start: (stop, c) for start, stop, c in
-                fusion.find_clusters(jaxpr.eqns, live_out, fusion_min_size)}
-    prelude: list[str] = []
-    # Buffers this function allocated itself (ufunc results): safe to overwrite once dead.
-    # Inputs, constants and kernel results (which may be views of other buffers) are not.
-    owned: set[Var] = set()
-    last_use: dict[Var, int] = {}
-    for index, eqn in enumerate(jaxpr.eqns):
-        for a in eqn.invars:
-            if isinstance(a, Var):
-                last_use[a] = index
-    if clusters:
-        namer.env.update(BLOCK=fusion.BLOCK, run_blocks=fusion.run_blocks)
-    i = 0
-    while i < len(jaxpr.eqns):
-        if i in clusters:
-            stop, cluster = clusters[i]
-            block_fn, call = fusion.emit_cluster(cluster, len(prelude), namer.var,
-                                                 namer.global_)
-            prelude += [*block_fn, ""]
-            lines += [f"    # fused: {' '.join(e.primitive.name for e in cluster.eqns)}", *call]
-            owned.update(cluster.outputs)
-            i = stop
-            continue
-        eqn = jaxpr.eqns[i]
-        i += 1
-        args = ", ".join(atom(a) for a in eqn.invars)
-        reuse = _reusable_input(eqn, i - 1, owned, last_use, live_out)
-        if reuse is not None:
-            # Buffer planning: a dying intermediate of the same shape and dtype takes the result.
-            args += f", out={namer.var(reuse)}"
-        call_text = f"{_callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])}" \
-                    f"({args})"
-        if fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape:
-            owned.update(v for v in eqn.outvars if not isinstance(v, DropVar))
-        outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
-        if eqn.primitive.multiple_results:
-            target = ", ".join(outs) + ("," if len(outs) == 1 else "")
-        else:
-            target = outs[0]
-        lines.append(f"    {target} = {call_text}")
-    results = ", ".join(atom(a) for a in jaxpr.outvars)
-    lines.append(f"    return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
-    source = "\n".join([*prelude, *lines]) + "\n"
-    return LoweredModule(name, source, namer.env, jaxpr, [a.aval for a in jaxpr.outvars])
+    emitter = Emitter(_Namer(), fusion_min_size)
+    emitter.bind_consts(jaxpr, closed.consts)
+    params = ", ".join(emitter.namer.var(v) for v in jaxpr.invars)
+    emitter.lines.append(f"def {_FUNCTION_NAME}({params}):")
+    emitter.emit_eqns(jaxpr, "    ")
+    results = ", ".join(emitter.atom(a) for a in jaxpr.outvars)
+    emitter.lines.append(f"    return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
+    source = "\n".join([*emitter.prelude, *emitter.lines]) + "\n"
+    return LoweredModule(name, source, emitter.namer.env, jaxpr,
+                         [a.aval for a in jaxpr.outvars])
 
 
 def _reusable_input(eqn: Any, index: int, owned: set[Var], last_use: dict[Var, int],

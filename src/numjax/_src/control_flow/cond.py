@@ -292,3 +292,32 @@ def _bind_cond(index: Any, funs: list[Callable[..., Any]], operands: tuple[Any, 
     outs = cond_p.bind(index, *args, branches=branches, linear=(False,) * len(args))
     return tree_unflatten(out_tree, outs)
 
+
+
+# ---- inline lowering: an if/elif chain in the generated code -------------------------------
+
+
+def _lower_cond(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+    branches: tuple[ClosedJaxpr, ...] = eqn.params["branches"]
+    index, args = ins[0], ins[1:]
+    n = len(branches)
+    for b, branch in enumerate(branches):
+        if b == 0:
+            test = f"if {index} <= 0:" if n > 1 else "if True:"
+        elif b == n - 1:
+            test = "else:"
+        else:
+            test = f"elif {index} == {b}:"
+        em.lines.append(indent + test)
+        inner = indent + "    "
+        results = em.emit_inline(branch, args, inner)
+        for name, value in zip(outs, results, strict=True):
+            em.lines.append(f"{inner}{'_' if name == '_' else name} = {value}")
+
+
+def _register_lowering() -> None:
+    from numjax._src.compiler import codegen
+    codegen.inline_lowerings[cond_p] = _lower_cond
+
+
+_register_lowering()

@@ -715,3 +715,67 @@ def map(f: Callable[..., Any], xs: Any, *, batch_size: int | None = None) -> Any
         ys_flat = [concatenate([a, b]) for a, b in zip(ys_flat, tail_ys, strict=True)]
     return tree_unflatten(ys_tree, ys_flat)
 
+
+
+# ---- inline lowering: loops as Python loops in the generated code --------------------------
+
+_loop_ids = iter(range(1 << 62))
+
+
+def _lower_scan(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+    p = eqn.params
+    body: ClosedJaxpr = p["jaxpr"]
+    nc, ncar, length = p["num_consts"], p["num_carry"], p["length"]
+    k = next(_loop_ids)
+    i = f"i{k}_"
+    consts, init, xs = ins[:nc], ins[nc:nc + ncar], ins[nc + ncar:]
+    carry = [f"carry{k}_{j}" for j in range(ncar)]
+    ys = [f"ys{k}_{j}" for j in range(len(body.out_avals) - ncar)]
+    for c, v in zip(carry, init, strict=True):
+        em.lines.append(f"{indent}{c} = {v}")
+    for y, aval in zip(ys, body.out_avals[ncar:], strict=True):
+        dtype = em.namer.global_(aval.dtype, "dtype")
+        em.lines.append(f"{indent}{y} = np.empty({(length, *aval.shape)!r}, {dtype})")
+    order = f"range({length} - 1, -1, -1)" if p["reverse"] else f"range({length})"
+    em.lines.append(f"{indent}for {i} in {order}:")
+    inner = indent + "    "
+    body_outs = em.emit_inline(body, [*consts, *carry, *[f"{x}[{i}]" for x in xs]], inner)
+    if carry:
+        em.lines.append(f"{inner}{', '.join(carry)} = {', '.join(body_outs[:ncar])}")
+    for y, o in zip(ys, body_outs[ncar:], strict=True):
+        em.lines.append(f"{inner}{y}[{i}] = {o}")
+    if not length:
+        em.lines.append(f"{inner}pass")
+    for name, value in zip(outs, [*carry, *ys], strict=True):
+        if name != "_":
+            em.lines.append(f"{indent}{name} = {value}")
+
+
+def _lower_while(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+    p = eqn.params
+    nc, nb = p["cond_nconsts"], p["body_nconsts"]
+    k = next(_loop_ids)
+    cconsts, bconsts, init = ins[:nc], ins[nc:nc + nb], ins[nc + nb:]
+    carry = [f"carry{k}_{j}" for j in range(len(init))]
+    for c, v in zip(carry, init, strict=True):
+        em.lines.append(f"{indent}{c} = {v}")
+    em.lines.append(f"{indent}while True:")
+    inner = indent + "    "
+    (pred,) = em.emit_inline(p["cond_jaxpr"], [*cconsts, *carry], inner)
+    em.lines.append(f"{inner}if not {pred}:")
+    em.lines.append(f"{inner}    break")
+    body_outs = em.emit_inline(p["body_jaxpr"], [*bconsts, *carry], inner)
+    if carry:
+        em.lines.append(f"{inner}{', '.join(carry)} = {', '.join(body_outs)}")
+    for name, value in zip(outs, carry, strict=True):
+        if name != "_":
+            em.lines.append(f"{indent}{name} = {value}")
+
+
+def _register_lowerings() -> None:
+    from numjax._src.compiler import codegen
+    codegen.inline_lowerings[scan_p] = _lower_scan
+    codegen.inline_lowerings[while_p] = _lower_while
+
+
+_register_lowerings()

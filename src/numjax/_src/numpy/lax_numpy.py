@@ -81,6 +81,14 @@ def matmul(a: Array, b: Array, *, precision: Any = None,
                          "dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) "
                          "requires 1)")
     a_vec, b_vec = len(a_shape) == 1, len(b_shape) == 1
+    if len(a_shape) <= 2 and len(b_shape) <= 2:
+        # No batch dimensions: one dot_general contracting a's last axis with b's first
+        # (vectors are not reshaped into matrices), as JAX lowers it.
+        if a_shape[-1] != b_shape[0]:
+            raise TypeError("dot_general requires contracting dimensions to have the same "
+                            f"shape, got {(a_shape[-1],)} and {(b_shape[0],)}.")
+        return lax.dot_general(a, b, (((len(a_shape) - 1,), (0,)), ((), ())), precision,
+                               _result_dtype(a, preferred_element_type))
     if a_vec:
         a = lax.reshape(a, (1, a_shape[0]))
     if b_vec:
