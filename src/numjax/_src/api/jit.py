@@ -129,7 +129,8 @@ param_printers[pjit_p] = _pjit_params
 
 
 class _CacheEntry:
-    __slots__ = ("executable", "out_tree", "out_avals", "closed", "donated", "in_avals")
+    __slots__ = ("executable", "out_tree", "out_avals", "closed", "donated", "in_avals",
+                 "single")
 
     def __init__(self, executable: Executable, out_tree: PyTreeDef, out_avals: list[Any],
                  closed: ClosedJaxpr, donated: tuple[bool, ...], in_avals: list[Any]) -> None:
@@ -139,6 +140,9 @@ class _CacheEntry:
         self.closed = closed
         self.donated = donated
         self.in_avals = in_avals
+        # The aval of the only output when the output tree is a single leaf (hot-path shortcut).
+        self.single = out_avals[0] if out_tree.num_leaves == 1 and out_tree.num_nodes == 1 \
+            else None
 
 
 def _normalize_argnums(argnums: int | Sequence[int] | None) -> tuple[int, ...]:
@@ -253,7 +257,9 @@ class JitWrapped:
             else:
                 entry = self._cache.get((*key_avals, config.trace_context()))
                 if entry is not None:
-                    outs = entry.executable(*bufs)
+                    outs = entry.executable.run(*bufs)
+                    if entry.single is not None:
+                        return make_array(outs[0], entry.single)
                     return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
         entry, flat_args = self._lookup(args, kwargs)
         outs = entry.executable(*[_buffer(x) for x in flat_args])
