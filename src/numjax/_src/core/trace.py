@@ -77,7 +77,10 @@ class Primitive:
         return self.name
 
     def bind(self, *args: Any, **params: Any) -> Any:
-        return _trace_state.trace.process_primitive(self, args, params)
+        trace = _trace_state.trace
+        if trace is eval_trace:  # the eager hot path skips one method dispatch
+            return eager_apply(self, args, params)
+        return trace.process_primitive(self, args, params)
 
     # -- rule registration -------------------------------------------------------------
     def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:

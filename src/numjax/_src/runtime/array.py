@@ -42,7 +42,9 @@ class ArrayImpl(Array):
         self.weak_type = weak_type
         self._device = device
         self._committed = committed
-        self._aval: ShapedArray | None = None
+        # Set at creation (avals are interned, so this is a dict lookup), so the dispatch hot
+        # paths read `_aval` without a None check.
+        self._aval: ShapedArray | None = ShapedArray(buf.shape, buf.dtype, weak_type)
 
     # -- metadata ----------------------------------------------------------------------
     @property
