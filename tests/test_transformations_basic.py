@@ -156,3 +156,10 @@ def test_jvp_shape_and_dtype_of_outputs():
     assert repr(primal) == "Array(2., dtype=float32, weak_type=True)"
     assert repr(tangent) == "Array(2., dtype=float32, weak_type=True)"
     assert repr(jax.vmap(lambda x: x + 1)(jnp.arange(3))) == "Array([1, 2, 3], dtype=int32)"
+
+
+def test_prod_gradient_is_exact_with_zeros():
+    g = jax.grad(lambda a: jnp.prod(a))(np.array([[1.0, 3.0], [0.0, 2.0]], f32))
+    np.testing.assert_allclose(g, [[0.0, 0.0], [6.0, 0.0]])
+    g = jax.grad(lambda a: jnp.prod(a, axis=0).sum())(np.array([1.0, 0.0, 2.0], f32)[:, None])
+    np.testing.assert_allclose(g[:, 0], [0.0, 2.0, 0.0])

@@ -141,14 +141,29 @@ reduce_min_p.def_jvp(_reduce_chooser_jvp(reduce_min_p))
 
 def _reduce_prod_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axes: Axes
                      ) -> tuple[Any, Any]:
-    # d prod(x) = sum_i t_i * prod(x) / x_i.
-    # TODO(#3): exact derivative where x has zeros (products of the other elements).
+    # d prod(x) = sum_i t_i * prod_{j != i} x_j. The product of the others is the exclusive
+    # cumulative product from the left times the one from the right (over the reduced axes
+    # flattened into one), which is exact where x has zeros.
+    from numjax._src.lax.cumulative import cumprod
     (x,), (t,) = primals, tangents
     out = reduce_prod_p.bind(x, axes=axes)
     aval = get_aval(x)
     kept = tuple(i for i in range(aval.ndim) if i not in axes)
-    ratio = ew.div(st.broadcast_in_dim(out, aval.shape, kept), x)
-    return out, reduce_sum_p.bind(ew.mul(t, ratio), axes=axes)
+    kept_shape = tuple(aval.shape[i] for i in kept)
+    n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+    if n == 0:
+        return out, reduce_sum_p.bind(t, axes=axes)
+    perm = (*kept, *axes)
+    xr = st.reshape(st.transpose(x, perm), (*kept_shape, n))
+    tr = st.reshape(st.transpose(t, perm), (*kept_shape, n))
+    last = len(kept_shape)
+    one = st.full_like(st.slice_in_dim(xr, 0, 1, axis=last), 1)
+    left = st.concatenate([one, st.slice_in_dim(cumprod(xr, axis=last), 0, n - 1, axis=last)],
+                          last)
+    right = st.concatenate([st.slice_in_dim(cumprod(xr, axis=last, reverse=True), 1, n,
+                                            axis=last), one], last)
+    others = ew.mul(left, right)
+    return out, reduce_sum_p.bind(ew.mul(tr, others), axes=(last,))
 
 
 reduce_prod_p.def_jvp(_reduce_prod_jvp)
