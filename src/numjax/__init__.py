@@ -77,3 +77,5 @@ from numjax._src.api.transformations import jacfwd as jacfwd  # noqa: E402
 from numjax._src.api.transformations import jacobian as jacobian  # noqa: E402
 from numjax._src.api.transformations import jacrev as jacrev  # noqa: E402
 from numjax._src.api.transformations import linear_transpose as linear_transpose  # noqa: E402
+from numjax._src.api.transformations import named_call as named_call  # noqa: E402
+from numjax._src.interpreters.staging import named_scope as named_scope  # noqa: E402

@@ -738,3 +738,17 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Any = 
         return tuple(args)
 
     return transposed
+
+
+def named_call(fun: Callable[..., Any], *, name: str | None = None) -> Callable[..., Any]:
+    """`fun` whose staged equations carry `name` (default: the function's name) in their name
+    stack."""
+    from numjax._src.interpreters.staging import named_scope
+    scope = name if name is not None else getattr(fun, "__name__", "fun")
+
+    @functools.wraps(fun)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        with named_scope(scope):
+            return fun(*args, **kwargs)
+
+    return wrapped

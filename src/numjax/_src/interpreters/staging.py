@@ -7,9 +7,11 @@ NumPy values, tracers of enclosing live traces) becomes a constvar of the jaxpr.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,40 @@ def user_source_line() -> str | None:
 
 # Primitives evaluated at trace time when all their operands are constants.
 const_fold_primitives: set[Primitive] = set()
+
+
+class _NameStack(threading.local):
+    def __init__(self) -> None:
+        self.names: tuple[str, ...] = ()
+
+
+name_stack = _NameStack()
+
+
+@contextlib.contextmanager
+def named_scope(name: str) -> Iterator[None]:
+    """Equations staged inside carry `name` in their name stack (`a/b/...`), as JAX's
+    `jax.named_scope` does.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> with named_scope("layer1"):
+    ...     _ = numjax.make_jaxpr(jnp.sin)(1.0)
+    """
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    previous = name_stack.names
+    name_stack.names = (*previous, name)
+    try:
+        yield
+    finally:
+        name_stack.names = previous
+
+
+def _source_info() -> str | None:
+    line = user_source_line()
+    if name_stack.names:
+        return f"{'/'.join(name_stack.names)} {line}"
+    return line
 
 
 class StagingTracer(Tracer):
@@ -123,7 +159,7 @@ class StagingTrace(Trace):
         out_tracers = [StagingTracer(self, a, Var(a)) for a in (out_avals if multiple
                                                                   else [out_avals])]
         eqn = JaxprEqn([t.var for t in tracers], [t.var for t in out_tracers], primitive,
-                       params, effects, user_source_line())
+                       params, effects, _source_info())
         self.eqns.append(eqn)
         for t in out_tracers:
             self._producers[t.var] = eqn
