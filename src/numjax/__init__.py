@@ -12,6 +12,7 @@ import warnings as _warnings
 # keyed on numjax's own modules costs nothing per operation (np.errstate would cost ~0.7 us).
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numjax\._src(\.|$)")
 
+from numjax import ad_checkpoint as ad_checkpoint  # noqa: E402
 from numjax import dtypes as dtypes  # noqa: E402
 from numjax import errors as errors  # noqa: E402
 from numjax import experimental as experimental  # noqa: E402
@@ -19,14 +20,27 @@ from numjax import lax as lax  # noqa: E402
 from numjax import numpy as numpy  # noqa: E402
 from numjax import tree as tree  # noqa: E402
 from numjax import tree_util as tree_util  # noqa: E402
+from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
+from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
+from numjax._src.api.checkpoint import remat as remat  # noqa: E402
+from numjax._src.api.custom_derivatives import closure_convert as closure_convert  # noqa: E402
+from numjax._src.api.custom_derivatives import custom_jvp as custom_jvp  # noqa: E402
+from numjax._src.api.custom_derivatives import custom_vjp as custom_vjp  # noqa: E402
+from numjax._src.api.custom_derivatives import linear_call as linear_call  # noqa: E402
 from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
 from numjax._src.api.transformations import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
 from numjax._src.api.transformations import eval_shape as eval_shape  # noqa: E402
 from numjax._src.api.transformations import grad as grad  # noqa: E402
+from numjax._src.api.transformations import hessian as hessian  # noqa: E402
+from numjax._src.api.transformations import jacfwd as jacfwd  # noqa: E402
+from numjax._src.api.transformations import jacobian as jacobian  # noqa: E402
+from numjax._src.api.transformations import jacrev as jacrev  # noqa: E402
 from numjax._src.api.transformations import jvp as jvp  # noqa: E402
+from numjax._src.api.transformations import linear_transpose as linear_transpose  # noqa: E402
 from numjax._src.api.transformations import linearize as linearize  # noqa: E402
 from numjax._src.api.transformations import make_jaxpr as make_jaxpr  # noqa: E402
+from numjax._src.api.transformations import named_call as named_call  # noqa: E402
 from numjax._src.api.transformations import value_and_grad as value_and_grad  # noqa: E402
 from numjax._src.api.transformations import vjp as vjp  # noqa: E402
 from numjax._src.api.transformations import vmap as vmap  # noqa: E402
@@ -54,6 +68,7 @@ from numjax._src.config import (  # noqa: E402
 from numjax._src.config import (  # noqa: E402
     transfer_guard_host_to_device as transfer_guard_host_to_device,
 )
+from numjax._src.interpreters.staging import named_scope as named_scope  # noqa: E402
 from numjax._src.runtime.array import Array as Array  # noqa: E402
 from numjax._src.runtime.devices import default_backend as default_backend  # noqa: E402
 from numjax._src.runtime.devices import device_count as device_count  # noqa: E402
@@ -64,18 +79,3 @@ from numjax._src.runtime.devices import process_count as process_count  # noqa: 
 from numjax._src.runtime.devices import process_index as process_index  # noqa: E402
 
 __version__ = "0.1.0"
-from numjax import ad_checkpoint as ad_checkpoint  # noqa: E402
-from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
-from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
-from numjax._src.api.checkpoint import remat as remat  # noqa: E402
-from numjax._src.api.custom_derivatives import closure_convert as closure_convert  # noqa: E402
-from numjax._src.api.custom_derivatives import custom_jvp as custom_jvp  # noqa: E402
-from numjax._src.api.custom_derivatives import custom_vjp as custom_vjp  # noqa: E402
-from numjax._src.api.custom_derivatives import linear_call as linear_call  # noqa: E402
-from numjax._src.api.transformations import hessian as hessian  # noqa: E402
-from numjax._src.api.transformations import jacfwd as jacfwd  # noqa: E402
-from numjax._src.api.transformations import jacobian as jacobian  # noqa: E402
-from numjax._src.api.transformations import jacrev as jacrev  # noqa: E402
-from numjax._src.api.transformations import linear_transpose as linear_transpose  # noqa: E402
-from numjax._src.api.transformations import named_call as named_call  # noqa: E402
-from numjax._src.interpreters.staging import named_scope as named_scope  # noqa: E402
