@@ -213,3 +213,15 @@ def test_elementwise_chain_is_fused_in_generated_code():
     text = f.lower(jnp.ones(1 << 20)).as_text()
     assert "# fused: tanh mul exp add sin mul" in text and "out=" in text
     assert "# fused" not in f.lower(jnp.ones(8)).as_text()
+
+
+def test_args_info_and_memory_analysis():
+    f = jax.jit(lambda x, y: x * 2 + y.sum(), donate_argnums=0)
+    lowered = f.lower(jnp.ones(3), jnp.ones((2, 2)))
+    (x_info, y_info), kwargs = lowered.args_info
+    assert kwargs == {}
+    assert x_info.donated and not y_info.donated
+    assert x_info.shape == (3,) and y_info.dtype == np.float32
+    memory = lowered.compile().memory_analysis()
+    assert memory.argument_size_in_bytes == 4 * 3 + 4 * 4
+    assert memory.output_size_in_bytes == 12

@@ -541,6 +541,58 @@ class Lowered:
         from numjax._src.compiler.cost import cost_analysis
         return cost_analysis(self._traced.jaxpr)
 
+    @property
+    def args_info(self) -> Any:
+        return _args_info(self._traced)
+
+
+class ArgInfo:
+    """One argument of a lowered computation: its aval and whether it is donated."""
+
+    __slots__ = ("_aval", "donated")
+
+    def __init__(self, aval: Any, donated: bool) -> None:
+        self._aval = aval
+        self.donated = donated
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._aval.shape  # type: ignore[no-any-return]
+
+    @property
+    def dtype(self) -> Any:
+        return self._aval.dtype
+
+    def __repr__(self) -> str:
+        return f"ArgInfo(aval={self._aval!r}, donated={self.donated})"
+
+
+def _args_info(traced: Traced) -> Any:
+    donated = traced.donated or (False,) * len(traced.in_avals)
+    infos = [ArgInfo(a, d) for a, d in zip(traced.in_avals, donated, strict=True)]
+    return tree_unflatten(traced.in_tree, infos)
+
+
+class MemoryAnalysis:
+    """Sizes in bytes of a compiled computation's arguments, outputs and temporaries."""
+
+    def __init__(self, closed: ClosedJaxpr) -> None:
+        def nbytes(aval: Any) -> int:
+            return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.itemsize
+
+        self.argument_size_in_bytes = sum(nbytes(a) for a in closed.in_avals)
+        self.output_size_in_bytes = sum(nbytes(a) for a in closed.out_avals)
+        self.alias_size_in_bytes = 0
+        self.generated_code_size_in_bytes = 0
+        out_vars = set(closed.jaxpr.outvars)
+        self.temp_size_in_bytes = sum(nbytes(v.aval) for e in closed.jaxpr.eqns
+                                      for v in e.outvars if v not in out_vars)
+
+    def __repr__(self) -> str:
+        return (f"MemoryAnalysis(argument_size_in_bytes={self.argument_size_in_bytes}, "
+                f"output_size_in_bytes={self.output_size_in_bytes}, "
+                f"temp_size_in_bytes={self.temp_size_in_bytes})")
+
 
 class Compiled:
     """`jit(f).lower(*args).compile()`: callable on arguments of the lowered signature only."""
@@ -553,6 +605,13 @@ class Compiled:
 
     def as_text(self) -> str:
         return self._executable.as_text()
+
+    @property
+    def args_info(self) -> Any:
+        return _args_info(self._traced)
+
+    def memory_analysis(self) -> MemoryAnalysis:
+        return MemoryAnalysis(self._traced.jaxpr)
 
     def cost_analysis(self) -> dict[str, float]:
         from numjax._src.compiler.cost import cost_analysis
