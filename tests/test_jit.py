@@ -20,6 +20,8 @@ PROGRAMS = [
     lambda x: jnp.exp(x - jnp.max(x)) / jnp.sum(jnp.exp(x - jnp.max(x))),
     lambda x: x.astype(jnp.int32) * 3 + 1,
     lambda x: jnp.mean(x * 2, axis=-1),
+    lambda x: jnp.log(jnp.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1)),
+    lambda x: (jnp.tanh(x) * x).max(axis=1) + jnp.sin(x).sum(axis=1) * 2,
 ]
 
 

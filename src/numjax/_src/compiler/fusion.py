@@ -61,19 +61,65 @@ def fusable_ufunc(eqn: JaxprEqn) -> Any:
     return None
 
 
+_REDUCERS: dict[str, Any] = {"reduce_sum": np.add, "reduce_max": np.maximum,
+                             "reduce_min": np.minimum}
+
+
 @dataclass
 class Cluster:
+    """A run of equations over arrays of `shape`, executed in blocks of rows (axis 0)."""
+
     eqns: list[JaxprEqn]
-    ufuncs: list[Any]
+    ufuncs: list[Any]  # per equation: the ufunc, or None for broadcast_in_dim (a view)
     shape: tuple[int, ...]
-    inputs: list[Var] = field(default_factory=list)  # full-size inputs read by the cluster
-    scalars: list[Var] = field(default_factory=list)  # 0-d variables read by the cluster
+    inputs: list[Var] = field(default_factory=list)  # arrays read, sliced by rows if dim0 == R
+    scalars: list[Var] = field(default_factory=list)  # 0-d variables read
     outputs: list[Var] = field(default_factory=list)  # results used after the cluster
+
+
+def _row_shape_ok(shape: tuple[int, ...], full: tuple[int, ...]) -> bool:
+    """`shape` broadcasts against `full` inside a row block (same rank, dims equal or 1)."""
+    return len(shape) == len(full) and all(d in (1, f) for d, f in zip(shape, full,
+                                                                     strict=True))
+
+
+def _member(eqn: JaxprEqn, shape: tuple[int, ...] | None, defined: set[Var]
+            ) -> tuple[Any, tuple[int, ...]] | None:
+    """(ufunc or marker, cluster shape) if `eqn` can join a cluster of `shape`."""
+    name = eqn.primitive.name
+    if name in _REDUCERS and len(eqn.invars) == 1 and not eqn.effects:
+        x = eqn.invars[0]
+        axes = eqn.params["axes"]
+        if (isinstance(x, Var) and x.aval.ndim >= 2 and 0 not in axes
+                and x.aval.dtype in _FUSABLE_DTYPES and eqn.outvars[0].aval.shape
+                and (shape is None or x.aval.shape == shape)):
+            return _REDUCERS[name], x.aval.shape
+        return None
+    out_shape = eqn.outvars[0].aval.shape
+    if shape is not None and out_shape != shape or not out_shape:
+        return None
+    if name == "broadcast_in_dim":
+        x = eqn.invars[0]
+        if isinstance(x, Var) and x.aval.dtype in _FUSABLE_DTYPES and x.aval.ndim and \
+                list(eqn.params["broadcast_dimensions"]) == sorted(
+                    eqn.params["broadcast_dimensions"]):
+            return "broadcast", out_shape
+        return None
+    ufunc = fusable_ufunc(eqn)
+    if ufunc is None:
+        return None
+    for a in eqn.invars:
+        if isinstance(a, Literal) or a.aval.shape == ():
+            continue
+        if not _row_shape_ok(a.aval.shape, out_shape):
+            return None
+    return ufunc, out_shape
 
 
 def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = -1
                   ) -> list[tuple[int, int, Cluster]]:
-    """Maximal runs [start, stop) of fusable equations worth blocking."""
+    """Maximal runs [start, stop) of equations worth executing block by block: elementwise
+    ufuncs, broadcasts feeding them, and reductions over non-leading axes of their results."""
     min_size = MIN_SIZE if min_size < 0 else min_size
     uses_after: list[set[Var]] = [set() for _ in range(len(eqns) + 1)]
     for i in range(len(eqns) - 1, -1, -1):
@@ -82,33 +128,46 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
     i = 0
     while i < len(eqns):
         start = i
-        shape = None
-        ufuncs = []
+        shape: tuple[int, ...] | None = None
+        ufuncs: list[Any] = []
+        reduced: set[Var] = set()  # outputs of reductions: not usable inside the cluster
+        defined: set[Var] = set()
         while i < len(eqns):
             eqn = eqns[i]
-            ufunc = fusable_ufunc(eqn)
-            out_shape = eqn.outvars[0].aval.shape
-            if ufunc is None or (shape is not None and out_shape != shape) or not all(
-                    isinstance(a, Literal) or a.aval.shape in ((), out_shape)
-                    for a in eqn.invars):
+            if any(isinstance(a, Var) and a in reduced for a in eqn.invars):
                 break
-            shape = out_shape
+            member = _member(eqn, shape, defined)
+            if member is None:
+                break
+            ufunc, shape = member
             ufuncs.append(ufunc)
+            if eqn.primitive.name in _REDUCERS:
+                reduced.update(eqn.outvars)
+            defined.update(eqn.outvars)
             i += 1
-        if i - start >= 2 and shape is not None and int(np.prod(shape)) >= min_size:
+        computes = sum(u is not None and u != "broadcast" for u in ufuncs)
+        if computes >= 2 and shape is not None and int(np.prod(shape)) >= min_size:
             cluster = Cluster(list(eqns[start:i]), ufuncs, shape)
-            defined: set[Var] = set()
+            seen: set[Var] = set()
             for eqn in cluster.eqns:
                 for a in eqn.invars:
-                    if isinstance(a, Var) and a not in defined:
+                    if isinstance(a, Var) and a not in seen:
+                        seen.add(a)
                         target = cluster.scalars if a.aval.shape == () else cluster.inputs
-                        if a not in target:
-                            target.append(a)
-                defined.update(eqn.outvars)
+                        target.append(a)
+                seen.update(eqn.outvars)
+            internal = {v for e in cluster.eqns for v in e.outvars}
+            cluster.inputs = [v for v in cluster.inputs if v not in internal]
+            cluster.scalars = [v for v in cluster.scalars if v not in internal]
             later = uses_after[i] | live_out
             cluster.outputs = [v for e in cluster.eqns for v in e.outvars
                                if not isinstance(v, DropVar) and v in later]
-            found.append((start, i, cluster))
+            if all(e.primitive.name != "broadcast_in_dim" or e.outvars[0] not in later
+                   for e in cluster.eqns):
+                found.append((start, i, cluster))
+            else:
+                i = start + 1  # a broadcast needed outside: leave this run unfused
+                continue
         if i == start:
             i += 1
     return found
@@ -121,66 +180,90 @@ def _threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def run_blocks(block_fn: Callable[..., None], n: int, args: Sequence[Any]) -> None:
-    """Run `block_fn(lo, hi, *args)` over [0, n), split across threads when large."""
+def run_blocks(block_fn: Callable[..., None], n: int, args: Sequence[Any],
+               block_rows: int = 1) -> None:
+    """Run `block_fn(lo, hi, *args)` over rows [0, n), split across threads when large."""
     global _pool
     threads = _threads()
-    if n < THREAD_MIN_SIZE or threads == 1:
+    if n * max(1, BLOCK // block_rows) < THREAD_MIN_SIZE or threads == 1 or n < 2:
         block_fn(0, n, *args)
         return
     if _pool is None:
         _pool = ThreadPoolExecutor(threads, thread_name_prefix="numjax-fusion")
     step = -(-n // threads)
-    step = -(-step // BLOCK) * BLOCK
+    step = -(-step // block_rows) * block_rows
     futures = [_pool.submit(block_fn, lo, min(lo + step, n), *args)
                for lo in range(0, n, step)]
     for f in futures:
         f.result()
 
 
+def _rows(aval: Any, rows: int) -> bool:
+    """Whether a value of `aval` is sliced by rows in a block (its dim 0 is the cluster's)."""
+    return bool(aval.shape) and aval.shape[0] == rows and rows != 1
+
+
 def emit_cluster(cluster: Cluster, index: int, name: Callable[[Any], str],
                  global_: Callable[[Any, str], str]) -> tuple[list[str], list[str]]:
     """Source of the cluster: (module-level block function lines, call-site lines)."""
     fn = f"_fused_{index}"
+    rows = cluster.shape[0]
+    row_size = int(np.prod(cluster.shape[1:]))
+    block_rows = max(1, BLOCK // max(row_size, 1))
     ins = [name(v) for v in cluster.inputs]
     scalars = [name(v) for v in cluster.scalars]
     outs = [name(v) for v in cluster.outputs]
     out_set = set(cluster.outputs)
-    params = ", ".join(["lo", "hi", *[f"{n}f" for n in ins], *scalars,
-                        *[f"{n}f" for n in outs]])
-    body = [f"def {fn}({params}):",
-            "    size = min(BLOCK, hi - lo)"]
+    params = ", ".join(["lo", "hi", *ins, *scalars, *[f"{n}_out" for n in outs]])
+    body = [f"def {fn}({params}):", f"    size = min({block_rows}, hi - lo)"]
     scratch: dict[Var, str] = {}
-    for k, eqn in enumerate(cluster.eqns):
+    for k, (eqn, ufunc) in enumerate(zip(cluster.eqns, cluster.ufuncs, strict=True)):
         v = eqn.outvars[0]
-        if v not in out_set:
+        if ufunc != "broadcast" and eqn.primitive.name not in _REDUCERS and v not in out_set:
             scratch[v] = f"s{k}"
-            body.append(f"    s{k} = np.empty(size, {global_(v.aval.dtype, 'dtype')})")
-    body += ["    for b in range(lo, hi, BLOCK):",
-             "        e = min(b + BLOCK, hi)",
+            rest = cluster.shape[1:]
+            dtype = global_(v.aval.dtype, "dtype")
+            body.append(f"    s{k} = np.empty((size, *{rest!r}), {dtype})")
+    body += [f"    for b in range(lo, hi, {block_rows}):",
+             f"        e = min(b + {block_rows}, hi)",
              "        m = e - b"]
     local: dict[Var, str] = {}
     for v, n in zip(cluster.inputs, ins, strict=True):
-        local[v] = f"{n}f[b:e]"
+        local[v] = f"{n}[b:e]" if _rows(v.aval, rows) else n
     for v, n in zip(cluster.scalars, scalars, strict=True):
         local[v] = n
     for eqn, ufunc in zip(cluster.eqns, cluster.ufuncs, strict=True):
+        v = eqn.outvars[0]
         args = []
         for a in eqn.invars:
             if isinstance(a, Literal):
                 args.append(global_(np.asarray(a.val, a.aval.dtype)[()], "lit"))
             else:
                 args.append(local[a])
-        v = eqn.outvars[0]
-        target = f"{name(v)}f[b:e]" if v in out_set else f"{scratch[v]}[:m]"
+        if ufunc == "broadcast":
+            # A view with size-1 axes: NumPy's broadcasting expands it inside each ufunc.
+            x = eqn.invars[0]
+            expanded = [1] * len(cluster.shape)
+            for src, dst in enumerate(eqn.params["broadcast_dimensions"]):
+                expanded[dst] = x.aval.shape[src]
+            view = f"{name(x)}.reshape({tuple(expanded)!r})"
+            local[v] = f"{view}[b:e]" if expanded[0] == rows and rows != 1 else view
+            continue
+        if eqn.primitive.name in _REDUCERS:
+            axes = eqn.params["axes"]
+            reducer = global_(ufunc, ufunc.__name__)
+            body.append(f"        {reducer}.reduce({args[0]}, axis={tuple(axes)!r}, "
+                        f"out={name(v)}_out[b:e])")
+            local[v] = f"{name(v)}_out[b:e]"
+            continue
+        target = f"{name(v)}_out[b:e]" if v in out_set else f"{scratch[v]}[:m]"
         ufunc_name = global_(ufunc, ufunc.__name__)
         body.append(f"        {ufunc_name}({', '.join(args)}, out={target})")
         local[v] = target
-    n_elems = int(np.prod(cluster.shape))
     call = []
     for v, n in zip(cluster.outputs, outs, strict=True):
-        call.append(f"    {n} = np.empty({cluster.shape!r}, {global_(v.aval.dtype, 'dtype')})")
-    arg_list = [*[f"{n}.reshape(-1)" for n in ins], *scalars,
-                *[f"{n}.reshape(-1)" for n in outs]]
-    call.append(f"    run_blocks({fn}, {n_elems}, ({', '.join(arg_list)},))")
+        dtype = global_(v.aval.dtype, "dtype")
+        call.append(f"    {n} = np.empty({v.aval.shape!r}, {dtype})")
+    arg_list = [*ins, *scalars, *outs]
+    call.append(f"    run_blocks({fn}, {rows}, ({', '.join(arg_list)},), {block_rows})")
     return body, call
