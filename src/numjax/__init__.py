@@ -18,6 +18,7 @@ from numjax import errors as errors  # noqa: E402
 from numjax import experimental as experimental  # noqa: E402
 from numjax import lax as lax  # noqa: E402
 from numjax import numpy as numpy  # noqa: E402
+from numjax import random as random  # noqa: E402
 from numjax import tree as tree  # noqa: E402
 from numjax import tree_util as tree_util  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402

@@ -1,0 +1,1 @@
+"""numjax.random internals: the threefry primitive (prng), keys and samplers."""

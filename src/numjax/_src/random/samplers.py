@@ -1,0 +1,1248 @@
+"""The samplers of `jax.random` 0.4.30, with JAX's algorithms so that results match bit for bit.
+
+Every sampler turns random bits from `prng.threefry_random_bits` into values with lax and jnp
+operations, so each one traces, jits, vmaps (over keys and parameters) and differentiates
+(reparameterized samplers) like ordinary numjax code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import numjax.numpy as jnp
+from numjax._src import dtypes
+from numjax._src.control_flow.loops import while_loop
+from numjax._src.core.avals import get_aval
+from numjax._src.lax import lax, special
+from numjax._src.random import prng, xla_math
+from numjax._src.random.keys import check_prng_key
+
+Array = Any
+Shape = Sequence[int]
+
+
+# ---- helpers --------------------------------------------------------------------------------
+
+
+def _canon_shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+def _check_shape(name: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...]) -> None:
+    if param_shapes:
+        shape_ = _broadcast_shapes(shape, *param_shapes)
+        if tuple(shape) != shape_:
+            raise ValueError(
+                f"{name} parameter shapes must be broadcast-compatible with shape argument, and "
+                "the result of broadcasting the shapes must equal the shape argument, but got "
+                f"result {shape_} for shape argument {tuple(shape)}.")
+
+
+def _broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError("Incompatible shapes for broadcasting: shapes="
+                         f"{[tuple(s) for s in shapes]}") from None
+
+
+def _shape_of(x: Any) -> tuple[int, ...]:
+    return tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
+
+
+def _float_dtype(name: str, dtype: Any, kinds: Any = np.floating,
+                 what: str = "a float dtype") -> np.dtype:
+    dtypes.check_user_dtype_supported(dtype)
+    if not dtypes.issubdtype(dtype, kinds):
+        raise ValueError(f"dtype argument to `{name}` must be {what}, got {dtype}")
+    return dtypes.canonicalize_dtype(dtype)
+
+
+def _const(dtype: Any, value: Any) -> np.ndarray:
+    return np.array(value, dtype)
+
+
+def _split(key: Array, num: int = 2) -> list[Array]:
+    keys = prng.threefry_split(key, (num,))
+    return [lax.index_in_dim(keys, i, keepdims=False) for i in range(num)]
+
+
+# ---- bits and uniform -----------------------------------------------------------------------
+
+
+def bits(key: Any, shape: Shape = (), dtype: Any = None) -> Array:
+    """Uniform random bits as unsigned integers (uint32 by default; uint64 with x64).
+
+    >>> from numjax import random
+    >>> random.bits(random.PRNGKey(0), (2,))
+    Array([ 928981903, 3453687069], dtype=uint32)
+    """
+    raw, _ = check_prng_key("bits", key)
+    if dtype is None:
+        dt = dtypes.default_uint_dtype()
+    else:
+        dtypes.check_user_dtype_supported(dtype)
+        if not dtypes.issubdtype(dtype, np.unsignedinteger):
+            raise ValueError("dtype argument to `bits` must be an unsigned int dtype, "
+                             f"got {dtype}")
+        dt = dtypes.canonicalize_dtype(dtype)
+    return prng.threefry_random_bits(raw, dt.itemsize * 8, _canon_shape(shape))
+
+
+def _uniform(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: Any,
+             maxval: Any) -> Array:
+    _check_shape("uniform", shape)
+    minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
+    maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    finfo = dtypes.finfo(dtype)
+    nbits, nmant = int(finfo.bits), int(finfo.nmant)
+    if nbits not in (8, 16, 32, 64):
+        raise TypeError(f"uniform only accepts 8-, 16-, 32-, or 64-bit dtypesgot {dtype}.")
+    rng_bits = 8 if nmant < 8 else nbits
+    uint_dtype = prng.UINT_DTYPES[nbits]
+    bits_ = prng.threefry_random_bits(raw, rng_bits, shape)
+    if rng_bits != nbits:
+        bits_ = lax.convert_element_type(bits_, uint_dtype)
+    # Random mantissa bits under the exponent of 1.0 give a float uniform in [1, 2).
+    one_bits = np.array(1.0, dtype).view(uint_dtype)
+    float_bits = lax.bitwise_or(
+        lax.shift_right_logical(bits_, np.array(rng_bits - nmant, uint_dtype)), one_bits)
+    floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), _const(dtype, 1.0))
+    floats = lax.reshape(floats, shape)
+    # XLA:CPU fuses this multiply-add (one rounding); so does xla_math.fma.
+    scaled = xla_math.fma(floats, jnp.broadcast_to(lax.sub(maxval, minval), shape),
+                          jnp.broadcast_to(minval, shape))
+    return lax.max(minval, scaled)
+
+
+def uniform(key: Any, shape: Shape = (), dtype: Any = float, minval: Any = 0.0,
+            maxval: Any = 1.0) -> Array:
+    """Uniform floats in `[minval, maxval)`.
+
+    >>> from numjax import random
+    >>> random.uniform(random.PRNGKey(0), (2,))
+    Array([0.21629536, 0.8041241 ], dtype=float32)
+    """
+    raw, _ = check_prng_key("uniform", key)
+    dt = _float_dtype("uniform", dtype)
+    return _uniform(raw, _canon_shape(shape), dt, minval, maxval)
+
+
+# ---- integers -------------------------------------------------------------------------------
+
+
+def _convert_and_clip_integer(val: Array, dtype: np.dtype) -> Array:
+    """Convert an integer array to `dtype`, clipping to its range instead of wrapping."""
+    val = jnp.asarray(val)
+    src = np.dtype(val.dtype)
+    if src == dtype:
+        return val
+    if src.kind == "b":
+        return lax.convert_element_type(val, dtype)
+    lo = max(int(np.iinfo(dtype).min), int(np.iinfo(src).min))
+    hi = min(int(np.iinfo(dtype).max), int(np.iinfo(src).max))
+    clipped = lax.clamp(np.array(lo, src), val, np.array(hi, src))
+    return lax.convert_element_type(clipped, dtype)
+
+
+def randint(key: Any, shape: Shape, minval: Any, maxval: Any, dtype: Any = int) -> Array:
+    """Uniform integers in `[minval, maxval)`.
+
+    >>> from numjax import random
+    >>> random.randint(random.PRNGKey(0), (3,), 0, 10)
+    Array([8, 1, 7], dtype=int32)
+    """
+    raw, _ = check_prng_key("randint", key)
+    dtypes.check_user_dtype_supported(dtype)
+    dt = dtypes.canonicalize_dtype(dtype)
+    shp = _canon_shape(shape)
+    _check_shape("randint", shp, _shape_of(minval), _shape_of(maxval))
+    if not dtypes.issubdtype(dt, np.integer):
+        raise TypeError(f"randint only accepts integer dtypes, got {dt}")
+    minval = jnp.asarray(minval)
+    maxval = jnp.asarray(maxval)
+    if not dtypes.issubdtype(minval.dtype, np.integer):
+        minval = minval.astype(int)
+    if not dtypes.issubdtype(maxval.dtype, np.integer):
+        maxval = maxval.astype(int)
+    # maxval above dtype's range (e.g. 256 for uint8) means "up to and including dtype's max".
+    maxval_out_of_range = lax.gt(
+        maxval, _convert_and_clip_integer(jnp.array(np.iinfo(dt).max, dt), maxval.dtype))
+    minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dt), len(shp))
+    maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dt), len(shp))
+    nbits = np.iinfo(dt).bits
+    k1, k2 = _split(raw)
+    higher_bits = prng.threefry_random_bits(k1, nbits, shp)
+    lower_bits = prng.threefry_random_bits(k2, nbits, shp)
+    unsigned = prng.UINT_DTYPES[nbits]
+    span = lax.convert_element_type(lax.sub(maxval, minval), unsigned)
+    span = lax.select(lax.le(maxval, minval), lax.full_like(span, 1), span)
+    span = lax.select(lax.bitwise_and(maxval_out_of_range, lax.gt(maxval, minval)),
+                      lax.add(span, np.array(1, unsigned)), span)
+    # Two words of bits reduce the modulo bias: (hi * 2**nbits + lo) mod span, computed as
+    # ((hi mod span) * (2**nbits mod span) + lo mod span) mod span without overflow.
+    multiplier = lax.rem(lax.full_like(span, 2 ** (nbits // 2)), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier),
+                     lax.rem(lower_bits, span))
+    offset = lax.rem(offset, span)
+    return lax.add(minval, lax.convert_element_type(offset, dt))
+
+
+# ---- normal family --------------------------------------------------------------------------
+
+
+def _normal_real(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+    _check_shape("normal", shape)
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+    u = _uniform(raw, shape, dtype, lo, np.array(1.0, dtype))
+    return lax.mul(_const(dtype, np.sqrt(2)), xla_math.erf_inv(u))
+
+
+def _normal(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        k_re, k_im = _split(raw)
+        real_dtype = np.array(0, dtype).real.dtype
+        re = lax.convert_element_type(_normal_real(k_re, shape, real_dtype), dtype)
+        im = lax.convert_element_type(_normal_real(k_im, shape, real_dtype), dtype)
+        return lax.div(lax.add(re, lax.mul(_const(dtype, 1j), im)), _const(dtype, np.sqrt(2)))
+    return _normal_real(raw, shape, dtype)
+
+
+def normal(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
+    """Standard normal values (`sqrt(2) * erf_inv(u)` with `u` uniform in (-1, 1), as JAX).
+
+    >>> from numjax import random
+    >>> random.normal(random.PRNGKey(0), (2,))
+    Array([-0.78476596,  0.85644484], dtype=float32)
+    """
+    raw, _ = check_prng_key("normal", key)
+    dt = _float_dtype("normal", dtype, np.inexact, "a float or complex dtype")
+    return _normal(raw, _canon_shape(shape), dt)
+
+
+def truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None = None,
+                     dtype: Any = float) -> Array:
+    """Normal values truncated to `(lower, upper)`.
+
+    >>> from numjax import random
+    >>> random.truncated_normal(random.PRNGKey(0), -1.0, 1.0, (2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("truncated_normal", key)
+    dt = _float_dtype("truncated_normal", dtype)
+    if shape is None:
+        shp = _broadcast_shapes(_shape_of(lower), _shape_of(upper))
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("truncated_normal", shp, _shape_of(lower), _shape_of(upper))
+    sqrt2 = _const(dt, np.sqrt(2))
+    lower = lax.convert_element_type(lower, dt)
+    upper = lax.convert_element_type(upper, dt)
+    a = lax.erf(lax.div(lower, sqrt2))
+    b = lax.erf(lax.div(upper, sqrt2))
+    u = _uniform(raw, shp, dt, a, b)
+    out = lax.mul(sqrt2, xla_math.erf_inv(u))
+    # Rounding can land on the bounds; clip strictly inside them, as JAX does.
+    # (JAX stops the gradient through these bounds; numjax has no stop_gradient yet, and the
+    # nextafter bounds are piecewise constant anyway.)
+    lo = lax.nextafter(lower, np.array(np.inf, dt))
+    hi = lax.nextafter(upper, np.array(-np.inf, dt))
+    return jnp.clip(out, lo, hi)
+
+
+def lognormal(key: Any, sigma: Any = 1.0, shape: Shape | None = None,
+              dtype: Any = float) -> Array:
+    """exp(sigma * normal).
+
+    >>> from numjax import random
+    >>> float(random.lognormal(random.PRNGKey(0))) > 0
+    True
+    """
+    raw, _ = check_prng_key("lognormal", key)
+    dt = _float_dtype("lognormal", dtype, np.inexact, "a float or complex dtype")
+    if shape is None:
+        shp = _shape_of(sigma)
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("triangular", shp, _shape_of(sigma))
+    sigma = jnp.broadcast_to(sigma, shp)
+    return lax.exp(_normal(raw, shp, dt) * sigma)
+
+
+# ---- discrete -------------------------------------------------------------------------------
+
+
+def bernoulli(key: Any, p: Any = np.float32(0.5), shape: Shape | None = None) -> Array:
+    """Booleans that are True with probability `p`.
+
+    >>> from numjax import random
+    >>> random.bernoulli(random.PRNGKey(0), 0.5, (3,))
+    Array([False,  True, False], dtype=bool)
+    """
+    raw, _ = check_prng_key("bernoulli", key)
+    dt = dtypes.canonicalize_dtype(dtypes.dtype(p))
+    if not dtypes.issubdtype(dt, np.floating):
+        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dt}.")
+    p = lax.convert_element_type(p, dt)
+    if shape is None:
+        shp = _shape_of(p)
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("bernoulli", shp, _shape_of(p))
+    return lax.lt(_uniform(raw, shp, dt, 0.0, 1.0), p)
+
+
+def rademacher(key: Any, shape: Shape = (), dtype: Any = int) -> Array:
+    """-1 or +1 with equal probability.
+
+    >>> from numjax import random
+    >>> random.rademacher(random.PRNGKey(0), (3,))
+    Array([-1,  1, -1], dtype=int32)
+    """
+    raw, _ = check_prng_key("rademacher", key)
+    dtypes.check_user_dtype_supported(dtype)
+    dt = dtypes.canonicalize_dtype(dtype)
+    shp = _canon_shape(shape)
+    b = lax.convert_element_type(lax.lt(_uniform(raw, shp, np.dtype(np.float32), 0.0, 1.0),
+                                        np.float32(0.5)), dt)
+    return lax.convert_element_type(2 * b - 1, dt)
+
+
+def geometric(key: Any, p: Any, shape: Shape | None = None, dtype: Any = int) -> Array:
+    """The number of Bernoulli(p) trials up to the first success.
+
+    >>> from numjax import random
+    >>> int(random.geometric(random.PRNGKey(0), 0.5)) >= 1
+    True
+    """
+    raw, _ = check_prng_key("geometric", key)
+    dtypes.check_user_dtype_supported(dtype)
+    if not dtypes.issubdtype(dtype, np.integer):
+        raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
+    dt = dtypes.canonicalize_dtype(dtype)
+    if shape is None:
+        shp = _shape_of(p)
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("geometric", shp, _shape_of(p))
+    p = jnp.asarray(p)
+    if not dtypes.issubdtype(p.dtype, np.inexact):
+        p = p.astype(dtypes.default_float_dtype())
+    u = _uniform(raw, shp, np.dtype(p.dtype), 0.0, 1.0)
+    log_one_minus_p = jnp.broadcast_to(lax.log1p(lax.neg(p)), shp)
+    g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
+    return g.astype(dt)
+
+
+def _shuffle(raw: Array, x: Array, axis: int) -> Array:
+    # Sort by fresh random 32-bit keys, repeated so that key collisions are unlikely to bias the
+    # result (JAX's round count).
+    exponent = 3
+    size = max(1, int(np.prod(get_aval(x).shape)))
+    num_rounds = int(np.ceil(exponent * np.log(size) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(num_rounds):
+        raw, subkey = _split(raw)
+        sort_keys = prng.threefry_random_bits(subkey, 32, tuple(get_aval(x).shape))
+        _, x = lax.sort_key_val(sort_keys, x, axis)
+    return x
+
+
+def _canonicalize_axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def _concrete_int(x: Any, what: str) -> int:
+    try:
+        return int(x)
+    except Exception as e:  # a tracer
+        raise TypeError(f"Abstract tracer value encountered where concrete value is expected: "
+                        f"{what}") from e
+
+
+def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Array:
+    """A random permutation of `arange(x)` (int `x`) or of `x` along `axis`.
+
+    >>> from numjax import random
+    >>> random.permutation(random.PRNGKey(0), 5)
+    Array([1, 0, 4, 3, 2], dtype=int32)
+    """
+    raw, _ = check_prng_key("permutation", key)
+    ndim = np.ndim(x)
+    axis = _canonicalize_axis(axis, ndim or 1)
+    if not ndim:
+        if not dtypes.issubdtype(dtypes.dtype(x), np.integer):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        r = _concrete_int(x, "argument x of jax.random.permutation()")
+        return _shuffle(raw, jnp.arange(r), axis)
+    x = jnp.asarray(x)
+    if independent or ndim == 1:
+        return _shuffle(raw, x, axis)
+    ind = _shuffle(raw, jnp.arange(x.shape[axis]), 0)
+    return jnp.take(x, ind, axis)
+
+
+def shuffle(key: Any, x: Any, axis: int = 0) -> Array:
+    """Deprecated in JAX: shuffle `x` independently along `axis` (warns FutureWarning).
+
+    >>> import warnings
+    >>> from numjax import random
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     random.shuffle(random.PRNGKey(0), jnp.arange(3)).shape
+    (3,)
+    """
+    import warnings
+
+    warnings.warn("jax.random.shuffle is deprecated and will be removed in a future release. "
+                  "Use jax.random.permutation with independent=True.", FutureWarning,
+                  stacklevel=2)
+    raw, _ = check_prng_key("shuffle", key)
+    return _shuffle(raw, jnp.asarray(x), axis)
+
+
+def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = None,
+           axis: int = 0) -> Array:
+    """Random samples from `a` (or `arange(a)`), with or without replacement, weights `p`.
+
+    >>> from numjax import random
+    >>> random.choice(random.PRNGKey(0), 10, (3,)).shape
+    (3,)
+    """
+    raw, _ = check_prng_key("choice", key)
+    if not isinstance(shape, Sequence):
+        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    shp = tuple(int(d) for d in shape)
+    arr = jnp.asarray(a)
+    if arr.ndim == 0:
+        n_inputs = _concrete_int(a, "The error occurred in jax.random.choice()")
+    else:
+        axis = _canonicalize_axis(axis, arr.ndim)
+        n_inputs = arr.shape[axis]
+    n_draws = math.prod(shp)
+    if n_draws == 0:
+        return jnp.zeros(shp, dtype=arr.dtype)
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+    if p is None:
+        if replace:
+            ind = randint(raw, shp, 0, n_inputs)
+            result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+        else:
+            perm = permutation(raw, n_inputs if arr.ndim == 0 else arr, axis)
+            result = lax.slice_in_dim(perm, 0, n_draws, axis=axis)
+    else:
+        p_arr = jnp.asarray(p)
+        if not dtypes.issubdtype(p_arr.dtype, np.inexact):
+            p_arr = p_arr.astype(dtypes.default_float_dtype())
+        if tuple(p_arr.shape) != (n_inputs,):
+            raise ValueError("p must be None or match the shape of a")
+        if replace:
+            p_cuml = jnp.cumsum(p_arr)
+            u = _uniform(raw, shp, np.dtype(p_cuml.dtype), 0.0, 1.0)
+            r = p_cuml[-1] * (1 - u)
+            ind = jnp.searchsorted(p_cuml, r).astype(int)
+        else:
+            # Gumbel top-k: the n_draws smallest of -gumbel - log p.
+            g = -_gumbel(raw, (n_inputs,), np.dtype(p_arr.dtype)) - jnp.log(p_arr)
+            ind = jnp.argsort(g)[:n_draws]
+        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+    if arr.ndim == 0:
+        return result.reshape(shp)
+    out_shape = (*arr.shape[:axis], *shp, *arr.shape[axis + 1:])
+    return result.reshape(out_shape)
+
+
+def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = None) -> Array:
+    """Samples of categories with unnormalized log-probabilities `logits` along `axis`.
+
+    >>> from numjax import random
+    >>> import numjax.numpy as jnp
+    >>> random.categorical(random.PRNGKey(0), jnp.zeros(3), shape=(2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("categorical", key)
+    logits_arr = jnp.asarray(logits)
+    nd = logits_arr.ndim
+    if axis >= 0:
+        axis -= nd
+    batch_shape = tuple(np.delete(np.array(logits_arr.shape, dtype=np.int64), axis).tolist())
+    if shape is None:
+        shp = batch_shape
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("categorical", shp, batch_shape)
+    shape_prefix = shp[:len(shp) - len(batch_shape)]
+    logits_shape = list(shp[len(shp) - len(batch_shape):])
+    logits_shape.insert(axis % nd, logits_arr.shape[axis])
+    g = _gumbel(raw, (*shape_prefix, *logits_shape), np.dtype(logits_arr.dtype))
+    return jnp.argmax(g + lax.expand_dims(logits_arr, tuple(range(len(shape_prefix)))),
+                      axis=axis)
+
+
+# ---- simple transforms of uniform -----------------------------------------------------------
+
+
+def _gumbel(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+    u = _uniform(raw, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+    return -jnp.log(-jnp.log(u))
+
+
+def gumbel(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
+    """Standard Gumbel values, -log(-log(u)).
+
+    >>> from numjax import random
+    >>> random.gumbel(random.PRNGKey(0), (2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("gumbel", key)
+    dt = _float_dtype("gumbel", dtype)
+    shp = _canon_shape(shape)
+    _check_shape("gumbel", shp)
+    return _gumbel(raw, shp, dt)
+
+
+def _exponential(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+    u = _uniform(raw, shape, dtype, 0.0, 1.0)
+    return lax.neg(lax.log1p(lax.neg(u)))
+
+
+def exponential(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
+    """Standard exponential values, -log1p(-u).
+
+    >>> from numjax import random
+    >>> float(random.exponential(random.PRNGKey(0))) > 0
+    True
+    """
+    raw, _ = check_prng_key("exponential", key)
+    dt = _float_dtype("exponential", dtype)
+    shp = _canon_shape(shape)
+    _check_shape("exponential", shp)
+    return _exponential(raw, shp, dt)
+
+
+def laplace(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
+    """Standard Laplace values.
+
+    >>> from numjax import random
+    >>> random.laplace(random.PRNGKey(0), (2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("laplace", key)
+    dt = _float_dtype("laplace", dtype)
+    shp = _canon_shape(shape)
+    _check_shape("laplace", shp)
+    u = _uniform(raw, shp, dt, -1.0 + dtypes.finfo(dt).epsneg, 1.0)
+    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+def logistic(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
+    """Standard logistic values, log(u / (1 - u)).
+
+    >>> from numjax import random
+    >>> random.logistic(random.PRNGKey(0), (2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("logistic", key)
+    dt = _float_dtype("logistic", dtype)
+    shp = _canon_shape(shape)
+    _check_shape("logistic", shp)
+    x = _uniform(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
+    return lax.log(lax.div(x, lax.sub(_const(dt, 1), x)))
+
+
+def cauchy(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
+    """Standard Cauchy values, tan(pi (u - 1/2)).
+
+    >>> from numjax import random
+    >>> random.cauchy(random.PRNGKey(0), (2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("cauchy", key)
+    dt = _float_dtype("cauchy", dtype)
+    shp = _canon_shape(shape)
+    _check_shape("cauchy", shp)
+    u = _uniform(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
+    return lax.tan(lax.mul(_const(dt, np.pi), lax.sub(u, _const(dt, 0.5))))
+
+
+def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """Pareto values with shape parameter `b`, exp(exponential / b).
+
+    >>> from numjax import random
+    >>> float(random.pareto(random.PRNGKey(0), 3.0)) >= 1
+    True
+    """
+    raw, _ = check_prng_key("pareto", key)
+    dt = _float_dtype("pareto", dtype)
+    if shape is None:
+        shp = _shape_of(b)
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("pareto", shp)
+    b = lax.convert_element_type(b, dt)
+    return lax.exp(lax.div(_exponential(raw, shp, dt), b))
+
+
+def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
+                dtype: Any = float) -> Array:
+    """Weibull values, scale * (-log1p(-u)) ** (1 / concentration).
+
+    >>> from numjax import random
+    >>> random.weibull_min(random.PRNGKey(0), 1.0, 2.0, (2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("weibull_min", key)
+    dt = _float_dtype("weibull_min", dtype)
+    u = _uniform(raw, _canon_shape(shape), dt, 0, 1)
+    return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+
+
+def rayleigh(key: Any, scale: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """Rayleigh values, scale * sqrt(-2 log u).
+
+    >>> from numjax import random
+    >>> float(random.rayleigh(random.PRNGKey(0), 1.0)) > 0
+    True
+    """
+    raw, _ = check_prng_key("rayleigh", key)
+    dt = _float_dtype("rayleigh", dtype)
+    if shape is None:
+        shp = _shape_of(scale)
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("rayleigh", shp, _shape_of(scale))
+    u = _uniform(raw, shp, dt, 0.0, 1.0)
+    scale = jnp.broadcast_to(jnp.asarray(scale).astype(dt), shp)
+    return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), _const(dt, -2))))
+
+
+def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Shape | None = None,
+               dtype: Any = float) -> Array:
+    """Triangular values on `[left, right]` with peak `mode`.
+
+    >>> from numjax import random
+    >>> 0 <= float(random.triangular(random.PRNGKey(0), 0.0, 0.5, 1.0)) <= 1
+    True
+    """
+    raw, _ = check_prng_key("triangular", key)
+    dt = _float_dtype("triangular", dtype)
+    if shape is None:
+        shp = _broadcast_shapes(_shape_of(left), _shape_of(mode), _shape_of(right))
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("triangular", shp, _shape_of(left), _shape_of(mode), _shape_of(right))
+    left = jnp.broadcast_to(left, shp)
+    mode = jnp.broadcast_to(mode, shp)
+    right = jnp.broadcast_to(right, shp)
+    fc = (mode - left) / (right - left)
+    u = _uniform(raw, shp, dt, 0.0, 1.0)
+    out1 = left + lax.sqrt(u * (right - left) * (mode - left))
+    out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
+    return lax.select(u < fc, out1, out2)
+
+
+def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """Wald (inverse Gaussian) values with the given mean.
+
+    >>> from numjax import random
+    >>> float(random.wald(random.PRNGKey(0), 1.0)) > 0
+    True
+    """
+    raw, _ = check_prng_key("wald", key)
+    dt = _float_dtype("wald", dtype)
+    if shape is None:
+        shp = _shape_of(mean)
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("wald", shp, _shape_of(mean))
+    k1, k2 = _split(raw, 2)
+    mean = jnp.broadcast_to(jnp.asarray(mean).astype(dt), shp)
+    v = _normal(k1, shp, dt)
+    z = _uniform(k2, shp, dt, 0.0, 1.0)
+    y = lax.integer_pow(v, 2)
+    y_sq = lax.integer_pow(y, 2)
+    mean_sq = lax.integer_pow(mean, 2)
+    sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
+    x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
+    return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+
+
+def maxwell(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
+    """Maxwell values: the norm of a standard 3-d normal vector.
+
+    >>> from numjax import random
+    >>> float(random.maxwell(random.PRNGKey(0))) > 0
+    True
+    """
+    raw, _ = check_prng_key("maxwell", key)
+    dt = _float_dtype("maxwell", dtype)
+    shp = (*_canon_shape(shape), 3)
+    return jnp.linalg.norm(_normal(raw, shp, dt), axis=-1)
+
+
+def double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: Shape = (),
+                         dtype: Any = float) -> Array:
+    """Maxwell values with a random sign, scaled and shifted.
+
+    >>> from numjax import random
+    >>> random.double_sided_maxwell(random.PRNGKey(0), 0.0, 1.0, (2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("double_sided_maxwell", key)
+    dt = _float_dtype("double_sided_maxwell", dtype, what="a float dtype")
+    params_shape = _broadcast_shapes(_shape_of(loc), _shape_of(scale))
+    shp = _canon_shape(shape)
+    if not shp:
+        shp = params_shape
+    shp = shp + params_shape
+    maxwell_key, rademacher_key = _split(raw)
+    maxwell_rvs = maxwell(maxwell_key, shape=shp, dtype=dt)
+    random_sign = rademacher(rademacher_key, shape=shp, dtype=dt)
+    return random_sign * maxwell_rvs * scale + loc
+
+
+# ---- multivariate ---------------------------------------------------------------------------
+
+
+def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Shape | None = None,
+                        dtype: Any = None, method: str = "cholesky") -> Array:
+    """Multivariate normal values `mean + factor @ z` (factor from cholesky, eigh or svd).
+
+    >>> from numjax import random
+    >>> import numjax.numpy as jnp
+    >>> random.multivariate_normal(random.PRNGKey(0), jnp.zeros(2), jnp.eye(2), (3,)).shape
+    (3, 2)
+    """
+    raw, _ = check_prng_key("multivariate_normal", key)
+    if method not in {"svd", "eigh", "cholesky"}:
+        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    if dtype is None:
+        dtype = dtypes.result_type(mean, cov)
+        if not dtypes.issubdtype(dtype, np.inexact):
+            dtype = dtypes.default_float_dtype()
+    dt = _float_dtype("multivariate_normal", dtype)
+    mean = jnp.asarray(mean).astype(dt)
+    cov = jnp.asarray(cov).astype(dt)
+    if not mean.ndim >= 1:
+        raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
+                         f"{mean.ndim}")
+    if not cov.ndim >= 2:
+        raise ValueError(f"multivariate_normal requires cov.ndim >= 2, got cov.ndim == "
+                         f"{cov.ndim}")
+    n = mean.shape[-1]
+    if tuple(cov.shape[-2:]) != (n, n):
+        raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, "
+                         f"but got cov.shape == {tuple(cov.shape)}.")
+    if shape is None:
+        shp = _broadcast_shapes(tuple(mean.shape[:-1]), tuple(cov.shape[:-2]))
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("normal", shp, tuple(mean.shape[:-1]), tuple(cov.shape[:-2]))
+    if method == "svd":
+        u, s, _ = jnp.linalg.svd(cov)
+        factor = u * jnp.sqrt(s[..., None, :])
+    elif method == "eigh":
+        w, v = jnp.linalg.eigh(cov)
+        factor = v * jnp.sqrt(w[..., None, :])
+    else:
+        factor = jnp.linalg.cholesky(cov)
+    z = _normal(raw, (*shp, n), dt)
+    return mean + jnp.einsum("...ij,...j->...i", factor, z)
+
+
+def orthogonal(key: Any, n: int, shape: Shape = (), dtype: Any = float) -> Array:
+    """Haar-random orthogonal (unitary) `n x n` matrices: Q of a normal matrix, sign-fixed.
+
+    >>> from numjax import random
+    >>> random.orthogonal(random.PRNGKey(0), 3).shape
+    (3, 3)
+    """
+    raw, _ = check_prng_key("orthogonal", key)
+    dtypes.check_user_dtype_supported(dtype)
+    shp = _canon_shape(shape)
+    _check_shape("orthogonal", shp)
+    n = _concrete_int(n, "The error occurred in jax.random.orthogonal()")
+    dt = dtypes.canonicalize_dtype(dtype)
+    z = _normal(raw, (*shp, n, n), dt)
+    q, r = jnp.linalg.qr(z)
+    d = jnp.diagonal(r, 0, -2, -1)
+    return lax.mul(q, lax.expand_dims(lax.div(d, jnp.abs(d).astype(d.dtype)), (d.ndim - 1,)))
+
+
+# ---- gamma family -------------------------------------------------------------------------------
+
+
+def _gamma_one(raw: Array, alpha: Array, log_space: bool) -> Array:
+    """One Gamma(alpha) sample by Marsaglia and Tsang's rejection method, JAX's exact steps.
+
+    alpha < 1 samples Gamma(alpha + 1) and boosts by u ** (1 / alpha).
+    """
+    dtype = np.dtype(get_aval(alpha).dtype)
+    zero, one = _const(dtype, 0), _const(dtype, 1)
+    minus_one, half = _const(dtype, -1), _const(dtype, 0.5)
+    third, squeeze = _const(dtype, 1.0 / 3.0), _const(dtype, 0.0331)
+    boost_mask = lax.ge(alpha, one)
+    alpha_orig = alpha
+    alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
+    d = lax.sub(alpha, third)
+    c = lax.div(third, lax.sqrt(d))
+
+    def cond_fn(state: tuple[Array, Array, Array, Array]) -> Array:
+        _, x_sq, v, u = state
+        return lax.bitwise_and(
+            lax.ge(u, lax.sub(one, lax.mul(squeeze, lax.mul(x_sq, x_sq)))),
+            lax.ge(lax.log(u), lax.add(lax.mul(x_sq, half),
+                                       lax.mul(d, lax.add(lax.sub(one, v), lax.log(v))))))
+
+    def next_xv(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        key, subkey = _split(state[0])
+        x = _normal(subkey, (), dtype)
+        # XLA:CPU fuses 1 + x * c into one multiply-add.
+        return key, x, xla_math.fma(x, c, one)
+
+    def body_fn(state: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+        key, x_key, u_key = _split(state[0], 3)
+        _, x, v = while_loop(lambda s: lax.le(s[2], zero), next_xv, (x_key, zero, minus_one))
+        u = _uniform(u_key, (), dtype, 0.0, 1.0)
+        return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
+
+    key, subkey = _split(raw)
+    _, _, v, _ = while_loop(cond_fn, body_fn, (key, zero, one, _const(dtype, 2)))
+    if log_space:
+        log_samples = lax.neg(_exponential(subkey, (), dtype))
+        log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,
+                               lax.mul(log_samples, lax.div(one, alpha_orig)))
+        return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
+    samples = lax.sub(one, _uniform(subkey, (), dtype, 0.0, 1.0))
+    boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
+    return lax.mul(lax.mul(d, v), boost)
+
+
+def _gamma_grad(sample: Array, a: Array, log_space: bool) -> Array:
+    """d sample / d a by implicit differentiation of the CDF (lax.random_gamma_grad)."""
+    if log_space:
+        x = lax.exp(sample)
+        x = lax.select(lax.eq(x, lax.full_like(x, 0)),
+                       lax.full_like(x, float(dtypes.finfo(get_aval(x).dtype).tiny)), x)
+        return lax.div(special.random_gamma_grad(a, x), x)
+    return special.random_gamma_grad(a, sample)
+
+
+def _gamma_sample(raw: Array, a: Array, log_space: bool) -> Array:
+    """Gamma samples for every entry of `a`, one split key each; differentiable in `a`."""
+    from numjax._src.api.custom_derivatives import custom_jvp
+    from numjax._src.api.transformations import vmap
+
+    shape = tuple(get_aval(a).shape)
+    n = math.prod(shape)
+
+    def draw(keys: Array, alphas: Array) -> Array:
+        flat = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, lax.reshape(alphas, (n,)))
+        return lax.reshape(flat, shape)
+
+    # The keys are an ordinary (integer, so tangent-free) argument rather than closed over or
+    # declared nondiff, so that jit and vmap can trace them.
+    sample = custom_jvp(draw)
+
+    def sample_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]
+                   ) -> tuple[Array, Array]:
+        (keys, alphas), (_, t) = primals, tangents
+        out = sample(keys, alphas)
+        return out, lax.mul(t, _gamma_grad(out, alphas, log_space))
+
+    sample.defjvp(sample_jvp)
+    if n == 0:
+        return lax.full(shape, 0, get_aval(a).dtype)
+    return sample(prng.threefry_split(raw, (n,)), a)
+
+
+def _gamma(key: Any, name: str, a: Any, shape: Shape | None, dtype: Any,
+           log_space: bool) -> Array:
+    raw, _ = check_prng_key(name, key)
+    dt = _float_dtype(name if name != "loggamma" else "gamma", dtype)
+    if shape is None:
+        shp = _shape_of(a)
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("gamma", shp, _shape_of(a))
+    a = lax.convert_element_type(a, dt)
+    if _shape_of(a) != shp:
+        a = jnp.broadcast_to(a, shp)
+    return _gamma_sample(raw, a, log_space)
+
+
+def gamma(key: Any, a: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """Gamma(a) samples (unit scale); differentiable in `a` through the implicit gradient.
+
+    >>> from numjax import random
+    >>> float(random.gamma(random.PRNGKey(0), 2.0)) > 0
+    True
+    """
+    return _gamma(key, "gamma", a, shape, dtype, False)
+
+
+def loggamma(key: Any, a: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """log of Gamma(a) samples, accurate for small `a` where the samples underflow.
+
+    >>> from numjax import random
+    >>> random.loggamma(random.PRNGKey(0), 0.01).dtype
+    dtype('float32')
+    """
+    return _gamma(key, "loggamma", a, shape, dtype, True)
+
+
+def beta(key: Any, a: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """Beta(a, b) samples from two log-gamma samples.
+
+    >>> from numjax import random
+    >>> 0 < float(random.beta(random.PRNGKey(0), 2.0, 3.0)) < 1
+    True
+    """
+    raw, _ = check_prng_key("beta", key)
+    dt = _float_dtype("beta", dtype)
+    if shape is None:
+        shp = _broadcast_shapes(_shape_of(a), _shape_of(b))
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("beta", shp, _shape_of(a), _shape_of(b))
+    key_a, key_b = _split(raw)
+    a = jnp.broadcast_to(lax.convert_element_type(a, dt), shp)
+    b = jnp.broadcast_to(lax.convert_element_type(b, dt), shp)
+    log_gamma_a = _gamma_sample(key_a, a, True)
+    log_gamma_b = _gamma_sample(key_b, b, True)
+    log_max = lax.max(log_gamma_a, log_gamma_b)
+    gamma_a_scaled = jnp.exp(log_gamma_a - log_max)
+    gamma_b_scaled = jnp.exp(log_gamma_b - log_max)
+    return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
+
+
+def dirichlet(key: Any, alpha: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """Dirichlet(alpha) samples: normalized gamma samples (softmax of log-gamma samples).
+
+    >>> from numjax import random
+    >>> import numjax.numpy as jnp
+    >>> round(float(random.dirichlet(random.PRNGKey(0), jnp.ones(3)).sum()), 5)
+    1.0
+    """
+    raw, _ = check_prng_key("dirichlet", key)
+    dt = _float_dtype("dirichlet", dtype)
+    alpha_shape = _shape_of(alpha)
+    if not len(alpha_shape) >= 1:
+        raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == "
+                         f"{len(alpha_shape)}")
+    if shape is None:
+        shp = alpha_shape[:-1]
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("dirichlet", shp, alpha_shape[:-1])
+    alpha = lax.convert_element_type(alpha, dt)
+    full = (*shp, alpha_shape[-1])
+    log_gamma_samples = _gamma_sample(raw, jnp.broadcast_to(alpha, full), True)
+    x_max = jnp.max(log_gamma_samples, -1, keepdims=True)
+    unnormalized = jnp.exp(log_gamma_samples - x_max)
+    return unnormalized / unnormalized.sum(-1, keepdims=True)
+
+
+def chisquare(key: Any, df: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """Chi-square(df) samples, 2 * Gamma(df / 2).
+
+    >>> from numjax import random
+    >>> float(random.chisquare(random.PRNGKey(0), 3.0)) > 0
+    True
+    """
+    raw, _ = check_prng_key("chisquare", key)
+    dt = _float_dtype("chisquare", dtype)
+    if shape is None:
+        shp = _shape_of(df)
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("chisquare", shp, _shape_of(df))
+    return _chisquare(raw, df, shp, dt)
+
+
+def _chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array:
+    two = _const(dt, 2)
+    half_df = lax.div(lax.convert_element_type(df, dt), two)
+    log_g = _gamma_sample(raw, jnp.broadcast_to(half_df, shp), True)
+    return lax.mul(jnp.exp(log_g), two)
+
+
+def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """F(dfnum, dfden) samples, a ratio of scaled chi-square samples.
+
+    >>> from numjax import random
+    >>> float(random.f(random.PRNGKey(0), 3.0, 5.0)) > 0
+    True
+    """
+    raw, _ = check_prng_key("f", key)
+    dt = _float_dtype("f", dtype)
+    if shape is None:
+        shp = _broadcast_shapes(_shape_of(dfden), _shape_of(dfnum))
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("f", shp, _shape_of(dfden), _shape_of(dfnum))
+    key_dfd, key_dfn = _split(raw)
+    chi2_dfn = _chisquare(key_dfn, dfnum, shp, dt)
+    chi2_dfd = _chisquare(key_dfd, dfden, shp, dt)
+    dfden = jnp.broadcast_to(lax.convert_element_type(dfden, dt), shp)
+    dfnum = jnp.broadcast_to(lax.convert_element_type(dfnum, dt), shp)
+    return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
+
+
+def t(key: Any, df: Any, shape: Shape = (), dtype: Any = float) -> Array:
+    """Student's t(df) samples, normal * sqrt(df / 2 / Gamma(df / 2)).
+
+    >>> from numjax import random
+    >>> random.t(random.PRNGKey(0), 4.0, (2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("t", key)
+    dt = _float_dtype("t", dtype)
+    shp = _canon_shape(shape)
+    _check_shape("t", shp, _shape_of(df))
+    df = lax.convert_element_type(df, dt)
+    key_n, key_g = _split(raw)
+    n = _normal(key_n, shp, dt)
+    half_df = lax.div(df, _const(dt, 2))
+    g = _gamma_sample(key_g, jnp.broadcast_to(half_df, shp), False)
+    return n * jnp.sqrt(half_df / g)
+
+
+def generalized_normal(key: Any, p: float, shape: Shape = (), dtype: Any = float) -> Array:
+    """Generalized normal samples with density proportional to exp(-|x| ** p).
+
+    >>> from numjax import random
+    >>> random.generalized_normal(random.PRNGKey(0), 1.5, (2,)).shape
+    (2,)
+    """
+    raw, _ = check_prng_key("generalized_normal", key)
+    dtypes.check_user_dtype_supported(dtype)
+    shp = _canon_shape(shape)
+    _check_shape("generalized_normal", shp)
+    dt = _float_dtype("gamma", dtype)
+    k1, k2 = _split(raw)
+    g = _gamma_sample(k1, jnp.broadcast_to(lax.convert_element_type(1 / p, dt), shp), False)
+    r = rademacher(k2, shp, dt)
+    return r * g ** (1 / p)
+
+
+def ball(key: Any, d: int, p: float = 2, shape: Shape = (), dtype: Any = float) -> Array:
+    """Points uniform in the unit p-norm ball of dimension `d`.
+
+    >>> from numjax import random
+    >>> random.ball(random.PRNGKey(0), 3).shape
+    (3,)
+    """
+    raw, _ = check_prng_key("ball", key)
+    dtypes.check_user_dtype_supported(dtype)
+    shp = _canon_shape(shape)
+    _check_shape("ball", shp)
+    d = _concrete_int(d, "The error occurred in jax.random.ball()")
+    k1, k2 = _split(raw)
+    g = generalized_normal(k1, p, (*shp, d), dtype)
+    e = exponential(k2, shp, dtype)
+    return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
+
+
+# ---- poisson and binomial -------------------------------------------------------------------
+# JAX caps these rejection loops at the dtype's maximum iteration count, which no loop reaches
+# in practice; the loops here run until every entry is accepted.
+
+
+def _poisson_knuth(raw: Array, lam: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+    def body_fn(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        k, key, log_prod = carry
+        key, subkey = _split(key)
+        k = lax.select(log_prod > -lam, k + 1, k)
+        u = _uniform(subkey, shape, np.dtype(np.float32), 0.0, 1.0)
+        return k, key, log_prod + jnp.log(u)
+
+    def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
+        return jnp.any(carry[2] > -lam)
+
+    k_init = jnp.zeros(shape, dtype)
+    log_rate_init = jnp.zeros(shape, np.float32)
+    k = while_loop(cond_fn, body_fn, (k_init, raw, log_rate_init))[0]
+    return (k - 1).astype(dtype)
+
+
+def _poisson_rejection(raw: Array, lam: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+    # Hörmann's transformed rejection with squeeze (PTRS).
+    log_lam = lax.log(lam)
+    b = 0.931 + 2.53 * lax.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+    fdt = np.dtype(get_aval(lam).dtype)
+
+    def body_fn(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        k_out, accepted, key = carry
+        key, subkey_0, subkey_1 = _split(key, 3)
+        u = _uniform(subkey_0, shape, fdt, 0.0, 1.0) - 0.5
+        v = _uniform(subkey_1, shape, fdt, 0.0, 1.0)
+        u_shifted = 0.5 - abs(u)
+        k = lax.floor((2 * a / u_shifted + b) * u + lam + 0.43)
+        s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
+        t_ = -lam + k * log_lam - lax.lgamma(k + 1)
+        accept1 = (u_shifted >= 0.07) & (v <= v_r)
+        reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
+        accept2 = s <= t_
+        accept = accept1 | (~reject & accept2)
+        return lax.select(accept, k, k_out), accepted | accept, key
+
+    def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
+        return jnp.any(~carry[1])
+
+    k_init = jnp.full(shape, -1, fdt)
+    accepted = jnp.zeros(shape, bool)
+    k = while_loop(cond_fn, body_fn, (k_init, accepted, raw))[0]
+    return k.astype(dtype)
+
+
+def poisson(key: Any, lam: Any, shape: Shape | None = None, dtype: Any = int) -> Array:
+    """Poisson(lam) samples: Knuth's method for lam < 10, transformed rejection above.
+
+    >>> from numjax import random
+    >>> random.poisson(random.PRNGKey(0), 3.0, (2,)).dtype
+    dtype('int32')
+    """
+    raw, _ = check_prng_key("poisson", key)
+    dtypes.check_user_dtype_supported(dtype)
+    dt = dtypes.canonicalize_dtype(dtype)
+    shp = _shape_of(lam) if shape is None else _canon_shape(shape)
+    lam = lax.convert_element_type(jnp.broadcast_to(lam, shp), np.float32)
+    use_knuth = lax.ne(lam, lam) | (lam < 10)
+    lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
+    lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
+    result = lax.select(use_knuth, _poisson_knuth(raw, lam_knuth, shp, dt),
+                        _poisson_rejection(raw, lam_rejection, shp, dt))
+    return lax.select(lam == 0, jnp.zeros_like(result), result)
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_approx_tail(k: Array) -> Array:
+    dt = np.dtype(get_aval(k).dtype)
+    tail_vals = jnp.array(_STIRLING_TAIL, dtype=dt)
+    use_tail_values = k <= 9
+    k = lax.clamp(_const(dt, 0.0), k, _const(dt, 9.0))
+    kp1sq = (k + 1) * (k + 1)
+    approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+    return lax.select(use_tail_values, tail_vals[jnp.floor(k).astype(np.int32)], approx)
+
+
+def _binomial_inversion(raw: Array, count: Array, prob: Array, shape: tuple[int, ...]
+                        ) -> Array:
+    log1minusprob = jnp.log1p(-prob)
+    fdt = np.dtype(get_aval(prob).dtype)
+
+    def body_fn(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        num_geom, geom_sum, key = carry
+        subkey, key = _split(key)  # (JAX takes the first half as the subkey here)
+        num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
+        u = _uniform(subkey, shape, fdt, 0.0, 1.0)
+        geom = jnp.ceil(jnp.log(u) / log1minusprob)
+        return num_geom_out, geom_sum + geom, key
+
+    def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
+        return jnp.any(carry[1] <= count)
+
+    init = (jnp.zeros(shape, fdt), jnp.zeros(shape, fdt), raw)
+    return while_loop(cond_fn, body_fn, init)[0] - 1
+
+
+def _btrs(raw: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Array:
+    # Hörmann's transformed rejection (BTRS) for binomials with count * prob > 10.
+    fdt = np.dtype(get_aval(prob).dtype)
+    stddev = jnp.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = jnp.floor((count + 1) * prob)
+
+    def body_fn(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        k_out, accepted, key = carry
+        key, subkey_0, subkey_1 = _split(key, 3)
+        u = _uniform(subkey_0, shape, fdt, 0.0, 1.0)
+        v = _uniform(subkey_1, shape, fdt, 0.0, 1.0)
+        u = u - 0.5
+        us = 0.5 - jnp.abs(u)
+        accept1 = (us >= 0.07) & (v <= v_r)
+        k = jnp.floor((2 * a / us + b) * u + c)
+        reject = (k < 0) | (k > count)
+        v = jnp.log(v * alpha / (a / (us * us) + b))
+        ub = ((m + 0.5) * jnp.log((m + 1) / (r * (count - m + 1)))
+              + (count + 1) * jnp.log((count - m + 1) / (count - k + 1))
+              + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
+              + _stirling_approx_tail(m) + _stirling_approx_tail(count - m)
+              - _stirling_approx_tail(k) - _stirling_approx_tail(count - k))
+        accept = accept1 | (~reject & (v <= ub))
+        return lax.select(accept, k, k_out), accepted | accept, key
+
+    def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
+        return jnp.any(~carry[1])
+
+    init = (jnp.full(shape, -1, fdt), jnp.zeros(shape, bool), raw)
+    return while_loop(cond_fn, body_fn, init)[0]
+
+
+def binomial(key: Any, n: Any, p: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
+    """Binomial(n, p) samples (as floats): inversion for n p <= 10, BTRS rejection above.
+
+    >>> from numjax import random
+    >>> float(random.binomial(random.PRNGKey(0), 10.0, 0.5)) in range(11)
+    True
+    """
+    raw, _ = check_prng_key("binomial", key)
+    dtypes.check_user_dtype_supported(dtype)
+    if not dtypes.issubdtype(dtype, np.floating):
+        raise ValueError("dtype argument to `binomial` must be a float dtype, got {dtype}")
+    dt = dtypes.canonicalize_dtype(dtype)
+    if shape is None:
+        shp = _broadcast_shapes(_shape_of(n), _shape_of(p))
+    else:
+        shp = _canon_shape(shape)
+        _check_shape("binomial", shp, _shape_of(n), _shape_of(p))
+    prob = jnp.asarray(p)
+    if not dtypes.issubdtype(prob.dtype, np.inexact):
+        prob = prob.astype(dtypes.default_float_dtype())
+    count = jnp.broadcast_to(lax.convert_element_type(n, prob.dtype), shp)
+    prob = jnp.broadcast_to(prob, shp)
+    p_lt_half = prob < 0.5
+    q = lax.select(p_lt_half, prob, 1.0 - prob)
+    count_nan_or_neg = lax.ne(count, count) | (count < 0.0)
+    count_inf = jnp.isinf(count)
+    q_is_nan = lax.ne(q, q)
+    q_l_0 = q < 0.0
+    q = lax.select(q_is_nan | q_l_0, lax.full_like(q, 0.01), q)
+    use_inversion = count_nan_or_neg | (count * q <= 10.0)
+    count = jnp.floor(count)
+    count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
+    count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
+    q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
+    samples = lax.select(use_inversion,
+                         _binomial_inversion(raw, count_inv, q, shp).astype(dt),
+                         _btrs(raw, count_btrs, q_btrs, shp).astype(dt))
+    invalid = q_l_0 | q_is_nan | count_nan_or_neg
+    samples = lax.select(invalid, jnp.full_like(samples, np.nan, dt), samples)
+    samples = lax.select(count_inf & (~invalid), jnp.full_like(samples, np.inf, dt), samples)
+    return lax.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf, samples,
+                      count.astype(dt) - samples)
