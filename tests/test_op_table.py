@@ -479,6 +479,8 @@ ROWS: list[Row] = [
         args_of(uniform(-2, 2)), (((3,),), ((0,),)), ALL, grad=(0,), primitive="broadcast_in_dim"),
     Row("transpose", lambda x: lax.transpose(x, (2, 0, 1)), lambda x: x.transpose(2, 0, 1),
         args_of(uniform(-2, 2)), (((2, 3, 4),), ((2, 0, 1),)), ALL, grad=(0,)),
+    # d stop_gradient = 0 by definition (finite differences see the identity): no grads.
+    unary("stop_gradient", lax.stop_gradient, lambda x: x, grad=False),
     Row("rev", lambda x: lax.rev(x, (0, 1)), lambda x: x[::-1, ::-1], args_of(uniform(-2, 2)),
         (((2, 3),), ((0, 3),)), ALL, grad=(0,)),
     Row("select_n_bool", lax.select_n, lambda w, a, b: np.where(w, b, a),

@@ -163,3 +163,15 @@ def test_prod_gradient_is_exact_with_zeros():
     np.testing.assert_allclose(g, [[0.0, 0.0], [6.0, 0.0]])
     g = jax.grad(lambda a: jnp.prod(a, axis=0).sum())(np.array([1.0, 0.0, 2.0], f32)[:, None])
     np.testing.assert_allclose(g[:, 0], [0.0, 2.0, 0.0])
+
+
+def test_stop_gradient_matches_jax():
+    assert float(jax.grad(lambda x: jax.lax.stop_gradient(x) * x)(3.0)) == 3.0
+    assert str(jax.make_jaxpr(jax.grad(lambda x: jax.lax.stop_gradient(x) * x))(3.0)) == (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = stop_gradient a\n"
+        "    _:f32[] = mul b a\n"
+        "    c:f32[] = mul b 1.0\n"
+        "  in (c,) }")
+    out = jax.lax.stop_gradient({"a": jnp.ones(2), "n": jnp.arange(2)})
+    assert out["n"].dtype == np.int32

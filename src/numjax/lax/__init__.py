@@ -277,6 +277,8 @@ from numjax._src.lax.structural import slice_in_dim as slice_in_dim
 from numjax._src.lax.structural import slice_p as slice_p
 from numjax._src.lax.structural import squeeze as squeeze
 from numjax._src.lax.structural import squeeze_p as squeeze_p
+from numjax._src.lax.structural import stop_gradient as stop_gradient
+from numjax._src.lax.structural import stop_gradient_p as stop_gradient_p
 from numjax._src.lax.structural import transpose as transpose
 from numjax._src.lax.structural import transpose_p as transpose_p
 from numjax._src.lax.windowed import reduce_window as reduce_window

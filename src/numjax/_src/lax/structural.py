@@ -792,3 +792,30 @@ def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = Tru
     index = int(index) + shape[axis] if int(index) < 0 else int(index)
     out = slice_in_dim(operand, index, index + 1, 1, axis)
     return out if keepdims else squeeze(out, (axis,))
+
+
+# ---- stop_gradient -------------------------------------------------------------------------
+
+stop_gradient_p = Primitive("stop_gradient")
+stop_gradient_p.def_impl(lambda x: x)
+stop_gradient_p.def_abstract_eval(lambda x: x)
+ad.defjvp_zero(stop_gradient_p)
+stop_gradient_p.def_batch(batching.vectorized_batch(stop_gradient_p))
+
+
+def stop_gradient(x: Any) -> Any:
+    """`x`, as a constant to differentiation (its tangent and cotangent are zero).
+
+    >>> import numjax
+    >>> numjax.grad(lambda x: stop_gradient(x) * x)(3.0)
+    Array(3., dtype=float32, weak_type=True)
+    """
+    from numjax._src.tree_util import tree_map
+
+    def stop(leaf: Any) -> Any:
+        aval = get_aval(leaf)
+        if not dtypes.issubdtype(aval.dtype, np.inexact):
+            return leaf  # integers and booleans have no tangents anyway
+        return stop_gradient_p.bind(leaf)
+
+    return tree_map(stop, x)
