@@ -249,11 +249,10 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None = Non
     b = lax.erf(lax.div(upper, sqrt2))
     u = _uniform(raw, shp, dt, a, b)
     out = lax.mul(sqrt2, xla_math.erf_inv(u))
-    # Rounding can land on the bounds; clip strictly inside them, as JAX does.
-    # (JAX stops the gradient through these bounds; numjax has no stop_gradient yet, and the
-    # nextafter bounds are piecewise constant anyway.)
-    lo = lax.nextafter(lower, np.array(np.inf, dt))
-    hi = lax.nextafter(upper, np.array(-np.inf, dt))
+    # Rounding can land on the bounds; clip strictly inside them (with the gradient stopped
+    # through the bounds), as JAX does.
+    lo = lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dt))
+    hi = lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dt))
     return jnp.clip(out, lo, hi)
 
 
