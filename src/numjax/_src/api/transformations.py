@@ -223,11 +223,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         for leaf in tree_flatten(diff_args)[0]:
             _check_input_dtype_grad(holomorphic, allow_int, leaf)
 
-        def partial_fun(*dargs: Any) -> Any:
-            full = list(args)
-            for n, a in zip(nums, dargs, strict=True):
-                full[n] = a
-            return fun(*full, **kwargs)
+        partial_fun = _argnums_partial(fun, args, kwargs, nums)
 
         if has_aux:
             ans, vjp_fun, aux = vjp(partial_fun, *diff_args, has_aux=True)
@@ -251,6 +247,18 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         return ((ans, aux), g) if has_aux else (ans, g)
 
     return value_and_grad_f
+
+
+def _argnums_partial(fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any],
+                     nums: Sequence[int]) -> Callable[..., Any]:
+    """`fun` as a function of the arguments at positions `nums` only (the rest fixed)."""
+    def partial_fun(*dargs: Any) -> Any:
+        full = list(args)
+        for n, a in zip(nums, dargs, strict=True):
+            full[n] = a
+        return fun(*full, **kwargs)
+
+    return partial_fun
 
 
 def _check_scalar(x: Any) -> None:
@@ -597,11 +605,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         for x in flat:
             _check_input_dtype_jac(holomorphic, x, "jacfwd")
 
-        def partial_fun(*dargs: Any) -> Any:
-            full = list(args)
-            for n, a in zip(nums, dargs, strict=True):
-                full[n] = a
-            return fun(*full, **kwargs)
+        partial_fun = _argnums_partial(fun, args, kwargs, nums)
 
         basis, total = _std_basis(flat)
 
@@ -656,11 +660,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
             if not allow_int:
                 _check_input_dtype_jac(holomorphic, x, "jacrev")
 
-        def partial_fun(*dargs: Any) -> Any:
-            full = list(args)
-            for n, a in zip(nums, dargs, strict=True):
-                full[n] = a
-            return fun(*full, **kwargs)
+        partial_fun = _argnums_partial(fun, args, kwargs, nums)
 
         if has_aux:
             y, pullback, aux = vjp(partial_fun, *dyn, has_aux=True)

@@ -22,7 +22,7 @@ import numpy as np
 
 from numjax._src.compiler import fusion
 from numjax._src.compiler.lowering import Ufunc
-from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var, alphabetic_name
 
 _module_ids = itertools.count()
 
@@ -95,7 +95,7 @@ class _Namer:
     def var(self, v: Var) -> str:
         name = self.names.get(v)
         if name is None:
-            name = self.names[v] = f"{_alphabetic(len(self.names))}_"
+            name = self.names[v] = f"{alphabetic_name(len(self.names))}_"
         return name
 
     def global_(self, value: Any, hint: str) -> str:
@@ -111,16 +111,6 @@ class _Namer:
             self._globals[key] = name
             self.env[name] = value
         return name
-
-
-def _alphabetic(n: int) -> str:
-    letters = []
-    while True:
-        n, digit = divmod(n, 26)
-        letters.append(chr(ord("a") + digit))
-        if n == 0:
-            break
-    return "".join(reversed(letters))
 
 
 # Primitives lowered to inline Python control flow around their inlined body jaxprs:

@@ -84,14 +84,14 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
             if type(x) is ArrayImpl and type(y) is ArrayImpl:
                 executable = _cache.get((primitive, None, x._aval, y._aval))
                 if executable is not None and executable.checked:
-                    return _new_array(executable.kernel(x._buf, y._buf),
+                    return make_array(executable.kernel(x._buf, y._buf),
                                       executable.out_avals[0])
         elif len(args) == 1:
             x = args[0]
             if type(x) is ArrayImpl:
                 executable = _cache.get((primitive, None, x._aval))
                 if executable is not None and executable.checked:
-                    return _new_array(executable.kernel(x._buf), executable.out_avals[0])
+                    return make_array(executable.kernel(x._buf), executable.out_avals[0])
     bufs = []
     avals = []
     for x in args:
@@ -111,19 +111,6 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
         executable = _compile(primitive, params, avals)
         _cache[key] = executable
     return executable(bufs)
-
-
-def _new_array(buf: Any, aval: Any) -> ArrayImpl:
-    array = _new_object(ArrayImpl)
-    array._buf = buf
-    array.weak_type = aval.weak_type
-    array._aval = aval
-    array._device = None
-    array._committed = False
-    return array
-
-
-_new_object = object.__new__
 
 
 def host_value(x: Any) -> tuple[Any, Any]:

@@ -255,11 +255,11 @@ class _NameContext:
             return "_"
         name = self.names.get(v)
         if name is None:
-            name = self.names[v] = _alphabetic(len(self.names))
+            name = self.names[v] = alphabetic_name(len(self.names))
         return name
 
 
-def _alphabetic(n: int) -> str:
+def alphabetic_name(n: int) -> str:
     letters = []
     while True:
         n, digit = divmod(n, 26)
