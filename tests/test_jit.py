@@ -227,3 +227,11 @@ def test_args_info_and_memory_analysis():
     memory = lowered.compile().memory_analysis()
     assert memory.argument_size_in_bytes == 4 * 3 + 4 * 4
     assert memory.output_size_in_bytes == 12
+
+
+def test_constant_subcomputations_are_folded():
+    c = np.arange(3.0, dtype=f32)
+    f = jax.jit(lambda x: x * jnp.sin(c) + jnp.exp(2.0))
+    text = f.lower(jnp.ones(3)).as_text()
+    assert "sin" not in text and "exp" not in text
+    np.testing.assert_allclose(f(jnp.ones(3)), np.sin(c) + np.exp(np.float32(2.0)), rtol=1e-6)

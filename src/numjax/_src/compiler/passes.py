@@ -69,8 +69,9 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def run_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Inline nested calls, simplify identities, share common subexpressions, drop dead code."""
-    return dce(cse(simplify(inline_calls(closed))))
+    """Inline nested calls, simplify identities, fold constants, share common
+    subexpressions, drop dead code."""
+    return dce(cse(fold_constants(simplify(inline_calls(closed)))))
 
 
 
@@ -157,3 +158,60 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
         return closed
     outvars = [sub(a) for a in closed.jaxpr.outvars]
     return ClosedJaxpr(closed.jaxpr.replace(eqns=eqns, outvars=outvars), closed.consts)
+
+
+# Folding materializes results as constants: keep them small (a broadcast or iota of a large
+# shape is a cheap view at run time and stays an equation).
+FOLD_MAX_ELEMENTS = 1024
+
+
+def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Evaluate effect-free first-order equations whose inputs are all constants or literals,
+    at compile time, with the primitive's NumPy kernel; their results become constants."""
+    import numpy as np
+
+    from numjax._src.core.jaxpr import Literal
+
+    known: dict[Var, Any] = {v: _host(c) for v, c in zip(closed.jaxpr.constvars, closed.consts,
+                                                       strict=True)}
+    eqns: list[JaxprEqn] = []
+    folded: dict[Var, Any] = {}
+    for eqn in closed.jaxpr.eqns:
+        inputs = [a.val if isinstance(a, Literal) else known.get(a, _MISSING)
+                  for a in eqn.invars]
+        foldable = (eqn.invars and not eqn.effects and eqn.primitive.impl is not None
+                    and not any(x is _MISSING for x in inputs)
+                    and not any(isinstance(p, ClosedJaxpr) for p in eqn.params.values())
+                    and all(int(np.prod(v.aval.shape)) <= FOLD_MAX_ELEMENTS
+                            for v in eqn.outvars))
+        if not foldable:
+            eqns.append(eqn)
+            continue
+        kernel = eqn.primitive.kernel_for([a.aval for a in eqn.invars], eqn.params)
+        args = [np.asarray(x, a.aval.dtype) for x, a in zip(inputs, eqn.invars, strict=True)]
+        outs = kernel(*args)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for v, o in zip(eqn.outvars, outs, strict=True):
+            value = np.array(o, dtype=v.aval.dtype)
+            known[v] = value
+            folded[v] = value
+    if not folded:
+        return closed
+    used = {a for e in eqns for a in e.invars if isinstance(a, Var)}
+    used.update(a for a in closed.jaxpr.outvars if isinstance(a, Var))
+    constvars = list(closed.jaxpr.constvars)
+    consts = list(closed.consts)
+    for v, value in folded.items():
+        if v in used:
+            constvars.append(v)
+            consts.append(value)
+    return ClosedJaxpr(closed.jaxpr.replace(constvars=constvars, eqns=eqns), consts)
+
+
+_MISSING: Any = object()
+
+
+def _host(value: Any) -> Any:
+    buf = getattr(value, "_buf", None)
+    return buf if buf is not None else value
