@@ -208,3 +208,17 @@ def test_jaxpr_text_matches_jax():
         JAXPR_FORI
     assert str(jax.make_jaxpr(
         lambda x: lax.while_loop(lambda c: c < 3.0, lambda c: c + 1.0, x))(1.0)) == JAXPR_WHILE
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 13])
+def test_associative_scan_matches_cumulative_ops(n):
+    x = np.random.default_rng(n).uniform(0.5, 1.5, size=(3, n)).astype(f32)
+    np.testing.assert_allclose(lax.associative_scan(jnp.add, x, axis=1), np.cumsum(x, 1),
+                               rtol=1e-5)
+    np.testing.assert_allclose(lax.associative_scan(jnp.multiply, x, reverse=True, axis=1),
+                               np.cumprod(x[:, ::-1], 1)[:, ::-1], rtol=1e-5)
+    pair = lax.associative_scan(lambda a, b: (a[0] + b[0], jnp.maximum(a[1], b[1])),
+                                (x[0], x[1]))
+    np.testing.assert_allclose(pair[1], np.maximum.accumulate(x[1]), rtol=1e-6)
+    g = jax.grad(lambda v: lax.associative_scan(jnp.add, v).sum())(jnp.ones(n))
+    np.testing.assert_allclose(g, np.arange(n, 0, -1))

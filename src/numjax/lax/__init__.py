@@ -3,6 +3,7 @@
 from numjax._src.control_flow.cond import cond as cond
 from numjax._src.control_flow.cond import cond_p as cond_p
 from numjax._src.control_flow.cond import switch as switch
+from numjax._src.control_flow.loops import associative_scan as associative_scan
 from numjax._src.control_flow.loops import fori_loop as fori_loop
 from numjax._src.control_flow.loops import map as map
 from numjax._src.control_flow.loops import scan as scan

@@ -779,3 +779,77 @@ def _register_lowerings() -> None:
 
 
 _register_lowerings()
+
+
+# ---- associative_scan ----------------------------------------------------------------------
+
+
+def associative_scan(fn: Callable[..., Any], elems: Any, reverse: bool = False,
+                     axis: int = 0) -> Any:
+    """Inclusive prefix "sums" of `elems` along `axis` under an associative `fn`, in
+    O(log n) rounds of vectorized `fn` calls (combine neighbours, recurse on the odd
+    positions, fill in the even ones).
+
+    >>> import numjax.numpy as jnp
+    >>> associative_scan(lambda a, b: a + b, jnp.arange(5))
+    Array([ 0,  1,  3,  6, 10], dtype=int32)
+    """
+    from numjax._src.lax.padding import pad
+
+    flat, tree = tree_flatten(elems)
+    if not flat:
+        return elems
+    ndim = get_aval(flat[0]).ndim
+    axis = axis % ndim if ndim else 0
+    lengths = {get_aval(x).shape[axis] for x in flat}
+    if len(lengths) != 1:
+        raise ValueError("Array inputs to associative_scan must have the same first "
+                         f"dimension. (saw: {[get_aval(x).shape for x in flat]})")
+    if reverse:
+        flat = [lax.rev(x, (axis,)) for x in flat]
+
+    def combine(a: list[Any], b: list[Any]) -> list[Any]:
+        out = fn(tree_unflatten(tree, a), tree_unflatten(tree, b))
+        out_flat, out_tree = tree_flatten(out)
+        if out_tree != tree:
+            raise ValueError("associative_scan: fn must return a pytree of the structure of "
+                             f"elems, got {out_tree} for {tree}.")
+        return out_flat
+
+    def piece(x: Any, start: int, stop: int | None, stride: int = 1) -> Any:
+        n = get_aval(x).shape[axis]
+        return lax.slice_in_dim(x, start, n if stop is None else stop, stride, axis)
+
+    def interleave(a: Any, b: Any) -> Any:
+        # a at even positions, b at odd ones: pad each with holes and add them up.
+        na, nb = get_aval(a).shape[axis], get_aval(b).shape[axis]
+        zero = np.zeros((), get_aval(a).dtype)[()]
+        config_a = [(0, 0, 0)] * ndim
+        config_b = [(0, 0, 0)] * ndim
+        config_a[axis] = (0, 1 if na == nb else 0, 1)
+        config_b[axis] = (1, 0 if na == nb else 1, 1)
+        pa, pb = pad(a, zero, tuple(config_a)), pad(b, zero, tuple(config_b))
+        if get_aval(a).dtype == np.bool_:
+            return lax.bitwise_or(pa, pb)
+        return lax.add(pa, pb)
+
+    def scan_rec(xs: list[Any]) -> list[Any]:
+        n = get_aval(xs[0]).shape[axis]
+        if n < 2:
+            return xs
+        reduced = combine([piece(x, 0, n - 1, 2) for x in xs], [piece(x, 1, None, 2)
+                                                               for x in xs])
+        odd = scan_rec(reduced)
+        if n % 2 == 0:
+            even = combine([piece(o, 0, get_aval(o).shape[axis] - 1) for o in odd],
+                           [piece(x, 2, None, 2) for x in xs])
+        else:
+            even = combine(odd, [piece(x, 2, None, 2) for x in xs])
+        even = [lax.concatenate([piece(x, 0, 1), e], axis) if get_aval(e).shape[axis]
+                else piece(x, 0, 1) for x, e in zip(xs, even, strict=True)]
+        return [interleave(e, o) for e, o in zip(even, odd, strict=True)]
+
+    out = scan_rec(flat)
+    if reverse:
+        out = [lax.rev(x, (axis,)) for x in out]
+    return tree_unflatten(tree, out)
