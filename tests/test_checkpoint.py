@@ -55,3 +55,18 @@ def test_checkpoint_in_scan_body():
 
     assert float(jax.grad(loss)(0.3)) == pytest.approx(float(jax.grad(reference)(0.3)),
                                                        rel=1e-6)
+
+
+def test_policies_decide_what_is_recomputed():
+    g = lambda w, x: jnp.sum(jnp.sin(jnp.tanh(x @ w)) ** 2)
+    w, x = np.ones((3, 4), np.float32), np.ones((2, 3), np.float32)
+
+    def dots(policy):
+        text = str(jax.make_jaxpr(jax.grad(jax.checkpoint(g, policy=policy)))(w, x))
+        return text.count("dot_general")
+
+    # forward dot, its recomputation, and the transposed dot; saving dots skips the second.
+    assert dots(None) == 3
+    assert dots(jax.checkpoint_policies.nothing_saveable) == 3
+    assert dots(jax.checkpoint_policies.dots_saveable) == 2
+    assert dots(jax.checkpoint_policies.everything_saveable) == 2

@@ -5,9 +5,9 @@ The `checkpoint` primitive holds the function's jaxpr. Under linearize its parti
 rule computes the known (primal) outputs now but saves only the inputs as residuals: the staged
 unknown part is a `checkpoint` equation over the whole jaxpr, whose transpose re-evaluates the
 primal equations (the forward sweep of the backward pass) before transposing the linear ones.
-Policies decide what may be saved instead: `everything_saveable` stores every residual as an
-ordinary function would; the other policies currently save only the inputs (the values
-computed are the same; only the memory/time trade-off differs).
+A policy `policy(primitive, *avals, **params) -> bool` may save the results of chosen primal
+equations (e.g. `dots_saveable`, or values tagged with `checkpoint_name`): those are computed in
+the forward pass and passed to the unknown part instead of being recomputed.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import get_aval
-from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
@@ -68,26 +69,51 @@ def _checkpoint_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: Closed
 
 def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]
                              ) -> list[Any]:
+    """Known outputs are computed now. The unknown part recomputes the primal values it needs
+    from the inputs, except those the policy lets us save: those are computed now too and
+    passed in (residuals)."""
     closed: ClosedJaxpr = params["jaxpr"]
-    if params["policy"] is everything_saveable:
+    policy = params["policy"]
+    if policy is everything_saveable:
         return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    jaxpr = closed.jaxpr
     unknowns = [partial_eval.is_unknown(trace, x) for x in args]
-    split = partial_eval.partial_eval_jaxpr(closed, unknowns)
+    unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns, strict=True) if u}
+    known_eqns, unknown_eqns = [], []
+    for eqn in jaxpr.eqns:
+        if any(isinstance(a, Var) and a in unknown_vars for a in eqn.invars):
+            unknown_vars.update(eqn.outvars)
+            unknown_eqns.append(eqn)
+        else:
+            known_eqns.append(eqn)
+    # Known values the unknown part needs, directly or through known equations it recomputes.
+    needed = {a for e in unknown_eqns for a in e.invars if isinstance(a, Var)}
+    for e in reversed(known_eqns):
+        if any(v in needed for v in e.outvars):
+            needed.update(a for a in e.invars if isinstance(a, Var))
+    saved = [v for e in known_eqns if policy is not None and policy(
+        e.primitive, *[a.aval for a in e.invars], **e.params)
+        for v in e.outvars if v in needed]
+    out_unknowns = [isinstance(v, Var) and v in unknown_vars for v in jaxpr.outvars]
+    known_invars = [v for v, u in zip(jaxpr.invars, unknowns, strict=True) if not u]
+    known_outs_vars = [v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if not u]
+    known_jaxpr = jaxpr.replace(invars=known_invars, eqns=known_eqns,
+                                outvars=[*known_outs_vars, *saved])
     known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
-    n_known_out = sum(not u for u in split.out_unknowns)
-    # The known outputs are computed now; the other residuals are dropped and recomputed.
-    known_only = ClosedJaxpr(split.known.jaxpr.replace(
-        outvars=split.known.jaxpr.outvars[:n_known_out]), split.known.consts)
     with set_current_trace(trace.parent):
-        known_outs = eval_jaxpr(known_only.jaxpr, known_only.consts, *known_args)
-    unknown_jaxpr = ClosedJaxpr(closed.jaxpr.replace(outvars=[
-        v for v, u in zip(closed.jaxpr.outvars, split.out_unknowns, strict=True) if u]),
-        closed.consts)
+        known_vals = eval_jaxpr(known_jaxpr, closed.consts, *known_args)
+    known_outs, saved_vals = known_vals[:len(known_outs_vars)], known_vals[len(known_outs_vars):]
+    saved_set = set(saved)
+    unknown_jaxpr = passes.dce(ClosedJaxpr(jaxpr.replace(
+        invars=[*jaxpr.invars, *saved],
+        eqns=[e for e in jaxpr.eqns if not any(v in saved_set for v in e.outvars)],
+        outvars=[v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if u]),
+        closed.consts))
     unknown_outs = StagingTrace.process_primitive(
-        trace, checkpoint_p, list(args), {**params, "jaxpr": unknown_jaxpr,
-                                          "differentiated": True})
+        trace, checkpoint_p, [*args, *saved_vals], {**params, "jaxpr": unknown_jaxpr,
+                                                    "differentiated": True})
     known_it, unknown_it = iter(known_outs), iter(unknown_outs)
-    return [next(unknown_it) if u else next(known_it) for u in split.out_unknowns]
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
 
 
 def _checkpoint_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr,
