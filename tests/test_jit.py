@@ -235,3 +235,30 @@ def test_constant_subcomputations_are_folded():
     text = f.lower(jnp.ones(3)).as_text()
     assert "sin" not in text and "exp" not in text
     np.testing.assert_allclose(f(jnp.ones(3)), np.sin(c) + np.exp(np.float32(2.0)), rtol=1e-6)
+
+
+def test_donated_arrays_are_deleted_after_the_call():
+    f = jax.jit(lambda x, y: (x * 2, y + 1), donate_argnums=0)
+    x, y = jnp.ones(3), jnp.ones(2)
+    out, _ = f(x, y)
+    np.testing.assert_allclose(out, [2.0, 2.0, 2.0])
+    assert x.is_deleted() and not y.is_deleted() and x.shape == (3,)
+    with pytest.raises(RuntimeError, match=r"^Array has been deleted with shape=float32\[3\]\.$"):
+        print(x)
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        x + 1
+    with pytest.raises(ValueError, match="INVALID_ARGUMENT: Invalid buffer passed: buffer has "
+                                         "been deleted or donated."):
+        f(x, y)
+    # x = f(x) in a loop, with the pytree of parameters donated
+    step = jax.jit(lambda p: {"w": p["w"] * 0.5}, donate_argnums=0)
+    params = {"w": jnp.ones(4)}
+    for _ in range(3):
+        params = step(params)
+    np.testing.assert_allclose(params["w"], np.full(4, 0.125))
+    # without a matching output nothing is deleted (and the warning says so)
+    g = jax.jit(lambda x: x.sum(), donate_argnums=0)
+    z = jnp.ones(3)
+    with pytest.warns(UserWarning, match="Some donated buffers were not usable"):
+        g(z)
+    assert not z.is_deleted()

@@ -257,12 +257,22 @@ class JitWrapped:
             else:
                 entry = self._cache.get((*key_avals, config.trace_context()))
                 if entry is not None:
-                    outs = entry.executable.run(*bufs)
+                    try:
+                        outs = entry.executable.run(*bufs)
+                    except RuntimeError:
+                        _check_not_deleted(args)
+                        raise
                     if entry.single is not None:
                         return make_array(outs[0], entry.single)
                     return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
         entry, flat_args = self._lookup(args, kwargs)
+        _check_not_deleted(flat_args)
         outs = entry.executable(*[_buffer(x) for x in flat_args])
+        if entry.donated and not config.debug_nans.value:
+            # Donated inputs paired with an output are consumed by the call, as in JAX.
+            for x, paired in zip(flat_args, entry.donated, strict=True):
+                if paired and type(x) is ArrayImpl:
+                    x.delete()
         return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
 
     def _split(self, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -376,7 +386,7 @@ class JitWrapped:
             # Arguments the computation never reads are dropped, not "unusable" (as in JAX).
             used = _used_invars(closed)
             donated = tuple(d and u for d, u in zip(donated, used, strict=True))
-        _warn_unusable_donations(donated, in_avals, closed.out_avals)
+        donated = _warn_unusable_donations(donated, in_avals, closed.out_avals)
         executable = compile_jaxpr(closed, self._name)
         return _CacheEntry(executable, out_tree, list(closed.out_avals), closed, donated,
                            in_avals)
@@ -411,6 +421,13 @@ class JitWrapped:
         return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype,
                                                           weak_type=a.weak_type)
                                          for a in closed.out_avals])
+
+
+def _check_not_deleted(args: Sequence[Any]) -> None:
+    for x in args:
+        if type(x) is ArrayImpl and x.is_deleted():
+            raise ValueError("INVALID_ARGUMENT: Invalid buffer passed: buffer has been deleted "
+                             "or donated.")
 
 
 def _used_invars(closed: ClosedJaxpr) -> list[bool]:
@@ -471,29 +488,33 @@ def _wrap_outputs(outs: Sequence[Any], avals: Sequence[Any]) -> list[ArrayImpl]:
 
 
 def _warn_unusable_donations(donated: tuple[bool, ...], in_avals: Sequence[Any],
-                             out_avals: Sequence[Any]) -> None:
+                             out_avals: Sequence[Any]) -> tuple[bool, ...]:
     """Pair each donated input with an unpaired output of the same shape and dtype; warn about
-    the donated inputs left over, as JAX does."""
+    the donated inputs left over, as JAX does. Returns which inputs were paired (those are
+    deleted after each call)."""
     if not any(donated):
-        return
+        return ()
+    paired = []
     available: dict[tuple[Any, Any], int] = {}
     for a in out_avals:
         k = (a.shape, a.dtype)
         available[k] = available.get(k, 0) + 1
     unusable = []
     for flag, a in zip(donated, in_avals, strict=True):
-        if not flag:
-            continue
         k = (a.shape, a.dtype)
-        if available.get(k, 0):
+        if flag and available.get(k, 0):
             available[k] -= 1
-        else:
+            paired.append(True)
+            continue
+        paired.append(False)
+        if flag:
             unusable.append(a.strip_weak_type())
     if unusable:
         warnings.warn(
             f"Some donated buffers were not usable: {', '.join(str(_repr(a)) for a in unusable)}"
             ".\nSee an explanation at https://jax.readthedocs.io/en/latest/faq.html#buffer-"
             "donation.", stacklevel=4)
+    return tuple(paired)
 
 
 def _repr(aval: Any) -> str:

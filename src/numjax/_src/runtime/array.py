@@ -93,7 +93,12 @@ class ArrayImpl(Array):
         return self
 
     def is_deleted(self) -> bool:
-        return False
+        return type(self._buf) is _DeletedBuffer
+
+    def delete(self) -> None:
+        """Release the buffer; any later use raises `RuntimeError` (as JAX's arrays do)."""
+        if type(self._buf) is not _DeletedBuffer:
+            self._buf = _DeletedBuffer(self.aval)
 
     def copy_to_host_async(self) -> None:
         return None
@@ -196,6 +201,39 @@ class ArrayImpl(Array):
         if self.ndim == 0:
             return format(self._value()[()], spec)
         return format(self._value(), spec)
+
+
+class _DeletedBuffer:
+    """Stands in for the buffer of a deleted Array: metadata stays readable, data access
+    (NumPy conversion, item, ...) raises JAX's error."""
+
+    __slots__ = ("shape", "dtype", "ndim", "size", "nbytes", "_aval")
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self._aval = aval
+        self.shape = aval.shape
+        self.dtype = aval.dtype
+        self.ndim = len(aval.shape)
+        self.size = int(np.prod(aval.shape, dtype=np.int64))
+        self.nbytes = self.size * aval.dtype.itemsize
+
+    def _error(self) -> RuntimeError:
+        return RuntimeError(f"Array has been deleted with shape={self._aval.str_short()}.")
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._error()
+
+    def __getattr__(self, name: str) -> Any:
+        raise self._error()
+
+    def __bool__(self) -> bool:
+        raise self._error()
+
+    def __float__(self) -> float:
+        raise self._error()
+
+    def __int__(self) -> int:
+        raise self._error()
 
 
 _new_object = object.__new__
