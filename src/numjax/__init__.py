@@ -28,6 +28,9 @@ from numjax._src.api.custom_derivatives import closure_convert as closure_conver
 from numjax._src.api.custom_derivatives import custom_jvp as custom_jvp  # noqa: E402
 from numjax._src.api.custom_derivatives import custom_vjp as custom_vjp  # noqa: E402
 from numjax._src.api.custom_derivatives import linear_call as linear_call  # noqa: E402
+from numjax._src.api.device_put import block_until_ready as block_until_ready  # noqa: E402
+from numjax._src.api.device_put import device_get as device_get  # noqa: E402
+from numjax._src.api.device_put import device_put as device_put  # noqa: E402
 from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
 from numjax._src.api.transformations import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
