@@ -131,8 +131,9 @@ def _custom_jvp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
     return outs, [0] * len(outs)
 
 
-def _custom_jvp_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]
-                             ) -> list[Any]:
+def _inline_call_jaxpr(trace: Any, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """Under partial evaluation without differentiation the custom rule is not needed: the
+    function's own equations are evaluated (and staged where unknown)."""
     closed: ClosedJaxpr = params["call_jaxpr"]
     return eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
@@ -140,7 +141,7 @@ def _custom_jvp_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, 
 custom_jvp_call_p.def_impl(_custom_jvp_impl)
 custom_jvp_call_p.def_jvp(_custom_jvp_rule)
 custom_jvp_call_p.def_batch(_custom_jvp_batch)
-custom_jvp_call_p.def_partial_eval(_custom_jvp_partial_eval)
+custom_jvp_call_p.def_partial_eval(_inline_call_jaxpr)
 
 
 class custom_jvp:  # noqa: N801 (JAX's name)
@@ -398,16 +399,10 @@ class _Lazy(Sequence[int]):
         return iter([0] * len(self))
 
 
-def _custom_vjp_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]
-                             ) -> list[Any]:
-    closed: ClosedJaxpr = params["call_jaxpr"]
-    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
-
-
 custom_vjp_call_p.def_impl(_custom_vjp_impl)
 custom_vjp_call_p.def_jvp(_custom_vjp_jvp)
 custom_vjp_call_p.def_batch(_custom_vjp_batch)
-custom_vjp_call_p.def_partial_eval(_custom_vjp_partial_eval)
+custom_vjp_call_p.def_partial_eval(_inline_call_jaxpr)
 
 
 class custom_vjp:  # noqa: N801 (JAX's name)
