@@ -7,6 +7,7 @@ import pytest
 
 import numjax as jax
 import numjax.numpy as jnp
+from numjax import lax
 from numjax._src import compiler
 
 f32 = np.float32
@@ -262,3 +263,40 @@ def test_donated_arrays_are_deleted_after_the_call():
     with pytest.warns(UserWarning, match="Some donated buffers were not usable"):
         g(z)
     assert not z.is_deleted()
+
+
+ALIASING_PROGRAMS = {
+    # a kernel returning a view of an intermediate that is later overwritten in place
+    "reshape_view": lambda x: ((x + 1.0).reshape(2, 2), (x + 1.0) * 3.0),
+    "cond_passthrough": lambda x: (lax.cond(x[0] < 1, lambda a: a, lambda a: a * 2, x + 1.0),),
+    "fori_zero_trips": lambda x: (lax.fori_loop(0, 0, lambda i, a: a * 2, x + 1.0),),
+    "while_zero_trips": lambda x: (lax.while_loop(lambda a: a[0] > 100, lambda a: a * 2,
+                                                  x + 1.0),),
+    "scan_carry_passthrough": lambda x: lax.scan(lambda a, _: (a, a), x + 1.0, None,
+                                                 length=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIASING_PROGRAMS))
+def test_buffer_reuse_never_overwrites_aliased_values(name):
+    def fun(x):
+        c = x + 1.0
+        outs = ALIASING_PROGRAMS[name](x)
+        return (*outs, c * 3.0)  # the last use of c may be written in place
+
+    x = jnp.arange(4.0)
+    for e, j in zip(jax.tree_util.tree_leaves(fun(x)),
+                    jax.tree_util.tree_leaves(jax.jit(fun)(x)), strict=True):
+        np.testing.assert_array_equal(np.asarray(j), np.asarray(e))
+
+
+def test_cse_keeps_signed_zero_literals_apart():
+    f = lambda x: (jnp.signbit(x * 0.0), jnp.signbit(x * -0.0), jnp.signbit(x + -0.0))
+    x = -jnp.zeros(2)
+    for e, j in zip(f(x), jax.jit(f)(x), strict=True):
+        np.testing.assert_array_equal(np.asarray(j), np.asarray(e))
+
+
+def test_reshape_with_dimensions_is_not_an_identity():
+    f = jax.jit(lambda x: lax.reshape(x, (2, 2), dimensions=(1, 0)) + 0.0)
+    np.testing.assert_array_equal(f(jnp.arange(4.0).reshape(2, 2)), [[0.0, 2.0], [1.0, 3.0]])

@@ -172,3 +172,10 @@ def test_size_argument_makes_traced_calls_work() -> None:
     out = numjax.jit(lambda i: jnp.delete(jnp.arange(5), i, assume_unique_indices=True))(
         jnp.array([3, 0]))
     np.testing.assert_array_equal(out, [1, 2, 4])
+
+
+def test_copysign_broadcasts_a_scalar_magnitude():
+    import numpy as np
+
+    import numjax.numpy as jnp
+    np.testing.assert_array_equal(jnp.copysign(1.0, jnp.array([-1.0, 2.0])), [-1.0, 1.0])

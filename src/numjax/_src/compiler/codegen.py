@@ -173,6 +173,10 @@ class Emitter:
             i += 1
             outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
             rule = inline_lowerings.get(eqn.primitive)
+            if rule is not None or fusion.fusable_ufunc(eqn) is None:
+                # Kernels may return views of their inputs and inline loops/branches alias
+                # them by name: whatever such an equation reads can never be overwritten.
+                owned.difference_update(a for a in eqn.invars if isinstance(a, Var))
             if rule is not None:
                 rule(self, eqn, indent, [self.atom(a) for a in eqn.invars], outs)
                 continue

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
 
 # Primitives whose equations hold a call to a jaxpr (`params["jaxpr"]`) that can be inlined.
@@ -97,7 +99,8 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
 
     def atom_key(a: Any) -> Any:
         if isinstance(a, Literal):
-            return ("lit", type(a.val), a.val, a.aval)
+            # By bytes: 0.0 and -0.0 compare equal but differ (and equal NaNs then merge).
+            return ("lit", np.asarray(a.val, a.aval.dtype).tobytes(), a.aval)
         return a
 
     for eqn in closed.jaxpr.eqns:
@@ -132,7 +135,9 @@ def _is_identity(eqn: JaxprEqn) -> bool:
     in_aval, out_aval = eqn.invars[0].aval, eqn.outvars[0].aval
     if in_aval.shape != out_aval.shape or in_aval.dtype != out_aval.dtype:
         return False
-    if name in ("reshape", "broadcast_in_dim", "squeeze", "convert_element_type"):
+    if name == "reshape":
+        return eqn.params["dimensions"] is None
+    if name in ("broadcast_in_dim", "squeeze", "convert_element_type"):
         return True
     if name == "transpose":
         return tuple(eqn.params["permutation"]) == tuple(range(len(in_aval.shape)))

@@ -355,7 +355,9 @@ radians, degrees = deg2rad, rad2deg
 
 def copysign(x1: Array, x2: Array, /) -> Array:
     x1, x2 = promote_args_inexact("copysign", x1, x2)
-    return lax.select(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+    from numjax._src.numpy.lax_numpy import where
+    magnitude = lax.abs(x1)
+    return where(signbit(x2), lax.neg(magnitude), magnitude)
 
 
 def signbit(x: Array, /) -> Array:
