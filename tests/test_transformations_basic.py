@@ -175,3 +175,17 @@ def test_stop_gradient_matches_jax():
         "  in (c,) }")
     out = jax.lax.stop_gradient({"a": jnp.ones(2), "n": jnp.arange(2)})
     assert out["n"].dtype == np.int32
+
+
+def test_vmap_of_grad_with_an_unbatched_cotangent_first():
+    # add_any of an unbatched and a batched cotangent must keep the batch size
+    x = jnp.array([0.1, 0.2, 0.3])
+    ys = jnp.arange(12.0).reshape(4, 3)
+    f = lambda x, y: jax.grad(lambda x: jnp.sum(x * y) + jnp.sum(jnp.sin(x)))(x)[1]
+    expected = np.array([float(f(x, y)) for y in ys])
+    np.testing.assert_allclose(jax.vmap(f, in_axes=(None, 0))(x, ys), expected, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.vmap(f, in_axes=(None, 0)))(x, ys), expected,
+                               rtol=1e-6)
+    g = lambda v: jax.grad(lambda v: jax.lax.scan(lambda c, xi: (c * xi, c), v[1], v)[0])(v)
+    batch = jnp.arange(1.0, 13.0).reshape(4, 3) / 10
+    np.testing.assert_allclose(jax.vmap(g)(batch), np.stack([g(b) for b in batch]), rtol=1e-5)
