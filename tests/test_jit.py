@@ -300,3 +300,20 @@ def test_cse_keeps_signed_zero_literals_apart():
 def test_reshape_with_dimensions_is_not_an_identity():
     f = jax.jit(lambda x: lax.reshape(x, (2, 2), dimensions=(1, 0)) + 0.0)
     np.testing.assert_array_equal(f(jnp.arange(4.0).reshape(2, 2)), [[0.0, 2.0], [1.0, 3.0]])
+
+
+def test_debug_nans_and_infs_name_the_primitive_and_line():
+    from numjax import lax as nlax
+    f = jax.jit(lambda x: jnp.log(x) * 2)
+    assert np.isnan(float(f(-1.0)))
+    with jax.debug_nans(True):
+        with pytest.raises(FloatingPointError,
+                           match=r"invalid value \(nan\) encountered in log at .*test_jit.py"):
+            f(-1.0)
+        g = jax.jit(lambda x: nlax.fori_loop(0, 3, lambda i, c: jnp.sqrt(c - 2.0), x))
+        with pytest.raises(FloatingPointError, match=r"encountered in sqrt"):
+            g(3.0)
+    with jax.debug_infs(True):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in log"):
+            f(0.0)
+    assert np.isnan(float(f(-1.0)))  # checks are compiled only while the option is on

@@ -123,11 +123,26 @@ class Emitter:
     """Writes the generated function: one statement per equation, fused clusters, and inline
     loops/branches whose bodies are emitted the same way."""
 
-    def __init__(self, namer: _Namer, fusion_min_size: int) -> None:
+    def __init__(self, namer: _Namer, fusion_min_size: int, check_invalid: tuple[bool, bool]
+                 = (False, False)) -> None:
         self.namer = namer
+        # (nans, infs): under jax_debug_nans / jax_debug_infs every floating result is
+        # checked right after the equation that made it (no fusion), naming the primitive and
+        # the user's line. Off, the generated code has no checks at all.
+        self.check_invalid = check_invalid if any(check_invalid) else None
         self.lines: list[str] = []
         self.prelude: list[str] = []
         self.fusion_min_size = fusion_min_size
+
+    def _emit_invalid_check(self, eqn: Any, outs: list[str], indent: str) -> None:
+        assert self.check_invalid is not None
+        nans, infs = self.check_invalid
+        check = self.namer.global_(_check_invalid, "check_invalid")
+        where = eqn.source_info or ""
+        for v, name in zip(eqn.outvars, outs, strict=True):
+            if name != "_" and v.aval.dtype.kind in "fc":
+                self.lines.append(f"{indent}{check}({name}, {eqn.primitive.name!r}, "
+                                  f"{where!r}, {nans}, {infs})")
 
     def atom(self, a: Any) -> str:
         if isinstance(a, Literal):
@@ -194,6 +209,8 @@ class Emitter:
             else:
                 target = outs[0]
             self.lines.append(f"{indent}{target} = {callee}({args})")
+            if self.check_invalid:
+                self._emit_invalid_check(eqn, outs, indent)
 
     def emit_inline(self, closed: ClosedJaxpr, inputs: Sequence[str], indent: str
                     ) -> list[str]:
@@ -209,10 +226,23 @@ class Emitter:
         return [self.atom(a) for a in jaxpr.outvars]
 
 
+def _check_invalid(value: Any, primitive: str, where: str, nans: bool, infs: bool) -> None:
+    if nans and np.isnan(value).any():
+        raise FloatingPointError(f"invalid value (nan) encountered in {primitive}"
+                                 + (f" at {where}" if where else ""))
+    if infs and np.isinf(value).any():
+        raise FloatingPointError(f"invalid value (inf) encountered in {primitive}"
+                                 + (f" at {where}" if where else ""))
+
+
 def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1) -> LoweredModule:
     """Generate the source of a function computing `closed` on NumPy buffers."""
+    from numjax._src import config
     jaxpr = closed.jaxpr
-    emitter = Emitter(_Namer(), fusion_min_size)
+    checks = (bool(config.debug_nans.value), bool(config.debug_infs.value))
+    if any(checks):
+        fusion_min_size = 1 << 62
+    emitter = Emitter(_Namer(), fusion_min_size, checks)
     emitter.bind_consts(jaxpr, closed.consts)
     params = ", ".join(emitter.namer.var(v) for v in jaxpr.invars)
     emitter.lines.append(f"def {_FUNCTION_NAME}({params}):")
