@@ -19,7 +19,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
-from numjax._src.interpreters.batching import moveaxis, not_mapped
+from numjax._src.interpreters.batching import move_dim, moveaxis, not_mapped
 from numjax._src.lax import complex_ops as cx
 from numjax._src.lax import dot
 from numjax._src.lax import elementwise as ew
@@ -344,14 +344,7 @@ def _triangular_solve_batch(args: Sequence[Any], dims: Sequence[Any], **params: 
     a, b = args
     da, db = dims
     size = _shape(a)[da] if da is not not_mapped else _shape(b)[db]
-    out = []
-    for x, d in ((a, da), (b, db)):
-        if d is not_mapped:
-            shape = _shape(x)
-            x = st.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
-        else:
-            x = moveaxis(x, d, 0)
-        out.append(x)
+    out = [move_dim(x, d, 0, size) for x, d in ((a, da), (b, db))]
     return triangular_solve_p.bind(*out, **params), 0
 
 
@@ -631,14 +624,7 @@ def _householder_product_batch(args: Sequence[Any], dims: Sequence[Any]) -> tupl
     a, taus = args
     da, dt = dims
     size = _shape(a)[da] if da is not not_mapped else _shape(taus)[dt]
-    out = []
-    for x, d in ((a, da), (taus, dt)):
-        if d is not_mapped:
-            shape = _shape(x)
-            x = st.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
-        else:
-            x = moveaxis(x, d, 0)
-        out.append(x)
+    out = [move_dim(x, d, 0, size) for x, d in ((a, da), (taus, dt))]
     return householder_product_p.bind(*out), 0
 
 
@@ -1060,14 +1046,7 @@ def _tridiagonal_solve_abstract_eval(dl: ShapedArray, d: ShapedArray, du: Shaped
 
 def _tridiagonal_solve_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
     size = next(_shape(x)[d] for x, d in zip(args, dims) if d is not not_mapped)
-    out = []
-    for x, d in zip(args, dims):
-        if d is not_mapped:
-            shape = _shape(x)
-            x = st.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
-        else:
-            x = moveaxis(x, d, 0)
-        out.append(x)
+    out = [move_dim(x, d, 0, size) for x, d in zip(args, dims, strict=True)]
     return tridiagonal_solve_p.bind(*out), 0
 
 
