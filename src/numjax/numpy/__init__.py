@@ -292,6 +292,8 @@ from numjax._src.numpy.statistics import percentile as percentile
 from numjax._src.numpy.statistics import ptp as ptp
 from numjax._src.numpy.statistics import quantile as quantile
 from numjax._src.numpy.statistics import trapezoid as trapezoid
+from numjax._src.numpy.ufunc import frompyfunc as frompyfunc
+from numjax._src.numpy.ufunc import ufunc as ufunc
 from numjax._src.numpy.ufuncs import abs as abs
 from numjax._src.numpy.ufuncs import absolute as absolute
 from numjax._src.numpy.ufuncs import acos as acos
