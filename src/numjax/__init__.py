@@ -62,16 +62,6 @@ from numjax._src.config import explain_cache_misses as explain_cache_misses  # n
 from numjax._src.config import log_compiles as log_compiles  # noqa: E402
 from numjax._src.config import numpy_dtype_promotion as numpy_dtype_promotion  # noqa: E402
 from numjax._src.config import numpy_rank_promotion as numpy_rank_promotion  # noqa: E402
-from numjax._src.config import transfer_guard as transfer_guard  # noqa: E402
-from numjax._src.config import (  # noqa: E402
-    transfer_guard_device_to_device as transfer_guard_device_to_device,
-)
-from numjax._src.config import (  # noqa: E402
-    transfer_guard_device_to_host as transfer_guard_device_to_host,
-)
-from numjax._src.config import (  # noqa: E402
-    transfer_guard_host_to_device as transfer_guard_host_to_device,
-)
 from numjax._src.interpreters.staging import named_scope as named_scope  # noqa: E402
 from numjax._src.runtime.array import Array as Array  # noqa: E402
 from numjax._src.runtime.devices import default_backend as default_backend  # noqa: E402
@@ -81,5 +71,15 @@ from numjax._src.runtime.devices import local_device_count as local_device_count
 from numjax._src.runtime.devices import local_devices as local_devices  # noqa: E402
 from numjax._src.runtime.devices import process_count as process_count  # noqa: E402
 from numjax._src.runtime.devices import process_index as process_index  # noqa: E402
+from numjax._src.runtime.transfer_guard import transfer_guard as transfer_guard  # noqa: E402
+from numjax._src.runtime.transfer_guard import (  # noqa: E402
+    transfer_guard_device_to_device as transfer_guard_device_to_device,
+)
+from numjax._src.runtime.transfer_guard import (  # noqa: E402
+    transfer_guard_device_to_host as transfer_guard_device_to_host,
+)
+from numjax._src.runtime.transfer_guard import (  # noqa: E402
+    transfer_guard_host_to_device as transfer_guard_host_to_device,
+)
 
 __version__ = "0.1.0"

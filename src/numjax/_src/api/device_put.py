@@ -9,7 +9,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
-from numjax._src.runtime import devices
+from numjax._src.runtime import devices, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.tree_util import tree_map
 
@@ -19,11 +19,13 @@ def _put(x: Any, device: Any) -> Any:
         return x
     target = devices.get_backend().devices()[0] if device is None else device
     if isinstance(x, ArrayImpl):
-        if device is None or x._device is device:
+        if device is None or x.device() is device:
             return x
         # A device-to-device copy: the new array owns its buffer.
+        transfer_guard.device_to_device(x.shape, x.dtype, x.device(), explicit=True)
         return ArrayImpl(np.array(x._buf, copy=True), x.weak_type, target, committed=True)
     aval = get_aval(x)
+    transfer_guard.host_to_device(x, aval.dtype, device=target, explicit=True)
     buf = np.array(x, dtype=aval.dtype, copy=True)
     weak = dtypes.is_weakly_typed(x)
     return ArrayImpl(buf, weak, target if device is not None else None,
@@ -44,7 +46,7 @@ def device_get(x: Any) -> Any:
     """Fetch the arrays of a pytree to host NumPy values; non-arrays pass through."""
     def get(leaf: Any) -> Any:
         if isinstance(leaf, ArrayImpl):
-            return np.asarray(leaf)
+            return leaf._value(explicit=True)
         return leaf
 
     return tree_map(get, x)

@@ -33,7 +33,7 @@ from numjax._src.core.trace import Primitive, Tracer, eval_trace, set_current_tr
 from numjax._src.dtypes import canonicalize_dtype
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
-from numjax._src.runtime import devices
+from numjax._src.runtime import devices, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -250,6 +250,8 @@ class JitWrapped:
                     bufs.append(a._buf)
                 elif type(a) is np.ndarray:
                     dtype = canonicalize_dtype(a.dtype)
+                    if transfer_guard._in_use:
+                        transfer_guard.host_to_device(a, dtype)
                     key_avals.append(ShapedArray(a.shape, dtype))
                     bufs.append(a if a.dtype == dtype else a.astype(dtype))
                 else:
@@ -477,10 +479,15 @@ def _aval_of(x: Any) -> Any:
 
 
 def _buffer(x: Any) -> Any:
+    """An argument's buffer; a host value (NumPy array, Python scalar) is placed on the device,
+    an implicit host-to-device transfer."""
     if type(x) is ArrayImpl:
         return x._buf
     from numjax._src.compiler.eager import host_value
-    return host_value(x)[0]
+    buf, aval = host_value(x, guard=False)
+    if transfer_guard._in_use:
+        transfer_guard.host_to_device(buf, aval.dtype)
+    return buf
 
 
 def _wrap_outputs(outs: Sequence[Any], avals: Sequence[Any]) -> list[ArrayImpl]:

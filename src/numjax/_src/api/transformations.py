@@ -18,6 +18,7 @@ from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import lax
+from numjax._src.runtime import transfer_guard
 from numjax._src.tree_util import (
     tree_flatten,
     tree_map,
@@ -241,6 +242,9 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
             raise TypeError("grad requires real- or complex-valued outputs (output dtype that "
                             "is a sub-dtype of np.inexact), but got "
                             f"{ans_aval.dtype.name}.")
+        # The unit cotangent is placed on the device: under a disallowing transfer guard an
+        # eager grad is refused, as in JAX.
+        transfer_guard.library_constant(1, ans_aval.dtype)
         ct = lax._convert_element_type(1, ans_aval.dtype, ans_aval.weak_type)
         grads = vjp_fun(ct)
         g = grads[0] if isinstance(argnums, int) else tuple(grads)

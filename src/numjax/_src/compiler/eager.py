@@ -16,7 +16,7 @@ import numpy as np
 from numjax._src import compiler
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Primitive, Tracer, escaped_tracer_error, set_eager_apply
-from numjax._src.runtime import devices
+from numjax._src.runtime import devices, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 
 
@@ -113,14 +113,17 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
     return executable(bufs)
 
 
-def host_value(x: Any) -> tuple[Any, Any]:
-    """A non-Array operand as a NumPy value of its canonical dtype, with its aval."""
+def host_value(x: Any, guard: bool = True) -> tuple[Any, Any]:
+    """A non-Array operand as a NumPy value of its canonical dtype, with its aval. With
+    `guard`, a value the user passed is checked as a host-to-device transfer."""
     aval = get_aval(x)
     if isinstance(x, ArrayImpl):
         return x._buf, aval
     if hasattr(x, "__jax_array__"):
-        return host_value(x.__jax_array__())
+        return host_value(x.__jax_array__(), guard)
     buf = np.asarray(x)
+    if guard and transfer_guard._in_use:
+        transfer_guard.host_operand(x, aval.dtype)
     if buf.dtype != aval.dtype:
         buf = buf.astype(aval.dtype)
     return buf, aval

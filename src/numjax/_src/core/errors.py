@@ -77,6 +77,12 @@ class KeyReuseError(RuntimeError):
     pass
 
 
+class XlaRuntimeError(RuntimeError):
+    """An error raised by the runtime (a refused transfer, a failed computation); JAX raises
+    jaxlib's `XlaRuntimeError` in the same places, a `RuntimeError` too. The message starts
+    with a status name, e.g. ``INVALID_ARGUMENT: ...``."""
+
+
 def _describe(tracer: object) -> str:
     aval = getattr(tracer, "aval", None)
     if aval is None:

@@ -19,6 +19,8 @@ from numjax._src.core.trace import Primitive, Tracer
 from numjax._src.interpreters import ad, batching, staging
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
+from numjax._src.runtime import transfer_guard
+from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
 Shape = tuple[int, ...]
@@ -100,6 +102,8 @@ def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool
     aval = get_aval(operand)
     new = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(new_dtype)
     if type(operand) in (bool, int, float, complex):
+        if transfer_guard._in_use:
+            transfer_guard.host_operand(operand, aval.dtype)
         operand = _python_scalar_to_numpy(operand, new)
     elif aval.dtype == new and aval.weak_type == weak_type and not isinstance(
             operand, np.ndarray | np.generic):
@@ -260,14 +264,23 @@ def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
     weak = dtype is None and dtypes.is_weakly_typed(fill_value)
     dtype = dtypes.canonicalize_dtype(dtype if dtype is not None
                                       else dtypes.dtype(fill_value))
+    guard_fill_transfer(fill_value, dtype)
     value = _convert_element_type(fill_value, dtype, weak)
     return broadcast(value, shape)
+
+
+def guard_fill_transfer(fill_value: Any, dtype: Any) -> None:
+    """An eager `full` places its host fill value on the device first (an implicit
+    host-to-device transfer, as in JAX, where `jnp.zeros` is refused by a disallowing guard)."""
+    if transfer_guard._in_use and not isinstance(fill_value, Tracer | ArrayImpl):
+        transfer_guard.library_constant(fill_value, dtype)
 
 
 def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
     aval = get_aval(x)
     weak = dtype is None and aval.weak_type
     dtype = aval.dtype if dtype is None else dtype
+    guard_fill_transfer(fill_value, dtype)
     value = _convert_element_type(fill_value, dtype, weak)
     return broadcast(value, aval.shape if shape is None else tuple(shape))
 

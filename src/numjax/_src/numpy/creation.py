@@ -10,6 +10,8 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.lax.structural import guard_fill_transfer
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
@@ -89,6 +91,8 @@ def _from_host(obj: Any, dtype: np.dtype | None) -> ArrayImpl:
         if not info.min <= obj <= info.max:
             raise OverflowError(f"Python int {obj} too large to convert to {dtype.name}")
     value = np.array(obj, dtype=dtype, copy=True)
+    if transfer_guard._in_use:
+        transfer_guard.host_operand(obj, dtype)
     return ArrayImpl(value, weak)
 
 
@@ -142,11 +146,13 @@ def _like(a: Array, dtype: Any, shape: Any) -> tuple[np.dtype, tuple[int, ...], 
 
 def zeros_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape)
+    guard_fill_transfer(0, dt)
     return lax.broadcast(lax._convert_element_type(0, dt, weak), shp)
 
 
 def ones_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape)
+    guard_fill_transfer(1, dt)
     return lax.broadcast(lax._convert_element_type(1, dt, weak), shp)
 
 
@@ -156,6 +162,7 @@ def empty_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
 
 def full_like(a: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape)
+    guard_fill_transfer(fill_value, dt)
     return lax.broadcast(lax._convert_element_type(fill_value, dt, weak), shp)
 
 
@@ -177,12 +184,14 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
             dtypes.dtype(start) if not isinstance(start, int) else int)
         if result_dtype.kind in "iu" and start_value.dtype.kind in "iub":
             return lax.iota(result_dtype, int(start))
-        return array(np.arange(start_value, dtype=result_dtype))  # type: ignore[call-overload]
-    bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
-    values = np.arange(*bounds)  # type: ignore[call-overload]
-    if dtype is None:
-        dtype = dtypes.canonicalize_dtype(values.dtype)
-    return array(values.astype(dtype))
+        values = np.arange(start_value, dtype=result_dtype)  # type: ignore[call-overload]
+    else:
+        bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
+        values = np.arange(*bounds)  # type: ignore[call-overload]
+        values = values.astype(dtype or dtypes.canonicalize_dtype(values.dtype))
+    # Computed on the host and placed on the device, as in JAX (only iota is made on device).
+    transfer_guard.library_constant(values, values.dtype)
+    return array(values)
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,

@@ -18,6 +18,8 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.random import prng
+from numjax._src.runtime import transfer_guard
+from numjax._src.runtime.array import Array as ArrayType
 from numjax._src.tree_util import register_pytree_node
 
 Array = Any
@@ -177,6 +179,8 @@ def return_keys(typed: bool, data: Array) -> Any:
 def _seed_to_key(ctor_name: str, seed: Any) -> Array:
     if isinstance(seed, PRNGKeyArray):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
+    if transfer_guard._in_use and not isinstance(seed, ArrayType):
+        transfer_guard.host_operand(seed, jnp.int64 if dtypes._x64_enabled() else jnp.int32)
     if np.ndim(seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
                         f"{np.shape(seed)} != (). Use jax.vmap for batching")

@@ -17,6 +17,7 @@ import numpy as np
 from numjax._src.core.avals import ShapedArray, aval_handlers
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices as devices_mod
+from numjax._src.runtime import transfer_guard
 
 
 class Array(abc.ABC):  # noqa: B024 (an abstract type with no abstract methods, as in JAX)
@@ -34,7 +35,10 @@ Array.register(Tracer)
 
 
 class ArrayImpl(Array):
-    __slots__ = ("_buf", "weak_type", "_device", "_committed", "_aval", "__weakref__")
+    # `_fetched` is set once the value has been read on the host side; JAX keeps that host copy,
+    # so later reads are no transfers. It is left unset at creation (the hot paths skip it).
+    __slots__ = ("_buf", "weak_type", "_device", "_committed", "_aval", "_fetched",
+                 "__weakref__")
 
     def __init__(self, buf: Any, weak_type: bool = False, device: Any = None,
                  committed: bool = False) -> None:
@@ -101,11 +105,21 @@ class ArrayImpl(Array):
             self._buf = _DeletedBuffer(self.aval)
 
     def copy_to_host_async(self) -> None:
-        return None
+        """Start fetching the value to the host (a device-to-host transfer)."""
+        self._host_buf()
 
     # -- host access (device-to-host fetches) --------------------------------------------
-    def _value(self) -> np.ndarray:
-        value = np.asarray(self._buf)
+    def _host_buf(self, explicit: bool = False) -> Any:
+        """The buffer, read from the host: a device-to-host transfer the first time, checked
+        by the transfer guard."""
+        if transfer_guard._in_use and not getattr(self, "_fetched", False):
+            transfer_guard.device_to_host(self.shape, self.dtype, self.device(),
+                                          explicit=explicit)
+        self._fetched = True
+        return self._buf
+
+    def _value(self, explicit: bool = False) -> np.ndarray:
+        value = np.asarray(self._host_buf(explicit))
         if value.flags.writeable:
             value = value.view()
             value.flags.writeable = False
@@ -120,30 +134,30 @@ class ArrayImpl(Array):
         return value
 
     def item(self, *args: Any) -> Any:
-        return self._buf.item(*args)
+        return self._host_buf().item(*args)
 
     def tolist(self) -> Any:
-        return self._buf.tolist()
+        return self._host_buf().tolist()
 
     def tobytes(self, order: str = "C") -> bytes:
-        return np.asarray(self._buf).tobytes(order=order)  # type: ignore[arg-type]
+        return np.asarray(self._host_buf()).tobytes(order=order)  # type: ignore[arg-type]
 
     def __bool__(self) -> bool:
-        return bool(self._buf)
+        return bool(self._host_buf())
 
     def __int__(self) -> int:
-        return int(self._buf)
+        return int(self._host_buf())
 
     def __float__(self) -> float:
-        return float(self._buf)
+        return float(self._host_buf())
 
     def __complex__(self) -> complex:
-        return complex(self._buf)
+        return complex(self._host_buf())
 
     def __index__(self) -> int:
         if self.dtype.kind not in "biu":
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
-        return int(self._buf)
+        return int(self._host_buf())
 
     def __len__(self) -> int:
         if not self._buf.shape:
@@ -167,7 +181,7 @@ class ArrayImpl(Array):
         )
 
     def __reduce__(self) -> Any:
-        return (_reconstruct, (np.asarray(self._buf), self.weak_type))
+        return (_reconstruct, (np.asarray(self._host_buf()), self.weak_type))
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self._value().__dlpack__(*args, **kwargs)

@@ -1,0 +1,243 @@
+"""Transfer guards: log or refuse data crossing the host/device boundary.
+
+Three directions (host-to-device, device-to-device, device-to-host), each with a level:
+`allow`, `log`, `disallow` (these two act on implicit transfers only), `log_explicit`,
+`disallow_explicit` (these act on explicit ones too). Explicit transfers are `device_put` and
+`device_get`; everything else is implicit: host values entering eager operations or `jit`,
+`np.asarray(x)`, `print(x)`, `x.item()`, `float(x)`, pickling, ...
+
+A direction's level is, first found: this thread's level for the direction, this thread's
+`transfer_guard` level, the global level for the direction, the global `jax_transfer_guard`
+level, else `allow`. `transfer_guard(level)` sets all three directions in this thread, so an
+inner `transfer_guard("allow")` overrides an outer `transfer_guard_host_to_device("disallow")`.
+
+Fetching from a CPU device is always allowed, as in JAX, unless the numjax option
+`jax_transfer_guard_cpu_exempt` is False: then code meant for an accelerator can be checked on
+a laptop.
+
+Cost: every check first reads `_in_use`, which stays False until some guard level is set, so
+programs that never use guards pay one global read on their slow paths and nothing on the hot
+paths (Array operands and Array arguments of jit never cross the boundary).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from numjax._src import config
+from numjax._src.core import trace as trace_mod
+from numjax._src.core.errors import XlaRuntimeError
+
+logger = logging.getLogger(__name__)
+
+ALLOW, LOG, DISALLOW = 0, 1, 2
+
+# (implicit action, explicit action) per level.
+_ACTIONS = {
+    None: (ALLOW, ALLOW),
+    "allow": (ALLOW, ALLOW),
+    "log": (LOG, ALLOW),
+    "disallow": (DISALLOW, ALLOW),
+    "log_explicit": (LOG, LOG),
+    "disallow_explicit": (DISALLOW, DISALLOW),
+}
+
+_DIRECTIONS = {
+    "host-to-device": config.transfer_guard_host_to_device,
+    "device-to-device": config.transfer_guard_device_to_device,
+    "device-to-host": config.transfer_guard_device_to_host,
+}
+
+# True once any guard level has been set (globally, by env var or in a context): until then
+# every check returns at once.
+_in_use = False
+
+
+def _note_level(value: Any) -> None:
+    global _in_use
+    if value is not None:
+        _in_use = True
+
+
+for _state in (config.transfer_guard, *_DIRECTIONS.values()):
+    _state._on_update = _note_level
+    _note_level(_state.value)
+
+
+def _level(direction: str) -> Any:
+    """The level in force for `direction` in this thread (see the module docstring)."""
+    state = _DIRECTIONS[direction]
+    local = config._tls.__dict__
+    level = local.get(state.name, config._unset)
+    if level is not config._unset and level is not None:
+        return level
+    level = local.get(config.transfer_guard.name, config._unset)
+    if level is not config._unset and level is not None:
+        return level
+    if state._global is not None:
+        return state._global
+    return config.transfer_guard._global
+
+
+def _apply(direction: str, explicit: bool, describe: Any) -> None:
+    """Log or refuse one transfer; `describe()` formats it only when a message is needed."""
+    action = _ACTIONS[_level(direction)][explicit]
+    if action == ALLOW:
+        return
+    if action == LOG:
+        logger.warning("%s transfer: %s", direction, describe())
+        return
+    raise XlaRuntimeError(f"INVALID_ARGUMENT: Disallowed {direction} transfer: {describe()}")
+
+
+# ---- host to device ---------------------------------------------------------------------------
+
+_REPLICATED = "GSPMDSharding({replicated})"
+
+
+def _host_aval_text(value: Any, dtype: Any) -> str:
+    shape = np.shape(value)
+    dims = ",".join(str(d) for d in shape)
+    return f"aval=ShapedArray({np.dtype(dtype).name}[{dims}])"
+
+
+def host_to_device(value: Any, dtype: Any, *, device: Any = None, explicit: bool = False
+                   ) -> None:
+    """Guard `value` (a host value of `dtype`) being placed on a device."""
+    if not _in_use:
+        return
+
+    def describe() -> str:
+        sharding = (f"SingleDeviceSharding(device={device!r})" if device is not None
+                    else _REPLICATED)
+        return f"{_host_aval_text(value, dtype)}, dst_sharding={sharding}"
+
+    _apply("host-to-device", explicit, describe)
+
+
+def library_constant(value: Any, dtype: Any) -> None:
+    """Guard a host value the library itself places on the device in an eager call where JAX
+    does too (the fill value of `jnp.zeros`, the values of `jnp.arange(1, 5)`, the unit
+    cotangent of `grad`), so that a disallowing guard refuses the same calls as JAX's."""
+    if _in_use and trace_mod._trace_state.trace is trace_mod.eval_trace:
+        host_to_device(value, dtype)
+
+
+def host_operand(value: Any, dtype: Any) -> None:
+    """Guard a host value reaching an eager operation.
+
+    JAX runs its numpy functions as compiled programs, where the library's own constants are
+    literals, not transfers; numjax runs them op by op. So a host operand counts as a transfer
+    only when the user passed it: it is an argument of the outermost numjax function on the
+    stack (the one user code called), directly or inside a list, tuple or dict argument.
+    Under a transformation's trace a host value is a constant of the traced program, not a
+    transfer.
+    """
+    if (not _in_use or trace_mod._trace_state.trace is not trace_mod.eval_trace
+            or _ACTIONS[_level("host-to-device")][False] == ALLOW):
+        return
+    if _passed_by_user(value):
+        host_to_device(value, dtype)
+
+
+def _passed_by_user(value: Any) -> bool:
+    frame = sys._getframe(1)
+    entry = None
+    while frame is not None:
+        if not frame.f_globals.get("__name__", "").startswith("numjax"):
+            break
+        entry = frame
+        frame = frame.f_back  # type: ignore[assignment]
+    if entry is None:
+        return True
+    code = entry.f_code
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    local = entry.f_locals
+    for name in code.co_varnames[:count]:
+        arg = local.get(name)
+        if arg is value:
+            return True
+        items: Any = arg.values() if isinstance(arg, dict) else arg
+        if isinstance(items, list | tuple | type({}.values())):
+            if any(item is value for item in items):
+                return True
+    return False
+
+
+# ---- device to device and device to host ---------------------------------------------------------
+
+_XLA_NAMES = {
+    "bool": "PRED", "int8": "S8", "int16": "S16", "int32": "S32", "int64": "S64",
+    "uint8": "U8", "uint16": "U16", "uint32": "U32", "uint64": "U64", "float16": "F16",
+    "bfloat16": "BF16", "float32": "F32", "float64": "F64", "complex64": "C64",
+    "complex128": "C128", "float8_e4m3fn": "F8E4M3FN", "float8_e5m2": "F8E5M2",
+}
+
+
+def _buffer_text(shape: tuple[int, ...], dtype: Any, device: Any) -> str:
+    dims = ",".join(str(d) for d in shape)
+    name = np.dtype(dtype).name
+    return f"shape=({dims}), dtype={_XLA_NAMES.get(name, name.upper())}, device={device}"
+
+
+def device_to_device(shape: tuple[int, ...], dtype: Any, src: Any, *, explicit: bool) -> None:
+    """Guard a copy of a (shape, dtype) buffer from device `src` to another device."""
+    if _in_use:
+        _apply("device-to-device", explicit, lambda: _buffer_text(shape, dtype, src))
+
+
+def device_to_host(shape: tuple[int, ...], dtype: Any, device: Any, *, explicit: bool) -> None:
+    """Guard fetching a (shape, dtype) buffer from `device`; CPU devices are exempt unless
+    `jax_transfer_guard_cpu_exempt` is False."""
+    if not _in_use:
+        return
+    if getattr(device, "platform", "cpu") == "cpu" and config.transfer_guard_cpu_exempt.value:
+        return
+    _apply("device-to-host", explicit, lambda: _buffer_text(shape, dtype, device))
+
+
+# ---- context managers ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str) -> Iterator[None]:
+    """Set the transfer guard level of every direction in this thread.
+
+    >>> import numjax, numjax.numpy as jnp, numpy as np
+    >>> with numjax.transfer_guard("disallow"):
+    ...     y = numjax.device_put(np.ones(2))     # explicit transfers stay allowed
+    """
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(transfer_guard_host_to_device(new_val))
+        stack.enter_context(transfer_guard_device_to_device(new_val))
+        stack.enter_context(transfer_guard_device_to_host(new_val))
+        stack.enter_context(_enter(config.transfer_guard, new_val))
+        yield
+
+
+def _enter(state: config.State, new_val: str) -> Any:
+    manager = state(new_val)
+    _note_level(new_val)
+    return manager
+
+
+def transfer_guard_host_to_device(new_val: str) -> Any:
+    """Set the host-to-device transfer guard level in this thread (a context manager)."""
+    return _enter(config.transfer_guard_host_to_device, new_val)
+
+
+def transfer_guard_device_to_device(new_val: str) -> Any:
+    """Set the device-to-device transfer guard level in this thread (a context manager)."""
+    return _enter(config.transfer_guard_device_to_device, new_val)
+
+
+def transfer_guard_device_to_host(new_val: str) -> Any:
+    """Set the device-to-host transfer guard level in this thread (a context manager)."""
+    return _enter(config.transfer_guard_device_to_host, new_val)

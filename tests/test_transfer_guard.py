@@ -1,0 +1,293 @@
+"""Transfer guards: levels, directions, explicit vs implicit transfers, nesting, threads, logs.
+
+The expected outcomes under `transfer_guard("disallow")` and the error texts were observed once
+with JAX 0.4.30 on the CPU and are recorded here as data.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import numjax
+import numjax.numpy as jnp
+from numjax import lax
+from numjax._src import config as _config
+
+REPLICATED = "GSPMDSharding({replicated})"
+
+# (case, operation, JAX 0.4.30's error text under "disallow" or None when it is allowed)
+DISALLOW_CASES = [
+    ("jnp.ones(1)", lambda x: jnp.ones(1), "aval=ShapedArray(float32[])"),
+    ("jnp.zeros((2,))", lambda x: jnp.zeros((2,)), "aval=ShapedArray(float32[])"),
+    ("jnp.full(2, 3.0)", lambda x: jnp.full(2, 3.0), "aval=ShapedArray(float32[])"),
+    ("jnp.zeros_like(x)", lambda x: jnp.zeros_like(x), "aval=ShapedArray(float32[])"),
+    ("jnp.arange(5)", lambda x: jnp.arange(5), None),
+    ("jnp.arange(1, 5)", lambda x: jnp.arange(1, 5), "aval=ShapedArray(int32[4])"),
+    ("jnp.linspace(0, 1, 5)", lambda x: jnp.linspace(0, 1, 5), "aval=ShapedArray(int32[])"),
+    ("jnp.array(np.ones(2))", lambda x: jnp.array(np.ones(2)), "aval=ShapedArray(float32[2])"),
+    ("jnp.asarray([1, 2])", lambda x: jnp.asarray([1, 2]), "aval=ShapedArray(int32[2])"),
+    ("jnp.array(2.0)", lambda x: jnp.array(2.0), "aval=ShapedArray(float32[])"),
+    ("x + 1", lambda x: x + 1, "aval=ShapedArray(int32[])"),
+    ("x * 2.0", lambda x: x * 2.0, "aval=ShapedArray(float32[])"),
+    ("x + np.ones(3)", lambda x: x + np.ones(3, np.float32), "aval=ShapedArray(float32[3])"),
+    ("jnp.sin(x)", lambda x: jnp.sin(x), None),
+    ("jnp.sin(np.ones(3))", lambda x: jnp.sin(np.ones(3)), "aval=ShapedArray(float32[3])"),
+    ("jnp.sin(1.0)", lambda x: jnp.sin(1.0), "aval=ShapedArray(float32[])"),
+    ("jnp.mean(x)", lambda x: jnp.mean(x), None),
+    ("jnp.sum(x)", lambda x: jnp.sum(x), None),
+    ("x.sum()", lambda x: x.sum(), None),
+    ("x.at[0].set(5.0)", lambda x: x.at[0].set(5.0), "aval=ShapedArray(float32[])"),
+    ("jnp.where(x > 1, x, 0.0)", lambda x: jnp.where(x > 1, x, 0.0),
+     "aval=ShapedArray(int32[])"),
+    ("lax.add(x, 1.0)", lambda x: lax.add(x, 1.0), "aval=ShapedArray(float32[])"),
+    ("lax.sin(x)", lambda x: lax.sin(x), None),
+    ("jit(f)(np.ones(3))", lambda x: numjax.jit(lambda a: a * 2)(np.ones(3)),
+     "aval=ShapedArray(float32[3])"),
+    ("jit(f)(1.0)", lambda x: numjax.jit(lambda a: a * 2)(1.0), "aval=ShapedArray(float32[])"),
+    ("jit(f)(x)", lambda x: numjax.jit(lambda a: a * 2)(x), None),
+    ("jit closing over a NumPy constant",
+     lambda x: numjax.jit(lambda a: a * np.ones(3, np.float32))(x), None),
+    ("grad(f)(x)", lambda x: numjax.grad(lambda a: jnp.sum(a * a))(x),
+     "aval=ShapedArray(float32[])"),
+    ("vmap(f)(x)", lambda x: numjax.vmap(lambda a: a * a)(x), None),
+    ("device_put(np.ones(2))", lambda x: numjax.device_put(np.ones(2)), None),
+    ("device_put(x)", lambda x: numjax.device_put(x), None),
+    ("random.PRNGKey(0)", lambda x: numjax.random.PRNGKey(0), "aval=ShapedArray(int32[])"),
+    ("jnp.dot(x, x)", lambda x: jnp.dot(x, x), None),
+    ("jnp.concatenate([x, x])", lambda x: jnp.concatenate([x, x]), None),
+    ("jnp.stack of NumPy arrays", lambda x: jnp.stack([np.ones(2), np.ones(2)]),
+     "aval=ShapedArray(float32[2])"),
+    ("x.reshape(3, 1)", lambda x: x.reshape(3, 1), None),
+    ("x.astype(jnp.int32)", lambda x: x.astype(jnp.int32), None),
+    ("jnp.clip(x, 0, 1)", lambda x: jnp.clip(x, 0, 1), "aval=ShapedArray(int32[])"),
+]
+
+
+@pytest.fixture
+def x():
+    return jnp.arange(3.0)
+
+
+@pytest.mark.parametrize("case,op,error", DISALLOW_CASES, ids=[c[0] for c in DISALLOW_CASES])
+def test_disallow_refuses_what_jax_refuses(case, op, error, x):
+    numjax.clear_caches()
+    with numjax.transfer_guard("disallow"):
+        if error is None:
+            op(x)
+        else:
+            with pytest.raises(RuntimeError) as info:
+                op(x)
+            assert str(info.value) == (
+                f"INVALID_ARGUMENT: Disallowed host-to-device transfer: {error}, "
+                f"dst_sharding={REPLICATED}")
+
+
+@pytest.mark.parametrize("case,op,error", DISALLOW_CASES, ids=[c[0] for c in DISALLOW_CASES])
+def test_allow_and_default_allow_everything(case, op, error, x):
+    op(x)
+    with numjax.transfer_guard("allow"):
+        op(x)
+
+
+def test_explicit_transfers_follow_the_explicit_levels():
+    value = np.ones(2, np.float32)
+    for level in ("allow", "log", "disallow", "log_explicit"):
+        with numjax.transfer_guard(level):
+            numjax.device_put(value)
+    with numjax.transfer_guard("disallow_explicit"):
+        with pytest.raises(RuntimeError) as info:
+            numjax.device_put(value)
+    assert str(info.value) == (
+        "INVALID_ARGUMENT: Disallowed host-to-device transfer: aval=ShapedArray(float32[2]), "
+        "dst_sharding=SingleDeviceSharding(device=CpuDevice(id=0))")
+
+
+def test_disallow_explicit_refuses_implicit_transfers_too():
+    with numjax.transfer_guard("disallow_explicit"):
+        with pytest.raises(RuntimeError, match="Disallowed host-to-device"):
+            jnp.ones(1)
+
+
+def test_error_type_is_a_runtime_error_subclass():
+    from numjax._src.core.errors import XlaRuntimeError
+    with numjax.transfer_guard_host_to_device("disallow"):
+        with pytest.raises(XlaRuntimeError):
+            jnp.array([1.0])
+    assert issubclass(XlaRuntimeError, RuntimeError)
+
+
+def test_log_levels_log_and_allow(caplog):
+    with caplog.at_level(logging.WARNING, logger="numjax"):
+        with numjax.transfer_guard("log"):
+            y = jnp.sin(np.ones(2, np.float32))
+            numjax.device_put(np.ones(2))          # explicit: silent at "log"
+    assert y.shape == (2,)
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages == ["host-to-device transfer: aval=ShapedArray(float32[2]), "
+                        f"dst_sharding={REPLICATED}"]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="numjax"):
+        with numjax.transfer_guard("log_explicit"):
+            numjax.device_put(np.ones(2, np.float32))
+    assert [r.getMessage() for r in caplog.records] == [
+        "host-to-device transfer: aval=ShapedArray(float32[2]), "
+        "dst_sharding=SingleDeviceSharding(device=CpuDevice(id=0))"]
+
+
+def test_nesting_restores_the_outer_level():
+    with numjax.transfer_guard("disallow"):
+        with numjax.transfer_guard("allow"):
+            jnp.ones(1)
+        with pytest.raises(RuntimeError):
+            jnp.ones(1)
+    jnp.ones(1)
+
+
+def test_mixed_nesting_of_direction_and_all():
+    with numjax.transfer_guard_host_to_device("disallow"):
+        with numjax.transfer_guard("allow"):
+            jnp.ones(1)
+        with pytest.raises(RuntimeError):
+            jnp.ones(1)
+    with numjax.transfer_guard("disallow"):
+        with numjax.transfer_guard_host_to_device("allow"):
+            jnp.ones(1)
+        with pytest.raises(RuntimeError):
+            jnp.ones(1)
+
+
+def test_other_directions_do_not_guard_host_to_device():
+    with numjax.transfer_guard_device_to_host("disallow"):
+        with numjax.transfer_guard_device_to_device("disallow"):
+            jnp.ones(1)
+
+
+def test_global_level_and_thread_local_override():
+    numjax.config.update("jax_transfer_guard", "disallow")
+    try:
+        with pytest.raises(RuntimeError):
+            jnp.ones(1)
+        with numjax.transfer_guard("allow"):
+            jnp.ones(1)
+        numjax.config.update("jax_transfer_guard_host_to_device", "allow")
+        jnp.ones(1)      # the direction's global level wins over the all-directions one
+    finally:
+        numjax.config.update("jax_transfer_guard_host_to_device", None)
+        numjax.config.update("jax_transfer_guard", None)
+    jnp.ones(1)
+
+
+def test_a_new_thread_sees_the_global_level_only():
+    outcome = {}
+
+    def worker():
+        try:
+            jnp.ones(1)
+            outcome["ok"] = True
+        except RuntimeError as e:
+            outcome["error"] = e
+
+    with numjax.transfer_guard("disallow"):
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+    assert outcome == {"ok": True}
+
+
+def test_invalid_level_is_refused():
+    with pytest.raises(ValueError, match="jax_transfer_guard"):
+        numjax.config.update("jax_transfer_guard", "forbid")
+    with pytest.raises(ValueError):
+        with numjax.transfer_guard("sometimes"):
+            pass
+
+
+def test_env_var_sets_the_global_level():
+    import subprocess
+    import sys
+    code = ("import numjax.numpy as jnp\n"
+            "try:\n    jnp.ones(1)\nexcept RuntimeError as e:\n    print(type(e).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "JAX_TRANSFER_GUARD": "disallow"},
+                         check=True)
+    assert out.stdout.strip() == "XlaRuntimeError"
+
+
+# ---- device to host -------------------------------------------------------------------------
+
+FETCHES = [
+    ("np.asarray", lambda a: np.asarray(a)),
+    ("np.add", lambda a: np.add(a, 1)),
+    ("str", lambda a: str(a)),
+    ("repr", lambda a: repr(a)),
+    ("format", lambda a: f"{a}"),
+    ("item", lambda a: a[0].item()),
+    ("tolist", lambda a: a.tolist()),
+    ("tobytes", lambda a: a.tobytes()),
+    ("float", lambda a: float(a[0])),
+    ("int", lambda a: int(a.astype(jnp.int32)[0])),
+    ("bool", lambda a: bool(a[0])),
+    ("pickle.dumps", lambda a: pickle.dumps(a)),
+    ("copy_to_host_async", lambda a: a.copy_to_host_async()),
+]
+
+
+@pytest.mark.parametrize("name,fetch", FETCHES, ids=[f[0] for f in FETCHES])
+def test_fetching_from_cpu_is_always_allowed(name, fetch):
+    a = jnp.arange(3.0)
+    with numjax.transfer_guard("disallow_explicit"):
+        fetch(a)
+        numjax.device_get(a)
+
+
+@pytest.mark.parametrize("name,fetch", FETCHES, ids=[f[0] for f in FETCHES])
+def test_fetching_is_guarded_without_the_cpu_exemption(name, fetch):
+    with _config.transfer_guard_cpu_exempt(False):
+        a = jnp.arange(3.0)
+        b = jnp.arange(3.0) + 0   # fresh arrays: never fetched
+        with numjax.transfer_guard_device_to_host("disallow"):
+            numjax.device_get(b)                        # explicit: allowed
+            with pytest.raises(RuntimeError) as info:
+                fetch(a)
+        shown = info.value.args[0]
+        assert shown.startswith("INVALID_ARGUMENT: Disallowed device-to-host transfer: shape=(")
+        assert "dtype=F32" in shown or "dtype=S32" in shown or "dtype=PRED" in shown
+        assert shown.endswith("device=TFRT_CPU_0")
+
+
+def test_an_already_fetched_value_is_not_fetched_again():
+    with _config.transfer_guard_cpu_exempt(False):
+        x = jnp.arange(3.0)
+        print_text = str(x)
+        with numjax.transfer_guard("disallow"):
+            assert str(x) == print_text          # the host copy is reused
+            y = jnp.sin(x)
+            with pytest.raises(RuntimeError, match="shape=\\(3\\), dtype=F32"):
+                str(y)
+        with numjax.transfer_guard("disallow_explicit"):
+            with pytest.raises(RuntimeError, match="Disallowed device-to-host"):
+                numjax.device_get(y)
+
+
+def test_device_to_host_log(caplog):
+    with _config.transfer_guard_cpu_exempt(False):
+        x = jnp.arange(2, dtype=jnp.int32) + 0
+        with caplog.at_level(logging.WARNING, logger="numjax"):
+            with numjax.transfer_guard_device_to_host("log"):
+                np.asarray(x)
+    assert [r.getMessage() for r in caplog.records] == [
+        "device-to-host transfer: shape=(2), dtype=S32, device=TFRT_CPU_0"]
+
+
+def test_guard_checks_cost_nothing_when_unused(x):
+    # Arrays in, Arrays out: no host value crosses, whatever the level.
+    with numjax.transfer_guard("disallow_explicit"):
+        f = numjax.jit(lambda a, b: a * b + jnp.sin(a))
+        f(x, x)
+        f(x, x)
+        jnp.tanh(x) * x
