@@ -12,6 +12,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy import reductions
+from numjax._src.numpy.creation import linspace
 from numjax._src.numpy.lax_numpy import where as _where
 from numjax._src.numpy.shape import ravel
 from numjax._src.numpy.statistics import diff
@@ -82,10 +83,9 @@ def histogram_bin_edges(a: Array, bins: Any = 10, range: Any = None,
     same = lax.eq(lo, hi)
     lo = _where(same, lax.sub(lo, lax._convert_element_type(0.5, dt)), lo)
     hi = _where(same, lax.add(hi, lax._convert_element_type(0.5, dt)), hi)
-    nb = operator.index(bins)
-    steps = lax.div(lax.convert_element_type(lax.iota(np.int32, nb + 1), dt),
-                    lax._convert_element_type(nb, dt))
-    return lax.add(lo, lax.mul(lax.sub(hi, lo), steps))
+    # linspace makes the last edge exactly `hi` (lo + (hi - lo) * 1 can round below it in
+    # float32), so the largest sample lands in the last bin instead of outside every bin.
+    return linspace(lo, hi, operator.index(bins) + 1, dtype=dt)
 
 
 def histogram(a: Array, bins: Any = 10, range: Any = None, weights: Array | None = None,

@@ -233,20 +233,20 @@ def reciprocal(x: Array, /) -> Array:
     return lax.div(lax._convert_element_type(1, get_aval(x).dtype, get_aval(x).weak_type), x)
 
 
+# JAX 0.4.30 promotes integer and boolean operands of floor, ceil and trunc (and so fix) to
+# float; keeping their dtype came in JAX 0.4.31.
 def floor(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("floor", x)
-    return x if get_aval(x).dtype.kind in "biu" else lax.floor(x)
+    (x,) = promote_args_inexact("floor", x)
+    return lax.floor(x)
 
 
 def ceil(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("ceil", x)
-    return x if get_aval(x).dtype.kind in "biu" else lax.ceil(x)
+    (x,) = promote_args_inexact("ceil", x)
+    return lax.ceil(x)
 
 
 def trunc(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("trunc", x)
-    if get_aval(x).dtype.kind in "biu":
-        return x
+    (x,) = promote_args_inexact("trunc", x)
     return lax.select(lax.lt(x, lax._convert_element_type(0, get_aval(x).dtype)),
                       lax.ceil(x), lax.floor(x))
 
