@@ -1,4 +1,4 @@
-"""Eager-op overhead: `jnp.add(x, x)` and `jnp.sin(x)` on concrete Arrays, against NumPy's own
+"""Eager-op overhead: common jnp functions and operators on concrete Arrays, against NumPy's own
 call and (when installed) JAX's eager dispatch, measured in one run. Prints ratios; asserts
 nothing.
 
@@ -29,31 +29,40 @@ def best_us(fn, *args, number=2000, repeat=7) -> float:
     return min(timer.repeat(number=number, repeat=repeat)) / number * 1e6
 
 
-def _blocking(fn, *args):
-    return fn(*args).block_until_ready()
+# (label, operation on a module `m` (numpy, numjax.numpy or jax.numpy) and operands x, y)
+OPS = [
+    ("add", lambda m, x, y: m.add(x, y)),
+    ("sin", lambda m, x, y: m.sin(x)),
+    ("x + y", lambda m, x, y: x + y),
+    ("x * 2.0", lambda m, x, y: x * 2.0),
+    ("sum", lambda m, x, y: m.sum(x)),
+    ("reshape", lambda m, x, y: m.reshape(x, (-1,))),
+    ("where", lambda m, x, y: m.where(x > y, x, y)),
+    ("x[0]", lambda m, x, y: x[0] if x.ndim else x),
+]
 
 
 def main() -> None:
-    print(f"{'op':5} {'shape':11} {'numpy us':>9} {'numjax us':>10} {'overhead':>9} "
+    print(f"{'op':8} {'shape':11} {'numpy us':>9} {'numjax us':>10} {'overhead':>9} "
           f"{'jax us':>8} {'numjax/jax':>11}")
-    for op in ("add", "sin"):
+    for label, op in OPS:
         for shape in SHAPES:
-            a = np.random.default_rng(0).normal(size=shape).astype(np.float32)
-            x = jnp.asarray(a)
-            np_fn = getattr(np, op)
-            nj_fn = getattr(jnp, op)
-            args_np = (a, a) if op == "add" else (a,)
-            args_nj = (x, x) if op == "add" else (x,)
-            t_np = best_us(np_fn, *args_np)
-            t_nj = best_us(nj_fn, *args_nj)
-            line = (f"{op:5} {str(shape):11} {t_np:9.2f} {t_nj:10.2f} {t_nj - t_np:+9.2f}")
+            rng = np.random.default_rng(0)
+            a = rng.normal(size=shape).astype(np.float32)
+            b = rng.normal(size=shape).astype(np.float32)
+            x, y = jnp.asarray(a), jnp.asarray(b)
+            t_np = best_us(op, np, a, b)
+            t_nj = best_us(op, jnp, x, y)
+            line = f"{label:8} {str(shape):11} {t_np:9.2f} {t_nj:10.2f} {t_nj - t_np:+9.2f}"
             if jax is not None:
-                xj = jjnp.asarray(a)
-                j_fn = getattr(jjnp, op)
-                args_j = (xj, xj) if op == "add" else (xj,)
-                t_j = best_us(_blocking, j_fn, *args_j)
+                xj, yj = jjnp.asarray(a), jjnp.asarray(b)
+                t_j = best_us(lambda *args: _block(op(*args)), jjnp, xj, yj)
                 line += f" {t_j:8.2f} {t_nj / t_j:11.2f}"
             print(line)
+
+
+def _block(out):
+    return out.block_until_ready()
 
 
 if __name__ == "__main__":

@@ -50,20 +50,21 @@ def _reduction(name: str, kernel: Callable[..., Any], accepted: Sequence[type]) 
     return p
 
 
+# The ufuncs' reduce methods directly: np.sum & co. add about 0.7 us of wrapper per call.
 def _sum_kernel(x: Any, *, axes: Axes) -> Any:
-    return np.sum(x, axis=axes, dtype=x.dtype)
+    return np.add.reduce(x, axis=axes, dtype=x.dtype)
 
 
 def _prod_kernel(x: Any, *, axes: Axes) -> Any:
-    return np.prod(x, axis=axes, dtype=x.dtype)
+    return np.multiply.reduce(x, axis=axes, dtype=x.dtype)
 
 
 def _max_kernel(x: Any, *, axes: Axes) -> Any:
-    return np.max(x, axis=axes) if x.size else _empty_reduce(x, axes, "max")
+    return np.maximum.reduce(x, axis=axes) if x.size else _empty_reduce(x, axes, "max")
 
 
 def _min_kernel(x: Any, *, axes: Axes) -> Any:
-    return np.min(x, axis=axes) if x.size else _empty_reduce(x, axes, "min")
+    return np.minimum.reduce(x, axis=axes) if x.size else _empty_reduce(x, axes, "min")
 
 
 def _empty_reduce(x: Any, axes: Axes, which: str) -> Any:

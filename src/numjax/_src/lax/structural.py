@@ -7,6 +7,7 @@ and the indices of dynamic slicing), so each declares a transpose and takes its 
 from __future__ import annotations
 
 import builtins
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -340,6 +341,16 @@ def _reshape_batch(args: Sequence[Any], dims: Sequence[Any], *, new_sizes: Shape
 
 
 reshape_p.def_impl(_reshape_kernel)
+
+
+@reshape_p.def_kernel_factory
+def _reshape_kernel_factory(in_avals: Any, *, new_sizes: Shape, dimensions: Shape | None
+                            ) -> Any:
+    if dimensions is not None:
+        return functools.partial(_reshape_kernel, new_sizes=new_sizes, dimensions=dimensions)
+    return lambda x: x.reshape(new_sizes)
+
+
 ad.linear_jvp(reshape_p)
 reshape_p.def_transpose(_reshape_transpose)
 reshape_p.def_batch(_reshape_batch)
@@ -395,6 +406,16 @@ def _squeeze_batch(args: Sequence[Any], dims: Sequence[Any], *,
 
 
 squeeze_p.def_impl(_squeeze_kernel)
+
+
+@squeeze_p.def_kernel_factory
+def _squeeze_kernel_factory(in_avals: Any, *, dimensions: Shape) -> Any:
+    if not dimensions:
+        return lambda x: x
+    shape = tuple(d for i, d in enumerate(in_avals[0].shape) if i not in dimensions)
+    return lambda x: x.reshape(shape)
+
+
 ad.linear_jvp(squeeze_p)
 squeeze_p.def_transpose(_squeeze_transpose)
 squeeze_p.def_batch(_squeeze_batch)
@@ -770,6 +791,18 @@ def _slice_batch(args: Sequence[Any], dims: Sequence[Any], *, start_indices: Sha
 
 
 slice_p.def_impl(_slice_kernel)
+
+
+@slice_p.def_kernel_factory
+def _slice_kernel_factory(in_avals: Any, *, start_indices: Shape, limit_indices: Shape,
+                          strides: Shape | None) -> Any:
+    # The index tuple built once per executable, not per call (the eager-op budget).
+    steps = strides or (1,) * len(start_indices)
+    index = tuple(builtins.slice(s, e, st) for s, e, st in
+                  zip(start_indices, limit_indices, steps, strict=True))
+    return lambda x: x[index]
+
+
 ad.linear_jvp(slice_p)
 slice_p.def_transpose(_slice_transpose)
 slice_p.def_batch(_slice_batch)

@@ -12,6 +12,7 @@ import numpy as np
 
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
+from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
 
@@ -49,6 +50,13 @@ def getitem(x: Array, index: Any) -> Array:
     >>> jnp.arange(5)[1:4]
     Array([1, 2, 3], dtype=int32)
     """
+    if type(index) is int and type(x) is ArrayImpl and x._buf.ndim:
+        # Fast path for `x[i]` on a concrete Array (the eager-op budget).
+        shape = x._buf.shape
+        if -shape[0] <= index < shape[0]:
+            i = index + shape[0] if index < 0 else index
+            row = lax.slice(x, (i,) + (0,) * (len(shape) - 1), (i + 1, *shape[1:]))
+            return lax.squeeze(row, (0,))
     aval = get_aval(x)
     items = _expand_index(index, aval.ndim)
     if not all(i is None or isinstance(i, slice) or _is_static_int(i) for i in items):

@@ -11,6 +11,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.shape import broadcast_arrays
 from numjax._src.numpy.util import check_arraylike, ensure_array, promote_dtypes, promote_shapes
+from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
 
@@ -28,6 +29,11 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          "to jax.numpy.where, got {x} and {y}.")
+    if (type(condition) is ArrayImpl and type(x) is ArrayImpl and type(y) is ArrayImpl
+            and x._aval is y._aval and condition._buf.dtype == bool
+            and condition._buf.shape == x._buf.shape):
+        # Fast path (the eager-op budget): nothing to promote or broadcast.
+        return lax.select(condition, x, y)
     check_arraylike("where", condition, x, y)
     condition = ensure_array(condition)
     if get_aval(condition).dtype != bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +31,7 @@ def ndim(a: Array) -> int:
 
 def size(a: Array, axis: int | None = None) -> int:
     s = _shape_of(a)
-    return int(np.prod(s)) if axis is None else s[axis]
+    return math.prod(s) if axis is None else s[axis]
 
 
 def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = None) -> Array:
@@ -46,16 +47,16 @@ def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = No
         new = (int(new),)
     new = tuple(int(d) for d in new)
     old = get_aval(a).shape
-    total = int(np.prod(old, dtype=np.int64))
+    total = math.prod(old)
     if new.count(-1) > 1:
         raise ValueError("can only specify one unknown dimension")
     if -1 in new:
-        known = int(np.prod([d for d in new if d != -1], dtype=np.int64))
+        known = math.prod(d for d in new if d != -1)
         if known == 0 or total % known:
             raise TypeError(f"cannot reshape array of shape {old} (size {total}) into shape "
                             f"{new}")
         new = tuple(total // known if d == -1 else d for d in new)
-    if int(np.prod(new, dtype=np.int64)) != total:
+    if math.prod(new) != total:
         raise TypeError(f"cannot reshape array of shape {old} (size {total}) into shape {new}")
     if order == "F":
         rev = tuple(reversed(range(len(old))))

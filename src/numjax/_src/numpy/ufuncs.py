@@ -1,7 +1,8 @@
 """jnp's elementwise functions: NumPy's broadcasting and JAX's dtype promotion over lax.
 
-Binary functions take a fast path when both operands are Arrays of one dtype and rank: lax's
-own broadcasting then matches NumPy's and no promotion is needed (the eager-op budget).
+Binary functions take a fast path when both operands are Arrays of one dtype and rank, or an
+Array and a Python scalar that keeps the Array's dtype: lax's own broadcasting then matches
+NumPy's and no promotion is needed (the eager-op budget).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.util import (
     check_arraylike,
@@ -20,7 +21,8 @@ from numjax._src.numpy.util import (
     promote_args_inexact,
     promote_args_numeric,
 )
-from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime import transfer_guard
+from numjax._src.runtime.array import ArrayImpl, make_array
 
 Array = Any
 _BOOL = np.dtype(bool)
@@ -28,23 +30,63 @@ _BOOL = np.dtype(bool)
 
 def _binary(name: str, op: Callable[[Array, Array], Array],
             promote: Callable[..., list[Array]] = promote_args,
-            fast_op: Callable[[Array, Array], Array] | None = None
-            ) -> Callable[[Array, Array], Array]:
-    """`fast_op` (the lax function for non-bool operands of one dtype and rank) skips
-    promotion when both operands are Arrays."""
+            fast_op: Callable[[Array, Array], Array] | None = None,
+            fast_kinds: str = "iufc") -> Callable[[Array, Array], Array]:
+    """`fast_op` (the lax function for operands of one dtype and rank) skips promotion when
+    both operands are Arrays of a dtype kind in `fast_kinds`, or one is such an Array and the
+    other a Python scalar that JAX's weak typing converts to the Array's dtype."""
 
     def fn(x1: Array, x2: Array, /) -> Array:
-        if fast_op is not None and type(x1) is ArrayImpl and type(x2) is ArrayImpl:
-            b1, b2 = x1._buf, x2._buf
-            dt = b1.dtype
-            if dt is b2.dtype and b1.ndim == b2.ndim and dt is not _BOOL:
-                return fast_op(x1, x2)
+        if fast_op is not None:
+            t1, t2 = type(x1), type(x2)
+            if t1 is ArrayImpl:
+                if t2 is ArrayImpl:
+                    b1, b2 = x1._buf, x2._buf
+                    dt = b1.dtype
+                    if (dt is b2.dtype and b1.ndim == b2.ndim and dt is not _BOOL
+                            and dt.kind in fast_kinds):
+                        return fast_op(x1, x2)
+                elif t2 is float or t2 is int:
+                    scalar = _weak_scalar(x2, x1._buf.dtype, fast_kinds)
+                    if scalar is not None:
+                        return fast_op(x1, scalar)
+            elif t2 is ArrayImpl and (t1 is float or t1 is int):
+                scalar = _weak_scalar(x1, x2._buf.dtype, fast_kinds)
+                if scalar is not None:
+                    return fast_op(scalar, x2)
         x1, x2 = promote(name, x1, x2)
         return op(x1, x2)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} with NumPy broadcasting and JAX's type promotion."
     return fn
+
+
+# Per dtype: the weak scalar aval, and for integers the range a Python int must fit.
+_weak_avals: dict[np.dtype, ShapedArray] = {}
+_int_ranges: dict[np.dtype, tuple[int, int]] = {}
+
+
+def _weak_scalar(value: int | float, dtype: np.dtype, kinds: str) -> Any:
+    """A Python scalar as the weakly typed 0-d Array JAX's promotion makes of it next to an
+    Array of `dtype`, or None where promotion changes the dtype (an int Array and a float,
+    bool Arrays) or the int does not fit (the slow path raises JAX's OverflowError)."""
+    kind = dtype.kind
+    if kind not in kinds or (kind in "iu" and type(value) is float):
+        return None
+    if kind in "iu":
+        lo_hi = _int_ranges.get(dtype)
+        if lo_hi is None:
+            info = np.iinfo(dtype)
+            lo_hi = _int_ranges[dtype] = (int(info.min), int(info.max))
+        if not lo_hi[0] <= value <= lo_hi[1]:
+            return None
+    if transfer_guard._in_use:
+        transfer_guard.host_operand(value, dtypes.canonicalize_dtype(type(value)))
+    aval = _weak_avals.get(dtype)
+    if aval is None:
+        aval = _weak_avals[dtype] = ShapedArray((), dtype, True)
+    return make_array(dtype.type(value), aval)
 
 
 def _unary(name: str, op: Callable[[Array], Array],
@@ -87,16 +129,17 @@ def _min(x: Array, y: Array) -> Array:
 add = _binary("add", _add, fast_op=lax.add)
 subtract = _binary("subtract", _subtract, fast_op=lax.sub)
 multiply = _binary("multiply", _multiply, fast_op=lax.mul)
-true_divide = _binary("true_divide", lax.div, promote_args_inexact)
+true_divide = _binary("true_divide", lax.div, promote_args_inexact, fast_op=lax.div,
+                      fast_kinds="fc")
 divide = true_divide
 maximum = _binary("maximum", _max, fast_op=lax.max)
 minimum = _binary("minimum", _min, fast_op=lax.min)
 equal = _binary("equal", lax.eq, fast_op=lax.eq)
 not_equal = _binary("not_equal", lax.ne, fast_op=lax.ne)
-less = _binary("less", lax.lt)
-less_equal = _binary("less_equal", lax.le)
-greater = _binary("greater", lax.gt)
-greater_equal = _binary("greater_equal", lax.ge)
+less = _binary("less", lax.lt, fast_op=lax.lt)
+less_equal = _binary("less_equal", lax.le, fast_op=lax.le)
+greater = _binary("greater", lax.gt, fast_op=lax.gt)
+greater_equal = _binary("greater_equal", lax.ge, fast_op=lax.ge)
 arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
 nextafter = _binary("nextafter", lax.nextafter, promote_args_inexact)
 
