@@ -226,6 +226,9 @@ integer_pow_p.def_lowering(ufunc_lowering(_integer_pow_kernel))
 
 def integer_pow(x: Array, y: int) -> Array:
     """`x ** y` for a static Python integer `y`."""
+    if not isinstance(y, int | np.integer) or isinstance(y, bool):
+        raise TypeError(f"integer_pow requires a static integer exponent y, got {y!r} of type "
+                        f"{type(y).__name__}; use lax.pow for non-integer exponents.")
     return integer_pow_p.bind(x, y=int(y))
 
 

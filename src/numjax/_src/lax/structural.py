@@ -138,6 +138,9 @@ def _broadcast_in_dim_kernel(x: Any, *, shape: Shape, broadcast_dimensions: Shap
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract_eval(x: ShapedArray, *, shape: Shape,
                                     broadcast_dimensions: Shape) -> ShapedArray:
+    if any(d < 0 for d in shape):
+        raise TypeError("broadcast_in_dim shape must have every element be nonnegative, got "
+                        f"{tuple(shape)}.")
     if len(broadcast_dimensions) != x.ndim:
         raise TypeError(
             "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; "
@@ -636,6 +639,8 @@ def _iota_kernel(*, dtype: np.dtype, shape: Shape, dimension: int) -> Any:
 
 @iota_p.def_abstract_eval
 def _iota_abstract_eval(*, dtype: np.dtype, shape: Shape, dimension: int) -> ShapedArray:
+    if any(d < 0 for d in shape):
+        raise TypeError(f"iota shape must have every element be nonnegative, got {tuple(shape)}.")
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got "
                          f"dimension={dimension} for shape {shape}")

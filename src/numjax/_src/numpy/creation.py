@@ -186,6 +186,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
             return lax.iota(result_dtype, int(start))
         values = np.arange(start_value, dtype=result_dtype)  # type: ignore[call-overload]
     else:
+        if step is not None and np.all(np.asarray(step) == 0):
+            raise ZeroDivisionError("division by zero")  # JAX's error for a zero step
         bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
         values = np.arange(*bounds)  # type: ignore[call-overload]
         values = values.astype(dtype or dtypes.canonicalize_dtype(values.dtype))
@@ -246,6 +248,8 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     dtype = _dtype(dtype, "eye") or dtypes.default_float_dtype()
+    if N < 0 or (M is not None and M < 0):
+        raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     return array(np.eye(N, M, k, dtype=dtype))
 
 

@@ -1,0 +1,51 @@
+"""Bad input raises JAX's exception type with a message naming the operation and the shapes,
+not a NumPy error from deep inside. Types and texts observed with JAX 0.4.30 (integer_pow's
+text is numjax's own: JAX's is an accidental `&` TypeError)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numjax.numpy as jnp
+from numjax import lax
+
+x, v = jnp.ones((2, 3)), jnp.ones(3)
+
+CASES = [
+    ("tile", lambda: jnp.tile(v, (-1,)), TypeError,
+     "broadcast_in_dim shape must have every element be nonnegative, got (-1, 3)."),
+    ("zeros", lambda: jnp.zeros((2, -1)), TypeError,
+     "broadcast_in_dim shape must have every element be nonnegative, got (2, -1)."),
+    ("ones", lambda: jnp.ones(-3), TypeError,
+     "broadcast_in_dim shape must have every element be nonnegative, got (-3,)."),
+    ("full", lambda: jnp.full((-1,), 2.0), TypeError,
+     "broadcast_in_dim shape must have every element be nonnegative, got (-1,)."),
+    ("empty", lambda: jnp.empty((-1, 2)), TypeError,
+     "broadcast_in_dim shape must have every element be nonnegative, got (-1, 2)."),
+    ("broadcast", lambda: lax.broadcast(v, (-2,)), TypeError,
+     "broadcast_in_dim shape must have every element be nonnegative, got (-2, 3)."),
+    ("iota", lambda: lax.iota(np.float32, -1), TypeError,
+     "iota shape must have every element be nonnegative, got (-1,)."),
+    ("eye", lambda: jnp.eye(-1), ValueError,
+     "negative dimensions are not allowed, got -1 and None"),
+    ("arange step 0", lambda: jnp.arange(0, 1, 0), ZeroDivisionError, "division by zero"),
+    ("integer_pow", lambda: lax.integer_pow(x, 1.5), TypeError,
+     "integer_pow requires a static integer exponent y, got 1.5 of type float; use lax.pow "
+     "for non-integer exponents."),
+    ("reshape", lambda: jnp.reshape(x, (4,)), TypeError,
+     "cannot reshape array of shape (2, 3) (size 6) into shape (4,)"),
+    ("add shapes", lambda: x + jnp.ones((3, 2)), TypeError,
+     "add got incompatible shapes for broadcasting: (2, 3), (3, 2)."),
+    ("matmul", lambda: jnp.matmul(x, x), TypeError,
+     "dot_general requires contracting dimensions to have the same shape, got (3,) and (2,)."),
+    ("sum axis", lambda: jnp.sum(x, axis=5), ValueError,
+     "axis 5 is out of bounds for array of dimension 2"),
+]
+
+
+@pytest.mark.parametrize("name,call,error,message", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_raises_jax_error(name, call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value) == message
