@@ -291,3 +291,72 @@ def test_guard_checks_cost_nothing_when_unused(x):
         f(x, x)
         f(x, x)
         jnp.tanh(x) * x
+
+
+# ---- the level x direction x explicit/implicit matrix ---------------------------------------
+
+# level -> (implicit outcome, explicit outcome)
+MATRIX = {
+    "allow": ("ok", "ok"),
+    "log": ("log", "ok"),
+    "disallow": ("error", "ok"),
+    "log_explicit": ("log", "log"),
+    "disallow_explicit": ("error", "error"),
+}
+
+
+def _outcome(caplog, action):
+    caplog.clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger="numjax"):
+            action()
+    except RuntimeError as e:
+        assert "Disallowed" in str(e)
+        return "error"
+    return "log" if caplog.records else "ok"
+
+
+@pytest.mark.parametrize("level", list(MATRIX))
+@pytest.mark.parametrize("use_all", [False, True], ids=["direction", "all"])
+def test_host_to_device_matrix(level, use_all, caplog):
+    guard = numjax.transfer_guard if use_all else numjax.transfer_guard_host_to_device
+    value = np.ones(3, np.float32)
+    with guard(level):
+        implicit = _outcome(caplog, lambda: jnp.asarray(value))
+        explicit = _outcome(caplog, lambda: numjax.device_put(value))
+    assert (implicit, explicit) == MATRIX[level]
+
+
+@pytest.mark.parametrize("level", list(MATRIX))
+@pytest.mark.parametrize("use_all", [False, True], ids=["direction", "all"])
+def test_device_to_host_matrix(level, use_all, caplog):
+    guard = numjax.transfer_guard if use_all else numjax.transfer_guard_device_to_host
+    with _config.transfer_guard_cpu_exempt(False):
+        a, b = jnp.arange(3.0) + 1, jnp.arange(3.0) + 2
+        with guard(level):
+            implicit = _outcome(caplog, lambda: np.asarray(a))
+            explicit = _outcome(caplog, lambda: numjax.device_get(b))
+    assert (implicit, explicit) == MATRIX[level]
+
+
+def test_transfer_guard_documentation_example(capsys):
+    # The example of JAX's transfer-guard guide. On a CPU the fetches are exempt, so it runs
+    # with the exemption off, as it behaves on an accelerator.
+    with _config.transfer_guard_cpu_exempt(False):
+        numjax.config.update("jax_transfer_guard", "allow")
+        try:
+            x = jnp.array(1)
+            y = jnp.array(2)
+            z = jnp.array(3)
+            print("x", x)
+            with numjax.transfer_guard("disallow"):
+                print("x", x)                          # fetched already
+                print("y", numjax.device_get(y))       # explicit transfers are allowed
+                try:
+                    print("z", str(z))
+                    raise AssertionError("This line is expected to be unreachable.")
+                except RuntimeError:
+                    print("z could not be fetched")
+        finally:
+            numjax.config.update("jax_transfer_guard", None)
+    assert capsys.readouterr().out == "x 1\nx 1\ny 2\nz could not be fetched\n"
