@@ -56,13 +56,13 @@ def main() -> None:
             line = f"{label:8} {str(shape):11} {t_np:9.2f} {t_nj:10.2f} {t_nj - t_np:+9.2f}"
             if jax is not None:
                 xj, yj = jjnp.asarray(a), jjnp.asarray(b)
-                t_j = best_us(lambda *args: _block(op(*args)), jjnp, xj, yj)
+                t_j = best_us(_blocking, op, jjnp, xj, yj)
                 line += f" {t_j:8.2f} {t_nj / t_j:11.2f}"
             print(line)
 
 
-def _block(out):
-    return out.block_until_ready()
+def _blocking(op, *args):
+    return op(*args).block_until_ready()
 
 
 if __name__ == "__main__":
