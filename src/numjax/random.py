@@ -8,7 +8,6 @@
 """
 
 from numjax._src.random.keys import PRNGKey as PRNGKey
-from numjax._src.random.keys import PRNGKeyArray as PRNGKeyArray
 from numjax._src.random.keys import clone as clone
 from numjax._src.random.keys import fold_in as fold_in
 from numjax._src.random.keys import key as key

@@ -66,6 +66,46 @@ class ExtendedDType(abc.ABC):
         """The scalar type, a subclass of `extended`."""
 
 
+class KeyTy(ExtendedDType):
+    """The dtype of typed PRNG keys of one implementation, `key<tag>` as JAX names it.
+
+    A key array's data is `uint32[..., *key_shape]`; the dtype's itemsize is that of one key.
+
+    >>> threefry_key_dtype, threefry_key_dtype.itemsize
+    (key<fry>, 8)
+    """
+
+    type = prng_key
+
+    def __init__(self, impl_name: str, tag: str, key_shape: tuple[int, ...]) -> None:
+        self.impl_name = impl_name
+        self.tag = tag
+        self.key_shape = key_shape
+
+    @property
+    def name(self) -> str:
+        return f"key<{self.tag}>"
+
+    @property
+    def itemsize(self) -> int:
+        return 4 * int(np.prod(self.key_shape))
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is KeyTy and other.impl_name == self.impl_name
+
+    def __hash__(self) -> int:
+        return hash((KeyTy, self.impl_name))
+
+
+# The dtype of `random.key(...)`: numjax implements only the threefry PRNG.
+threefry_key_dtype = KeyTy("threefry2x32", "fry", (2,))
+
+
 class TypePromotionError(ValueError):
     """Raised when input dtypes have no implicit promotion path (JAX's class of that name)."""
 

@@ -1,13 +1,19 @@
-"""PRNG keys: raw `uint32[..., 2]` arrays and a thin typed-key wrapper, with JAX's checks.
+"""PRNG keys: raw `uint32[..., 2]` arrays and typed key arrays of dtype `key<fry>`, with JAX's
+checks.
 
-Typed keys (`random.key`) are represented by `PRNGKeyArray`, a pytree wrapping the raw key data:
-it passes through `jit`, `vmap` and the tree utilities as its data leaf. It is not a numjax
-`Array` (no extended dtype); it supports `shape`, `ndim`, `dtype`, `len`, indexing, iteration
-and `reshape`, which is what the random API and common user code need.
+A typed key array (`random.key`) is a `numjax.Array` whose dtype is the extended dtype
+`dtypes.threefry_key_dtype` and whose buffer is the raw key data, `uint32[*shape, 2]`. Shape
+operations (indexing, reshape, transpose, ...) act on the leading dimensions of the data, so the
+trailing key-data dimension never moves. Arithmetic raises JAX's TypeErrors.
+
+Transformations carry key arrays as a pytree node over the data: `jit`, `vmap`, `grad`, control
+flow and `device_put` see one uint32 leaf and rebuild the key array around their results. A
+float0 cotangent for that leaf becomes JAX's float0 cotangent of the key (the key's shape).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -16,6 +22,7 @@ import numpy as np
 import numjax.numpy as jnp
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.random import prng
 from numjax._src.runtime import transfer_guard
@@ -25,39 +32,18 @@ from numjax._src.tree_util import register_pytree_node
 Array = Any
 
 _IMPL_NAME = "threefry2x32"
-
-
-class PRNGKeyDType:
-    """The dtype of typed threefry keys, printed as JAX prints it: `key<fry>`."""
-
-    name = "key<fry>"
-
-    def __repr__(self) -> str:
-        return self.name
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, PRNGKeyDType) or other == self.name
-
-    def __hash__(self) -> int:
-        return hash(self.name)
-
-
-KEY_DTYPE = PRNGKeyDType()
+KEY_DTYPE = dtypes.threefry_key_dtype
 
 
 class PRNGSpec:
-    """What `key_impl` returns: names the implementation."""
+    """What `key_impl` returns: names the implementation; `str` gives its tag, as in JAX."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, tag: str) -> None:
         self._name = name
+        self._tag = tag
 
     def __str__(self) -> str:
-        return self._name
-
-    def __repr__(self) -> str:
-        return f"PRNGSpec({self._name!r})"
+        return self._tag
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PRNGSpec) and other._name == self._name
@@ -66,20 +52,75 @@ class PRNGSpec:
         return hash(self._name)
 
 
-class PRNGKeyArray:
-    """An array of typed threefry keys: shape is the raw data's shape without the trailing 2.
+# lax-level operations JAX reaches when both operands are keys: (name, accepted dtypes).
+_KEY_KEY_OPS = {
+    "add": ("add", "integer, complexfloating, floating"),
+    "subtract": ("sub", "integer, complexfloating, floating"),
+    "multiply": ("mul", "integer, complexfloating, floating"),
+    "true_divide": ("div", "integer, complexfloating, floating"),
+    "bitwise_and": ("and", "integer, bool_"),
+    "bitwise_or": ("or", "integer, bool_"),
+    "bitwise_xor": ("xor", "integer, bool_"),
+    "less": ("lt", "integer, bool_, floating"),
+    "less_equal": ("le", "integer, bool_, floating"),
+    "greater": ("gt", "integer, bool_, floating"),
+    "greater_equal": ("ge", "integer, bool_, floating"),
+}
+
+
+def _binary_error(name: str, x: Any, y: Any) -> TypeError:
+    """JAX's error for a jnp binary operation on a key array (`x` or `y`)."""
+    if isinstance(x, PRNGKeyArray) and isinstance(y, PRNGKeyArray) and name in _KEY_KEY_OPS:
+        lax_name, accepted = _KEY_KEY_OPS[name]
+        return TypeError(f"{lax_name} does not accept dtype {KEY_DTYPE} at position 0. "
+                         f"Accepted dtypes at position 0 are subtypes of {accepted}.")
+    names = [str(a.dtype) if isinstance(a, PRNGKeyArray)
+             else str(dtypes.dtype(a, canonicalize=True)) for a in (x, y)]
+    return TypeError(f"{name} does not accept dtypes {names[0]}, {names[1]}.")
+
+
+def _binary(name: str) -> tuple[Any, Any]:
+    def op(self: PRNGKeyArray, other: Any) -> Any:
+        raise _binary_error(name, self, other)
+
+    def rop(self: PRNGKeyArray, other: Any) -> Any:
+        raise _binary_error(name, other, self)
+
+    return op, rop
+
+
+def _unary(name: str, accepted: str) -> Any:
+    def op(self: PRNGKeyArray) -> Any:
+        raise TypeError(f"{name} does not accept dtype {KEY_DTYPE}. Accepted dtypes are "
+                        f"subtypes of {accepted}.")
+
+    return op
+
+
+def _normalize_shape(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(d) for d in shape)
+
+
+class PRNGKeyArray(ArrayType):
+    """An array of typed threefry keys; its shape is the key data's shape without the last 2.
 
     >>> import numjax
     >>> k = numjax.random.key(0)
     >>> k.shape, k.dtype
     ((), key<fry>)
+    >>> numjax.random.split(k, 3).reshape(3, 1).shape
+    (3, 1)
     """
 
     __slots__ = ("_base",)
+    __array_priority__ = 100  # NumPy defers `np_value + key` to the key's reflected operator
 
     def __init__(self, base: Array) -> None:
         self._base = base
 
+    # -- metadata ----------------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
         return tuple(get_aval(self._base).shape[:-1])
@@ -90,39 +131,146 @@ class PRNGKeyArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)
 
     @property
-    def dtype(self) -> PRNGKeyDType:
+    def dtype(self) -> dtypes.KeyTy:
         return KEY_DTYPE
+
+    @property
+    def itemsize(self) -> int:
+        return KEY_DTYPE.itemsize
+
+    def devices(self) -> Any:
+        return self._base.devices()
+
+    def block_until_ready(self) -> PRNGKeyArray:
+        if hasattr(self._base, "block_until_ready"):
+            self._base.block_until_ready()
+        return self
+
+    def copy(self) -> PRNGKeyArray:
+        return self
 
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
+    def __iter__(self) -> Iterator[PRNGKeyArray]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
+        return (self[i] for i in range(len(self)))
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'PRNGKeyArray'")
+
+    # -- shape operations: on the leading dimensions of the key data ----------------------
     def __getitem__(self, idx: Any) -> PRNGKeyArray:
         if not isinstance(idx, tuple):
             idx = (idx,)
         if any(i is Ellipsis for i in idx):
-            raise NotImplementedError("Ellipsis indexing of key arrays")
-        return PRNGKeyArray(self._base[(*idx, slice(None))])
+            return PRNGKeyArray(self._base[(*idx, slice(None))])
+        return PRNGKeyArray(self._base[(*idx, Ellipsis, slice(None))])
 
-    def __iter__(self) -> Iterator[PRNGKeyArray]:
-        return (self[i] for i in range(len(self)))
+    def reshape(self, *shape: Any, order: str = "C") -> PRNGKeyArray:
+        arg = shape[0] if len(shape) == 1 else shape
+        new = _normalize_shape(shape)
+        if new.count(-1) == 1:
+            known = math.prod(d for d in new if d != -1)
+            if known and self.size % known == 0:
+                new = tuple(self.size // known if d == -1 else d for d in new)
+        if math.prod(new) != self.size or any(d < 0 for d in new):
+            raise TypeError(f"cannot reshape array of shape {self.shape} (size {self.size}) "
+                            f"into shape {arg} (size {math.prod(new)})")
+        return PRNGKeyArray(jnp.reshape(self._base, (*new, 2), order=order))
 
-    def reshape(self, *shape: Any) -> PRNGKeyArray:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return PRNGKeyArray(jnp.reshape(self._base, (*shape, 2)))
+    def ravel(self, order: str = "C") -> PRNGKeyArray:
+        return self.reshape(-1, order=order)
 
+    flatten = ravel
+
+    def transpose(self, *axes: Any) -> PRNGKeyArray:
+        perm = _normalize_shape(axes) if axes and axes != (None,) else None
+        perm = tuple(range(self.ndim))[::-1] if perm is None else tuple(
+            p % self.ndim for p in perm)
+        return PRNGKeyArray(jnp.transpose(self._base, (*perm, self.ndim)))
+
+    @property
+    def T(self) -> PRNGKeyArray:
+        return self.transpose()
+
+    def swapaxes(self, axis1: int, axis2: int) -> PRNGKeyArray:
+        perm = list(range(self.ndim))
+        a, b = axis1 % self.ndim, axis2 % self.ndim
+        perm[a], perm[b] = perm[b], perm[a]
+        return self.transpose(perm)
+
+    def squeeze(self, axis: Any = None) -> PRNGKeyArray:
+        if axis is None:
+            axes = tuple(i for i, d in enumerate(self.shape) if d == 1)
+        else:
+            axes = tuple(a % self.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+        return PRNGKeyArray(jnp.squeeze(self._base, axes))
+
+    # -- comparison and (rejected) arithmetic -----------------------------------------
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        if not isinstance(other, PRNGKeyArray):
+            raise _binary_error("equal", self, other)
+        return jnp.all(self._base == other._base, axis=-1)
+
+    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        if not isinstance(other, PRNGKeyArray):
+            raise _binary_error("not_equal", self, other)
+        return jnp.any(self._base != other._base, axis=-1)
+
+    __add__, __radd__ = _binary("add")
+    __sub__, __rsub__ = _binary("subtract")
+    __mul__, __rmul__ = _binary("multiply")
+    __truediv__, __rtruediv__ = _binary("true_divide")
+    __floordiv__, __rfloordiv__ = _binary("floor_divide")
+    __mod__, __rmod__ = _binary("remainder")
+    __and__, __rand__ = _binary("bitwise_and")
+    __or__, __ror__ = _binary("bitwise_or")
+    __xor__, __rxor__ = _binary("bitwise_xor")
+    __lt__, _ = _binary("less")
+    __le__, _ = _binary("less_equal")
+    __gt__, _ = _binary("greater")
+    __ge__, _ = _binary("greater_equal")
+    __neg__ = _unary("neg", "integer, complexfloating, floating")
+    __invert__ = _unary("not", "integer, bool_")
+    __abs__ = _unary("abs", "floating, complexfloating, signedinteger")
+
+    def __pow__(self, other: Any) -> Any:
+        raise ValueError(f"Internal: canonicalize_dtype called on extended dtype {KEY_DTYPE} "
+                         "with allow_extended_dtype=False")
+
+    def __pos__(self) -> PRNGKeyArray:
+        return self
+
+    # -- printing ------------------------------------------------------------------------
     def __repr__(self) -> str:
+        if isinstance(self._base, Tracer):
+            dims = ",".join(str(d) for d in self.shape)
+            return f"Traced<ShapedArray({KEY_DTYPE}[{dims}])>"
         return (f"Array({self.shape}, dtype={KEY_DTYPE}) overlaying:\n"
                 f"{np.asarray(self._base)}")
 
+    __str__ = __repr__
 
-register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None),
-                     lambda _, children: PRNGKeyArray(next(iter(children))))
+    def __format__(self, spec: str) -> str:
+        return repr(self)
+
+
+def _unflatten_keys(_: Any, children: Any) -> Any:
+    (base,) = children
+    # The cotangent of a key (grad with allow_int, vjp) is float0 of the key's shape, as JAX's.
+    if getattr(base, "dtype", None) == dtypes.float0:
+        return np.zeros(np.shape(base)[:-1], dtypes.float0)
+    return PRNGKeyArray(base)
+
+
+register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), _unflatten_keys)
 
 
 def _impl_repr() -> str:
@@ -215,8 +363,12 @@ def key(seed: Any, *, impl: Any = None) -> PRNGKeyArray:
 
 
 def _check_impl(impl: Any) -> None:
-    if impl is not None and str(impl) != _IMPL_NAME:
+    if impl is None or isinstance(impl, PRNGSpec) or impl == _IMPL_NAME:
+        return
+    if impl in ("rbg", "unsafe_rbg"):
         raise NotImplementedError(f"numjax implements only the threefry2x32 PRNG, got {impl!r}")
+    raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
+                     '"threefry2x32", "rbg", "unsafe_rbg"?')
 
 
 def key_data(keys: Any) -> Array:
@@ -245,10 +397,10 @@ def key_impl(keys: Any) -> PRNGSpec:
     """The PRNG implementation of `keys` (always threefry2x32 here).
 
     >>> str(key_impl(key(0)))
-    'threefry2x32'
+    'fry'
     """
     check_prng_key("key_impl", keys, allow_batched=True)
-    return PRNGSpec(_IMPL_NAME)
+    return PRNGSpec(_IMPL_NAME, KEY_DTYPE.tag)
 
 
 def split(key: Any, num: int | Sequence[int] = 2) -> Any:

@@ -21,6 +21,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import lax
+from numjax._src.random import blocks
 
 Array = Any
 
@@ -39,14 +40,27 @@ def _threefry2x32_kernel(k1: Any, k2: Any, x1: Any, x2: Any) -> list[np.ndarray]
     """Threefry-2x32 with 20 rounds on broadcast uint32 arrays (Salmon et al. 2011)."""
     arrs = [np.asarray(a, np.uint32) for a in (k1, k2, x1, x2)]
     shape = np.broadcast_shapes(*(a.shape for a in arrs))
-    k1, k2 = arrs[0], arrs[1]
+    n = math.prod(shape)
+    flat = [blocks.flat_operand(a if a.size in (1, n) else np.broadcast_to(a, shape).copy(), n)
+            for a in arrs]
+    out1 = np.empty(n, np.uint32)
+    out2 = np.empty(n, np.uint32)
+
+    def hash_block(lo: int, hi: int) -> None:
+        k1, k2, x1, x2 = (blocks.block_of(a, lo, hi) for a in flat)
+        _threefry_rounds(k1, k2, x1, x2, out1[lo:hi], out2[lo:hi])
+
+    blocks.map_blocks(hash_block, n)
+    return [out1.reshape(shape), out2.reshape(shape)]
+
+
+def _threefry_rounds(k1: Any, k2: Any, x1: Any, x2: Any, a: np.ndarray, b: np.ndarray) -> None:
+    """The 20 rounds on one block, written into `a` and `b` (updated in place: no temporaries
+    but `tmp`)."""
     ks = (k1, k2, k1 ^ k2 ^ _PARITY)
-    # Fresh, writable arrays: the rounds update them in place to avoid temporaries.
-    a = np.add(arrs[2], ks[0], dtype=np.uint32)
-    b = np.add(arrs[3], ks[1], dtype=np.uint32)
-    a = np.array(np.broadcast_to(a, shape))
-    b = np.array(np.broadcast_to(b, shape))
-    tmp = np.empty(shape, np.uint32)
+    np.add(x1, ks[0], out=a)
+    np.add(x2, ks[1], out=b)
+    tmp = np.empty(a.shape, np.uint32)
     for i in range(5):
         for r in _ROTATIONS[i % 2]:
             a += b
@@ -58,7 +72,6 @@ def _threefry2x32_kernel(k1: Any, k2: Any, x1: Any, x2: Any) -> list[np.ndarray]
         a += ks[(i + 1) % 3]
         b += ks[(i + 2) % 3]
         b += np.uint32(i + 1)
-    return [a, b]
 
 
 threefry2x32_p = Primitive("threefry2x32")

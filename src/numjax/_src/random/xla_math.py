@@ -10,6 +10,7 @@ rounding by evaluating in float64, where the product of two float32 values is ex
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import lax
+from numjax._src.random import blocks
 
 Array = Any
 
@@ -29,11 +31,23 @@ Array = Any
 def _fma_kernel(a: Any, b: Any, c: Any) -> np.ndarray:
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a, b, c)
-    if dtype.itemsize <= 4:
-        wide = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
-        return np.asarray(wide.astype(dtype))
-    # float64: NumPy has no fused multiply-add; two roundings (rarely one ulp off XLA).
-    return np.asarray(a * b + c)
+    if dtype.itemsize > 4:
+        # float64: NumPy has no fused multiply-add; two roundings (rarely one ulp off XLA).
+        return np.asarray(a * b + c)
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    n = math.prod(shape)
+    flat = [blocks.flat_operand(x if x.size in (1, n) else np.broadcast_to(x, shape).copy(), n)
+            for x in (a, b, c)]
+    out = np.empty(n, dtype)
+
+    def fma_block(lo: int, hi: int) -> None:
+        a, b, c = (blocks.block_of(x, lo, hi) for x in flat)
+        wide = np.multiply(a, b, dtype=np.float64)
+        wide += c
+        out[lo:hi] = wide
+
+    blocks.map_blocks(fma_block, n)
+    return out.reshape(shape)
 
 
 fma_p = Primitive("random_fma")
@@ -99,27 +113,41 @@ def _horner_fma_f32(w: np.ndarray, coeffs: tuple[float, ...]) -> np.ndarray:
     return p
 
 
-def _erf_inv_f32(x: np.ndarray) -> np.ndarray:
+def _erf_inv_f32_block(x: np.ndarray, out: np.ndarray) -> None:
+    """float32 erf_inv of the float32 block `x`, written into `out`."""
     f32 = np.float32
-    x = x.astype(f32)
-    w = -np.log1p(-x * x)
+    w = x * x
+    np.negative(w, out=w)
+    np.log1p(w, out=w)
+    np.negative(w, out=w)
     small = w < f32(5)
-    p = np.empty(x.shape, f32)
     if small.all():
-        p[...] = _horner_fma_f32(w - f32(2.5), _W_LT_5)
+        w -= f32(2.5)
+        p = _horner_fma_f32(w, _W_LT_5)
     else:
+        p = np.empty(x.shape, f32)
         p[small] = _horner_fma_f32(w[small] - f32(2.5), _W_LT_5)
         large = ~small
         p[large] = _horner_fma_f32(np.sqrt(w[large]) - f32(3), _W_GE_5)
-    result = p * x
+    np.multiply(p, x, out=out)
     # erf_inv(+-1) = +-inf; the polynomial is indeterminate there.
-    return np.where(np.abs(x) == 1, x * f32(np.inf), result).astype(f32)
+    edge = np.abs(x) == f32(1)
+    if edge.any():
+        out[edge] = x[edge] * f32(np.inf)
+
+
+def _erf_inv_f32(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, np.float32)
+    flat = x.reshape(-1)
+    out = np.empty(flat.shape, np.float32)
+    blocks.map_blocks(lambda lo, hi: _erf_inv_f32_block(flat[lo:hi], out[lo:hi]), flat.size)
+    return out.reshape(x.shape)
 
 
 def _erf_inv_kernel(x: Any) -> np.ndarray:
     x = np.asarray(x)
     if x.dtype.itemsize <= 4:
-        return np.asarray(_erf_inv_f32(x).astype(x.dtype))
+        return np.asarray(_erf_inv_f32(x).astype(x.dtype, copy=False))
     from scipy import special
 
     return np.asarray(special.erfinv(x))

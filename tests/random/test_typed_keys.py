@@ -1,0 +1,271 @@
+"""Typed key arrays (`random.key`): dtype `key<fry>`, shape operations, printing, JAX's errors,
+and transformations. Expected values and messages were recorded from JAX 0.4.30."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import numjax
+from numjax import dtypes
+from numjax import random as r
+
+# random.split(random.key(0), (2, 3)) and random.split(random.key(0)) in JAX 0.4.30.
+SPLIT_2x3 = np.array([[[3792494674, 582972539], [2883479965, 3114868201],
+                       [1492792183, 3245818218]],
+                      [[2909014575, 82862454], [1782947029, 692041252],
+                       [1067690106, 2610540821]]], np.uint32)
+SPLIT_2 = np.array([[4146024105, 967050713], [2718843009, 1272950319]], np.uint32)
+
+
+def test_key_dtype() -> None:
+    k = r.key(0)
+    assert isinstance(k, numjax.Array)
+    assert (k.shape, k.ndim, k.size, str(k.dtype), repr(k.dtype)) == ((), 0, 1, "key<fry>",
+                                                                      "key<fry>")
+    assert k.dtype.name == "key<fry>" and k.dtype.itemsize == 8 and k.itemsize == 8
+    assert k.dtype.type is dtypes.prng_key
+    assert dtypes.issubdtype(k.dtype, dtypes.prng_key)
+    assert dtypes.issubdtype(k.dtype, dtypes.extended)
+    assert not dtypes.issubdtype(k.dtype, np.floating)
+    assert k.dtype == r.key(1).dtype and hash(k.dtype) == hash(r.split(k).dtype)
+    assert k.dtype != "key<fry>"
+
+
+def test_printing() -> None:
+    k = r.key(0)
+    assert repr(k) == str(k) == f"{k}" == "Array((), dtype=key<fry>) overlaying:\n[0 0]"
+    assert repr(r.split(k)) == ("Array((2,), dtype=key<fry>) overlaying:\n"
+                                "[[4146024105  967050713]\n [2718843009 1272950319]]")
+    assert repr(r.split(k, 0)) == "Array((0,), dtype=key<fry>) overlaying:\n[]"
+    assert repr(r.wrap_key_data(np.array([3, 4], np.uint32))) == (
+        "Array((), dtype=key<fry>) overlaying:\n[3 4]")
+
+
+def test_split_and_key_data() -> None:
+    k = r.key(0)
+    ks = r.split(k)
+    assert ks.shape == (2,) and ks.dtype == k.dtype
+    np.testing.assert_array_equal(r.key_data(ks), SPLIT_2)
+    ks3 = r.split(k, (2, 3))
+    assert ks3.shape == (2, 3) and r.key_data(ks3).shape == (2, 3, 2)
+    np.testing.assert_array_equal(r.key_data(ks3), SPLIT_2x3)
+    assert r.split(k, (2,)).shape == (2,)
+    np.testing.assert_array_equal(r.key_data(r.fold_in(ks[1], 2**31)),
+                                  np.array([3650049786, 2766328431], np.uint32))
+    np.testing.assert_array_equal(r.key_data(r.fold_in(k, 3)),
+                                  np.array([2467461003, 3840466878], np.uint32))
+    np.testing.assert_allclose(r.normal(ks[1], (3,)), [1.1378784, -1.2209548, -0.59153634],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(r.bits(k, (3,)),
+                                  np.array([4146024105, 1351547692, 2718843009], np.uint32))
+
+
+@pytest.mark.parametrize("op, shape, data", [
+    (lambda ks: ks.reshape(3, 2), (3, 2), None),
+    (lambda ks: ks.reshape((1, 6)), (1, 6), SPLIT_2x3.reshape(1, 6, 2)),
+    (lambda ks: ks.reshape(-1), (6,), SPLIT_2x3.reshape(6, 2)),
+    (lambda ks: ks.ravel(), (6,), None),
+    (lambda ks: ks.flatten(), (6,), None),
+    (lambda ks: ks.T, (3, 2), SPLIT_2x3.transpose(1, 0, 2)),
+    (lambda ks: ks.transpose(), (3, 2), None),
+    (lambda ks: ks.swapaxes(0, 1), (3, 2), None),
+    (lambda ks: ks[1, 2], (), np.array([1067690106, 2610540821], np.uint32)),
+    (lambda ks: ks[:, 1], (2,), None),
+    (lambda ks: ks[..., 1], (2,), None),
+    (lambda ks: ks[None], (1, 2, 3), None),
+    (lambda ks: ks[..., None], (2, 3, 1), None),
+    (lambda ks: ks[None].squeeze(), (2, 3), None),
+    (lambda ks: ks[None].squeeze(0), (2, 3), None),
+    (lambda ks: ks[numjax.numpy.array([1, 0])], (2, 3), SPLIT_2x3[::-1]),
+    (lambda ks: ks[np.array([True, False])], (1, 3), None),
+])
+def test_shape_operations(op: Callable[[Any], Any], shape: tuple[int, ...], data: Any) -> None:
+    out = op(r.split(r.key(0), (2, 3)))
+    assert out.shape == shape and out.dtype == r.key(0).dtype
+    if data is not None:
+        np.testing.assert_array_equal(r.key_data(out), data)
+
+
+def test_len_iter_eq() -> None:
+    k, ks = r.key(0), r.split(r.key(0))
+    assert len(ks) == 2 and [x.shape for x in ks] == [(), ()]
+    with pytest.raises(TypeError, match="len\\(\\) of unsized object"):
+        len(k)
+    with pytest.raises(TypeError, match="iteration over a 0-d key array"):
+        list(k)
+    np.testing.assert_array_equal(ks == ks, [True, True])
+    np.testing.assert_array_equal(k == ks, [False, False])
+    assert bool(k == k) and not bool(k != k)
+    assert (+k) is k
+    with pytest.raises(TypeError, match="unhashable type: 'PRNGKeyArray'"):
+        hash(k)
+    with pytest.raises(TypeError, match=re.escape(
+            "cannot reshape array of shape (2,) (size 2) into shape 3 (size 3)")):
+        ks.reshape(3)
+
+
+# JAX 0.4.30's errors for arithmetic on keys (k = key(0)).
+ARITHMETIC_ERRORS: list[tuple[str, Callable[[Any], Any], type, str]] = [
+    ("k + 1", lambda k: k + 1, TypeError, "add does not accept dtypes key<fry>, int32."),
+    ("1 + k", lambda k: 1 + k, TypeError, "add does not accept dtypes int32, key<fry>."),
+    ("k - 1", lambda k: k - 1, TypeError, "subtract does not accept dtypes key<fry>, int32."),
+    ("1 - k", lambda k: 1 - k, TypeError, "subtract does not accept dtypes int32, key<fry>."),
+    ("k * 2", lambda k: k * 2, TypeError, "multiply does not accept dtypes key<fry>, int32."),
+    ("k / 2", lambda k: k / 2, TypeError, "true_divide does not accept dtypes key<fry>, int32."),
+    ("k // 2", lambda k: k // 2, TypeError,
+     "floor_divide does not accept dtypes key<fry>, int32."),
+    ("k % 2", lambda k: k % 2, TypeError, "remainder does not accept dtypes key<fry>, int32."),
+    ("k & 1", lambda k: k & 1, TypeError, "bitwise_and does not accept dtypes key<fry>, int32."),
+    ("k < 1", lambda k: k < 1, TypeError, "less does not accept dtypes key<fry>, int32."),
+    ("k == 1", lambda k: k == 1, TypeError, "equal does not accept dtypes key<fry>, int32."),
+    ("k + 1.5", lambda k: k + 1.5, TypeError, "add does not accept dtypes key<fry>, float32."),
+    ("k + k", lambda k: k + k, TypeError,
+     "add does not accept dtype key<fry> at position 0. Accepted dtypes at position 0 are "
+     "subtypes of integer, complexfloating, floating."),
+    ("k * k", lambda k: k * k, TypeError,
+     "mul does not accept dtype key<fry> at position 0. Accepted dtypes at position 0 are "
+     "subtypes of integer, complexfloating, floating."),
+    ("k | k", lambda k: k | k, TypeError,
+     "or does not accept dtype key<fry> at position 0. Accepted dtypes at position 0 are "
+     "subtypes of integer, bool_."),
+    ("k < k", lambda k: k < k, TypeError,
+     "lt does not accept dtype key<fry> at position 0. Accepted dtypes at position 0 are "
+     "subtypes of integer, bool_, floating."),
+    ("k >= k", lambda k: k >= k, TypeError,
+     "ge does not accept dtype key<fry> at position 0. Accepted dtypes at position 0 are "
+     "subtypes of integer, bool_, floating."),
+    ("-k", lambda k: -k, TypeError,
+     "neg does not accept dtype key<fry>. Accepted dtypes are subtypes of integer, "
+     "complexfloating, floating."),
+    ("~k", lambda k: ~k, TypeError,
+     "not does not accept dtype key<fry>. Accepted dtypes are subtypes of integer, bool_."),
+    ("abs(k)", abs, TypeError,
+     "abs does not accept dtype key<fry>. Accepted dtypes are subtypes of floating, "
+     "complexfloating, signedinteger."),
+    ("k ** 2", lambda k: k ** 2, ValueError,
+     "Internal: canonicalize_dtype called on extended dtype key<fry> with "
+     "allow_extended_dtype=False"),
+    ("float(k)", float, TypeError,
+     "float() argument must be a string or a real number, not 'PRNGKeyArray'"),
+]
+
+
+@pytest.mark.parametrize("name, op, exc, message", ARITHMETIC_ERRORS,
+                         ids=[e[0] for e in ARITHMETIC_ERRORS])
+def test_arithmetic_errors(name: str, op: Callable[[Any], Any], exc: type,
+                           message: str) -> None:
+    with pytest.raises(exc, match=re.escape(message)):
+        op(r.key(0))
+
+
+def test_constructors_and_errors() -> None:
+    k = r.key(0)
+    np.testing.assert_array_equal(r.key_data(r.wrap_key_data(np.zeros((3, 2), np.uint32))),
+                                  np.zeros((3, 2), np.uint32))
+    assert r.wrap_key_data(np.zeros((3, 2), np.uint32)).shape == (3,)
+    assert str(r.key_impl(k)) == "fry" and str(r.key_impl(r.PRNGKey(0))) == "fry"
+    assert r.key_data(r.key(0, impl=r.key_impl(k))).shape == (2,)
+    with pytest.raises(TypeError, match=re.escape(
+            "JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; got ndim=0")):
+        r.wrap_key_data(k)
+    with pytest.raises(TypeError, match=re.escape(
+            "expected key_data.dtype = uint32; got dtype=int32")):
+        r.wrap_key_data(np.zeros((2,), np.int32))
+    with pytest.raises(TypeError, match="key accepts a scalar seed, but was given a PRNG key."):
+        r.key(k)
+    with pytest.raises(TypeError,
+                       match="PRNGKey accepts a scalar seed, but was given a PRNG key."):
+        r.PRNGKey(k)
+    with pytest.raises(ValueError, match=re.escape(
+            "split accepts a single key, but was given a key array of shape (2,) != (). Use "
+            "jax.vmap for batching.")):
+        r.split(r.split(k))
+    with pytest.raises(ValueError, match=re.escape(
+            'unrecognized PRNG implementation "foo". Did you mean one of: "threefry2x32", '
+            '"rbg", "unsafe_rbg"?')):
+        r.key(0, impl="foo")
+
+
+def test_transformations() -> None:
+    k = r.key(0)
+    ks = r.split(k)
+    out = numjax.jit(lambda x: x)(k)
+    assert out.dtype == k.dtype and repr(out) == repr(k)
+    np.testing.assert_array_equal(r.key_data(numjax.jit(r.split)(k)), SPLIT_2)
+    np.testing.assert_array_equal(numjax.jit(r.key_data)(ks), SPLIT_2)
+    np.testing.assert_array_equal(r.key_data(numjax.jit(r.key)(5)), [0, 5])
+    np.testing.assert_allclose(numjax.jit(lambda kk: r.uniform(kk, (2,)))(k),
+                               [0.21629536, 0.8041241], rtol=1e-7)
+    vs = numjax.vmap(r.split)(ks)
+    assert vs.shape == (2, 2)
+    np.testing.assert_array_equal(
+        r.key_data(vs), [[[2384771982, 3928867769], [1278412471, 2182328957]],
+                         [[3746991216, 1902760697], [1190051861, 3378399878]]])
+    np.testing.assert_allclose(numjax.vmap(lambda kk: r.uniform(kk, (2,)))(ks),
+                               [[0.48026025, 0.23836613], [0.5765507, 0.29917216]], rtol=1e-7)
+    assert numjax.vmap(lambda kk: r.split(kk, 3), out_axes=1)(ks).shape == (3, 2)
+    assert numjax.vmap(r.key_data, in_axes=1)(r.split(k, (2, 3))).shape == (3, 2, 2)
+    np.testing.assert_array_equal(r.key_data(numjax.vmap(r.key)(numjax.numpy.arange(3))),
+                                  [[0, 0], [0, 1], [0, 2]])
+    # Differentiating float arguments of functions of keys; keys get float0 cotangents.
+    np.testing.assert_allclose(numjax.grad(lambda x, kk: x * r.uniform(kk))(1.0, k),
+                               0.41845703, rtol=1e-7)
+    np.testing.assert_allclose(
+        numjax.vmap(numjax.grad(lambda x, kk: x * r.normal(kk)), (None, 0))(2.0, ks),
+        [0.14389051, -1.2515389], rtol=1e-6)
+    ct = numjax.grad(lambda kk, x: x * r.uniform(kk), allow_int=True)(k, 1.0)
+    assert ct.shape == () and ct.dtype == dtypes.float0
+    ct = numjax.grad(lambda kk, x: x * r.uniform(kk[0]), allow_int=True)(ks, 1.0)
+    assert ct.shape == (2,) and ct.dtype == dtypes.float0
+    key_ct, x_ct = numjax.vjp(lambda kk, x: x * r.uniform(kk), k, 1.0)[1](1.0)
+    assert key_ct.dtype == dtypes.float0
+    np.testing.assert_allclose(x_ct, 0.41845703, rtol=1e-7)
+    # Keys through control flow.
+    data = numjax.lax.scan(lambda c, _: (r.split(c)[0], r.key_data(c)), k, None, length=3)[1]
+    np.testing.assert_array_equal(data, [[0, 0], [4146024105, 967050713],
+                                         [2384771982, 3928867769]])
+    out = numjax.lax.cond(True, lambda kk: r.split(kk)[0], lambda kk: kk, k)
+    np.testing.assert_array_equal(r.key_data(out), [4146024105, 967050713])
+    assert repr(numjax.device_put(k)) == repr(k) and repr(k.block_until_ready()) == repr(k)
+
+
+# ---- the blocked kernels (random/blocks.py) give the whole-array bits -------------------------
+
+# sha256 of the bytes of JAX 0.4.30's random.<name>(random.PRNGKey(7), (300_001,)): long enough
+# that the kernels run in several blocks over threads, with a ragged last block.
+LARGE_SHA256 = {
+    "uniform": "7da1201614c040d8cb19f0168632bbe6626b136167fcc5c338d096b3eec823d4",
+    "bits": "ad5a4299fb466fb7df1ad39db3bd915a7fe2868b27dce2a271ea919fb178e1c5",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LARGE_SHA256))
+def test_large_samples_match_jax(name: str) -> None:
+    import hashlib
+
+    out = np.asarray(getattr(r, name)(r.PRNGKey(7), (300_001,)))
+    assert hashlib.sha256(out.tobytes()).hexdigest() == LARGE_SHA256[name]
+
+
+def test_blocked_kernels_equal_whole_array(monkeypatch: pytest.MonkeyPatch) -> None:
+    from numjax._src.random import blocks, prng, xla_math
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1, 1, 200_003).astype(np.float32)
+    x[:4] = [1.0, -1.0, 0.0, np.float32(0.99999994)]  # the edges and the w >= 5 branch
+    k = rng.integers(0, 2**32, (4, 200_003), dtype=np.uint64).astype(np.uint32)
+    c = rng.uniform(-1, 1, 200_003).astype(np.float32)
+    blocked = (xla_math._erf_inv_kernel(x), *prng._threefry2x32_kernel(k[0], k[1], k[2], k[3]),
+               xla_math._fma_kernel(x, c, x),
+               *prng._threefry2x32_kernel(np.uint32(1), np.uint32(2), k[2], k[3]))
+    monkeypatch.setattr(blocks, "MIN_SIZE", 10**9)  # one whole-array pass
+    whole = (xla_math._erf_inv_kernel(x), *prng._threefry2x32_kernel(k[0], k[1], k[2], k[3]),
+             xla_math._fma_kernel(x, c, x),
+             *prng._threefry2x32_kernel(np.uint32(1), np.uint32(2), k[2], k[3]))
+    for b, w in zip(blocked, whole, strict=True):
+        np.testing.assert_array_equal(b.view(np.uint32), w.view(np.uint32))
