@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import sys
 import time
 import warnings
 import weakref
@@ -28,12 +29,13 @@ from numjax._src.compiler.codegen import Executable, lower_jaxpr
 from numjax._src.compiler.executables import compile_jaxpr, executable_for
 from numjax._src.core import trace as trace_mod
 from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
 from numjax._src.core.trace import Primitive, Tracer, eval_trace, set_current_trace
 from numjax._src.dtypes import canonicalize_dtype
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
-from numjax._src.runtime import devices, transfer_guard
+from numjax._src.runtime import devices, placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -219,7 +221,7 @@ class JitWrapped:
         self._signatures: list[cache_miss.Signature] = []
         _wrappers.add(self)
         self._simple = not (self._static_argnums or self._static_argnames
-                            or self._donate_argnums)
+                            or self._donate_argnums or device is not None)
         if device is not None and backend is not None:
             raise ValueError("can't specify both a device and a backend for jit, got "
                              f"device={device} and backend={backend}")
@@ -245,8 +247,9 @@ class JitWrapped:
             bufs = []
             for a in args:
                 if type(a) is ArrayImpl:
-                    aval = a._aval
-                    key_avals.append(aval if aval is not None else a.aval)
+                    # `_aval` is None for committed arrays: the key then misses, and the
+                    # general path below handles their placement.
+                    key_avals.append(a._aval)
                     bufs.append(a._buf)
                 elif type(a) is np.ndarray:
                     dtype = canonicalize_dtype(a.dtype)
@@ -269,13 +272,35 @@ class JitWrapped:
                     return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
         entry, flat_args = self._lookup(args, kwargs)
         _check_not_deleted(flat_args)
-        outs = entry.executable(*[_buffer(x) for x in flat_args])
-        if entry.donated and not config.debug_nans.value:
-            # Donated inputs paired with an output are consumed by the call, as in JAX.
+        device = self._device
+        if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
+            device = self._placement(flat_args, args, kwargs)
+        if not entry.donated:
+            outs = entry.executable(*[_buffer(x) for x in flat_args])
+            return _placed_outputs(entry, outs, device)
+        bufs = _donated_buffers(flat_args, entry.donated)
+        try:
+            outs = entry.executable(*bufs)
+        finally:
+            # Donated inputs paired with an output are consumed by the call, as in JAX (also
+            # when it fails: their buffers may hold partial results).
             for x, paired in zip(flat_args, entry.donated, strict=True):
                 if paired and type(x) is ArrayImpl:
                     x.delete()
-        return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
+        return _placed_outputs(entry, outs, device)
+
+    def _placement(self, flat_args: Sequence[Any], args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> Any:
+        """The device the call runs on when it is pinned (by `device=` or by committed
+        arguments), after guarding the copies of arguments not there; None otherwise."""
+        if self._device is not None:
+            placement.move_arguments(flat_args, self._device, explicit=True)
+            return self._device
+        names = debug_info("jit", self._fun, args, kwargs, self._static_argnums).arg_names
+        device = placement.computation_device(flat_args, names, self._name)
+        if device is not None:
+            placement.move_arguments(flat_args, device, explicit=False)
+        return device
 
     def _split(self, args: tuple[Any, ...], kwargs: dict[str, Any]
                ) -> tuple[tuple[Any, ...], dict[str, Any], tuple[Any, ...]]:
@@ -389,7 +414,11 @@ class JitWrapped:
             used = _used_invars(closed)
             donated = tuple(d and u for d, u in zip(donated, used, strict=True))
         donated = _warn_unusable_donations(donated, in_avals, closed.out_avals)
-        executable = compile_jaxpr(closed, self._name)
+        if config.debug_nans.value or config.debug_infs.value:
+            # Donation is off while NaNs are checked, as in JAX: inputs stay readable for the
+            # op-by-op re-run that locates the bad value.
+            donated = ()
+        executable = compile_jaxpr(closed, self._name, donated)
         return _CacheEntry(executable, out_tree, list(closed.out_avals), closed, donated,
                            in_avals)
 
@@ -490,8 +519,51 @@ def _buffer(x: Any) -> Any:
     return buf
 
 
+def _donated_buffers(flat_args: Sequence[Any], donated: Sequence[bool]) -> list[Any]:
+    """The argument buffers of a call with donation. A donated Array's buffer goes to the
+    executable to overwrite when nothing else can see it (no view of it, no other Array on
+    it); otherwise a private copy does, so that in-place writes stay invisible."""
+    bufs = []
+    seen: dict[int, int] = {}
+    for i, (x, paired) in enumerate(zip(flat_args, donated, strict=True)):
+        if not paired:
+            bufs.append(_buffer(x))
+            continue
+        if type(x) is not ArrayImpl:
+            # A host value is placed on the device; the executable may overwrite that copy,
+            # never the user's array.
+            bufs.append(np.array(_buffer(x), copy=True))
+            continue
+        first = seen.setdefault(id(x), i)
+        if first != i:
+            raise XlaRuntimeError(
+                "INVALID_ARGUMENT: Attempt to donate the same buffer twice in Execute() "
+                f"(flattened argument {i}, replica 0, partition 0, first use: {first}). Toy "
+                "example for this bug: `f(donate(a), donate(a))`.")
+        bufs.append(_exclusive_buffer(x))
+    return bufs
+
+
+def _exclusive_buffer(x: ArrayImpl) -> Any:
+    buf = x._buf
+    # References: the Array's slot, `buf` here and getrefcount's argument. A view of the
+    # buffer (a reshape's result, np.asarray(x)) or a second Array on it adds one.
+    if (type(buf) is np.ndarray and buf.flags.owndata and buf.flags.writeable
+            and sys.getrefcount(buf) <= 3):
+        return buf
+    return np.array(buf, copy=True)
+
+
 def _wrap_outputs(outs: Sequence[Any], avals: Sequence[Any]) -> list[ArrayImpl]:
     return [make_array(buf, aval) for buf, aval in zip(outs, avals, strict=True)]
+
+
+def _placed_outputs(entry: _CacheEntry, outs: Sequence[Any], device: Any) -> Any:
+    """The call's output tree; committed to `device` unless it is None."""
+    arrays = _wrap_outputs(outs, entry.out_avals)
+    if device is not None:
+        placement.place(arrays, device)
+    return tree_unflatten(entry.out_tree, arrays)
 
 
 def _warn_unusable_donations(donated: tuple[bool, ...], in_avals: Sequence[Any],

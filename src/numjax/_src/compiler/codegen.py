@@ -154,8 +154,10 @@ class Emitter:
         for v, c in zip(jaxpr.constvars, consts, strict=True):
             self.namer.names[v] = self.namer.global_(_host_buffer(c), "const")
 
-    def emit_eqns(self, jaxpr: Jaxpr, indent: str, fuse: bool = True) -> None:
-        """Emit `jaxpr`'s equations (its invars and constvars must already have names)."""
+    def emit_eqns(self, jaxpr: Jaxpr, indent: str, fuse: bool = True,
+                  donated: Sequence[Var] = ()) -> None:
+        """Emit `jaxpr`'s equations (its invars and constvars must already have names).
+        `donated` invars may be overwritten once dead, like intermediates."""
         namer = self.namer
         live_out = {a for a in jaxpr.outvars if isinstance(a, Var)}
         clusters = {start: (stop, c) for start, stop, c in
@@ -163,7 +165,7 @@ class Emitter:
             if fuse else {}
         # Buffers allocated here (ufunc results) are safe to overwrite once dead; inputs,
         # constants and kernel results (which may be views of other buffers) are not.
-        owned: set[Var] = set()
+        owned: set[Var] = set(donated)
         last_use: dict[Var, int] = {}
         for index, eqn in enumerate(jaxpr.eqns):
             for a in eqn.invars:
@@ -175,8 +177,9 @@ class Emitter:
         while i < len(jaxpr.eqns):
             if i in clusters:
                 stop, cluster = clusters[i]
+                targets = _cluster_targets(cluster, i, stop, owned, last_use, live_out)
                 block_fn, call = fusion.emit_cluster(cluster, len(self.prelude), namer.var,
-                                                     namer.global_)
+                                                     namer.global_, targets)
                 self.prelude += [*block_fn, ""]
                 names = " ".join(e.primitive.name for e in cluster.eqns)
                 self.lines.append(f"{indent}# fused: {names}")
@@ -235,8 +238,11 @@ def _check_invalid(value: Any, primitive: str, where: str, nans: bool, infs: boo
                                  + (f" at {where}" if where else ""))
 
 
-def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1) -> LoweredModule:
-    """Generate the source of a function computing `closed` on NumPy buffers."""
+def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
+                donated: Sequence[bool] = ()) -> LoweredModule:
+    """Generate the source of a function computing `closed` on NumPy buffers. The buffers of
+    `donated` inputs (flags per invar) are the callee's to overwrite once their last reader
+    has run: results of the same shape and dtype are written into them."""
     from numjax._src import config
     jaxpr = closed.jaxpr
     checks = (bool(config.debug_nans.value), bool(config.debug_infs.value))
@@ -246,7 +252,8 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1) -> Lo
     emitter.bind_consts(jaxpr, closed.consts)
     params = ", ".join(emitter.namer.var(v) for v in jaxpr.invars)
     emitter.lines.append(f"def {_FUNCTION_NAME}({params}):")
-    emitter.emit_eqns(jaxpr, "    ")
+    emitter.emit_eqns(jaxpr, "    ", donated=[v for v, d in zip(jaxpr.invars, donated)
+                                            if d and v not in jaxpr.outvars])
     results = ", ".join(emitter.atom(a) for a in jaxpr.outvars)
     emitter.lines.append(f"    return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
     source = "\n".join([*emitter.prelude, *emitter.lines]) + "\n"
@@ -270,6 +277,29 @@ def _reusable_input(eqn: Any, index: int, owned: set[Var], last_use: dict[Var, i
             owned.discard(a)
             return a
     return None
+
+
+def _cluster_targets(cluster: fusion.Cluster, start: int, stop: int, owned: set[Var],
+                     last_use: dict[Var, int], live_out: set[Var]) -> dict[Var, Var]:
+    """Cluster outputs written into a dying input's buffer instead of a new one. Safe when the
+    input is read by no equation after the one producing the output (blocks are processed
+    in order and each equation reads a block before it is overwritten)."""
+    last_read: dict[Var, int] = {}
+    for k, eqn in enumerate(cluster.eqns):
+        for a in eqn.invars:
+            if isinstance(a, Var):
+                last_read[a] = k
+    produced = {eqn.outvars[0]: k for k, eqn in enumerate(cluster.eqns)}
+    targets: dict[Var, Var] = {}
+    for out in cluster.outputs:
+        for v in cluster.inputs:
+            if (v in owned and v not in live_out and last_use.get(v, stop) < stop
+                    and v.aval.shape == out.aval.shape and v.aval.dtype == out.aval.dtype
+                    and last_read.get(v, -1) <= produced[out] and start <= last_use[v]):
+                owned.discard(v)
+                targets[out] = v
+                break
+    return targets
 
 
 def _callee(primitive: Any, params: dict[str, Any], namer: _Namer, in_avals: list[Any]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 
 from numjax._src import compiler
 from numjax._src.compiler import passes
@@ -11,9 +12,10 @@ from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.runtime import devices
 
 
-def compile_jaxpr(closed: ClosedJaxpr, name: str) -> Executable:
-    """Passes, lowering, and the one call to `backend_compile` (looked up at call time)."""
-    module = lower_jaxpr(passes.run_passes(closed), name)
+def compile_jaxpr(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = ()) -> Executable:
+    """Passes, lowering, and the one call to `backend_compile` (looked up at call time).
+    `donated` flags the inputs whose buffers the executable may overwrite."""
+    module = lower_jaxpr(passes.run_passes(closed), name, donated=donated)
     return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
 
 

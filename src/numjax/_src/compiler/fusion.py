@@ -204,8 +204,10 @@ def _rows(aval: Any, rows: int) -> bool:
 
 
 def emit_cluster(cluster: Cluster, index: int, name: Callable[[Any], str],
-                 global_: Callable[[Any, str], str]) -> tuple[list[str], list[str]]:
-    """Source of the cluster: (module-level block function lines, call-site lines)."""
+                 global_: Callable[[Any, str], str], targets: dict[Var, Var] | None = None
+                 ) -> tuple[list[str], list[str]]:
+    """Source of the cluster: (module-level block function lines, call-site lines). An output
+    in `targets` is written into the buffer of the given (dying) input instead of a new one."""
     fn = f"_fused_{index}"
     rows = cluster.shape[0]
     row_size = int(np.prod(cluster.shape[1:]))
@@ -262,6 +264,10 @@ def emit_cluster(cluster: Cluster, index: int, name: Callable[[Any], str],
         local[v] = target
     call = []
     for v, n in zip(cluster.outputs, outs, strict=True):
+        reused = (targets or {}).get(v)
+        if reused is not None:
+            call.append(f"    {n} = {name(reused)}")
+            continue
         dtype = global_(v.aval.dtype, "dtype")
         call.append(f"    {n} = np.empty({v.aval.shape!r}, {dtype})")
     arg_list = [*ins, *scalars, *outs]

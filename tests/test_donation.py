@@ -1,0 +1,111 @@
+"""Donation at run time: a donated input paired with an output is consumed by the call, and its
+buffer holds the output (written in place) when nothing else can see it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numjax
+import numjax.numpy as jnp
+from numjax._src.core.errors import XlaRuntimeError
+
+
+def _address(array) -> int:
+    return array._buf.__array_interface__["data"][0]
+
+
+@pytest.mark.parametrize("size", [8, 2_000_000], ids=["small", "fused"])
+def test_output_is_written_into_the_donated_buffer(size):
+    f = numjax.jit(lambda a: a * 2.0 + 1.0, donate_argnums=0)
+    x = jnp.arange(float(size)) + 0
+    before = _address(x)
+    y = f(x)
+    assert x.is_deleted()
+    assert _address(y) == before
+    np.testing.assert_array_equal(np.asarray(y[:4]), [1.0, 3.0, 5.0, 7.0])
+
+
+def test_a_dying_intermediate_buffer_of_a_fused_cluster_takes_the_output():
+    f = numjax.jit(lambda a, b: jnp.tanh(a) * b + 1.0, donate_argnums=(0,))
+    a = jnp.ones(2_000_000) + 0
+    b = jnp.full(2_000_000, 3.0)
+    before = _address(a)
+    out = f(a, b)
+    assert _address(out) == before
+    np.testing.assert_allclose(np.asarray(out[:2]), np.tanh(1.0) * 3 + 1, rtol=1e-6)
+    assert not b.is_deleted()
+
+
+def test_a_viewed_buffer_is_not_overwritten():
+    f = numjax.jit(lambda a: a * 10.0, donate_argnums=0)
+    x = jnp.arange(4.0) + 0
+    view = x.reshape(2, 2)            # an eager reshape shares x's buffer
+    host = np.asarray(x)              # and so does a host view
+    y = f(x)
+    assert x.is_deleted()
+    np.testing.assert_array_equal(np.asarray(y), [0.0, 10.0, 20.0, 30.0])
+    np.testing.assert_array_equal(np.asarray(view), [[0.0, 1.0], [2.0, 3.0]])
+    np.testing.assert_array_equal(host, [0.0, 1.0, 2.0, 3.0])
+
+
+def test_two_arrays_on_one_buffer_stay_independent():
+    f = numjax.jit(lambda a: a + 100.0, donate_argnums=0)
+    x = jnp.arange(3.0) + 0
+    twin = jnp.array(x)               # may share x's buffer
+    f(x)
+    np.testing.assert_array_equal(np.asarray(twin), [0.0, 1.0, 2.0])
+
+
+def test_donating_the_same_array_twice_raises_and_deletes_nothing():
+    g = numjax.jit(lambda a, b: (a + 1, b + 1), donate_argnums=(0, 1))
+    z = jnp.ones(3)
+    with pytest.raises(XlaRuntimeError) as info:
+        g(z, z)
+    assert str(info.value) == (
+        "INVALID_ARGUMENT: Attempt to donate the same buffer twice in Execute() (flattened "
+        "argument 1, replica 0, partition 0, first use: 0). Toy example for this bug: "
+        "`f(donate(a), donate(a))`.")
+    assert not z.is_deleted()
+
+
+def test_donating_host_values_does_nothing():
+    g = numjax.jit(lambda a, s: a * s, donate_argnums=0)
+    host = np.ones(3, np.float32)
+    out = g(host, 2.0)
+    np.testing.assert_array_equal(host, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0, 2.0])
+
+
+def test_x_equals_f_of_x_in_a_loop_with_statics_before_the_donated_pytree():
+    def step(scale, params, lr):
+        return {k: v - lr * scale * v for k, v in params.items()}
+
+    f = numjax.jit(step, static_argnums=0, donate_argnums=1)
+    params = {"w": jnp.ones((64, 64)) + 0, "b": jnp.zeros(64) + 1}
+    expected = {k: np.asarray(v).copy() for k, v in params.items()}
+    for _ in range(5):
+        old = params
+        params = f(2.0, params, 0.1)
+        expected = {k: v - 0.1 * 2.0 * v for k, v in expected.items()}
+        assert all(v.is_deleted() for v in old.values())
+    for k in params:
+        np.testing.assert_allclose(np.asarray(params[k]), expected[k], rtol=1e-6)
+
+
+def test_donation_is_off_under_debug_nans():
+    f = numjax.jit(lambda a: a * 2.0, donate_argnums=0)
+    x = jnp.ones(3) + 0
+    with numjax.debug_nans(True):
+        y = f(x)
+    assert not x.is_deleted()
+    np.testing.assert_array_equal(np.asarray(x), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(np.asarray(y), [2.0, 2.0, 2.0])
+
+
+def test_unpaired_donation_leaves_the_input_alone():
+    f = numjax.jit(lambda a: a.sum(), donate_argnums=0)
+    x = jnp.ones(3) + 0
+    with pytest.warns(UserWarning, match="Some donated buffers were not usable"):
+        f(x)
+    assert not x.is_deleted()
