@@ -2,8 +2,8 @@
 
 Each configuration runs in a fresh process; after the first call its peak resident set size
 is reset (Linux's clear_refs), and the number printed is the peak growth over the resident
-size at that moment during 5 more calls, in units of x's size (1.0 = one extra copy). numjax is compared with JAX when JAX is installed. Prints
-numbers; asserts nothing.
+size at that moment during 5 more calls, in units of x's size (1.0 = one extra copy). numjax
+is compared with JAX when JAX is installed. Prints numbers; asserts nothing.
 
     python benchmarks/donation_memory.py [GiB]
 """
