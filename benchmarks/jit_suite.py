@@ -7,6 +7,7 @@ in one run. Prints times and ratios; asserts nothing.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import timeit
@@ -226,6 +227,13 @@ SECTIONS = {"dispatch": dispatch, "first_call": first_call, "chain": elementwise
 def main() -> None:
     chosen = sys.argv[1:] or list(SECTIONS)
     print(f"numjax {numjax.__version__}; jax {'not installed' if jax is None else jax.__version__}")
+    coretype = os.environ.get("OPENBLAS_CORETYPE")
+    if coretype:
+        # Matmuls go to NumPy's BLAS; a forced core type can make them several times slower
+        # (sgemm 256x1024x1024: 4.7 ms with Haswell forced vs 1.4 ms auto-detected on an
+        # AVX-512 machine), which the MLP row then measures.
+        print(f"note: OPENBLAS_CORETYPE={coretype} is set; unset it to let OpenBLAS pick "
+              "this CPU's kernels")
     for name in chosen:
         SECTIONS[name]()
 
