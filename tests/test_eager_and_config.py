@@ -91,3 +91,18 @@ def test_x64_option_canonicalizes():
     with config.enable_x64(True):
         assert jnp.array(np.ones(2)).dtype == np.float64
         assert jnp.arange(3).dtype == np.int64
+
+
+def test_debug_nans_and_infs_check_eager_operations():
+    import numjax
+    x = jnp.array([0.0, 1.0])
+    with numjax.debug_nans(True):
+        with pytest.raises(FloatingPointError,
+                           match=r"invalid value \(nan\) encountered in div at .*test_eager"):
+            x / x
+        np.testing.assert_array_equal(np.asarray(x + 1), [1.0, 2.0])   # clean results pass
+        np.testing.assert_array_equal(np.asarray(1.0 / x), [np.inf, 1.0])  # infs are allowed
+    with numjax.debug_infs(True):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in div"):
+            1.0 / x
+    assert np.isnan(np.asarray(x / x)[0])      # off again outside the contexts

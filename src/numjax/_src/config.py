@@ -47,7 +47,8 @@ class State:
     True
     """
 
-    __slots__ = ("name", "help", "_global", "_validator", "_traced", "_on_update", "_parse")
+    __slots__ = ("name", "help", "_global", "_validator", "_traced", "_on_update", "_parse",
+                 "_on_use")
 
     def __init__(
         self,
@@ -66,6 +67,9 @@ class State:
         self._validator = validator
         self._traced = traced
         self._on_update = on_update
+        # Called with every value the option is given, globally or in a thread's context: lets
+        # a subsystem keep a cheap "ever enabled" flag off the hot paths' config reads.
+        self._on_use: Callable[[Any], None] | None = None
         self._parse = parse
         env_name = env_var if env_var is not None else name.upper()
         env_text = os.environ.get(env_name)
@@ -95,11 +99,15 @@ class State:
             _generation += 1
         if self._on_update is not None:
             self._on_update(self._global)
+        if self._on_use is not None:
+            self._on_use(self._global)
 
     @contextlib.contextmanager
     def __call__(self, new_value: Any = True) -> Iterator[None]:
         global _generation
         new_value = self._validate(new_value)
+        if self._on_use is not None:
+            self._on_use(new_value)
         previous = getattr(_tls, self.name, _unset)
         setattr(_tls, self.name, new_value)
         if self._traced:

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import compiler
+from numjax._src import compiler, config
 from numjax._src.core.avals import get_aval
+from numjax._src.core.errors import user_source_line
 from numjax._src.core.trace import Primitive, Tracer, escaped_tracer_error, set_eager_apply
 from numjax._src.runtime import devices, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
@@ -75,8 +76,27 @@ class EagerExecutable:
 _cache: dict[Any, EagerExecutable] = {}
 
 
-def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+# True once jax_debug_nans or jax_debug_infs has been turned on anywhere; until then the eager
+# paths skip the option reads.
+_checks_enabled = False
+
+
+def _note_debug_option(value: Any) -> None:
+    global _checks_enabled
+    if value:
+        _checks_enabled = True
+
+
+for _state in (config.debug_nans, config.debug_infs):
+    _state._on_use = _note_debug_option
+    _note_debug_option(_state.value)
+
+
+def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any],
+                    check: bool = True) -> Any:
     """Run `primitive` on concrete values: Arrays, NumPy values or Python scalars."""
+    if _checks_enabled and check:
+        return _checked_apply(primitive, args, params)
     if not params and len(args) <= 2:
         # Hot path: one or two Arrays, no params, an executable already verified.
         if len(args) == 2:
@@ -111,6 +131,25 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
         executable = _compile(primitive, params, avals)
         _cache[key] = executable
     return executable(bufs)
+
+
+def _checked_apply(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    """`apply_primitive` with jax_debug_nans / jax_debug_infs: a floating result holding a NaN
+    (Inf) raises FloatingPointError naming the primitive and the user's line."""
+    out = apply_primitive(primitive, args, params, check=False)
+    nans, infs = bool(config.debug_nans.value), bool(config.debug_infs.value)
+    if nans or infs:
+        for x in out if primitive.multiple_results else (out,):
+            buf = getattr(x, "_buf", None)
+            if buf is None or buf.dtype.kind not in "fc":
+                continue
+            for kind, on, test in (("nan", nans, np.isnan), ("inf", infs, np.isinf)):
+                if on and test(buf).any():
+                    where = user_source_line()
+                    raise FloatingPointError(
+                        f"invalid value ({kind}) encountered in {primitive.name}"
+                        + (f" at {where}" if where else ""))
+    return out
 
 
 def host_value(x: Any, guard: bool = True) -> tuple[Any, Any]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 _URL = "https://jax.readthedocs.io/en/latest/errors.html#jax.errors."
 
 
@@ -93,3 +96,17 @@ def _describe(tracer: object) -> str:
 def _origin(tracer: object) -> str:
     describe = getattr(tracer, "_origin_msg", None)
     return describe() if describe is not None else ""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def user_source_line() -> str | None:
+    """`file:line (function)` of the innermost frame outside numjax, for equations and errors."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_PACKAGE_DIR):
+            return f"{filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None

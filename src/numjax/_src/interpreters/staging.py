@@ -8,8 +8,6 @@ NumPy values, tracers of enclosing live traces) becomes a constvar of the jaxpr.
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -18,6 +16,7 @@ import numpy as np
 
 from numjax._src.core import trace as _trace_module
 from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.errors import user_source_line as user_source_line
 from numjax._src.core.jaxpr import (
     ClosedJaxpr,
     DropVar,
@@ -35,20 +34,6 @@ from numjax._src.core.trace import (
     current_trace,
     new_trace,
 )
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def user_source_line() -> str | None:
-    """`file:line (function)` of the innermost frame outside numjax, for equations and errors."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_PACKAGE_DIR):
-            return f"{filename}:{frame.f_lineno} ({frame.f_code.co_name})"
-        frame = frame.f_back  # type: ignore[assignment]
-    return None
-
 
 # Primitives evaluated at trace time when all their operands are constants.
 const_fold_primitives: set[Primitive] = set()

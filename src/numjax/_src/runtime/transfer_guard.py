@@ -66,7 +66,7 @@ def _note_level(value: Any) -> None:
 
 
 for _state in (config.transfer_guard, *_DIRECTIONS.values()):
-    _state._on_update = _note_level
+    _state._on_use = _note_level
     _note_level(_state.value)
 
 
@@ -218,26 +218,20 @@ def transfer_guard(new_val: str) -> Iterator[None]:
         stack.enter_context(transfer_guard_host_to_device(new_val))
         stack.enter_context(transfer_guard_device_to_device(new_val))
         stack.enter_context(transfer_guard_device_to_host(new_val))
-        stack.enter_context(_enter(config.transfer_guard, new_val))
+        stack.enter_context(config.transfer_guard(new_val))
         yield
-
-
-def _enter(state: config.State, new_val: str) -> Any:
-    manager = state(new_val)
-    _note_level(new_val)
-    return manager
 
 
 def transfer_guard_host_to_device(new_val: str) -> Any:
     """Set the host-to-device transfer guard level in this thread (a context manager)."""
-    return _enter(config.transfer_guard_host_to_device, new_val)
+    return config.transfer_guard_host_to_device(new_val)
 
 
 def transfer_guard_device_to_device(new_val: str) -> Any:
     """Set the device-to-device transfer guard level in this thread (a context manager)."""
-    return _enter(config.transfer_guard_device_to_device, new_val)
+    return config.transfer_guard_device_to_device(new_val)
 
 
 def transfer_guard_device_to_host(new_val: str) -> Any:
     """Set the device-to-host transfer guard level in this thread (a context manager)."""
-    return _enter(config.transfer_guard_device_to_host, new_val)
+    return config.transfer_guard_device_to_host(new_val)
