@@ -70,3 +70,45 @@ def test_policies_decide_what_is_recomputed():
     assert dots(jax.checkpoint_policies.nothing_saveable) == 3
     assert dots(jax.checkpoint_policies.dots_saveable) == 2
     assert dots(jax.checkpoint_policies.everything_saveable) == 2
+
+
+# ---- print_saved_residuals: JAX 0.4.30's output for the same functions ---------------------
+# Each function sits on one line so its equations' source columns are JAX's recorded ones
+# (0-based column of the call expression) shifted by the longer names used here.
+
+def res_f1(x): return jnp.sin(jnp.sin(x))  # noqa: E704
+def res_f2(W, x): return jnp.sum(jnp.tanh(W @ x))  # noqa: E704, N803
+def res_f3(x): return jnp.sum(jnp.exp(x) * x)  # noqa: E704
+res_named = lambda x: jnp.sin(jax.ad_checkpoint.checkpoint_name(jnp.cos(x), "c"))  # noqa: E731
+res_int = lambda x, n: x * n  # noqa: E731
+
+
+def _at(fn, col):
+    code = fn.__code__
+    return f"{code.co_filename}:{code.co_firstlineno}:{col} ({code.co_name})"
+
+
+def test_print_saved_residuals_matches_jax(capsys):
+    W, x = np.ones((3, 4), np.float32), np.ones(4, np.float32)
+    cases = [
+        (res_f1, (1.0,), [f"f32[] output of cos from {_at(res_f1, 30)}",
+                          f"f32[] output of cos from {_at(res_f1, 22)}"]),
+        (res_f2, (W, x), ["f32[3,4] from the argument W", "f32[4] from the argument x",
+                          f"f32[3] output of tanh from {_at(res_f2, 33)}",
+                          f"f32[3] output of sub from {_at(res_f2, 33)}"]),
+        (res_f3, (jnp.ones(3),), ["f32[3] from the argument x",
+                                  f"f32[3] output of exp from {_at(res_f3, 30)}"]),
+        (lambda x, y: x * y, (2.0, 3.0), ["f32[] from the argument x",
+                                          "f32[] from the argument y"]),
+        (jax.checkpoint(res_f1), (1.0,), ["f32[] from the argument x"]),
+        (jax.checkpoint(res_f2, policy=jax.checkpoint_policies.dots_saveable), (W, x),
+         ["f32[3,4] from the argument W", "f32[4] from the argument x",
+          f"f32[3] output of dot_general from {_at(res_f2, 42)}"]),
+        (jax.checkpoint(res_named, policy=jax.checkpoint_policies.save_only_these_names("c")),
+         (1.0,), ["f32[] from the argument x", f"f32[] named 'c' from {_at(res_named, 30)}"]),
+        (lambda x: x * 2.0, (1.0,), ["f32[] from a literal"]),
+        (res_int, (1.0, 3), [f"f32[] output of convert_element_type from {_at(res_int, 23)}"]),
+    ]
+    for f, args, expected in cases:
+        jax.ad_checkpoint.print_saved_residuals(f, *args)
+        assert capsys.readouterr().out.splitlines() == expected

@@ -66,8 +66,14 @@ def test_custom_jvp_nondiff_argnums_and_errors():
         return x
 
     bad.defjvp(lambda p, t: (p[0], jnp.ones(3)))
-    with pytest.raises(ValueError, match="corresponding shapes"):
-        jax.jvp(bad, (1.0,), (1.0,))
+    # JAX 0.4.30's text, the same under jvp, grad and jit.
+    msg = ("Custom JVP rule must produce primal and tangent outputs with equal shapes and "
+           "dtypes, but got float32[] and float32[3] respectively.")
+    for fn in (lambda: jax.jvp(bad, (1.0,), (1.0,)), lambda: jax.grad(bad)(1.0),
+               lambda: jax.jit(lambda x: jax.jvp(bad, (x,), (1.0,)))(1.0)):
+        with pytest.raises(TypeError) as info:
+            fn()
+        assert str(info.value) == msg
 
 
 @jax.custom_vjp
@@ -141,3 +147,194 @@ def test_linear_transpose():
     ct_x, ct_y = f_t(3.0)
     assert float(ct_x) == 6.0
     np.testing.assert_allclose(ct_y, [3.0, 3.0, 3.0])
+
+
+def test_custom_jvp_nondiff_argnums_accept_tracers_as_constants():
+    # JAX 0.4.30: tracers in nondiff_argnums of a custom_jvp are stop_gradient'ed constants.
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+    def f(c, x):
+        return c * jnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(c, p, t):
+        return f(c, p[0]), c * 7.0 * t[0]
+
+    assert float(jax.jit(lambda c: jax.grad(lambda x: f(c, x))(0.5))(2.0)) == 14.0
+    np.testing.assert_allclose(
+        jax.vmap(lambda c: jax.grad(lambda x: f(c, x))(0.5))(jnp.array([2.0, 3.0])), [14, 21])
+    assert float(jax.grad(lambda c: f(c, 0.5))(2.0)) == 0.0
+    assert float(jax.grad(lambda c: jax.grad(lambda x: f(c, x))(0.5))(2.0)) == 0.0
+
+
+# ---- symbolic zeros (values and what the rules saw, recorded from JAX 0.4.30) --------------
+
+def _symbolic_jvp_function(log):
+    from numjax.custom_derivatives import SymbolicZero
+
+    @jax.custom_jvp
+    def f(x, y):
+        return x * jnp.sin(y)
+
+    def f_jvp(primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        log.append((type(tx) is SymbolicZero, type(ty) is SymbolicZero))
+        out = f(x, y)
+        t = 0.0
+        if type(tx) is not SymbolicZero:
+            t = t + tx * 10.0
+        if type(ty) is not SymbolicZero:
+            t = t + ty * 100.0
+        return out, t * jnp.ones_like(out)
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    return f
+
+
+SZ_JVP_CASES = [
+    # name, function of f, value, [(tx is zero, ty is zero) per rule call]
+    ("jvp both", lambda f: jax.jvp(f, (2.0, 0.5), (1.0, 1.0))[1], 110.0, [(False, False)]),
+    ("grad0", lambda f: jax.grad(f)(2.0, 0.5), 10.0, [(False, True)]),
+    ("grad1", lambda f: jax.grad(f, 1)(2.0, 0.5), 100.0, [(True, False)]),
+    ("grad01", lambda f: jax.grad(f, (0, 1))(2.0, 0.5), (10.0, 100.0), [(False, False)]),
+    ("jit grad0", lambda f: jax.jit(jax.grad(f))(2.0, 0.5), 10.0, [(False, True)]),
+    ("vmap grad0", lambda f: jax.vmap(jax.grad(f))(jnp.array([1.0, 2.0]),
+                                                     jnp.array([0.1, 0.2])),
+     [10.0, 10.0], [(False, True)]),
+    ("vmap grad0 unbatched y", lambda f: jax.vmap(jax.grad(f), (0, None))(
+        jnp.array([1.0, 2.0]), 0.3), [10.0, 10.0], [(False, True)]),
+    ("grad of vmap", lambda f: jax.grad(lambda a: jax.vmap(f, (None, 0))(
+        a, jnp.array([0.1, 0.2])).sum())(2.0), 20.0, [(False, True)]),
+    ("grad grad0", lambda f: jax.grad(jax.grad(f))(2.0, 0.5), 0.0,
+     [(False, True), (False, True)]),
+    ("jvp of closure", lambda f: jax.jvp(lambda a: f(a, 0.5), (2.0,), (1.0,))[1], 10.0,
+     [(False, True)]),
+    ("linearize0", lambda f: jax.linearize(lambda a: f(a, 0.5), 2.0)[1](1.0), 10.0,
+     [(False, True)]),
+    ("jacfwd", lambda f: jax.jacfwd(f, (0, 1))(2.0, 0.5), (10.0, 100.0), [(False, False)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,value,seen", SZ_JVP_CASES, ids=[c[0] for c in SZ_JVP_CASES])
+def test_custom_jvp_symbolic_zeros(name, fn, value, seen):
+    log = []
+    out = fn(_symbolic_jvp_function(log))
+    np.testing.assert_allclose(np.asarray(out), value, rtol=1e-6, atol=1e-6)
+    assert log == seen
+
+
+def test_symbolic_zero_objects_and_rule_outputs():
+    from numjax._src.core.avals import ShapedArray
+    from numjax.custom_derivatives import SymbolicZero
+
+    z = SymbolicZero(ShapedArray((2, 3), jnp.float32))
+    assert repr(z) == "SymbolicZero"
+    assert (z.shape, z.dtype, z.ndim, z.size) == ((2, 3), jnp.float32, 2, 6)
+
+    @jax.custom_jvp
+    def g(x):
+        return jnp.sin(x)
+
+    g.defjvp(lambda p, t: (g(p[0]), SymbolicZero(ShapedArray((), jnp.float32))),
+             symbolic_zeros=True)
+    assert float(jax.jvp(g, (1.0,), (1.0,))[1]) == 0.0
+    assert float(jax.grad(g)(1.0)) == 0.0
+    g.defjvp(lambda p, t: (g(p[0]), SymbolicZero(ShapedArray((3,), jnp.float32))),
+             symbolic_zeros=True)
+    with pytest.raises(TypeError) as info:
+        jax.jvp(g, (1.0,), (1.0,))
+    assert str(info.value) == ("Custom JVP rule must produce primal and tangent outputs with "
+                               "equal shapes and dtypes, but got float32[] and float32[3] "
+                               "respectively.")
+    g.defjvp(lambda p, t: (g(p[0]), None), symbolic_zeros=True)
+    with pytest.raises(TypeError, match="must produce primal and tangent outputs with equal "
+                                        r"container \(pytree\) structures"):
+        jax.jvp(g, (1.0,), (1.0,))
+
+
+def _symbolic_vjp_function(log):
+    from numjax.custom_derivatives import (
+        CustomVJPPrimal,
+        SymbolicZero,
+        custom_vjp_primal_tree_values,
+    )
+
+    @jax.custom_vjp
+    def f(x, y):
+        return x * jnp.sin(y), x + y
+
+    def fwd(x, y):
+        assert type(x) is CustomVJPPrimal and type(y) is CustomVJPPrimal
+        log.append(("fwd", x.perturbed, y.perturbed))
+        xv, yv = custom_vjp_primal_tree_values((x, y))
+        return f(xv, yv), (xv, yv)
+
+    def bwd(res, cts):
+        a, b = cts
+        log.append(("bwd", type(a) is SymbolicZero, type(b) is SymbolicZero))
+        ga = 0.0 if type(a) is SymbolicZero else a
+        gb = 0.0 if type(b) is SymbolicZero else b
+        return (ga * 10.0 + gb, ga * 100.0 + gb)
+
+    f.defvjp(fwd, bwd, symbolic_zeros=True)
+    return f
+
+
+SZ_VJP_CASES = [
+    ("grad0 out0", lambda f: jax.grad(lambda a, b: f(a, b)[0])(2.0, 0.5), 10.0,
+     [("fwd", True, False), ("bwd", False, True)]),
+    ("grad1 out1", lambda f: jax.grad(lambda a, b: f(a, b)[1], 1)(2.0, 0.5), 1.0,
+     [("fwd", False, True), ("bwd", True, False)]),
+    ("grad01 both", lambda f: jax.grad(lambda a, b: sum(f(a, b)), (0, 1))(2.0, 0.5),
+     (11.0, 101.0), [("fwd", True, True), ("bwd", False, False)]),
+    ("vjp", lambda f: jax.vjp(f, 2.0, 0.5)[1]((1.0, 1.0)), (11.0, 101.0),
+     [("fwd", True, True), ("bwd", False, False)]),
+    ("jit grad0", lambda f: jax.jit(jax.grad(lambda a, b: f(a, b)[0]))(2.0, 0.5), 10.0,
+     [("fwd", True, False), ("bwd", False, True)]),
+    ("vmap grad0", lambda f: jax.vmap(jax.grad(lambda a, b: f(a, b)[0]))(
+        jnp.array([1.0, 2.0]), jnp.array([0.1, 0.2])), [10.0, 10.0],
+     [("fwd", True, False), ("bwd", False, True)]),
+    ("grad of vmap", lambda f: jax.grad(lambda a: jax.vmap(lambda b: f(a, b)[0])(
+        jnp.array([0.1, 0.2])).sum())(2.0), 20.0, [("fwd", True, False), ("bwd", False, True)]),
+    ("grad closure const y", lambda f: jax.grad(lambda a: f(a, 0.5)[0])(2.0), 10.0,
+     [("fwd", True, False), ("bwd", False, True)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,value,seen", SZ_VJP_CASES, ids=[c[0] for c in SZ_VJP_CASES])
+def test_custom_vjp_symbolic_zeros(name, fn, value, seen):
+    log = []
+    out = fn(_symbolic_vjp_function(log))
+    np.testing.assert_allclose(np.asarray(out), value, rtol=1e-6, atol=1e-6)
+    assert log == seen
+
+
+def test_custom_vjp_bwd_output_checks():
+    from numjax._src.core.avals import ShapedArray
+    from numjax.custom_derivatives import CustomVJPPrimal, SymbolicZero
+
+    assert repr(CustomVJPPrimal(1.0, True)) == "CustomVJPPrimal(value=1.0, perturbed=True)"
+
+    @jax.custom_vjp
+    def g(x):
+        return jnp.sin(x)
+
+    g.defvjp(lambda x: (g(x.value), None),
+             lambda r, ct: (SymbolicZero(ShapedArray((), jnp.float32)),), symbolic_zeros=True)
+    assert float(jax.grad(g)(1.0)) == 0.0
+    g.defvjp(lambda x: (g(x.value), None),
+             lambda r, ct: (SymbolicZero(ShapedArray((2,), jnp.float32)),), symbolic_zeros=True)
+    with pytest.raises(ValueError) as info:
+        jax.grad(g)(1.0)
+    assert str(info.value) == (
+        "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does not match the "
+        "corresponding input tangent shape/dtype: at output[0] the SymbolicZero had shape/dtype "
+        "float32[2] while the corresponding input had shape/dtype float32[]. Consider just "
+        "returning a None here instead of a SymbolicZero object.")
+    g.defvjp(lambda x: (g(x), None), lambda r, ct: (jnp.ones(2),))
+    with pytest.raises(ValueError) as info:
+        jax.grad(g)(1.0)
+    assert str(info.value) == (
+        "Custom VJP bwd rule must produce an output with the same shape/dtypes as the args "
+        "tuple of the primal function, but at output[0] the bwd rule produced an output of "
+        "shape/dtype float32[2] corresponding to an input of shape/dtype float32[].")

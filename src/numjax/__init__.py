@@ -13,12 +13,15 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numjax\._src(\.|$)")
 
 from numjax import ad_checkpoint as ad_checkpoint  # noqa: E402
+from numjax import custom_derivatives as custom_derivatives  # noqa: E402
 from numjax import dtypes as dtypes  # noqa: E402
 from numjax import errors as errors  # noqa: E402
 from numjax import experimental as experimental  # noqa: E402
 from numjax import lax as lax  # noqa: E402
+from numjax import lib as lib  # noqa: E402
 from numjax import numpy as numpy  # noqa: E402
 from numjax import random as random  # noqa: E402
+from numjax import sharding as sharding  # noqa: E402
 from numjax import tree as tree  # noqa: E402
 from numjax import tree_util as tree_util  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
@@ -31,6 +34,8 @@ from numjax._src.api.custom_derivatives import linear_call as linear_call  # noq
 from numjax._src.api.device_put import block_until_ready as block_until_ready  # noqa: E402
 from numjax._src.api.device_put import device_get as device_get  # noqa: E402
 from numjax._src.api.device_put import device_put as device_put  # noqa: E402
+from numjax._src.api.device_put import device_put_replicated as device_put_replicated  # noqa: E402
+from numjax._src.api.device_put import device_put_sharded as device_put_sharded  # noqa: E402
 from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
 from numjax._src.api.transformations import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402

@@ -24,7 +24,11 @@ from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
-from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+from numjax._src.interpreters.staging import (
+    StagingTrace,
+    eval_jaxpr_keeping_sources,
+    trace_to_jaxpr,
+)
 from numjax._src.tree_util import tree_flatten, tree_unflatten
 
 checkpoint_p = Primitive("checkpoint")
@@ -101,7 +105,7 @@ def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, 
                                 outvars=[*known_outs_vars, *saved])
     known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
     with set_current_trace(trace.parent):
-        known_vals = eval_jaxpr(known_jaxpr, closed.consts, *known_args)
+        known_vals = eval_jaxpr_keeping_sources(known_jaxpr, closed.consts, *known_args)
     known_outs, saved_vals = known_vals[:len(known_outs_vars)], known_vals[len(known_outs_vars):]
     saved_set = set(saved)
     unknown_jaxpr = passes.dce(ClosedJaxpr(jaxpr.replace(
@@ -242,3 +246,81 @@ class checkpoint_policies:  # noqa: N801 (JAX's namespace)
     save_any_names_but_these = staticmethod(save_any_names_but_these)
     save_only_these_names = staticmethod(save_only_these_names)
     save_from_both_policies = staticmethod(save_from_both_policies)
+
+
+# ---- saved residuals -----------------------------------------------------------------------
+
+
+def saved_residuals(f: Callable[..., Any], *args: Any, **kwargs: Any) -> list[tuple[Any, str]]:
+    """The values reverse-mode differentiation of `f` at `args` keeps for the backward pass,
+    as `(aval, where it comes from)` pairs in JAX's order (literals, constants, arguments,
+    then results of operations in program order)."""
+    import inspect
+
+    from numjax._src.core.jaxpr import Literal
+    from numjax._src.tree_util import keystr, tree_flatten_with_path
+
+    leaves_with_paths, in_tree = tree_flatten_with_path((args, kwargs))
+    leaves = [leaf for _, leaf in leaves_with_paths]
+    # Scalars the linear jaxpr holds inline (numjax makes them literals rather than residuals;
+    # JAX's linearize returns them as literal residuals).
+    literals: list[Any] = []
+
+    def flat_fun(*xs: Any) -> list[Any]:
+        a, kw = tree_unflatten(in_tree, xs)
+        return tree_flatten(f(*a, **kw))[0]
+
+    def residuals(*xs: Any) -> list[Any]:
+        _, linear, _ = ad.linearize_flat(flat_fun, xs)
+        literals[:] = [a.aval for e in linear.jaxpr.eqns for a in e.invars
+                       if isinstance(a, Literal)]
+        return list(linear.consts)
+
+    jaxpr = trace_to_jaxpr(residuals, [get_aval(x) for x in leaves]).jaxpr
+    try:
+        names = list(inspect.signature(f).bind(*args, **kwargs).arguments)
+    except (TypeError, ValueError):
+        names = None
+    out_vars = {v for v in jaxpr.outvars if isinstance(v, Var)}
+    results: list[tuple[Any, str]] = []
+    results += [(a.aval, "from a literal") for a in jaxpr.outvars if isinstance(a, Literal)]
+    results += [(aval, "from a literal") for aval in literals]
+    results += [(v.aval, "from a constant") for v in jaxpr.constvars if v in out_vars]
+    for i, (v, (path, _)) in enumerate(zip(jaxpr.invars, leaves_with_paths, strict=True)):
+        if v in out_vars:
+            if names is None:
+                src = f"from the argument at flattened index {i}"
+            elif path[0].idx == 0:  # type: ignore[attr-defined]
+                src = f"from the argument {names[path[1].idx]}{keystr(path[2:])}"  # type: ignore[attr-defined]
+            else:
+                src = f"from the argument {path[1].key}{keystr(path[2:])}"  # type: ignore[attr-defined]
+            results.append((v.aval, src))
+    for eqn in jaxpr.eqns:
+        where = _summarize(eqn.source_info)
+        for v in eqn.outvars:
+            if v in out_vars:
+                if eqn.primitive is name_p:
+                    results.append((v.aval, f"named '{eqn.params['name']}' from {where}"))
+                else:
+                    results.append((v.aval, f"output of {eqn.primitive.name} from {where}"))
+    return results
+
+
+def _summarize(source_info: str | None) -> str:
+    """An equation's user source line without its name stack, as JAX summarizes it."""
+    if not source_info:
+        return "unknown"
+    return source_info.rsplit(" ", 2)[-2] + " " + source_info.rsplit(" ", 1)[-1] \
+        if source_info.count(" ") > 1 else source_info
+
+
+def print_saved_residuals(f: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    """Print what `saved_residuals` returns, one residual per line, as JAX does.
+
+    >>> import numjax.numpy as jnp
+    >>> print_saved_residuals(lambda x, y: x * y, 2.0, 3.0)
+    f32[] from the argument x
+    f32[] from the argument y
+    """
+    for aval, src in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short(short_dtypes=True)} {src}")

@@ -3,8 +3,15 @@
 Both are *final style* where it matters: with no transformation active the function simply
 runs (so Python control flow on concrete values works), and under forward mode the user's rule
 is called with the trace's own primal and tangent values. Other traces (vmap, staging, partial
-evaluation) see a primitive holding the function's jaxpr together with the rule, and transform
-both.
+evaluation) see a primitive (`custom_primitives.py`) holding the function's jaxpr together with
+the rule, and transform both.
+
+A custom function may close over tracers of enclosing transformations. Traces that see none of
+its arguments are skipped (so the primal runs on concrete values where it can) unless the
+function closes over one of their tracers: then those values become explicit leading operands
+of the primitive (and the rule is staged to a jaxpr too, except under jit, where JAX keeps the
+Python rule). Differentiating with respect to such a value raises JAX's `CustomJVPException` /
+`CustomVJPException`.
 
 A custom_vjp under differentiation runs `fwd` and emits `custom_lin`, a linear primitive whose
 transpose calls `bwd`; evaluating `custom_lin` forward (plain jvp) raises JAX's error.
@@ -12,37 +19,89 @@ transpose calls `bwd`; evaluating `custom_lin` forward (plain jvp) raises JAX's 
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from numjax._src.compiler.executables import executable_for
+from numjax._src.api.custom_primitives import (
+    const_dependence,
+    custom_jvp_call_p,
+    custom_lin_p,
+    custom_vjp_call_p,
+    custom_vjp_jvp,
+)
+from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
-from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
 from numjax._src.core.trace import (
     EvalTrace,
-    Primitive,
+    Trace,
     Tracer,
     current_trace,
+    escaped_tracer_error,
     set_current_trace,
 )
-from numjax._src.interpreters import ad, batching, jaxpr_transforms
-from numjax._src.interpreters.ad import JVPTrace, Zero
+from numjax._src.interpreters import ad
+from numjax._src.interpreters.ad import JVPTrace, JVPTracer, Zero
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
-from numjax._src.interpreters.staging import trace_to_jaxpr
-from numjax._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+from numjax._src.tree_util import (
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
+
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_jvp",
+           "custom_jvp_call_p", "custom_lin_p", "custom_vjp", "custom_vjp_call_p",
+           "custom_vjp_primal_tree_values", "linear_call"]
 
 
 class SymbolicZero:
-    """A zero tangent passed to a `custom_jvp` rule defined with `symbolic_zeros=True`."""
+    """A zero tangent (or cotangent) handed to a rule defined with `symbolic_zeros=True`; its
+    attributes (`shape`, `dtype`, ...) are its aval's.
+
+    >>> from numjax._src.core.avals import ShapedArray
+    >>> import numpy as np
+    >>> SymbolicZero(ShapedArray((2,), np.dtype("float32"))).shape
+    (2,)
+    """
 
     def __init__(self, aval: Any) -> None:
         self.aval = aval
-        self.shape = aval.shape
-        self.dtype = aval.dtype
 
     def __repr__(self) -> str:
-        return f"SymbolicZero({self.aval.str_short()})"
+        return type(self).__name__
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "aval":
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+
+@dataclasses.dataclass
+class CustomVJPPrimal:
+    """A primal handed to a custom_vjp `fwd` rule defined with `symbolic_zeros=True`."""
+
+    value: Any
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """The values of a tree of `CustomVJPPrimal` records.
+
+    >>> custom_vjp_primal_tree_values((CustomVJPPrimal(1.0, True),))
+    (1.0,)
+    """
+    def value(leaf: Any) -> Any:
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+    return tree_map(value, tree)
 
 
 def _split_nondiff(args: tuple[Any, ...], nondiff_argnums: tuple[int, ...]
@@ -79,69 +138,67 @@ def _resolve_kwargs(fun: Callable[..., Any], args: tuple[Any, ...], kwargs: dict
     return tuple(bound.args)
 
 
+# ---- values a custom function closes over --------------------------------------------------
+
+_CONCRETIZATION_ERRORS = (errors.ConcretizationTypeError, errors.TracerIntegerConversionError,
+                          errors.TracerArrayConversionError)
+
+
+def _stage(fun: Callable[..., Any], avals: Sequence[Any]
+           ) -> tuple[ClosedJaxpr, list[Any]] | None:
+    """`fun`'s jaxpr with the tracers it closes over as leading inputs (and those tracers);
+    None when `fun` needs concrete values (Python control flow), as final style allows."""
+    try:
+        return hoist_tracer_consts(trace_to_jaxpr(fun, avals))
+    except _CONCRETIZATION_ERRORS:
+        return None
+
+
+def _closure_owner(consts: Sequence[Any], top: Any, bottom: Any) -> Trace | None:
+    """The innermost trace from `top` down to (not including) `bottom` owning a const."""
+    owners = {id(c._trace) for c in consts}
+    trace = top
+    while trace is not bottom and trace is not None:
+        if id(trace) in owners:
+            return trace  # type: ignore[no-any-return]
+        trace = trace.parent
+    return None
+
+
+@contextlib.contextmanager
+def _suspended(trace: Trace, exc: type[Exception]) -> Iterator[None]:
+    """Run a custom rule below `trace`: a tracer of `trace` reaching it means the function
+    closes over a value `trace` differentiates (JAX's `exc`)."""
+    trace.is_live = False
+    try:
+        yield
+    except errors.UnexpectedTracerError:
+        raise exc() from None
+    finally:
+        trace.is_live = True
+
+
+def _with_extra_invars(closed: ClosedJaxpr, at: int, avals: Sequence[Any]) -> ClosedJaxpr:
+    """`closed` taking unused inputs of `avals` at position `at` (the rule's closure)."""
+    if not avals:
+        return closed
+    jaxpr = closed.jaxpr
+    invars = [*jaxpr.invars[:at], *[Var(a) for a in avals], *jaxpr.invars[at:]]
+    return ClosedJaxpr(jaxpr.replace(invars=invars), closed.consts)
+
+
+def _stop_gradient_tracers(x: Any) -> Any:
+    from numjax._src.lax.structural import stop_gradient
+    return tree_map(lambda leaf: stop_gradient(leaf) if isinstance(leaf, Tracer) else leaf, x)
+
+
+def _wrap_jvp_outputs(trace: JVPTrace, outs: Sequence[Any], tangents: Sequence[Any]
+                      ) -> list[Any]:
+    return [o if type(t) is Zero else JVPTracer(trace, o, t)
+            for o, t in zip(outs, tangents, strict=True)]
+
+
 # ---- custom_jvp ----------------------------------------------------------------------------
-
-custom_jvp_call_p = Primitive("custom_jvp_call")
-custom_jvp_call_p.multiple_results = True
-
-
-@custom_jvp_call_p.def_effectful_abstract_eval
-def _custom_jvp_abstract_eval(*args: Any, call_jaxpr: ClosedJaxpr, jvp: Any,
-                              symbolic_zeros: bool) -> Any:
-    return call_jaxpr.out_avals, call_jaxpr.effects
-
-
-def _custom_jvp_impl(*args: Any, call_jaxpr: ClosedJaxpr, jvp: Any, symbolic_zeros: bool
-                     ) -> list[Any]:
-    return executable_for(call_jaxpr, "custom_jvp")(*args)
-
-
-def _custom_jvp_rule(primals: Sequence[Any], tangents: Sequence[Any], *,
-                     call_jaxpr: ClosedJaxpr, jvp: Any, symbolic_zeros: bool
-                     ) -> tuple[list[Any], list[Any]]:
-    return jvp(list(primals), list(tangents))
-
-
-def _custom_jvp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: ClosedJaxpr,
-                      jvp: Any, symbolic_zeros: bool) -> tuple[list[Any], list[Any]]:
-    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
-    args = [batching.bdim_at_front(x, d, size) if d is not None else x
-            for x, d in zip(args, dims, strict=True)]
-    batched = [d is not None for d in dims]
-    new_jaxpr = jaxpr_transforms.batch_jaxpr(call_jaxpr, size, batched)
-    n_out = len(call_jaxpr.out_avals)
-
-    def batched_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
-        tangents = [ad.instantiate_zeros(t) for t in tangents]
-        in_dims = [0 if b else None for b in batched]
-        # A tangent is batched iff it has its primal's batched shape.
-        tangent_dims = [0 if b and get_aval(t).shape == get_aval(p).shape else None
-                        for t, p, b in zip(tangents, primals, batched, strict=True)]
-
-        def flat(*xs: Any) -> list[Any]:
-            outs, out_t = jvp(list(xs[:len(primals)]), list(xs[len(primals):]))
-            return [*outs, *[ad.instantiate_zeros(t) for t in out_t]]
-
-        res = batching.vmap_flat(flat, [*primals, *tangents], [*in_dims, *tangent_dims],
-                                 [0] * (2 * n_out), size)
-        return res[:n_out], res[n_out:]
-
-    outs = custom_jvp_call_p.bind(*args, call_jaxpr=new_jaxpr, jvp=batched_jvp,
-                                  symbolic_zeros=symbolic_zeros)
-    return outs, [0] * len(outs)
-
-
-def _inline_call_jaxpr(trace: Any, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
-    """Under partial evaluation without differentiation the custom rule is not needed: the
-    function's own equations are evaluated (and staged where unknown)."""
-    closed: ClosedJaxpr = params["call_jaxpr"]
-    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
-
-
-custom_jvp_call_p.def_impl(_custom_jvp_impl)
-custom_jvp_call_p.def_jvp(_custom_jvp_rule)
-custom_jvp_call_p.def_batch(_custom_jvp_batch)
-custom_jvp_call_p.def_partial_eval(_inline_call_jaxpr)
 
 
 class custom_jvp:  # noqa: N801 (JAX's name)
@@ -171,6 +228,9 @@ class custom_jvp:  # noqa: N801 (JAX's name)
 
     def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False
                ) -> Callable[..., Any]:
+        """Set the rule `jvp(primals, tangents) -> (primal_out, tangent_out)`. With
+        `symbolic_zeros=True` a zero input tangent arrives as a `SymbolicZero` and the rule
+        may return one."""
         self.jvp = jvp
         self.symbolic_zeros = symbolic_zeros
         return jvp
@@ -200,35 +260,72 @@ class custom_jvp:  # noqa: N801 (JAX's name)
                 f"No JVP defined for custom_jvp function {getattr(self.fun, '__name__', self.fun)} "
                 "using defjvp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
+        if self.nondiff_argnums:
+            args = tuple(_stop_gradient_tracers(a) if i in self.nondiff_argnums else a
+                         for i, a in enumerate(args))
+        return self._call(args)
+
+    def _call(self, args: tuple[Any, ...]) -> Any:
         nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
         flat, in_tree = tree_flatten(diff)
-        trace = _relevant_trace(flat)
-        if trace is not current_trace():
-            with set_current_trace(trace):
-                return self(*args)
+        trace = current_trace()
         if isinstance(trace, EvalTrace):
             return self.fun(*args)
         fun, jvp_flat, store = self._flat_functions(nondiff, in_tree)
+        avals = [get_aval(x) for x in flat]
+        owner = _relevant_trace(flat)
+        if owner is not trace:
+            staged = _stage(fun, avals)
+            closure_owner = None if staged is None else _closure_owner(staged[1], trace, owner)
+            if staged is None or closure_owner is None:
+                with set_current_trace(owner):
+                    return self._call(args)
+            return self._bind(flat, *staged, jvp_flat, store,
+                              python_rule=type(closure_owner) is StagingTrace)
         if type(trace) is JVPTrace:
             primals, tangents = zip(*[trace.to_primal_tangent(x) for x in flat], strict=True)
-            if all(type(t) is Zero for t in tangents):
-                with set_current_trace(trace.parent):  # type: ignore[arg-type]
-                    out = self(*args)
-                out_flat, tree = tree_flatten(out)
-                return tree_unflatten(tree, [ad.JVPTracer(trace, o, Zero(
-                    ad.tangent_aval(get_aval(o)))) for o in out_flat])
-            with set_current_trace(trace.parent):  # type: ignore[arg-type]
+            with set_current_trace(trace.parent), _suspended(trace, ad.CustomJVPException):  # type: ignore[arg-type]
+                if all(type(t) is Zero for t in tangents):
+                    return self._call(tuple(_merge(nondiff, tree_unflatten(in_tree, primals),
+                                                   self.nondiff_argnums)))
                 outs, out_tangents = jvp_flat(list(primals), list(tangents))
-            return tree_unflatten(store["out_tree"], [
-                ad.JVPTracer(trace, o, t) for o, t in zip(outs, out_tangents, strict=True)])
-        closed, consts = hoist_tracer_consts(trace_to_jaxpr(fun, [get_aval(x) for x in flat]))
-        if consts:
-            raise NotImplementedError(
-                "custom_jvp functions that close over tracers are not supported; pass the "
-                "values as arguments (or use numjax.closure_convert).")
-        outs = custom_jvp_call_p.bind(*flat, call_jaxpr=closed, jvp=jvp_flat,
+            return tree_unflatten(store["out_tree"], _wrap_jvp_outputs(trace, outs, out_tangents))
+        closed, consts = hoist_tracer_consts(trace_to_jaxpr(fun, avals))
+        return self._bind(flat, closed, consts, jvp_flat, store,
+                          python_rule=type(trace) is StagingTrace)
+
+    def _bind(self, flat: list[Any], closed: ClosedJaxpr, consts: list[Any],
+              jvp_flat: Callable[..., Any], store: dict[str, Any], python_rule: bool) -> Any:
+        n = len(consts)
+        jvp: Callable[..., Any] = jvp_flat
+        rule_consts: list[Any] = []
+        if consts and not python_rule:
+            staged = self._stage_rule(jvp_flat, flat, store)
+            if staged is None:
+                python_rule = True
+            else:
+                rule, rule_consts = staged
+                jvp = _staged_rule_jvp(rule, const_dependence(closed, n), n, len(rule_consts),
+                                       len(store["out_avals"]))
+                closed = _with_extra_invars(closed, n, [get_aval(c) for c in rule_consts])
+        if consts and python_rule:
+            jvp = _python_rule_jvp(jvp_flat, consts)
+        outs = custom_jvp_call_p.bind(*consts, *rule_consts, *flat, call_jaxpr=closed, jvp=jvp,
+                                      num_consts=n + len(rule_consts),
                                       symbolic_zeros=self.symbolic_zeros)
         return tree_unflatten(store["out_tree"], outs)
+
+    @staticmethod
+    def _stage_rule(jvp_flat: Callable[..., Any], flat: list[Any], store: dict[str, Any]
+                    ) -> tuple[ClosedJaxpr, list[Any]] | None:
+        k = len(flat)
+        avals = [get_aval(x) for x in flat]
+
+        def rule(*xs: Any) -> list[Any]:
+            outs, out_t = jvp_flat(list(xs[:k]), list(xs[k:]))
+            return [*outs, *[ad.instantiate_zeros(t) for t in out_t]]
+
+        return _stage(rule, [*avals, *[ad.tangent_aval(a) for a in avals]])
 
     def _flat_functions(self, nondiff: list[Any], in_tree: Any
                         ) -> tuple[Callable[..., Any], Callable[..., Any], dict[str, Any]]:
@@ -236,11 +333,13 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         nondiff_argnums = self.nondiff_argnums
         user_fun, user_jvp, symbolic = self.fun, self.jvp, self.symbolic_zeros
         name = getattr(self.fun, '__name__', 'fun')
+        jvp_name = getattr(user_jvp, '__name__', user_jvp)
 
         def fun(*flat_args: Any) -> list[Any]:
             diff = tree_unflatten(in_tree, flat_args)
             out = user_fun(*_merge(nondiff, diff, nondiff_argnums))
             leaves, store["out_tree"] = tree_flatten(out)
+            store["out_avals"] = [get_aval(x) for x in leaves]
             return leaves
 
         def jvp_flat(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -254,155 +353,86 @@ class custom_jvp:  # noqa: N801 (JAX's name)
             result = user_jvp(*nondiff, tuple(p_tree), tuple(t_tree))
             if not (isinstance(result, tuple | list) and len(result) == 2):
                 raise TypeError(
-                    f"Custom JVP rule {getattr(user_jvp, '__name__', user_jvp)} for function "
-                    f"{name} must produce a pair (list or tuple of length two) representing "
-                    f"primal and tangent outputs, but got {result}.")
+                    f"Custom JVP rule {jvp_name} for function {name} must produce a pair (list "
+                    "or tuple of length two) representing primal and tangent outputs, but got "
+                    f"{result}.")
             out, out_t = result
             out_flat, out_tree = tree_flatten(out)
             t_flat, t_tree_out = tree_flatten(out_t)
-            store.setdefault("out_tree", out_tree)
             if out_tree != t_tree_out:
                 raise TypeError(
-                    "Custom JVP rule must produce primal and tangent outputs with equal "
-                    f"container (pytree) structures, but got {out_tree} and {t_tree_out} "
-                    "respectively.")
-            for o, t in zip(out_flat, t_flat, strict=True):
-                o_aval, t_aval = get_aval(o), get_aval(t)
-                if o_aval.shape != t_aval.shape:
-                    raise ValueError(
-                        "Custom JVP rule must produce primal and tangent outputs with "
-                        f"corresponding shapes, but got {o_aval.shape} and {t_aval.shape}.")
-                expected = ad.tangent_aval(o_aval).dtype
-                if t_aval.dtype != expected:
-                    raise TypeError(
-                        "Custom JVP rule must produce primal and tangent outputs with "
-                        "corresponding shapes and dtypes, but got "
-                        f"{o_aval.str_short()} and {t_aval.str_short()} respectively.")
-            t_flat = [ad.Zero(ad.tangent_aval(get_aval(o))) if isinstance(t, SymbolicZero)
-                      else t for o, t in zip(out_flat, t_flat, strict=True)]
+                    f"Custom JVP rule {jvp_name} for function {name} must produce primal and "
+                    "tangent outputs with equal container (pytree) structures, but got "
+                    f"{out_tree} and {t_tree_out} respectively.")
+            store.setdefault("out_tree", out_tree)
+            store.setdefault("out_avals", [get_aval(x) for x in out_flat])
+            _check_tangent_avals(out_flat, t_flat)
+            t_flat = [Zero(ad.tangent_aval(get_aval(o))) if type(t) is SymbolicZero else t
+                      for o, t in zip(out_flat, t_flat, strict=True)]
             return out_flat, t_flat
 
         return fun, jvp_flat, store
 
 
+def _check_tangent_avals(outs: Sequence[Any], tangents: Sequence[Any]) -> None:
+    p_avals = [get_aval(o).update(weak_type=False) for o in outs]
+    t_avals = [(t.aval if type(t) is SymbolicZero else get_aval(t)).update(weak_type=False)
+               for t in tangents]
+    if p_avals == t_avals:
+        return
+    if len(p_avals) == 1:
+        raise TypeError(
+            "Custom JVP rule must produce primal and tangent outputs with equal shapes and "
+            f"dtypes, but got {p_avals[0].str_short()} and {t_avals[0].str_short()} "
+            "respectively.")
+    lines = "\n".join(f"  primal {a.str_short()} for tangent {b.str_short()}"
+                      for a, b in zip(p_avals, t_avals, strict=True) if a != b)
+    raise TypeError("Custom JVP rule must produce primal and tangent outputs with equal shapes "
+                    f"and dtypes, but got:\n{lines}")
+
+
+def _python_rule_jvp(jvp_flat: Callable[..., Any], consts: list[Any]) -> Callable[..., Any]:
+    """The user's rule for a custom_jvp staged under jit that closes over tracers: as in JAX,
+    differentiating with respect to those leaks them (the rule still refers to them)."""
+    n = len(consts)
+
+    def jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+        for c, t in zip(consts, tangents[:n], strict=False):
+            if type(t) is not Zero:
+                raise escaped_tracer_error(c)
+        return jvp_flat(primals[n:], tangents[n:])  # type: ignore[no-any-return]
+
+    return jvp
+
+
+def _staged_rule_jvp(rule: ClosedJaxpr, deps: list[bool], n_fun: int, n_rule: int, n_out: int
+                     ) -> Callable[..., Any]:
+    """The closure-converted rule: operands are (function consts, rule consts, arguments)."""
+    m = n_fun + n_rule
+
+    def jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+        if any(d and type(t) is not Zero for d, t in zip(deps, tangents[:n_fun], strict=True)):
+            raise ad.CustomJVPException()
+        ts = [ad.instantiate_zeros(t) for t in tangents[m:]]
+        out = eval_jaxpr(rule.jaxpr, rule.consts, *primals[n_fun:m], *primals[m:], *ts)
+        return out[:n_out], out[n_out:]
+
+    return jvp
+
+
 # ---- custom_vjp ----------------------------------------------------------------------------
 
-custom_lin_p = Primitive("custom_lin")
-custom_lin_p.multiple_results = True
 
-
-@custom_lin_p.def_abstract_eval
-def _custom_lin_abstract_eval(*args: Any, num_res: int, bwd: Any, out_avals: tuple[Any, ...]
-                              ) -> list[Any]:
-    return [ad.tangent_aval(a) for a in out_avals]
-
-
-def _custom_lin_impl(*args: Any, **params: Any) -> Any:
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-
-
-def _custom_lin_transpose(cts: Sequence[Any], *args: Any, num_res: int, bwd: Any,
-                          out_avals: tuple[Any, ...]) -> list[Any]:
-    res = args[:num_res]
-    cts = [ad.instantiate_zeros(c) for c in cts]
-    in_cts = bwd(list(res), cts)
-    return [None] * num_res + list(in_cts)
-
-
-custom_lin_p.def_impl(_custom_lin_impl)
-custom_lin_p.def_transpose(_custom_lin_transpose)
-custom_lin_p.is_linear = True
-custom_lin_p.declare_undefined(
-    "jvp", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-
-
-def _custom_lin_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any) -> Any:
-    raise NotImplementedError("vmap of a linearized custom_vjp function")
-
-
-custom_lin_p.def_batch(_custom_lin_batch)
-
-custom_vjp_call_p = Primitive("custom_vjp_call")
-custom_vjp_call_p.multiple_results = True
-
-
-@custom_vjp_call_p.def_effectful_abstract_eval
-def _custom_vjp_abstract_eval(*args: Any, call_jaxpr: ClosedJaxpr, fwd: Any, bwd: Any,
-                              symbolic_zeros: bool) -> Any:
-    return call_jaxpr.out_avals, call_jaxpr.effects
-
-
-def _custom_vjp_impl(*args: Any, call_jaxpr: ClosedJaxpr, fwd: Any, bwd: Any,
-                     symbolic_zeros: bool) -> list[Any]:
-    return executable_for(call_jaxpr, "custom_vjp")(*args)
-
-
-def _custom_vjp_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
-                    call_jaxpr: ClosedJaxpr, fwd: Any, bwd: Any, symbolic_zeros: bool
-                    ) -> tuple[list[Any], list[Any]]:
-    outs, res = fwd(list(primals))
-    tangents = [ad.instantiate_zeros(t) for t in tangents]
-    out_avals = tuple(get_aval(o) for o in outs)
-    out_t = custom_lin_p.bind(*res, *tangents, num_res=len(res), bwd=bwd, out_avals=out_avals)
-    return outs, out_t
-
-
-def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: ClosedJaxpr,
-                      fwd: Any, bwd: Any, symbolic_zeros: bool) -> tuple[list[Any], list[Any]]:
-    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
-    args = [batching.move_dim(x, d, 0, size) for x, d in zip(args, dims, strict=True)]
-    new_jaxpr = jaxpr_transforms.batch_jaxpr(call_jaxpr, size, [True] * len(args))
-    n_out = len(call_jaxpr.out_avals)
-    n_res_box: list[int] = []
-
-    def fwd_b(primals: list[Any]) -> tuple[list[Any], list[Any]]:
-        def flat(*xs: Any) -> list[Any]:
-            outs, res = fwd(list(xs))
-            n_res_box[:] = [len(res)]
-            return [*outs, *res]
-
-        res = batching.vmap_flat(flat, primals, [0] * len(primals), _Lazy(n_out, n_res_box),
-                                 size)
-        return res[:n_out], res[n_out:]
-
-    example_avals = [get_aval(a).update(shape=get_aval(a).shape[1:]) for a in args]
-
-    def bwd_b(res: list[Any], cts: list[Any]) -> list[Any]:
-        def flat(*xs: Any) -> list[Any]:
-            in_cts = bwd(list(xs[:len(res)]), list(xs[len(res):]))
-            # None (a zero cotangent) becomes explicit zeros so the batch can be stacked.
-            return [ad.zeros_like_aval(ad.tangent_aval(a)) if c is None else
-                    ad.instantiate_zeros(c) for c, a in zip(in_cts, example_avals, strict=True)]
-
-        return batching.vmap_flat(flat, [*res, *cts], [0] * (len(res) + len(cts)),
-                                  [0] * len(args), size)
-
-    outs = custom_vjp_call_p.bind(*args, call_jaxpr=new_jaxpr, fwd=fwd_b, bwd=bwd_b,
-                                  symbolic_zeros=symbolic_zeros)
-    return outs, [0] * len(outs)
-
-
-class _Lazy(Sequence[int]):
-    """Output dims known only after the function has run (all batched at 0)."""
-
-    def __init__(self, n_out: int, n_res: list[int]) -> None:
-        self.n_out = n_out
-        self.n_res = n_res
-
-    def __len__(self) -> int:
-        return self.n_out + (self.n_res[0] if self.n_res else 0)
-
-    def __getitem__(self, i: Any) -> Any:
-        return 0
-
-    def __iter__(self) -> Any:
-        return iter([0] * len(self))
-
-
-custom_vjp_call_p.def_impl(_custom_vjp_impl)
-custom_vjp_call_p.def_jvp(_custom_vjp_jvp)
-custom_vjp_call_p.def_batch(_custom_vjp_batch)
-custom_vjp_call_p.def_partial_eval(_inline_call_jaxpr)
+def _check_for_tracers(x: Any) -> None:
+    for leaf in tree_flatten(x)[0]:
+        if isinstance(leaf, Tracer):
+            raise errors.UnexpectedTracerError(
+                "Found a JAX Tracer object passed as an argument to a custom_vjp function in a "
+                "position indicated by nondiff_argnums as non-differentiable. Tracers cannot be "
+                "passed as non-differentiable arguments to custom_vjp functions; instead, "
+                "nondiff_argnums should only be used for arguments that can't be or contain "
+                "JAX tracers, e.g. function-valued arguments. In particular, array-valued "
+                "arguments should typically not be indicated as nondiff_argnums.")
 
 
 class custom_vjp:  # noqa: N801 (JAX's name)
@@ -431,6 +461,9 @@ class custom_vjp:  # noqa: N801 (JAX's name)
 
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any],
                symbolic_zeros: bool = False) -> None:
+        """Set the rules. With `symbolic_zeros=True`, `fwd` receives `CustomVJPPrimal`
+        records (`value`, `perturbed`) and `bwd` receives `SymbolicZero` for zero cotangents
+        and may return `SymbolicZero` or None for an input's cotangent."""
         self.fwd = fwd
         self.bwd = bwd
         self.symbolic_zeros = symbolic_zeros
@@ -441,93 +474,182 @@ class custom_vjp:  # noqa: N801 (JAX's name)
                 f"No VJP defined for custom_vjp function {getattr(self.fun, '__name__', self.fun)} "
                 "using defvjp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
+        for i in self.nondiff_argnums:
+            _check_for_tracers(args[i])
+        return self._call(args)
+
+    def _call(self, args: tuple[Any, ...]) -> Any:
         nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
         flat, in_tree = tree_flatten(diff)
-        trace = _relevant_trace(flat)
-        if trace is not current_trace():
-            with set_current_trace(trace):
-                return self(*args)
+        trace = current_trace()
         if isinstance(trace, EvalTrace):
             return self.fun(*args)
-        fun, fwd, bwd, store = self._flat_functions(nondiff, in_tree)
+        avals = [get_aval(x) for x in flat]
+        fun, fwd, bwd, store = self._flat_functions(nondiff, in_tree, avals)
+        owner = _relevant_trace(flat)
+        if owner is not trace:
+            staged = _stage(fun, avals)
+            closure_owner = None if staged is None else _closure_owner(staged[1], trace, owner)
+            if staged is None or closure_owner is None:
+                with set_current_trace(owner):
+                    return self._call(args)
+            return self._bind(flat, *staged, fwd, bwd, store,
+                              python_rule=type(closure_owner) is StagingTrace)
         if type(trace) is JVPTrace:
             primals, tangents = zip(*[trace.to_primal_tangent(x) for x in flat], strict=True)
-            if all(type(t) is Zero for t in tangents):
-                with set_current_trace(trace.parent):  # type: ignore[arg-type]
-                    return self(*args)
-            with set_current_trace(trace.parent):  # type: ignore[arg-type]
-                outs, out_t = _custom_vjp_jvp(primals, tangents, call_jaxpr=None,  # type: ignore[arg-type]
-                                              fwd=fwd, bwd=bwd, symbolic_zeros=False)
-            return tree_unflatten(store["out_tree"], [
-                ad.JVPTracer(trace, o, t) for o, t in zip(outs, out_t, strict=True)])
-        closed, consts = hoist_tracer_consts(trace_to_jaxpr(fun, [get_aval(x) for x in flat]))
-        if consts:
-            raise NotImplementedError(
-                "custom_vjp functions that close over tracers are not supported; pass the "
-                "values as arguments (or use numjax.closure_convert).")
-        outs = custom_vjp_call_p.bind(*flat, call_jaxpr=closed, fwd=fwd, bwd=bwd,
+            with set_current_trace(trace.parent), _suspended(trace, ad.CustomVJPException):  # type: ignore[arg-type]
+                if all(type(t) is Zero for t in tangents):
+                    return self._call(tuple(_merge(nondiff, tree_unflatten(in_tree, primals),
+                                                   self.nondiff_argnums)))
+                outs, out_t = custom_vjp_jvp(primals, tangents, fwd=fwd, bwd=bwd, num_consts=0,
+                                             symbolic_zeros=self.symbolic_zeros)
+            return tree_unflatten(store["out_tree"], _wrap_jvp_outputs(trace, outs, out_t))
+        closed, consts = hoist_tracer_consts(trace_to_jaxpr(fun, avals))
+        return self._bind(flat, closed, consts, fwd, bwd, store,
+                          python_rule=type(trace) is StagingTrace)
+
+    def _bind(self, flat: list[Any], closed: ClosedJaxpr, consts: list[Any],
+              fwd: Callable[..., Any], bwd: Callable[..., Any], store: dict[str, Any],
+              python_rule: bool) -> Any:
+        n = len(consts)
+        fwd_consts: list[Any] = []
+        fwd_all = _fwd_skipping_consts(fwd, n)
+        if consts and not python_rule:
+            k = len(flat)
+
+            def fwd_fn(*xs: Any) -> list[Any]:
+                outs, res = fwd(list(xs), [True] * k)
+                store["n_res"] = len(res)
+                return [*outs, *res]
+
+            staged = _stage(fwd_fn, [get_aval(x) for x in flat])
+            if staged is not None:
+                fwd_jaxpr, fwd_consts = staged
+                fwd_all = _staged_fwd(fwd_jaxpr, n, len(fwd_consts), len(store["out_avals"]))
+                closed = _with_extra_invars(closed, n, [get_aval(c) for c in fwd_consts])
+        outs = custom_vjp_call_p.bind(*consts, *fwd_consts, *flat, call_jaxpr=closed,
+                                      fwd=fwd_all, bwd=bwd, num_consts=n + len(fwd_consts),
                                       symbolic_zeros=self.symbolic_zeros)
         return tree_unflatten(store["out_tree"], outs)
 
-    def _flat_functions(self, nondiff: list[Any], in_tree: Any) -> tuple[Any, Any, Any, Any]:
+    def _flat_functions(self, nondiff: list[Any], in_tree: Any, in_avals: list[Any]
+                        ) -> tuple[Any, Any, Any, Any]:
         store: dict[str, Any] = {}
         nondiff_argnums = self.nondiff_argnums
         user_fun, user_fwd, user_bwd = self.fun, self.fwd, self.bwd
+        symbolic = self.symbolic_zeros
         name = getattr(self.fun, '__name__', 'fun')
 
         def fun(*flat_args: Any) -> list[Any]:
             diff = tree_unflatten(in_tree, flat_args)
             out = user_fun(*_merge(nondiff, diff, nondiff_argnums))
             leaves, store["out_tree"] = tree_flatten(out)
+            store["out_avals"] = [get_aval(x) for x in leaves]
             return leaves
 
-        def fwd(primals: list[Any]) -> tuple[list[Any], list[Any]]:
+        def fwd(primals: list[Any], perturbed: list[bool]) -> tuple[list[Any], list[Any]]:
+            if symbolic:
+                primals = [CustomVJPPrimal(p, z) for p, z in zip(primals, perturbed,
+                                                                  strict=True)]
             diff = tree_unflatten(in_tree, primals)
             assert user_fwd is not None
             result = user_fwd(*_merge(nondiff, diff, nondiff_argnums))
             if not (isinstance(result, tuple | list) and len(result) == 2):
+                fwd_name = getattr(user_fwd, '__name__', user_fwd)
                 raise TypeError(
-                    f"Custom VJP fwd rule {getattr(user_fwd, '__name__', user_fwd)} for "
-                    f"function {name} must produce a pair (list or tuple of length two) where "
-                    "the first element represents the primal output (equal to the output of "
-                    "the custom_vjp-decorated function) and the second element represents "
-                    f"residuals (i.e. values stored from the forward pass for use on the "
-                    f"backward pass), but instead the fwd rule output was {result}.")
+                    f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair "
+                    "(list or tuple of length two) where the first element represents the "
+                    "primal output (equal to those of the custom_vjp-decorated function "
+                    f"{name}) and the second element represents residuals (i.e. values stored "
+                    "from the forward pass for use on the backward pass), but instead of a "
+                    f"pair the fwd rule {fwd_name} produced {result}.")
             out, res = result
             out_flat, out_tree = tree_flatten(out)
             store.setdefault("out_tree", out_tree)
+            store.setdefault("out_avals", [get_aval(o) for o in out_flat])
             res_flat, store["res_tree"] = tree_flatten(res)
-            store["out_avals"] = [get_aval(o) for o in out_flat]
             return out_flat, res_flat
 
         def bwd(res: list[Any], cts: list[Any]) -> list[Any]:
             res_tree = tree_unflatten(store["res_tree"], res)
+            cts = [SymbolicZero(c.aval) if type(c) is Zero else c for c in cts]
             ct_tree = tree_unflatten(store["out_tree"], cts)
             assert user_bwd is not None
             result = user_bwd(*nondiff, res_tree, ct_tree)
-            if not isinstance(result, tuple):
-                raise TypeError(
-                    f"Custom VJP bwd rule must produce a tuple, but got {type(result)}.")
-            n_diff = in_tree.num_leaves
-            if len(result) != len(tree_unflatten(in_tree, [0] * n_diff)):
-                raise TypeError(
-                    "Custom VJP bwd rule must produce an output with the same container "
-                    "(pytree) structure as the args tuple of the primal function, and in "
-                    "particular must produce a tuple of length equal to the number of "
-                    "arguments to the primal function, but got bwd output structure "
-                    f"{tree_structure(result)} for primal input structure {in_tree}.")
-            flat: list[Any] = []
-            for r, sub in zip(result, tree_unflatten(in_tree, list(range(n_diff))),
-                              strict=True):
-                sub_leaves, sub_tree = tree_flatten(sub)
-                if r is None:
-                    flat += [None] * len(sub_leaves)
-                else:
-                    r_leaves = sub_tree.flatten_up_to(r)
-                    flat += r_leaves
-            return [None if c is None else c for c in flat]
+            return _flatten_bwd_output(result, in_tree, in_avals)
 
         return fun, fwd, bwd, store
+
+
+def _fwd_skipping_consts(fwd: Callable[..., Any], n: int) -> Callable[..., Any]:
+    if not n:
+        return fwd
+
+    def fwd_all(primals: list[Any], perturbed: list[bool]) -> Any:
+        return fwd(primals[n:], perturbed[n:])
+
+    return fwd_all
+
+
+def _staged_fwd(fwd_jaxpr: ClosedJaxpr, n_fun: int, n_fwd: int, n_out: int
+                ) -> Callable[..., Any]:
+    m = n_fun + n_fwd
+
+    def fwd_all(primals: list[Any], perturbed: list[bool]) -> Any:
+        out = eval_jaxpr(fwd_jaxpr.jaxpr, fwd_jaxpr.consts, *primals[n_fun:m], *primals[m:])
+        return out[:n_out], out[n_out:]
+
+    return fwd_all
+
+
+def _flatten_bwd_output(result: Any, in_tree: Any, in_avals: list[Any]) -> list[Any]:
+    """One cotangent per flat argument (None: zero), checked against the arguments' avals."""
+    n = in_tree.num_leaves
+    args_tree = tree_unflatten(in_tree, list(range(n)))
+    if isinstance(result, list) and len(result) == len(args_tree):
+        result = tuple(result)
+    bad_structure = TypeError(
+        "Custom VJP bwd rule must produce an output with the same container (pytree) "
+        "structure as the args tuple of the primal function, and in particular must produce a "
+        "tuple of length equal to the number of arguments to the primal function, but got bwd "
+        f"output structure {tree_structure(result)} for primal input structure {in_tree}.")
+    if not isinstance(result, tuple) or len(result) != len(args_tree):
+        raise bad_structure
+    flat: list[Any] = []
+    for r, sub in zip(result, args_tree, strict=True):
+        sub_leaves, sub_tree = tree_flatten(sub)
+        if r is None:
+            flat += [None] * len(sub_leaves)
+        else:
+            try:
+                flat += sub_tree.flatten_up_to(r)
+            except (TypeError, ValueError):
+                raise bad_structure from None
+    paths = [keystr(p) for p, _ in tree_flatten_with_path(tuple(args_tree))[0]]
+    out: list[Any] = []
+    for path, aval, ct in zip(paths, in_avals, flat, strict=True):
+        t_aval = ad.tangent_aval(aval)
+        if ct is None or t_aval is not aval and t_aval.dtype != aval.dtype:
+            out.append(None)  # no cotangent, or an integer input (float0)
+        elif type(ct) is SymbolicZero:
+            if (ct.aval.shape, ct.aval.dtype) != (aval.shape, aval.dtype):
+                raise ValueError(
+                    "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does "
+                    "not match the corresponding input tangent shape/dtype: at output"
+                    f"{path} the SymbolicZero had shape/dtype {ct.aval.str_short()} while the "
+                    f"corresponding input had shape/dtype {aval.str_short()}. Consider just "
+                    "returning a None here instead of a SymbolicZero object.")
+            out.append(None)
+        else:
+            ct_aval = get_aval(ct).update(weak_type=False)
+            if ct_aval.shape != aval.shape:
+                raise ValueError(
+                    "Custom VJP bwd rule must produce an output with the same shape/dtypes as "
+                    f"the args tuple of the primal function, but at output{path} the bwd rule "
+                    f"produced an output of shape/dtype {ct_aval.str_short()} "
+                    f"corresponding to an input of shape/dtype {aval.str_short()}.")
+            out.append(ct)
+    return out
 
 
 def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Any, list[Any]]:

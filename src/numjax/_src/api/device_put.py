@@ -1,35 +1,56 @@
-"""Placement: device_put, device_get, block_until_ready (the explicit host/device transfers)."""
+"""Placement: device_put, device_put_sharded, device_put_replicated, device_get,
+block_until_ready (the explicit host/device transfers).
+
+`device_put(x)` leaves Arrays where they are and puts host values on the default device,
+uncommitted; `device_put(x, device)` commits to `device` (a Device or a Sharding), copying an
+Array from another device (an explicit device-to-device transfer). The sharded forms stack
+their inputs along a new axis 0 split across the devices (`PmapSharding`), as JAX 0.4.30 does.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Tracer
-from numjax._src.runtime import devices, transfer_guard
+from numjax._src.runtime import devices, placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.sharding import PmapSharding, Sharding, SingleDeviceSharding
 from numjax._src.tree_util import tree_map
+
+
+def _host_buffer(x: Any) -> tuple[np.ndarray, bool]:
+    """A host value as a private buffer of its canonical dtype, and its weak type."""
+    aval = get_aval(x)
+    return np.array(x, dtype=aval.dtype, copy=True), dtypes.is_weakly_typed(x)
 
 
 def _put(x: Any, device: Any) -> Any:
     if isinstance(x, Tracer):
         return x
-    target = devices.get_backend().devices()[0] if device is None else device
+    if isinstance(device, PmapSharding):
+        n = len(device.devices)
+        return _put_stacked([x[i] for i in range(n)], list(device.devices.flat))
+    if isinstance(device, SingleDeviceSharding):
+        device = device._device
     if isinstance(x, ArrayImpl):
-        if device is None or x.device() is device:
+        if device is None:
             return x
-        # A device-to-device copy: the new array owns its buffer.
-        transfer_guard.device_to_device(x.shape, x.dtype, x.device(), explicit=True)
-        return ArrayImpl(np.array(x._buf, copy=True), x.weak_type, target, committed=True)
+        if getattr(x, "_sharding", None) is None and x._device_or_default() is device:
+            # Same device: a new committed Array on the same buffer (no transfer).
+            return ArrayImpl(x._buf, x.weak_type, device, committed=True)
+        if device not in x.devices():
+            placement.guard_device_to_device(x.shape, x.dtype, device, explicit=True)
+        return ArrayImpl(np.array(x._buf, copy=True), x.weak_type, device, committed=True)
+    target = devices.default_device() if device is None else device
     aval = get_aval(x)
     transfer_guard.host_to_device(x, aval.dtype, device=target, explicit=True)
-    buf = np.array(x, dtype=aval.dtype, copy=True)
-    weak = dtypes.is_weakly_typed(x)
-    return ArrayImpl(buf, weak, target if device is not None else None,
-                     committed=device is not None)
+    buf, weak = _host_buffer(x)
+    return ArrayImpl(buf, weak, device, committed=device is not None)
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None) -> Any:
@@ -38,16 +59,98 @@ def device_put(x: Any, device: Any = None, *, src: Any = None) -> Any:
     >>> import numpy as np, numjax
     >>> numjax.device_put(np.ones(2))
     Array([1., 1.], dtype=float32)
+    >>> numjax.device_put(1.0, numjax.devices()[0]).sharding
+    SingleDeviceSharding(device=CpuDevice(id=0))
     """
+    if device is not None and not isinstance(device, devices.Device | Sharding):
+        raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                         "`jax.Device`, `Layout` or a pytree of these values. Received invalid "
+                         f"value: {device}")
     return tree_map(lambda leaf: _put(leaf, device), x)
 
 
+def _put_stacked(xs: Sequence[Any], targets: Sequence[Any]) -> ArrayImpl:
+    """One Array of the leaves `xs` stacked on a new axis 0, slice i on `targets[i]`."""
+    avals = [get_aval(x) for x in xs]
+    for a1, a2 in zip(avals[:-1], avals[1:], strict=True):
+        if a1 != a2:
+            raise ValueError("the shards passed to device_put_sharded must have consistent "
+                             f"shape and dtype, but got {a1!r} and {a2!r}.")
+    aval: ShapedArray = avals[0]
+    sharding = PmapSharding.stacked(targets, len(aval.shape))
+    shape = (len(xs), *aval.shape)
+    if transfer_guard._in_use:
+        if any(not isinstance(x, ArrayImpl) for x in xs):
+            transfer_guard._apply(
+                "host-to-device", True,
+                lambda: f"{placement.aval_text(shape, aval.dtype)}, "
+                        f"dst_sharding={sharding!r}")
+        elif any(x.devices() != {d} for x, d in zip(xs, targets, strict=True)):
+            placement.guard_device_to_device(shape, aval.dtype, sharding, explicit=True)
+    bufs = [x._buf if isinstance(x, ArrayImpl) else np.asarray(x, dtype=aval.dtype)
+            for x in xs]
+    out = ArrayImpl(np.stack(bufs), aval.weak_type, targets[0], committed=True)
+    out._sharding = sharding
+    return out
+
+
+def device_put_sharded(shards: Sequence[Any], devices: Sequence[Any]) -> Any:
+    """Stack `shards` (pytrees of equal structure, shapes and dtypes) into Arrays whose slice i
+    lives on `devices[i]`.
+
+    >>> import numpy as np, numjax
+    >>> x = numjax.device_put_sharded([np.arange(2.)], numjax.devices()[:1])
+    >>> x
+    Array([[0., 1.]], dtype=float32)
+    >>> x.addressable_shards[0].index
+    (0, slice(None, None, None))
+    """
+    if not isinstance(shards, Sequence):
+        raise TypeError("device_put_sharded `shards` input must be a sequence; got "
+                        f"{type(shards)}")
+    if len(shards) != len(devices):
+        raise ValueError(f"len(shards) = {len(shards)} must equal len(devices) = "
+                         f"{len(devices)}.")
+    targets = list(devices)
+    return tree_map(lambda *xs: _put_stacked(xs, targets), *shards)
+
+
+def device_put_replicated(x: Any, devices: Sequence[Any]) -> Any:
+    """Copy `x` (a pytree) to each of `devices`, stacked on a new axis 0.
+
+    >>> import numjax
+    >>> numjax.device_put_replicated(1.0, numjax.devices()[:1])
+    Array([1.], dtype=float32, weak_type=True)
+    """
+    if not isinstance(devices, Sequence) or not devices:
+        raise ValueError("`devices` argument to `device_put_replicated must be a non-empty "
+                         "sequence.")
+    targets = list(devices)
+
+    def replicate(leaf: Any) -> ArrayImpl:
+        first = _put(leaf, targets[0])  # the transfer JAX checks: x to the first device
+        out = ArrayImpl(np.stack([first._buf] * len(targets)), first.weak_type, targets[0],
+                        committed=True)
+        out._sharding = PmapSharding.stacked(targets, first.ndim)
+        return out
+
+    return tree_map(replicate, x)
+
+
 def device_get(x: Any) -> Any:
-    """Fetch the arrays of a pytree to host NumPy values; non-arrays pass through."""
+    """Fetch the arrays of a pytree to host NumPy values; non-arrays pass through.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> numjax.device_get({"a": jnp.ones(2), "b": 3})
+    {'a': array([1., 1.], dtype=float32), 'b': 3}
+    """
     def get(leaf: Any) -> Any:
         if isinstance(leaf, ArrayImpl):
             return leaf._value(explicit=True)
-        return leaf
+        if isinstance(leaf, Tracer):
+            return leaf
+        to_array = getattr(leaf, "__array__", None)
+        return leaf if to_array is None else to_array()
 
     return tree_map(get, x)
 

@@ -219,6 +219,8 @@ class JitWrapped:
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self._cache: dict[Any, _CacheEntry] = {}
         self._signatures: list[cache_miss.Signature] = []
+        # (cache entry, device, argument devices) of the pinned calls made so far.
+        self._placements: set[tuple[Any, ...]] = set()
         _wrappers.add(self)
         self._simple = not (self._static_argnums or self._static_argnames
                             or self._donate_argnums or device is not None)
@@ -274,7 +276,7 @@ class JitWrapped:
         _check_not_deleted(flat_args)
         device = self._device
         if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
-            device = self._placement(flat_args, args, kwargs)
+            device = self._placement(entry, flat_args, args, kwargs)
         if not entry.donated:
             outs = entry.executable(*[_buffer(x) for x in flat_args])
             return _placed_outputs(entry, outs, device)
@@ -289,17 +291,30 @@ class JitWrapped:
                     x.delete()
         return _placed_outputs(entry, outs, device)
 
-    def _placement(self, flat_args: Sequence[Any], args: tuple[Any, ...],
+    def _placement(self, entry: Any, flat_args: Sequence[Any], args: tuple[Any, ...],
                    kwargs: dict[str, Any]) -> Any:
         """The device the call runs on when it is pinned (by `device=` or by committed
-        arguments), after guarding the copies of arguments not there; None otherwise."""
-        if self._device is not None:
-            placement.move_arguments(flat_args, self._device, explicit=True)
-            return self._device
-        names = debug_info("jit", self._fun, args, kwargs, self._static_argnums).arg_names
-        device = placement.computation_device(flat_args, names, self._name)
-        if device is not None:
+        arguments), after guarding the copies of arguments not there; None otherwise.
+
+        JAX guards those copies (as implicit transfers) only on the first call of each
+        signature and placement: later calls take its C++ fast path, which does not check.
+        So a jitted function warmed up outside a `transfer_guard("disallow")` keeps working
+        inside it, here too."""
+        device = self._device
+        if device is None:
+            def names() -> Sequence[str]:  # for the error message only
+                return debug_info("jit", self._fun, args, kwargs,
+                                  self._static_argnums).arg_names
+
+            name = getattr(self._fun, "__qualname__", self._name)
+            device = placement.computation_device(flat_args, names, name)
+            if device is None:
+                return None
+        seen = (id(entry), device, *[x._device_or_default() if type(x) is ArrayImpl else None
+                                     for x in flat_args])
+        if seen not in self._placements:
             placement.move_arguments(flat_args, device, explicit=False)
+            self._placements.add(seen)
         return device
 
     def _split(self, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -435,6 +450,7 @@ class JitWrapped:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._signatures.clear()
+        self._placements.clear()
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Trace and lower for these arguments (arrays or `ShapeDtypeStruct`s)."""
@@ -743,8 +759,14 @@ class Compiled:
         if mismatches:
             raise TypeError("Argument types differ from the types for which this computation "
                             "was compiled. The mismatches are:\n" + "\n".join(mismatches))
+        device = wrapped._device
+        if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
+            device = wrapped._placement(self, flat_args, args, kwargs)
         outs = self._executable(*[_buffer(x) for x in flat_args])
-        return tree_unflatten(self.out_tree, _wrap_outputs(outs, self._traced.jaxpr.out_avals))
+        arrays = _wrap_outputs(outs, self._traced.jaxpr.out_avals)
+        if device is not None:
+            placement.place(arrays, device)
+        return tree_unflatten(self.out_tree, arrays)
 
 
 # ---- entry points --------------------------------------------------------------------------

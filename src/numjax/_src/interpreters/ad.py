@@ -83,6 +83,30 @@ def instantiate_zeros(t: Any) -> Any:
     return t
 
 
+class CustomJVPException(Exception):
+    """A custom_jvp function was differentiated with respect to a value it closes over."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Detected differentiation of a custom_jvp function with respect to a closed-over "
+            "value. That isn't supported because the custom JVP rule only specifies how to "
+            "differentiate the custom_jvp function with respect to explicit input parameters. "
+            "Try passing the closed-over value into the custom_jvp function as an argument, "
+            "and adapting the custom_jvp rule.")
+
+
+class CustomVJPException(Exception):
+    """A custom_vjp function was differentiated with respect to a value it closes over."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Detected differentiation of a custom_vjp function with respect to a closed-over "
+            "value. That isn't supported because the custom VJP rule only specifies how to "
+            "differentiate the custom_vjp function with respect to explicit input parameters. "
+            "Try passing the closed-over value into the custom_vjp function as an argument, "
+            "and adapting the custom_vjp fwd and bwd rules.")
+
+
 # ---- add_any: the sum of two tangents ------------------------------------------------------
 
 add_any_p = Primitive("add_any")
@@ -179,9 +203,12 @@ class JVPTrace(Trace):
                 f"Differentiation rule for '{primitive.name}' not implemented")
         with set_current_trace(parent):
             out, out_tangent = rule(primals, tangents, **params)
+        # A value with a symbolic zero tangent is the parent's value itself (JAX's
+        # `full_lower`): e.g. a stop_gradient result closed over by a custom_jvp function.
         if primitive.multiple_results:
-            return [JVPTracer(self, o, t) for o, t in zip(out, out_tangent, strict=True)]
-        return JVPTracer(self, out, out_tangent)
+            return [o if type(t) is Zero else JVPTracer(self, o, t)
+                    for o, t in zip(out, out_tangent, strict=True)]
+        return out if type(out_tangent) is Zero else JVPTracer(self, out, out_tangent)
 
 
 def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
-from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.interpreters.staging import eval_jaxpr_keeping_sources, trace_to_jaxpr
 
 
 def trace_closed(fun: Any, in_avals: Sequence[Any]) -> ClosedJaxpr:
@@ -33,7 +33,8 @@ def jvp_jaxpr(closed: ClosedJaxpr, has_tangent: Sequence[bool]) -> ClosedJaxpr:
         tangents = [next(it) if t else ad.Zero(ad.tangent_aval(a))
                     for a, t in zip(closed.in_avals, has_tangent, strict=True)]
         outs, out_tangents = ad.jvp_flat(
-            lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs), primals, tangents)
+            lambda *xs: eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *xs), primals,
+            tangents)
         return [*outs, *[ad.instantiate_zeros(t) for t in out_tangents]]
 
     return trace_closed(fun, [*closed.in_avals, *tangent_avals])
@@ -51,8 +52,9 @@ def batch_jaxpr(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool],
                 for a, b in zip(closed.in_avals, in_batched, strict=True)]
 
     def fun(*xs: Any) -> list[Any]:
-        return batching.vmap_flat(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys),
-                                  xs, in_dims, out_dims, size)
+        return batching.vmap_flat(
+            lambda *ys: eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *ys),
+            xs, in_dims, out_dims, size)
 
     return trace_closed(fun, in_avals)
 

@@ -8,6 +8,8 @@ NumPy values, tracers of enclosing live traces) becomes a constvar of the jaxpr.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -42,6 +44,8 @@ const_fold_primitives: set[Primitive] = set()
 class _NameStack(threading.local):
     def __init__(self) -> None:
         self.names: tuple[str, ...] = ()
+        # Set while re-staging equations of an existing jaxpr: they keep their own source.
+        self.source_override: str | None = None
 
 
 name_stack = _NameStack()
@@ -66,8 +70,68 @@ def named_scope(name: str) -> Iterator[None]:
         name_stack.names = previous
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+_columns: dict[Any, list[int | None]] = {}  # code object -> column of each instruction
+
+
+def _user_source_position() -> str | None:
+    """`file:line:column (function)` of the innermost frame outside numjax, as JAX's source
+    summaries (e.g. in `print_saved_residuals`) give it; the column is 0-based."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if not code.co_filename.startswith(_PACKAGE_DIR):
+            columns = _columns.get(code)
+            if columns is None:
+                if len(_columns) > 4096:
+                    _columns.clear()
+                columns = _columns[code] = [p[2] for p in code.co_positions()]
+            i = frame.f_lasti // 2
+            col = columns[i] if i < len(columns) else None
+            where = f"{frame.f_lineno}" if col is None else f"{frame.f_lineno}:{col}"
+            return f"{code.co_filename}:{where} ({code.co_name})"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+@contextlib.contextmanager
+def source_info_of(source_info: str | None) -> Iterator[None]:
+    """Equations staged inside are attributed to `source_info` (an equation being re-staged,
+    e.g. the primal part of a checkpointed function), not to the current user frame."""
+    previous = name_stack.source_override
+    name_stack.source_override = source_info
+    try:
+        yield
+    finally:
+        name_stack.source_override = previous
+
+
+def eval_jaxpr_keeping_sources(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
+    """`eval_jaxpr` for transformation rules: equations staged while evaluating one of
+    `jaxpr`'s equations keep that equation's source line, as in JAX."""
+    env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
+    env.update(zip(jaxpr.invars, args, strict=True))
+    state = name_stack
+    previous = state.source_override
+    try:
+        for eqn in jaxpr.eqns:
+            ins = [a.val if type(a) is Literal else env[a] for a in eqn.invars]
+            state.source_override = eqn.source_info or previous
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+            if not eqn.primitive.multiple_results:
+                outs = [outs]
+            env.update(zip(eqn.outvars, outs, strict=True))
+    finally:
+        state.source_override = previous
+    return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+
+
 def _source_info() -> str | None:
-    line = user_source_line()
+    if name_stack.source_override is not None:
+        return name_stack.source_override
+    line = _user_source_position()
     if name_stack.names:
         return f"{'/'.join(name_stack.names)} {line}"
     return line

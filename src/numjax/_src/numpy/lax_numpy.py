@@ -30,7 +30,7 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          "to jax.numpy.where, got {x} and {y}.")
     if (type(condition) is ArrayImpl and type(x) is ArrayImpl and type(y) is ArrayImpl
-            and x._aval is y._aval and condition._buf.dtype == bool
+            and x._aval is y._aval is not None and condition._buf.dtype == bool
             and condition._buf.shape == x._buf.shape):
         # Fast path (the eager-op budget): nothing to promote or broadcast.
         return lax.select(condition, x, y)

@@ -9,6 +9,7 @@ fetch. Operators and array methods are installed by the numpy layer, shared with
 from __future__ import annotations
 
 import abc
+import enum
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,15 @@ from numjax._src.core.avals import ShapedArray, aval_handlers
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime import transfer_guard
+from numjax._src.runtime.sharding import Shard, Sharding, SingleDeviceSharding
+
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack device types (JAX's `__dlpack_device__` returns one)."""
+
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLROCM = 10
 
 
 class Array(abc.ABC):  # noqa: B024 (an abstract type with no abstract methods, as in JAX)
@@ -37,8 +47,17 @@ Array.register(Tracer)
 class ArrayImpl(Array):
     # `_fetched` is set once the value has been read on the host side; JAX keeps that host copy,
     # so later reads are no transfers. It is left unset at creation (the hot paths skip it).
+    # `_device` is None for an array on the default device (what operations make; `make_array`
+    # skips the lookup); `_sharding` is set only for arrays split across devices (PmapSharding),
+    # whose `_buf` holds the stacked value and whose shards are its slices along axis 0.
+    #
+    # `_aval` is the key of the dispatch hot paths (eager ops and jit look it up directly). It is
+    # None for committed arrays: a None never matches a cache key, so committed arrays take the
+    # slow paths, which handle placement (committed devices, incompatible-device errors), and
+    # the hot paths pay nothing for placement.
     __slots__ = ("_buf", "weak_type", "_device", "_committed", "_aval", "_fetched",
-                 "__weakref__")
+                 "_sharding", "__weakref__")
+    _sharding: Sharding  # unset unless split across devices: read with getattr(..., None)
 
     def __init__(self, buf: Any, weak_type: bool = False, device: Any = None,
                  committed: bool = False) -> None:
@@ -46,9 +65,9 @@ class ArrayImpl(Array):
         self.weak_type = weak_type
         self._device = device
         self._committed = committed
-        # Set at creation (avals are interned, so this is a dict lookup), so the dispatch hot
-        # paths read `_aval` without a None check.
-        self._aval: ShapedArray | None = ShapedArray(buf.shape, buf.dtype, weak_type)
+        # Set at creation (avals are interned, so this is a dict lookup).
+        self._aval: ShapedArray | None = (None if committed
+                                          else ShapedArray(buf.shape, buf.dtype, weak_type))
 
     # -- metadata ----------------------------------------------------------------------
     @property
@@ -56,7 +75,7 @@ class ArrayImpl(Array):
         aval = self._aval
         if aval is None:
             buf = self._buf
-            aval = self._aval = ShapedArray(buf.shape, buf.dtype, self.weak_type)
+            aval = ShapedArray(buf.shape, buf.dtype, self.weak_type)
         return aval
 
     @property
@@ -83,15 +102,64 @@ class ArrayImpl(Array):
     def nbytes(self) -> int:
         return self._buf.nbytes  # type: ignore[no-any-return]
 
-    @property
-    def committed(self) -> bool:
-        return self._committed
-
-    def device(self) -> Any:
+    # JAX 0.4.30's Array has neither `device()` (removed in 0.4.27) nor `committed` (only the
+    # private `_committed`): placement is read through `devices()` and `sharding`.
+    def _device_or_default(self) -> Any:
         return self._device if self._device is not None else devices_mod.default_device()
 
     def devices(self) -> set[Any]:
-        return {self.device()}
+        return self.sharding.device_set
+
+    @property
+    def sharding(self) -> Sharding:
+        sharding = getattr(self, "_sharding", None)
+        if sharding is None:
+            return SingleDeviceSharding(self._device_or_default())
+        return sharding  # type: ignore[no-any-return]
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self.sharding.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return True
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        """Each device's part: its device, index into this array, and data (an Array
+        committed to that device)."""
+        if type(self._buf) is _DeletedBuffer:
+            raise self._buf._error()
+        sharding = getattr(self, "_sharding", None)
+        if sharding is None:
+            device = self._device_or_default()
+            data = ArrayImpl(self._buf, self.weak_type, device, committed=True)
+            return [Shard(device, (slice(None),) * self.ndim, 0, data)]
+        rest = (slice(None),) * (self.ndim - 1)
+        return [Shard(d, (i, *rest), 0, ArrayImpl(self._buf[i], self.weak_type, d, True))
+                for i, d in enumerate(sharding.devices.flat)]
+
+    @property
+    def global_shards(self) -> list[Shard]:
+        return self.addressable_shards
+
+    def addressable_data(self, index: int) -> ArrayImpl:
+        """The data of addressable shard `index` (the whole array when on one device)."""
+        shards = self.addressable_shards
+        if len(shards) == 1:
+            # As JAX 0.4.30's single-device fast path, which ignores the index.
+            return shards[0].data  # type: ignore[no-any-return]
+        return shards[index].data  # type: ignore[no-any-return]
+
+    def platform(self) -> str:
+        return self._device_or_default().platform  # type: ignore[no-any-return]
+
+    def is_ready(self) -> bool:
+        return True
+
+    def on_device_size_in_bytes(self) -> int:
+        return self.nbytes
 
     def block_until_ready(self) -> ArrayImpl:
         return self
@@ -113,7 +181,7 @@ class ArrayImpl(Array):
         """The buffer, read from the host: a device-to-host transfer the first time, checked
         by the transfer guard."""
         if transfer_guard._in_use and not getattr(self, "_fetched", False):
-            transfer_guard.device_to_host(self.shape, self.dtype, self.device(),
+            transfer_guard.device_to_host(self.shape, self.dtype, self._device_or_default(),
                                           explicit=explicit)
         self._fetched = True
         return self._buf
@@ -168,10 +236,14 @@ class ArrayImpl(Array):
         if not self._buf.shape:
             raise TypeError("iteration over a 0-d array")
         weak = self.weak_type
+        if self._committed:
+            device = self._device_or_default()
+            return (ArrayImpl(row, weak, device, True) for row in np.asarray(self._buf))
         return (ArrayImpl(row, weak) for row in np.asarray(self._buf))
 
     def __hash__(self) -> int:
-        raise TypeError("unhashable type: 'ArrayImpl'")
+        # JAX's text: its ArrayImpl is the C++ type jaxlib.xla_extension.ArrayImpl.
+        raise TypeError("unhashable type: 'jaxlib.xla_extension.ArrayImpl'")
 
     def __setitem__(self, index: Any, value: Any) -> None:
         raise TypeError(
@@ -183,11 +255,20 @@ class ArrayImpl(Array):
     def __reduce__(self) -> Any:
         return (_reconstruct, (np.asarray(self._host_buf()), self.weak_type))
 
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._value().__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: Any = None) -> Any:
+        if max_version is None or max_version[0] < 1:
+            # Legacy DLPack (a consumer that gives no version) cannot mark a tensor read-only:
+            # export the buffer itself, zero-copy as JAX does, or a copy of a read-only one.
+            value = np.asarray(self._host_buf())
+            if not value.flags.writeable:
+                value = value.copy()
+            return value.__dlpack__(stream=stream)
+        return self._value().__dlpack__(stream=stream, max_version=max_version,
+                                        dl_device=dl_device, copy=copy)
 
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return (1, 0)
+    def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
+        return (DLDeviceType.kDLCPU, 0)
 
     # -- printing ------------------------------------------------------------------------
     def __repr__(self) -> str:

@@ -1,4 +1,13 @@
-"""Devices and backends. The CPU platform has N devices, N read when the backend initializes."""
+"""Devices and backends. The CPU platform has N devices, N read when the backend initializes.
+
+The backend registry is filled lazily, on the first call that needs a device, as JAX's
+`xla_bridge.backends()` is: so `XLA_FLAGS=--xla_force_host_platform_device_count=N` (or
+`NUMJAX_NUM_CPU_DEVICES=N`) set after `import numjax` but before the first `devices()` takes
+effect, and set after that is silently ignored (JAX 0.4.30 does the same). `jax_platforms`
+(`JAX_PLATFORMS`) names the platforms to initialize; only `cpu` exists, and asking for another
+raises JAX's errors. Ecosystem code reads the private names `_backends`, `backends()` and
+`get_backend()`; `numjax._src.xla_bridge` re-exports them under JAX's module name.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +16,8 @@ import re
 import threading
 from typing import Any
 
+from numjax._src import config
+
 
 class Device:
     """One device of a backend.
@@ -14,6 +25,8 @@ class Device:
     >>> import numjax
     >>> numjax.devices()[0]
     CpuDevice(id=0)
+    >>> str(numjax.devices()[0])
+    'TFRT_CPU_0'
     """
 
     __slots__ = ("id", "platform", "client", "process_index", "device_kind", "__weakref__")
@@ -33,6 +46,14 @@ class Device:
     def task_id(self) -> int:
         return self.process_index
 
+    @property
+    def local_hardware_id(self) -> int:
+        return self.id
+
+    def __hash__(self) -> int:
+        # By id, as JAX's devices: sets of devices print in id order.
+        return self.id
+
     def __repr__(self) -> str:
         return f"CpuDevice(id={self.id})"
 
@@ -41,11 +62,12 @@ class Device:
 
 
 class Backend:
-    """A platform's client: its devices and its name (`platform`)."""
+    """A platform's client (JAX's `xla_client.Client`): its devices and its name."""
 
     def __init__(self, platform: str, num_devices: int) -> None:
         self.platform = platform
-        self.platform_version = "numjax"
+        self.platform_version = "<unknown>"
+        self.runtime_type = "numjax"
         self._devices = [Device(i, self) for i in range(num_devices)]
 
     def devices(self) -> list[Device]:
@@ -67,8 +89,23 @@ class Backend:
         return f"<numjax {self.platform} backend with {len(self._devices)} devices>"
 
 
-_lock = threading.Lock()
+# Filled on first use and never rebound (ecosystem code holds on to the dict).
 _backends: dict[str, Backend] = {}
+_default_backend: Backend | None = None
+# Why known platforms failed, when the backends were chosen automatically (no jax_platforms).
+_backend_errors: dict[str, str] = {}
+_lock = threading.Lock()
+
+# The platforms JAX 0.4.30 knows, and why the ones numjax lacks fail to initialize (recorded
+# from JAX 0.4.30 on a CPU-only host without plugins).
+_KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+_INIT_ERRORS = {
+    "cuda": "",
+    "rocm": "",
+    "tpu": "INTERNAL: Failed to open libtpu.so: libtpu.so: cannot open shared object file: "
+           "No such file or directory",
+}
+_ALIASES = {"gpu": ("cuda", "rocm")}
 
 
 def _num_cpu_devices() -> int:
@@ -80,49 +117,138 @@ def _num_cpu_devices() -> int:
     return int(match.group(1)) if match else 1
 
 
-def get_backend(platform: Any = None) -> Backend:
-    """The backend for `platform` (a name, a Backend, or None for the default)."""
-    if isinstance(platform, Backend):
+def _init_backend(platform: str) -> Backend:
+    if platform == "cpu":
+        return Backend("cpu", _num_cpu_devices())
+    if platform in _INIT_ERRORS:
+        raise RuntimeError(_INIT_ERRORS[platform])
+    raise RuntimeError(f"Backend '{platform}' is not in the list of known backends: "
+                       f"{list(_KNOWN_PLATFORMS)}.")
+
+
+def backends() -> dict[str, Backend]:
+    """The initialized backends by platform name, initializing them on first use."""
+    global _default_backend
+    if _backends:
+        return _backends
+    with _lock:
+        if _backends:
+            return _backends
+        requested = config.platforms.value
+        names: list[str] = []
+        for name in (requested.split(",") if requested else ["cpu"]):
+            names.extend(_ALIASES.get(name, (name,)))
+        if not requested:
+            _backend_errors.update((name, _INIT_ERRORS[name]) for name in _INIT_ERRORS)
+        for name in names:
+            try:
+                backend = _init_backend(name)
+            except RuntimeError as err:
+                # As in JAX, backends initialized before the failure stay registered, so a
+                # later call returns them without raising.
+                raise RuntimeError(
+                    f"Unable to initialize backend '{name}': {err} (set JAX_PLATFORMS='' to "
+                    "automatically choose an available backend)") from None
+            _backends[name] = backend
+            if _default_backend is None:
+                _default_backend = backend
+        return _backends
+
+
+def canonicalize_platform(platform: str) -> str:
+    """`gpu` to the GPU platform present (none on numjax); other names unchanged."""
+    candidates = _ALIASES.get(platform)
+    if candidates is None:
         return platform
-    name = "cpu" if platform is None else str(platform).lower()
-    if name != "cpu":
-        raise RuntimeError(f"Unknown backend {name}")
-    backend = _backends.get(name)
+    present = backends()
+    for name in candidates:
+        if name in present:
+            return name
+    raise RuntimeError(f"Unknown backend: '{platform}' requested, but no platforms that are "
+                       f"instances of {platform} are present. Platforms present are: "
+                       + ",".join(present))
+
+
+def get_backend(platform: Any = None) -> Backend:
+    """The backend for `platform` (a name, a Backend, or None for the default).
+
+    >>> import numjax
+    >>> numjax._src.xla_bridge.get_backend().platform
+    'cpu'
+    """
+    if platform is None:
+        backend = _default_backend
+        if backend is not None and config.platform_name.value is None:
+            return backend
+    elif not isinstance(platform, str):
+        return platform  # type: ignore[no-any-return]
+    name = platform or config.platform_name.value
+    present = backends()
+    if not name:
+        assert _default_backend is not None
+        return _default_backend
+    name = canonicalize_platform(name)
+    backend = present.get(name)
     if backend is None:
-        with _lock:
-            backend = _backends.get(name)
-            if backend is None:
-                backend = _backends[name] = Backend("cpu", _num_cpu_devices())
+        if name in _backend_errors:
+            raise RuntimeError(f"Backend '{name}' failed to initialize: "
+                               f"{_backend_errors[name]}. Available backends are {list(present)}")
+        raise RuntimeError(f"Unknown backend {name}. Available backends are {list(present)}")
     return backend
 
 
 def devices(backend: Any = None) -> list[Device]:
+    """All devices of `backend` (default: the default backend).
+
+    >>> import numjax
+    >>> numjax.devices()
+    [CpuDevice(id=0)]
+    """
     return get_backend(backend).devices()
 
 
-def local_devices(process_index: int | None = None, backend: Any = None) -> list[Device]:
+def local_devices(process_index: int | None = None, backend: Any = None,
+                  host_id: int | None = None) -> list[Device]:
+    """The devices of this process (or of `process_index`)."""
+    index = host_id if process_index is None else process_index
+    if index is not None and index != 0:
+        raise ValueError(f"Unknown process_index {index}")
     return get_backend(backend).local_devices()
 
 
 def device_count(backend: Any = None) -> int:
+    """The number of devices of `backend` across all processes."""
     return get_backend(backend).device_count()
 
 
 def local_device_count(backend: Any = None) -> int:
+    """The number of devices of `backend` in this process."""
     return get_backend(backend).local_device_count()
 
 
 def default_backend() -> str:
+    """The platform name of the default backend (`"cpu"`)."""
     return get_backend().platform
 
 
 def process_index(backend: Any = None) -> int:
+    """This process's index (0: numjax runs one process unless distributed)."""
     return 0
 
 
 def process_count(backend: Any = None) -> int:
+    """The number of processes (1)."""
     return 1
 
 
 def default_device() -> Device:
-    return get_backend().devices()[0]
+    """Where uncommitted arrays live: `jax_default_device` if set, else device 0."""
+    device = config.default_device.value
+    if device is None:
+        backend = _default_backend
+        if backend is None:
+            backend = get_backend()
+        return backend._devices[0]
+    if isinstance(device, str):
+        return get_backend(device)._devices[0]
+    return device  # type: ignore[no-any-return]

@@ -1,0 +1,265 @@
+"""The primitives behind `custom_jvp` and `custom_vjp`, and their rules.
+
+`custom_jvp_call` holds the function's jaxpr (`call_jaxpr`) and a rule
+`jvp(primals, tangents) -> (outs, out_tangents)`; `custom_vjp_call` holds `call_jaxpr`,
+`fwd(primals, perturbed) -> (outs, residuals)` and `bwd(residuals, cts) -> input cts`. The first
+`num_consts` operands are values the function closes over (tracers of enclosing traces, made
+explicit so every trace can transform them); the rules receive them too.
+
+Differentiating a custom function with respect to a value it closes over is JAX's
+`CustomJVPException` / `CustomVJPException`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numjax._src.compiler.executables import executable_for
+from numjax._src.core.avals import get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
+from numjax._src.core.trace import Primitive
+from numjax._src.interpreters import ad, batching, jaxpr_transforms
+from numjax._src.interpreters.ad import Zero
+
+
+def const_dependence(closed: ClosedJaxpr, num_consts: int) -> list[bool]:
+    """For each of the first `num_consts` inputs: does any output depend on it?"""
+    jaxpr = closed.jaxpr
+    reach: dict[Var, set[int]] = {v: {i} for i, v in enumerate(jaxpr.invars[:num_consts])}
+    for eqn in jaxpr.eqns:
+        srcs: set[int] = set()
+        for a in eqn.invars:
+            if isinstance(a, Var):
+                srcs |= reach.get(a, set())
+        if srcs:
+            for v in eqn.outvars:
+                reach[v] = srcs
+    used: set[int] = set()
+    for out in jaxpr.outvars:
+        if isinstance(out, Var):
+            used |= reach.get(out, set())
+    return [i in used for i in range(num_consts)]
+
+
+def _batch_size(args: Sequence[Any], dims: Sequence[Any]) -> int:
+    return next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
+
+
+def _vmap_keeping_zeros(fun: Any, values: Sequence[Any], dims: Sequence[Any], n_out: int,
+                        size: int) -> list[Any]:
+    """vmap `fun(*values)` where some values are symbolic `Zero`s: those stay Zero (unbatched)
+    inside, so a rule defined with `symbolic_zeros=True` still sees them as zeros."""
+    keep = [type(v) is not Zero for v in values]
+    live = [v for v, k in zip(values, keep, strict=True) if k]
+    live_dims = [d for d, k in zip(dims, keep, strict=True) if k]
+
+    def flat(*xs: Any) -> list[Any]:
+        it = iter(xs)
+        return fun(*[next(it) if k else v for v, k in zip(values, keep, strict=True)])
+
+    return batching.vmap_flat(flat, live, live_dims, [0] * n_out, size)
+
+
+# ---- custom_jvp ----------------------------------------------------------------------------
+
+custom_jvp_call_p = Primitive("custom_jvp_call")
+custom_jvp_call_p.multiple_results = True
+
+
+@custom_jvp_call_p.def_effectful_abstract_eval
+def _custom_jvp_abstract_eval(*args: Any, call_jaxpr: ClosedJaxpr, jvp: Any, num_consts: int,
+                              symbolic_zeros: bool) -> Any:
+    return call_jaxpr.out_avals, call_jaxpr.effects
+
+
+def _custom_jvp_impl(*args: Any, call_jaxpr: ClosedJaxpr, jvp: Any, num_consts: int,
+                     symbolic_zeros: bool) -> list[Any]:
+    return executable_for(call_jaxpr, "custom_jvp")(*args)
+
+
+def _custom_jvp_rule(primals: Sequence[Any], tangents: Sequence[Any], *,
+                     call_jaxpr: ClosedJaxpr, jvp: Any, num_consts: int, symbolic_zeros: bool
+                     ) -> tuple[list[Any], list[Any]]:
+    return jvp(list(primals), list(tangents))
+
+
+def _custom_jvp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: ClosedJaxpr,
+                      jvp: Any, num_consts: int, symbolic_zeros: bool
+                      ) -> tuple[list[Any], list[Any]]:
+    size = _batch_size(args, dims)
+    args = [batching.bdim_at_front(x, d, size) if d is not None else x
+            for x, d in zip(args, dims, strict=True)]
+    batched = [d is not None for d in dims]
+    new_jaxpr = jaxpr_transforms.batch_jaxpr(call_jaxpr, size, batched)
+    n_out = len(call_jaxpr.out_avals)
+    n_in = len(args)
+
+    def batched_jvp(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+        in_dims = [0 if b else None for b in batched]
+        # A tangent is batched iff it has its primal's batched shape.
+        tangent_dims = [0 if b and type(t) is not Zero and get_aval(t).shape ==
+                        get_aval(p).shape else None
+                        for t, p, b in zip(tangents, primals, batched, strict=True)]
+        tangents = [Zero(_unbatched(t.aval, b, size)) if type(t) is Zero else t
+                    for t, b in zip(tangents, batched, strict=True)]
+
+        def flat(*xs: Any) -> list[Any]:
+            outs, out_t = jvp(list(xs[:n_in]), list(xs[n_in:]))
+            return [*outs, *[ad.instantiate_zeros(t) for t in out_t]]
+
+        res = _vmap_keeping_zeros(flat, [*primals, *tangents], [*in_dims, *tangent_dims],
+                                  2 * n_out, size)
+        return res[:n_out], res[n_out:]
+
+    outs = custom_jvp_call_p.bind(*args, call_jaxpr=new_jaxpr, jvp=batched_jvp,
+                                  num_consts=num_consts, symbolic_zeros=symbolic_zeros)
+    return outs, [0] * len(outs)
+
+
+def _unbatched(aval: Any, batched: bool, size: int) -> Any:
+    """The per-example aval of a Zero tangent of a batched primal."""
+    if batched and aval.shape[:1] == (size,):
+        return aval.update(shape=aval.shape[1:])
+    return aval
+
+
+def _inline_call_jaxpr(trace: Any, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """Under partial evaluation without differentiation the custom rule is not needed: the
+    function's own equations are evaluated (and staged where unknown)."""
+    closed: ClosedJaxpr = params["call_jaxpr"]
+    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+custom_jvp_call_p.def_impl(_custom_jvp_impl)
+custom_jvp_call_p.def_jvp(_custom_jvp_rule)
+custom_jvp_call_p.def_batch(_custom_jvp_batch)
+custom_jvp_call_p.def_partial_eval(_inline_call_jaxpr)
+
+
+# ---- custom_vjp ----------------------------------------------------------------------------
+
+custom_lin_p = Primitive("custom_lin")
+custom_lin_p.multiple_results = True
+_JVP_OF_CUSTOM_VJP = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
+
+
+@custom_lin_p.def_abstract_eval
+def _custom_lin_abstract_eval(*args: Any, num_res: int, bwd: Any, out_avals: tuple[Any, ...],
+                              symbolic_zeros: bool) -> list[Any]:
+    return [ad.tangent_aval(a) for a in out_avals]
+
+
+def _custom_lin_impl(*args: Any, **params: Any) -> Any:
+    raise TypeError(_JVP_OF_CUSTOM_VJP)
+
+
+def _custom_lin_transpose(cts: Sequence[Any], *args: Any, num_res: int, bwd: Any,
+                          out_avals: tuple[Any, ...], symbolic_zeros: bool) -> list[Any]:
+    res = args[:num_res]
+    if not symbolic_zeros:
+        cts = [ad.instantiate_zeros(c) for c in cts]
+    in_cts = bwd(list(res), list(cts))
+    return [None] * num_res + list(in_cts)
+
+
+def _custom_lin_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any) -> Any:
+    raise NotImplementedError("vmap of a linearized custom_vjp function")
+
+
+custom_lin_p.def_impl(_custom_lin_impl)
+custom_lin_p.def_transpose(_custom_lin_transpose)
+custom_lin_p.def_batch(_custom_lin_batch)
+custom_lin_p.is_linear = True
+custom_lin_p.declare_undefined("jvp", _JVP_OF_CUSTOM_VJP)
+
+custom_vjp_call_p = Primitive("custom_vjp_call")
+custom_vjp_call_p.multiple_results = True
+
+
+@custom_vjp_call_p.def_effectful_abstract_eval
+def _custom_vjp_abstract_eval(*args: Any, call_jaxpr: ClosedJaxpr, fwd: Any, bwd: Any,
+                              num_consts: int, symbolic_zeros: bool) -> Any:
+    return call_jaxpr.out_avals, call_jaxpr.effects
+
+
+def _custom_vjp_impl(*args: Any, call_jaxpr: ClosedJaxpr, fwd: Any, bwd: Any, num_consts: int,
+                     symbolic_zeros: bool) -> list[Any]:
+    return executable_for(call_jaxpr, "custom_vjp")(*args)
+
+
+def custom_vjp_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, fwd: Any, bwd: Any,
+                   num_consts: int, symbolic_zeros: bool, **_: Any
+                   ) -> tuple[list[Any], list[Any]]:
+    """Run `fwd` now; the output tangents are `custom_lin` of the input tangents, whose
+    transpose is `bwd`."""
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise ad.CustomVJPException()
+    perturbed = [type(t) is not Zero for t in tangents]
+    outs, res = fwd(list(primals), perturbed)
+    arg_tangents = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
+    out_avals = tuple(get_aval(o) for o in outs)
+    out_t = custom_lin_p.bind(*res, *arg_tangents, num_res=len(res), bwd=bwd,
+                              out_avals=out_avals, symbolic_zeros=symbolic_zeros)
+    return outs, out_t
+
+
+def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: ClosedJaxpr,
+                      fwd: Any, bwd: Any, num_consts: int, symbolic_zeros: bool
+                      ) -> tuple[list[Any], list[Any]]:
+    size = _batch_size(args, dims)
+    args = [batching.move_dim(x, d, 0, size) for x, d in zip(args, dims, strict=True)]
+    new_jaxpr = jaxpr_transforms.batch_jaxpr(call_jaxpr, size, [True] * len(args))
+    n_out = len(call_jaxpr.out_avals)
+    n_res_box: list[int] = []
+    example_avals = [get_aval(a).update(shape=get_aval(a).shape[1:])
+                     for a in args[num_consts:]]
+
+    def fwd_b(primals: list[Any], perturbed: list[bool]) -> tuple[list[Any], list[Any]]:
+        def flat(*xs: Any) -> list[Any]:
+            outs, res = fwd(list(xs), perturbed)
+            n_res_box[:] = [len(res)]
+            return [*outs, *res]
+
+        res = batching.vmap_flat(flat, primals, [0] * len(primals), _Lazy(n_out, n_res_box),
+                                 size)
+        return res[:n_out], res[n_out:]
+
+    def bwd_b(res: list[Any], cts: list[Any]) -> list[Any]:
+        cts = [Zero(_unbatched(c.aval, True, size)) if type(c) is Zero else c for c in cts]
+
+        def flat(*xs: Any) -> list[Any]:
+            in_cts = bwd(list(xs[:len(res)]), list(xs[len(res):]))
+            # A zero cotangent becomes explicit zeros so the batch can be stacked.
+            return [ad.zeros_like_aval(ad.tangent_aval(a)) if c is None or type(c) is Zero
+                    else c for c, a in zip(in_cts, example_avals, strict=True)]
+
+        return _vmap_keeping_zeros(flat, [*res, *cts], [0] * (len(res) + len(cts)),
+                                   len(example_avals), size)
+
+    outs = custom_vjp_call_p.bind(*args, call_jaxpr=new_jaxpr, fwd=fwd_b, bwd=bwd_b,
+                                  num_consts=num_consts, symbolic_zeros=symbolic_zeros)
+    return outs, [0] * len(outs)
+
+
+class _Lazy(Sequence[int]):
+    """Output dims known only after the function has run (all batched at 0)."""
+
+    def __init__(self, n_out: int, n_res: list[int]) -> None:
+        self.n_out = n_out
+        self.n_res = n_res
+
+    def __len__(self) -> int:
+        return self.n_out + (self.n_res[0] if self.n_res else 0)
+
+    def __getitem__(self, i: Any) -> Any:
+        return 0
+
+    def __iter__(self) -> Any:
+        return iter([0] * len(self))
+
+
+custom_vjp_call_p.def_impl(_custom_vjp_impl)
+custom_vjp_call_p.def_jvp(custom_vjp_jvp)
+custom_vjp_call_p.def_batch(_custom_vjp_batch)
+custom_vjp_call_p.def_partial_eval(_inline_call_jaxpr)

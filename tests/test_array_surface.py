@@ -1,0 +1,145 @@
+"""The `jax.Array` surface of 0.4.30: printing (against JAX's recorded outputs), sharding and
+shards, metadata, conversions, pickling, DLPack, deletion.
+
+tests/data/array_print_golden.json holds what JAX 0.4.30 printed for each case (recorded by
+tools/make_array_golden.py); tests never import jax.
+"""
+
+import json
+import pathlib
+import pickle
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+
+GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "array_print_golden.json")
+                    .read_text())
+ENV = {"jax": jax, "jnp": jnp, "np": np}
+
+
+@pytest.mark.parametrize("case", GOLDEN["cases"], ids=lambda c: c["expr"])
+def test_repr_and_str_match_jax(case):
+    x = eval(case["expr"], ENV)  # noqa: S307 (the golden file's own expressions)
+    assert repr(x) == case["repr"]
+    assert str(x) == case["str"]
+    if case["repr_in_list"] is not None:
+        assert repr([x]) == case["repr_in_list"]
+
+
+@pytest.mark.parametrize("case", GOLDEN["formats"], ids=lambda c: f"{c['expr']}:{c['spec']}")
+def test_format_matches_jax(case):
+    x = eval(case["expr"], ENV)  # noqa: S307
+    if "ok" in case:
+        assert format(x, case["spec"]) == case["ok"]
+    else:
+        with pytest.raises(getattr(__builtins__, case["error"], None) or Exception) as info:
+            format(x, case["spec"])
+        assert type(info.value).__name__ == case["error"]
+        assert str(info.value) == case["message"]
+
+
+def test_metadata():
+    x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3)
+    assert (x.shape, x.dtype, x.ndim, x.size, x.itemsize, x.nbytes) == (
+        (2, 3), np.dtype("float32"), 2, 6, 4, 24)
+    assert x.on_device_size_in_bytes() == 24 and not x.weak_type
+    assert x.is_ready() and x.platform() == "cpu" and x.block_until_ready() is x
+    assert x.is_fully_addressable and x.is_fully_replicated
+    assert isinstance(x, jax.Array) and not x._committed
+
+
+def test_jax_0430_has_no_device_method_nor_public_committed():
+    x = jnp.ones(2)
+    for name in ("device", "committed", "to_device_buffer"):
+        with pytest.raises(AttributeError):
+            getattr(x, name)
+
+
+def test_single_device_sharding_and_shards():
+    d = jax.devices()[0]
+    x = jnp.arange(4.0)
+    s = x.sharding
+    assert isinstance(s, jax.sharding.SingleDeviceSharding)
+    assert isinstance(s, jax.sharding.Sharding)
+    assert repr(s) == "SingleDeviceSharding(device=CpuDevice(id=0))"
+    assert s.device_set == {d} and s.addressable_devices == {d}
+    assert s.is_fully_replicated and s.is_fully_addressable and s.memory_kind is None
+    assert s == jax.sharding.SingleDeviceSharding(d)
+    assert hash(s) == hash(jax.sharding.SingleDeviceSharding(d))
+    assert s.shard_shape((4,)) == (4,)
+    assert s.devices_indices_map((4,)) == {d: (slice(None),)}
+    assert x.devices() == {d}
+    assert repr(x.addressable_shards) == (
+        "[Shard(device=CpuDevice(id=0), index=(slice(None, None, None),), replica_id=0, "
+        "data=[0. 1. 2. 3.])]")
+    shard = x.addressable_shards[0]
+    assert shard.device is d and shard.replica_id == 0 and shard.data._committed
+    assert x.global_shards[0].index == (slice(None),)
+    data = x.addressable_data(0)
+    assert data is not x and data._committed
+    np.testing.assert_array_equal(data, x)
+    with pytest.raises(ValueError, match="Could not find memory addressable by device cpu"):
+        jax.sharding.SingleDeviceSharding(d, memory_kind="unpinned_host")
+
+
+def test_host_conversions():
+    x = jnp.array([1.5, 2.5])
+    value = np.asarray(x)
+    assert not value.flags.writeable
+    assert x.tolist() == [1.5, 2.5] and x.tobytes() == np.array([1.5, 2.5], np.float32).tobytes()
+    assert jnp.array(3).item() == 3 and int(jnp.array(3)) == 3
+    assert float(jnp.array(2.5)) == 2.5 and bool(jnp.array(True))
+    assert [1, 2, 3][jnp.array(1)] == 2
+    with pytest.raises(TypeError):
+        [1, 2][jnp.array(1.0)]
+    assert len(x) == 2
+    with pytest.raises(TypeError, match="len\\(\\) of unsized object"):
+        len(jnp.array(1.0))
+    rows = list(jnp.arange(4).reshape(2, 2))
+    assert [repr(r) for r in rows] == ["Array([0, 1], dtype=int32)", "Array([2, 3], dtype=int32)"]
+    assert not rows[0]._committed
+
+
+def test_unhashable_and_immutable():
+    x = jnp.ones(2)
+    with pytest.raises(TypeError, match="unhashable type: 'jaxlib.xla_extension.ArrayImpl'"):
+        hash(x)
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        x[0] = 1.0
+
+
+def test_pickle_round_trip_keeps_dtype_and_weak_type():
+    for x in [jnp.arange(3.0), jax.device_put(1.5), jnp.array([True, False]),
+              jnp.arange(4, dtype=jnp.bfloat16), jnp.zeros((0, 2))]:
+        y = pickle.loads(pickle.dumps(x))
+        assert type(y) is type(x) and repr(y) == repr(x) and not y._committed
+        assert y.weak_type == x.weak_type
+
+
+def test_dlpack():
+    x = jnp.arange(3.0)
+    assert x.__dlpack_device__() == (1, 0)
+    assert repr(x.__dlpack_device__()[0]) == "<DLDeviceType.kDLCPU: 1>"
+    y = np.from_dlpack(x)
+    np.testing.assert_array_equal(y, [0.0, 1.0, 2.0])
+    assert type(x.__dlpack__()).__name__ == "PyCapsule"
+
+
+def test_deleted_array():
+    x = jnp.ones(2)
+    x.delete()
+    x.delete()
+    assert x.is_deleted()
+    assert repr(x.sharding) == "SingleDeviceSharding(device=CpuDevice(id=0))"
+    for use in (repr, lambda a: a.addressable_shards, np.asarray):
+        with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[2\]."):
+            use(x)
+
+
+def test_isinstance_holds_for_tracers():
+    seen = []
+    jax.jit(lambda a: seen.append(isinstance(a, jax.Array)) or a)(1.0)
+    assert seen == [True]

@@ -1,0 +1,31 @@
+"""Regenerate tests/data/{backends,placement}_golden.txt: run the JAX programs
+tests/data/{backends,placement}_program.py with real JAX 0.4.30 and record their output
+(`cd /tmp/somedir && /tmp/jaxenv/bin/python /work/main/tools/make_device_golden.py`; run it
+from a directory of its own, as JAX's imports can pick up stray modules from the cwd).
+
+Not a test module: tests/test_devices.py runs the same programs with numjax and compares.
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+DATA = pathlib.Path(__file__).parent.parent / "tests" / "data"
+PROGRAMS = {
+    "backends": {},
+    "placement": {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"},
+}
+
+
+def main() -> None:
+    for name, env in PROGRAMS.items():
+        out = subprocess.run([sys.executable, str(DATA / f"{name}_program.py")],
+                             env={**os.environ, **env}, capture_output=True, text=True,
+                             check=True).stdout
+        (DATA / f"{name}_golden.txt").write_text(out)
+        print(f"wrote {name}_golden.txt ({len(out.splitlines())} lines)")
+
+
+if __name__ == "__main__":
+    main()
