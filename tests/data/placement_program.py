@@ -1,6 +1,6 @@
 """A JAX program about placement on 4 CPU devices, run unmodified by JAX 0.4.30 (to record
 tests/data/placement_golden.txt) and by numjax (tests/test_devices.py). Its output is one line
-per check; eager operations on committed arrays are left out (numjax does not place them yet).
+per check.
 """
 
 import pickle

@@ -17,7 +17,7 @@ from numjax._src import compiler, config
 from numjax._src.core.avals import get_aval
 from numjax._src.core.errors import user_source_line
 from numjax._src.core.trace import Primitive, Tracer, escaped_tracer_error, set_eager_apply
-from numjax._src.runtime import devices, transfer_guard
+from numjax._src.runtime import devices, placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 
 
@@ -114,11 +114,15 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
                     return make_array(executable.kernel(x._buf), executable.out_avals[0])
     bufs = []
     avals = []
+    committed = False
     for x in args:
         if type(x) is ArrayImpl:
             bufs.append(x._buf)
             aval = x._aval
-            avals.append(aval if aval is not None else x.aval)
+            if aval is None:  # committed Arrays keep `_aval` unset (off the hot paths)
+                aval = x.aval
+                committed = committed or x._committed
+            avals.append(aval)
         else:
             if isinstance(x, Tracer):
                 raise escaped_tracer_error(x)
@@ -130,7 +134,24 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
     if executable is None:
         executable = _compile(primitive, params, avals)
         _cache[key] = executable
+    if committed:
+        return _committed_apply(executable, bufs, args, primitive)
     return executable(bufs)
+
+
+def _committed_apply(executable: EagerExecutable, bufs: list[Any], args: Sequence[Any],
+                     primitive: Primitive) -> Any:
+    """An operation on committed Arrays runs on their device and commits its results there,
+    as in JAX: operands committed to different devices are an error, uncommitted ones on
+    another device are copied (an implicit device-to-device transfer)."""
+    device = placement.computation_device(
+        args, lambda: [f"args[{i}]" for i in range(len(args))], primitive.name)
+    if device is None:  # only arrays split across devices, which pin nothing
+        return executable(bufs)
+    placement.move_arguments(args, device, explicit=False)
+    out = executable(bufs)
+    placement.place(out if primitive.multiple_results else [out], device)
+    return out
 
 
 def _checked_apply(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:

@@ -171,7 +171,7 @@ def _passed_by_user(value: Any) -> bool:
     return False
 
 
-# ---- device to device and device to host ---------------------------------------------------------
+# ---- device to host (device-to-device copies: runtime/placement.py) ---------------------------
 
 _XLA_NAMES = {
     "bool": "PRED", "int8": "S8", "int16": "S16", "int32": "S32", "int64": "S64",
@@ -185,12 +185,6 @@ def _buffer_text(shape: tuple[int, ...], dtype: Any, device: Any) -> str:
     dims = ",".join(str(d) for d in shape)
     name = np.dtype(dtype).name
     return f"shape=({dims}), dtype={_XLA_NAMES.get(name, name.upper())}, device={device}"
-
-
-def device_to_device(shape: tuple[int, ...], dtype: Any, src: Any, *, explicit: bool) -> None:
-    """Guard a copy of a (shape, dtype) buffer from device `src` to another device."""
-    if _in_use:
-        _apply("device-to-device", explicit, lambda: _buffer_text(shape, dtype, src))
 
 
 def device_to_host(shape: tuple[int, ...], dtype: Any, device: Any, *, explicit: bool) -> None:
