@@ -36,6 +36,7 @@ from numjax._src.api.device_put import device_get as device_get  # noqa: E402
 from numjax._src.api.device_put import device_put as device_put  # noqa: E402
 from numjax._src.api.device_put import device_put_replicated as device_put_replicated  # noqa: E402
 from numjax._src.api.device_put import device_put_sharded as device_put_sharded  # noqa: E402
+from numjax._src.api.device_put import effects_barrier as effects_barrier  # noqa: E402
 from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
 from numjax._src.api.transformations import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402

@@ -17,7 +17,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Tracer
-from numjax._src.runtime import devices, placement, transfer_guard
+from numjax._src.runtime import devices, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.runtime.sharding import PmapSharding, Sharding, SingleDeviceSharding
 from numjax._src.tree_util import tree_map
@@ -165,3 +165,12 @@ def block_until_ready(x: Any) -> Any:
 
     tree_map(wait, x)
     return x
+
+
+def effects_barrier() -> None:
+    """Wait until every computation dispatched so far (on every device's stream) has run.
+
+    >>> import numjax
+    >>> numjax.effects_barrier()
+    """
+    stream.synchronize_all()

@@ -26,6 +26,7 @@ from numjax._src.api import cache_miss
 from numjax._src.api.flatten import debug_info, flatten_fun
 from numjax._src.compiler import executables, passes
 from numjax._src.compiler.codegen import Executable, lower_jaxpr
+from numjax._src.compiler.cost import cost_analysis
 from numjax._src.compiler.executables import compile_jaxpr, executable_for
 from numjax._src.core import trace as trace_mod
 from numjax._src.core.avals import ShapedArray, get_aval
@@ -35,7 +36,7 @@ from numjax._src.core.trace import Primitive, Tracer, eval_trace, set_current_tr
 from numjax._src.dtypes import canonicalize_dtype
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
-from numjax._src.runtime import devices, placement, transfer_guard
+from numjax._src.runtime import devices, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -132,7 +133,7 @@ param_printers[pjit_p] = _pjit_params
 
 class _CacheEntry:
     __slots__ = ("executable", "out_tree", "out_avals", "closed", "donated", "in_avals",
-                 "single")
+                 "single", "async_")
 
     def __init__(self, executable: Executable, out_tree: PyTreeDef, out_avals: list[Any],
                  closed: ClosedJaxpr, donated: tuple[bool, ...], in_avals: list[Any]) -> None:
@@ -145,6 +146,12 @@ class _CacheEntry:
         # The aval of the only output when the output tree is a single leaf (hot-path shortcut).
         self.single = out_avals[0] if out_tree.num_leaves == 1 and out_tree.num_nodes == 1 \
             else None
+        # Large computations run on the device's stream (see runtime/stream.py); effectful ones
+        # (host callbacks) stay inline, in program order with the caller, and so do checked
+        # ones (debug_nans raises at the call, as in JAX).
+        self.async_ = (not closed.jaxpr.effects and not config.debug_nans.value
+                       and not config.debug_infs.value
+                       and cost_analysis(closed)["bytes accessed"] >= stream.async_min_bytes.value)
 
 
 def _normalize_argnums(argnums: int | Sequence[int] | None) -> tuple[int, ...]:
@@ -264,6 +271,8 @@ class JitWrapped:
             else:
                 entry = self._cache.get((*key_avals, config.trace_context()))
                 if entry is not None:
+                    if entry.async_:
+                        return _dispatch_async(entry, bufs, None)
                     try:
                         outs = entry.executable.run(*bufs)
                     except RuntimeError:
@@ -278,17 +287,21 @@ class JitWrapped:
         if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
             device = self._placement(entry, flat_args, args, kwargs)
         if not entry.donated:
-            outs = entry.executable(*[_buffer(x) for x in flat_args])
+            bufs = [_buffer(x) for x in flat_args]
+            if entry.async_:
+                return _dispatch_async(entry, bufs, device)
+            outs = entry.executable(*[stream.resolve(b) for b in bufs])
             return _placed_outputs(entry, outs, device)
         bufs = _donated_buffers(flat_args, entry.donated)
+        if entry.async_:
+            _delete_donated(flat_args, entry.donated)
+            return _dispatch_async(entry, bufs, device)
         try:
             outs = entry.executable(*bufs)
         finally:
             # Donated inputs paired with an output are consumed by the call, as in JAX (also
             # when it fails: their buffers may hold partial results).
-            for x, paired in zip(flat_args, entry.donated, strict=True):
-                if paired and type(x) is ArrayImpl:
-                    x.delete()
+            _delete_donated(flat_args, entry.donated)
         return _placed_outputs(entry, outs, device)
 
     def _placement(self, entry: Any, flat_args: Sequence[Any], args: tuple[Any, ...],
@@ -560,7 +573,25 @@ def _donated_buffers(flat_args: Sequence[Any], donated: Sequence[bool]) -> list[
     return bufs
 
 
+def _delete_donated(flat_args: Sequence[Any], donated: Sequence[bool]) -> None:
+    for x, paired in zip(flat_args, donated, strict=True):
+        if paired and type(x) is ArrayImpl:
+            x.delete()
+
+
+def _dispatch_async(entry: _CacheEntry, bufs: Sequence[Any], device: Any) -> Any:
+    """Hand the call to its device's stream; the outputs are pending until it has run."""
+    target = device if device is not None else placement.default_device()
+    arrays = [make_array(None, aval) for aval in entry.out_avals]
+    stream.stream_for(target).submit(entry.executable, bufs, arrays, entry.out_avals)
+    if device is not None:
+        placement.place(arrays, device)
+    return tree_unflatten(entry.out_tree, arrays)
+
+
 def _exclusive_buffer(x: ArrayImpl) -> Any:
+    # A pending buffer is waited for: ownership is decided on the value itself.
+    stream.resolve(x._buf)
     buf = x._buf
     # References: the Array's slot, `buf` here and getrefcount's argument. A view of the
     # buffer (a reshape's result, np.asarray(x)) or a second Array on it adds one.
@@ -762,7 +793,7 @@ class Compiled:
         device = wrapped._device
         if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
             device = wrapped._placement(self, flat_args, args, kwargs)
-        outs = self._executable(*[_buffer(x) for x in flat_args])
+        outs = self._executable(*[stream.resolve(_buffer(x)) for x in flat_args])
         arrays = _wrap_outputs(outs, self._traced.jaxpr.out_avals)
         if device is not None:
             placement.place(arrays, device)

@@ -17,7 +17,7 @@ from numjax._src import compiler, config
 from numjax._src.core.avals import get_aval
 from numjax._src.core.errors import user_source_line
 from numjax._src.core.trace import Primitive, Tracer, escaped_tracer_error, set_eager_apply
-from numjax._src.runtime import devices, placement, transfer_guard
+from numjax._src.runtime import devices, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 
 
@@ -117,11 +117,13 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
     committed = False
     for x in args:
         if type(x) is ArrayImpl:
-            bufs.append(x._buf)
             aval = x._aval
-            if aval is None:  # committed Arrays keep `_aval` unset (off the hot paths)
+            if aval is None:  # committed or pending Arrays keep `_aval` unset (off hot paths)
                 aval = x.aval
                 committed = committed or x._committed
+                bufs.append(stream.resolve(x._buf))
+            else:
+                bufs.append(x._buf)
             avals.append(aval)
         else:
             if isinstance(x, Tracer):

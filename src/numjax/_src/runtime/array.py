@@ -20,6 +20,7 @@ from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.sharding import Shard, Sharding, SingleDeviceSharding
+from numjax._src.runtime.stream import Pending
 
 
 class DLDeviceType(enum.IntEnum):
@@ -156,12 +157,17 @@ class ArrayImpl(Array):
         return self._device_or_default().platform  # type: ignore[no-any-return]
 
     def is_ready(self) -> bool:
-        return True
+        buf = self._buf
+        return type(buf) is not Pending or buf.ready()
 
     def on_device_size_in_bytes(self) -> int:
         return self.nbytes
 
     def block_until_ready(self) -> ArrayImpl:
+        """Wait until the value is computed; re-raises the computation's error, if any."""
+        buf = self._buf
+        if type(buf) is Pending:
+            buf.wait()
         return self
 
     def is_deleted(self) -> bool:
@@ -184,7 +190,8 @@ class ArrayImpl(Array):
             transfer_guard.device_to_host(self.shape, self.dtype, self._device_or_default(),
                                           explicit=explicit)
         self._fetched = True
-        return self._buf
+        buf = self._buf
+        return buf.wait() if type(buf) is Pending else buf
 
     def _value(self, explicit: bool = False) -> np.ndarray:
         value = np.asarray(self._host_buf(explicit))
