@@ -116,24 +116,29 @@ class Stream:
             item = self._queue.get()
             if isinstance(item, threading.Event):
                 item.set()
-                continue
-            fn, bufs, outputs, avals, work = item
-            try:
-                results = fn(*[resolve(b) for b in bufs])
-            except BaseException as e:  # surfaces where the outputs are used
-                work.error = e
-                work.event.set()
-                continue
-            work.results = results
-            for out, value, aval in zip(outputs, results, avals, strict=True):
-                if type(out._buf) is Pending:     # not deleted meanwhile
-                    out._buf = value
-                    if not out._committed:        # back on the hot paths
-                        out._aval = aval
-            work.event.set()
-            # Drop this loop's references now, not when the next item arrives: a buffer's
-            # reference count decides whether a later donation may overwrite it.
-            del item, fn, bufs, outputs, avals, work, results
+            else:
+                # Run in a helper so that its references are gone before waiters wake up: a
+                # buffer's reference count decides whether the next call may overwrite it in
+                # place (donation).
+                done = _execute(*item)
+                del item
+                done.set()
+
+
+def _execute(fn: Callable[..., Sequence[Any]], bufs: Sequence[Any], outputs: Sequence[Any],
+             avals: Sequence[Any], work: _Work) -> threading.Event:
+    try:
+        results = fn(*[resolve(b) for b in bufs])
+    except BaseException as e:  # surfaces where the outputs are used
+        work.error = e
+        return work.event
+    work.results = results
+    for out, value, aval in zip(outputs, results, avals, strict=True):
+        if type(out._buf) is Pending:     # not deleted meanwhile
+            out._buf = value
+            if not out._committed:        # back on the hot paths
+                out._aval = aval
+    return work.event
 
 
 _streams: dict[Any, Stream] = {}
