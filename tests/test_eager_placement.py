@@ -49,3 +49,29 @@ def test_eager_operations_follow_committed_operands():
     out = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True,
                          env=env, check=True)
     assert out.stdout.splitlines() == EXPECTED
+
+
+DEFAULT_DEVICE_PROGRAM = """
+import numjax, numjax.numpy as jnp
+d = numjax.devices()
+a = jnp.ones(2)
+with numjax.default_device(d[2]):
+    b = jnp.ones(2)
+    print(a.devices(), b.devices(), (a + 1).devices(), (b * 2).devices(), b._committed)
+    print(numjax.jit(lambda x: x + 1)(a).devices())
+print(a.devices(), b.devices(), (b + 1).devices())
+"""
+
+# JAX 0.4.30's output for the same program: an uncommitted Array stays where it was made.
+DEFAULT_DEVICE_EXPECTED = [
+    "{CpuDevice(id=0)} {CpuDevice(id=2)} {CpuDevice(id=2)} {CpuDevice(id=2)} False",
+    "{CpuDevice(id=2)}",
+    "{CpuDevice(id=0)} {CpuDevice(id=2)} {CpuDevice(id=0)}",
+]
+
+
+def test_arrays_live_where_the_default_device_was_when_they_were_made():
+    env = {**os.environ, "NUMJAX_NUM_CPU_DEVICES": "4"}
+    out = subprocess.run([sys.executable, "-c", DEFAULT_DEVICE_PROGRAM], capture_output=True,
+                         text=True, env=env, check=True)
+    assert out.stdout.splitlines() == DEFAULT_DEVICE_EXPECTED

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import config
 from numjax._src.core.avals import ShapedArray, aval_handlers
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices as devices_mod
@@ -64,7 +65,8 @@ class ArrayImpl(Array):
                  committed: bool = False) -> None:
         self._buf = buf
         self.weak_type = weak_type
-        self._device = device
+        self._device = device if device is not None or not _default_device_used \
+            else devices_mod.default_device()
         self._committed = committed
         # Set at creation (avals are interned, so this is a dict lookup).
         self._aval: ShapedArray | None = (None if committed
@@ -106,7 +108,8 @@ class ArrayImpl(Array):
     # JAX 0.4.30's Array has neither `device()` (removed in 0.4.27) nor `committed` (only the
     # private `_committed`): placement is read through `devices()` and `sharding`.
     def _device_or_default(self) -> Any:
-        return self._device if self._device is not None else devices_mod.default_device()
+        device = self._device
+        return device if device is not None else devices_mod.backend_default_device()
 
     def devices(self) -> set[Any]:
         return self.sharding.device_set
@@ -348,9 +351,24 @@ def make_array(buf: Any, aval: ShapedArray) -> ArrayImpl:
     array._buf = buf
     array.weak_type = aval.weak_type
     array._aval = aval
-    array._device = None
+    # An Array lives where the default device was when it was made (None: the backend's
+    # first device); the option is read only once someone has set it.
+    array._device = devices_mod.default_device() if _default_device_used else None
     array._committed = False
     return array
+
+
+_default_device_used = False
+
+
+def _note_default_device(value: Any) -> None:
+    global _default_device_used
+    if value is not None:
+        _default_device_used = True
+
+
+config.default_device._on_use = _note_default_device
+_note_default_device(config.default_device.value)
 
 
 def _reconstruct(value: np.ndarray, weak_type: bool) -> ArrayImpl:

@@ -241,6 +241,15 @@ def process_count(backend: Any = None) -> int:
     return 1
 
 
+def backend_default_device() -> Device:
+    """The default backend's first device: where an uncommitted Array made while no
+    `jax_default_device` was set lives."""
+    backend = _default_backend
+    if backend is None:
+        backend = get_backend()
+    return backend._devices[0]
+
+
 def default_device() -> Device:
     """Where uncommitted arrays live: `jax_default_device` if set, else device 0."""
     device = config.default_device.value
