@@ -143,3 +143,18 @@ def test_isinstance_holds_for_tracers():
     seen = []
     jax.jit(lambda a: seen.append(isinstance(a, jax.Array)) or a)(1.0)
     assert seen == [True]
+
+
+def test_buffer_pointer_and_removed_buffer_attributes():
+    x = jnp.arange(3.0) + 0
+    pointer = x.unsafe_buffer_pointer()
+    assert isinstance(pointer, int) and pointer == x.unsafe_buffer_pointer()
+    assert isinstance(jnp.float32(2.0) * jnp.ones(()), jax.Array)
+    assert isinstance((jnp.ones(()) + 1).unsafe_buffer_pointer(), int)
+    # JAX 0.4.30's texts
+    with pytest.raises(AttributeError, match=r"^arr.device_buffer has been deprecated. Use "
+                                             r"arr.addressable_data\(0\)$"):
+        _ = x.device_buffer
+    with pytest.raises(AttributeError, match=r"arr.device_buffers has been deprecated. Use "
+                                             r"\[x.data for x in arr.addressable_shards\]"):
+        _ = x.device_buffers

@@ -163,6 +163,24 @@ class ArrayImpl(Array):
         buf = self._buf
         return type(buf) is not Pending or buf.ready()
 
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the buffer's first element (valid while the Array lives)."""
+        buf = self._buf
+        if type(buf) is Pending:
+            buf = buf.wait()
+        if type(buf) is not np.ndarray:  # a NumPy scalar: give the Array an ndarray buffer
+            buf = self._buf = np.asarray(buf)
+        return int(buf.__array_interface__["data"][0])
+
+    @property
+    def device_buffer(self) -> Any:
+        raise AttributeError("arr.device_buffer has been deprecated. Use arr.addressable_data(0)")
+
+    @property
+    def device_buffers(self) -> Any:
+        raise AttributeError("arr.device_buffers has been deprecated. Use "
+                             "[x.data for x in arr.addressable_shards]")
+
     def on_device_size_in_bytes(self) -> int:
         return self.nbytes
 
