@@ -146,7 +146,7 @@ def elementwise_chain() -> None:
 
     f = numjax.jit(lambda x: chain(jnp, x))
     xa = jnp.asarray(x)
-    t = best(lambda: f(xa), 3, 3)
+    t = best(lambda: f(xa).block_until_ready(), 3, 3)
     t_np = best(lambda: chain(np, x), 3, 3)
     tj = None
     if jax is not None:
@@ -165,7 +165,7 @@ def logsumexp_rows() -> None:
 
     f = numjax.jit(lambda x: lse(jnp, x))
     xa = jnp.asarray(x)
-    t = best(lambda: f(xa), 3, 3)
+    t = best(lambda: f(xa).block_until_ready(), 3, 3)
     t_np = best(lambda: lse(np, x), 3, 3)
     tj = None
     if jax is not None:
@@ -204,7 +204,7 @@ def rnn_scan() -> None:
     xs = rng.normal(size=(1000, 64)).astype(np.float32)
     w = (rng.normal(size=(64, 64)) * 0.1).astype(np.float32)
     f = numjax.jit(lambda h, xs, w: _rnn(lax, jnp, h, xs, w))
-    t = best(lambda: f(h0, xs, w), 5, 3)
+    t = best(lambda: f(h0, xs, w).block_until_ready(), 5, 3)
 
     def loop() -> Any:
         h = h0
