@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
-
-import numpy as np
 
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 
 
+# math.prod on Python ints: exact, and ~20x cheaper than np.prod on a tuple (every jit compile
+# runs this model to decide between inline and asynchronous dispatch).
 def _nbytes(aval: Any) -> float:
-    return float(np.prod(aval.shape, dtype=np.float64) * aval.dtype.itemsize)
+    return float(math.prod(aval.shape) * aval.dtype.itemsize)
 
 
 def _size(aval: Any) -> float:
-    return float(np.prod(aval.shape, dtype=np.float64))
+    return float(math.prod(aval.shape))
 
 
 def _jaxpr_cost(jaxpr: Jaxpr) -> tuple[float, float]:
@@ -32,7 +33,7 @@ def _jaxpr_cost(jaxpr: Jaxpr) -> tuple[float, float]:
         bytes_accessed += sum(_nbytes(a) for a in in_avals) + sum(_nbytes(a) for a in out_avals)
         if eqn.primitive.name == "dot_general":
             (lc, _), _ = eqn.params["dimension_numbers"]
-            contracted = float(np.prod([in_avals[0].shape[d] for d in lc], dtype=np.float64))
+            contracted = float(math.prod(in_avals[0].shape[d] for d in lc))
             flops += 2.0 * _size(out_avals[0]) * contracted
         elif eqn.primitive.name.startswith("reduce_"):
             flops += _size(in_avals[0])
