@@ -1076,9 +1076,28 @@ def _tridiagonal_solve_jvp(primals: Sequence[Any], tangents: Sequence[Any]
     return x, tridiagonal_solve_p.bind(dl, d, du, rhs)
 
 
+def _tridiagonal_solve_transpose(ct: Any, dl: Any, d: Any, du: Any, b: Any) -> list[Any]:
+    # b -> T^-1 b is linear in b (the jvp binds it so); its transpose solves with T^T, whose
+    # sub-diagonal is du shifted down one and super-diagonal dl shifted up one (the unused
+    # entries dl[..., 0] and du[..., -1] become zeros).
+    assert ad.is_undefined_primal(b) and not any(
+        ad.is_undefined_primal(v) for v in (dl, d, du))
+    if type(ct) is Zero:
+        return [None, None, None, Zero(b.aval)]
+    m = _shape(d)[-1]
+    if m == 0:
+        return [None, None, None, ct]
+    nd = _ndim(d)
+    zero = st.full((*_shape(d)[:-1], 1), 0, get_aval(d).dtype)
+    dl_t = st.concatenate([zero, st.slice_in_dim(du, 0, m - 1, axis=nd - 1)], nd - 1)
+    du_t = st.concatenate([st.slice_in_dim(dl, 1, m, axis=nd - 1), zero], nd - 1)
+    return [None, None, None, tridiagonal_solve_p.bind(dl_t, d, du_t, ct)]
+
+
 tridiagonal_solve_p.def_impl(_tridiagonal_solve_kernel)
 tridiagonal_solve_p.def_batch(_tridiagonal_solve_batch)
 tridiagonal_solve_p.def_jvp(_tridiagonal_solve_jvp)
+tridiagonal_solve_p.def_transpose(_tridiagonal_solve_transpose)
 
 
 def tridiagonal_solve(dl: Array, d: Array, du: Array, b: Array) -> Array:

@@ -263,7 +263,14 @@ def _all_to_all_batch(trace: Any, vals: Sequence[Any], dims: Sequence[Any], *,
                       ) -> tuple[Any, Any]:
     (x,), (d,) = vals, dims
     if trace.axis_name != axis_name:
-        raise NotImplementedError("all_to_all over an enclosing vmap's axis")
+        # Another vmap's axis: with that batch dim leading, the split and concat axes shift by
+        # one and the pop/insert of the chunks leaves it leading.
+        if d is None:
+            return all_to_all_p.bind(x, axis_name=axis_name, split_axis=split_axis,
+                                     concat_axis=concat_axis, tiled=tiled), None
+        return all_to_all_p.bind(batching.moveaxis(x, d, 0), axis_name=axis_name,
+                                 split_axis=split_axis + 1, concat_axis=concat_axis + 1,
+                                 tiled=tiled), 0
     n = trace.axis_size
     x = batching.move_dim(x, d, 0, n)  # (j, ...) with the split axis at 1 + split_axis
     if tiled:
