@@ -150,7 +150,8 @@ def _passed_by_user(value: Any) -> bool:
     frame = sys._getframe(1)
     entry = None
     while frame is not None:
-        if not frame.f_globals.get("__name__", "").startswith("numjax"):
+        module = frame.f_globals.get("__name__", "")
+        if module != "numjax" and not module.startswith("numjax."):
             break
         entry = frame
         frame = frame.f_back  # type: ignore[assignment]
