@@ -365,6 +365,8 @@ ROWS: list[Row] = [
         tuple(integers(0, 2**32 - 1, 3, dtype=np.uint32) for _ in range(4))),
     Row("random_fma", xla_math.fma, (normal(3), normal(3), normal(3)), grad=(0, 1, 2)),
     Row("random_erf_inv", xla_math.erf_inv, (uniform(-0.9, 0.9, 3),), grad=(0,)),
+    Row("random_log", xla_math.log, (uniform(0.5, 2.0, 3),), grad=(0,)),
+    Row("random_log1p", xla_math.log1p, (uniform(-0.9, 0.9, 3),), grad=(0,)),
 ]
 
 assert len({r.name for r in ROWS}) == len(ROWS), "row names must be unique"

@@ -494,7 +494,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = Non
 
 def _gumbel(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
     u = _uniform(raw, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
-    return -jnp.log(-jnp.log(u))
+    return lax.neg(xla_math.log(lax.neg(xla_math.log(u))))
 
 
 def gumbel(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
@@ -513,7 +513,7 @@ def gumbel(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
 
 def _exponential(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
     u = _uniform(raw, shape, dtype, 0.0, 1.0)
-    return lax.neg(lax.log1p(lax.neg(u)))
+    return lax.neg(xla_math.log1p(lax.neg(u)))
 
 
 def exponential(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
@@ -542,7 +542,7 @@ def laplace(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     shp = _canon_shape(shape)
     _check_shape("laplace", shp)
     u = _uniform(raw, shp, dt, -1.0 + dtypes.finfo(dt).epsneg, 1.0)
-    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+    return lax.mul(lax.sign(u), xla_math.log1p(lax.neg(lax.abs(u))))
 
 
 def logistic(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
@@ -557,7 +557,7 @@ def logistic(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     shp = _canon_shape(shape)
     _check_shape("logistic", shp)
     x = _uniform(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
-    return lax.log(lax.div(x, lax.sub(_const(dt, 1), x)))
+    return xla_math.log(lax.div(x, lax.sub(_const(dt, 1), x)))
 
 
 def cauchy(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
@@ -604,7 +604,7 @@ def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
     raw, _ = check_prng_key("weibull_min", key)
     dt = _float_dtype("weibull_min", dtype)
     u = _uniform(raw, _canon_shape(shape), dt, 0, 1)
-    return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+    return jnp.power(lax.neg(xla_math.log1p(lax.neg(u))), 1.0 / concentration) * scale
 
 
 def rayleigh(key: Any, scale: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -623,7 +623,7 @@ def rayleigh(key: Any, scale: Any, shape: Shape | None = None, dtype: Any = floa
         _check_shape("rayleigh", shp, _shape_of(scale))
     u = _uniform(raw, shp, dt, 0.0, 1.0)
     scale = jnp.broadcast_to(jnp.asarray(scale).astype(dt), shp)
-    return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), _const(dt, -2))))
+    return lax.mul(scale, lax.sqrt(lax.mul(xla_math.log(u), _const(dt, -2))))
 
 
 def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Shape | None = None,

@@ -1,4 +1,4 @@
-"""Two elementwise primitives that reproduce XLA:CPU's float32 rounding, so samplers match JAX.
+"""Elementwise primitives that reproduce XLA:CPU's float32 rounding, so samplers match JAX.
 
 XLA:CPU contracts `a * b + c` into a fused multiply-add (one rounding), and computes float32
 `erf_inv` with Giles' single-precision polynomial (evaluated with fused multiply-adds) rather
@@ -182,29 +182,45 @@ def _log1p_small_f32(x: np.ndarray) -> np.ndarray:
     return x + _fma_f32(x * x2, r, np.float32(-0.5) * x2)
 
 
+def _log_any_f32(x: np.ndarray) -> np.ndarray:
+    """XLA:CPU's float32 log of any `x`: -inf at +-0 and (flushed) denormals, NaN below 0."""
+    f32 = np.float32
+    normal = (x >= f32(np.finfo(f32).tiny)) & (x < f32(np.inf))
+    if normal.all():
+        return _log_f32(x)
+    flushed = np.where(np.abs(x) < f32(np.finfo(f32).tiny), f32(0), x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.log(flushed)
+    normal_at = np.flatnonzero(normal)
+    out.reshape(-1)[normal_at] = _log_f32(x.reshape(-1).take(normal_at))
+    return out
+
+
 def _log1p_f32(x: np.ndarray) -> np.ndarray:
-    """XLA:CPU's float32 log1p of `x` in [-1, 0] (erf_inv's `-x * x`), NaN below -1."""
+    """XLA:CPU's float32 log1p of any `x`: -inf at -1, NaN below, denormals flushed to +-0."""
     f32 = np.float32
     # Gathering and scattering by index measured 2-10x faster than by a (random) boolean mask.
     small = np.abs(x) < f32(0.41421356237309504880)
     large_at = np.flatnonzero(~small)
     if large_at.size == 0:
-        return _log1p_small_f32(x)
-    small_at = np.flatnonzero(small)
-    out = np.empty_like(x)
-    out[small_at] = _log1p_small_f32(x.take(small_at))
-    arg = x.take(large_at)
-    arg += f32(1)
-    if (arg > f32(0)).all():
-        out[large_at] = _log_f32(arg)
+        out = _log1p_small_f32(x)
     else:
-        # log(0) = -inf at erf_inv(+-1) and NaN below 0, as XLA; frexp needs positive input.
-        with np.errstate(invalid="ignore", divide="ignore"):
-            log = np.log(arg)
-        positive = arg > f32(0)
-        log[positive] = _log_f32(arg[positive])
-        out[large_at] = log
+        small_at = np.flatnonzero(small)
+        out = np.empty_like(x)
+        flat = out.reshape(-1)
+        flat[small_at] = _log1p_small_f32(x.reshape(-1).take(small_at))
+        arg = x.reshape(-1).take(large_at)
+        arg += f32(1)
+        flat[large_at] = _log_any_f32(arg)
     return out
+
+
+def _flush_denormals(x: np.ndarray) -> np.ndarray:
+    """`x` with denormals replaced by zeros of their sign, as XLA:CPU's flush-to-zero mode."""
+    tiny = np.abs(x) < np.float32(np.finfo(np.float32).tiny)
+    if tiny.any():
+        x[tiny] *= np.float32(0)
+    return x
 
 
 def _erf_inv_f32_block(x: np.ndarray, out: np.ndarray) -> None:
@@ -263,3 +279,69 @@ def erf_inv(x: Array) -> Array:
     Array(0.47693628, dtype=float32)
     """
     return erf_inv_p.bind(x)
+
+
+# ---- log and log1p as XLA:CPU computes them ---------------------------------------------------
+# The samplers that transform a uniform with log or log1p (exponential, gumbel, logistic,
+# laplace, rayleigh, ...) bind these rather than lax.log/lax.log1p, whose NumPy kernels round
+# correctly and so differ from JAX by 1 ulp on ~10-15% of samples; lax keeps NumPy's rounding.
+
+
+def _f32_blocks(fn: Any, x: np.ndarray) -> np.ndarray:
+    """`fn` (float32 flat block -> float32 block) over `x` in cache-sized blocks."""
+    flat = np.asarray(x, np.float32).reshape(-1)  # a copy when `x` is not contiguous
+    out = np.empty(flat.shape, np.float32)
+
+    def block(lo: int, hi: int) -> None:
+        out[lo:hi] = fn(flat[lo:hi])
+
+    blocks.map_blocks(block, flat.size)
+    return out.reshape(np.shape(x))
+
+
+def _log_kernel(x: Any) -> np.ndarray:
+    x = np.asarray(x)
+    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+        return np.asarray(_f32_blocks(_log_any_f32, x).astype(x.dtype, copy=False))
+    return np.asarray(np.log(x))
+
+
+def _log1p_kernel(x: Any) -> np.ndarray:
+    x = np.asarray(x)
+    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+        out = _f32_blocks(lambda b: _flush_denormals(_log1p_f32(b)), x)
+        return np.asarray(out.astype(x.dtype, copy=False))
+    return np.asarray(np.log1p(x))
+
+
+log_p = Primitive("random_log")
+log_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
+log_p.def_impl(_log_kernel)
+log_p.def_batch(batching.vectorized_batch(log_p))
+ad.defjvp(log_p, lambda t, x: lax.div(t, x))  # d/dx log x = 1/x
+
+log1p_p = Primitive("random_log1p")
+log1p_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
+log1p_p.def_impl(_log1p_kernel)
+log1p_p.def_batch(batching.vectorized_batch(log1p_p))
+ad.defjvp(log1p_p, lambda t, x: lax.div(t, lax.add(x, lax.full_like(x, 1))))
+
+
+def log(x: Array) -> Array:
+    """Natural log with XLA:CPU's float32 rounding (NumPy's for float64).
+
+    >>> import numpy as np
+    >>> log(np.float32(2.0))
+    Array(0.6931472, dtype=float32)
+    """
+    return log_p.bind(x)
+
+
+def log1p(x: Array) -> Array:
+    """log(1 + x) with XLA:CPU's float32 rounding (NumPy's for float64).
+
+    >>> import numpy as np
+    >>> log1p(np.float32(-0.5))
+    Array(-0.6931472, dtype=float32)
+    """
+    return log1p_p.bind(x)
