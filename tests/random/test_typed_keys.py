@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import numjax
+import numjax.numpy as jnp
 from numjax import dtypes
 from numjax import random as r
 
@@ -269,3 +270,83 @@ def test_blocked_kernels_equal_whole_array(monkeypatch: pytest.MonkeyPatch) -> N
              *prng._threefry2x32_kernel(np.uint32(1), np.uint32(2), k[2], k[3]))
     for b, w in zip(blocked, whole, strict=True):
         np.testing.assert_array_equal(b.view(np.uint32), w.view(np.uint32))
+
+
+# jnp functions on key arrays, from K = split(key(0), (2, 3)): the result's shape and the rows
+# of SPLIT_2x3.reshape(6, 2) it holds, as recorded from JAX 0.4.30 (results are key arrays).
+def _K() -> Any:
+    return r.split(r.key(0), (2, 3))
+
+
+JNP_ON_KEYS: list[tuple[str, Callable[[Any], Any], tuple[int, ...], list[int]]] = [
+    ("concatenate0", lambda k: jnp.concatenate([k, k[:1]], axis=0), (3, 3),
+     [0, 1, 2, 3, 4, 5, 0, 1, 2]),
+    ("concatenate-1", lambda k: jnp.concatenate([k, k[:, :1]], axis=-1), (2, 4),
+     [0, 1, 2, 0, 3, 4, 5, 3]),
+    ("concatenate_none", lambda k: jnp.concatenate([k, k], axis=None), (12,),
+     [0, 1, 2, 3, 4, 5] * 2),
+    ("stack1", lambda k: jnp.stack([k, k], axis=1), (2, 2, 3),
+     [0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5]),
+    ("stack-1", lambda k: jnp.stack([k, k], axis=-1), (2, 3, 2),
+     [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]),
+    ("reshape", lambda k: jnp.reshape(k, (3, 2)), (3, 2), [0, 1, 2, 3, 4, 5]),
+    ("reshape-1", lambda k: jnp.reshape(k, -1), (6,), [0, 1, 2, 3, 4, 5]),
+    ("ravel", lambda k: jnp.ravel(k), (6,), [0, 1, 2, 3, 4, 5]),
+    ("transpose", lambda k: jnp.transpose(k), (3, 2), [0, 3, 1, 4, 2, 5]),
+    ("transpose_axes", lambda k: jnp.transpose(k[:, None], (1, 2, 0)), (1, 3, 2),
+     [0, 3, 1, 4, 2, 5]),
+    ("squeeze", lambda k: jnp.squeeze(k[:, :1]), (2,), [0, 3]),
+    ("squeeze_axis", lambda k: jnp.squeeze(k[:1, :1], axis=-1), (1,), [0]),
+    ("expand_dims", lambda k: jnp.expand_dims(k, -1), (2, 3, 1), [0, 1, 2, 3, 4, 5]),
+    ("expand_dims2", lambda k: jnp.expand_dims(k, (0, 2)), (1, 2, 1, 3), [0, 1, 2, 3, 4, 5]),
+    ("broadcast_to", lambda k: jnp.broadcast_to(k[0], (2, 3)), (2, 3), [0, 1, 2, 0, 1, 2]),
+    ("where", lambda k: jnp.where(jnp.array([True, False, True]), k[0], k[1]), (3,),
+     [0, 4, 2]),
+    ("asarray", lambda k: jnp.asarray(k), (2, 3), [0, 1, 2, 3, 4, 5]),
+    ("array", lambda k: jnp.array(k), (2, 3), [0, 1, 2, 3, 4, 5]),
+    ("asarray_list", lambda k: jnp.asarray([k[0], k[1]]), (2, 3), [0, 1, 2, 3, 4, 5]),
+    ("jit_concatenate", lambda k: numjax.jit(lambda a, b: jnp.concatenate([a, b]))(k, k),
+     (4, 3), [0, 1, 2, 3, 4, 5] * 2),
+    ("vmap_stack", lambda k: numjax.vmap(lambda a: jnp.stack([a, a]))(k), (2, 2, 3),
+     [0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5]),
+]
+
+
+@pytest.mark.parametrize("name, op, shape, rows", JNP_ON_KEYS, ids=[t[0] for t in JNP_ON_KEYS])
+def test_jnp_functions_on_keys(name: str, op: Callable[[Any], Any], shape: tuple[int, ...],
+                               rows: list[int]) -> None:
+    k = _K()
+    out = op(k)
+    assert isinstance(out, type(k)) and out.dtype == k.dtype and out.shape == shape
+    expected = SPLIT_2x3.reshape(6, 2)[rows].reshape(*shape, 2)
+    np.testing.assert_array_equal(r.key_data(out), expected)
+    assert jnp.asarray(k) is not k  # as JAX: a new key array
+
+
+JNP_ON_KEYS_ERRORS: list[tuple[Callable[[Any], Any], type, str]] = [
+    (lambda k: jnp.concatenate([k, jnp.zeros((2, 3), jnp.uint32)]), ValueError,
+     "dtype=key<fry> is not a valid dtype for JAX type promotion."),
+    (lambda k: jnp.where(jnp.array([True, False, True]), k[0], 0), ValueError,
+     "dtype=key<fry> is not a valid dtype for JAX type promotion."),
+    (lambda k: jnp.stack([k, jnp.zeros((2, 3))]), ValueError,
+     "dtype=key<fry> is not a valid dtype for JAX type promotion."),
+    (lambda k: jnp.asarray(k, dtype=jnp.uint32), ValueError,
+     "Cannot convert_element_type from key<fry> to uint32"),
+    (lambda k: jnp.array(k, dtype=jnp.float32), ValueError,
+     "Cannot convert_element_type from key<fry> to float32"),
+    (lambda k: jnp.where(k[0], k[0], k[1]), TypeError,
+     "Cannot interpret 'key<fry>' as a data type"),
+    (lambda k: jnp.broadcast_to(k, (4, 3)), ValueError,
+     "Incompatible shapes for broadcasting: (2, 3) and requested shape (4, 3)"),
+    (lambda k: jnp.squeeze(k, 0), ValueError,
+     "cannot select an axis to squeeze out which has size not equal to one, got shape=(2, 3) "
+     "and dimensions=(0,)"),
+    (lambda k: jnp.reshape(k, 5), TypeError,
+     "cannot reshape array of shape (2, 3) (size 6) into shape 5 (size 5)"),
+]
+
+
+@pytest.mark.parametrize("op, exc, message", JNP_ON_KEYS_ERRORS)
+def test_jnp_functions_on_keys_errors(op: Callable[[Any], Any], exc: type, message: str) -> None:
+    with pytest.raises(exc, match=re.escape(message)):
+        op(_K())

@@ -11,6 +11,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.lax.structural import guard_fill_transfer
+from numjax._src.numpy import extended
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
@@ -50,11 +51,15 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
         if copy and out is object and isinstance(object, ArrayImpl):
             out = ArrayImpl(object._buf, object.weak_type)
             out._aval = object._aval
+    elif isinstance(object, extended.array_types):
+        return extended.rule("array")(object, dtype, ndmin)
     elif hasattr(object, "__jax_array__"):
         return array(object.__jax_array__(), dtype, copy, order, ndmin)
     elif isinstance(object, list | tuple) and _contains_tracers(object):
         from numjax._src.numpy.shape import stack
         out = stack([array(o, requested) for o in object])
+        if isinstance(out, extended.array_types):  # a sequence of key arrays
+            return array(out, None, False, order, ndmin)
         # A sequence is never weakly typed, whatever its elements are.
         out = lax._convert_element_type(out, requested or get_aval(out).dtype, False)
     else:
@@ -66,7 +71,7 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
 
 def _contains_tracers(seq: Any) -> bool:
     for item in seq:
-        if isinstance(item, Tracer | ArrayImpl):
+        if isinstance(item, Tracer | ArrayImpl) or isinstance(item, extended.array_types):
             return True
         if isinstance(item, list | tuple) and _contains_tracers(item):
             return True

@@ -9,6 +9,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
+from numjax._src.numpy import extended
 from numjax._src.numpy.shape import broadcast_arrays
 from numjax._src.numpy.util import check_arraylike, ensure_array, promote_dtypes, promote_shapes
 from numjax._src.runtime.array import ArrayImpl
@@ -34,6 +35,8 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
             and condition._buf.shape == x._buf.shape):
         # Fast path (the eager-op budget): nothing to promote or broadcast.
         return lax.select(condition, x, y)
+    if isinstance(x, extended.array_types) or isinstance(y, extended.array_types):
+        return extended.rule("where")(condition, x, y)
     check_arraylike("where", condition, x, y)
     condition = ensure_array(condition)
     if get_aval(condition).dtype != bool:

@@ -10,6 +10,7 @@ import numpy as np
 
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
+from numjax._src.numpy import extended
 from numjax._src.numpy.util import canonicalize_axis, ensure_array, promote_dtypes
 
 Array = Any
@@ -42,6 +43,8 @@ def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = No
     (3, 2)
     """
     new = shape if shape is not None else newshape
+    if isinstance(a, extended.array_types):
+        return extended.rule("reshape")(a, new, order)
     a = ensure_array(a)
     if isinstance(new, int | np.integer):
         new = (int(new),)
@@ -70,6 +73,8 @@ def ravel(a: Array, order: str = "C") -> Array:
 
 
 def transpose(a: Array, axes: Sequence[int] | None = None) -> Array:
+    if isinstance(a, extended.array_types):
+        return extended.rule("transpose")(a, axes)
     a = ensure_array(a)
     n = get_aval(a).ndim
     perm = tuple(reversed(range(n))) if axes is None else tuple(
@@ -105,6 +110,8 @@ def moveaxis(a: Array, source: Any, destination: Any) -> Array:
 
 
 def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:
+    if isinstance(a, extended.array_types):
+        return extended.rule("squeeze")(a, axis)
     a = ensure_array(a)
     s = get_aval(a).shape
     if axis is None:
@@ -115,6 +122,8 @@ def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:
 
 
 def expand_dims(a: Array, axis: int | Sequence[int]) -> Array:
+    if isinstance(a, extended.array_types):
+        return extended.rule("expand_dims")(a, axis)
     a = ensure_array(a)
     axes = tuple(np.atleast_1d(axis).tolist())
     n = get_aval(a).ndim + len(axes)
@@ -130,6 +139,8 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 def broadcast_to(array: Array, shape: Any) -> Array:
     """Broadcast `array` to `shape` with NumPy's rules."""
+    if isinstance(array, extended.array_types):
+        return extended.rule("broadcast_to")(array, shape)
     array = ensure_array(array)
     shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(shape)
     old = get_aval(array).shape
@@ -186,6 +197,8 @@ def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None
     """Join arrays along an existing axis (flattened first when axis is None)."""
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
+    if extended.any_extended(arrays):
+        return extended.rule("concatenate")(arrays, axis, dtype)
     arrays = [ensure_array(a) for a in arrays]
     if axis is None:
         arrays = [ravel(a) for a in arrays]
@@ -204,6 +217,8 @@ def stack(arrays: Sequence[Array], axis: int = 0, dtype: Any = None) -> Array:
     """Join arrays along a new axis."""
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
+    if extended.any_extended(arrays):
+        return extended.rule("stack")(arrays, axis, dtype)
     arrays = [ensure_array(a) for a in arrays]
     shapes = {get_aval(a).shape for a in arrays}
     if len(shapes) != 1:

@@ -24,6 +24,8 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.numpy.extended import register_extended_array
+from numjax._src.numpy.util import canonicalize_axis
 from numjax._src.random import prng
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import Array as ArrayType
@@ -271,6 +273,98 @@ def _unflatten_keys(_: Any, children: Any) -> Any:
 
 
 register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), _unflatten_keys)
+
+
+# -- jnp functions on key arrays: the same operation on the key data, trailing dimension kept ----
+def _promotion_error() -> ValueError:
+    return ValueError(f"dtype={KEY_DTYPE} is not a valid dtype for JAX type promotion.")
+
+
+def _check_keys(xs: Sequence[Any], dtype: Any = None) -> list[PRNGKeyArray]:
+    if not all(isinstance(x, PRNGKeyArray) for x in xs):
+        raise _promotion_error()
+    if dtype is not None and dtype != KEY_DTYPE:
+        raise ValueError(f"Cannot convert_element_type from {KEY_DTYPE} to "
+                         f"{dtypes.canonicalize_dtype(dtype)}")
+    return list(xs)
+
+
+def _concatenate_rule(arrays: Sequence[Any], axis: int | None, dtype: Any) -> PRNGKeyArray:
+    keys = _check_keys(arrays, dtype)
+    if axis is None:
+        keys, axis = [k.ravel() for k in keys], 0
+    if keys[0].ndim == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = canonicalize_axis(axis, keys[0].ndim)
+    return PRNGKeyArray(jnp.concatenate([k._base for k in keys], axis))
+
+
+def _stack_rule(arrays: Sequence[Any], axis: int, dtype: Any) -> PRNGKeyArray:
+    keys = _check_keys(arrays, dtype)
+    if len({k.shape for k in keys}) != 1:
+        raise ValueError("All input arrays must have the same shape.")
+    axis = canonicalize_axis(axis, keys[0].ndim + 1)
+    return PRNGKeyArray(jnp.stack([k._base for k in keys], axis))
+
+
+def _reshape_rule(k: PRNGKeyArray, shape: Any, order: str) -> PRNGKeyArray:
+    return k.reshape(shape, order=order)
+
+
+def _transpose_rule(k: PRNGKeyArray, axes: Any) -> PRNGKeyArray:
+    return k.transpose() if axes is None else k.transpose(tuple(axes))
+
+
+def _squeeze_rule(k: PRNGKeyArray, axis: Any) -> PRNGKeyArray:
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(k.shape) if d == 1)
+    else:
+        axes = tuple(canonicalize_axis(a, k.ndim) for a in np.atleast_1d(axis).tolist())
+    if any(k.shape[a] != 1 for a in axes):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to "
+                         f"one, got shape={k.shape} and dimensions={axes}")
+    return PRNGKeyArray(jnp.squeeze(k._base, axes))
+
+
+def _expand_dims_rule(k: PRNGKeyArray, axis: Any) -> PRNGKeyArray:
+    axes = np.atleast_1d(axis).tolist()
+    n = k.ndim + len(axes)
+    return PRNGKeyArray(jnp.expand_dims(k._base, tuple(canonicalize_axis(a, n) for a in axes)))
+
+
+def _broadcast_to_rule(k: PRNGKeyArray, shape: Any) -> PRNGKeyArray:
+    shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(shape)
+    old = k.shape
+    if len(shape) < len(old) or any(o not in (1, n) for o, n in zip(
+            old, shape[len(shape) - len(old):], strict=True)):
+        raise ValueError(f"Incompatible shapes for broadcasting: {old} and requested shape "
+                         f"{shape}")
+    return PRNGKeyArray(jnp.broadcast_to(k._base, (*shape, 2)))
+
+
+def _where_rule(condition: Any, x: Any, y: Any) -> PRNGKeyArray:
+    if isinstance(condition, PRNGKeyArray):
+        raise TypeError(f"Cannot interpret '{KEY_DTYPE}' as a data type")
+    kx, ky = _check_keys((x, y))
+    condition = jnp.asarray(condition)
+    if condition.dtype != bool:
+        condition = condition != 0
+    shape = jnp.broadcast_shapes(condition.shape, kx.shape, ky.shape)
+    condition = jnp.expand_dims(jnp.broadcast_to(condition, shape), -1)
+    return PRNGKeyArray(jnp.where(condition, kx._base, ky._base))
+
+
+def _array_rule(k: PRNGKeyArray, dtype: Any, ndmin: int) -> PRNGKeyArray:
+    (k,) = _check_keys((k,), dtype)
+    out = PRNGKeyArray(k._base)  # a new array, as JAX's asarray/array of a key array
+    return out.reshape((1,) * (ndmin - k.ndim) + k.shape) if ndmin > k.ndim else out
+
+
+register_extended_array(PRNGKeyArray, {
+    "concatenate": _concatenate_rule, "stack": _stack_rule, "reshape": _reshape_rule,
+    "transpose": _transpose_rule, "squeeze": _squeeze_rule, "expand_dims": _expand_dims_rule,
+    "broadcast_to": _broadcast_to_rule, "where": _where_rule, "array": _array_rule,
+})
 
 
 def _impl_repr() -> str:
