@@ -367,6 +367,7 @@ ROWS: list[Row] = [
     Row("random_erf_inv", xla_math.erf_inv, (uniform(-0.9, 0.9, 3),), grad=(0,)),
     Row("random_log", xla_math.log, (uniform(0.5, 2.0, 3),), grad=(0,)),
     Row("random_log1p", xla_math.log1p, (uniform(-0.9, 0.9, 3),), grad=(0,)),
+    Row("random_exp", xla_math.exp, (uniform(-2.0, 2.0, 3),), grad=(0,)),
 ]
 
 assert len({r.name for r in ROWS}) == len(ROWS), "row names must be unique"

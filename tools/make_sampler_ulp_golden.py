@@ -1,9 +1,9 @@
 """Regenerate tests/random/golden_samplers_ulp.json with real JAX 0.4.30, run from a throwaway
 virtual environment (`/tmp/jaxenv/bin/python tools/make_sampler_ulp_golden.py`).
 
-Records float32 draws of the samplers that transform a uniform with log or log1p, each
+Records float32 draws of the samplers that transform a uniform with log, log1p or exp, each
 `sampler(PRNGKey(3), ..., (100_000,))` at every 250th index (400 samples), and `jnp.log` /
-`jnp.log1p` of a few edge inputs, as little-endian uint32 bit patterns in hex.
+`jnp.log1p` (and `jnp.exp`) of a few edge inputs, as little-endian uint32 bit patterns in hex.
 Not a test module: the tests read only the JSON this writes and never import jax.
 """
 
@@ -20,12 +20,16 @@ SEED, SIZE, STRIDE = 3, 100_000, 250
 SAMPLERS: dict[str, dict[str, float]] = {
     "exponential": {}, "gumbel": {}, "logistic": {}, "laplace": {},
     "rayleigh": {"scale": 1.5}, "weibull_min": {"scale": 1.5, "concentration": 2.0},
-    "pareto": {"b": 3.0},
+    "pareto": {"b": 3.0}, "lognormal": {"sigma": 0.5},
 }
 EDGES = np.array([0.0, -0.0, 1e-40, -1e-40, 1.2e-38, -1.0, -2.0, np.inf, -np.inf, np.nan, 1.0,
                   2.0, 3e38, 1e-30, -0.5, 0.41421356, -0.41421356, 0.4142136, -0.999999,
                   5.0, 0.70710677, 0.7071068, 1 - 2**-24, 1 + 2**-23],
                  np.float32)
+# exp's clamps (-87.8, 88.8), overflow near 88.72, flushed denormal results below -87.34.
+EXP_EDGES = np.array([0.0, -0.0, 1e-40, 1.0, -1.0, 0.34657359, 0.5, -0.5, 10.0, -10.0, 88.7,
+                      88.72, 88.73, 88.8, 100.0, -87.3, -87.34, -87.5, -87.8, -88.0, -104.0,
+                      np.inf, -np.inf, np.nan], np.float32)
 
 
 def to_hex(x: np.ndarray) -> str:
@@ -43,7 +47,8 @@ def main() -> None:
         "seed": SEED, "size": SIZE, "stride": STRIDE,
         "samplers": samplers,
         "edges": {"x": to_hex(EDGES), "log": to_hex(jax.jit(jnp.log)(EDGES)),
-                  "log1p": to_hex(jax.jit(jnp.log1p)(EDGES))},
+                  "log1p": to_hex(jax.jit(jnp.log1p)(EDGES)),
+                  "exp_x": to_hex(EXP_EDGES), "exp": to_hex(jax.jit(jnp.exp)(EXP_EDGES))},
     }
     out = pathlib.Path(__file__).parents[1] / "tests" / "random" / "golden_samplers_ulp.json"
     out.write_text(json.dumps(golden, indent=1) + "\n")

@@ -270,9 +270,9 @@ def lognormal(key: Any, sigma: Any = 1.0, shape: Shape | None = None,
         shp = _shape_of(sigma)
     else:
         shp = _canon_shape(shape)
-        _check_shape("triangular", shp, _shape_of(sigma))
+        _check_shape("lognormal", shp, _shape_of(sigma))
     sigma = jnp.broadcast_to(sigma, shp)
-    return lax.exp(_normal(raw, shp, dt) * sigma)
+    return xla_math.exp(_normal(raw, shp, dt) * sigma)
 
 
 # ---- discrete -------------------------------------------------------------------------------
@@ -590,7 +590,7 @@ def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> 
         shp = _canon_shape(shape)
         _check_shape("pareto", shp)
     b = lax.convert_element_type(b, dt)
-    return lax.exp(lax.div(_exponential(raw, shp, dt), b))
+    return xla_math.exp(lax.div(_exponential(raw, shp, dt), b))
 
 
 def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
