@@ -11,25 +11,13 @@ import json
 import pathlib
 
 import numpy as np
+from ulp_helpers import from_hex, ulp_distance
 
 import numjax
 from numjax import random as r
 from numjax._src.random import xla_math
 
 GOLDEN = json.loads(pathlib.Path(__file__).with_name("golden_normal.json").read_text())
-
-
-def from_hex(text: str) -> np.ndarray:
-    return np.frombuffer(bytes.fromhex(text), "<u4").view("<f4").astype(np.float32)
-
-
-def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance in float32 steps (the integer order of the bit patterns; +0 and -0 coincide)."""
-    def ordered(x: np.ndarray) -> np.ndarray:
-        bits = np.asarray(x, np.float32).view(np.int32).astype(np.int64)
-        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
-
-    return np.abs(ordered(a) - ordered(b))
 
 
 def test_golden_normal_was_made_with_jax_0_4_30() -> None:

@@ -198,10 +198,63 @@ def _wrap_jvp_outputs(trace: JVPTrace, outs: Sequence[Any], tangents: Sequence[A
             for o, t in zip(outs, tangents, strict=True)]
 
 
+class _CustomFunction:
+    """What custom_jvp and custom_vjp share: where a call is resolved. Eagerly, the Python
+    function runs; a call whose operands belong to an outer trace (the function closes over a
+    value of the current one) goes to that trace, or is bound with the closure as operands; a
+    JVP trace runs the rule one level down; any other trace binds the primitive. Subclasses give
+    their rules (`_rules`), their JVP (`_jvp`), the primitive binding (`_bind`) and the
+    exception for a rule that differentiates a closed-over value (`_exception`)."""
+
+    fun: Callable[..., Any]
+    nondiff_argnums: tuple[int, ...]
+    _exception: type[Exception]
+
+    def _rules(self, nondiff: list[Any], in_tree: Any, avals: list[Any]
+               ) -> tuple[Callable[..., Any], tuple[Callable[..., Any], ...], dict[str, Any]]:
+        raise NotImplementedError
+
+    def _jvp(self, rules: tuple[Callable[..., Any], ...], primals: Sequence[Any],
+             tangents: Sequence[Any]) -> tuple[Any, Any]:
+        raise NotImplementedError
+
+    # (flat operands, closed jaxpr, consts, *rules, store, python_rule=...) -> outputs
+    _bind: Callable[..., Any]
+
+    def _call(self, args: tuple[Any, ...]) -> Any:
+        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+        flat, in_tree = tree_flatten(diff)
+        trace = current_trace()
+        if isinstance(trace, EvalTrace):
+            return self.fun(*args)
+        avals = [get_aval(x) for x in flat]
+        fun, rules, store = self._rules(nondiff, in_tree, avals)
+        owner = _relevant_trace(flat)
+        if owner is not trace:
+            staged = _stage(fun, avals)
+            closure_owner = None if staged is None else _closure_owner(staged[1], trace, owner)
+            if staged is None or closure_owner is None:
+                with set_current_trace(owner):
+                    return self._call(args)
+            return self._bind(flat, *staged, *rules, store,
+                              python_rule=type(closure_owner) is StagingTrace)
+        if type(trace) is JVPTrace:
+            primals, tangents = zip(*[trace.to_primal_tangent(x) for x in flat], strict=True)
+            with set_current_trace(trace.parent), _suspended(trace, self._exception):  # type: ignore[arg-type]
+                if all(type(t) is Zero for t in tangents):
+                    return self._call(tuple(_merge(nondiff, tree_unflatten(in_tree, primals),
+                                                   self.nondiff_argnums)))
+                outs, out_tangents = self._jvp(rules, primals, tangents)
+            return tree_unflatten(store["out_tree"], _wrap_jvp_outputs(trace, outs, out_tangents))
+        closed, consts = hoist_tracer_consts(trace_to_jaxpr(fun, avals))
+        return self._bind(flat, closed, consts, *rules, store,
+                          python_rule=type(trace) is StagingTrace)
+
+
 # ---- custom_jvp ----------------------------------------------------------------------------
 
 
-class custom_jvp:  # noqa: N801 (JAX's name)
+class custom_jvp(_CustomFunction):  # noqa: N801 (JAX's name)
     """A function with a custom forward-mode derivative rule (and thus reverse mode too).
 
     >>> import numjax, numjax.numpy as jnp
@@ -265,34 +318,17 @@ class custom_jvp:  # noqa: N801 (JAX's name)
                          for i, a in enumerate(args))
         return self._call(args)
 
-    def _call(self, args: tuple[Any, ...]) -> Any:
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        flat, in_tree = tree_flatten(diff)
-        trace = current_trace()
-        if isinstance(trace, EvalTrace):
-            return self.fun(*args)
+    _exception = ad.CustomJVPException
+
+    def _rules(self, nondiff: list[Any], in_tree: Any, avals: list[Any]
+               ) -> tuple[Callable[..., Any], tuple[Callable[..., Any], ...], dict[str, Any]]:
         fun, jvp_flat, store = self._flat_functions(nondiff, in_tree)
-        avals = [get_aval(x) for x in flat]
-        owner = _relevant_trace(flat)
-        if owner is not trace:
-            staged = _stage(fun, avals)
-            closure_owner = None if staged is None else _closure_owner(staged[1], trace, owner)
-            if staged is None or closure_owner is None:
-                with set_current_trace(owner):
-                    return self._call(args)
-            return self._bind(flat, *staged, jvp_flat, store,
-                              python_rule=type(closure_owner) is StagingTrace)
-        if type(trace) is JVPTrace:
-            primals, tangents = zip(*[trace.to_primal_tangent(x) for x in flat], strict=True)
-            with set_current_trace(trace.parent), _suspended(trace, ad.CustomJVPException):  # type: ignore[arg-type]
-                if all(type(t) is Zero for t in tangents):
-                    return self._call(tuple(_merge(nondiff, tree_unflatten(in_tree, primals),
-                                                   self.nondiff_argnums)))
-                outs, out_tangents = jvp_flat(list(primals), list(tangents))
-            return tree_unflatten(store["out_tree"], _wrap_jvp_outputs(trace, outs, out_tangents))
-        closed, consts = hoist_tracer_consts(trace_to_jaxpr(fun, avals))
-        return self._bind(flat, closed, consts, jvp_flat, store,
-                          python_rule=type(trace) is StagingTrace)
+        return fun, (jvp_flat,), store
+
+    def _jvp(self, rules: tuple[Callable[..., Any], ...], primals: Sequence[Any],
+             tangents: Sequence[Any]) -> tuple[Any, Any]:
+        (jvp_flat,) = rules
+        return jvp_flat(list(primals), list(tangents))  # type: ignore[no-any-return]
 
     def _bind(self, flat: list[Any], closed: ClosedJaxpr, consts: list[Any],
               jvp_flat: Callable[..., Any], store: dict[str, Any], python_rule: bool) -> Any:
@@ -435,7 +471,7 @@ def _check_for_tracers(x: Any) -> None:
                 "arguments should typically not be indicated as nondiff_argnums.")
 
 
-class custom_vjp:  # noqa: N801 (JAX's name)
+class custom_vjp(_CustomFunction):  # noqa: N801 (JAX's name)
     """A function with a custom reverse-mode derivative: `fwd` returns (output, residuals),
     `bwd(residuals, output cotangent)` returns one cotangent per argument.
 
@@ -478,35 +514,18 @@ class custom_vjp:  # noqa: N801 (JAX's name)
             _check_for_tracers(args[i])
         return self._call(args)
 
-    def _call(self, args: tuple[Any, ...]) -> Any:
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        flat, in_tree = tree_flatten(diff)
-        trace = current_trace()
-        if isinstance(trace, EvalTrace):
-            return self.fun(*args)
-        avals = [get_aval(x) for x in flat]
+    _exception = ad.CustomVJPException
+
+    def _rules(self, nondiff: list[Any], in_tree: Any, avals: list[Any]
+               ) -> tuple[Callable[..., Any], tuple[Callable[..., Any], ...], dict[str, Any]]:
         fun, fwd, bwd, store = self._flat_functions(nondiff, in_tree, avals)
-        owner = _relevant_trace(flat)
-        if owner is not trace:
-            staged = _stage(fun, avals)
-            closure_owner = None if staged is None else _closure_owner(staged[1], trace, owner)
-            if staged is None or closure_owner is None:
-                with set_current_trace(owner):
-                    return self._call(args)
-            return self._bind(flat, *staged, fwd, bwd, store,
-                              python_rule=type(closure_owner) is StagingTrace)
-        if type(trace) is JVPTrace:
-            primals, tangents = zip(*[trace.to_primal_tangent(x) for x in flat], strict=True)
-            with set_current_trace(trace.parent), _suspended(trace, ad.CustomVJPException):  # type: ignore[arg-type]
-                if all(type(t) is Zero for t in tangents):
-                    return self._call(tuple(_merge(nondiff, tree_unflatten(in_tree, primals),
-                                                   self.nondiff_argnums)))
-                outs, out_t = custom_vjp_jvp(primals, tangents, fwd=fwd, bwd=bwd, num_consts=0,
-                                             symbolic_zeros=self.symbolic_zeros)
-            return tree_unflatten(store["out_tree"], _wrap_jvp_outputs(trace, outs, out_t))
-        closed, consts = hoist_tracer_consts(trace_to_jaxpr(fun, avals))
-        return self._bind(flat, closed, consts, fwd, bwd, store,
-                          python_rule=type(trace) is StagingTrace)
+        return fun, (fwd, bwd), store
+
+    def _jvp(self, rules: tuple[Callable[..., Any], ...], primals: Sequence[Any],
+             tangents: Sequence[Any]) -> tuple[Any, Any]:
+        fwd, bwd = rules
+        return custom_vjp_jvp(primals, tangents, fwd=fwd, bwd=bwd,  # type: ignore[no-any-return]
+                              num_consts=0, symbolic_zeros=self.symbolic_zeros)
 
     def _bind(self, flat: list[Any], closed: ClosedJaxpr, consts: list[Any],
               fwd: Callable[..., Any], bwd: Callable[..., Any], store: dict[str, Any],
