@@ -177,7 +177,7 @@ class Emitter:
         while i < len(jaxpr.eqns):
             if i in clusters:
                 stop, cluster = clusters[i]
-                targets = _cluster_targets(cluster, i, stop, owned, last_use, live_out)
+                targets = _cluster_targets(cluster, stop, owned, last_use, live_out)
                 block_fn, call = fusion.emit_cluster(cluster, len(self.prelude), namer.var,
                                                      namer.global_, targets)
                 self.prelude += [*block_fn, ""]
@@ -279,7 +279,7 @@ def _reusable_input(eqn: Any, index: int, owned: set[Var], last_use: dict[Var, i
     return None
 
 
-def _cluster_targets(cluster: fusion.Cluster, start: int, stop: int, owned: set[Var],
+def _cluster_targets(cluster: fusion.Cluster, stop: int, owned: set[Var],
                      last_use: dict[Var, int], live_out: set[Var]) -> dict[Var, Var]:
     """Cluster outputs written into a dying input's buffer instead of a new one. Safe when the
     input is read by no equation after the one producing the output (blocks are processed
@@ -295,7 +295,7 @@ def _cluster_targets(cluster: fusion.Cluster, start: int, stop: int, owned: set[
         for v in cluster.inputs:
             if (v in owned and v not in live_out and last_use.get(v, stop) < stop
                     and v.aval.shape == out.aval.shape and v.aval.dtype == out.aval.dtype
-                    and last_read.get(v, -1) <= produced[out] and start <= last_use[v]):
+                    and last_read.get(v, -1) <= produced[out]):
                 owned.discard(v)
                 targets[out] = v
                 break
