@@ -245,8 +245,10 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None = Non
     sqrt2 = _const(dt, np.sqrt(2))
     lower = lax.convert_element_type(lower, dt)
     upper = lax.convert_element_type(upper, dt)
-    a = lax.erf(lax.div(lower, sqrt2))
-    b = lax.erf(lax.div(upper, sqrt2))
+    # XLA turns the division by the constant sqrt(2) into a product with its float reciprocal.
+    inv_sqrt2 = _const(dt, 1) / sqrt2
+    a = xla_math.erf(lax.mul(lower, inv_sqrt2))
+    b = xla_math.erf(lax.mul(upper, inv_sqrt2))
     u = _uniform(raw, shp, dt, a, b)
     out = lax.mul(sqrt2, xla_math.erf_inv(u))
     # Rounding can land on the bounds; clip strictly inside them (with the gradient stopped
@@ -572,7 +574,7 @@ def cauchy(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     shp = _canon_shape(shape)
     _check_shape("cauchy", shp)
     u = _uniform(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
-    return lax.tan(lax.mul(_const(dt, np.pi), lax.sub(u, _const(dt, 0.5))))
+    return xla_math.tan(lax.mul(_const(dt, np.pi), lax.sub(u, _const(dt, 0.5))))
 
 
 def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -670,10 +672,14 @@ def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) ->
     v = _normal(k1, shp, dt)
     z = _uniform(k2, shp, dt, 0.0, 1.0)
     y = lax.integer_pow(v, 2)
-    y_sq = lax.integer_pow(y, 2)
     mean_sq = lax.integer_pow(mean, 2)
-    sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
-    x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
+    # x = mean + mean^2 y / 2 - mean / 2 * sqrt(4 mean y + mean^2 y^2), with XLA:CPU's three
+    # fused multiply-adds (dividing by 2 is a product with 1/2).
+    half = _const(dt, 0.5)
+    sqrt_term = lax.sqrt(xla_math.fma(lax.mul(_const(dt, 4), mean), y,
+                                      lax.mul(mean_sq, lax.integer_pow(y, 2))))
+    x = xla_math.fma(lax.neg(lax.mul(mean, half)), sqrt_term,
+                     xla_math.fma(lax.mul(mean_sq, y), jnp.broadcast_to(half, shp), mean))
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
@@ -687,7 +693,9 @@ def maxwell(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     raw, _ = check_prng_key("maxwell", key)
     dt = _float_dtype("maxwell", dtype)
     shp = (*_canon_shape(shape), 3)
-    return jnp.linalg.norm(_normal(raw, shp, dt), axis=-1)
+    sq = lax.square(_normal(raw, shp, dt))
+    # XLA:CPU sums a row of three as (x0 + x2) + x1 (a 4-lane vector reduction).
+    return lax.sqrt(lax.add(lax.add(sq[..., 0], sq[..., 2]), sq[..., 1]))
 
 
 def double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: Shape = (),
@@ -795,14 +803,15 @@ def _gamma_one(raw: Array, alpha: Array, log_space: bool) -> Array:
     alpha_orig = alpha
     alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
     d = lax.sub(alpha, third)
-    c = lax.div(third, lax.sqrt(d))
+    # XLA rewrites a / sqrt(b) as a * rsqrt(b), and rsqrt rounds 1 / sqrt(b) on its own.
+    c = lax.mul(third, lax.rsqrt(d))
 
     def cond_fn(state: tuple[Array, Array, Array, Array]) -> Array:
         _, x_sq, v, u = state
         return lax.bitwise_and(
             lax.ge(u, lax.sub(one, lax.mul(squeeze, lax.mul(x_sq, x_sq)))),
-            lax.ge(lax.log(u), lax.add(lax.mul(x_sq, half),
-                                       lax.mul(d, lax.add(lax.sub(one, v), lax.log(v))))))
+            lax.ge(xla_math.log(u), lax.add(lax.mul(x_sq, half),
+                                       lax.mul(d, lax.add(lax.sub(one, v), xla_math.log(v))))))
 
     def next_xv(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
         key, subkey = _split(state[0])
@@ -822,9 +831,9 @@ def _gamma_one(raw: Array, alpha: Array, log_space: bool) -> Array:
         log_samples = lax.neg(_exponential(subkey, (), dtype))
         log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,
                                lax.mul(log_samples, lax.div(one, alpha_orig)))
-        return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
+        return lax.add(lax.add(xla_math.log(d), xla_math.log(v)), log_boost)
     samples = lax.sub(one, _uniform(subkey, (), dtype, 0.0, 1.0))
-    boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
+    boost = lax.select(boost_mask, one, xla_math.pow(samples, lax.div(one, alpha_orig)))
     return lax.mul(lax.mul(d, v), boost)
 
 
@@ -921,8 +930,8 @@ def beta(key: Any, a: Any, b: Any, shape: Shape | None = None, dtype: Any = floa
     log_gamma_a = _gamma_sample(key_a, a, True)
     log_gamma_b = _gamma_sample(key_b, b, True)
     log_max = lax.max(log_gamma_a, log_gamma_b)
-    gamma_a_scaled = jnp.exp(log_gamma_a - log_max)
-    gamma_b_scaled = jnp.exp(log_gamma_b - log_max)
+    gamma_a_scaled = xla_math.exp(log_gamma_a - log_max)
+    gamma_b_scaled = xla_math.exp(log_gamma_b - log_max)
     return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
@@ -948,9 +957,7 @@ def dirichlet(key: Any, alpha: Any, shape: Shape | None = None, dtype: Any = flo
     alpha = lax.convert_element_type(alpha, dt)
     full = (*shp, alpha_shape[-1])
     log_gamma_samples = _gamma_sample(raw, jnp.broadcast_to(alpha, full), True)
-    x_max = jnp.max(log_gamma_samples, -1, keepdims=True)
-    unnormalized = jnp.exp(log_gamma_samples - x_max)
-    return unnormalized / unnormalized.sum(-1, keepdims=True)
+    return xla_math.softmax(log_gamma_samples)
 
 
 def chisquare(key: Any, df: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -974,7 +981,7 @@ def _chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array
     two = _const(dt, 2)
     half_df = lax.div(lax.convert_element_type(df, dt), two)
     log_g = _gamma_sample(raw, jnp.broadcast_to(half_df, shp), True)
-    return lax.mul(jnp.exp(log_g), two)
+    return lax.mul(xla_math.exp(log_g), two)
 
 
 def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -996,7 +1003,8 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
     chi2_dfd = _chisquare(key_dfd, dfden, shp, dt)
     dfden = jnp.broadcast_to(lax.convert_element_type(dfden, dt), shp)
     dfnum = jnp.broadcast_to(lax.convert_element_type(dfnum, dt), shp)
-    return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
+    # XLA rewrites (a / b) / (c / d) as (a * d) / (b * c), each product rounded once.
+    return lax.div(lax.mul(chi2_dfn, dfden), lax.mul(chi2_dfd, dfnum))
 
 
 def t(key: Any, df: Any, shape: Shape = (), dtype: Any = float) -> Array:

@@ -69,15 +69,19 @@ def _fma_abstract_eval(a: ShapedArray, b: ShapedArray, c: ShapedArray) -> Shaped
 fma_p.def_impl(_fma_kernel)
 
 
-def _fma_batch(args: Sequence[Any], dims: Sequence[int | None]) -> tuple[Any, int]:
-    # The operands share one shape, so unbatched ones broadcast along a new leading axis.
-    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
-    full = [lax.broadcast(x, (size,)) if d is None else batching.moveaxis(x, d, 0)
-            for x, d in zip(args, dims, strict=True)]
-    return fma_p.bind(*full), 0
+def _same_shape_batch(prim: Primitive) -> Any:
+    """A batching rule for a primitive whose operands share one shape."""
+    def batch(args: Sequence[Any], dims: Sequence[int | None]) -> tuple[Any, int]:
+        # Unbatched operands broadcast along a new leading axis.
+        size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True)
+                    if d is not None)
+        full = [lax.broadcast(x, (size,)) if d is None else batching.moveaxis(x, d, 0)
+                for x, d in zip(args, dims, strict=True)]
+        return prim.bind(*full), 0
+    return batch
 
 
-fma_p.def_batch(_fma_batch)
+fma_p.def_batch(_same_shape_batch(fma_p))
 ad.defjvp(fma_p,
           lambda t, a, b, c: lax.mul(t, b),
           lambda t, a, b, c: lax.mul(t, a),
@@ -314,16 +318,18 @@ def _log1p_kernel(x: Any) -> np.ndarray:
     return np.asarray(np.log1p(x))
 
 
-log_p = Primitive("random_log")
-log_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
-log_p.def_impl(_log_kernel)
-log_p.def_batch(batching.vectorized_batch(log_p))
-ad.defjvp(log_p, lambda t, x: lax.div(t, x))  # d/dx log x = 1/x
+def _unary_primitive(name: str, kernel: Any) -> Primitive:
+    """An elementwise primitive computed by `kernel`, batched by mapping it over any axis."""
+    prim = Primitive(name)
+    prim.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
+    prim.def_impl(kernel)
+    prim.def_batch(batching.vectorized_batch(prim))
+    return prim
 
-log1p_p = Primitive("random_log1p")
-log1p_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
-log1p_p.def_impl(_log1p_kernel)
-log1p_p.def_batch(batching.vectorized_batch(log1p_p))
+
+log_p = _unary_primitive("random_log", _log_kernel)
+ad.defjvp(log_p, lambda t, x: lax.div(t, x))  # d/dx log x = 1/x
+log1p_p = _unary_primitive("random_log1p", _log1p_kernel)
 ad.defjvp(log1p_p, lambda t, x: lax.div(t, lax.add(x, lax.full_like(x, 1))))
 
 
@@ -383,10 +389,7 @@ def _exp_kernel(x: Any) -> np.ndarray:
     return np.asarray(np.exp(x))
 
 
-exp_p = Primitive("random_exp")
-exp_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
-exp_p.def_impl(_exp_kernel)
-exp_p.def_batch(batching.vectorized_batch(exp_p))
+exp_p = _unary_primitive("random_exp", _exp_kernel)
 ad.defjvp(exp_p, lambda t, x: lax.mul(t, exp(x)))  # d/dx e^x = e^x
 
 
@@ -398,3 +401,247 @@ def exp(x: Array) -> Array:
     Array(2.7182817, dtype=float32)
     """
     return exp_p.bind(x)
+
+
+# ---- tan as XLA:CPU computes it ---------------------------------------------------------------
+# XLA:CPU emits tan(x) as sinf(x) / cosf(x): one call of the C library's sincosf, then a float32
+# division. glibc's sincosf is not correctly rounded (on ~1% of inputs it is 1 ulp from the
+# nearest float): it reduces x by a multiple of pi/2 in double precision and evaluates short
+# double polynomials for sine and cosine, rounding each result to float32 once. The kernel below
+# takes those steps in float64 with glibc's published coefficients (matched on 150_000 inputs in
+# (-120, 120)); beyond |x| >= 120, where glibc switches to a 192-bit reduction, it rounds
+# NumPy's float64 sine and cosine instead.
+_SINCOS_COEFFS = {  # the cosine coefficients c0..c4 and the sine coefficients s1..s3
+    "c": (1.0, float.fromhex("-0x1.ffffffd0c621cp-2"), float.fromhex("0x1.55553e1068f19p-5"),
+          float.fromhex("-0x1.6c087e89a359dp-10"), float.fromhex("0x1.99343027bf8c3p-16")),
+    "s": (float.fromhex("-0x1.555545995a603p-3"), float.fromhex("0x1.1107605230bc4p-7"),
+          float.fromhex("-0x1.994eb3774cf24p-13")),
+}
+_TWO_OVER_PI_2_24 = float.fromhex("0x1.45F306DC9C883p+23")  # 2 / pi, scaled by 2^24
+_HALF_PI = float.fromhex("0x1.921FB54442D18p0")
+
+
+def _sincos_f32(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """glibc's float32 (sin y, cos y), for float32 `y`."""
+    x = y.astype(np.float64)
+    top = (y.view(np.uint32) >> 20) & 0x7FF  # exponent and 3 leading mantissa bits of |y|
+    # |y| < 0.75 needs no reduction; otherwise n = round(y * 2/pi) via a scaled integer.
+    with np.errstate(invalid="ignore", over="ignore"):
+        n = (np.clip(x * _TWO_OVER_PI_2_24, -2.0**31, 2.0**31 - 1).astype(np.int32)
+             + 0x800000) >> 24
+    n[top < 0x3F4] = 0
+    r = x - n * _HALF_PI
+    # The sine polynomial takes r with sign (+, -, -, +)[n % 4]; quadrants 2 and 3 negate the
+    # cosine polynomial; odd quadrants swap the two.
+    r_signed = r * np.where(((n + 1) & 2) != 0, -1.0, 1.0)
+    flip = np.where((n & 2) != 0, -1.0, 1.0)
+    r2 = r * r
+    c0, c1, c2, c3, c4 = _SINCOS_COEFFS["c"]
+    s1, s2, s3 = _SINCOS_COEFFS["s"]
+    r4, r3 = r2 * r2, r2 * r_signed
+    sin = (r_signed + r3 * s1) + (r3 * r2) * (s2 + r2 * s3)
+    cos = flip * ((c0 + r2 * c1) + r4 * c2 + (r4 * r2) * (c3 + r2 * c4))
+    odd = (n & 1) != 0
+    sin32, cos32 = np.where(odd, cos, sin).astype(np.float32), np.where(odd, sin, cos).astype(
+        np.float32)
+    tiny = top < 0x398  # |y| < 2^-12: sin y = y, cos y = 1
+    sin32[tiny], cos32[tiny] = y[tiny], 1
+    big = ~(top < 0x42F)  # |y| >= 120, inf, NaN
+    if big.any():
+        sin32[big], cos32[big] = np.sin(x[big]), np.cos(x[big])
+    return sin32, cos32
+
+
+def _tan_f32(x: np.ndarray) -> np.ndarray:
+    sin, cos = _sincos_f32(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(sin / cos)
+
+
+def _tan_kernel(x: Any) -> np.ndarray:
+    x = np.asarray(x)
+    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+        return np.asarray(_f32_blocks(_tan_f32, x).astype(x.dtype, copy=False))
+    return np.asarray(np.sin(x) / np.cos(x))
+
+
+tan_p = _unary_primitive("random_tan", _tan_kernel)
+# d/dx tan x = 1 + tan(x)^2
+ad.defjvp(tan_p, lambda t, x: lax.mul(t, lax.add(lax.full_like(x, 1), lax.square(tan(x)))))
+
+
+def tan(x: Array) -> Array:
+    """tan(x) as XLA:CPU computes it: float32 sin(x) / cos(x) (NumPy's sin/cos for float64).
+
+    >>> import numpy as np
+    >>> tan(np.float32(1.0))
+    Array(1.5574077, dtype=float32)
+    """
+    return tan_p.bind(x)
+
+
+# ---- erf as XLA:CPU computes it ---------------------------------------------------------------
+# XLA:CPU's float32 erf (ElementalIrEmitter's rational approximation): x P(x^2) / Q(x^2) with
+# both polynomials evaluated by fused multiply-adds, and +-1 once |x| >= 3.8325069. NumPy has no
+# erf and SciPy's is correctly rounded; truncated_normal draws its bounds through this one.
+_ERF_NUM = (2.2905065e-4, 3.4082910e-3, 5.0955694e-2, 1.8520832e-1, 1.1283791)
+_ERF_DEN = (-1.1791603e-7, 2.3547966e-5, 1.0179626e-3, 1.4070470e-2, 1.1098505e-1,
+            4.9746925e-1, 1.0)
+_ERF_SATURATES = np.float32(3.8325069)
+
+
+def _erf_f32(x: np.ndarray) -> np.ndarray:
+    x2 = x * x
+    num = x * _horner_fma_f32(x2, _ERF_NUM)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = num / _horner_fma_f32(x2, _ERF_DEN)
+    saturated = np.abs(x) >= _ERF_SATURATES
+    out[saturated] = np.copysign(np.float32(1), x[saturated])
+    return out
+
+
+def _erf_kernel(x: Any) -> np.ndarray:
+    x = np.asarray(x)
+    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+        return np.asarray(_f32_blocks(_erf_f32, x).astype(x.dtype, copy=False))
+    return np.asarray(lax.erf(x))
+
+
+erf_p = _unary_primitive("random_erf", _erf_kernel)
+# d/dx erf x = 2 / sqrt(pi) e^(-x^2)
+ad.defjvp(erf_p, lambda t, x: lax.mul(t, lax.mul(lax.full_like(x, 2 / math.sqrt(math.pi)),
+                                                 lax.exp(lax.neg(lax.square(x))))))
+
+
+def erf(x: Array) -> Array:
+    """erf(x) with XLA:CPU's float32 rounding (lax.erf for float64).
+
+    >>> import numpy as np
+    >>> erf(np.float32(0.5))
+    Array(0.5204999, dtype=float32)
+    """
+    return erf_p.bind(x)
+
+
+# ---- pow as XLA:CPU computes it ---------------------------------------------------------------
+# XLA:CPU calls the C library's powf, which works in double precision and rounds once; NumPy's
+# float32 power (SIMD) is up to a few ulp away from it. Rounding the float64 power agrees with
+# glibc's powf on all but ~0.06% of inputs (1 ulp there).
+
+
+def _pow_kernel(x: Any, y: Any) -> np.ndarray:
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+        with np.errstate(all="ignore"):
+            return np.asarray(np.power(x.astype(np.float64), y).astype(x.dtype))
+    return np.asarray(np.power(x, y))
+
+
+pow_p = Primitive("random_pow")
+pow_p.def_abstract_eval(lambda x, y: ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type))
+pow_p.def_impl(_pow_kernel)
+pow_p.def_batch(_same_shape_batch(pow_p))
+
+
+def _pow_jvp_y(t: Array, x: Array, y: Array) -> Array:
+    zero = lax.full_like(x, 0)
+    return lax.mul(t, lax.select(lax.eq(x, zero), zero, lax.mul(lax.log(x), pow(x, y))))
+
+
+ad.defjvp(pow_p,
+          lambda t, x, y: lax.mul(t, lax.mul(y, pow(x, lax.sub(y, lax.full_like(y, 1))))),
+          _pow_jvp_y)
+
+
+def pow(x: Array, y: Array) -> Array:  # noqa: A001 - mirrors lax.pow
+    """x ** y as XLA:CPU's float32 powf rounds it (NumPy's power for float64).
+
+    `x` and `y` are arrays of one shape and floating dtype.
+
+    >>> import numpy as np
+    >>> pow(np.float32(2.0), np.float32(0.5))
+    Array(1.4142135, dtype=float32)
+    """
+    return pow_p.bind(x, y)
+
+
+# ---- softmax as XLA:CPU computes it -----------------------------------------------------------
+# XLA:CPU (with oneDNN, as on x86 CPUs) replaces max / exp(x - max) / sum / divide over the last
+# axis with oneDNN's softmax kernel: exp by a degree-5 polynomial in r = x - n ln 2 (fused),
+# scaled by 2^(n-1) * 2; the row sum accumulated in 16-lane vectors and reduced pairwise
+# (lanes i + 8, i + 4, i + 2, i + 1); each exp times the reciprocal of the sum. Dirichlet
+# samples come from this softmax; NumPy's exp and a plain sum were up to 7 ulp away.
+def _f32_bits(bits: int) -> np.float32:
+    return np.array([bits], np.uint32).view(np.float32)[0]
+
+
+_SOFTMAX_EXP_P = tuple(float(_f32_bits(b)) for b in (0x3C07CFCE, 0x3D2B9D0D, 0x3E2AAD40, 0x3EFFFEE3,
+                                               0x3F7FFFFB, 0x3F800000))
+_SOFTMAX_LOG2E, _SOFTMAX_LN2 = _f32_bits(0x3FB8AA3B), _f32_bits(0x3F317218)
+_SOFTMAX_X_MIN, _SOFTMAX_X_MAX = _f32_bits(0xC2AEAC50), _f32_bits(0x42B17218)
+
+
+def _softmax_exp_f32(x: np.ndarray) -> np.ndarray:
+    """oneDNN's float32 exp."""
+    f32 = np.float32
+    underflow = x < _SOFTMAX_X_MIN
+    x = np.clip(x, _SOFTMAX_X_MIN, _SOFTMAX_X_MAX)
+    n = np.floor(x * _SOFTMAX_LOG2E + f32(0.5))
+    r = _fma_f32(-n, np.full_like(n, _SOFTMAX_LN2), x)
+    half_scale = (((n - f32(1)).astype(np.int32) + 127) << 23).view(f32)
+    half_scale[underflow] = 0
+    return (_horner_fma_f32(r, _SOFTMAX_EXP_P) * half_scale) * f32(2)
+
+
+def _softmax_kernel(x: Any) -> np.ndarray:
+    x = np.asarray(x)
+    if not (x.dtype.kind == "f" and x.dtype.itemsize <= 4) or x.shape[-1] == 0:
+        e = np.exp(x - x.max(-1, keepdims=True)) if x.shape[-1] else x
+        return np.asarray(e / e.sum(-1, keepdims=True) if x.shape[-1] else e)
+    x32 = x.astype(np.float32)
+    e = _softmax_exp_f32(x32 - x32.max(-1, keepdims=True))
+    k = x.shape[-1]
+    lanes = -(-k // 16) * 16
+    acc = np.zeros((*x.shape[:-1], lanes), np.float32)
+    acc[..., :k] = e
+    chunks = acc.reshape(*x.shape[:-1], lanes // 16, 16)
+    total = chunks[..., 0, :].copy()
+    for i in range(1, lanes // 16):
+        total += chunks[..., i, :]
+    for half in (8, 4, 2, 1):
+        total = total[..., :half] + total[..., half:2 * half]
+    with np.errstate(divide="ignore"):
+        return np.asarray((e * (np.float32(1) / total)).astype(x.dtype, copy=False))
+
+
+softmax_p = Primitive("random_softmax")
+softmax_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
+softmax_p.def_impl(_softmax_kernel)
+
+
+def _softmax_batch(args: Sequence[Any], dims: Sequence[int | None]) -> tuple[Any, int]:
+    assert dims[0] is not None
+    return softmax_p.bind(batching.moveaxis(args[0], dims[0], 0)), 0
+
+
+def _softmax_jvp(t: Array, ans: Array, x: Array) -> Array:
+    # d softmax = s * t - s * sum(s * t) over the last axis
+    st = lax.mul(ans, t)
+    shape = get_aval(st).shape
+    total = lax.reduce_sum(st, (len(shape) - 1,))
+    total = lax.broadcast_in_dim(total, shape, tuple(range(len(shape) - 1)))
+    return lax.sub(st, lax.mul(ans, total))
+
+
+softmax_p.def_batch(_softmax_batch)
+ad.defjvp2(softmax_p, _softmax_jvp)
+
+
+def softmax(x: Array) -> Array:
+    """Softmax over the last axis as XLA:CPU's oneDNN kernel rounds it (float32).
+
+    >>> import numpy as np
+    >>> softmax(np.zeros(4, np.float32))
+    Array([0.25, 0.25, 0.25, 0.25], dtype=float32)
+    """
+    return softmax_p.bind(x)
