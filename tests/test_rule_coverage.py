@@ -368,6 +368,11 @@ ROWS: list[Row] = [
     Row("random_log", xla_math.log, (uniform(0.5, 2.0, 3),), grad=(0,)),
     Row("random_log1p", xla_math.log1p, (uniform(-0.9, 0.9, 3),), grad=(0,)),
     Row("random_exp", xla_math.exp, (uniform(-2.0, 2.0, 3),), grad=(0,)),
+    Row("random_tan", xla_math.tan, (uniform(-1.2, 1.2, 3),), grad=(0,)),
+    Row("random_erf", xla_math.erf, (uniform(-2.0, 2.0, 3),), grad=(0,)),
+    Row("random_pow", xla_math.pow, (uniform(0.5, 2.0, 3), uniform(-1.5, 1.5, 3)),
+        grad=(0, 1)),
+    Row("random_softmax", xla_math.softmax, (normal(3, 4),), grad=(0,)),
 ]
 
 assert len({r.name for r in ROWS}) == len(ROWS), "row names must be unique"

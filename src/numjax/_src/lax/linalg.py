@@ -186,18 +186,19 @@ cholesky_p = Primitive("cholesky")
 
 
 def _cholesky_kernel(x: Any) -> Any:
+    from scipy.linalg import get_lapack_funcs
+
+    # LAPACK's potrf on the lower triangle, as XLA:CPU calls it (NumPy's batched cholesky
+    # rounds some entries differently); ~1.6 us per matrix.
     x = np.asarray(x)
-    try:
-        return np.linalg.cholesky(x)
-    except np.linalg.LinAlgError:
-        pass
 
     def one(m: np.ndarray) -> tuple[np.ndarray]:
-        try:
-            return (np.linalg.cholesky(m),)
-        except np.linalg.LinAlgError:
+        (potrf,) = get_lapack_funcs(("potrf",), (m,))
+        factor, info = potrf(m, lower=True, clean=True)
+        if info != 0:
             # XLA reports a failed factorization as NaNs.
             return (np.full(m.shape, np.nan, m.dtype),)
+        return (factor,)
 
     return _stacked(one, x)[0]
 
@@ -535,7 +536,26 @@ def _qr_kernel(x: Any, *, full_matrices: bool) -> list[Any]:
         k = m if full_matrices else min(m, n)
         q = np.broadcast_to(np.eye(m, k, dtype=x.dtype), (*x.shape[:-2], m, k)).copy()
         return [q, np.zeros((*x.shape[:-2], k, n), x.dtype)]
-    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    from scipy.linalg import get_lapack_funcs
+
+    # LAPACK's geqrf, then orgqr/ungqr on the reflectors, as XLA:CPU calls them (NumPy's qr
+    # rounds differently).
+    def one(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        geqrf, orgqr = get_lapack_funcs(("geqrf", "ungqr" if mat.dtype.kind == "c" else "orgqr"),
+                                        (mat,))
+        packed, tau, _, _ = geqrf(mat)
+        if m < n:
+            reflectors = packed[:, :m]
+        elif full_matrices:
+            reflectors = np.zeros((m, m), mat.dtype)
+            reflectors[:, :n] = packed
+        else:
+            reflectors = packed
+        q, _, _ = orgqr(reflectors, tau)
+        r = np.triu(packed if full_matrices or m < n else packed[:n, :n])
+        return q, r
+
+    q, r = _stacked(one, x)
     return [q, r]
 
 
@@ -662,11 +682,22 @@ def _svd_kernel(x: Any, *, full_matrices: bool, compute_uv: bool,
         for o in outs[1:]:
             o[...] = np.eye(*o.shape[-2:], dtype=o.dtype)
         return outs
+    from scipy.linalg import get_lapack_funcs
+
+    # LAPACK's gesdd per matrix, as XLA:CPU calls it (NumPy's svd rounds differently).
+    def one(mat: np.ndarray) -> tuple[np.ndarray, ...]:
+        (gesdd,) = get_lapack_funcs(("gesdd",), (mat,))
+        u, s, vt, info = gesdd(mat, compute_uv=int(compute_uv),
+                               full_matrices=int(full_matrices))
+        if info != 0:  # XLA reports a failed decomposition as NaNs
+            s, u, vt = (np.full_like(o, np.nan) for o in (s, u, vt))
+        return (s, u, vt) if compute_uv else (s,)
+
     if not compute_uv:
-        s = np.linalg.svd(x, compute_uv=False)
+        (s,) = _stacked(one, x)
         lo, hi = subset_by_index or (0, k)
         return [s[..., lo:hi]]
-    u, s, vt = np.linalg.svd(x, full_matrices=full_matrices)
+    s, u, vt = _stacked(one, x)
     if subset_by_index is not None:
         lo, hi = subset_by_index
         s, u, vt = s[..., lo:hi], u[..., :, lo:hi], vt[..., lo:hi, :]
@@ -790,7 +821,18 @@ def _eigh_kernel(x: Any, *, lower: bool, sort_eigenvalues: bool,
         k = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
         return [np.zeros((*x.shape[:-1], k), x.dtype),
                 np.zeros((*x.shape[:-2], k), _real_dtype(x.dtype))]
-    w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")  # ascending, as syevd gives
+    from scipy.linalg import get_lapack_funcs
+
+    # LAPACK's syevd/heevd per matrix (ascending eigenvalues), as XLA:CPU calls it; NumPy's
+    # eigh rounds differently.
+    def one(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        (evd,) = get_lapack_funcs(("heevd" if mat.dtype.kind == "c" else "syevd",), (mat,))
+        w, v, info = evd(mat, compute_v=1, lower=int(lower))
+        if info != 0:  # XLA reports a failed decomposition as NaNs
+            w, v = np.full_like(w, np.nan), np.full_like(v, np.nan)
+        return w, v
+
+    w, v = _stacked(one, x)
     if subset_by_index is not None:
         lo, hi = subset_by_index
         w, v = w[..., lo:hi], v[..., :, lo:hi]
