@@ -606,7 +606,9 @@ def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
     raw, _ = check_prng_key("weibull_min", key)
     dt = _float_dtype("weibull_min", dtype)
     u = _uniform(raw, _canon_shape(shape), dt, 0, 1)
-    return jnp.power(lax.neg(xla_math.log1p(lax.neg(u))), 1.0 / concentration) * scale
+    x = lax.neg(xla_math.log1p(lax.neg(u)))
+    exponent = lax.div(_const(dt, 1), lax.convert_element_type(concentration, dt))
+    return xla_math.pow(x, jnp.broadcast_to(exponent, x.shape)) * scale
 
 
 def rayleigh(key: Any, scale: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -683,6 +685,16 @@ def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) ->
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
+def _row_sum(x: Array) -> Array:
+    """Sum over the last axis in XLA:CPU's order for rows of up to 4: a 4-lane vector halved
+    twice, (x0 + x2) + (x1 + x3); longer rows sum as NumPy does."""
+    n = get_aval(x).shape[-1]
+    if not 2 < n <= 4:
+        return jnp.sum(x, -1)
+    first = lax.add(x[..., 0], x[..., 2])
+    return lax.add(first, x[..., 1] if n == 3 else lax.add(x[..., 1], x[..., 3]))
+
+
 def maxwell(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     """Maxwell values: the norm of a standard 3-d normal vector.
 
@@ -693,9 +705,7 @@ def maxwell(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     raw, _ = check_prng_key("maxwell", key)
     dt = _float_dtype("maxwell", dtype)
     shp = (*_canon_shape(shape), 3)
-    sq = lax.square(_normal(raw, shp, dt))
-    # XLA:CPU sums a row of three as (x0 + x2) + x1 (a 4-lane vector reduction).
-    return lax.sqrt(lax.add(lax.add(sq[..., 0], sq[..., 2]), sq[..., 1]))
+    return lax.sqrt(_row_sum(lax.square(_normal(raw, shp, dt))))
 
 
 def double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: Shape = (),
@@ -1026,6 +1036,12 @@ def t(key: Any, df: Any, shape: Shape = (), dtype: Any = float) -> Array:
     return n * jnp.sqrt(half_df / g)
 
 
+def _xla_power(x: Array, exponent: float) -> Array:
+    """`x ** exponent` for a Python float exponent, rounded as XLA:CPU's powf."""
+    x = jnp.asarray(x)
+    return xla_math.pow(x, jnp.full(x.shape, exponent, x.dtype))
+
+
 def generalized_normal(key: Any, p: float, shape: Shape = (), dtype: Any = float) -> Array:
     """Generalized normal samples with density proportional to exp(-|x| ** p).
 
@@ -1041,7 +1057,7 @@ def generalized_normal(key: Any, p: float, shape: Shape = (), dtype: Any = float
     k1, k2 = _split(raw)
     g = _gamma_sample(k1, jnp.broadcast_to(lax.convert_element_type(1 / p, dt), shp), False)
     r = rademacher(k2, shp, dt)
-    return r * g ** (1 / p)
+    return r * _xla_power(g, 1 / p)
 
 
 def ball(key: Any, d: int, p: float = 2, shape: Shape = (), dtype: Any = float) -> Array:
@@ -1059,7 +1075,8 @@ def ball(key: Any, d: int, p: float = 2, shape: Shape = (), dtype: Any = float) 
     k1, k2 = _split(raw)
     g = generalized_normal(k1, p, (*shp, d), dtype)
     e = exponential(k2, shp, dtype)
-    return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
+    magnitude = jnp.abs(g) ** p if isinstance(p, int) else _xla_power(jnp.abs(g), p)
+    return g / _xla_power(_row_sum(magnitude) + e, 1 / p)[..., None]
 
 
 # ---- poisson and binomial -------------------------------------------------------------------

@@ -524,16 +524,84 @@ def erf(x: Array) -> Array:
 
 
 # ---- pow as XLA:CPU computes it ---------------------------------------------------------------
-# XLA:CPU calls the C library's powf, which works in double precision and rounds once; NumPy's
-# float32 power (SIMD) is up to a few ulp away from it. Rounding the float64 power agrees with
-# glibc's powf on all but ~0.06% of inputs (1 ulp there).
+# XLA:CPU calls the C library's powf. glibc's powf works in double precision: log2(x) from a
+# 16-entry table of (1/c, log2 c) and a degree-5 polynomial in r = x/c - 1, times y, then
+# 2^(y log2 x) from a 32-entry table of 2^(i/32) and a cubic, rounded to float once. It is not
+# correctly rounded (~0.06% of results are 1 ulp from the nearest float), so the kernel takes
+# the same steps with glibc's published coefficients for positive x and |y log2 x| < 126
+# (everything the samplers need; matched on 200_000 inputs), and rounds NumPy's float64 power
+# elsewhere.
+def _hex_floats(*texts: str) -> np.ndarray:
+    return np.array([float.fromhex(t) for t in texts])
+
+
+_POWF_INVC = _hex_floats(
+    "0x1.661ec79f8f3bep+0", "0x1.571ed4aaf883dp+0", "0x1.49539f0f010bp+0", "0x1.3c995b0b80385p+0",
+    "0x1.30d190c8864a5p+0", "0x1.25e227b0b8eap+0", "0x1.1bb4a4a1a343fp+0", "0x1.12358f08ae5bap+0",
+    "0x1.0953f419900a7p+0", "0x1p+0", "0x1.e608cfd9a47acp-1", "0x1.ca4b31f026aap-1",
+    "0x1.b2036576afce6p-1", "0x1.9c2d163a1aa2dp-1", "0x1.886e6037841edp-1",
+    "0x1.767dcf5534862p-1")
+_POWF_LOGC = _hex_floats(
+    "-0x1.efec65b963019p-2", "-0x1.b0b6832d4fca4p-2", "-0x1.7418b0a1fb77bp-2",
+    "-0x1.39de91a6dcf7bp-2", "-0x1.01d9bf3f2b631p-2", "-0x1.97c1d1b3b7afp-3",
+    "-0x1.2f9e393af3c9fp-3", "-0x1.960cbbf788d5cp-4", "-0x1.a6f9db6475fcep-5", "0x0p+0",
+    "0x1.338ca9f24f53dp-4", "0x1.476a9543891bap-3", "0x1.e840b4ac4e4d2p-3",
+    "0x1.40645f0c6651cp-2", "0x1.88e9c2c1b9ff8p-2", "0x1.ce0a44eb17bccp-2")
+_POWF_LOG2_POLY = _hex_floats("0x1.27616c9496e0bp-2", "-0x1.71969a075c67ap-2",
+                              "0x1.ec70a6ca7baddp-2", "-0x1.7154748bef6c8p-1",
+                              "0x1.71547652ab82bp0")
+_EXP2F_POLY = _hex_floats("0x1.c6af84b912394p-5", "0x1.ebfce50fac4f3p-3",
+                          "0x1.62e42ff0c52d6p-1")
+_EXP2F_SHIFT = float.fromhex("0x1.8p+52") / 32
+# 2^(i/32) as bits, less i << 47 so that adding k << 47 for k = 32 m + i scales it by 2^m.
+_EXP2F_TABLE = (np.exp2(np.arange(32) / 32).view(np.uint64)
+                - (np.arange(32, dtype=np.uint64) << np.uint64(47)))
+
+
+def _powf_f32(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """glibc's powf for float32 `x`, `y` of one shape (flat)."""
+    ix = x.view(np.uint32)
+    # powf rescales a subnormal x by 2^23 first; with XLA:CPU's denormals-are-zero mode that
+    # product is 0, whose bits less 23 << 23 make log2 x read as -150.
+    subnormal = (ix > 0) & (ix < np.uint32(0x00800000))
+    if subnormal.any():
+        ix = np.where(subnormal, np.uint32((-(23 << 23)) & 0xFFFFFFFF), ix)
+    tmp = ix - np.uint32(0x3F330000)
+    i = ((tmp >> np.uint32(19)) & np.uint32(15)).astype(np.intp)
+    top = tmp & np.uint32(0xFF800000)
+    k = top.view(np.int32) >> 23
+    z = (ix - top).view(np.float32).astype(np.float64)
+    r = z * _POWF_INVC[i] - 1.0
+    a0, a1, a2, a3, a4 = _POWF_LOG2_POLY
+    r2 = r * r
+    log2x = ((a0 * r + a1) * (r2 * r2)) + ((a2 * r + a3) * r2 + (a4 * r + (_POWF_LOGC[i] + k)))
+    ylogx = y.astype(np.float64) * log2x
+    kd = ylogx + _EXP2F_SHIFT
+    ki = kd.view(np.uint64)
+    r = ylogx - (kd - _EXP2F_SHIFT)
+    scale = (_EXP2F_TABLE[(ki & np.uint64(31)).astype(np.intp)] + (ki << np.uint64(47))).view(
+        np.float64)
+    c0, c1, c2 = _EXP2F_POLY
+    out = (((c0 * r + c1) * (r * r) + (c2 * r + 1.0)) * scale).astype(np.float32)
+    # Outside the table path: x <= 0, subnormal, inf or NaN; y inf or NaN; |y log2 x| >= 126.
+    other = (((ix - np.uint32(0x00800000) >= np.uint32(0x7F800000 - 0x00800000)) & ~subnormal)
+             | ~np.isfinite(y) | ~(np.abs(ylogx) < 126))
+    if other.any():
+        with np.errstate(all="ignore"):
+            out[other] = np.power(x[other].astype(np.float64), y[other])
+    return out
 
 
 def _pow_kernel(x: Any, y: Any) -> np.ndarray:
     x, y = np.asarray(x), np.asarray(y)
     if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+        shape = np.broadcast_shapes(x.shape, y.shape)
+        x32 = np.broadcast_to(x, shape).astype(np.float32).reshape(-1)
+        y32 = np.broadcast_to(y, shape).astype(np.float32).reshape(-1)
         with np.errstate(all="ignore"):
-            return np.asarray(np.power(x.astype(np.float64), y).astype(x.dtype))
+            # XLA:CPU flushes denormal results to zero (denormal inputs reach powf as they are).
+            out = _flush_denormals(_powf_f32(x32, y32))
+        return np.asarray(out.reshape(shape).astype(x.dtype, copy=False))
     return np.asarray(np.power(x, y))
 
 
