@@ -373,6 +373,7 @@ ROWS: list[Row] = [
     Row("random_pow", xla_math.pow, (uniform(0.5, 2.0, 3), uniform(-1.5, 1.5, 3)),
         grad=(0, 1)),
     Row("random_softmax", xla_math.softmax, (normal(3, 4),), grad=(0,)),
+    Row("random_lgamma", xla_math.lgamma, (uniform(0.6, 4.0, 3),), grad=(0,)),
 ]
 
 assert len({r.name for r in ROWS}) == len(ROWS), "row names must be unique"

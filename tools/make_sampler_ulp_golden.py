@@ -7,6 +7,7 @@ little-endian uint32 bit patterns in hex.
 Not a test module: the tests read only the JSON this writes and never import jax.
 """
 
+import hashlib
 import json
 import pathlib
 
@@ -76,10 +77,24 @@ POW_X = np.concatenate([_GRID.uniform(0, 4, 3000), 10 ** _GRID.uniform(-30, 30, 
 POW_Y = np.concatenate([_GRID.uniform(-3, 3, 3000), _GRID.uniform(-4, 4, 1000),
                         [0.5, 0.5, np.inf, 0.5, 3.0, 0.5, 0.5, 1.0, 2.0]]).astype(np.float32)
 SOFTMAX_X = _GRID.normal(0, 3, (200, 7)).astype(np.float32)
+LGAMMA_X = np.concatenate([_GRID.uniform(-20, 0.5, 1000), _GRID.uniform(0.5, 30, 2000),
+                           10 ** _GRID.uniform(0, 6, 500),
+                           [0.0, -0.0, -1.0, -2.0, 1.0, 2.0, np.inf, -np.inf, np.nan]]
+                          ).astype(np.float32)
 
 
 def to_hex(x: np.ndarray) -> str:
     return np.asarray(x, np.float32).astype("<f4").view("<u4").tobytes().hex()
+
+
+# Integer samplers whose acceptance tests run through XLA's log, log1p and lgamma.
+INTEGER_SAMPLERS: dict[str, tuple[str, dict, tuple[int, ...]]] = {
+    "poisson": ("poisson", {"lam": 4.0}, (20_000,)),
+    "poisson_rejection": ("poisson", {"lam": 40.0}, (20_000,)),
+    "binomial": ("binomial", {"n": 20.0, "p": 0.3}, (20_000,)),
+    "binomial_btrs": ("binomial", {"n": 500.0, "p": 0.4}, (20_000,)),
+    "geometric": ("geometric", {"p": 0.2}, (20_000,)),
+}
 
 
 def arguments(kwargs: dict) -> dict:
@@ -95,10 +110,18 @@ def main() -> None:
         stride = max(1, out.size // 400)
         samplers[name] = {"call": call, "kwargs": kwargs, "shape": list(shape),
                           "stride": stride, "bits": to_hex(out[::stride])}
+    integers = {}
+    for name, (call, kwargs, shape) in INTEGER_SAMPLERS.items():
+        out = np.asarray(getattr(random, call)(key, **kwargs, shape=shape)).ravel()
+        values = out.astype("<i4")
+        integers[name] = {"call": call, "kwargs": kwargs, "shape": list(shape),
+                          "sha256": hashlib.sha256(values.tobytes()).hexdigest(),
+                          "every_50th": values[::50].tolist()}
     golden = {
         "jax_version": jax.__version__,
         "seed": SEED,
         "samplers": samplers,
+        "integer_samplers": integers,
         "edges": {"x": to_hex(EDGES), "log": to_hex(jax.jit(jnp.log)(EDGES)),
                   "log1p": to_hex(jax.jit(jnp.log1p)(EDGES)),
                   "exp_x": to_hex(EXP_EDGES), "exp": to_hex(jax.jit(jnp.exp)(EXP_EDGES)),
@@ -107,7 +130,9 @@ def main() -> None:
                   "pow_x": to_hex(POW_X), "pow_y": to_hex(POW_Y),
                   "pow": to_hex(jax.jit(jnp.power)(POW_X, POW_Y)),
                   "softmax_x": to_hex(SOFTMAX_X),
-                  "softmax": to_hex(jax.jit(jax.nn.softmax)(SOFTMAX_X))},
+                  "softmax": to_hex(jax.jit(jax.nn.softmax)(SOFTMAX_X)),
+                  "lgamma_x": to_hex(LGAMMA_X),
+                  "lgamma": to_hex(jax.jit(jax.lax.lgamma)(LGAMMA_X))},
     }
     out = pathlib.Path(__file__).parents[1] / "tests" / "random" / "golden_samplers_ulp.json"
     out.write_text(json.dumps(golden, indent=1) + "\n")

@@ -337,8 +337,8 @@ def geometric(key: Any, p: Any, shape: Shape | None = None, dtype: Any = int) ->
     if not dtypes.issubdtype(p.dtype, np.inexact):
         p = p.astype(dtypes.default_float_dtype())
     u = _uniform(raw, shp, np.dtype(p.dtype), 0.0, 1.0)
-    log_one_minus_p = jnp.broadcast_to(lax.log1p(lax.neg(p)), shp)
-    g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
+    log_one_minus_p = jnp.broadcast_to(xla_math.log1p(lax.neg(p)), shp)
+    g = lax.floor(lax.div(xla_math.log(u), log_one_minus_p)) + 1
     return g.astype(dt)
 
 
@@ -455,7 +455,7 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
             ind = jnp.searchsorted(p_cuml, r).astype(int)
         else:
             # Gumbel top-k: the n_draws smallest of -gumbel - log p.
-            g = -_gumbel(raw, (n_inputs,), np.dtype(p_arr.dtype)) - jnp.log(p_arr)
+            g = -_gumbel(raw, (n_inputs,), np.dtype(p_arr.dtype)) - xla_math.log(p_arr)
             ind = jnp.argsort(g)[:n_draws]
         result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
     if arr.ndim == 0:
@@ -1090,7 +1090,7 @@ def _poisson_knuth(raw: Array, lam: Array, shape: tuple[int, ...], dtype: np.dty
         key, subkey = _split(key)
         k = lax.select(log_prod > -lam, k + 1, k)
         u = _uniform(subkey, shape, np.dtype(np.float32), 0.0, 1.0)
-        return k, key, log_prod + jnp.log(u)
+        return k, key, log_prod + xla_math.log(u)
 
     def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
         return jnp.any(carry[2] > -lam)
@@ -1103,7 +1103,7 @@ def _poisson_knuth(raw: Array, lam: Array, shape: tuple[int, ...], dtype: np.dty
 
 def _poisson_rejection(raw: Array, lam: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
     # Hörmann's transformed rejection with squeeze (PTRS).
-    log_lam = lax.log(lam)
+    log_lam = xla_math.log(lam)
     b = 0.931 + 2.53 * lax.sqrt(lam)
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
@@ -1117,8 +1117,8 @@ def _poisson_rejection(raw: Array, lam: Array, shape: tuple[int, ...], dtype: np
         v = _uniform(subkey_1, shape, fdt, 0.0, 1.0)
         u_shifted = 0.5 - abs(u)
         k = lax.floor((2 * a / u_shifted + b) * u + lam + 0.43)
-        s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
-        t_ = -lam + k * log_lam - lax.lgamma(k + 1)
+        s = xla_math.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
+        t_ = -lam + k * log_lam - xla_math.lgamma(k + 1)
         accept1 = (u_shifted >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
         accept2 = s <= t_
@@ -1172,7 +1172,7 @@ def _stirling_approx_tail(k: Array) -> Array:
 
 def _binomial_inversion(raw: Array, count: Array, prob: Array, shape: tuple[int, ...]
                         ) -> Array:
-    log1minusprob = jnp.log1p(-prob)
+    log1minusprob = xla_math.log1p(-prob)
     fdt = np.dtype(get_aval(prob).dtype)
 
     def body_fn(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
@@ -1180,7 +1180,7 @@ def _binomial_inversion(raw: Array, count: Array, prob: Array, shape: tuple[int,
         subkey, key = _split(key)  # (JAX takes the first half as the subkey here)
         num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
         u = _uniform(subkey, shape, fdt, 0.0, 1.0)
-        geom = jnp.ceil(jnp.log(u) / log1minusprob)
+        geom = jnp.ceil(xla_math.log(u) / log1minusprob)
         return num_geom_out, geom_sum + geom, key
 
     def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
@@ -1212,10 +1212,10 @@ def _btrs(raw: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Arra
         accept1 = (us >= 0.07) & (v <= v_r)
         k = jnp.floor((2 * a / us + b) * u + c)
         reject = (k < 0) | (k > count)
-        v = jnp.log(v * alpha / (a / (us * us) + b))
-        ub = ((m + 0.5) * jnp.log((m + 1) / (r * (count - m + 1)))
-              + (count + 1) * jnp.log((count - m + 1) / (count - k + 1))
-              + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
+        v = xla_math.log(v * alpha / (a / (us * us) + b))
+        ub = ((m + 0.5) * xla_math.log((m + 1) / (r * (count - m + 1)))
+              + (count + 1) * xla_math.log((count - m + 1) / (count - k + 1))
+              + (k + 0.5) * xla_math.log(r * (count - k + 1) / (k + 1))
               + _stirling_approx_tail(m) + _stirling_approx_tail(count - m)
               - _stirling_approx_tail(k) - _stirling_approx_tail(count - k))
         accept = accept1 | (~reject & (v <= ub))
