@@ -305,6 +305,13 @@ JNP_ON_KEYS: list[tuple[str, Callable[[Any], Any], tuple[int, ...], list[int]]] 
     ("asarray", lambda k: jnp.asarray(k), (2, 3), [0, 1, 2, 3, 4, 5]),
     ("array", lambda k: jnp.array(k), (2, 3), [0, 1, 2, 3, 4, 5]),
     ("asarray_list", lambda k: jnp.asarray([k[0], k[1]]), (2, 3), [0, 1, 2, 3, 4, 5]),
+    ("swapaxes", lambda k: jnp.swapaxes(k, 0, 1), (3, 2), [0, 3, 1, 4, 2, 5]),
+    ("moveaxis", lambda k: jnp.moveaxis(k, 0, 1), (3, 2), [0, 3, 1, 4, 2, 5]),
+    ("tile", lambda k: jnp.tile(k[0], 2), (6,), [0, 1, 2, 0, 1, 2]),
+    ("tile_rank", lambda k: jnp.tile(k, (2, 1, 1)), (2, 2, 3), [0, 1, 2, 3, 4, 5] * 2),
+    ("take_clip", lambda k: jnp.take(k, jnp.array([0, 9]), mode="clip"), (2,), [0, 5]),
+    ("take_wrap", lambda k: jnp.take(k, jnp.array([0, 4]), axis=1, mode="wrap"), (2, 2),
+     [0, 1, 3, 4]),
     ("jit_concatenate", lambda k: numjax.jit(lambda a, b: jnp.concatenate([a, b]))(k, k),
      (4, 3), [0, 1, 2, 3, 4, 5] * 2),
     ("vmap_stack", lambda k: numjax.vmap(lambda a: jnp.stack([a, a]))(k), (2, 2, 3),
@@ -341,6 +348,13 @@ JNP_ON_KEYS_ERRORS: list[tuple[Callable[[Any], Any], type, str]] = [
     (lambda k: jnp.squeeze(k, 0), ValueError,
      "cannot select an axis to squeeze out which has size not equal to one, got shape=(2, 3) "
      "and dimensions=(0,)"),
+    (lambda k: jnp.take(k, jnp.array([0, 1])), ValueError,
+     "Unsupported dtype for gather fill_value key<fry>"),
+    (lambda k: numjax.grad(lambda key: r.normal(key))(k[0, 0]), TypeError,
+     "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+     "np.inexact), but got key<fry>."),
+    (lambda k: numjax.jacrev(lambda key: r.normal(key))(k[0, 0]), TypeError,
+     "but got key<fry>."),
     (lambda k: jnp.reshape(k, 5), TypeError,
      "cannot reshape array of shape (2, 3) (size 6) into shape 5 (size 5)"),
 ]
@@ -350,3 +364,28 @@ JNP_ON_KEYS_ERRORS: list[tuple[Callable[[Any], Any], type, str]] = [
 def test_jnp_functions_on_keys_errors(op: Callable[[Any], Any], exc: type, message: str) -> None:
     with pytest.raises(exc, match=re.escape(message)):
         op(_K())
+
+
+def test_keys_are_single_leaves_to_pytree_functions() -> None:
+    # As in JAX 0.4.30: a key array is one leaf of dtype key<fry>; transformations still trace
+    # through it.
+    k = _K()
+    leaves = numjax.tree_util.tree_leaves({"k": k, "x": 1.0})
+    assert leaves[0] is k and leaves[1] == 1.0
+    assert numjax.tree_util.tree_map(lambda x: x.shape, {"k": k}) == {"k": (2, 3)}
+    assert numjax.tree.map(lambda x: x.dtype, [k]) == [k.dtype]
+    assert str(numjax.tree_util.tree_structure(k)) == "PyTreeDef(*)"
+    paths = numjax.tree_util.tree_leaves_with_path({"k": k})
+    assert paths[0][1] is k and numjax.tree_util.keystr(paths[0][0]) == "['k']"
+    assert numjax.tree_util.all_leaves([k])
+    doubled = numjax.tree_util.tree_map(lambda a: jnp.concatenate([a, a]), (k,))
+    assert doubled[0].shape == (4, 3)
+    state = {"key": k[0, 0], "w": jnp.ones(2)}
+    new = numjax.jit(lambda s: {"key": r.split(s["key"])[0], "w": s["w"] * 2})(state)
+    assert new["key"].dtype == k.dtype and new["key"].shape == ()
+
+
+def test_eval_shape_of_keys() -> None:
+    out = numjax.eval_shape(lambda key: r.split(key, 4), r.key(0))
+    assert repr(out) == "ShapeDtypeStruct(shape=(4,), dtype=key<fry>)"
+    assert out.shape == (4,) and out.dtype == r.key(0).dtype

@@ -76,6 +76,11 @@ _handlers: dict[type, _Handler] = {
     type(None): _Handler(_NONE, type(None)),
 }
 _NONE_NODE: _Node = (_handlers[type(None)], None, (), 0, True)
+# The registry as the public pytree functions see it. Typed PRNG key arrays are nodes to the
+# transformations here (which trace their uint32 data) but single leaves to user code, as in
+# JAX, where they are arrays of an extended dtype.
+_user_handlers: dict[type, _Handler] = dict(_handlers)
+_USER_LEAF_TYPES: set[type] = set()
 
 
 def _make_node(handler: _Handler, aux: Any, children: tuple[_Node, ...]) -> _NodeTuple:
@@ -143,8 +148,7 @@ def _check_is_leaf(result: Any) -> bool:
     raise ValueError(f"is_leaf predicate returned a non-boolean value {result}; expected a boolean")
 
 
-def _flatten(tree: Any, leaves: list[Any]) -> _Node:
-    handlers = _handlers
+def _flatten(tree: Any, leaves: list[Any], handlers: dict[type, _Handler]) -> _Node:
     handler = handlers.get(type(tree))
     if handler is None:
         handler = _namedtuple_handler(type(tree))
@@ -186,22 +190,24 @@ def _flatten(tree: Any, leaves: list[Any]) -> _Node:
             leaves.append(child)
             nodes.append(None)
         else:
-            node = _flatten(child, leaves)
+            node = _flatten(child, leaves, handlers)
             nodes.append(node)
             leafy = leafy and node is None
     return (handler, aux, tuple(nodes), len(leaves) - start, leafy)
 
 
-def _flatten_is_leaf(tree: Any, leaves: list[Any], is_leaf: Callable[[Any], Any]) -> _Node:
+def _flatten_is_leaf(tree: Any, leaves: list[Any], is_leaf: Callable[[Any], Any],
+                     handlers: dict[type, _Handler]) -> _Node:
     if _check_is_leaf(is_leaf(tree)):
         leaves.append(tree)
         return None
-    handler = _handlers.get(type(tree)) or _namedtuple_handler(type(tree))
+    handler = handlers.get(type(tree)) or _namedtuple_handler(type(tree))
     if handler is None:
         leaves.append(tree)
         return None
     children, aux = _children_and_aux(handler, tree)
-    return _make_node(handler, aux, tuple([_flatten_is_leaf(c, leaves, is_leaf) for c in children]))
+    return _make_node(handler, aux,
+                      tuple([_flatten_is_leaf(c, leaves, is_leaf, handlers) for c in children]))
 
 
 def _keyed_children(handler: _Handler, tree: Any) -> tuple[Iterable[tuple[Any, Any]], Any]:
@@ -223,18 +229,20 @@ def _keyed_children(handler: _Handler, tree: Any) -> tuple[Iterable[tuple[Any, A
 
 
 def _flatten_with_keys(
-    tree: Any, path: KeyPath, out: list[tuple[KeyPath, Any]], is_leaf: IsLeaf
+    tree: Any, path: KeyPath, out: list[tuple[KeyPath, Any]], is_leaf: IsLeaf,
+    handlers: dict[type, _Handler],
 ) -> _Node:
     if is_leaf is not None and _check_is_leaf(is_leaf(tree)):
         out.append((path, tree))
         return None
-    handler = _handlers.get(type(tree)) or _namedtuple_handler(type(tree))
+    handler = handlers.get(type(tree)) or _namedtuple_handler(type(tree))
     if handler is None:
         out.append((path, tree))
         return None
     keyed, aux = _keyed_children(handler, tree)
     return _make_node(
-        handler, aux, tuple([_flatten_with_keys(c, (*path, k), out, is_leaf) for k, c in keyed])
+        handler, aux,
+        tuple([_flatten_with_keys(c, (*path, k), out, is_leaf, handlers) for k, c in keyed])
     )
 
 
@@ -585,11 +593,16 @@ def tree_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list[Leaf], PyTreeD
     >>> tree_flatten([(1, 2), 3], is_leaf=lambda x: isinstance(x, tuple))
     ([(1, 2), 3], PyTreeDef([*, *]))
     """
+    return _tree_flatten(tree, is_leaf, _handlers)
+
+
+def _tree_flatten(tree: Any, is_leaf: IsLeaf, handlers: dict[type, _Handler]
+                  ) -> tuple[list[Leaf], PyTreeDef]:
     leaves: list[Any] = []
     if is_leaf is None:
-        node = _flatten(tree, leaves)
+        node = _flatten(tree, leaves, handlers)
     else:
-        node = _flatten_is_leaf(tree, leaves, is_leaf)
+        node = _flatten_is_leaf(tree, leaves, is_leaf, handlers)
     if node is None:
         return leaves, _LEAF_TREEDEF
     return leaves, PyTreeDef(node, len(leaves))
@@ -634,7 +647,12 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = Non
     >>> tree_map(lambda x, y: (x, y), [1, 2], [{'k': 3}, 4])
     [(1, {'k': 3}), (2, 4)]
     """
-    leaves, treedef = tree_flatten(tree, is_leaf)
+    return _tree_map(tree_flatten(tree, is_leaf), f, rest)
+
+
+def _tree_map(flat: tuple[list[Leaf], PyTreeDef], f: Callable[..., Any], rest: Sequence[Any]
+              ) -> Any:
+    leaves, treedef = flat
     if rest:
         columns = [leaves] + [treedef.flatten_up_to(r) for r in rest]
         return treedef.unflatten([f(*xs) for xs in zip(*columns, strict=True)])
@@ -726,7 +744,8 @@ def treedef_is_leaf(treedef: PyTreeDef) -> bool:
     return treedef.num_nodes == 1
 
 
-def all_leaves(iterable: Iterable[Any], is_leaf: IsLeaf = None) -> bool:
+def all_leaves(iterable: Iterable[Any], is_leaf: IsLeaf = None,
+               handlers: dict[type, _Handler] = _handlers) -> bool:
     """Whether every element is a leaf (None is not: it is an empty node).
 
     >>> all_leaves([1, 2.0]), all_leaves([1, (2,)]), all_leaves([None])
@@ -735,7 +754,7 @@ def all_leaves(iterable: Iterable[Any], is_leaf: IsLeaf = None) -> bool:
     for x in iterable:
         if is_leaf is not None and _check_is_leaf(is_leaf(x)):
             continue
-        if type(x) in _handlers or _namedtuple_handler(type(x)) is not None:
+        if type(x) in handlers or _namedtuple_handler(type(x)) is not None:
             return False
     return True
 
@@ -760,7 +779,71 @@ def _register(
     existing = _handlers.get(nodetype)
     if existing is not None and existing.kind != _NAMEDTUPLE:
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype!r}.")
-    _handlers[nodetype] = _Handler(_CUSTOM, nodetype, flatten, unflatten, flatten_with_keys)
+    handler = _Handler(_CUSTOM, nodetype, flatten, unflatten, flatten_with_keys)
+    _handlers[nodetype] = handler
+    if nodetype not in _USER_LEAF_TYPES:
+        _user_handlers[nodetype] = handler
+
+
+def register_user_leaf(cls: type) -> None:
+    """Make the public pytree functions take `cls`, a registered node type, as one leaf."""
+    _USER_LEAF_TYPES.add(cls)
+    _user_handlers.pop(cls, None)
+
+
+# ---- the public view: the pytree functions users call ---------------------------------------
+# Same results as the functions above, except that types registered with `register_user_leaf`
+# are leaves (the transformations keep flattening them through `_handlers`).
+
+
+def user_tree_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list[Leaf], PyTreeDef]:
+    return _tree_flatten(tree, is_leaf, _user_handlers)
+
+
+def user_tree_leaves(tree: Any, is_leaf: IsLeaf = None) -> list[Leaf]:
+    return _tree_flatten(tree, is_leaf, _user_handlers)[0]
+
+
+def user_tree_structure(tree: Any, is_leaf: IsLeaf = None) -> PyTreeDef:
+    return _tree_flatten(tree, is_leaf, _user_handlers)[1]
+
+
+def user_tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:
+    return _tree_map(_tree_flatten(tree, is_leaf, _user_handlers), f, rest)
+
+
+def user_tree_all(tree: Any, *, is_leaf: IsLeaf = None) -> bool:
+    return all(user_tree_leaves(tree, is_leaf))
+
+
+def user_tree_reduce(function: Callable[[T, Any], T], tree: Any,
+                     initializer: Any = _NO_INITIALIZER, is_leaf: IsLeaf = None) -> T:
+    leaves = user_tree_leaves(tree, is_leaf)
+    result: T
+    if initializer is _NO_INITIALIZER:
+        result = functools.reduce(function, leaves)
+    else:
+        result = functools.reduce(function, leaves, initializer)
+    return result
+
+
+def user_tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None
+                                ) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
+    return _tree_flatten_with_path(tree, is_leaf, _user_handlers)
+
+
+def user_tree_leaves_with_path(tree: Any, is_leaf: IsLeaf = None
+                               ) -> list[tuple[KeyPath, Any]]:
+    return _tree_flatten_with_path(tree, is_leaf, _user_handlers)[0]
+
+
+def user_tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
+                            is_leaf: IsLeaf = None) -> Any:
+    return _tree_map_with_path(_tree_flatten_with_path(tree, is_leaf, _user_handlers), f, rest)
+
+
+def user_all_leaves(iterable: Iterable[Any], is_leaf: IsLeaf = None) -> bool:
+    return all_leaves(iterable, is_leaf, _user_handlers)
 
 
 def register_pytree_node(
@@ -973,8 +1056,13 @@ def tree_flatten_with_path(
     >>> tree_flatten_with_path({'a': (1, 2)})
     ([((DictKey(key='a'), SequenceKey(idx=0)), 1), ((DictKey(key='a'), SequenceKey(idx=1)), 2)], PyTreeDef({'a': (*, *)}))
     """  # noqa: E501
+    return _tree_flatten_with_path(tree, is_leaf, _handlers)
+
+
+def _tree_flatten_with_path(tree: Any, is_leaf: IsLeaf, handlers: dict[type, _Handler]
+                            ) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
     out: list[tuple[KeyPath, Any]] = []
-    node = _flatten_with_keys(tree, (), out, is_leaf)
+    node = _flatten_with_keys(tree, (), out, is_leaf, handlers)
     return out, PyTreeDef(node, len(out))
 
 
@@ -993,7 +1081,12 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Is
     >>> tree_map_with_path(lambda path, x: keystr(path), {'a': [1, 2]})
     {'a': ["['a'][0]", "['a'][1]"]}
     """
-    keyed_leaves, treedef = tree_flatten_with_path(tree, is_leaf)
+    return _tree_map_with_path(tree_flatten_with_path(tree, is_leaf), f, rest)
+
+
+def _tree_map_with_path(flat: tuple[list[tuple[KeyPath, Any]], PyTreeDef], f: Callable[..., Any],
+                        rest: Sequence[Any]) -> Any:
+    keyed_leaves, treedef = flat
     paths = [path for path, _ in keyed_leaves]
     columns = [[leaf for _, leaf in keyed_leaves]] + [treedef.flatten_up_to(r) for r in rest]
     return treedef.unflatten([f(*xs) for xs in zip(paths, *columns, strict=True)])
@@ -1111,3 +1204,13 @@ class _PyTreeRegistry:
 
 
 default_registry = _PyTreeRegistry()
+
+
+for _public, _internal in ((user_tree_flatten, tree_flatten), (user_tree_leaves, tree_leaves),
+                           (user_tree_structure, tree_structure), (user_tree_map, tree_map),
+                           (user_tree_all, tree_all), (user_tree_reduce, tree_reduce),
+                           (user_tree_flatten_with_path, tree_flatten_with_path),
+                           (user_tree_leaves_with_path, tree_leaves_with_path),
+                           (user_tree_map_with_path, tree_map_with_path),
+                           (user_all_leaves, all_leaves)):
+    _public.__doc__ = _internal.__doc__

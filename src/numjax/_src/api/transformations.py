@@ -24,6 +24,8 @@ from numjax._src.tree_util import (
     tree_map,
     tree_structure,
     tree_unflatten,
+    user_tree_leaves,
+    user_tree_map,
 )
 
 Array = Any
@@ -221,7 +223,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
                     f"got only {len(args)} positional arguments.")
         nums = tuple(n % len(args) for n in nums)
         diff_args = tuple(args[n] for n in nums)
-        for leaf in tree_flatten(diff_args)[0]:
+        for leaf in user_tree_leaves(diff_args):
             _check_input_dtype_grad(holomorphic, allow_int, leaf)
 
         partial_fun = _argnums_partial(fun, args, kwargs, nums)
@@ -276,8 +278,14 @@ def _check_scalar(x: Any) -> None:
                         f"{aval.shape}.")
 
 
+def _input_dtype(x: Any) -> Any:
+    # Typed key arrays are one leaf to the user, of dtype key<impl>.
+    return x.dtype if isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType) else (
+        get_aval(x).dtype)
+
+
 def _check_input_dtype_grad(holomorphic: bool, allow_int: bool, x: Any) -> None:
-    dt = get_aval(x).dtype
+    dt = _input_dtype(x)
     if dtypes.issubdtype(dt, np.complexfloating) and not holomorphic:
         return
     if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
@@ -466,7 +474,8 @@ class ShapeDtypeStruct:
     def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
                  weak_type: bool = False) -> None:
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype) if dtype is not None else None
+        self.dtype = (dtype if dtype is None or isinstance(dtype, dtypes.ExtendedDType)
+                      else np.dtype(dtype))
         self.sharding = sharding
         self.weak_type = weak_type
 
@@ -485,7 +494,8 @@ class ShapeDtypeStruct:
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
-        dt = self.dtype.name if self.dtype is not None else None
+        dt = None if self.dtype is None else str(self.dtype) if isinstance(
+            self.dtype, dtypes.ExtendedDType) else self.dtype.name
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={dt}{weak})"
 
     def __eq__(self, other: object) -> bool:
@@ -554,8 +564,12 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     info = debug_info("eval_shape", fun, args, kwargs)
     closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, [_abstractify(x) for x in flat_args], info)
     assert out.tree is not None
-    return tree_unflatten(out.tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                                     for a in closed.out_avals])
+    shapes = tree_unflatten(out.tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                                       for a in closed.out_avals])
+    # A typed key array comes back wrapping the shape of its uint32 data: describe the keys.
+    return user_tree_map(
+        lambda x: ShapeDtypeStruct(x.shape, x.dtype) if not isinstance(x, ShapeDtypeStruct)
+        and isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType) else x, shapes)
 
 
 # ---- Jacobians -----------------------------------------------------------------------------
@@ -579,7 +593,7 @@ def _std_basis(flat: Sequence[Any]) -> tuple[list[Any], int]:
 
 
 def _check_input_dtype_jac(holomorphic: bool, x: Any, name: str) -> None:
-    dt = get_aval(x).dtype
+    dt = _input_dtype(x)
     if holomorphic:
         if not dtypes.issubdtype(dt, np.complexfloating):
             raise TypeError(f"{name} with holomorphic=True requires inputs with complex "
@@ -605,9 +619,9 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         dyn = tuple(args[n] for n in nums)
-        flat, tree = tree_flatten(dyn)
-        for x in flat:
+        for x in user_tree_leaves(dyn):
             _check_input_dtype_jac(holomorphic, x, "jacfwd")
+        flat, tree = tree_flatten(dyn)
 
         partial_fun = _argnums_partial(fun, args, kwargs, nums)
 
@@ -660,7 +674,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         dyn = tuple(args[n] for n in nums)
-        for x in tree_flatten(dyn)[0]:
+        for x in user_tree_leaves(dyn):
             if not allow_int:
                 _check_input_dtype_jac(holomorphic, x, "jacrev")
 

@@ -18,6 +18,7 @@ from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.numpy import extended
 from numjax._src.numpy.shape import (
     atleast_2d,
     broadcast_to,
@@ -170,6 +171,8 @@ def tile(A: Array, reps: Any) -> Array:
     >>> jnp.tile(jnp.array([1, 2]), 2)
     Array([1, 2, 1, 2], dtype=int32)
     """
+    if isinstance(A, extended.array_types):
+        return extended.rule("tile")(A, reps)
     check_arraylike("tile", A)
     A = ensure_array(A)
     if isinstance(reps, Tracer):

@@ -15,6 +15,7 @@ from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.numpy import extended
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.shape import broadcast_arrays, broadcast_to, moveaxis, ravel
 from numjax._src.numpy.util import (
@@ -119,6 +120,8 @@ def take(a: Array, indices: Array, axis: int | None = None, out: None = None,
     >>> jnp.take(jnp.array([10, 20, 30]), jnp.array([2, 0]))
     Array([30, 10], dtype=int32)
     """
+    if isinstance(a, extended.array_types):
+        return extended.rule("take")(a, indices, axis, mode)
     check_arraylike("take", a, indices)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")

@@ -86,18 +86,28 @@ def permute_dims(a: Array, axes: Sequence[int]) -> Array:
     return transpose(a, axes)
 
 
+def _ndim(a: Any) -> int:
+    """The rank of an array, or of an array of extended dtype (a key array's key shape)."""
+    if isinstance(a, extended.array_types):
+        shape: tuple[int, ...] = getattr(a, "shape")  # noqa: B009 - an extended-dtype array
+        return len(shape)
+    return get_aval(a).ndim
+
+
 def swapaxes(a: Array, axis1: int, axis2: int) -> Array:
-    a = ensure_array(a)
-    n = get_aval(a).ndim
+    if not isinstance(a, extended.array_types):
+        a = ensure_array(a)
+    n = _ndim(a)
     perm = list(range(n))
     i, j = canonicalize_axis(axis1, n), canonicalize_axis(axis2, n)
     perm[i], perm[j] = perm[j], perm[i]
-    return lax.transpose(a, tuple(perm))
+    return transpose(a, tuple(perm))
 
 
 def moveaxis(a: Array, source: Any, destination: Any) -> Array:
-    a = ensure_array(a)
-    n = get_aval(a).ndim
+    if not isinstance(a, extended.array_types):
+        a = ensure_array(a)
+    n = _ndim(a)
     src = [canonicalize_axis(s, n) for s in np.atleast_1d(source)]
     dst = [canonicalize_axis(d, n) for d in np.atleast_1d(destination)]
     if len(src) != len(dst):
@@ -106,7 +116,7 @@ def moveaxis(a: Array, source: Any, destination: Any) -> Array:
     perm = [i for i in range(n) if i not in src]
     for d, s in sorted(zip(dst, src, strict=True)):
         perm.insert(d, s)
-    return lax.transpose(a, tuple(perm))
+    return transpose(a, tuple(perm))
 
 
 def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:

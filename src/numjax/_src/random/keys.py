@@ -29,7 +29,7 @@ from numjax._src.numpy.util import canonicalize_axis
 from numjax._src.random import prng
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import Array as ArrayType
-from numjax._src.tree_util import register_pytree_node
+from numjax._src.tree_util import register_pytree_node, register_user_leaf
 
 Array = Any
 
@@ -273,6 +273,8 @@ def _unflatten_keys(_: Any, children: Any) -> Any:
 
 
 register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), _unflatten_keys)
+# One leaf to user code (jax.tree_util), its uint32 data to the transformations.
+register_user_leaf(PRNGKeyArray)
 
 
 # -- jnp functions on key arrays: the same operation on the key data, trailing dimension kept ----
@@ -360,7 +362,26 @@ def _array_rule(k: PRNGKeyArray, dtype: Any, ndmin: int) -> PRNGKeyArray:
     return out.reshape((1,) * (ndmin - k.ndim) + k.shape) if ndmin > k.ndim else out
 
 
+def _tile_rule(k: PRNGKeyArray, reps: Any) -> PRNGKeyArray:
+    reps_t = tuple(int(r) for r in np.atleast_1d(reps).tolist())
+    rank = max(len(k.shape), len(reps_t))
+    base = jnp.reshape(k._base, (1,) * (rank - len(k.shape)) + tuple(k._base.shape))
+    return PRNGKeyArray(jnp.tile(base, (1,) * (rank - len(reps_t)) + reps_t + (1,)))
+
+
+def _take_rule(k: PRNGKeyArray, indices: Any, axis: int | None, mode: str | None
+               ) -> PRNGKeyArray:
+    if mode not in ("clip", "wrap"):
+        # Out-of-bounds reads would need a fill value, which keys do not have.
+        raise ValueError(f"Unsupported dtype for gather fill_value {k.dtype}")
+    if axis is None:
+        k, axis = PRNGKeyArray(jnp.reshape(k._base, (-1, k._base.shape[-1]))), 0
+    axis = canonicalize_axis(axis, len(k.shape))
+    return PRNGKeyArray(jnp.take(k._base, indices, axis=axis, mode=mode))
+
+
 register_extended_array(PRNGKeyArray, {
+    "tile": _tile_rule, "take": _take_rule,
     "concatenate": _concatenate_rule, "stack": _stack_rule, "reshape": _reshape_rule,
     "transpose": _transpose_rule, "squeeze": _squeeze_rule, "expand_dims": _expand_dims_rule,
     "broadcast_to": _broadcast_to_rule, "where": _where_rule, "array": _array_rule,
