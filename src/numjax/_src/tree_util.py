@@ -683,7 +683,10 @@ def tree_reduce(
     >>> tree_reduce(operator.add, [1, (2, 3)]), tree_reduce(operator.add, [], 10)
     (6, 10)
     """
-    leaves = tree_leaves(tree, is_leaf)
+    return _reduce_leaves(function, tree_leaves(tree, is_leaf), initializer)
+
+
+def _reduce_leaves(function: Callable[[T, Any], T], leaves: list[Any], initializer: Any) -> T:
     result: T
     if initializer is _NO_INITIALIZER:
         result = functools.reduce(function, leaves)
@@ -818,13 +821,7 @@ def user_tree_all(tree: Any, *, is_leaf: IsLeaf = None) -> bool:
 
 def user_tree_reduce(function: Callable[[T, Any], T], tree: Any,
                      initializer: Any = _NO_INITIALIZER, is_leaf: IsLeaf = None) -> T:
-    leaves = user_tree_leaves(tree, is_leaf)
-    result: T
-    if initializer is _NO_INITIALIZER:
-        result = functools.reduce(function, leaves)
-    else:
-        result = functools.reduce(function, leaves, initializer)
-    return result
+    return _reduce_leaves(function, user_tree_leaves(tree, is_leaf), initializer)
 
 
 def user_tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None

@@ -258,6 +258,26 @@ def _erf_inv_f32(x: np.ndarray) -> np.ndarray:
     return out.reshape(x.shape)
 
 
+def _unary_primitive(name: str, kernel: Any) -> Primitive:
+    """An elementwise primitive computed by `kernel`, batched by mapping it over any axis."""
+    prim = Primitive(name)
+    prim.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
+    prim.def_impl(kernel)
+    prim.def_batch(batching.vectorized_batch(prim))
+    return prim
+
+
+def _f32_kernel(f32_fn: Any, wide_fn: Any) -> Any:
+    """A kernel taking `f32_fn` (a float32 flat block to a float32 block) over float32 and
+    narrower inputs in cache-sized blocks, and `wide_fn` over the rest."""
+    def kernel(x: Any) -> np.ndarray:
+        x = np.asarray(x)
+        if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+            return np.asarray(_f32_blocks(f32_fn, x).astype(x.dtype, copy=False))
+        return np.asarray(wide_fn(x))
+    return kernel
+
+
 def _erf_inv_kernel(x: Any) -> np.ndarray:
     x = np.asarray(x)
     if x.dtype.itemsize <= 4:
@@ -267,10 +287,7 @@ def _erf_inv_kernel(x: Any) -> np.ndarray:
     return np.asarray(special.erfinv(x))
 
 
-erf_inv_p = Primitive("random_erf_inv")
-erf_inv_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
-erf_inv_p.def_impl(_erf_inv_kernel)
-erf_inv_p.def_batch(batching.vectorized_batch(erf_inv_p))
+erf_inv_p = _unary_primitive("random_erf_inv", _erf_inv_kernel)
 ad.defjvp(erf_inv_p, lambda t, x: lax.mul(
     t, lax.mul(lax.full_like(x, np.sqrt(np.pi) / 2), lax.exp(lax.square(erf_inv(x))))))
 
@@ -303,33 +320,10 @@ def _f32_blocks(fn: Any, x: np.ndarray) -> np.ndarray:
     return out.reshape(np.shape(x))
 
 
-def _log_kernel(x: Any) -> np.ndarray:
-    x = np.asarray(x)
-    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
-        return np.asarray(_f32_blocks(_log_any_f32, x).astype(x.dtype, copy=False))
-    return np.asarray(np.log(x))
-
-
-def _log1p_kernel(x: Any) -> np.ndarray:
-    x = np.asarray(x)
-    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
-        out = _f32_blocks(lambda b: _flush_denormals(_log1p_f32(b)), x)
-        return np.asarray(out.astype(x.dtype, copy=False))
-    return np.asarray(np.log1p(x))
-
-
-def _unary_primitive(name: str, kernel: Any) -> Primitive:
-    """An elementwise primitive computed by `kernel`, batched by mapping it over any axis."""
-    prim = Primitive(name)
-    prim.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
-    prim.def_impl(kernel)
-    prim.def_batch(batching.vectorized_batch(prim))
-    return prim
-
-
-log_p = _unary_primitive("random_log", _log_kernel)
+log_p = _unary_primitive("random_log", _f32_kernel(_log_any_f32, np.log))
 ad.defjvp(log_p, lambda t, x: lax.div(t, x))  # d/dx log x = 1/x
-log1p_p = _unary_primitive("random_log1p", _log1p_kernel)
+log1p_p = _unary_primitive(
+    "random_log1p", _f32_kernel(lambda b: _flush_denormals(_log1p_f32(b)), np.log1p))
 ad.defjvp(log1p_p, lambda t, x: lax.div(t, lax.add(x, lax.full_like(x, 1))))
 
 
@@ -382,14 +376,7 @@ def _exp_f32(x: np.ndarray) -> np.ndarray:
     return _flush_denormals(p)
 
 
-def _exp_kernel(x: Any) -> np.ndarray:
-    x = np.asarray(x)
-    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
-        return np.asarray(_f32_blocks(_exp_f32, x).astype(x.dtype, copy=False))
-    return np.asarray(np.exp(x))
-
-
-exp_p = _unary_primitive("random_exp", _exp_kernel)
+exp_p = _unary_primitive("random_exp", _f32_kernel(_exp_f32, np.exp))
 ad.defjvp(exp_p, lambda t, x: lax.mul(t, exp(x)))  # d/dx e^x = e^x
 
 
@@ -458,14 +445,7 @@ def _tan_f32(x: np.ndarray) -> np.ndarray:
         return np.asarray(sin / cos)
 
 
-def _tan_kernel(x: Any) -> np.ndarray:
-    x = np.asarray(x)
-    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
-        return np.asarray(_f32_blocks(_tan_f32, x).astype(x.dtype, copy=False))
-    return np.asarray(np.sin(x) / np.cos(x))
-
-
-tan_p = _unary_primitive("random_tan", _tan_kernel)
+tan_p = _unary_primitive("random_tan", _f32_kernel(_tan_f32, lambda x: np.sin(x) / np.cos(x)))
 # d/dx tan x = 1 + tan(x)^2
 ad.defjvp(tan_p, lambda t, x: lax.mul(t, lax.add(lax.full_like(x, 1), lax.square(tan(x)))))
 
@@ -500,14 +480,7 @@ def _erf_f32(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _erf_kernel(x: Any) -> np.ndarray:
-    x = np.asarray(x)
-    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
-        return np.asarray(_f32_blocks(_erf_f32, x).astype(x.dtype, copy=False))
-    return np.asarray(lax.erf(x))
-
-
-erf_p = _unary_primitive("random_erf", _erf_kernel)
+erf_p = _unary_primitive("random_erf", _f32_kernel(_erf_f32, lax.erf))
 # d/dx erf x = 2 / sqrt(pi) e^(-x^2)
 ad.defjvp(erf_p, lambda t, x: lax.mul(t, lax.mul(lax.full_like(x, 2 / math.sqrt(math.pi)),
                                                  lax.exp(lax.neg(lax.square(x))))))
@@ -751,14 +724,7 @@ def _lgamma_f32(x: np.ndarray) -> np.ndarray:
     return base
 
 
-def _lgamma_kernel(x: Any) -> np.ndarray:
-    x = np.asarray(x)
-    if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
-        return np.asarray(_f32_blocks(_lgamma_f32, x).astype(x.dtype, copy=False))
-    return np.asarray(lax.lgamma(x))
-
-
-lgamma_p = _unary_primitive("random_lgamma", _lgamma_kernel)
+lgamma_p = _unary_primitive("random_lgamma", _f32_kernel(_lgamma_f32, lax.lgamma))
 ad.defjvp(lgamma_p, lambda t, x: lax.mul(t, lax.digamma(x)))  # d/dx lgamma x = digamma x
 
 
