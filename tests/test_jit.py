@@ -199,6 +199,7 @@ def test_grad_of_jit_splits_known_and_unknown_calls_as_jax():
 def test_fused_clusters_equal_eager(monkeypatch, index, threads):
     from numjax._src.compiler import fusion
     monkeypatch.setattr(fusion, "MIN_SIZE", 2)
+    monkeypatch.setattr(fusion, "SHORT_RUN_OPS", 2)
     monkeypatch.setattr(fusion, "BLOCK", 5)
     if threads:
         monkeypatch.setattr(fusion, "THREAD_MIN_SIZE", 4)

@@ -69,6 +69,7 @@ from numjax._src.config import log_compiles as log_compiles  # noqa: E402
 from numjax._src.config import numpy_dtype_promotion as numpy_dtype_promotion  # noqa: E402
 from numjax._src.config import numpy_rank_promotion as numpy_rank_promotion  # noqa: E402
 from numjax._src.interpreters.staging import named_scope as named_scope  # noqa: E402
+from numjax._src.runtime import host_memory as _host_memory  # noqa: E402,F401
 from numjax._src.runtime.array import Array as Array  # noqa: E402
 from numjax._src.runtime.devices import default_backend as default_backend  # noqa: E402
 from numjax._src.runtime.devices import device_count as device_count  # noqa: E402

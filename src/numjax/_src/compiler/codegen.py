@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src.compiler import fusion
-from numjax._src.compiler.lowering import Ufunc
+from numjax._src.compiler.lowering import Ufunc, fresh_results
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var, alphabetic_name
 
 _module_ids = itertools.count()
@@ -163,8 +163,9 @@ class Emitter:
         clusters = {start: (stop, c) for start, stop, c in
                     fusion.find_clusters(jaxpr.eqns, live_out, self.fusion_min_size)} \
             if fuse else {}
-        # Buffers allocated here (ufunc results) are safe to overwrite once dead; inputs,
-        # constants and kernel results (which may be views of other buffers) are not.
+        # Buffers allocated here (ufunc results, fresh kernel results) are safe to overwrite
+        # once dead; inputs, constants and other kernel results (which may be views of other
+        # buffers) are not.
         owned: set[Var] = set(donated)
         last_use: dict[Var, int] = {}
         for index, eqn in enumerate(jaxpr.eqns):
@@ -205,7 +206,8 @@ class Emitter:
                 # result.
                 args += f", out={namer.var(reuse)}"
             callee = _callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])
-            if fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape:
+            if (fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape) \
+                    or eqn.primitive in fresh_results:
                 owned.update(v for v in eqn.outvars if not isinstance(v, DropVar))
             if eqn.primitive.multiple_results:
                 target = ", ".join(outs) + ("," if len(outs) == 1 else "")

@@ -34,6 +34,14 @@ BLOCK = 65536
 MIN_SIZE = 1 << 20
 # Clusters at least this large split their range across threads.
 THREAD_MIN_SIZE = 1 << 20
+# Short runs (fewer than SHORT_RUN_OPS computing equations) fuse only from SHORT_RUN_MIN_SIZE
+# elements: with a large last-level cache, op-by-op ufuncs writing into reused buffers beat the
+# blocked loop until the operands leave it. Measured (ms; AMD EPYC, 2 MB L2 and 32 MB L3, 2
+# cores; op by op / blocked / blocked on 2 threads): 2 ops on 1M float32 0.19 / 0.23 / 0.20,
+# on 4M 1.25 / 1.92 / 1.94, on 10M 6.2 / 4.7 / 4.7; 3 ops on 4M 2.1 / 3.1 / 2.2; 7 ops on 1M
+# 1.24 / 1.48 / 0.87, on 2M 2.6 / 3.1 / 2.4.
+SHORT_RUN_OPS = 4
+SHORT_RUN_MIN_SIZE = 1 << 23
 
 _FUSABLE_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
@@ -146,7 +154,9 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
             defined.update(eqn.outvars)
             i += 1
         computes = sum(u is not None and u != "broadcast" for u in ufuncs)
-        if computes >= 2 and shape is not None and int(np.prod(shape)) >= min_size:
+        size = int(np.prod(shape)) if shape is not None else 0
+        if shape is not None and computes >= 2 and size >= min_size and (
+                computes >= SHORT_RUN_OPS or size >= max(min_size, SHORT_RUN_MIN_SIZE)):
             cluster = Cluster(list(eqns[start:i]), ufuncs, shape)
             seen: set[Var] = set()
             for eqn in cluster.eqns:

@@ -29,5 +29,11 @@ class Expression:
         self.template = template
 
 
+# Primitives whose kernels always return a new buffer that aliases none of their operands (a
+# matrix product, for one): buffer planning may hand such a result to a later `out=` once it
+# is dead, as it does with ufunc results.
+fresh_results: set[Any] = set()
+
+
 def ufunc_lowering(ufunc: Any) -> Ufunc:
     return Ufunc(ufunc)

@@ -73,7 +73,56 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
 def run_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Inline nested calls, simplify identities, fold constants, share common
     subexpressions, drop dead code."""
-    return dce(cse(fold_constants(simplify(inline_calls(closed)))))
+    return dce(cse(fold_constants(fold_transposed_dots(simplify(inline_calls(closed))))))
+
+
+def _swapping_permutation(dot: JaxprEqn) -> tuple[int, ...]:
+    """The permutation that turns `dot`'s output (batch, lhs free, rhs free) into
+    (batch, rhs free, lhs free)."""
+    (lc, _), (lb, _) = dot.params["dimension_numbers"]
+    nb = len(lb)
+    nl = len(dot.invars[0].aval.shape) - len(lc) - nb
+    nr = len(dot.outvars[0].aval.shape) - nb - nl
+    return (*range(nb), *range(nb + nl, nb + nl + nr), *range(nb, nb + nl))
+
+
+def fold_transposed_dots(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """`transpose(dot_general(a, b))` that swaps the two operands' free dimensions becomes
+    `dot_general(b, a)`, when the transpose is the product's only reader. Reverse-mode
+    products (a weight's gradient) come out in this form; computed directly, the result is
+    contiguous rather than a transposed view that every later elementwise step walks with
+    strides (the way a compiler assigns the product its consumer's layout)."""
+    jaxpr = closed.jaxpr
+    uses: dict[Var, int] = {}
+    for eqn in jaxpr.eqns:
+        for a in eqn.invars:
+            if isinstance(a, Var):
+                uses[a] = uses.get(a, 0) + 1
+    for a in jaxpr.outvars:
+        if isinstance(a, Var):
+            uses[a] = uses.get(a, 0) + 1
+    producer = {e.outvars[0]: i for i, e in enumerate(jaxpr.eqns)
+                if e.primitive.name == "dot_general"}
+    eqns = list(jaxpr.eqns)
+    changed = False
+    for i, eqn in enumerate(eqns):
+        if eqn.primitive.name != "transpose" or not isinstance(eqn.invars[0], Var):
+            continue
+        j = producer.get(eqn.invars[0])
+        if j is None or uses[eqn.invars[0]] != 1:
+            continue
+        dot = eqns[j]
+        perm = tuple(eqn.params["permutation"])
+        if perm != _swapping_permutation(dot) or perm == tuple(range(len(perm))):
+            continue
+        (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
+        params = {**dot.params, "dimension_numbers": ((rc, lc), (rb, lb))}
+        eqns[j] = dot.replace(invars=dot.invars[::-1], outvars=eqn.outvars, params=params)
+        eqns[i] = None  # type: ignore[call-overload]
+        changed = True
+    if not changed:
+        return closed
+    return ClosedJaxpr(jaxpr.replace(eqns=[e for e in eqns if e is not None]), closed.consts)
 
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler.lowering import fresh_results
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
@@ -228,6 +229,7 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
 
 
 dot_general_p.def_kernel_factory(_dot_general_kernel_factory)
+fresh_results.add(dot_general_p)  # every kernel path ends in a new matmul/dot result
 dot_general_p.def_impl(_dot_general_kernel)
 dot_general_p.def_jvp(_dot_general_jvp)
 dot_general_p.def_transpose(_dot_general_transpose)
