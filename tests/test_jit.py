@@ -275,6 +275,11 @@ ALIASING_PROGRAMS = {
                                                   x + 1.0),),
     "scan_carry_passthrough": lambda x: lax.scan(lambda a, _: (a, a), x + 1.0, None,
                                                  length=2),
+    # a stacked output that is the iteration's carry input, not the updated carry
+    "scan_ys_is_old_carry": lambda x: lax.scan(lambda a, _: (a * 2.0, a), x + 1.0, None,
+                                               length=3),
+    "scan_swapped_carries": lambda x: lax.scan(lambda ab, _: ((ab[1], ab[0] + 1.0), ab[0]),
+                                               (x, x * 3.0), None, length=3),
 }
 
 

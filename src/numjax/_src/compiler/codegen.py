@@ -224,6 +224,11 @@ class Emitter:
         jaxpr = closed.jaxpr
         self.bind_consts(jaxpr, closed.consts)
         for v, expr in zip(jaxpr.invars, inputs, strict=True):
+            if expr.isidentifier() and v not in self.namer.names:
+                # A plain name (a loop carry, a constant) is read directly: the body never
+                # overwrites its inputs, and carries are reassigned together after it.
+                self.namer.names[v] = expr
+                continue
             name = self.namer.var(v)
             if name != expr:
                 self.lines.append(f"{indent}{name} = {expr}")

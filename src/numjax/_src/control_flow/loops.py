@@ -740,10 +740,11 @@ def _lower_scan(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str])
     em.lines.append(f"{indent}for {i} in {order}:")
     inner = indent + "    "
     body_outs = em.emit_inline(body, [*consts, *carry, *[f"{x}[{i}]" for x in xs]], inner)
-    if carry:
-        em.lines.append(f"{inner}{', '.join(carry)} = {', '.join(body_outs[:ncar])}")
+    # Stacked outputs first: an output may be a carry input, read by name.
     for y, o in zip(ys, body_outs[ncar:], strict=True):
         em.lines.append(f"{inner}{y}[{i}] = {o}")
+    if carry:
+        em.lines.append(f"{inner}{', '.join(carry)} = {', '.join(body_outs[:ncar])}")
     if not length:
         em.lines.append(f"{inner}pass")
     for name, value in zip(outs, [*carry, *ys], strict=True):
