@@ -323,3 +323,23 @@ def test_debug_nans_and_infs_name_the_primitive_and_line():
         with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in log"):
             f(0.0)
     assert np.isnan(float(f(-1.0)))  # checks are compiled only while the option is on
+
+
+def test_compiles_pause_the_cycle_collector_and_restore_it():
+    import gc
+    seen = []
+    f = jax.jit(lambda x: (seen.append(gc.isenabled()), x * 2)[1])
+    assert gc.isenabled()
+    f(jnp.ones(3))
+    assert seen == [False] and gc.isenabled()
+    # a failing trace switches it back on too
+    with pytest.raises(TypeError):
+        jax.jit(lambda x: x + "a")(jnp.ones(3))
+    assert gc.isenabled()
+    # and a collector the user switched off stays off
+    gc.disable()
+    try:
+        jax.jit(lambda x: x - 1)(jnp.ones(3))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -306,10 +306,11 @@ def saved_residuals(f: Callable[..., Any], *args: Any, **kwargs: Any) -> list[tu
     return results
 
 
-def _summarize(source_info: str | None) -> str:
+def _summarize(position: Any) -> str:
     """An equation's user source line without its name stack, as JAX summarizes it."""
-    if not source_info:
+    if not position:
         return "unknown"
+    source_info = str(position)
     return source_info.rsplit(" ", 2)[-2] + " " + source_info.rsplit(" ", 1)[-1] \
         if source_info.count(" ") > 1 else source_info
 

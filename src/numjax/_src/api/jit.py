@@ -10,6 +10,7 @@ evaluation for linearize/grad).
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import logging
 import sys
@@ -119,6 +120,26 @@ pjit_p.def_partial_eval(_pjit_partial_eval)
 
 def _pjit_params(params: dict[str, Any]) -> dict[str, Any]:
     return {"name": _Name(params["name"]), "jaxpr": params["jaxpr"]}
+
+
+def _cycle_collection_paused(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run `fn` (tracing, lowering, compiling) with Python's cycle collector paused. Tracing
+    allocates tens of thousands of linked objects that stay alive until it ends, so collections
+    that run meanwhile traverse them (and every long-lived object) only to free nothing:
+    measured 1.7 ms of a 5.3 ms compile of an MLP's value_and_grad. The collector is switched
+    back on afterwards (unless it was already off) and collects as usual."""
+
+    @functools.wraps(fn)
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return paused
 
 
 class _Name(str):
@@ -427,6 +448,7 @@ class JitWrapped:
         return cache_miss.Signature(in_tree, avals, names, statics, config.trace_context(),
                                     self._donation_vector(args, kwargs))
 
+    @_cycle_collection_paused
     def _compile(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _CacheEntry:
         start = time.perf_counter()
         closed, out_tree, flat_args, _, _ = self._trace(args, kwargs)
@@ -469,6 +491,7 @@ class JitWrapped:
         """Trace and lower for these arguments (arrays or `ShapeDtypeStruct`s)."""
         return self.trace(*args, **kwargs).lower()
 
+    @_cycle_collection_paused
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         closed, out_tree, flat_args, in_tree, _ = self._trace(args, kwargs)
         donated = self._donation_vector(args, kwargs)
@@ -662,6 +685,7 @@ class Traced:
         self.in_avals = in_avals
         self.donated = donated
 
+    @_cycle_collection_paused
     def lower(self) -> Lowered:
         module = lower_jaxpr(passes.run_passes(self.jaxpr), self._wrapped._name)
         return Lowered(self, module)

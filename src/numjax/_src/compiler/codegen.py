@@ -138,7 +138,7 @@ class Emitter:
         assert self.check_invalid is not None
         nans, infs = self.check_invalid
         check = self.namer.global_(_check_invalid, "check_invalid")
-        where = eqn.source_info or ""
+        where = str(eqn.source_info or "")
         for v, name in zip(eqn.outvars, outs, strict=True):
             if name != "_" and v.aval.dtype.kind in "fc":
                 self.lines.append(f"{indent}{check}({name}, {eqn.primitive.name!r}, "
@@ -192,7 +192,8 @@ class Emitter:
             i += 1
             outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
             rule = inline_lowerings.get(eqn.primitive)
-            if rule is not None or fusion.fusable_ufunc(eqn) is None:
+            ufunc = fusion.fusable_ufunc(eqn)
+            if rule is not None or ufunc is None:
                 # Kernels may return views of their inputs and inline loops/branches alias
                 # them by name: whatever such an equation reads can never be overwritten.
                 owned.difference_update(a for a in eqn.invars if isinstance(a, Var))
@@ -200,13 +201,13 @@ class Emitter:
                 rule(self, eqn, indent, [self.atom(a) for a in eqn.invars], outs)
                 continue
             args = ", ".join(self.atom(a) for a in eqn.invars)
-            reuse = _reusable_input(eqn, i - 1, owned, last_use, live_out)
+            reuse = _reusable_input(eqn, ufunc, i - 1, owned, last_use, live_out)
             if reuse is not None:
                 # Buffer planning: a dying intermediate of the same shape and dtype takes the
                 # result.
                 args += f", out={namer.var(reuse)}"
             callee = _callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])
-            if (fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape) \
+            if (ufunc is not None and eqn.outvars[0].aval.shape) \
                     or eqn.primitive in fresh_results:
                 owned.update(v for v in eqn.outvars if not isinstance(v, DropVar))
             if eqn.primitive.multiple_results:
@@ -268,9 +269,9 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
                          [a.aval for a in jaxpr.outvars])
 
 
-def _reusable_input(eqn: Any, index: int, owned: set[Var], last_use: dict[Var, int],
-                    live_out: set[Var]) -> Var | None:
-    if fusion.fusable_ufunc(eqn) is None or not isinstance(eqn.primitive.lowering, Ufunc):
+def _reusable_input(eqn: Any, ufunc: Any, index: int, owned: set[Var],
+                    last_use: dict[Var, int], live_out: set[Var]) -> Var | None:
+    if ufunc is None or not isinstance(eqn.primitive.lowering, Ufunc):
         return None
     if not isinstance(eqn.primitive.lowering.ufunc, np.ufunc):
         return None

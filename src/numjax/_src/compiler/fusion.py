@@ -69,6 +69,13 @@ def fusable_ufunc(eqn: JaxprEqn) -> Any:
     return None
 
 
+def _size(shape: tuple[int, ...]) -> int:
+    size = 1
+    for d in shape:
+        size *= d
+    return size
+
+
 _REDUCERS: dict[str, Any] = {"reduce_sum": np.add, "reduce_max": np.maximum,
                              "reduce_min": np.minimum}
 
@@ -129,9 +136,14 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
     """Maximal runs [start, stop) of equations worth executing block by block: elementwise
     ufuncs, broadcasts feeding them, and reductions over non-leading axes of their results."""
     min_size = MIN_SIZE if min_size < 0 else min_size
-    uses_after: list[set[Var]] = [set() for _ in range(len(eqns) + 1)]
-    for i in range(len(eqns) - 1, -1, -1):
-        uses_after[i] = uses_after[i + 1] | {a for a in eqns[i].invars if isinstance(a, Var)}
+    if not any(v.aval.shape and _size(v.aval.shape) >= min_size
+               for e in eqns for v in e.outvars):
+        return []
+    last_read: dict[Var, int] = {}
+    for k, e in enumerate(eqns):
+        for a in e.invars:
+            if isinstance(a, Var):
+                last_read[a] = k
     found = []
     i = 0
     while i < len(eqns):
@@ -169,10 +181,12 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
             internal = {v for e in cluster.eqns for v in e.outvars}
             cluster.inputs = [v for v in cluster.inputs if v not in internal]
             cluster.scalars = [v for v in cluster.scalars if v not in internal]
-            later = uses_after[i] | live_out
+            def later(v: Var, stop: int = i) -> bool:
+                return v in live_out or last_read.get(v, -1) >= stop
+
             cluster.outputs = [v for e in cluster.eqns for v in e.outvars
-                               if not isinstance(v, DropVar) and v in later]
-            if all(e.primitive.name != "broadcast_in_dim" or e.outvars[0] not in later
+                               if not isinstance(v, DropVar) and later(v)]
+            if all(e.primitive.name != "broadcast_in_dim" or not later(e.outvars[0])
                    for e in cluster.eqns):
                 found.append((start, i, cluster))
             else:

@@ -48,7 +48,15 @@ def _inline_into(jaxpr: Jaxpr, renames: dict[Var, Any], out: list[JaxprEqn],
                 if not isinstance(v, DropVar):
                     renames[v] = inner_renames.get(a, a) if isinstance(a, Var) else a
         else:
-            out.append(eqn.replace(invars=[sub(a) for a in eqn.invars]))
+            out.append(_renamed(eqn, renames))
+
+
+def _renamed(eqn: JaxprEqn, renames: dict[Var, Any]) -> JaxprEqn:
+    """`eqn` reading `renames[v]` for each renamed input `v` (itself when none is)."""
+    if not renames or not any(isinstance(a, Var) and a in renames for a in eqn.invars):
+        return eqn
+    return eqn.replace(invars=[renames.get(a, a) if isinstance(a, Var) else a
+                               for a in eqn.invars])
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -153,7 +161,7 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
         return a
 
     for eqn in closed.jaxpr.eqns:
-        eqn = eqn.replace(invars=[sub(a) for a in eqn.invars])
+        eqn = _renamed(eqn, renames)
         params = _params_key(eqn.params)
         if eqn.effects or params is None:
             eqns.append(eqn)
@@ -203,7 +211,7 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
         return renames.get(a, a) if isinstance(a, Var) else a
 
     for eqn in closed.jaxpr.eqns:
-        eqn = eqn.replace(invars=[sub(a) for a in eqn.invars])
+        eqn = _renamed(eqn, renames)
         if _is_identity(eqn) and isinstance(eqn.invars[0], Var):
             renames[eqn.outvars[0]] = eqn.invars[0]
             continue

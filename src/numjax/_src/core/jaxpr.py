@@ -66,7 +66,8 @@ class JaxprEqn:
     primitive: Primitive
     params: dict[str, Any]
     effects: frozenset[Any] = no_effects
-    source_info: str | None = None
+    # Where the equation was staged: a string, or an object formatting to one on str().
+    source_info: Any = None
 
     def replace(self, **changes: Any) -> JaxprEqn:
         fields: dict[str, Any] = {

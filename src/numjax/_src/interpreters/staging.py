@@ -76,22 +76,56 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(_
 _columns: dict[Any, list[int | None]] = {}  # code object -> column of each instruction
 
 
-def _user_source_position() -> str | None:
-    """`file:line:column (function)` of the innermost frame outside numjax, as JAX's source
-    summaries (e.g. in `print_saved_residuals`) give it; the column is 0-based."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        code = frame.f_code
-        if not code.co_filename.startswith(_PACKAGE_DIR):
+class SourcePosition:
+    """Where an equation was staged: `file:line:column (function)` of the innermost frame
+    outside numjax, as JAX's source summaries (e.g. in `print_saved_residuals`) give it (the
+    column is 0-based), after the `named_scope` names in effect. Captured as the code object
+    and instruction offset, formatted only when read: tracing stages thousands of equations
+    and reads few of their positions."""
+
+    __slots__ = ("_code", "_lasti", "_scope", "_text")
+
+    def __init__(self, code: Any, lasti: int, scope: tuple[str, ...]) -> None:
+        self._code = code
+        self._lasti = lasti
+        self._scope = scope
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            code = self._code
             columns = _columns.get(code)
             if columns is None:
                 if len(_columns) > 4096:
                     _columns.clear()
                 columns = _columns[code] = [p[2] for p in code.co_positions()]
-            i = frame.f_lasti // 2
+            i = self._lasti // 2
+            line = _line_of(code, self._lasti)
             col = columns[i] if i < len(columns) else None
-            where = f"{frame.f_lineno}" if col is None else f"{frame.f_lineno}:{col}"
-            return f"{code.co_filename}:{where} ({code.co_name})"
+            where = f"{line}" if col is None else f"{line}:{col}"
+            text = f"{code.co_filename}:{where} ({code.co_name})"
+            self._text = f"{'/'.join(self._scope)} {text}" if self._scope else text
+        return self._text
+
+    __repr__ = __str__
+
+
+def _line_of(code: Any, lasti: int) -> int | None:
+    line = None
+    for start, end, number in code.co_lines():
+        if start <= lasti < end:
+            return number
+        line = number if start <= lasti else line
+    return line
+
+
+def _user_source_position() -> SourcePosition | None:
+    """The position of the innermost frame outside numjax (see `SourcePosition`)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if not code.co_filename.startswith(_PACKAGE_DIR):
+            return SourcePosition(code, frame.f_lasti, name_stack.names)
         frame = frame.f_back  # type: ignore[assignment]
     return None
 
@@ -128,13 +162,13 @@ def eval_jaxpr_keeping_sources(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) 
     return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
 
 
-def _source_info() -> str | None:
+def _source_info() -> Any:
     if name_stack.source_override is not None:
         return name_stack.source_override
-    line = _user_source_position()
-    if name_stack.names:
-        return f"{'/'.join(name_stack.names)} {line}"
-    return line
+    position = _user_source_position()
+    if position is None and name_stack.names:
+        return f"{'/'.join(name_stack.names)} None"
+    return position
 
 
 class StagingTracer(Tracer):

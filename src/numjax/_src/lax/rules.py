@@ -33,8 +33,18 @@ _TYPE_NAMES = {np.bool_: "bool", np.number: "number", np.integer: "integer",
                np.signedinteger: "signedinteger", np.unsignedinteger: "unsignedinteger"}
 
 
+# (dtype, accepted classes) pairs already found acceptable: abstract evaluation checks every
+# operand of every traced equation, and issubdtype over a few classes costs microseconds.
+_accepted: set[tuple[Any, Any]] = set()
+
+
 def check_dtype(name: str, dtype: np.dtype, accepted: Sequence[type]) -> None:
-    if not any(dtypes.issubdtype(dtype, t) for t in accepted):
+    key = (dtype, accepted)
+    if key in _accepted:
+        return
+    if any(dtypes.issubdtype(dtype, t) for t in accepted):
+        _accepted.add(key)
+    else:
         names = ", ".join(_TYPE_NAMES.get(t, t.__name__) for t in accepted)
         raise TypeError(
             f"{name} does not accept dtype {dtype.name}. Accepted dtypes are subtypes of "
@@ -44,6 +54,8 @@ def check_dtype(name: str, dtype: np.dtype, accepted: Sequence[type]) -> None:
 
 def broadcast_shapes(name: str, shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
     """lax's broadcasting: equal ranks (0-d operands broadcast), dims equal or 1."""
+    if shapes and all(s == shapes[0] for s in shapes):
+        return tuple(shapes[0])
     nonscalar = [s for s in shapes if s]
     if not nonscalar:
         return ()
