@@ -109,3 +109,27 @@ def test_unpaired_donation_leaves_the_input_alone():
     with pytest.warns(UserWarning, match="Some donated buffers were not usable"):
         f(x)
     assert not x.is_deleted()
+
+
+def test_an_aot_compiled_call_consumes_donated_inputs_like_a_jit_call():
+    f = numjax.jit(lambda a, b: a * 2.0 + b, donate_argnums=0)
+    x = jnp.arange(4.0) + 0
+    b = jnp.ones(4)
+    compiled = f.lower(x, b).compile()
+    assert [info.donated for info in compiled.args_info[0]] == [True, False]
+    before = _address(x)
+    y = compiled(x, b)
+    assert x.is_deleted() and not b.is_deleted()
+    assert _address(y) == before
+    np.testing.assert_array_equal(np.asarray(y), [1.0, 3.0, 5.0, 7.0])
+    with pytest.raises(RuntimeError, match="deleted"):
+        np.asarray(x)
+
+
+def test_an_aot_lowering_warns_about_unusable_donations():
+    f = numjax.jit(lambda a: a.sum(), donate_argnums=0)
+    x = jnp.ones(3)
+    with pytest.warns(UserWarning, match="Some donated buffers were not usable"):
+        compiled = f.lower(x).compile()
+    compiled(x)
+    assert not x.is_deleted()

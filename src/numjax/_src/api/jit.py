@@ -458,7 +458,15 @@ class JitWrapped:
         if log:
             cache_miss.log_trace(self._name, time.perf_counter() - start)
             cache_miss.log_compile(self._name, in_avals)
-        donated = self._donation_vector(args, kwargs)
+        donated = self._paired_donations(self._donation_vector(args, kwargs), closed,
+                                         in_avals)
+        executable = compile_jaxpr(closed, self._name, donated)
+        return _CacheEntry(executable, out_tree, list(closed.out_avals), closed, donated,
+                           in_avals)
+
+    def _paired_donations(self, donated: tuple[bool, ...], closed: ClosedJaxpr,
+                          in_avals: Sequence[Any]) -> tuple[bool, ...]:
+        """Which donated inputs an output takes over (warning about the rest, as JAX does)."""
         if donated and not self._keep_unused:
             # Arguments the computation never reads are dropped, not "unusable" (as in JAX).
             used = _used_invars(closed)
@@ -468,9 +476,7 @@ class JitWrapped:
             # Donation is off while NaNs are checked, as in JAX: inputs stay readable for the
             # op-by-op re-run that locates the bad value.
             donated = ()
-        executable = compile_jaxpr(closed, self._name, donated)
-        return _CacheEntry(executable, out_tree, list(closed.out_avals), closed, donated,
-                           in_avals)
+        return donated
 
     def _call_under_trace(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         closed, out_tree, flat_args, _, _ = self._trace(args, kwargs)
@@ -687,16 +693,19 @@ class Traced:
 
     @_cycle_collection_paused
     def lower(self) -> Lowered:
-        module = lower_jaxpr(passes.run_passes(self.jaxpr), self._wrapped._name)
-        return Lowered(self, module)
+        paired = self._wrapped._paired_donations(self.donated, self.jaxpr, self.in_avals)
+        module = lower_jaxpr(passes.run_passes(self.jaxpr), self._wrapped._name,
+                             donated=paired)
+        return Lowered(self, module, paired)
 
 
 class Lowered:
     """`jit(f).lower(*args)`: the generated source, ready to compile."""
 
-    def __init__(self, traced: Traced, module: Any) -> None:
+    def __init__(self, traced: Traced, module: Any, paired: tuple[bool, ...] = ()) -> None:
         self._traced = traced
         self._module = module
+        self._paired = paired  # donated inputs an output takes over
         self.in_tree = traced.in_tree
         self.out_tree = traced.out_tree
 
@@ -706,7 +715,7 @@ class Lowered:
     def compile(self, compiler_options: Any = None) -> Compiled:
         executable = compiler.backend_compile(devices.get_backend(), self._module,
                                               compiler_options, ())
-        return Compiled(self._traced, executable)
+        return Compiled(self._traced, executable, self._paired)
 
     def cost_analysis(self) -> dict[str, float]:
         from numjax._src.compiler.cost import cost_analysis
@@ -768,9 +777,11 @@ class MemoryAnalysis:
 class Compiled:
     """`jit(f).lower(*args).compile()`: callable on arguments of the lowered signature only."""
 
-    def __init__(self, traced: Traced, executable: Executable) -> None:
+    def __init__(self, traced: Traced, executable: Executable,
+                 paired: tuple[bool, ...] = ()) -> None:
         self._traced = traced
         self._executable = executable
+        self._paired = paired if any(paired) else ()
         self.in_tree = traced.in_tree
         self.out_tree = traced.out_tree
 
@@ -817,7 +828,16 @@ class Compiled:
         device = wrapped._device
         if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
             device = wrapped._placement(self, flat_args, args, kwargs)
-        outs = self._executable(*[stream.resolve(_buffer(x)) for x in flat_args])
+        if not self._paired:
+            outs = self._executable(*[stream.resolve(_buffer(x)) for x in flat_args])
+        else:
+            _check_not_deleted(flat_args)
+            bufs = [stream.resolve(b) for b in _donated_buffers(flat_args, self._paired)]
+            try:
+                outs = self._executable(*bufs)
+            finally:
+                # As a jit call: donated inputs paired with an output are consumed.
+                _delete_donated(flat_args, self._paired)
         arrays = _wrap_outputs(outs, self._traced.jaxpr.out_avals)
         if device is not None:
             placement.place(arrays, device)
