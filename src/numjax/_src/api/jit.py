@@ -317,12 +317,7 @@ class JitWrapped:
         if entry.async_:
             _delete_donated(flat_args, entry.donated)
             return _dispatch_async(entry, bufs, device)
-        try:
-            outs = entry.executable(*bufs)
-        finally:
-            # Donated inputs paired with an output are consumed by the call, as in JAX (also
-            # when it fails: their buffers may hold partial results).
-            _delete_donated(flat_args, entry.donated)
+        outs = _run_consuming(entry.executable, bufs, flat_args, entry.donated)
         return _placed_outputs(entry, outs, device)
 
     def _placement(self, entry: Any, flat_args: Sequence[Any], args: tuple[Any, ...],
@@ -602,6 +597,16 @@ def _donated_buffers(flat_args: Sequence[Any], donated: Sequence[bool]) -> list[
     return bufs
 
 
+def _run_consuming(executable: Any, bufs: Sequence[Any], flat_args: Sequence[Any],
+                   donated: Sequence[bool]) -> Any:
+    """Run `executable` on `bufs`; the donated inputs paired with an output are consumed by
+    the call, as in JAX (also when it fails: their buffers may hold partial results)."""
+    try:
+        return executable(*bufs)
+    finally:
+        _delete_donated(flat_args, donated)
+
+
 def _delete_donated(flat_args: Sequence[Any], donated: Sequence[bool]) -> None:
     for x, paired in zip(flat_args, donated, strict=True):
         if paired and type(x) is ArrayImpl:
@@ -833,11 +838,7 @@ class Compiled:
         else:
             _check_not_deleted(flat_args)
             bufs = [stream.resolve(b) for b in _donated_buffers(flat_args, self._paired)]
-            try:
-                outs = self._executable(*bufs)
-            finally:
-                # As a jit call: donated inputs paired with an output are consumed.
-                _delete_donated(flat_args, self._paired)
+            outs = _run_consuming(self._executable, bufs, flat_args, self._paired)
         arrays = _wrap_outputs(outs, self._traced.jaxpr.out_avals)
         if device is not None:
             placement.place(arrays, device)

@@ -14,6 +14,7 @@ the rest of the compiler.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -67,13 +68,6 @@ def fusable_ufunc(eqn: JaxprEqn) -> Any:
     if special is not None and all(a.aval.dtype.kind in "fc" for a in eqn.invars):
         return special
     return None
-
-
-def _size(shape: tuple[int, ...]) -> int:
-    size = 1
-    for d in shape:
-        size *= d
-    return size
 
 
 _REDUCERS: dict[str, Any] = {"reduce_sum": np.add, "reduce_max": np.maximum,
@@ -136,7 +130,7 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
     """Maximal runs [start, stop) of equations worth executing block by block: elementwise
     ufuncs, broadcasts feeding them, and reductions over non-leading axes of their results."""
     min_size = MIN_SIZE if min_size < 0 else min_size
-    if not any(v.aval.shape and _size(v.aval.shape) >= min_size
+    if not any(v.aval.shape and math.prod(v.aval.shape) >= min_size
                for e in eqns for v in e.outvars):
         return []
     last_read: dict[Var, int] = {}
@@ -166,7 +160,7 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
             defined.update(eqn.outvars)
             i += 1
         computes = sum(u is not None and u != "broadcast" for u in ufuncs)
-        size = int(np.prod(shape)) if shape is not None else 0
+        size = math.prod(shape) if shape is not None else 0
         if shape is not None and computes >= 2 and size >= min_size and (
                 computes >= SHORT_RUN_OPS or size >= max(min_size, SHORT_RUN_MIN_SIZE)):
             cluster = Cluster(list(eqns[start:i]), ufuncs, shape)

@@ -29,9 +29,6 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 def _inline_into(jaxpr: Jaxpr, renames: dict[Var, Any], out: list[JaxprEqn],
                  constvars: list[Var], consts: list[Any]) -> None:
-    def sub(a: Any) -> Any:
-        return renames.get(a, a) if isinstance(a, Var) else a
-
     for eqn in jaxpr.eqns:
         if eqn.primitive in call_primitives and not eqn.effects:
             inner: ClosedJaxpr = eqn.params["jaxpr"]
@@ -42,7 +39,7 @@ def _inline_into(jaxpr: Jaxpr, renames: dict[Var, Any], out: list[JaxprEqn],
                 consts.append(c)
                 inner_renames[v] = fresh
             for v, a in zip(inner.jaxpr.invars, eqn.invars, strict=True):
-                inner_renames[v] = sub(a)
+                inner_renames[v] = _sub(a, renames)
             _inline_into(inner.jaxpr, inner_renames, out, constvars, consts)
             for v, a in zip(eqn.outvars, inner.jaxpr.outvars, strict=True):
                 if not isinstance(v, DropVar):
@@ -51,12 +48,15 @@ def _inline_into(jaxpr: Jaxpr, renames: dict[Var, Any], out: list[JaxprEqn],
             out.append(_renamed(eqn, renames))
 
 
+def _sub(a: Any, renames: dict[Var, Any]) -> Any:
+    return renames.get(a, a) if isinstance(a, Var) else a
+
+
 def _renamed(eqn: JaxprEqn, renames: dict[Var, Any]) -> JaxprEqn:
     """`eqn` reading `renames[v]` for each renamed input `v` (itself when none is)."""
     if not renames or not any(isinstance(a, Var) and a in renames for a in eqn.invars):
         return eqn
-    return eqn.replace(invars=[renames.get(a, a) if isinstance(a, Var) else a
-                               for a in eqn.invars])
+    return eqn.replace(invars=[_sub(a, renames) for a in eqn.invars])
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -151,9 +151,6 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
     seen: dict[Any, JaxprEqn] = {}
     eqns: list[JaxprEqn] = []
 
-    def sub(a: Any) -> Any:
-        return renames.get(a, a) if isinstance(a, Var) else a
-
     def atom_key(a: Any) -> Any:
         if isinstance(a, Literal):
             # By bytes: 0.0 and -0.0 compare equal but differ (and equal NaNs then merge).
@@ -180,7 +177,7 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
         if all(not isinstance(v, DropVar) for v in eqn.outvars):
             seen[key] = eqn
         eqns.append(eqn)
-    outvars = [sub(a) for a in closed.jaxpr.outvars]
+    outvars = [_sub(a, renames) for a in closed.jaxpr.outvars]
     return ClosedJaxpr(closed.jaxpr.replace(eqns=eqns, outvars=outvars), closed.consts)
 
 
@@ -207,9 +204,6 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
     renames: dict[Var, Any] = {}
     eqns = []
 
-    def sub(a: Any) -> Any:
-        return renames.get(a, a) if isinstance(a, Var) else a
-
     for eqn in closed.jaxpr.eqns:
         eqn = _renamed(eqn, renames)
         if _is_identity(eqn) and isinstance(eqn.invars[0], Var):
@@ -218,7 +212,7 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
         eqns.append(eqn)
     if not renames:
         return closed
-    outvars = [sub(a) for a in closed.jaxpr.outvars]
+    outvars = [_sub(a, renames) for a in closed.jaxpr.outvars]
     return ClosedJaxpr(closed.jaxpr.replace(eqns=eqns, outvars=outvars), closed.consts)
 
 

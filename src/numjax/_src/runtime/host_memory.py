@@ -60,17 +60,17 @@ def _validate(value: Any) -> int:
     return value
 
 
+def _retune(retain_bytes: int) -> None:
+    global tuned
+    tuned = _apply(retain_bytes) and retain_bytes > 0
+
+
 heap_retain_bytes = config.State(
     "numjax_host_heap_retain_bytes", 256 << 20,
     "Freed host memory the process keeps for reuse instead of returning it to the OS (glibc "
     "only); 0 leaves the allocator's defaults.",
     parse=int, validator=_validate, env_var="NUMJAX_HOST_HEAP_RETAIN_BYTES",
-    on_update=lambda value: _retune(value))
-
-
-def _retune(retain_bytes: int) -> None:
-    global tuned
-    tuned = _apply(retain_bytes) and retain_bytes > 0
+    on_update=_retune)
 
 
 # Whether the allocator keeps freed memory now (False off glibc or when switched off).
