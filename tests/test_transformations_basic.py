@@ -82,6 +82,47 @@ def test_value_and_grad_argnums_and_aux():
         gw, np.sum(np.arange(3.0) * (1 - np.tanh(np.arange(3.0) * 2 + 0.5) ** 2)), rtol=1e-5)
 
 
+AUX_CASES = {
+    "grad": lambda f, x: jax.grad(f, has_aux=True)(x)[1],
+    "value_and_grad": lambda f, x: jax.value_and_grad(f, has_aux=True)(x)[0][1],
+    "jit_grad": lambda f, x: jax.jit(jax.grad(f, has_aux=True))(x)[1],
+    "jvp": lambda f, x: jax.jvp(f, (x,), (x,), has_aux=True)[2],
+    "linearize": lambda f, x: jax.linearize(f, x, has_aux=True)[2],
+    "vjp": lambda f, x: jax.vjp(f, x, has_aux=True)[2],
+    "jacfwd": lambda f, x: jax.jacfwd(f, has_aux=True)(x)[1],
+    "jacrev": lambda f, x: jax.jacrev(f, has_aux=True)(x)[1],
+}
+
+
+@pytest.mark.parametrize("name", AUX_CASES)
+def test_aux_outputs_leave_the_transformation(name):
+    # An aux output computed from the differentiated input comes out as a plain Array (its
+    # primal value), not as a tracer of the transformation; non-array leaves pass through.
+    def f(x):
+        y = jnp.sum(x ** 2) if name in ("grad", "value_and_grad", "jit_grad") else x ** 2
+        if name in ("jit_grad", "jacfwd"):  # outputs of jit and vmap must be arrays
+            return y, {"scaled": x * 3.0}
+        return y, {"scaled": x * 3.0, "tag": "step", "none": None}
+
+    x = jnp.array([1.0, 2.0])
+    aux = AUX_CASES[name](f, x)
+    assert type(aux["scaled"]) is type(x)
+    np.testing.assert_allclose(aux["scaled"], [3.0, 6.0])
+    if name not in ("jit_grad", "jacfwd"):
+        assert aux["tag"] == "step" and aux["none"] is None
+
+
+def test_aux_of_a_transformation_under_vmap_and_nested_grad():
+    per_example = jax.vmap(jax.grad(lambda x: (x ** 2, x * 3.0), has_aux=True))(jnp.ones(2))
+    np.testing.assert_allclose(per_example[1], [3.0, 3.0])
+
+    def outer(x):
+        g, aux = jax.grad(lambda y: (y ** 3 * x, y * x), has_aux=True)(x)
+        return g + aux  # 3x^3 + x^2, differentiated by the outer grad
+
+    np.testing.assert_allclose(jax.grad(outer)(2.0), 9 * 4.0 + 2 * 2.0)
+
+
 def test_grad_pytree_inputs():
     params = {"w": jnp.ones((2, 3)), "b": jnp.zeros(3)}
     g = jax.grad(lambda p, x: jnp.sum((x @ p["w"] + p["b"]) ** 2))(params, jnp.ones((4, 2)))

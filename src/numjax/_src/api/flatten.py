@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from numjax._src.core.trace import DebugInfo, fun_source_info
+from numjax._src.core.trace import DebugInfo, current_trace, fun_source_info
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -33,11 +33,24 @@ def flatten_fun(fun: Callable[..., Any], in_tree: PyTreeDef, has_aux: bool = Fal
                 raise TypeError("expected a function with auxiliary data (has_aux=True) to "
                                 "return a pair (output, aux), got "
                                 f"{type(out).__name__}.")
-            out, store.aux = out
+            out, aux = out
+            store.aux = _aux_primals(aux)
         leaves, store.tree = tree_flatten(out)
         return leaves
 
     return flat_fun, store
+
+
+def _aux_primals(aux: Any) -> Any:
+    """Auxiliary outputs leave the transformation that called the flat function undifferentiated:
+    a leaf traced by that transformation (the current trace while the function returns) is
+    replaced by its primal, as in JAX. Other leaves, Python objects included, pass through."""
+    trace = current_trace()
+    leaves, tree = tree_flatten(aux)
+    if not any(getattr(x, "_trace", None) is trace for x in leaves):
+        return aux
+    return tree_unflatten(tree, [x.primal if getattr(x, "_trace", None) is trace
+                                 and hasattr(x, "primal") else x for x in leaves])
 
 
 def debug_info(traced_for: str, fun: Callable[..., Any], args: Sequence[Any],
