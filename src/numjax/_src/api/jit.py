@@ -154,7 +154,7 @@ param_printers[pjit_p] = _pjit_params
 
 class _CacheEntry:
     __slots__ = ("executable", "out_tree", "out_avals", "closed", "donated", "in_avals",
-                 "single", "async_")
+                 "single", "async_", "aliased")
 
     def __init__(self, executable: Executable, out_tree: PyTreeDef, out_avals: list[Any],
                  closed: ClosedJaxpr, donated: tuple[bool, ...], in_avals: list[Any]) -> None:
@@ -164,6 +164,7 @@ class _CacheEntry:
         self.closed = closed
         self.donated = donated
         self.in_avals = in_avals
+        self.aliased = _aliased_inputs(executable)
         # The aval of the only output when the output tree is a single leaf (hot-path shortcut).
         self.single = out_avals[0] if out_tree.num_leaves == 1 and out_tree.num_nodes == 1 \
             else None
@@ -292,6 +293,8 @@ class JitWrapped:
             else:
                 entry = self._cache.get((*key_avals, config.trace_context()))
                 if entry is not None:
+                    if entry.aliased:
+                        bufs = _private_host_inputs(bufs, args, entry.aliased)
                     if entry.async_:
                         return _dispatch_async(entry, bufs, None)
                     try:
@@ -309,11 +312,15 @@ class JitWrapped:
             device = self._placement(entry, flat_args, args, kwargs)
         if not entry.donated:
             bufs = [_buffer(x) for x in flat_args]
+            if entry.aliased:
+                bufs = _private_host_inputs(bufs, flat_args, entry.aliased)
             if entry.async_:
                 return _dispatch_async(entry, bufs, device)
             outs = entry.executable(*[stream.resolve(b) for b in bufs])
             return _placed_outputs(entry, outs, device)
         bufs = _donated_buffers(flat_args, entry.donated)
+        if entry.aliased:
+            bufs = _private_host_inputs(bufs, flat_args, entry.aliased)
         if entry.async_:
             _delete_donated(flat_args, entry.donated)
             return _dispatch_async(entry, bufs, device)
@@ -572,6 +579,28 @@ def _buffer(x: Any) -> Any:
     return buf
 
 
+def _aliased_inputs(executable: Any) -> tuple[int, ...]:
+    """Inputs an output of `executable` may share a buffer with (see `LoweredModule`); an
+    executable from elsewhere (a compile hook's own) is assumed to alias any of them."""
+    module = getattr(executable, "module", None)
+    aliased = getattr(module, "aliased_inputs", None)
+    if aliased is None:
+        return tuple(range(len(getattr(getattr(module, "jaxpr", None), "invars", ()))))
+    return aliased  # type: ignore[no-any-return]
+
+
+def _private_host_inputs(bufs: list[Any], flat_args: Sequence[Any],
+                         aliased: Sequence[int]) -> list[Any]:
+    """A caller's NumPy array that an output could share memory with is copied first, so that
+    writing to the array later cannot change the result (JAX's outputs own their buffers)."""
+    bufs = list(bufs)
+    for i in aliased:
+        x = flat_args[i]
+        if isinstance(x, np.ndarray) and np.may_share_memory(bufs[i], x):
+            bufs[i] = bufs[i].copy()
+    return bufs
+
+
 def _donated_buffers(flat_args: Sequence[Any], donated: Sequence[bool]) -> list[Any]:
     """The argument buffers of a call with donation. A donated Array's buffer goes to the
     executable to overwrite when nothing else can see it (no view of it, no other Array on
@@ -787,6 +816,7 @@ class Compiled:
         self._traced = traced
         self._executable = executable
         self._paired = paired if any(paired) else ()
+        self._aliased = _aliased_inputs(executable)
         self.in_tree = traced.in_tree
         self.out_tree = traced.out_tree
 
@@ -834,10 +864,15 @@ class Compiled:
         if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
             device = wrapped._placement(self, flat_args, args, kwargs)
         if not self._paired:
-            outs = self._executable(*[stream.resolve(_buffer(x)) for x in flat_args])
+            bufs = [stream.resolve(_buffer(x)) for x in flat_args]
+            if self._aliased:
+                bufs = _private_host_inputs(bufs, flat_args, self._aliased)
+            outs = self._executable(*bufs)
         else:
             _check_not_deleted(flat_args)
             bufs = [stream.resolve(b) for b in _donated_buffers(flat_args, self._paired)]
+            if self._aliased:
+                bufs = _private_host_inputs(bufs, flat_args, self._aliased)
             outs = _run_consuming(self._executable, bufs, flat_args, self._paired)
         arrays = _wrap_outputs(outs, self._traced.jaxpr.out_avals)
         if device is not None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.api.flatten import debug_info, flatten_fun
-from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.avals import ShapedArray, get_aval, is_array_like
 from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero
@@ -335,6 +335,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
 
         def fun_with_out_dims(*xs: Any) -> list[Any]:
             outs = flat_fun(*xs)
+            for o in outs:
+                if not is_array_like(o):
+                    raise TypeError(f"Output from batched function {o!r} with type "
+                                    f"{type(o)} is not a valid JAX type")
             assert out.tree is not None
             out_dims_store.extend(_flatten_out_axes(out.tree, out_axes))
             return outs

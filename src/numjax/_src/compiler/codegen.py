@@ -37,6 +37,8 @@ class LoweredModule:
         self.env = env
         self.jaxpr = jaxpr
         self.out_avals = list(out_avals)
+        # Positions of the inputs whose buffers an output may be, or be a view of.
+        self.aliased_inputs = inputs_reaching_outputs(jaxpr)
 
     def compile(self, options: Any = None) -> Executable:
         filename = f"<numjax jit {self.name} #{next(_module_ids)}>"
@@ -269,6 +271,27 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
                          [a.aval for a in jaxpr.outvars])
 
 
+def inputs_reaching_outputs(jaxpr: Jaxpr) -> tuple[int, ...]:
+    """Positions of `jaxpr`'s inputs whose buffers the generated code may return, as an output
+    or inside one (kernels such as reshape, slice and transpose return views; loops and
+    branches pass values through). Conservative: only ufunc results with a shape and the
+    results of `fresh_results` primitives are known to be new buffers."""
+    sources: dict[Var, frozenset[int]] = {v: frozenset((i,)) for i, v in enumerate(jaxpr.invars)}
+    for eqn in jaxpr.eqns:
+        if ((fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape)
+                or eqn.primitive in fresh_results):
+            continue
+        reached = frozenset().union(*(sources.get(a, ()) for a in eqn.invars
+                                      if isinstance(a, Var)))
+        if reached:
+            sources.update((v, reached) for v in eqn.outvars)
+    out: set[int] = set()
+    for a in jaxpr.outvars:
+        if isinstance(a, Var):
+            out.update(sources.get(a, ()))
+    return tuple(sorted(out))
+
+
 def _reusable_input(eqn: Any, ufunc: Any, index: int, owned: set[Var],
                     last_use: dict[Var, int], live_out: set[Var]) -> Var | None:
     if ufunc is None or not isinstance(eqn.primitive.lowering, Ufunc):
@@ -323,5 +346,9 @@ def _callee(primitive: Any, params: dict[str, Any], namer: _Namer, in_avals: lis
 
 
 def _host_buffer(value: Any) -> Any:
+    """A constant's buffer. A NumPy array the traced function closed over is copied: the
+    compiled program must not change, nor its outputs, when the caller later writes to it."""
     buf = getattr(value, "_buf", None)
-    return buf if buf is not None else np.asarray(value)
+    if buf is not None:
+        return buf
+    return value.copy() if isinstance(value, np.ndarray) else np.asarray(value)

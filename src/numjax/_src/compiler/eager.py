@@ -115,6 +115,7 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
     bufs = []
     avals = []
     committed = False
+    hosts = None
     for x in args:
         if type(x) is ArrayImpl:
             aval = x._aval
@@ -131,14 +132,29 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
             buf, aval = host_value(x)
             bufs.append(buf)
             avals.append(aval)
+            if isinstance(x, np.ndarray):
+                hosts = [x] if hosts is None else [*hosts, x]
     key = (primitive, tuple(params.items()) if params else None, *avals)
     executable = _cache.get(key)
     if executable is None:
         executable = _compile(primitive, params, avals)
         _cache[key] = executable
     if committed:
-        return _committed_apply(executable, bufs, args, primitive)
-    return executable(bufs)
+        out = _committed_apply(executable, bufs, args, primitive)
+    else:
+        out = executable(bufs)
+    if hosts is not None:
+        _unshare(out if primitive.multiple_results else [out], hosts)
+    return out
+
+
+def _unshare(outs: Sequence[Any], hosts: Sequence[np.ndarray]) -> None:
+    """A result that is a view of a caller's NumPy operand (a slice, a reshape) gets its own
+    copy: writing to the operand later must not change it."""
+    for o in outs:
+        buf = getattr(o, "_buf", None)
+        if isinstance(buf, np.ndarray) and any(np.may_share_memory(buf, h) for h in hosts):
+            o._buf = buf.copy()
 
 
 def _committed_apply(executable: EagerExecutable, bufs: list[Any], args: Sequence[Any],
