@@ -131,7 +131,8 @@ def test_committed_arrays_flow_through_jit_and_eager_ops():
 
 def test_jit_device_commits_outputs():
     d = jax.devices()[0]
-    g = jax.jit(lambda a: a + 1, device=d)
+    with pytest.warns(DeprecationWarning, match="backend and device argument on jit"):
+        g = jax.jit(lambda a: a + 1, device=d)
     out = g(1.0)
     assert out._committed and out.devices() == {d} and out.weak_type
     assert g(jnp.ones(2))._committed
@@ -194,4 +195,6 @@ def test_compiled_calls_keep_committed_devices():
     x = jax.device_put(jnp.ones(2), d)
     compiled = jax.jit(lambda a: a * 2).lower(x).compile()
     assert compiled(x)._committed and not compiled(jnp.ones(2))._committed
-    assert jax.jit(lambda a: a, device=d).lower(1.0).compile()(1.0)._committed
+    with pytest.warns(DeprecationWarning, match="backend and device argument on jit"):
+        pinned = jax.jit(lambda a: a, device=d)
+    assert pinned.lower(1.0).compile()(1.0)._committed

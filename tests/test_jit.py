@@ -136,8 +136,108 @@ def test_lower_shows_generated_code_and_compiled_checks_arguments():
         "mismatches are:\nArgument 'x' compiled with float32[3] and called with float32[4]")
     with pytest.raises(TypeError, match="input pytree does not match"):
         compiled((jnp.ones(3),))
-    cost = compiled.cost_analysis()
+    (cost,) = compiled.cost_analysis()  # a list with one dict per program, as in JAX
     assert cost["flops"] > 0 and cost["bytes accessed"] > 0
+    assert lowered.cost_analysis()["flops"] == cost["flops"]  # Lowered's is the dict itself
+    for stage in (f.trace(jnp.ones(3)), lowered, compiled):
+        assert repr(stage.out_info) == "ShapeDtypeStruct(shape=(3,), dtype=float32)"
+        assert repr(stage.args_info) == (
+            "((ArgInfo(_aval=ShapedArray(float32[3]), donated=False),), {})")
+    assert f.trace(jnp.ones(3)).fun_name == "<lambda>"
+    assert "np.sin(" in lowered.compiler_ir().as_text()
+
+
+def test_compiled_takes_only_the_traced_arguments():
+    f = jax.jit(lambda x, n: x * n, static_argnums=1)
+    compiled = f.lower(jnp.ones(3), 4).compile()
+    np.testing.assert_allclose(compiled(jnp.ones(3)), [4.0, 4.0, 4.0])
+    with pytest.raises(TypeError, match="input pytree does not match"):
+        compiled(jnp.ones(3), 5)  # the static argument is part of the program
+
+
+def test_jit_option_validation_as_jax():
+    def pos_only(n, /, x):
+        return x * n
+
+    cases = [
+        (dict(static_argnums=3), "Jitted function has static_argnums=(3,), but only accepts 1 "
+                                 "positional arguments."),
+        (dict(static_argnums=-3), "Jitted function has static_argnums=(-3,), but only accepts "
+                                  "1 positional arguments."),
+        (dict(static_argnames="zz"), "Jitted function has invalid argnames {'zz'} in "
+                                     "static_argnames. Function does not take these args."),
+        (dict(donate_argnames="zz"), "Jitted function has invalid argnames {'zz'} in "
+                                     "donate_argnames. Function does not take these args."),
+        (dict(static_argnums=0, donate_argnums=0),
+         "static_argnames and donate_argnames cannot intersect. Argument names {'x'} appear in "
+         "both static_argnames and donate_argnames"),
+    ]
+    for options, message in cases:
+        with pytest.raises(ValueError) as info:
+            jax.jit(lambda x: x, **options)
+        assert str(info.value) == message
+    with pytest.raises(ValueError, match=r"^Jitted function has invalid argnames \{'n'\} in "
+                                         r"static_argnames\. These are positional-only$"):
+        jax.jit(pos_only, static_argnames="n")
+    with pytest.raises(ValueError, match=r"`static_argnums` \[0\] and `donate_argnums` \[0\] "
+                                         "cannot intersect"):
+        jax.jit(lambda *a: a[0], static_argnums=0, donate_argnums=0)
+    with pytest.raises(TypeError, match="staticmethod arguments are not supported"):
+        jax.jit(staticmethod(lambda x: x))
+    with pytest.warns(DeprecationWarning, match="backend and device argument on jit is "
+                                                "deprecated"):
+        jax.jit(lambda x: x, backend="cpu")
+
+
+def test_static_arguments_keyed_by_type_and_given_options_used_as_given():
+    traces = []
+
+    def full(n):
+        traces.append(n)
+        return jnp.full((2,), n)
+
+    g = jax.jit(full, static_argnums=0)
+    assert [g(v).dtype for v in (1, 1.0, True)] == [jnp.int32, jnp.float32, jnp.bool_]
+    assert len(traces) == 3  # 1 == 1.0 == True, but each traces its own program
+    # Both options given: each is used as given (no inference through the signature), so
+    # `m` passed positionally is traced.
+    seen = {}
+
+    def f(x, n, m):
+        seen["n"], seen["m"] = type(n), isinstance(m, jax.core.Tracer)
+        return x * n + m
+
+    jax.jit(f, static_argnums=1, static_argnames="m")(jnp.ones(2), 3, jnp.ones(2))
+    assert seen == {"n": int, "m": True}
+
+
+def test_static_argument_whose_eq_fails():
+    class Static:
+        def __hash__(self):
+            return 1
+
+        def __eq__(self, other):
+            raise RuntimeError("eq called")
+
+    g = jax.jit(lambda x, s: x, static_argnums=1)
+    g(jnp.ones(2), Static())
+    with pytest.raises(ValueError, match="static arguments should be comparable using __eq__"):
+        g(jnp.ones(2), Static())
+
+
+def test_jit_method_binds_like_a_method():
+    import functools
+    import types
+
+    class Model:
+        @functools.partial(jax.jit, static_argnums=0)
+        def apply(self, x):
+            return x * 2.0
+
+    model = Model()
+    assert isinstance(model.apply, types.MethodType) and model.apply.__name__ == "apply"
+    np.testing.assert_allclose(model.apply(jnp.ones(2)), [2.0, 2.0])
+    assert model.apply._cache_size() == 1  # the jitted function's attributes, through the method
 
 
 def test_unusable_donation_warns():
@@ -252,6 +352,10 @@ def test_donated_arrays_are_deleted_after_the_call():
     with pytest.raises(ValueError, match="INVALID_ARGUMENT: Invalid buffer passed: buffer has "
                                          "been deleted or donated."):
         f(x, y)
+    deleted = jnp.ones(3)
+    deleted.delete()  # deleted by the user, not consumed by a call: JAX's RuntimeError
+    with pytest.raises(RuntimeError, match=r"^Array has been deleted with shape=float32\[3\]\.$"):
+        jax.jit(lambda x: x + 1)(deleted)
     # x = f(x) in a loop, with the pytree of parameters donated
     step = jax.jit(lambda p: {"w": p["w"] * 0.5}, donate_argnums=0)
     params = {"w": jnp.ones(4)}
@@ -392,3 +496,18 @@ def test_aliased_inputs_analysis_marks_only_views_and_pass_throughs():
     jaxpr = jax.make_jaxpr(lambda a, b, c: (a + 1.0, b.reshape(-1), jnp.dot(c, c)))(
         jnp.ones(3), jnp.ones((2, 2)), jnp.ones((2, 2))).jaxpr
     assert inputs_reaching_outputs(jaxpr) == (1,)
+
+
+def test_python_int_outside_int32_and_non_numeric_arrays_are_refused():
+    ident = jax.jit(lambda x: x)
+    for value in (2**31, -2**31 - 1, 2**40):
+        with pytest.raises(OverflowError, match=r"^An overflow was encountered while parsing an "
+                                                r"argument to a jitted computation, whose "
+                                                r"argument path is x\.$"):
+            ident(value)
+    with pytest.raises(OverflowError, match=r"argument path is d\['k'\]\[1\]\.$"):
+        jax.jit(lambda d: d)({"k": [1, 2**40]})
+    assert int(ident(-2**31)) == -2**31 and int(ident(2**31 - 1)) == 2**31 - 1
+    with pytest.raises(TypeError, match=r"^Dtype object is not a valid JAX array type\. Only "
+                                        r"arrays of numeric types are supported by JAX\.$"):
+        ident(np.array([1, "a"], dtype=object))

@@ -13,6 +13,7 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numjax\._src(\.|$)")
 
 from numjax import ad_checkpoint as ad_checkpoint  # noqa: E402
+from numjax import core as core  # noqa: E402
 from numjax import custom_derivatives as custom_derivatives  # noqa: E402
 from numjax import dtypes as dtypes  # noqa: E402
 from numjax import errors as errors  # noqa: E402

@@ -117,7 +117,7 @@ def _reasons(fun: Callable[..., Any], new: Signature, seen: Sequence[Signature])
 
 def _statics_text(statics: tuple[Any, ...]) -> str:
     parts = []
-    for kind, key, value in statics:
+    for kind, key, _, value in statics:
         parts.append(f"args[{key}]={value!r}" if kind == "pos" else f"{key}={value!r}")
     return ", ".join(parts) or "(none)"
 

@@ -15,6 +15,8 @@ import inspect
 import logging
 import sys
 import time
+import traceback
+import types
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
@@ -192,24 +194,67 @@ def _normalize_argnames(argnames: str | Sequence[str] | None) -> tuple[str, ...]
     return tuple(argnames)
 
 
-def _infer_statics(fun: Callable[..., Any], argnums: tuple[int, ...], argnames: tuple[str, ...]
-                   ) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Complete static_argnums from static_argnames through the signature, and vice versa."""
+def _signature(fun: Callable[..., Any]) -> inspect.Signature | None:
     try:
-        sig = inspect.signature(fun)
+        return inspect.signature(fun)
     except (TypeError, ValueError):
-        return argnums, argnames
-    params = list(sig.parameters.values())
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    nums = set(argnums)
-    names = set(argnames)
-    for i, p in enumerate(positional):
-        if p.name in names:
-            nums.add(i)
-        if i in nums or (i - len(positional)) in nums:
-            if p.kind != p.POSITIONAL_ONLY:
-                names.add(p.name)
-    return tuple(sorted(nums)), tuple(sorted(names))
+        return None
+
+
+def _infer_argnums_and_argnames(sig: inspect.Signature | None, argnums: Any, argnames: Any
+                                ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """JAX's rule: given only numbers, the names are those of the positional-or-keyword
+    parameters at those positions; given only names, the numbers are theirs; given both (or
+    no signature), each is used as given."""
+    if argnums is None and argnames is None:
+        return (), ()
+    if argnums is not None and argnames is not None or sig is None:
+        return _normalize_argnums(argnums), _normalize_argnames(argnames)
+    params = list(sig.parameters.items())
+    if argnums is None:
+        names = _normalize_argnames(argnames)
+        return tuple(i for i, (k, p) in enumerate(params)
+                     if p.kind is p.POSITIONAL_OR_KEYWORD and k in names), names
+    nums = _normalize_argnums(argnums)
+    return nums, tuple(k for i, (k, p) in enumerate(params)
+                       if p.kind is p.POSITIONAL_OR_KEYWORD and i in nums)
+
+
+def _validate_argnums(sig: inspect.Signature | None, argnums: tuple[int, ...], option: str
+                      ) -> None:
+    if sig is None or not argnums:
+        return
+    positional = 0
+    for p in sig.parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            positional += 1
+        elif p.kind is p.VAR_POSITIONAL:
+            return  # any number of positional arguments
+    if -min(argnums) > positional or max(argnums) >= positional:
+        raise ValueError(f"Jitted function has {option}={argnums}, but only accepts "
+                         f"{positional} positional arguments.")
+
+
+def _validate_argnames(sig: inspect.Signature | None, argnames: tuple[str, ...], option: str
+                       ) -> None:
+    if sig is None or not argnames:
+        return
+    valid, positional_only, var_kwargs = set(), set(), False
+    for name, p in sig.parameters.items():
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            valid.add(name)
+        elif p.kind is p.VAR_KEYWORD:
+            var_kwargs = True
+        elif p.kind is p.POSITIONAL_ONLY:
+            positional_only.add(name)
+    invalid = positional_only & set(argnames)
+    if invalid:
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in {option}. These "
+                         "are positional-only")
+    invalid = set(argnames) - valid
+    if invalid and not var_kwargs:
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in {option}. "
+                         "Function does not take these args.")
 
 
 # Every live jitted function, for clear_caches (weakly: a jitted closure must not leak).
@@ -231,14 +276,35 @@ class JitWrapped:
                  donate_argnames: Any = None, device: Any = None, backend: Any = None,
                  inline: bool = False, keep_unused: bool = False,
                  abstracted_axes: Any = None) -> None:
+        if isinstance(fun, staticmethod):
+            raise TypeError(f"staticmethod arguments are not supported, got {fun}")
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun}")
         functools.update_wrapper(self, fun)  # type: ignore[arg-type]
         self._fun = fun
-        self._static_argnums, self._static_argnames = _infer_statics(
-            fun, _normalize_argnums(static_argnums), _normalize_argnames(static_argnames))
-        donate_nums, donate_names = _infer_statics(
-            fun, _normalize_argnums(donate_argnums), _normalize_argnames(donate_argnames))
+        sig = _signature(fun)
+        self._static_argnums, self._static_argnames = _infer_argnums_and_argnames(
+            sig, static_argnums, static_argnames)
+        donate_nums, donate_names = _infer_argnums_and_argnames(
+            sig, donate_argnums, donate_argnames)
+        _validate_argnums(sig, self._static_argnums, "static_argnums")
+        _validate_argnames(sig, self._static_argnames, "static_argnames")
+        _validate_argnums(sig, donate_nums, "donate_argnums")
+        _validate_argnames(sig, donate_names, "donate_argnames")
+        both = set(self._static_argnames) & set(donate_names)
+        if both:
+            raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
+                             f"names {both} appear in both static_argnames and "
+                             "donate_argnames")
+        both_nums = set(self._static_argnums) & set(donate_nums)
+        if both_nums:
+            raise ValueError(f"`static_argnums` {sorted(set(self._static_argnums))} and "
+                             f"`donate_argnums` {sorted(set(donate_nums))} cannot intersect.")
+        if device is not None or backend is not None:
+            warnings.warn(
+                "backend and device argument on jit is deprecated. You can use "
+                '`jax.device_put(..., jax.local_devices("cpu")[0])` on the inputs to the '
+                "jitted function to get the same behavior.", DeprecationWarning, stacklevel=3)
         self._donate_argnums = donate_nums
         self._donate_argnames = donate_names
         self._device = device
@@ -260,7 +326,7 @@ class JitWrapped:
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
             return self
-        return functools.partial(self, obj)
+        return types.MethodType(self, obj)
 
     def __repr__(self) -> str:
         return f"<PjitFunction of {self._fun!r}>"
@@ -361,13 +427,13 @@ class JitWrapped:
         dyn_args = []
         for i, a in enumerate(args):
             if i in nums or (i - len(args)) in nums:
-                statics.append(("pos", i, _hashable_static(a)))
+                statics.append(("pos", i, type(a), _hashable_static(a)))
             else:
                 dyn_args.append(a)
         dyn_kwargs = {}
         for k, v in kwargs.items():
             if k in names:
-                statics.append(("kw", k, _hashable_static(v)))
+                statics.append(("kw", k, type(v), _hashable_static(v)))
             else:
                 dyn_kwargs[k] = v
         return tuple(dyn_args), dyn_kwargs, tuple(statics)
@@ -409,17 +475,33 @@ class JitWrapped:
                ) -> tuple[ClosedJaxpr, PyTreeDef, list[Any], PyTreeDef, tuple[Any, ...]]:
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        in_avals = [_abstractify(x, i, in_tree, args) for i, x in enumerate(flat_args)]
+        in_avals = self._avals(flat_args, args, kwargs)
         flat_fun, out = flatten_fun(self._bind_statics(args, kwargs), in_tree)
         info = debug_info("jit", self._fun, args, kwargs, self._static_argnums)
         closed = trace_to_jaxpr(flat_fun, in_avals, info)
         assert out.tree is not None
         return closed, out.tree, flat_args, in_tree, statics
 
+    def _avals(self, flat_args: Sequence[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+               ) -> list[Any]:
+        """The avals of the flat dynamic arguments; JAX's errors for values that are not
+        arrays and for Python ints outside the default integer type."""
+        avals = []
+        for i, x in enumerate(flat_args):
+            if type(x) is int and not _INT_MIN <= x <= _INT_MAX and \
+                    (not config.enable_x64.value or not -2**63 <= x < 2**63):
+                names = debug_info("jit", self._fun, args, kwargs,
+                                   self._static_argnums).arg_names
+                path = names[i] if i < len(names) else f"args[{i}]"
+                raise OverflowError("An overflow was encountered while parsing an argument to "
+                                    f"a jitted computation, whose argument path is {path}.")
+            avals.append(_abstractify(x))
+        return avals
+
     def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, list[Any]]:
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(_abstractify(x, i, in_tree, args) for i, x in enumerate(flat_args))
+        avals = tuple(self._avals(flat_args, args, kwargs))
         donated = self._donation_vector(args, kwargs)
         key = (*avals, config.trace_context(), statics, in_tree, donated)
         if self._simple and not kwargs and all(type(a) in (ArrayImpl, np.ndarray)
@@ -430,7 +512,15 @@ class JitWrapped:
     def _lookup(self, args: tuple[Any, ...], kwargs: dict[str, Any]
                 ) -> tuple[_CacheEntry, list[Any]]:
         key, flat_args = self._key(args, kwargs)
-        entry = self._cache.get(key)
+        try:
+            entry = self._cache.get(key)
+        except Exception as e:  # a static argument's __eq__ failed against a cached one
+            kinds = [type(s[3]) for s in key[-3]] if len(key) > 3 else []
+            pair = " and ".join([str(kinds[0])] * 2) if kinds else "static arguments"
+            raise ValueError(
+                "static arguments should be comparable using __eq__.The following error was "
+                f"raised when comparing two objects of types {pair}. The error was:\n"
+                + "".join(traceback.format_exception(e))) from e
         if entry is None:
             signature = self._signature(args, kwargs)
             if config.explain_cache_misses.value:
@@ -444,7 +534,7 @@ class JitWrapped:
                    ) -> cache_miss.Signature:
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        avals = [_abstractify(x, i, in_tree, args) for i, x in enumerate(flat_args)]
+        avals = self._avals(flat_args, args, kwargs)
         names = list(debug_info("jit", self._fun, args, kwargs, self._static_argnums).arg_names)
         names += [f"args[{i}]" for i in range(len(names), len(avals))]
         return cache_miss.Signature(in_tree, avals, names, statics, config.trace_context(),
@@ -503,8 +593,9 @@ class JitWrapped:
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         closed, out_tree, flat_args, in_tree, _ = self._trace(args, kwargs)
         donated = self._donation_vector(args, kwargs)
+        names = debug_info("jit", self._fun, args, kwargs, self._static_argnums).arg_names
         return Traced(self, closed, in_tree, out_tree, [_aval_of(x) for x in flat_args],
-                      donated)
+                      donated, names)
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         from numjax._src.api.transformations import ShapeDtypeStruct
@@ -517,6 +608,8 @@ class JitWrapped:
 def _check_not_deleted(args: Sequence[Any]) -> None:
     for x in args:
         if type(x) is ArrayImpl and x.is_deleted():
+            if not x._buf.donated:
+                raise x._buf._error()
             raise ValueError("INVALID_ARGUMENT: Invalid buffer passed: buffer has been deleted "
                              "or donated.")
 
@@ -548,10 +641,16 @@ class _AbstractArg:
         self.aval = aval
 
 
-def _abstractify(x: Any, i: int, in_tree: PyTreeDef, args: tuple[Any, ...]) -> Any:
+_INT_MIN, _INT_MAX = -2**31, 2**31 - 1
+
+
+def _abstractify(x: Any) -> Any:
     from numjax._src.api.transformations import ShapeDtypeStruct
     if isinstance(x, ShapeDtypeStruct):
         return x.aval
+    if isinstance(x, np.ndarray) and x.dtype.kind in "OUSV":
+        raise TypeError(f"Dtype {x.dtype} is not a valid JAX array type. Only arrays of numeric "
+                        "types are supported by JAX.")
     try:
         return get_aval(x)
     except TypeError:
@@ -639,7 +738,7 @@ def _run_consuming(executable: Any, bufs: Sequence[Any], flat_args: Sequence[Any
 def _delete_donated(flat_args: Sequence[Any], donated: Sequence[bool]) -> None:
     for x, paired in zip(flat_args, donated, strict=True):
         if paired and type(x) is ArrayImpl:
-            x.delete()
+            x._consume()
 
 
 def _dispatch_async(entry: _CacheEntry, bufs: Sequence[Any], device: Any) -> Any:
@@ -717,13 +816,27 @@ class Traced:
     """`jit(f).trace(*args)`: the jaxpr and trees for one argument signature."""
 
     def __init__(self, wrapped: JitWrapped, closed: ClosedJaxpr, in_tree: PyTreeDef,
-                 out_tree: PyTreeDef, in_avals: list[Any], donated: tuple[bool, ...]) -> None:
+                 out_tree: PyTreeDef, in_avals: list[Any], donated: tuple[bool, ...],
+                 arg_names: Sequence[str] = ()) -> None:
         self._wrapped = wrapped
         self.jaxpr = closed
         self.in_tree = in_tree
         self.out_tree = out_tree
         self.in_avals = in_avals
         self.donated = donated
+        self.arg_names = tuple(arg_names)
+
+    @property
+    def fun_name(self) -> str:
+        return self._wrapped._name
+
+    @property
+    def args_info(self) -> Any:
+        return _args_info(self)
+
+    @property
+    def out_info(self) -> Any:
+        return _out_info(self)
 
     @_cycle_collection_paused
     def lower(self) -> Lowered:
@@ -746,6 +859,18 @@ class Lowered:
     def as_text(self, dialect: str | None = None) -> str:
         return self._module.as_text()  # type: ignore[no-any-return]
 
+    def compiler_ir(self, dialect: str | None = None) -> Any:
+        """The lowered module (its `as_text()` is the generated source)."""
+        return self._module
+
+    @property
+    def args_info(self) -> Any:
+        return _args_info(self._traced)
+
+    @property
+    def out_info(self) -> Any:
+        return _out_info(self._traced)
+
     def compile(self, compiler_options: Any = None) -> Compiled:
         executable = compiler.backend_compile(devices.get_backend(), self._module,
                                               compiler_options, ())
@@ -754,10 +879,6 @@ class Lowered:
     def cost_analysis(self) -> dict[str, float]:
         from numjax._src.compiler.cost import cost_analysis
         return cost_analysis(self._traced.jaxpr)
-
-    @property
-    def args_info(self) -> Any:
-        return _args_info(self._traced)
 
 
 class ArgInfo:
@@ -778,13 +899,19 @@ class ArgInfo:
         return self._aval.dtype
 
     def __repr__(self) -> str:
-        return f"ArgInfo(aval={self._aval!r}, donated={self.donated})"
+        return f"ArgInfo(_aval={self._aval!r}, donated={self.donated})"
 
 
 def _args_info(traced: Traced) -> Any:
     donated = traced.donated or (False,) * len(traced.in_avals)
     infos = [ArgInfo(a, d) for a, d in zip(traced.in_avals, donated, strict=True)]
     return tree_unflatten(traced.in_tree, infos)
+
+
+def _out_info(traced: Traced) -> Any:
+    from numjax._src.api.transformations import ShapeDtypeStruct
+    return tree_unflatten(traced.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
+                                            for a in traced.jaxpr.out_avals])
 
 
 class MemoryAnalysis:
@@ -823,21 +950,26 @@ class Compiled:
     def as_text(self) -> str:
         return self._executable.as_text()
 
+    def memory_analysis(self) -> MemoryAnalysis:
+        return MemoryAnalysis(self._traced.jaxpr)
+
+    def cost_analysis(self) -> list[dict[str, float]]:
+        """One dict per program, as JAX's compiled executables report it."""
+        from numjax._src.compiler.cost import cost_analysis
+        return [cost_analysis(self._traced.jaxpr)]
+
     @property
     def args_info(self) -> Any:
         return _args_info(self._traced)
 
-    def memory_analysis(self) -> MemoryAnalysis:
-        return MemoryAnalysis(self._traced.jaxpr)
-
-    def cost_analysis(self) -> dict[str, float]:
-        from numjax._src.compiler.cost import cost_analysis
-        return cost_analysis(self._traced.jaxpr)
+    @property
+    def out_info(self) -> Any:
+        return _out_info(self._traced)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Only the arguments that were traced are passed: static ones are part of the program.
         wrapped = self._traced._wrapped
-        dyn_args, dyn_kwargs, _ = wrapped._split(args, kwargs)
-        flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        flat_args, in_tree = tree_flatten((args, kwargs))
         if in_tree != self.in_tree:
             raise TypeError(
                 "Function compiled with input pytree does not match the input pytree it was "
@@ -849,8 +981,7 @@ class Compiled:
                     "particular signature. Detected argument of Tracer type "
                     f"{type(x).__name__}.")
         mismatches = []
-        names = debug_info("jit", wrapped._fun, args, kwargs,
-                           wrapped._static_argnums).arg_names
+        names = self._traced.arg_names
         for i, (x, aval) in enumerate(zip(flat_args, self._traced.in_avals, strict=True)):
             got = get_aval(x)
             if got.shape != aval.shape or got.dtype != aval.dtype:

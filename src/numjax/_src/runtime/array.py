@@ -199,6 +199,11 @@ class ArrayImpl(Array):
         if type(self._buf) is not _DeletedBuffer:
             self._buf = _DeletedBuffer(self.aval)
 
+    def _consume(self) -> None:
+        """Release the buffer to a computation it was donated to."""
+        if type(self._buf) is not _DeletedBuffer:
+            self._buf = _DeletedBuffer(self.aval, donated=True)
+
     def copy_to_host_async(self) -> None:
         """Start fetching the value to the host (a device-to-host transfer)."""
         self._host_buf()
@@ -330,10 +335,13 @@ class _DeletedBuffer:
     """Stands in for the buffer of a deleted Array: metadata stays readable, data access
     (NumPy conversion, item, ...) raises JAX's error."""
 
-    __slots__ = ("shape", "dtype", "ndim", "size", "nbytes", "_aval")
+    __slots__ = ("shape", "dtype", "ndim", "size", "nbytes", "_aval", "donated")
 
-    def __init__(self, aval: ShapedArray) -> None:
+    def __init__(self, aval: ShapedArray, donated: bool = False) -> None:
         self._aval = aval
+        # Consumed by a computation it was donated to, rather than deleted by `delete()`: a
+        # jitted call then reports an invalid buffer, as JAX does.
+        self.donated = donated
         self.shape = aval.shape
         self.dtype = aval.dtype
         self.ndim = len(aval.shape)
