@@ -11,6 +11,8 @@ import numjax.numpy as jnp
 
 @pytest.fixture
 def explain(caplog):
+    # Every jit of a function shares its caches (as in JAX): start each test from none.
+    jax.clear_caches()
     caplog.set_level(logging.WARNING, logger="numjax._src.pjit")
     with jax.explain_cache_misses(True):
         yield caplog

@@ -511,3 +511,40 @@ def test_python_int_outside_int32_and_non_numeric_arrays_are_refused():
     with pytest.raises(TypeError, match=r"^Dtype object is not a valid JAX array type\. Only "
                                         r"arrays of numeric types are supported by JAX\.$"):
         ident(np.array([1, "a"], dtype=object))
+
+
+def test_one_trace_per_signature_across_wrappers_stages_and_transformations():
+    traces = []
+
+    def f(x):
+        traces.append(x.shape)
+        return jnp.sin(x) * 2.0
+
+    x = jnp.ones(3)
+    for _ in range(3):
+        jax.jit(f)(x)  # a fresh wrapper of the same function shares its caches
+    jf = jax.jit(f)
+    jf.lower(x)
+    jf.lower(x).compile()
+    jax.eval_shape(jf, x)
+    grad_f = jax.grad(lambda v: jf(v).sum())
+    for _ in range(3):
+        grad_f(x)
+        jax.vmap(jf)(jnp.ones((2, 3)))
+    assert traces == [(3,)]
+    assert jax.jit(f)._cache_size() == 1
+    jax.jit(f)(jnp.ones(4))
+    assert traces == [(3,), (4,)]
+    jf.clear_cache()
+    jf(x)
+    assert len(traces) == 3
+
+
+def test_programs_closing_over_an_outer_tracer_are_not_shared():
+    def outer(y):
+        inner = jax.jit(lambda x: x * y)  # closes over the outer grad's tracer
+        return inner(2.0)
+
+    assert float(jax.grad(outer)(3.0)) == 2.0
+    assert float(jax.grad(outer)(5.0)) == 2.0
+    assert float(jax.jit(outer)(4.0)) == 8.0

@@ -257,6 +257,39 @@ def _validate_argnames(sig: inspect.Signature | None, argnames: tuple[str, ...],
                          "Function does not take these args.")
 
 
+class _SharedState:
+    """The caches of a function jitted with given options, shared by every `jit` of it (as in
+    JAX, `jax.jit(f)(x)` in a loop traces and compiles once)."""
+
+    __slots__ = ("entries", "traces", "signatures", "placements", "__weakref__")
+
+    def __init__(self) -> None:
+        self.entries: dict[Any, _CacheEntry] = {}
+        # Traced programs by (argument avals, statics, tree, context): lower, trace,
+        # eval_shape, calls under transformations and compiles share one trace.
+        self.traces: dict[Any, tuple[ClosedJaxpr, PyTreeDef]] = {}
+        self.signatures: list[cache_miss.Signature] = []
+        # (cache entry, device, argument devices) of the pinned calls made so far.
+        self.placements: set[tuple[Any, ...]] = set()
+
+
+# Keyed weakly on the function: its caches go when it does.
+_shared: weakref.WeakKeyDictionary[Any, dict[Any, _SharedState]] = weakref.WeakKeyDictionary()
+
+
+def _state_for(fun: Any, options: tuple[Any, ...]) -> _SharedState:
+    try:
+        by_options = _shared.get(fun)
+        if by_options is None:
+            by_options = _shared[fun] = {}
+        state = by_options.get(options)
+        if state is None:
+            state = by_options[options] = _SharedState()
+        return state
+    except TypeError:  # not weakly referenceable, or options not hashable: not shared
+        return _SharedState()
+
+
 # Every live jitted function, for clear_caches (weakly: a jitted closure must not leak).
 _wrappers: weakref.WeakSet[JitWrapped] = weakref.WeakSet()
 
@@ -312,10 +345,12 @@ class JitWrapped:
         self._inline = inline
         self._keep_unused = keep_unused
         self._name = getattr(fun, "__name__", type(fun).__name__)
-        self._cache: dict[Any, _CacheEntry] = {}
-        self._signatures: list[cache_miss.Signature] = []
-        # (cache entry, device, argument devices) of the pinned calls made so far.
-        self._placements: set[tuple[Any, ...]] = set()
+        state = _state_for(fun, (self._static_argnums, self._static_argnames, donate_nums,
+                                 donate_names, device, backend, inline, keep_unused))
+        self._cache = state.entries
+        self._traces = state.traces
+        self._signatures = state.signatures
+        self._placements = state.placements
         _wrappers.add(self)
         self._simple = not (self._static_argnums or self._static_argnames
                             or self._donate_argnums or device is not None)
@@ -476,10 +511,20 @@ class JitWrapped:
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         in_avals = self._avals(flat_args, args, kwargs)
+        key: tuple[Any, ...] | None = (*in_avals, statics, in_tree, config.trace_context())
+        try:
+            cached = self._traces.get(key)
+        except Exception:  # a static argument's __eq__ failed: no shared trace
+            key, cached = None, None
+        if cached is not None:
+            return cached[0], cached[1], flat_args, in_tree, statics
         flat_fun, out = flatten_fun(self._bind_statics(args, kwargs), in_tree)
         info = debug_info("jit", self._fun, args, kwargs, self._static_argnums)
         closed = trace_to_jaxpr(flat_fun, in_avals, info)
         assert out.tree is not None
+        if key is not None and not any(isinstance(c, Tracer) for c in closed.consts):
+            # A program closing over an outer transformation's tracer is that trace's own.
+            self._traces[key] = (closed, out.tree)
         return closed, out.tree, flat_args, in_tree, statics
 
     def _avals(self, flat_args: Sequence[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -582,6 +627,7 @@ class JitWrapped:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._traces.clear()
         self._signatures.clear()
         self._placements.clear()
 
@@ -1048,3 +1094,4 @@ def clear_caches() -> None:
     executables.clear_cache()
     for wrapped in list(_wrappers):
         wrapped.clear_cache()
+    _shared.clear()
