@@ -222,3 +222,20 @@ def test_associative_scan_matches_cumulative_ops(n):
     np.testing.assert_allclose(pair[1], np.maximum.accumulate(x[1]), rtol=1e-6)
     g = jax.grad(lambda v: lax.associative_scan(jnp.add, v).sum())(jnp.ones(n))
     np.testing.assert_allclose(g, np.arange(n, 0, -1))
+
+
+def test_grad_of_vmapped_cond_ignores_the_branch_an_example_does_not_take():
+    # sqrt of a negative / division by zero in the untaken branch must not put NaN into the
+    # gradient (JAX selects each branch's operands against their stop_gradient).
+    safe_sqrt = lambda x: lax.cond(x > 0, jnp.sqrt, lambda x: 0.0 * x, x)  # noqa: E731
+    xs = jnp.array([-1.0, 4.0])
+    expected = [0.0, 0.25]
+    np.testing.assert_array_equal(jax.grad(lambda v: jax.vmap(safe_sqrt)(v).sum())(xs), expected)
+    np.testing.assert_array_equal(
+        jax.jit(jax.grad(lambda v: jax.vmap(safe_sqrt)(v).sum()))(xs), expected)
+    np.testing.assert_array_equal(jax.jacrev(jax.vmap(safe_sqrt))(xs), np.diag(expected))
+    safe_div = lambda x, y: lax.cond(x != 0, lambda x, y: y / x, lambda x, y: 0.0 * y, x, y)  # noqa: E731
+    grads = jax.grad(lambda v, y: jax.vmap(safe_div, (0, None))(v, y).sum(), argnums=(0, 1))(
+        jnp.array([0.0, 4.0]), 2.0)
+    np.testing.assert_allclose(grads[0], [0.0, -0.125])
+    np.testing.assert_allclose(grads[1], 0.25)

@@ -78,10 +78,20 @@ def _cond_batch(values: Sequence[Any], dims: Sequence[Any], *,
     index = batching.bdim_at_front(index, index_dim, size)
     index = lax.clamp(np.int32(0), lax.convert_element_type(index, np.int32),
                       np.int32(len(branches) - 1))
+    # Floating operands reach each branch through a select against their stop_gradient: an
+    # example differentiates only through the branch it takes (as in JAX), so a branch that
+    # is not its own (sqrt of a negative, 1/0) cannot put a NaN into its gradient.
+    inexact = [np.issubdtype(get_aval(x).dtype, np.inexact) for x in args]
+    args = [batching.bdim_at_front(x, None, size) if f and not b else x
+            for x, f, b in zip(args, inexact, in_batched, strict=True)]
+    in_batched = [b or f for b, f in zip(in_batched, inexact, strict=True)]
     branch_outs = []
-    for b in branches:
+    for i, b in enumerate(branches):
         batched = jaxpr_transforms.batch_jaxpr(b, size, in_batched)
-        branch_outs.append(eval_jaxpr(batched.jaxpr, batched.consts, *args))
+        taken = lax.eq(index, np.int32(i))
+        ops = [_select_lanes(taken, x) if f else x
+               for x, f in zip(args, inexact, strict=True)]
+        branch_outs.append(eval_jaxpr(batched.jaxpr, batched.consts, *ops))
     outs = []
     for cases in zip(*branch_outs, strict=True):
         shape = get_aval(cases[0]).shape
@@ -90,6 +100,12 @@ def _cond_batch(values: Sequence[Any], dims: Sequence[Any], *,
             which = lax.ne(which, np.int32(0))
         outs.append(lax.select_n(which, *cases))
     return outs, [0] * len(outs)
+
+
+def _select_lanes(taken: Any, x: Any) -> Any:
+    """`x` where `taken` (one flag per example, on axis 0), its stop_gradient elsewhere."""
+    which = lax.broadcast_in_dim(taken, get_aval(x).shape, (0,))
+    return lax.select_n(which, lax.stop_gradient(x), x)
 
 
 def _cond_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any]
