@@ -239,3 +239,25 @@ def test_grad_of_vmapped_cond_ignores_the_branch_an_example_does_not_take():
         jnp.array([0.0, 4.0]), 2.0)
     np.testing.assert_allclose(grads[0], [0.0, -0.125])
     np.testing.assert_allclose(grads[1], 0.25)
+
+
+def test_while_loop_in_the_forward_pass_of_reverse_mode():
+    # The loop's primal carries are computed in the forward pass; reverse mode fails only when
+    # a cotangent has to go through the loop (JAX's error, when the pullback runs).
+    loop = lambda x: lax.while_loop(lambda c: c < 3.0, lambda c: c + x, 0.0)  # noqa: E731
+    y, pullback = jax.vjp(loop, 2.0)
+    assert float(y) == 4.0
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for "
+                                         "lax.while_loop"):
+        pullback(1.0)
+    value, aux = jax.grad(lambda x: (x * 2.0, loop(x)), has_aux=True)(2.0)
+    assert (float(value), float(aux)) == (2.0, 4.0)
+    for fn in (jax.grad, lambda f: jax.jit(jax.grad(f))):
+        assert float(fn(lambda x: x * lax.stop_gradient(loop(x)))(2.0)) == 4.0
+
+    def traced_bounds(x, n):
+        body = lambda i, c: c + x  # noqa: E731
+        return jax.grad(lambda x: x * lax.stop_gradient(lax.fori_loop(0, n, body, 0.0)))(x)
+
+    assert float(jax.jit(traced_bounds)(2.0, 3)) == 6.0
+    assert float(jax.linearize(loop, 2.0)[1](1.0)) == 2.0

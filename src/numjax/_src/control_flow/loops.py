@@ -226,9 +226,54 @@ def _select_body(cond: ClosedJaxpr, body: ClosedJaxpr, nc: int, nb: int) -> Clos
 
 def _while_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any]
                         ) -> list[Any]:
-    # Any unknown carry makes the whole loop unknown: it is staged as it is, and reverse mode
-    # then fails in the transpose rule with JAX's message.
-    return StagingTrace.process_primitive(trace, while_p, values, params)  # type: ignore[no-any-return]
+    """Carries computable from known values alone (the primal carries of a differentiated
+    loop) are computed now by a loop over them only; the whole loop is also staged for the
+    unknown ones. So the forward pass of reverse mode runs, and reverse mode fails only when
+    its transpose is needed, with JAX's message."""
+    cond: ClosedJaxpr = params["cond_jaxpr"]
+    body: ClosedJaxpr = params["body_jaxpr"]
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    unknown = [partial_eval.is_unknown(trace, x) for x in values]
+    cconst_u, bconst_u, carry_u = unknown[:nc], unknown[nc:nc + nb], unknown[nc + nb:]
+    while True:  # a carry is unknown if it starts so or the body makes it so
+        out_u = partial_eval.partial_eval_jaxpr(body, [*bconst_u, *carry_u]).out_unknowns
+        new = [a or b for a, b in zip(carry_u, out_u, strict=True)]
+        if new == carry_u:
+            break
+        carry_u = new
+    staged = StagingTrace.process_primitive(trace, while_p, values, params)
+    pred_unknown = partial_eval.partial_eval_jaxpr(cond, [*cconst_u, *carry_u]).out_unknowns[0]
+    if all(carry_u) or pred_unknown or body.effects or cond.effects:
+        return staged  # type: ignore[no-any-return]
+    known = [not u for u in carry_u]
+    cconsts, bconsts, init = values[:nc], values[nc:nc + nb], values[nc + nb:]
+    kc = [x for x, u in zip(cconsts, cconst_u, strict=True) if not u]
+    kb = [x for x, u in zip(bconsts, bconst_u, strict=True) if not u]
+    ki = [x for x, k in zip(init, known, strict=True) if k]
+    # The known parts read no unknown value; zeros stand in for those (dead code, removed).
+    known_cond = _restricted(cond, [*cconst_u, *carry_u], [True])
+    known_body = _restricted(body, [*bconst_u, *carry_u], known)
+    with set_current_trace(trace.parent):
+        known_outs = iter(while_p.bind(*kc, *kb, *ki, cond_jaxpr=known_cond,
+                                       body_jaxpr=known_body, cond_nconsts=len(kc),
+                                       body_nconsts=len(kb)))
+    return [next(known_outs) if k else s for s, k in zip(staged, known, strict=True)]
+
+
+def _restricted(closed: ClosedJaxpr, unknown_in: Sequence[bool], keep_out: Sequence[bool]
+                ) -> ClosedJaxpr:
+    """`closed` on its known inputs only, giving the outputs flagged in `keep_out`."""
+    avals = closed.in_avals
+
+    def fun(*known: Any) -> list[Any]:
+        it = iter(known)
+        args = [lax.full(a.shape, 0, a.dtype) if u else next(it)
+                for a, u in zip(avals, unknown_in, strict=True)]
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        return [o for o, k in zip(outs, keep_out, strict=True) if k]
+
+    from numjax._src.interpreters.staging import trace_to_jaxpr
+    return trace_to_jaxpr(fun, [a for a, u in zip(avals, unknown_in, strict=True) if not u])
 
 
 def _while_transpose(*args: Any, **params: Any) -> list[Any]:
