@@ -694,33 +694,50 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: An
     Array(6, dtype=int32, weak_type=True)
     """
     from numjax._src import dtypes
-    dtype = dtypes.result_type(lower, upper)
+    if not callable(body_fun):
+        raise TypeError("lax.fori_loop: body_fun argument should be callable.")
+    lower_dtype = dtypes.canonicalize_dtype(dtypes.dtype(lower))
+    upper_dtype = dtypes.canonicalize_dtype(dtypes.dtype(upper))
+    dtype = lower_dtype if lower_dtype == upper_dtype else None
+    if dtype is None and all(np.issubdtype(d, np.signedinteger)
+                             for d in (lower_dtype, upper_dtype)):
+        # A weakly typed bound (a Python int) takes the other's type.
+        lower_weak, upper_weak = dtypes.is_weakly_typed(lower), dtypes.is_weakly_typed(upper)
+        if lower_weak != upper_weak:
+            dtype = upper_dtype if lower_weak else lower_dtype
+    if dtype is None:
+        raise TypeError("lower and upper arguments to fori_loop must have equal types, got "
+                        f"{lower_dtype.name} and {upper_dtype.name}")
     lower_c = _concrete_int(lower)
     upper_c = _concrete_int(upper)
+    if not config.enable_x64.value:
+        for bound in (lower_c, upper_c):
+            if bound is not None and not -2**31 <= bound < 2**31:
+                raise OverflowError(f"Python int {bound} too large to convert to int32")
     if lower_c is not None and upper_c is not None:
-        weak = dtypes.is_weakly_typed(lower) and dtypes.is_weakly_typed(upper)
-        start = lax._convert_element_type(lower, dtype, weak)
-
+        # The index counts from the Python int `lower`: weakly typed, as in JAX.
         def scan_body(carry: Any, _: Any) -> Any:
             i, x = carry
-            return (lax.add(i, lax._convert_element_type(1, dtype, weak)), body_fun(i, x)), None
+            return (lax.add(i, 1), body_fun(i, x)), None
 
-        (_, result), _ = scan(scan_body, (start, init_val), None,
+        (_, result), _ = scan(scan_body, (lower_c, init_val), None,
                               length=max(upper_c - lower_c, 0),
                               unroll=1 if unroll is None else unroll)
         return result
     if unroll is not None and unroll is not False and unroll != 1:
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
                          "statically known.")
-    lower = lax._convert_element_type(lower, dtype)
-    upper = lax._convert_element_type(upper, dtype)
+    if lower_dtype != dtype:
+        lower = lax.convert_element_type(lower, dtype)
+    if upper_dtype != dtype:
+        upper = lax.convert_element_type(upper, dtype)
 
     def cond_fn(carry: Any) -> Any:
         return lax.lt(carry[0], carry[1])
 
     def body_fn(carry: Any) -> Any:
         i, hi, x = carry
-        return (lax.add(i, lax._convert_element_type(1, dtype)), hi, body_fun(i, x))
+        return (lax.add(i, 1), hi, body_fun(i, x))
 
     return while_loop(cond_fn, body_fn, (lower, upper, init_val))[2]
 
