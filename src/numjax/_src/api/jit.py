@@ -560,8 +560,8 @@ class JitWrapped:
         try:
             entry = self._cache.get(key)
         except Exception as e:  # a static argument's __eq__ failed against a cached one
-            kinds = [type(s[3]) for s in key[-3]] if len(key) > 3 else []
-            pair = " and ".join([str(kinds[0])] * 2) if kinds else "static arguments"
+            statics = self._split(args, kwargs)[2]  # (kind, position, type, value) each
+            pair = f"{statics[0][2]} and {statics[0][2]}" if statics else "static arguments"
             raise ValueError(
                 "static arguments should be comparable using __eq__.The following error was "
                 f"raised when comparing two objects of types {pair}. The error was:\n"
@@ -858,7 +858,21 @@ def _repr(aval: Any) -> str:
 # ---- AOT stages ----------------------------------------------------------------------------
 
 
-class Traced:
+class _Stage:
+    """What every AOT stage reports about its trace: argument and output descriptions."""
+
+    _traced: Traced
+
+    @property
+    def args_info(self) -> Any:
+        return _args_info(self._traced)
+
+    @property
+    def out_info(self) -> Any:
+        return _out_info(self._traced)
+
+
+class Traced(_Stage):
     """`jit(f).trace(*args)`: the jaxpr and trees for one argument signature."""
 
     def __init__(self, wrapped: JitWrapped, closed: ClosedJaxpr, in_tree: PyTreeDef,
@@ -873,16 +887,12 @@ class Traced:
         self.arg_names = tuple(arg_names)
 
     @property
+    def _traced(self) -> Traced:  # type: ignore[override]
+        return self
+
+    @property
     def fun_name(self) -> str:
         return self._wrapped._name
-
-    @property
-    def args_info(self) -> Any:
-        return _args_info(self)
-
-    @property
-    def out_info(self) -> Any:
-        return _out_info(self)
 
     @_cycle_collection_paused
     def lower(self) -> Lowered:
@@ -892,7 +902,7 @@ class Traced:
         return Lowered(self, module, paired)
 
 
-class Lowered:
+class Lowered(_Stage):
     """`jit(f).lower(*args)`: the generated source, ready to compile."""
 
     def __init__(self, traced: Traced, module: Any, paired: tuple[bool, ...] = ()) -> None:
@@ -908,14 +918,6 @@ class Lowered:
     def compiler_ir(self, dialect: str | None = None) -> Any:
         """The lowered module (its `as_text()` is the generated source)."""
         return self._module
-
-    @property
-    def args_info(self) -> Any:
-        return _args_info(self._traced)
-
-    @property
-    def out_info(self) -> Any:
-        return _out_info(self._traced)
 
     def compile(self, compiler_options: Any = None) -> Compiled:
         executable = compiler.backend_compile(devices.get_backend(), self._module,
@@ -981,7 +983,7 @@ class MemoryAnalysis:
                 f"temp_size_in_bytes={self.temp_size_in_bytes})")
 
 
-class Compiled:
+class Compiled(_Stage):
     """`jit(f).lower(*args).compile()`: callable on arguments of the lowered signature only."""
 
     def __init__(self, traced: Traced, executable: Executable,
@@ -1003,14 +1005,6 @@ class Compiled:
         """One dict per program, as JAX's compiled executables report it."""
         from numjax._src.compiler.cost import cost_analysis
         return [cost_analysis(self._traced.jaxpr)]
-
-    @property
-    def args_info(self) -> Any:
-        return _args_info(self._traced)
-
-    @property
-    def out_info(self) -> Any:
-        return _out_info(self._traced)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Only the arguments that were traced are passed: static ones are part of the program.
