@@ -121,6 +121,21 @@ def test_make_jaxpr_of_jit_shows_pjit():
         "  in (b,) }")
 
 
+def test_inline_jit_is_inlined_when_traced():
+    g = jax.jit(lambda x: jnp.sin(x) * 2, inline=True)
+    h = jax.jit(jnp.cos)
+
+    def f(x):
+        return g(x) + h(x)
+
+    jaxpr = jax.make_jaxpr(f)(1.0)
+    # As in JAX: the inline function's equations join the caller's; the other stays a pjit.
+    assert [str(e.primitive) for e in jaxpr.eqns] == ["sin", "mul", "pjit", "add"]
+    assert np.allclose(jax.grad(f)(0.5), 2 * np.cos(0.5) - np.sin(0.5))
+    assert np.allclose(jax.jit(f)(0.5), f(0.5))
+    assert np.allclose(g(0.5), 2 * np.sin(0.5))
+
+
 def test_lower_shows_generated_code_and_compiled_checks_arguments():
     f = jax.jit(lambda x: jnp.sin(x) + 1.0)
     lowered = f.lower(jnp.ones(3))

@@ -38,7 +38,8 @@ from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
 from numjax._src.core.trace import Primitive, Tracer, eval_trace, set_current_trace
 from numjax._src.dtypes import canonicalize_dtype
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
-from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+from numjax._src.interpreters.staging import (StagingTrace, eval_jaxpr_keeping_sources,
+                                              trace_to_jaxpr)
 from numjax._src.runtime import devices, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -617,6 +618,10 @@ class JitWrapped:
 
     def _call_under_trace(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         closed, out_tree, flat_args, _, _ = self._trace(args, kwargs)
+        if self._inline:
+            # Its equations join the enclosing computation's, with no pjit of their own.
+            outs = eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *flat_args)
+            return tree_unflatten(out_tree, outs)
         closed, extra_args = partial_eval.hoist_tracer_consts(closed)
         outs = pjit_p.bind(*extra_args, *flat_args, jaxpr=closed, name=self._name)
         return tree_unflatten(out_tree, outs)
