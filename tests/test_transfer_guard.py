@@ -20,6 +20,8 @@ from numjax._src import config as _config
 
 REPLICATED = "GSPMDSharding({replicated})"
 
+SQ = jnp.array([[4.0, 1.0], [1.0, 3.0]])
+
 # (case, operation, JAX 0.4.30's error text under "disallow" or None when it is allowed)
 DISALLOW_CASES = [
     ("jnp.ones(1)", lambda x: jnp.ones(1), "aval=ShapedArray(float32[])"),
@@ -65,6 +67,39 @@ DISALLOW_CASES = [
     ("x.reshape(3, 1)", lambda x: x.reshape(3, 1), None),
     ("x.astype(jnp.int32)", lambda x: x.astype(jnp.int32), None),
     ("jnp.clip(x, 0, 1)", lambda x: jnp.clip(x, 0, 1), "aval=ShapedArray(int32[])"),
+    # Functions JAX compiles whole: their own constants and defaults are not transfers.
+    ("jnp.triu(sq)", lambda x: jnp.triu(SQ), None),
+    ("jnp.tril(sq, -1)", lambda x: jnp.tril(SQ, -1), None),
+    ("jnp.diag(x)", lambda x: jnp.diag(x), None),
+    ("jnp.median(x)", lambda x: jnp.median(x), None),
+    ("jnp.isclose(x, x)", lambda x: jnp.isclose(x, x), None),
+    ("jnp.allclose(x, x)", lambda x: jnp.allclose(x, x), None),
+    ("jnp.nan_to_num(x)", lambda x: jnp.nan_to_num(x), None),
+    ("jnp.cov(sq)", lambda x: jnp.cov(SQ), None),
+    ("jnp.average(x)", lambda x: jnp.average(x), None),
+    ("jnp.sinc(x)", lambda x: jnp.sinc(x), None),
+    ("jnp.searchsorted(x, x)", lambda x: jnp.searchsorted(x, x), None),
+    ("jnp.interp(x, x, x)", lambda x: jnp.interp(x, x, x), None),
+    ("jnp.linalg.cholesky(sq)", lambda x: jnp.linalg.cholesky(SQ), None),
+    ("jnp.linalg.slogdet(sq)", lambda x: jnp.linalg.slogdet(SQ), None),
+    ("jnp.linalg.pinv(sq)", lambda x: jnp.linalg.pinv(SQ), None),
+    ("jnp.linalg.lstsq(sq, x[:2])", lambda x, b=jnp.arange(2.0): jnp.linalg.lstsq(SQ, b), None),
+    # Made on the device (iota), or placed there explicitly (asarray of a NumPy array).
+    ("jnp.arange(5.0)", lambda x: jnp.arange(5.0), None),
+    ("jnp.arange(0, 5)", lambda x: jnp.arange(0, 5), None),
+    ("jnp.asarray(np.ones(3))", lambda x: jnp.asarray(np.ones(3)), None),
+    ("jnp.array(np.ones(3))", lambda x: jnp.array(np.ones(3)), "aval=ShapedArray(float32[3])"),
+    ("jnp.arange(1, 5)", lambda x: jnp.arange(1, 5), "aval=ShapedArray(int32[4])"),
+    # Functions JAX runs op by op place their constants on the device.
+    ("jnp.tri(3)", lambda x: jnp.tri(3), "aval=ShapedArray(int32[])"),
+    ("jnp.bincount(i, length=5)", lambda x, i=jnp.arange(3): jnp.bincount(i, length=5),
+     "aval=ShapedArray(int32[])"),
+    # A monoid's identity as the init value is not placed on the device; another value is.
+    ("lax.reduce(x, 0.0, lax.add, (0,))", lambda x: lax.reduce(x, 0.0, lax.add, (0,)), None),
+    ("lax.reduce(x, 1.0, lax.add, (0,))", lambda x: lax.reduce(x, 1.0, lax.add, (0,)),
+     "aval=ShapedArray(float32[])"),
+    ("lax.reduce_window max", lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2,), (1,),
+                                                           "VALID"), None),
 ]
 
 
@@ -322,7 +357,9 @@ def test_host_to_device_matrix(level, use_all, caplog):
     guard = numjax.transfer_guard if use_all else numjax.transfer_guard_host_to_device
     value = np.ones(3, np.float32)
     with guard(level):
-        implicit = _outcome(caplog, lambda: jnp.asarray(value))
+        # jnp.array copies the host value onto the device (implicit); jnp.asarray of a NumPy
+        # array is a device_put (explicit), as in JAX.
+        implicit = _outcome(caplog, lambda: jnp.array(value))
         explicit = _outcome(caplog, lambda: numjax.device_put(value))
     assert (implicit, explicit) == MATRIX[level]
 

@@ -22,6 +22,13 @@ ERRORS: dict[str, tuple[Callable[[], Any], type[BaseException], str]] = {
     "select_len": (lambda: jnp.select([_x > 1], [_x, _x]), ValueError,
                    "condlist must have length equal to choicelist (1 vs 2)"),
     "select_empty": (lambda: jnp.select([], []), ValueError, "condlist must be non-empty"),
+    "arange_bool": (lambda: jnp.arange(True), TypeError,
+                    "iota does not accept dtype bool. Accepted dtypes are subtypes of integer, "
+                    "floating, complexfloating."),
+    "arange_negative_float": (lambda: jnp.arange(-3.0), TypeError,
+                              "iota shape must have every element be nonnegative, got (-3,)."),
+    "arange_zero_start": (lambda: jnp.arange(0, -2), TypeError,
+                          "iota shape must have every element be nonnegative, got (-2,)."),
     "split_unequal": (lambda: jnp.split(_x, 4), ValueError,
                       "array split does not result in an equal division: rest is 2"),
     "rot90_axes": (lambda: jnp.rot90(jnp.ones((2, 2)), axes=(0, 0)), ValueError,

@@ -38,8 +38,11 @@ from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
 from numjax._src.core.trace import Primitive, Tracer, eval_trace, set_current_trace
 from numjax._src.dtypes import canonicalize_dtype
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
-from numjax._src.interpreters.staging import (StagingTrace, eval_jaxpr_keeping_sources,
-                                              trace_to_jaxpr)
+from numjax._src.interpreters.staging import (
+    StagingTrace,
+    eval_jaxpr_keeping_sources,
+    trace_to_jaxpr,
+)
 from numjax._src.runtime import devices, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten

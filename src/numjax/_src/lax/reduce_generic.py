@@ -240,6 +240,15 @@ _MONOID_REDUCERS = {"add": red.reduce_sum, "mul": red.reduce_prod, "max": red.re
                     "xor": red.reduce_xor}
 
 
+def monoid_init(init: Any, operand_dtype: np.dtype) -> np.ndarray | None:
+    """A reduction's init value as a concrete host scalar of the operand's dtype (for
+    recognising a monoid's identity without placing the value on the device), or None."""
+    if type(init) in (bool, int, float, complex):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.asarray(init).astype(operand_dtype)
+    return concrete_scalar(init)
+
+
 def _as_init(init: Any, operand_dtype: np.dtype) -> Any:
     # Python scalars (weak) take the operand's dtype, as in JAX.
     if type(init) in (bool, int, float, complex) or get_aval(init).weak_type:
@@ -267,7 +276,6 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
         raise ValueError(f"reduce: operands {treedef} and init_values {init_tree} must have the "
                          "same structure")
     op_avals = [get_aval(o) for o in flat_ops]
-    flat_inits = [_as_init(i, a.dtype) for i, a in zip(flat_inits, op_avals, strict=True)]
     dims = tuple(int(d) for d in dimensions)
     kind = monoid_kind(computation)
     if kind in ("and", "or", "xor") and len(flat_ops) == 1:
@@ -276,7 +284,7 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
             raise TypeError(f"logical reduction requires operand dtype bool or int, got "
                             f"{dt.name}.")
     if kind is not None and len(flat_ops) == 1:
-        init = concrete_scalar(flat_inits[0])
+        init = monoid_init(flat_inits[0], op_avals[0].dtype)
         identity = _identity(kind, op_avals[0].dtype)
         if (init is not None and identity is not None and init.shape == ()
                 and bool(init == np.asarray(identity).astype(init.dtype))):
@@ -288,6 +296,7 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
                 raise ValueError(f"duplicate value in 'axes' of reduction: {dims}")
             out = _MONOID_REDUCERS[kind](flat_ops[0], dims)
             return tree_unflatten(treedef, [out])
+    flat_inits = [_as_init(i, a.dtype) for i, a in zip(flat_inits, op_avals, strict=True)]
     init_avals = [get_aval(i) for i in flat_inits]
     _check_reduce(op_avals, init_avals, dims)
     jaxpr = trace_scalar_computation("reduce", computation, treedef,

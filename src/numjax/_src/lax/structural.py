@@ -639,6 +639,9 @@ def _iota_kernel(*, dtype: np.dtype, shape: Shape, dimension: int) -> Any:
 
 @iota_p.def_abstract_eval
 def _iota_abstract_eval(*, dtype: np.dtype, shape: Shape, dimension: int) -> ShapedArray:
+    if not dtypes.issubdtype(dtype, np.number):
+        raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes "
+                        "are subtypes of integer, floating, complexfloating.")
     if any(d < 0 for d in shape):
         raise TypeError(f"iota shape must have every element be nonnegative, got {tuple(shape)}.")
     if not 0 <= dimension < len(shape):

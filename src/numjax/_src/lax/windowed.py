@@ -406,7 +406,6 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
                          "have the same structure")
     avals = [get_aval(o) for o in flat_ops]
     ndim = avals[0].ndim
-    flat_inits = [rg._as_init(i, a.dtype) for i, a in zip(flat_inits, avals, strict=True)]
     dims = tuple(int(d) for d in window_dimensions)
     strides = tuple(int(s) for s in window_strides)
     if isinstance(padding, str):
@@ -420,12 +419,13 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
                   int(w) for w in window_dilation)}
     kind = rg.monoid_kind(computation)
     if kind in _MONOID_PRIMS and len(flat_ops) == 1:
-        init = rg.concrete_scalar(flat_inits[0])
+        init = rg.monoid_init(flat_inits[0], avals[0].dtype)
         identity = _identity("sum" if kind == "add" else kind, avals[0].dtype)
         if init is not None and init.shape == () and bool(
                 init == np.asarray(identity).astype(init.dtype)):
             out = _MONOID_PRIMS[kind].bind(flat_ops[0], **params)
             return tree_unflatten(treedef, [out])
+    flat_inits = [rg._as_init(i, a.dtype) for i, a in zip(flat_inits, avals, strict=True)]
     jaxpr = rg.trace_scalar_computation("reduce_window", computation, treedef,
                                         [ShapedArray((), a.dtype) for a in avals])
     outs = reduce_window_p.bind(*flat_ops, *flat_inits, jaxpr=jaxpr, **params)

@@ -62,6 +62,10 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
             return array(out, None, False, order, ndmin)
         # A sequence is never weakly typed, whatever its elements are.
         out = lax._convert_element_type(out, requested or get_aval(out).dtype, False)
+    elif (not copy and isinstance(object, np.ndarray) and ndmin <= object.ndim
+          and (requested is None or requested == object.dtype)):
+        # Placed on the device as it is: an explicit transfer, as in JAX (`device_put`).
+        out = _from_host(object, requested, explicit=True)
     else:
         out = _from_host(object, requested)
     if ndmin > get_aval(out).ndim:
@@ -78,7 +82,7 @@ def _contains_tracers(seq: Any) -> bool:
     return False
 
 
-def _from_host(obj: Any, dtype: np.dtype | None) -> ArrayImpl:
+def _from_host(obj: Any, dtype: np.dtype | None, explicit: bool = False) -> ArrayImpl:
     """Copy a host value into a new Array: a host-to-device transfer."""
     weak = dtype is None and type(obj) in (int, float, complex)
     if dtype is None:
@@ -96,7 +100,9 @@ def _from_host(obj: Any, dtype: np.dtype | None) -> ArrayImpl:
         if not info.min <= obj <= info.max:
             raise OverflowError(f"Python int {obj} too large to convert to {dtype.name}")
     value = np.array(obj, dtype=dtype, copy=True)
-    if transfer_guard._in_use:
+    if explicit:
+        transfer_guard.host_to_device(obj, dtype, explicit=True)
+    elif transfer_guard._in_use:
         transfer_guard.host_operand(obj, dtype)
     return ArrayImpl(value, weak)
 
@@ -184,18 +190,17 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
                 v, f"It arose in the jnp.arange argument '{name}'.\n")
     dtype = _dtype(dtype, "arange")
     if stop is None and step is None:
-        start_value = np.asarray(start)
-        result_dtype = dtype or dtypes.canonicalize_dtype(
-            dtypes.dtype(start) if not isinstance(start, int) else int)
-        if result_dtype.kind in "iu" and start_value.dtype.kind in "iub":
-            return lax.iota(result_dtype, int(start))
-        values = np.arange(start_value, dtype=result_dtype)  # type: ignore[call-overload]
-    else:
-        if step is not None and np.all(np.asarray(step) == 0):
-            raise ZeroDivisionError("division by zero")  # JAX's error for a zero step
-        bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
-        values = np.arange(*bounds)  # type: ignore[call-overload]
-        values = values.astype(dtype or dtypes.canonicalize_dtype(values.dtype))
+        result_dtype = dtype or dtypes.canonicalize_dtype(dtypes.result_type(start))
+        # Made on the device (no host values to transfer), as in JAX.
+        return lax.iota(result_dtype, int(np.ceil(start)))
+    if step is None and np.ndim(start) == 0 and start == 0:
+        result_dtype = dtype or dtypes.canonicalize_dtype(dtypes.result_type(start, stop))
+        return lax.iota(result_dtype, int(np.ceil(stop)))
+    if step is not None and np.all(np.asarray(step) == 0):
+        raise ZeroDivisionError("division by zero")  # JAX's error for a zero step
+    bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
+    values = np.arange(*bounds)  # type: ignore[call-overload]
+    values = values.astype(dtype or dtypes.canonicalize_dtype(values.dtype))
     # Computed on the host and placed on the device, as in JAX (only iota is made on device).
     transfer_guard.library_constant(values, values.dtype)
     return array(values)

@@ -68,15 +68,17 @@ def _nonzero(a: Array, size: int | None, fill_value: Any) -> tuple[Array, ...]:
 
 def clip(arr: Array = None, min: Array = None, max: Array = None, *, a: Any = None,
          a_min: Any = None, a_max: Any = None) -> Array:
-    arr = a if arr is None else arr
-    min = a_min if min is None else min
-    max = a_max if max is None else max
+    # New names, not the parameters re-bound: the transfer guard reads a parameter that was
+    # never assigned to as the value the caller passed.
+    out = a if arr is None else arr
+    lo = a_min if min is None else min
+    hi = a_max if max is None else max
     from numjax._src.numpy.ufuncs import maximum, minimum
-    if min is not None:
-        arr = maximum(min, arr)
-    if max is not None:
-        arr = minimum(max, arr)
-    return ensure_array(arr)
+    if lo is not None:
+        out = maximum(lo, out)
+    if hi is not None:
+        out = minimum(hi, out)
+    return ensure_array(out)
 
 
 def matmul(a: Array, b: Array, *, precision: Any = None,

@@ -11,6 +11,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.creation import _dtype, arange, array, asarray, ones
+from numjax._src.runtime import transfer_guard
 
 Array = Any
 
@@ -24,6 +25,8 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     """
     M = N if M is None else M
     dtype = _dtype(dtype, "tri") or dtypes.default_float_dtype()
+    # JAX adds k to an iota op by op: k is placed on the device.
+    transfer_guard.library_constant(k, np.int32)
     return lax.convert_element_type(_tri_mask(N, M, k), dtype)
 
 
@@ -31,7 +34,8 @@ def _tri_mask(N: int, M: int, k: int) -> Array:
     idt = np.dtype(np.int32)
     rows = lax.broadcasted_iota(idt, (N, M), 0)
     cols = lax.broadcasted_iota(idt, (N, M), 1)
-    return lax.ge(lax.add(rows, lax._convert_element_type(k, idt)), cols)
+    # k as a host constant of the library's (for tril/triu it is static, as in JAX).
+    return lax.ge(lax.add(rows, np.asarray(k, idt)), cols)
 
 
 def _tri_select(m: Array, k: int, lower: bool) -> Array:

@@ -23,6 +23,8 @@ paths (Array operands and Array arguments of jit never cross the boundary).
 from __future__ import annotations
 
 import contextlib
+import dis
+import functools
 import logging
 import sys
 from collections.abc import Iterator
@@ -121,12 +123,33 @@ def host_to_device(value: Any, dtype: Any, *, device: Any = None, explicit: bool
     _apply("host-to-device", explicit, describe)
 
 
+# The functions that place a library constant on the device when user code calls them (JAX
+# runs these eagerly, op by op). Called from inside another numjax function (`triu`'s zeros,
+# `median`'s fill), the constant is part of a computation JAX compiles whole: no transfer.
+_CONSTANT_CREATORS = frozenset({
+    "guard_fill_transfer", "full", "full_like", "zeros", "ones", "empty", "zeros_like",
+    "ones_like", "empty_like", "arange", "tri", "bincount", "value_and_grad_f", "grad_f"})
+
+
 def library_constant(value: Any, dtype: Any) -> None:
     """Guard a host value the library itself places on the device in an eager call where JAX
     does too (the fill value of `jnp.zeros`, the values of `jnp.arange(1, 5)`, the unit
     cotangent of `grad`), so that a disallowing guard refuses the same calls as JAX's."""
-    if _in_use and trace_mod._trace_state.trace is trace_mod.eval_trace:
+    if (_in_use and trace_mod._trace_state.trace is trace_mod.eval_trace
+            and _called_by_user(sys._getframe(1))):
         host_to_device(value, dtype)
+
+
+def _called_by_user(frame: Any) -> bool:
+    """Whether the numjax frames from `frame` out to user code are all constant creators."""
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module != "numjax" and not module.startswith("numjax."):
+            return True
+        if frame.f_code.co_name not in _CONSTANT_CREATORS:
+            return False
+        frame = frame.f_back
+    return True
 
 
 def host_operand(value: Any, dtype: Any) -> None:
@@ -146,6 +169,12 @@ def host_operand(value: Any, dtype: Any) -> None:
         host_to_device(value, dtype)
 
 
+# Modules whose functions JAX compiles whole (`jnp.triu`, `jnp.isclose`): their defaults and
+# the values they compute are constants of the compiled function, not transfers. Elsewhere
+# (`random.uniform`, `lax.cond`) defaults are passed on as arguments and so transferred.
+_COMPILED_WHOLE = "numjax._src.numpy."
+
+
 def _passed_by_user(value: Any) -> bool:
     frame = sys._getframe(1)
     entry = None
@@ -161,8 +190,17 @@ def _passed_by_user(value: Any) -> bool:
     count = code.co_argcount + code.co_kwonlyargcount
     count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
     local = entry.f_locals
+    compiled_whole = entry.f_globals.get("__name__", "").startswith(_COMPILED_WHOLE)
+    defaults = _defaults(entry) if compiled_whole else {}
+    first_stores = _first_stores(code) if compiled_whole else {}
     for name in code.co_varnames[:count]:
         arg = local.get(name)
+        if name in defaults and arg is defaults[name]:
+            continue  # a default the user did not pass: a constant of the function
+        if first_stores.get(name, sys.maxsize) < entry.f_lasti:
+            # Assigned to before this point (`if ddof is None: ddof = 1`): the value may be
+            # the function's own, not the caller's.
+            continue
         if arg is value:
             return True
         items: Any = arg.values() if isinstance(arg, dict) else arg
@@ -170,6 +208,31 @@ def _passed_by_user(value: Any) -> bool:
             if any(item is value for item in items):
                 return True
     return False
+
+
+@functools.lru_cache(maxsize=512)
+def _first_stores(code: Any) -> dict[str, int]:
+    """The bytecode offset of the first assignment to each local variable of `code`."""
+    out: dict[str, int] = {}
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("STORE_FAST", "STORE_DEREF") and ins.argval not in out:
+            out[ins.argval] = ins.offset
+    return out
+
+
+def _defaults(frame: Any) -> dict[str, Any]:
+    """The default argument values of the module-level function running in `frame`."""
+    code = frame.f_code
+    fn = frame.f_globals.get(code.co_name)
+    while fn is not None and getattr(fn, "__code__", None) is not code:
+        fn = getattr(fn, "__wrapped__", None)
+    if fn is None:
+        return {}
+    names = code.co_varnames[:code.co_argcount]
+    positional = fn.__defaults__ or ()
+    out = dict(zip(names[len(names) - len(positional):], positional, strict=True))
+    out.update(fn.__kwdefaults__ or {})
+    return out
 
 
 # ---- device to host (device-to-device copies: runtime/placement.py) ---------------------------
