@@ -21,6 +21,9 @@ from numjax._src import config as _config
 REPLICATED = "GSPMDSharding({replicated})"
 
 SQ = jnp.array([[4.0, 1.0], [1.0, 3.0]])
+Y = jnp.arange(6.0).reshape(2, 3)
+IB = jnp.array([0, 2])
+SF = jnp.float32(2.0)
 
 # (case, operation, JAX 0.4.30's error text under "disallow" or None when it is allowed)
 DISALLOW_CASES = [
@@ -94,6 +97,32 @@ DISALLOW_CASES = [
     ("jnp.tri(3)", lambda x: jnp.tri(3), "aval=ShapedArray(int32[])"),
     ("jnp.bincount(i, length=5)", lambda x, i=jnp.arange(3): jnp.bincount(i, length=5),
      "aval=ShapedArray(int32[])"),
+    # Indexing run eagerly: a slice is a dynamic_slice and an advanced index a gather, whose
+    # start indices and index constants are placed on the device, as in JAX.
+    ("x[:]", lambda x: x[:], None),
+    ("x[::-1]", lambda x: x[::-1], None),
+    ("x[None]", lambda x: x[None], None),
+    ("x[1]", lambda x: x[1], "aval=ShapedArray(int32[])"),
+    ("y[1, 2]", lambda x: Y[1, 2], "aval=ShapedArray(int32[])"),
+    ("y[..., 0]", lambda x: Y[..., 0], "aval=ShapedArray(int32[])"),
+    ("x.reshape(3, 1)[:, 0]", lambda x: x.reshape(3, 1)[:, 0], "aval=ShapedArray(int32[])"),
+    ("x[::2]", lambda x: x[::2], "aval=ShapedArray(int32[])"),
+    ("y[:, [0, 2]]", lambda x: Y[:, [0, 2]], "aval=ShapedArray(int32[2])"),
+    ("x[ib]", lambda x: x[IB], "aval=ShapedArray(int32[])"),
+    ("x.at[1].get()", lambda x: x.at[1].get(), "aval=ShapedArray(int32[])"),
+    ("x.at[-1].set(sf)", lambda x: x.at[-1].set(SF), "aval=ShapedArray(int32[])"),
+    ("x.at[ib].add(sf)", lambda x: x.at[IB].add(SF), "aval=ShapedArray(int32[])"),
+    ("jnp.roll(x, 1)", lambda x: jnp.roll(x, 1), None),
+    ("jnp.split(x, 3)", lambda x: jnp.split(x, 3), "aval=ShapedArray(int32[])"),
+    ("lax.slice(x, (1,), (3,))", lambda x: lax.slice(x, (1,), (3,)),
+     "aval=ShapedArray(int32[])"),
+    ("lax.slice(x, (0,), (3,), (2,))", lambda x: lax.slice(x, (0,), (3,), (2,)), None),
+    ("lax.dynamic_slice(x, (1,), (2,))", lambda x: lax.dynamic_slice(x, (1,), (2,)),
+     "aval=ShapedArray(int32[])"),
+    ("jnp.eye(3)", lambda x: jnp.eye(3), "aval=ShapedArray(int32[])"),
+    ("jnp.identity(2)", lambda x: jnp.identity(2), "aval=ShapedArray(int32[])"),
+    ("jnp.var(x)", lambda x: jnp.var(x), "aval=ShapedArray(int32[])"),
+    ("jnp.std(x, ddof=1)", lambda x: jnp.std(x, ddof=1), "aval=ShapedArray(int32[])"),
     # A monoid's identity as the init value is not placed on the device; another value is.
     ("lax.reduce(x, 0.0, lax.add, (0,))", lambda x: lax.reduce(x, 0.0, lax.add, (0,)), None),
     ("lax.reduce(x, 1.0, lax.add, (0,))", lambda x: lax.reduce(x, 1.0, lax.add, (0,)),
@@ -261,12 +290,13 @@ FETCHES = [
     ("str", lambda a: str(a)),
     ("repr", lambda a: repr(a)),
     ("format", lambda a: f"{a}"),
-    ("item", lambda a: a[0].item()),
+    # Scalars come from reductions: basic indexing places its start index on the device.
+    ("item", lambda a: a.sum().item()),
     ("tolist", lambda a: a.tolist()),
     ("tobytes", lambda a: a.tobytes()),
-    ("float", lambda a: float(a[0])),
-    ("int", lambda a: int(a.astype(jnp.int32)[0])),
-    ("bool", lambda a: bool(a[0])),
+    ("float", lambda a: float(a.sum())),
+    ("int", lambda a: int(a.astype(jnp.int32).sum())),
+    ("bool", lambda a: bool(a.sum())),
     ("pickle.dumps", lambda a: pickle.dumps(a)),
     ("copy_to_host_async", lambda a: a.copy_to_host_async()),
 ]

@@ -196,6 +196,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
     value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @functools.wraps(fun)
+    @transfer_guard.places_constants
     def grad_f(*args: Any, **kwargs: Any) -> Any:
         if has_aux:
             (_, aux), g = value_and_grad_f(*args, **kwargs)
@@ -213,6 +214,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     _check_callable(fun)
 
     @functools.wraps(fun)
+    @transfer_guard.places_constants
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         for n in nums:

@@ -18,6 +18,7 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import bdim_at_front, not_mapped
+from numjax._src.runtime import transfer_guard
 
 __all__ = [
     "dynamic_index_in_dim",
@@ -221,6 +222,7 @@ dynamic_update_slice_p.def_batch(_dynamic_update_slice_batch)
 # ---- wrappers ------------------------------------------------------------------------------
 
 
+@transfer_guard.places_constants
 def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
     """One scalar index operand per dimension; negative indices count from the end (the
     wrapper's convention, as in JAX), then the primitive clamps."""
@@ -241,6 +243,8 @@ def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
     out: list[Any] = []
     for s, d in zip(starts, shape, strict=True):
         if type(s) is int or isinstance(s, np.integer):
+            if transfer_guard._in_use:
+                transfer_guard.library_constant(s, np.int32)  # placed on the device, as in JAX
             out.append(np.int32(int(s) + d if int(s) < 0 else int(s)))
             continue
         aval = get_aval(s)
@@ -258,6 +262,7 @@ def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
     return out
 
 
+@transfer_guard.places_constants
 def dynamic_slice(operand: Array, start_indices: Any, slice_sizes: Sequence[int]) -> Array:
     """The slice of `slice_sizes` starting at runtime `start_indices` (clamped in bounds).
 
@@ -270,6 +275,7 @@ def dynamic_slice(operand: Array, start_indices: Any, slice_sizes: Sequence[int]
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
 
 
+@transfer_guard.places_constants
 def dynamic_update_slice(operand: Array, update: Array, start_indices: Any) -> Array:
     """`operand` with `update` written at runtime `start_indices` (clamped in bounds).
 
@@ -281,6 +287,7 @@ def dynamic_update_slice(operand: Array, update: Array, start_indices: Any) -> A
     return dynamic_update_slice_p.bind(operand, update, *starts)
 
 
+@transfer_guard.places_constants
 def dynamic_slice_in_dim(operand: Array, start_index: Any, slice_size: int,
                          axis: int = 0) -> Array:
     """`dynamic_slice` along one axis, keeping the others whole.
@@ -299,6 +306,7 @@ def dynamic_slice_in_dim(operand: Array, start_index: Any, slice_size: int,
     return dynamic_slice(operand, starts, sizes)
 
 
+@transfer_guard.places_constants
 def dynamic_index_in_dim(operand: Array, index: Any, axis: int = 0,
                          keepdims: bool = True) -> Array:
     """Element `index` along `axis` (a runtime index), keeping that axis if `keepdims`.
@@ -314,6 +322,7 @@ def dynamic_index_in_dim(operand: Array, index: Any, axis: int = 0,
     return lax.squeeze(out, (int(axis) % get_aval(operand).ndim,))
 
 
+@transfer_guard.places_constants
 def dynamic_update_slice_in_dim(operand: Array, update: Array, start_index: Any,
                                 axis: int) -> Array:
     """`dynamic_update_slice` at `start_index` along `axis` (0 along the others).
@@ -329,6 +338,7 @@ def dynamic_update_slice_in_dim(operand: Array, update: Array, start_index: Any,
     return dynamic_update_slice(operand, update, starts)
 
 
+@transfer_guard.places_constants
 def dynamic_update_index_in_dim(operand: Array, update: Array, index: Any,
                                 axis: int) -> Array:
     """Write `update` (with or without the indexed axis) at `index` along `axis`.

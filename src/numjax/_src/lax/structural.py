@@ -254,6 +254,7 @@ def unbroadcast_to(ct: Array, aval: Any) -> Array:
     return reshape(reduce_sum(ct, axes), aval.shape)
 
 
+@transfer_guard.places_constants
 def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
     """An array of `shape` filled with `fill_value`.
 
@@ -273,6 +274,7 @@ def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
     return broadcast(value, shape)
 
 
+@transfer_guard.places_constants
 def guard_fill_transfer(fill_value: Any, dtype: Any) -> None:
     """An eager `full` places its host fill value on the device first (an implicit
     host-to-device transfer, as in JAX, where `jnp.zeros` is refused by a disallowing guard)."""
@@ -280,6 +282,7 @@ def guard_fill_transfer(fill_value: Any, dtype: Any) -> None:
         transfer_guard.library_constant(fill_value, dtype)
 
 
+@transfer_guard.places_constants
 def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
     aval = get_aval(x)
     weak = dtype is None and aval.weak_type
@@ -816,14 +819,22 @@ slice_p.def_transpose(_slice_transpose)
 slice_p.def_batch(_slice_batch)
 
 
+@transfer_guard.places_constants
 def slice(operand: Array, start_indices: Sequence[int], limit_indices: Sequence[int],
           strides: Sequence[int] | None = None) -> Array:
     """The static slice `operand[start:limit:stride]` in every dimension."""
-    return slice_p.bind(operand, start_indices=tuple(int(i) for i in start_indices),
+    starts = tuple(int(i) for i in start_indices)
+    if strides is None and transfer_guard._in_use:
+        # Run eagerly, JAX's unit-stride slice is a dynamic_slice whose start indices are
+        # placed on the device.
+        for start in starts:
+            transfer_guard.library_constant(start, np.int32)
+    return slice_p.bind(operand, start_indices=starts,
                         limit_indices=tuple(int(i) for i in limit_indices),
                         strides=None if strides is None else tuple(int(s) for s in strides))
 
 
+@transfer_guard.places_constants
 def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0) -> Array:
     shape = get_aval(operand).shape

@@ -26,6 +26,7 @@ from numjax._src.lax.gather_scatter import (
     GatherScatterMode,
     ScatterDimensionNumbers,
 )
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
@@ -144,6 +145,17 @@ def _mask_to_ints(mask: Any, pos: int, dims: tuple[int, ...],
 # ---- getitem -------------------------------------------------------------------------------
 
 
+@transfer_guard.places_constants
+def _guard_index_constants(index: Any) -> None:
+    """Run eagerly, JAX's gather and scatter indexing places its index arrays (a Python list
+    index among them) and index constants on the device: transfers when user code indexed."""
+    for item in index if isinstance(index, tuple) else (index,):
+        if isinstance(item, list):
+            transfer_guard.library_constant(item, np.int32)
+    transfer_guard.library_constant(0, np.int32)
+
+
+@transfer_guard.places_constants
 def advanced_getitem(x: Array, index: Any, *, mode: str | GatherScatterMode | None = None,
                      fill_value: Any = None, indices_are_sorted: bool = False,
                      unique_indices: bool = False) -> Array:
@@ -159,6 +171,8 @@ def advanced_getitem(x: Array, index: Any, *, mode: str | GatherScatterMode | No
     from numjax._src.numpy.indexing import getitem
     from numjax._src.numpy.util import ensure_array
     x = ensure_array(x)
+    if transfer_guard._in_use:
+        _guard_index_constants(index)
     items = _parse(index, get_aval(x).shape)
     basic = tuple(None if isinstance(i, _Adv) and i.new else
                   slice(None) if isinstance(i, _Adv) else i for i in items)
@@ -244,6 +258,7 @@ class IndexUpdateRef:
     def __repr__(self) -> str:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
+    @transfer_guard.places_constants
     def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: str | GatherScatterMode | None = None, fill_value: Any = None) -> Array:
         """`x[index]`, with a choice of out-of-bounds behaviour."""
@@ -251,23 +266,27 @@ class IndexUpdateRef:
                                 indices_are_sorted=indices_are_sorted,
                                 unique_indices=unique_indices)
 
+    @transfer_guard.places_constants
     def _update(self, values: Any, scatter: Callable[..., Array], array: Any = None,
                 **kw: Any) -> Array:
         return _scatter_update(self.array if array is None else array, self.index, values,
                                scatter, **kw)
 
+    @transfer_guard.places_constants
     def set(self, values: Any, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:
         """`x[index] = values`."""
         return self._update(values, lax.scatter, indices_are_sorted=indices_are_sorted,
                             unique_indices=unique_indices, mode=mode)
 
+    @transfer_guard.places_constants
     def add(self, values: Any, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:
         """`x[index] += values` (repeated indices accumulate)."""
         return self._update(values, lax.scatter_add, indices_are_sorted=indices_are_sorted,
                             unique_indices=unique_indices, mode=mode)
 
+    @transfer_guard.places_constants
     def multiply(self, values: Any, *, indices_are_sorted: bool = False,
                  unique_indices: bool = False,
                  mode: str | GatherScatterMode | None = None) -> Array:
@@ -277,6 +296,7 @@ class IndexUpdateRef:
 
     mul = multiply
 
+    @transfer_guard.places_constants
     def divide(self, values: Any, *, indices_are_sorted: bool = False,
                unique_indices: bool = False,
                mode: str | GatherScatterMode | None = None) -> Array:
@@ -288,6 +308,7 @@ class IndexUpdateRef:
                                                indices_are_sorted=indices_are_sorted,
                                                unique_indices=unique_indices, mode=mode))
 
+    @transfer_guard.places_constants
     def power(self, values: Any, *, indices_are_sorted: bool = False,
               unique_indices: bool = False,
               mode: str | GatherScatterMode | None = None) -> Array:
@@ -299,18 +320,21 @@ class IndexUpdateRef:
                                               indices_are_sorted=indices_are_sorted,
                                               unique_indices=unique_indices, mode=mode))
 
+    @transfer_guard.places_constants
     def min(self, values: Any, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:
         """`x[index] = minimum(x[index], values)`."""
         return self._update(values, lax.scatter_min, indices_are_sorted=indices_are_sorted,
                             unique_indices=unique_indices, mode=mode)
 
+    @transfer_guard.places_constants
     def max(self, values: Any, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:
         """`x[index] = maximum(x[index], values)`."""
         return self._update(values, lax.scatter_max, indices_are_sorted=indices_are_sorted,
                             unique_indices=unique_indices, mode=mode)
 
+    @transfer_guard.places_constants
     def apply(self, func: Callable[[Array], Array], *, indices_are_sorted: bool = False,
               unique_indices: bool = False,
               mode: str | GatherScatterMode | None = None) -> Array:
@@ -344,6 +368,7 @@ def _flat_positions(x: Array, index: Any, mode: str | GatherScatterMode | None
     return lax.reshape(positions, (*shape, 1)), parsed
 
 
+@transfer_guard.places_constants
 def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Array], *,
                     indices_are_sorted: bool, unique_indices: bool,
                     mode: str | GatherScatterMode | None) -> Array:
@@ -354,6 +379,8 @@ def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Ar
     positions, parsed = _flat_positions(x, index, mode)
     target = get_aval(positions).shape[:-1]
     values = lax._convert_element_type(ensure_array(values), aval.dtype, aval.weak_type)
+    if transfer_guard._in_use:
+        _guard_index_constants(index)
     vshape = get_aval(values).shape
     # NumPy accepts values with extra leading length-1 axes.
     while len(vshape) > len(target) and vshape[0] == 1:

@@ -11,6 +11,7 @@ from numjax._src import dtypes
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy import lax_numpy, reductions, shape, ufuncs
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
@@ -62,6 +63,7 @@ def _item(self: Array, *args: Any) -> Any:
     return np.asarray(self).item(*args)
 
 
+@transfer_guard.places_constants
 def _getitem(self: Array, index: Any) -> Array:
     from numjax._src.numpy.indexing import getitem
     return getitem(self, index)

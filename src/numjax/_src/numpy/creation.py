@@ -123,6 +123,7 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *,
     return array(a, dtype=dtype, copy=bool(copy))
 
 
+@transfer_guard.places_constants
 def zeros(shape: Any, dtype: Any = None) -> Array:
     """An array of zeros.
 
@@ -132,14 +133,17 @@ def zeros(shape: Any, dtype: Any = None) -> Array:
     return lax.full(_shape(shape), 0, _dtype(dtype, "zeros") or dtypes.default_float_dtype())
 
 
+@transfer_guard.places_constants
 def ones(shape: Any, dtype: Any = None) -> Array:
     return lax.full(_shape(shape), 1, _dtype(dtype, "ones") or dtypes.default_float_dtype())
 
 
+@transfer_guard.places_constants
 def empty(shape: Any, dtype: Any = None) -> Array:
     return zeros(shape, dtype)
 
 
+@transfer_guard.places_constants
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Array:
     dtype = _dtype(dtype, "full")
     if np.ndim(fill_value) if not isinstance(fill_value, Tracer) else get_aval(fill_value).ndim:
@@ -155,28 +159,33 @@ def _like(a: Array, dtype: Any, shape: Any) -> tuple[np.dtype, tuple[int, ...], 
             aval.shape if shape is None else _shape(shape), weak)
 
 
+@transfer_guard.places_constants
 def zeros_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape)
     guard_fill_transfer(0, dt)
     return lax.broadcast(lax._convert_element_type(0, dt, weak), shp)
 
 
+@transfer_guard.places_constants
 def ones_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape)
     guard_fill_transfer(1, dt)
     return lax.broadcast(lax._convert_element_type(1, dt, weak), shp)
 
 
+@transfer_guard.places_constants
 def empty_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
     return zeros_like(a, dtype, shape)
 
 
+@transfer_guard.places_constants
 def full_like(a: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape)
     guard_fill_transfer(fill_value, dt)
     return lax.broadcast(lax._convert_element_type(fill_value, dt, weak), shp)
 
 
+@transfer_guard.places_constants
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
     """Evenly spaced values in [start, stop); the bounds must be concrete.
 
@@ -256,13 +265,17 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     return out
 
 
+@transfer_guard.places_constants
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     dtype = _dtype(dtype, "eye") or dtypes.default_float_dtype()
     if N < 0 or (M is not None and M < 0):
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
+    # JAX compares iotas shifted by k op by op: k is placed on the device.
+    transfer_guard.library_constant(k, np.int32)
     return array(np.eye(N, M, k, dtype=dtype))
 
 
+@transfer_guard.places_constants
 def identity(n: int, dtype: Any = None) -> Array:
     return eye(n, dtype=dtype)
 

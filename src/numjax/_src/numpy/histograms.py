@@ -21,10 +21,12 @@ from numjax._src.numpy.util import (
     ensure_array,
     promote_dtypes_inexact,
 )
+from numjax._src.runtime import transfer_guard
 
 Array = Any
 
 
+@transfer_guard.places_constants
 def bincount(x: Array, weights: Array | None = None, minlength: int = 0, *,
              length: int | None = None) -> Array:
     """Counts (or summed weights) of each non-negative integer in `x`; `length` (required

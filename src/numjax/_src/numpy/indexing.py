@@ -12,6 +12,7 @@ import numpy as np
 
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
@@ -43,6 +44,7 @@ def _expand_index(index: Any, ndim: int) -> list[Any]:
     return out
 
 
+@transfer_guard.places_constants
 def getitem(x: Array, index: Any) -> Array:
     """`x[index]` for static basic indices.
 
@@ -95,9 +97,15 @@ def getitem(x: Array, index: Any) -> Array:
                 flips.append(dim)
             out_shape.append(("dim", dim))
         dim += 1
+    if transfer_guard._in_use and any(s != 1 for s in strides):
+        # A strided index is a gather in JAX, with its index constants placed on the device.
+        transfer_guard.library_constant(0, np.int32)
     if not (starts == [0] * aval.ndim and list(limits) == list(aval.shape)
             and all(s == 1 for s in strides)):
         x = lax.slice(x, starts, limits, strides if any(s != 1 for s in strides) else None)
+    elif squeeze_dims and transfer_guard._in_use:
+        # JAX slices for an integer index even when the slice takes everything.
+        transfer_guard.library_constant(0, np.int32)
     if flips:
         x = lax.rev(x, tuple(flips))
     if squeeze_dims:

@@ -30,6 +30,7 @@ from numjax._src.numpy.shape import (
     swapaxes,
 )
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, ensure_array
+from numjax._src.runtime import transfer_guard
 
 Array = Any
 
@@ -255,6 +256,7 @@ def _take_traced(a: Array, index: Array, axis: int) -> Array:
 # ---- splitting -----------------------------------------------------------------------------
 
 
+@transfer_guard.places_constants
 def _split(name: str, ary: Array, indices_or_sections: Any, axis: int,
            strict: bool) -> list[Array]:
     check_arraylike(name, ary)
@@ -284,6 +286,7 @@ def _split(name: str, ary: Array, indices_or_sections: Any, axis: int,
     return out
 
 
+@transfer_guard.places_constants
 def split(ary: Array, indices_or_sections: Any, axis: int = 0) -> list[Array]:
     """Split into equal sections or at the given indices.
 
@@ -294,6 +297,7 @@ def split(ary: Array, indices_or_sections: Any, axis: int = 0) -> list[Array]:
     return _split("split", ary, indices_or_sections, axis, True)
 
 
+@transfer_guard.places_constants
 def array_split(ary: Array, indices_or_sections: Any, axis: int = 0) -> list[Array]:
     """Like `split`, allowing sections of unequal length."""
     return _split("array_split", ary, indices_or_sections, axis, False)

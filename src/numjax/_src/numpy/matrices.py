@@ -16,6 +16,7 @@ from numjax._src.runtime import transfer_guard
 Array = Any
 
 
+@transfer_guard.places_constants
 def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     """Ones at and below the k-th diagonal.
 

@@ -12,6 +12,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.util import canonicalize_axis, ensure_array
+from numjax._src.runtime import transfer_guard
 
 Array = Any
 
@@ -142,10 +143,13 @@ def mean(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
     return lax.div(total, count)
 
 
+@transfer_guard.places_constants
 def var(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
         keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Array:
     if correction is not None:
         ddof = correction
+    # JAX passes ddof on to a compiled function as an argument: it is placed on the device.
+    transfer_guard.library_constant(ddof, np.int32)
     a = ensure_array(a)
     aval = get_aval(a)
     axes = _axes(axis, aval.ndim)
@@ -164,6 +168,7 @@ def var(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: i
     return lax.div(total, denom)
 
 
+@transfer_guard.places_constants
 def std(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
         keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Array:
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where,

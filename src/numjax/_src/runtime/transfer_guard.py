@@ -123,12 +123,18 @@ def host_to_device(value: Any, dtype: Any, *, device: Any = None, explicit: bool
     _apply("host-to-device", explicit, describe)
 
 
-# The functions that place a library constant on the device when user code calls them (JAX
-# runs these eagerly, op by op). Called from inside another numjax function (`triu`'s zeros,
-# `median`'s fill), the constant is part of a computation JAX compiles whole: no transfer.
-_CONSTANT_CREATORS = frozenset({
-    "guard_fill_transfer", "full", "full_like", "zeros", "ones", "empty", "zeros_like",
-    "ones_like", "empty_like", "arange", "tri", "bincount", "value_and_grad_f", "grad_f"})
+# Code of the functions that place a library constant on the device when user code calls them
+# (JAX runs these eagerly, op by op), with the numjax helpers they call on the way. Called from
+# inside another numjax function (`triu`'s zeros, `median`'s fill, `roll`'s slices), the
+# constant is part of a computation JAX compiles whole: no transfer.
+_CONSTANT_CREATORS: set[Any] = set()
+
+
+def places_constants(fn: Any) -> Any:
+    """Mark `fn` as one JAX runs op by op: the library constants it (or a marked helper it
+    calls) places on the device are transfers when user code called it."""
+    _CONSTANT_CREATORS.add(fn.__code__)
+    return fn
 
 
 def library_constant(value: Any, dtype: Any) -> None:
@@ -146,7 +152,7 @@ def _called_by_user(frame: Any) -> bool:
         module = frame.f_globals.get("__name__", "")
         if module != "numjax" and not module.startswith("numjax."):
             return True
-        if frame.f_code.co_name not in _CONSTANT_CREATORS:
+        if frame.f_code not in _CONSTANT_CREATORS:
             return False
         frame = frame.f_back
     return True
