@@ -251,6 +251,8 @@ def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
         if aval.dtype.kind != "i":
             out.append(s)  # unsigned is never negative; abstract eval rejects non-integers
             continue
+        if transfer_guard._in_use:
+            transfer_guard.library_constant(0, aval.dtype)  # JAX's wrap-around constants
         dim = lax._convert_element_type(d, aval.dtype)
         out.append(lax.select(lax.lt(s, lax._convert_element_type(0, aval.dtype)),
                               lax.add(s, dim), s))

@@ -396,6 +396,7 @@ def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Ar
 # ---- nonzero -------------------------------------------------------------------------------
 
 
+@transfer_guard.places_constants
 def nonzero(a: Array, *, size: int | None = None,
             fill_value: Any = None) -> tuple[Array, ...]:
     """Indices of the nonzero elements, one array per dimension. Under tracing `size` must be
@@ -414,6 +415,8 @@ def nonzero(a: Array, *, size: int | None = None,
     fills = _fill_values(fill_value, aval.ndim)
     value = _concrete(a)
     if value is not None:
+        # JAX computes the indices op by op on the device, from host constants.
+        transfer_guard.library_constant(0, np.int32)
         found = np.nonzero(value)
         if size is not None:
             n = operator.index(size)
@@ -477,6 +480,7 @@ def _cumsum(x: Array) -> Array:
     return x
 
 
+@transfer_guard.places_constants
 def flatnonzero(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
     """Indices of the nonzero elements of the flattened array.
 
@@ -488,6 +492,7 @@ def flatnonzero(a: Array, *, size: int | None = None, fill_value: Any = None) ->
     return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
+@transfer_guard.places_constants
 def argwhere(a: Array, *, size: int | None = None, fill_value: Any = None) -> Array:
     """Indices of the nonzero elements, one row per element.
 

@@ -12,11 +12,13 @@ from numjax._src.lax import lax
 from numjax._src.numpy import extended
 from numjax._src.numpy.shape import broadcast_arrays
 from numjax._src.numpy.util import check_arraylike, ensure_array, promote_dtypes, promote_shapes
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
 
 
+@transfer_guard.places_constants
 def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = None,
           fill_value: Any = None) -> Any:
     """`x` where `condition`, else `y` (the one-argument form is `nonzero`).
@@ -26,7 +28,8 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
     Array([1, 0], dtype=int32, weak_type=True)
     """
     if x is None and y is None:
-        return _nonzero(condition, size, fill_value)
+        from numjax._src.numpy.advanced_indexing import nonzero
+        return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          "to jax.numpy.where, got {x} and {y}.")
@@ -44,26 +47,6 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
     x, y = promote_dtypes(x, y)
     condition, x, y = broadcast_arrays(condition, x, y)
     return lax.select(condition, x, y)
-
-
-def _nonzero(a: Array, size: int | None, fill_value: Any) -> tuple[Array, ...]:
-    """Indices of the non-zero elements of a concrete array, padded or cut to `size`."""
-    from numjax._src.core import errors
-    from numjax._src.core.trace import Tracer
-    from numjax._src.numpy.creation import array
-
-    if isinstance(a, Tracer) and a.to_concrete_value() is None:
-        raise errors.ConcretizationTypeError(
-            a, "The size argument of jnp.nonzero must be statically specified to use "
-               "jnp.nonzero within JAX transformations.\n")
-    value = np.asarray(a)
-    indices = np.nonzero(value)
-    if size is not None:
-        fill = 0 if fill_value is None else fill_value
-        indices = tuple(np.concatenate([i[:size], np.full(max(0, size - len(i)), fill,
-                                                          i.dtype)]) for i in indices)
-    int_dtype = dtypes.default_int_dtype()
-    return tuple(array(i.astype(int_dtype)) for i in indices)
 
 
 def clip(arr: Array = None, min: Array = None, max: Array = None, *, a: Any = None,

@@ -13,6 +13,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy.util import check_arraylike, ensure_array
+from numjax._src.runtime import transfer_guard
 
 Array = Any
 
@@ -41,6 +42,7 @@ def _pairs(name: str, value: Any, ndim: int, integral: bool = True) -> list[tupl
     return [(a, b) for a, b in full]
 
 
+@transfer_guard.places_constants
 def pad(array: Array, pad_width: Any, mode: str | Callable[..., Any] = "constant",
         **kwargs: Any) -> Array:
     """Pad `array` by `pad_width` ((before, after) per axis) with NumPy's `mode`s.
@@ -65,6 +67,9 @@ def pad(array: Array, pad_width: Any, mode: str | Callable[..., Any] = "constant
     if unexpected:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unexpected}")
     if mode == "constant":
+        if "constant_values" not in kwargs:
+            # JAX passes the default 0 on to a compiled function: placed on the device.
+            transfer_guard.library_constant(0, np.int32)
         return _pad_constant(array, widths, kwargs.get("constant_values", 0))
     if mode == "empty":
         return _pad_constant(array, widths, 0)
