@@ -147,6 +147,8 @@ class Trace:
     """A transformation in progress. Subclasses implement `process_primitive`."""
 
     __slots__ = ("parent", "is_live", "debug_info", "__weakref__")
+    # True for traces that record a program (jit, make_jaxpr) rather than run one op by op.
+    stages = False
 
     def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
         self.parent = parent
@@ -197,6 +199,17 @@ class _TraceState(threading.local):
 
 eval_trace = EvalTrace(None)
 _trace_state = _TraceState()
+
+
+def running_eagerly() -> bool:
+    """Whether operations run op by op now: no trace on the stack records a program (eager
+    vmap and jvp run op by op)."""
+    trace: Trace | None = _trace_state.trace
+    while trace is not None:
+        if trace.stages:
+            return False
+        trace = trace.parent
+    return True
 
 
 def current_trace() -> Trace:

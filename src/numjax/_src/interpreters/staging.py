@@ -194,6 +194,7 @@ _LITERAL_DTYPE_KINDS = frozenset("biufc")
 
 class StagingTrace(Trace):
     __slots__ = ("eqns", "invars", "const_vars", "const_values", "_const_by_id", "_producers")
+    stages = True
 
     def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
         super().__init__(parent, debug_info)

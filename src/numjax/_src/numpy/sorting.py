@@ -19,6 +19,7 @@ from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy.shape import moveaxis, ravel, reshape
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, ensure_array
+from numjax._src.runtime import transfer_guard
 
 Array = Any
 
@@ -223,6 +224,7 @@ def _not_equal(x: Array, y: Array, equal_nan: bool) -> Array:
     return ne
 
 
+@transfer_guard.places_constants  # JAX runs it op by op
 def unique(ar: Array, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
            size: int | None = None, fill_value: Any = None) -> Any:

@@ -141,7 +141,7 @@ def library_constant(value: Any, dtype: Any) -> None:
     """Guard a host value the library itself places on the device in an eager call where JAX
     does too (the fill value of `jnp.zeros`, the values of `jnp.arange(1, 5)`, the unit
     cotangent of `grad`), so that a disallowing guard refuses the same calls as JAX's."""
-    if (_in_use and trace_mod._trace_state.trace is trace_mod.eval_trace
+    if (_in_use and trace_mod.running_eagerly()
             and _called_by_user(sys._getframe(1))):
         host_to_device(value, dtype)
 
@@ -165,10 +165,10 @@ def host_operand(value: Any, dtype: Any) -> None:
     literals, not transfers; numjax runs them op by op. So a host operand counts as a transfer
     only when the user passed it: it is an argument of the outermost numjax function on the
     stack (the one user code called), directly or inside a list, tuple or dict argument.
-    Under a transformation's trace a host value is a constant of the traced program, not a
-    transfer.
+    While a program is being recorded (jit, make_jaxpr) a host value is a constant of that
+    program, not a transfer; eager vmap and jvp run op by op, so there it is one, as in JAX.
     """
-    if (not _in_use or trace_mod._trace_state.trace is not trace_mod.eval_trace
+    if (not _in_use or not trace_mod.running_eagerly()
             or _ACTIONS[_level("host-to-device")][False] == ALLOW):
         return
     if _passed_by_user(value):
@@ -179,6 +179,13 @@ def host_operand(value: Any, dtype: Any) -> None:
 # the values they compute are constants of the compiled function, not transfers. Elsewhere
 # (`random.uniform`, `lax.cond`) defaults are passed on as arguments and so transferred.
 _COMPILED_WHOLE = "numjax._src.numpy."
+# Parameters such functions take as static (compile-time) values, never as device data. (Small
+# Python ints are shared objects: `axis=0` is the very object of a library literal 0.)
+_STATIC_PARAMETERS = frozenset({
+    "axis", "axes", "axis1", "axis2", "keepdims", "dtype", "out", "k", "offset", "side",
+    "method", "mode", "size", "length", "num", "endpoint", "shape", "order", "ord",
+    "overwrite_input", "rowvar", "bias", "ddof", "decimals", "retstep", "return_index",
+    "return_inverse", "return_counts", "equal_nan", "assume_unique", "kind"})
 
 
 def _passed_by_user(value: Any) -> bool:
@@ -200,6 +207,8 @@ def _passed_by_user(value: Any) -> bool:
     defaults = _defaults(entry) if compiled_whole else {}
     first_stores = _first_stores(code) if compiled_whole else {}
     for name in code.co_varnames[:count]:
+        if compiled_whole and name in _STATIC_PARAMETERS:
+            continue
         arg = local.get(name)
         if name in defaults and arg is defaults[name]:
             continue  # a default the user did not pass: a constant of the function
