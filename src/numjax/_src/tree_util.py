@@ -37,7 +37,7 @@ import dataclasses
 import functools
 import sys
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeAlias, TypeVar
 
 T = TypeVar("T")
@@ -1043,6 +1043,59 @@ def keystr(keys: KeyPath) -> str:
     "['a'][0].x"
     """
     return "".join(str(k) for k in keys)
+
+
+def equality_errors(tree1: Any, tree2: Any) -> Iterator[tuple[KeyPath, str, str, str]]:
+    """Where two pytrees differ in structure, as `(path, what tree1 has, what tree2 has,
+    why they differ)`; the walk stops below the first difference on each path.
+
+    >>> list(equality_errors((1, [2]), (1, (2,))))
+    [((SequenceKey(idx=1),), "<class 'list'>", "<class 'tuple'>", 'their Python types differ')]
+    """
+    return _equality_errors((), tree1, tree2)
+
+
+def _is_strict_leaf(tree: Any) -> bool:
+    treedef = tree_structure(tree)
+    return treedef.num_nodes == 1 and treedef.num_leaves == 1
+
+
+def _equality_errors(path: KeyPath, t1: Any, t2: Any) -> Iterator[tuple[KeyPath, str, str, str]]:
+    if _is_strict_leaf(t1) and _is_strict_leaf(t2):
+        return
+    if type(t1) is not type(t2):
+        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+        return
+    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
+        name = type(t1).__name__
+        yield (path, f"{name} of length {len(t1)}", f"{name} of length {len(t2)}",
+               "the lengths do not match")
+        return
+    handler = _handlers.get(type(t1)) or _namedtuple_handler(type(t1))
+    assert handler is not None  # t1 is not a leaf, so its type is a node type
+    keyed1, meta1 = _keyed_children(handler, t1)
+    keyed2, meta2 = _keyed_children(handler, t2)
+    keyed1, keyed2 = list(keyed1), list(keyed2)
+    if len(keyed1) != len(keyed2):
+        try:
+            diff = " ".join(repr(k.key) for k in {k for k, _ in keyed1} ^ {k for k, _ in keyed2})
+        except Exception:  # keys without a `key` (sequence positions, attributes)
+            diff = ""
+
+        def children(n: int) -> str:
+            return f"{type(t1)} with {n} child{'ren' if n > 1 else ''}"
+
+        yield (path, children(len(keyed1)), children(len(keyed2)),
+               "the numbers of children do not match"
+               + (diff and f", with the symmetric difference of key sets: {{{diff}}}"))
+        return
+    if not _aux_equal(meta1, meta2):
+        yield (path, f"{type(t1)} with pytree metadata {meta1}",
+               f"{type(t2)} with pytree metadata {meta2}",
+               "the pytree node metadata does not match")
+        return
+    for (k, c1), (_, c2) in zip(keyed1, keyed2, strict=True):
+        yield from _equality_errors((*path, k), c1, c2)
 
 
 def tree_flatten_with_path(

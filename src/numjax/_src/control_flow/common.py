@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import DebugInfo, fun_source_info
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import trace_to_jaxpr
-from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from numjax._src.lax import lax
+from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 
 class TracedFun:
@@ -48,9 +50,40 @@ def abstractify(x: Any) -> ShapedArray:
     return get_aval(x)  # type: ignore[no-any-return]
 
 
-def avals_str(avals: Sequence[Any]) -> str:
-    return ", ".join(repr(a) for a in avals)
+def typematch(a: Any, b: Any) -> bool:
+    """Whether two avals are the same type: weak types are not part of it."""
+    return bool(a.shape == b.shape and a.dtype == b.dtype)
 
 
-def join_weak_types(a: Any, b: Any) -> bool:
-    return bool(a.weak_type and b.weak_type)
+def check_tree_and_avals(what: str, tree1: PyTreeDef, avals1: Sequence[Any], tree2: PyTreeDef,
+                         avals2: Sequence[Any]) -> None:
+    """A TypeError unless two (structure, leaf avals) pairs match, showing every leaf of the
+    first tree and marking those that differ."""
+    if tree1 != tree2:
+        raise TypeError(f"{what} must have same type structure, got {tree1} and {tree2}.")
+    if not all(map(typematch, avals1, avals2)):
+        diff = tree_map(_show_diff, tree_unflatten(tree1, avals1), tree_unflatten(tree2, avals2))
+        raise TypeError(f"{what} must have identical types, got\n{diff}.")
+
+
+def _show_diff(a: Any, b: Any) -> str:
+    return repr(a) if typematch(a, b) else f"DIFFERENT {a!r} vs. {b!r}"
+
+
+def promote_weak_typed_inputs(values: list[Any], avals: Sequence[Any], out_avals: Sequence[Any]
+                              ) -> tuple[list[Any], bool]:
+    """Loop carries that start weakly typed (Python scalars) and whose type the body changes
+    take the promotion of the two types, strongly typed, so that a retrace can match.
+
+    Only the dtype is promoted: a carry whose shape changes, or whose promoted type is still not
+    the body's (a float carry the body makes an int), fails the later type check.
+    """
+    if len(values) != len(avals) or len(avals) != len(out_avals):
+        return values, False  # the caller reports the structure mismatch
+    changed = False
+    values = list(values)
+    for i, (a, b) in enumerate(zip(avals, out_avals, strict=True)):
+        if a.weak_type and not typematch(a, b):
+            values[i] = lax.convert_element_type(values[i], dtypes.result_type(values[i], b))
+            changed = True
+    return values, changed

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import config
+from numjax._src import config, dtypes
 from numjax._src.compiler.executables import executable_for
-from numjax._src.control_flow.common import TracedFun, trace_fun
+from numjax._src.control_flow.common import TracedFun, check_tree_and_avals, trace_fun
 from numjax._src.core.avals import get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
@@ -193,33 +193,15 @@ cond_p.def_transpose(_cond_transpose)
 # ---- public functions ----------------------------------------------------------------------
 
 
-def _check_pred(pred: Any) -> Any:
-    if callable(pred):
-        raise TypeError(f"Pred type must be either boolean or number, got {pred}.")
-    aval = get_aval(pred)
-    if aval.shape:
-        raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
-    if aval.dtype.kind not in "biuf":
-        raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype}.")
-    return aval
-
-
 def _trace_branches(funs: Sequence[Callable[..., Any]], operands: tuple[Any, ...],
-                    names: Sequence[str], what: str) -> tuple[list[TracedFun], Any, list[Any]]:
+                    what: str) -> tuple[list[TracedFun], Any, list[Any]]:
     flat_ops, in_tree = tree_flatten(operands)
     in_avals = [get_aval(x) for x in flat_ops]
     traced = [trace_fun(f, in_tree, in_avals, what) for f in funs]
     first = traced[0]
-    for name, t in zip(names[1:], traced[1:], strict=True):
-        if t.out_tree != first.out_tree:
-            raise TypeError(f"{names[0]} and {name} output must have same type structure, got "
-                            f"{first.out_tree} and {t.out_tree}.")
-        mismatch = [(a, b) for a, b in zip(first.out_avals, t.out_avals, strict=True)
-                    if a.shape != b.shape or a.dtype != b.dtype]
-        if mismatch:
-            a, b = mismatch[0]
-            raise TypeError(f"{names[0]} and {name} output must have identical types, got\n"
-                            f"DIFFERENT {a!r} vs. {b!r}.")
+    for i, t in enumerate(traced[1:], 1):
+        names = "true_fun and false_fun output" if what == "cond" else f"branch 0 and {i} outputs"
+        check_tree_and_avals(names, first.out_tree, first.out_avals, t.out_tree, t.out_avals)
     return traced, first.out_tree, flat_ops
 
 
@@ -248,66 +230,104 @@ def _with_ignored_inputs(closed: ClosedJaxpr, all_consts: list[Any], before: int
     return ClosedJaxpr(new, closed.consts)
 
 
+# `operand=` (one pytree operand by keyword) is JAX's former calling convention; None is a
+# valid operand, so "not given" is this sentinel.
+_NO_OPERAND = object()
+
+
+def _operands(operands: tuple[Any, ...], operand: Any) -> tuple[Any, ...]:
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                        f"passed, got {operand=} and positional operands {operands}")
+    return (operand,)
+
+
 def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any,
-           operand: Any = None) -> Any:
+           operand: Any = _NO_OPERAND) -> Any:
     """`branches[index](*operands)`, with `index` clamped to the valid range.
 
     >>> import numjax.numpy as jnp
     >>> switch(1, [jnp.sin, jnp.cos], 0.0)
     Array(1., dtype=float32, weak_type=True)
     """
-    if operand is not None:
-        operands = (*operands, operand)
+    # An iterator of branches is consumed by this check, as in JAX (it then has no branches).
+    if not all(callable(branch) for branch in branches):
+        raise TypeError("lax.switch: branches argument should be a sequence of callables.")
+    operands = _operands(operands, operand)
+    if np.shape(index) != ():
+        raise TypeError(f"Branch index must be scalar, got {index} of shape "
+                        f"{np.shape(index)}.")
+    try:
+        index_dtype = dtypes.result_type(index)
+    except TypeError as err:
+        raise TypeError(f"Index type must be an integer, got {index}.") from err
+    if index_dtype.kind not in "iu":
+        raise TypeError(f"Index type must be an integer, got {index} as {index_dtype}")
+    branches = tuple(branches)
     if not branches:
         raise ValueError("Empty branch sequence")
-    aval = get_aval(index)
-    if aval.shape or aval.dtype.kind not in "iub":
-        raise TypeError(f"Index type must be an integer, got {index} of type {aval}.")
-    index = lax.convert_element_type(index, np.int32)
     if len(branches) == 1:
         return branches[0](*operands)
+    index = lax.convert_element_type(index, np.int32)
     index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     if config.disable_jit.value and not isinstance(index, Tracer):
         return branches[int(index)](*operands)
-    names = [f"branch {i}" for i in range(len(branches))]
-    return _bind_cond(index, list(branches), operands, names, "switch")
+    return _bind_cond(index, list(branches), operands, "switch")
 
 
-def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
-         *operands: Any, operand: Any = None) -> Any:
+def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any,
+         operand: Any = _NO_OPERAND) -> Any:
     """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, both traced.
+
+    `cond(pred, true_operand, true_fun, false_operand, false_fun)`, JAX's former form with
+    an operand per branch, is accepted too.
 
     >>> import numjax.numpy as jnp
     >>> cond(True, jnp.sin, jnp.cos, 0.0)
     Array(0., dtype=float32, weak_type=True)
     """
-    if operand is not None:
-        operands = (*operands, operand)
-    if not callable(true_fun) or not callable(false_fun):
-        raise TypeError("true_fun and false_fun arguments should be callable.")
-    aval = _check_pred(pred)
+    if (operand is _NO_OPERAND and len(operands) == 2
+            and not (callable(true_fun) and callable(false_fun))
+            and callable(false_fun) and callable(operands[1])):
+        true_op, true_f, false_op, false_f = true_fun, false_fun, *operands
+        return cond(pred, lambda op: true_f(op[0]), lambda op: false_f(op[1]),
+                    (true_op, false_op))
+    if not (callable(true_fun) and callable(false_fun)):
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    operands = _operands(operands, operand)
+    if pred is None:
+        raise TypeError("cond predicate is None")
+    if isinstance(pred, Sequence) or np.ndim(pred) != 0:
+        raise TypeError(f"Pred must be a scalar, got {pred} of "
+                        + (f"type {type(pred)}" if isinstance(pred, Sequence)
+                           else f"shape {np.shape(pred)}."))
+    try:
+        pred_dtype = dtypes.result_type(pred)
+    except TypeError as err:
+        raise TypeError(f"Pred type must be either boolean or number, got {pred}.") from err
+    if pred_dtype.kind != "b":
+        if pred_dtype.kind not in "iuf":
+            raise TypeError(f"Pred type must be either boolean or number, got {pred_dtype}.")
+        pred = lax.ne(pred, lax._convert_element_type(0, pred_dtype))
     if config.disable_jit.value and not isinstance(pred, Tracer):
         return true_fun(*operands) if pred else false_fun(*operands)
-    if aval.dtype != np.bool_:
-        pred = lax.ne(pred, lax._convert_element_type(0, aval.dtype))
     index = lax.convert_element_type(pred, np.int32)
-    return _bind_cond(index, [false_fun, true_fun], operands, ["true_fun", "false_fun"][::-1],
-                      "cond")
+    return _bind_cond(index, [false_fun, true_fun], operands, "cond")
 
 
 def _bind_cond(index: Any, funs: list[Callable[..., Any]], operands: tuple[Any, ...],
-               names: list[str], what: str) -> Any:
-    if what == "cond":
-        names = ["true_fun", "false_fun"]
-        traced, out_tree, flat_ops = _trace_branches(funs[::-1], operands, names, what)
+               what: str) -> Any:
+    if what == "cond":  # traced and checked true branch first, as JAX does
+        traced, out_tree, flat_ops = _trace_branches(funs[::-1], operands, what)
         traced = traced[::-1]
     else:
-        traced, out_tree, flat_ops = _trace_branches(funs, operands, names, what)
+        traced, out_tree, flat_ops = _trace_branches(funs, operands, what)
     branches, consts = _join_consts(traced)
     args = [*consts, *flat_ops]
     outs = cond_p.bind(index, *args, branches=branches, linear=(False,) * len(args))
     return tree_unflatten(out_tree, outs)
-
 
 
 # ---- inline lowering: an if/elif chain in the generated code -------------------------------

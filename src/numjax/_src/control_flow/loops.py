@@ -10,6 +10,8 @@ reverse mode raises JAX's error.
 
 from __future__ import annotations
 
+import inspect
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -17,14 +19,27 @@ import numpy as np
 
 from numjax._src import config
 from numjax._src.compiler.executables import executable_for
-from numjax._src.control_flow.common import trace_fun
-from numjax._src.core.avals import get_aval
+from numjax._src.control_flow.common import (
+    TracedFun,
+    check_tree_and_avals,
+    promote_weak_typed_inputs,
+    trace_fun,
+    typematch,
+)
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace
 from numjax._src.lax import lax
-from numjax._src.tree_util import tree_flatten, tree_unflatten
+from numjax._src.tree_util import (
+    equality_errors,
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_unflatten,
+    treedef_is_leaf,
+)
 
 # ---- while ---------------------------------------------------------------------------------
 
@@ -328,6 +343,7 @@ def _scan_abstract_eval(*args: Any, jaxpr: ClosedJaxpr, length: int, reverse: bo
 def _scan_impl(*args: Any, jaxpr: ClosedJaxpr, length: int, reverse: bool, unroll: int,
                num_consts: int, num_carry: int, linear: tuple[bool, ...],
                _split_transpose: bool) -> list[Any]:
+    operator.index(unroll)  # a float is refused when the loop is built, as in JAX
     consts = args[:num_consts]
     carry = list(args[num_consts:num_consts + num_carry])
     xs = args[num_consts + num_carry:]
@@ -490,7 +506,10 @@ def _scan_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, length: 
         nlx, cty = rest[:n_nlx], rest[n_nlx:]
         outs = eval_jaxpr(t_jaxpr.jaxpr, t_jaxpr.consts, *nlc, *nlx, *ctc, *cty)
         lin_c, carry_c, x_c = outs[:n_lc], outs[n_lc:n_lc + ncar], outs[n_lc + ncar:]
-        return [*[lax.add(p, q) for p, q in zip(acc, lin_c, strict=True)], *carry_c, *x_c]
+        # add_any keeps the accumulator's type (a weakly typed constant's cotangent stays
+        # weak), as JAX's transposed scan does.
+        return [*[ad.add_any_p.bind(p, q) for p, q in zip(acc, lin_c, strict=True)], *carry_c,
+                *x_c]
 
     in_avals = [*[get_aval(c) for c in nl_consts], *lin_const_avals,
                 *[get_aval(c) for c in ct_carry],
@@ -519,48 +538,83 @@ scan_p.def_transpose(_scan_transpose)
 # ---- public functions ----------------------------------------------------------------------
 
 
-def _check_carry(what: str, init_tree: Any, init_avals: Sequence[Any], out_tree: Any,
-                 out_avals: Sequence[Any], names: str) -> None:
-    if init_tree != out_tree:
-        raise TypeError(f"{what} carry input and carry output must have the same pytree "
-                        f"structure, but they differ:\n  * the input carry has structure "
-                        f"{init_tree} but the output carry has structure {out_tree}.")
-    problems = []
-    for a, b in zip(init_avals, out_avals, strict=True):
-        if a.shape != b.shape:
-            problems.append(f"the input carry {names} has type {a.str_short()} but the "
-                            f"corresponding output carry component has type {b.str_short()},"
-                            " so the shapes do not match")
-        elif a.dtype != b.dtype:
-            problems.append(f"the input carry {names} has type {a.str_short()} but the "
-                            f"corresponding output carry component has type {b.str_short()},"
-                            " so the dtypes do not match")
-    if problems:
+def _check_scan_carry_type(f: Callable[..., Any], init: Any, out_carry_tree: Any,
+                           out_avals: Sequence[Any]) -> None:
+    """A TypeError naming each carry component (by `f`'s first parameter and its path in the
+    carry) whose structure or type the scanned function changes."""
+    paths_and_leaves, in_tree = tree_flatten_with_path(init)
+    in_avals = [get_aval(x) for _, x in paths_and_leaves]
+    if in_tree == out_carry_tree and all(
+            typematch(a, b) for a, b in zip(in_avals, out_avals, strict=True)):
+        return
+    component = _carry_component_namer(f)
+    if in_tree != out_carry_tree:
+        out_carry = tree_unflatten(out_carry_tree, out_avals)
+        differences: Any
+        if out_carry is None:
+            differences = [f"the input tree structure is:\n{in_tree}\n",
+                           f"the output tree structure is:\n{out_carry_tree}\n"]
+        else:
+            differences = "\n".join(
+                f"  * {component(path)} is a {thing1} but the corresponding component of the "
+                f"carry output is a {thing2}, so {explanation}\n"
+                for path, thing1, thing2, explanation in equality_errors(init, out_carry))
         raise TypeError(
-            f"{what} carry input and carry output must have equal types (e.g. shapes and "
-            "dtypes of arrays), but they differ:\n  * " + "\n  * ".join(problems)
-            + "\n\nRevise the " + ("scanned function" if what == "Scanned function" else
-                                   "function") + " so that all output types (e.g. shapes "
-            "and dtypes) match the corresponding input types.")
+            "Scanned function carry input and carry output must have the same pytree "
+            f"structure, but they differ:\n{differences}\nRevise the scanned function so that "
+            "its output is a pair where the first element has the same pytree structure as the "
+            "first argument.")
+    differences = "\n".join(
+        f"  * {component(path)} has type {a.str_short()} but the corresponding output carry "
+        f"component has type {b.str_short()}{_aval_mismatch_extra(a, b)}\n"
+        for (path, _), a, b in zip(paths_and_leaves, in_avals, out_avals, strict=True)
+        if not typematch(a, b))
+    raise TypeError(
+        "Scanned function carry input and carry output must have equal types (e.g. shapes and "
+        f"dtypes of arrays), but they differ:\n{differences}\nRevise the scanned function so "
+        "that all output types (e.g. shapes and dtypes) match the corresponding input types.")
 
 
-def _promote_weak_carry(init: list[Any], init_avals: list[Any], out_avals: Sequence[Any]
-                        ) -> tuple[list[Any], list[Any], bool]:
-    """A weakly typed initial carry takes the (strong or different) type the body produces."""
-    changed = False
-    for i, (a, b) in enumerate(zip(init_avals, out_avals, strict=True)):
-        if a.shape == b.shape and a.weak_type and (a.dtype != b.dtype or not b.weak_type):
-            init[i] = lax._convert_element_type(init[i], b.dtype, b.weak_type)
-            init_avals[i] = get_aval(init[i])
-            changed = True
-    return init, init_avals, changed
+def _carry_component_namer(f: Callable[..., Any]) -> Callable[[Any], str]:
+    """Names a carry component after `f`'s first parameter (`c['b'][1]`), or by its path when
+    `f` has no inspectable signature."""
+    try:
+        name: str | None = next(iter(inspect.signature(f).parameters))
+    except (ValueError, TypeError, StopIteration):
+        name = None
+    if name:
+        return lambda p: (f"the input carry component {name}{keystr(p)}" if p
+                          else f"the input carry {name}")
+    return lambda p: f"the input carry at path {keystr(p)}" if p else "the input carry"
 
 
-def _arg_name(fun: Callable[..., Any], position: int) -> str:
-    code = getattr(fun, "__code__", None)
-    if code is not None and code.co_argcount > position:
-        return str(code.co_varnames[position])
-    return "component"
+def _aval_mismatch_extra(a: Any, b: Any) -> str:
+    dtype_mismatch, shape_mismatch = a.dtype != b.dtype, a.shape != b.shape
+    return (", so " * (dtype_mismatch or shape_mismatch)
+            + "the dtypes do not match" * dtype_mismatch
+            + " and also " * (dtype_mismatch and shape_mismatch)
+            + "the shapes do not match" * shape_mismatch)
+
+
+def _scan_length(xs_flat: Sequence[Any], length: Any) -> int:
+    try:
+        lengths = [x.shape[0] for x in xs_flat]
+    except AttributeError as err:
+        raise ValueError("scan got value with no leading axis to scan over: "
+                         + ", ".join(str(x) for x in xs_flat if not hasattr(x, "shape"))
+                         + ".") from err
+    if length is not None:
+        length = int(length)
+        if not all(length == n for n in lengths):
+            raise ValueError(f"scan got `length` argument of {length} which disagrees with "
+                             f"leading axis sizes {lengths}.")
+        return int(length)
+    if len(set(lengths)) > 1:
+        raise ValueError("scan got values with different leading axis sizes: "
+                         f"{', '.join(str(n) for n in lengths)}.")
+    if not lengths:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    return int(lengths[0])
 
 
 def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = None,
@@ -570,59 +624,50 @@ def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = 
 
     >>> import numjax.numpy as jnp
     >>> scan(lambda c, x: (c + x, c), 0.0, jnp.arange(3.0))
-    (Array(3., dtype=float32), Array([0., 0., 1.], dtype=float32))
+    (Array(3., dtype=float32), Array([0., 0., 1.], dtype=float32, weak_type=True))
     """
+    if not callable(f):
+        raise TypeError("lax.scan: f argument should be a callable.")
     xs_flat, xs_tree = tree_flatten(xs)
-    lengths = []
-    for x in xs_flat:
-        shape = get_aval(x).shape
-        if not shape:
-            raise ValueError(f"scan got value with no leading axis to scan over: "
-                             f"{get_aval(x).str_short()}.")
-        lengths.append(shape[0])
-    if length is not None:
-        length = int(length)
-        if any(n != length for n in lengths):
-            raise ValueError(f"scan got `length` argument of {length} which disagrees with "
-                             f"leading axis sizes {lengths}.")
-    elif lengths:
-        if len(set(lengths)) > 1:
-            raise ValueError("scan got values with different leading axis sizes: "
-                             f"{', '.join(str(n) for n in lengths)}.")
-        length = lengths[0]
-    else:
-        raise ValueError("scan got no values to scan over and `length` not provided.")
-    unroll_n = int(unroll) if not isinstance(unroll, bool) else (length if unroll else 1)
-    init_flat, init_tree = tree_flatten(init)
-    init_avals = [get_aval(c) for c in init_flat]
-    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs_flat]
+    length = _scan_length(xs_flat, length)
     if config.disable_jit.value and not any(isinstance(v, Tracer)
-                                            for v in (*init_flat, *xs_flat)):
+                                            for v in (*tree_flatten(init)[0], *xs_flat)):
+        if length == 0:
+            raise ValueError("zero-length scan is not supported in disable_jit() mode because "
+                             "the output type is unknown.")
         return _scan_python(f, init, xs_flat, xs_tree, length, reverse)
-    for _ in range(2):
-        in_tree = tree_structure_of((tree_unflatten(init_tree, init_avals),
-                                     tree_unflatten(xs_tree, x_avals)))
-        traced = trace_fun(f, in_tree, [*init_avals, *x_avals], "scan")
-        children = traced.out_tree.children()
-        if traced.out_tree.num_nodes == 0 or len(children) != 2:
-            raise TypeError("scan body output must be a pair, got "
-                            f"{traced.out_tree}.")
-        carry_tree = children[0]
+    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs_flat]
+
+    def trace(init: Any) -> tuple[list[Any], Any, TracedFun, Any]:
+        init_flat, init_tree = tree_flatten(init)
+        in_tree = tree_structure_of((init, tree_unflatten(xs_tree, x_avals)))
+        traced = trace_fun(f, in_tree, [*[get_aval(x) for x in init_flat], *x_avals], "scan")
+        if len(traced.out_tree.children()) != 2:
+            out = tree_unflatten(traced.out_tree, traced.out_avals)
+            shown = repr(out) if isinstance(out, ShapedArray) else str(out)
+            raise TypeError(f"scan body output must be a pair, got {shown}.")
+        return init_flat, init_tree, traced, traced.out_tree.children()[0]
+
+    # A weakly typed initial carry (a Python scalar) that the body changes the type of takes
+    # the promoted type and the body is traced again, as in JAX.
+    init_flat, init_tree, traced, carry_tree = trace(init)
+    n_carry_out = carry_tree.num_leaves
+    promoted, changed = promote_weak_typed_inputs(
+        init_flat, [get_aval(x) for x in init_flat], traced.out_avals[:n_carry_out])
+    if changed:
+        init = tree_unflatten(init_tree, promoted)
+        init_flat, init_tree, traced, carry_tree = trace(init)
         n_carry_out = carry_tree.num_leaves
-        carry_out_avals = traced.out_avals[:n_carry_out]
-        if carry_tree == init_tree:
-            init_flat, init_avals, changed = _promote_weak_carry(
-                list(init_flat), list(init_avals), carry_out_avals)
-            if changed:
-                continue
-        break
-    _check_carry("Scanned function", init_tree, init_avals, carry_tree, carry_out_avals,
-                 _arg_name(f, 0))
+    _check_scan_carry_type(f, init, carry_tree, traced.out_avals[:n_carry_out])
+    if isinstance(unroll, bool):
+        unroll = max(length, 1) if unroll else 1
+    if unroll < 1:
+        raise ValueError("`unroll` must be a `bool` or a positive `int`.")
     outs = scan_p.bind(*traced.consts, *init_flat, *xs_flat,
-                       **_scan_params(traced.closed, length, reverse, unroll_n,
+                       **_scan_params(traced.closed, length, reverse, unroll,
                                       len(traced.consts), len(init_flat)))
     carry = tree_unflatten(carry_tree, outs[:n_carry_out])
-    ys = tree_unflatten(children[1], outs[n_carry_out:])
+    ys = tree_unflatten(traced.out_tree.children()[1], outs[n_carry_out:])
     return carry, ys
 
 
@@ -656,33 +701,43 @@ def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any], init_
     >>> while_loop(lambda c: c < 10, lambda c: c * 2, 1)
     Array(16, dtype=int32, weak_type=True)
     """
-    init_flat, init_tree = tree_flatten(init_val)
-    init_avals = [get_aval(c) for c in init_flat]
-    if config.disable_jit.value and not any(isinstance(v, Tracer) for v in init_flat):
+    if not (callable(body_fun) and callable(cond_fun)):
+        raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
+    if config.disable_jit.value and not any(isinstance(v, Tracer)
+                                            for v in tree_flatten(init_val)[0]):
         val = init_val
         while cond_fun(val):
             val = body_fun(val)
         return val
-    for _ in range(2):
-        in_tree = tree_structure_of((tree_unflatten(init_tree, init_avals),))
+
+    def trace(init_val: Any) -> tuple[list[Any], Any, TracedFun, TracedFun]:
+        init_flat, in_tree = tree_flatten((init_val,))
+        init_avals = [get_aval(x) for x in init_flat]
         cond = trace_fun(cond_fun, in_tree, init_avals, "while_loop")
         body = trace_fun(body_fun, in_tree, init_avals, "while_loop")
-        if body.out_tree == init_tree:
-            init_flat, init_avals, changed = _promote_weak_carry(
-                list(init_flat), list(init_avals), body.out_avals)
-            if changed:
-                continue
-        break
-    pred = cond.out_avals
-    if len(pred) != 1 or pred[0].shape != () or pred[0].dtype != np.bool_:
-        raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
-                        f"{[a.str_short() for a in pred]}.")
-    _check_carry("body_fun output and input", init_tree, init_avals, body.out_tree,
-                 body.out_avals, _arg_name(body_fun, 0))
+        if not treedef_is_leaf(cond.out_tree) or len(cond.out_avals) != 1:
+            raise TypeError(f"cond_fun must return a boolean scalar, but got pytree "
+                            f"{cond.out_tree}.")
+        pred = cond.out_avals[0]
+        if pred.shape != () or pred.dtype != np.bool_:
+            raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
+                            f"{cond.out_avals}.")
+        return init_flat, in_tree, cond, body
+
+    # A weakly typed carry (a Python scalar) that the body changes the type of takes the
+    # promoted type and both functions are traced again, as in JAX.
+    init_flat, in_tree, cond, body = trace(init_val)
+    promoted, changed = promote_weak_typed_inputs(
+        init_flat, [get_aval(x) for x in init_flat], body.out_avals)
+    if changed:
+        (init_val,) = tree_unflatten(in_tree, promoted)
+        init_flat, in_tree, cond, body = trace(init_val)
+    check_tree_and_avals("body_fun output and input", body.out_tree, body.out_avals,
+                         in_tree.children()[0], [get_aval(x) for x in init_flat])
     outs = while_p.bind(*cond.consts, *body.consts, *init_flat, cond_jaxpr=cond.closed,
                         body_jaxpr=body.closed, cond_nconsts=len(cond.consts),
                         body_nconsts=len(body.consts))
-    return tree_unflatten(init_tree, outs)
+    return tree_unflatten(body.out_tree, outs)
 
 
 def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: Any, *,
@@ -715,16 +770,20 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: An
             if bound is not None and not -2**31 <= bound < 2**31:
                 raise OverflowError(f"Python int {bound} too large to convert to int32")
     if lower_c is not None and upper_c is not None:
-        # The index counts from the Python int `lower`: weakly typed, as in JAX.
-        def scan_body(carry: Any, _: Any) -> Any:
-            i, x = carry
+        length = max(upper_c - lower_c, 0)
+        if config.disable_jit.value and length == 0:
+            return init_val  # a Python scan of no steps could not tell its output type
+
+        # The index counts from the Python int `lower`: weakly typed, as in JAX. Carry type
+        # errors name the carry `loop_carry[1]`, as JAX's do.
+        def scanned_fun(loop_carry: Any, _: Any) -> Any:
+            i, x = loop_carry
             return (lax.add(i, 1), body_fun(i, x)), None
 
-        (_, result), _ = scan(scan_body, (lower_c, init_val), None,
-                              length=max(upper_c - lower_c, 0),
-                              unroll=1 if unroll is None else unroll)
+        (_, result), _ = scan(scanned_fun, (lower_c, init_val), None, length=length,
+                              unroll=False if unroll is None else unroll)
         return result
-    if unroll is not None and unroll is not False and unroll != 1:
+    if unroll is not None:
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
                          "statically known.")
     if lower_dtype != dtype:
@@ -732,11 +791,11 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: An
     if upper_dtype != dtype:
         upper = lax.convert_element_type(upper, dtype)
 
-    def cond_fn(carry: Any) -> Any:
-        return lax.lt(carry[0], carry[1])
+    def cond_fn(loop_carry: Any) -> Any:
+        return lax.lt(loop_carry[0], loop_carry[1])
 
-    def body_fn(carry: Any) -> Any:
-        i, hi, x = carry
+    def body_fn(loop_carry: Any) -> Any:
+        i, hi, x = loop_carry
         return (lax.add(i, 1), hi, body_fun(i, x))
 
     return while_loop(cond_fn, body_fn, (lower, upper, init_val))[2]
@@ -786,6 +845,7 @@ _loop_ids = iter(range(1 << 62))
 
 def _lower_scan(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
     p = eqn.params
+    operator.index(p["unroll"])  # a float is refused when the loop is built, as in JAX
     body: ClosedJaxpr = p["jaxpr"]
     nc, ncar, length = p["num_consts"], p["num_carry"], p["length"]
     k = next(_loop_ids)
@@ -858,26 +918,25 @@ def associative_scan(fn: Callable[..., Any], elems: Any, reverse: bool = False,
     Array([ 0,  1,  3,  6, 10], dtype=int32)
     """
     from numjax._src.lax.padding import pad
+    from numjax._src.numpy.util import canonicalize_axis
 
+    if not callable(fn):
+        raise TypeError("lax.associative_scan: fn argument should be callable.")
     flat, tree = tree_flatten(elems)
-    if not flat:
-        return elems
-    ndim = get_aval(flat[0]).ndim
-    axis = axis % ndim if ndim else 0
-    lengths = {get_aval(x).shape[axis] for x in flat}
-    if len(lengths) != 1:
-        raise ValueError("Array inputs to associative_scan must have the same first "
-                         f"dimension. (saw: {[get_aval(x).shape for x in flat]})")
-    if reverse:
+    if reverse:  # before the axis is checked, as in JAX: lax.rev rejects a negative axis
         flat = [lax.rev(x, (axis,)) for x in flat]
+    # Leaves are indexed as arrays, as JAX does: no leaves is an IndexError, a Python scalar
+    # an AttributeError.
+    axis = canonicalize_axis(operator.index(axis), flat[0].ndim)
+    n = int(flat[0].shape[axis])
+    if not all(int(x.shape[axis]) == n for x in flat[1:]):
+        raise ValueError("Array inputs to associative_scan must have the same first "
+                         f"dimension. (saw: {[x.shape for x in flat]})")
 
     def combine(a: list[Any], b: list[Any]) -> list[Any]:
-        out = fn(tree_unflatten(tree, a), tree_unflatten(tree, b))
-        out_flat, out_tree = tree_flatten(out)
-        if out_tree != tree:
-            raise ValueError("associative_scan: fn must return a pytree of the structure of "
-                             f"elems, got {out_tree} for {tree}.")
-        return out_flat
+        # The result is flattened without checking its structure (as in JAX): a wrong
+        # structure fails when the next combine unflattens it, with the treedef's error.
+        return tree_flatten(fn(tree_unflatten(tree, a), tree_unflatten(tree, b)))[0]
 
     def piece(x: Any, start: int, stop: int | None, stride: int = 1) -> Any:
         n = get_aval(x).shape[axis]
@@ -887,8 +946,8 @@ def associative_scan(fn: Callable[..., Any], elems: Any, reverse: bool = False,
         # a at even positions, b at odd ones: pad each with holes and add them up.
         na, nb = get_aval(a).shape[axis], get_aval(b).shape[axis]
         zero = np.zeros((), get_aval(a).dtype)[()]
-        config_a = [(0, 0, 0)] * ndim
-        config_b = [(0, 0, 0)] * ndim
+        config_a = [(0, 0, 0)] * get_aval(a).ndim
+        config_b = [(0, 0, 0)] * get_aval(b).ndim
         config_a[axis] = (0, 1 if na == nb else 0, 1)
         config_b[axis] = (1, 0 if na == nb else 1, 1)
         pa, pb = pad(a, zero, tuple(config_a)), pad(b, zero, tuple(config_b))

@@ -163,7 +163,7 @@ def get_aval(x: Any) -> Any:
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
-    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+    raise TypeError(f"Value {x!r} with type {type(x)} is not a valid JAX type")
 
 
 def is_array_like(x: Any) -> bool:

@@ -18,7 +18,7 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis
-from numjax._src.lax.rules import FLOAT, NUMBER, check_dtype, upcast_kernel
+from numjax._src.lax.rules import NUMBER, check_dtype, upcast_kernel
 
 __all__ = [
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p", "cumprod",
@@ -62,14 +62,40 @@ def _logaddexp_accumulate(x: Any, axis: int) -> Any:
 
 
 def _cumlogsumexp(x: Any, axis: int) -> Any:
+    if x.shape[axis] == 0:
+        return x
+    if x.dtype.kind in "iu":
+        # JAX accepts integers here, then fails building the reduction's -inf start value.
+        raise OverflowError("cannot convert float infinity to integer")
+    if x.dtype.kind == "c":
+        return _complex_logaddexp_accumulate(x, axis)
     return upcast_kernel(lambda v: _logaddexp_accumulate(v, axis))(x)
+
+
+def _complex_logaddexp_accumulate(x: Any, axis: int) -> Any:
+    """A running log(exp(a) + exp(b)) from -inf, the imaginary part wrapped into [-pi, pi]."""
+    x = np.moveaxis(x, axis, 0)
+    out = np.empty_like(x)
+    two, pi = x.real.dtype.type(2), x.real.dtype.type(np.pi)
+    acc = np.full(x.shape[1:], -np.inf, x.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for i in range(x.shape[0]):
+            hi = np.maximum(acc, x[i])  # lexicographic on (real, imag), as lax.max
+            out_i = hi + np.log1p(np.exp(acc + x[i] - hi * two))
+            imag = np.fmod(out_i.imag + pi, two * pi)
+            imag = np.where(imag < 0, imag + two * pi, imag) - pi
+            acc = out[i] = out_i.real + 1j * imag.astype(out_i.real.dtype)
+    return np.moveaxis(out, 0, axis)
 
 
 def _abstract_eval(name: str, accepted: Sequence[type]) -> Callable[..., ShapedArray]:
     def rule(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
-        check_dtype(name, x.dtype, accepted)
-        if not 0 <= axis < x.ndim:
+        # The axis is taken as given (the jnp functions normalize theirs), as in JAX.
+        if axis < 0:
+            raise ValueError("XLA operations do not allow negative axes")
+        if axis >= x.ndim:
             raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
+        check_dtype(name, x.dtype, accepted)
         return ShapedArray(x.shape, x.dtype, x.weak_type)
     return rule
 
@@ -78,7 +104,9 @@ def _batch(p: Primitive) -> Callable[..., tuple[Any, Any]]:
     def rule(args: Sequence[Any], dims: Sequence[Any], *, axis: int,
              reverse: bool) -> tuple[Any, Any]:
         (x,), (d,) = args, dims
-        return p.bind(moveaxis(x, d, 0), axis=axis + 1, reverse=reverse), 0
+        # A negative axis stays negative, to be refused by the abstract eval, as in JAX.
+        return p.bind(moveaxis(x, d, 0), axis=axis + 1 if axis >= 0 else axis,
+                      reverse=reverse), 0
     return rule
 
 
@@ -94,7 +122,8 @@ cumsum_p = _cumulative("cumsum", _cumsum, NUMBER)
 cumprod_p = _cumulative("cumprod", _cumprod, NUMBER)
 cummax_p = _cumulative("cummax", _cummax, NUMBER)
 cummin_p = _cumulative("cummin", _cummin, NUMBER)
-cumlogsumexp_p = _cumulative("cumlogsumexp", _cumlogsumexp, FLOAT)
+# JAX's dtype rule admits every number here; integers fail only when computed.
+cumlogsumexp_p = _cumulative("cumlogsumexp", _cumlogsumexp, NUMBER)
 
 
 # ---- differentiation -----------------------------------------------------------------------
@@ -112,12 +141,32 @@ cumsum_p.def_transpose(_cumsum_transpose)
 
 def _logaddexp(a: Array, b: Array) -> Array:
     from numjax._src.lax import lax
+    if get_aval(a).dtype.kind == "c":
+        return _complex_logaddexp(a, b)
     hi = lax.max(a, b)
     # Where both are infinite a - b is nan; the select keeps nan out of the value and tangent.
     finite = lax.is_finite(hi)
     delta = lax.neg(lax.abs(lax.sub(a, b)))
     delta = lax.select(finite, delta, lax.full_like(delta, 0))
     return lax.add(hi, lax.log1p(lax.exp(delta)))
+
+
+def _complex_logaddexp(a: Array, b: Array) -> Array:
+    """log(exp(a) + exp(b)) = hi + log1p(exp(a + b - 2 hi)) for the larger (by real part)
+    operand hi, with the imaginary part wrapped into [-pi, pi]."""
+    from numjax._src.lax import lax
+    real, imag = lax.real, lax.imag
+    a_larger = lax.bitwise_or(lax.gt(real(a), real(b)), lax.bitwise_and(
+        lax.eq(real(a), real(b)), lax.ge(imag(a), imag(b))))
+    hi = lax.select(a_larger, a, b)
+    two = lax.full_like(hi, 2)
+    out = lax.add(hi, lax.log1p(lax.exp(lax.sub(lax.add(a, b), lax.mul(hi, two)))))
+    angle = imag(out)
+    pi, two_pi = lax.full_like(angle, np.pi), lax.full_like(angle, 2 * np.pi)
+    wrapped = lax.rem(lax.add(angle, pi), two_pi)
+    wrapped = lax.select(lax.lt(wrapped, lax.full_like(angle, 0)), lax.add(wrapped, two_pi),
+                         wrapped)
+    return lax.complex(real(out), lax.sub(wrapped, pi))
 
 
 def _combine(name: str) -> Callable[[Array, Array], Array]:
@@ -168,12 +217,7 @@ del _p
 
 
 def _bind(p: Primitive, operand: Array, axis: int, reverse: bool) -> Array:
-    ndim = get_aval(operand).ndim
-    axis = int(axis)
-    if not -ndim <= axis < ndim:
-        shape = get_aval(operand).shape
-        raise ValueError(f"axis {axis} is out of bounds for array of shape {shape}")
-    return p.bind(operand, axis=axis % ndim, reverse=bool(reverse))
+    return p.bind(operand, axis=int(axis), reverse=bool(reverse))
 
 
 def cumsum(operand: Array, axis: int = 0, reverse: bool = False) -> Array:

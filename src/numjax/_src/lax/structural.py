@@ -499,9 +499,14 @@ rev_p = Primitive("rev")
 
 @rev_p.def_abstract_eval
 def _rev_abstract_eval(x: ShapedArray, *, dimensions: Shape) -> ShapedArray:
-    if any(not 0 <= d < x.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
-        raise TypeError(f"rev dimensions must be unique and in range, got {dimensions} for "
-                        f"operand shape {x.shape}")
+    if any(d < 0 for d in dimensions):
+        raise TypeError(f"rev dimensions must have every element be nonnegative, got "
+                        f"{dimensions}.")
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if dimensions and not max(dimensions) < x.ndim:
+        raise TypeError("rev dimensions must all be less than operand ndim, got dimensions "
+                        f"{dimensions} for operand ndim {x.ndim}.")
     return x
 
 
