@@ -82,3 +82,21 @@ def test_log_compiles(caplog):
     assert "Finished tracing + transforming <lambda> for pjit in " in text
     assert "Compiling <lambda> with global shapes and types [ShapedArray(float32[2])]. " \
            "Argument mapping: [UnspecifiedValue]." in text
+    assert "Finished jaxpr to NumPy source conversion jit(<lambda>) in " in text
+    assert "Finished compilation of jit(<lambda>) in " in text
+
+
+def test_log_compiles_logs_eager_compiles_once(caplog):
+    # As in JAX, where an eager operation is a jitted function named after it: jnp.ones(3)
+    # converts its fill value, then broadcasts it, each compiled once for its avals.
+    jax.clear_caches()
+    caplog.set_level(logging.WARNING, logger="numjax._src.dispatch")
+    with jax.log_compiles(True):
+        jnp.ones(3)
+        jnp.ones(3)
+    compiles = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Compiling")]
+    assert compiles == [
+        "Compiling convert_element_type with global shapes and types "
+        "[ShapedArray(float32[])]. Argument mapping: [UnspecifiedValue].",
+        "Compiling broadcast_in_dim with global shapes and types [ShapedArray(float32[])]. "
+        "Argument mapping: [UnspecifiedValue]."]

@@ -13,7 +13,6 @@ from numjax._src.core.trace import fun_source_info
 from numjax._src.interpreters.staging import user_source_line
 
 logger = logging.getLogger("numjax._src.pjit")
-compile_logger = logging.getLogger("numjax._src.dispatch")
 
 
 class Signature:
@@ -124,20 +123,3 @@ def _statics_text(statics: tuple[Any, ...]) -> str:
 
 def _name(fun: Callable[..., Any]) -> str:
     return str(getattr(fun, "__name__", type(fun).__name__))
-
-
-def log_trace(name: str, seconds: float) -> None:
-    compile_logger.warning("Finished tracing + transforming %s for pjit in %s sec", name,
-                           seconds)
-
-
-def log_compile(name: str, in_avals: Sequence[Any]) -> None:
-    compile_logger.warning(
-        "Compiling %s with global shapes and types %s. Argument mapping: %s.", name,
-        "[" + ", ".join(repr(a) for a in in_avals) + "]",
-        "[" + ", ".join("UnspecifiedValue" for _ in in_avals) + "]")
-
-
-def log_lowering(name: str, seconds: float) -> None:
-    compile_logger.warning("Finished jaxpr to NumPy source conversion jit(%s) in %s sec",
-                           name, seconds)

@@ -27,7 +27,7 @@ import numpy as np
 from numjax._src import compiler, config
 from numjax._src.api import cache_miss
 from numjax._src.api.flatten import debug_info, flatten_fun
-from numjax._src.compiler import executables, passes
+from numjax._src.compiler import compile_log, executables, passes
 from numjax._src.compiler.codegen import Executable, lower_jaxpr
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.compiler.executables import compile_jaxpr, executable_for
@@ -597,8 +597,8 @@ class JitWrapped:
                     for x in flat_args]
         log = config.log_compiles.value
         if log:
-            cache_miss.log_trace(self._name, time.perf_counter() - start)
-            cache_miss.log_compile(self._name, in_avals)
+            compile_log.log_trace(self._name, time.perf_counter() - start)
+            compile_log.log_compile(self._name, in_avals)
         donated = self._paired_donations(self._donation_vector(args, kwargs), closed,
                                          in_avals)
         executable = compile_jaxpr(closed, self._name, donated)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import compiler, config
+from numjax._src.compiler import compile_log
 from numjax._src.core.avals import get_aval
 from numjax._src.core.errors import user_source_line
 from numjax._src.core.trace import Primitive, Tracer, escaped_tracer_error, set_eager_apply
@@ -215,6 +216,10 @@ def _compile(primitive: Primitive, params: dict[str, Any], avals: list[Any]) -> 
     if not primitive.multiple_results:
         out_avals = [out_avals]
     module = EagerModule(primitive, params, avals, list(out_avals))
+    if config.log_compiles.value:
+        # An eager operation compiles like a one-equation jit, and is logged like one (JAX runs
+        # it as a jitted function named after the operation).
+        compile_log.log_compile(primitive.name, avals)
     return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import Sequence
 
-from numjax._src import compiler
-from numjax._src.compiler import passes
+from numjax._src import compiler, config
+from numjax._src.compiler import compile_log, passes
 from numjax._src.compiler.codegen import Executable, lower_jaxpr
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.runtime import devices
@@ -15,8 +16,16 @@ from numjax._src.runtime import devices
 def compile_jaxpr(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = ()) -> Executable:
     """Passes, lowering, and the one call to `backend_compile` (looked up at call time).
     `donated` flags the inputs whose buffers the executable may overwrite."""
+    if not config.log_compiles.value:
+        module = lower_jaxpr(passes.run_passes(closed), name, donated=donated)
+        return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
+    start = time.perf_counter()
     module = lower_jaxpr(passes.run_passes(closed), name, donated=donated)
-    return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
+    lowered = time.perf_counter()
+    compile_log.log_lowering(name, lowered - start)
+    executable = compiler.backend_compile(devices.get_backend(), module, None, ())
+    compile_log.log_backend_compile(name, time.perf_counter() - lowered)
+    return executable  # type: ignore[no-any-return]
 
 
 # Executables of jaxprs held by higher-order primitives (jit called inside a traced program,
