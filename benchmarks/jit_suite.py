@@ -116,7 +116,7 @@ def first_call() -> None:
     xs = rng.normal(size=(100, 64)).astype(np.float32)
     w = (rng.normal(size=(64, 64)) * 0.1).astype(np.float32)
 
-    def measure(make: Callable[[], Callable[[], Any]], repeat: int = 3) -> tuple[float, float]:
+    def measure(make: Callable[[], Callable[[], Any]], repeat: int = 5) -> tuple[float, float]:
         """(first call, first call minus a later call of the same function): the second is
         the compile latency, without the execution both calls share."""
         firsts, latencies = [], []
