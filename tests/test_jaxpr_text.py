@@ -8,6 +8,7 @@ import pytest
 
 import numjax as jax
 import numjax.numpy as jnp
+from numjax import lax
 
 GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "jaxpr_golden.json").read_text())
 f32 = np.float32
@@ -65,3 +66,13 @@ def test_eval_shape():
                          jax.ShapeDtypeStruct((2, 3), np.float32), np.ones((3, 4), f32))
     assert out == {"s": jax.ShapeDtypeStruct((), np.float32),
                    "t": jax.ShapeDtypeStruct((3, 2), np.float32)}
+
+
+def test_a_jaxpr_is_one_line_only_when_it_fits_with_its_closing_brace():
+    # JAX 0.4.30's layouts: 79 columns stay on one line, 81 (with " }") break.
+    assert str(jax.make_jaxpr(lambda x: lax.cumsum(x, reverse=True))(jnp.ones(100))) == (
+        "{ lambda ; a:f32[100]. let b:f32[100] = cumsum[axis=0 reverse=True] a in (b,) }")
+    assert str(jax.make_jaxpr(lambda x: lax.cumsum(x, reverse=True))(jnp.ones(1000))) == (
+        "{ lambda ; a:f32[1000]. let\n"
+        "    b:f32[1000] = cumsum[axis=0 reverse=True] a\n"
+        "  in (b,) }")

@@ -342,7 +342,9 @@ def pp_jaxpr(jaxpr: Jaxpr, context: _NameContext) -> pp.Doc:
         pp.text("let"), pp.nest(2, pp.concat([pp.brk(), eqns])), pp.brk(), pp.text("in "),
         outvars,
     ]))
-    return pp.concat([pp.group(body), pp.text(" }")])
+    # The closing brace belongs to the group: a jaxpr is laid out on one line only when the
+    # whole of it, brace included, fits (as JAX lays it out).
+    return pp.group(pp.concat([body, pp.text(" }")]))
 
 
 def literal(value: Any) -> Literal:
