@@ -130,8 +130,17 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
     """Maximal runs [start, stop) of equations worth executing block by block: elementwise
     ufuncs, broadcasts feeding them, and reductions over non-leading axes of their results."""
     min_size = MIN_SIZE if min_size < 0 else min_size
-    if not any(v.aval.shape and math.prod(v.aval.shape) >= min_size
-               for e in eqns for v in e.outvars):
+    # A cluster computes at least two large values (or one and a reduction of it): programs
+    # without two such equations have none, and skip the search.
+    large = 0
+    for e in eqns:
+        values = e.invars if e.primitive.name in _REDUCERS else e.outvars
+        if any(isinstance(v, Var) and v.aval.shape and math.prod(v.aval.shape) >= min_size
+               for v in values):
+            large += 1
+            if large == 2:
+                break
+    if large < 2:
         return []
     last_read: dict[Var, int] = {}
     for k, e in enumerate(eqns):
