@@ -8,6 +8,7 @@ primitive's NumPy kernel and wraps the result. The hit path is the eager-op over
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -17,7 +18,13 @@ from numjax._src import compiler, config
 from numjax._src.compiler import compile_log
 from numjax._src.core.avals import get_aval
 from numjax._src.core.errors import user_source_line
-from numjax._src.core.trace import Primitive, Tracer, escaped_tracer_error, set_eager_apply
+from numjax._src.core.trace import (
+    Primitive,
+    Tracer,
+    escaped_tracer_error,
+    running_eagerly,
+    set_eager_apply,
+)
 from numjax._src.runtime import devices, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 
@@ -212,15 +219,26 @@ def _compile(primitive: Primitive, params: dict[str, Any], avals: list[Any]) -> 
     rule = primitive.abstract_eval
     if rule is None:
         raise NotImplementedError(f"{primitive.name} has no abstract evaluation rule")
+    # An eager operation compiles like a one-equation jit and is logged like one, in the same
+    # four steps (JAX runs it as a jitted function named after the operation). A primitive
+    # folded while a program is staged (a Python scalar's dtype conversion) is no compile in
+    # JAX, so it is not logged.
+    log = config.log_compiles.value and running_eagerly()
+    start = time.perf_counter() if log else 0.0
     out_avals, _ = rule(*avals, **params)
     if not primitive.multiple_results:
         out_avals = [out_avals]
     module = EagerModule(primitive, params, avals, list(out_avals))
-    if config.log_compiles.value:
-        # An eager operation compiles like a one-equation jit, and is logged like one (JAX runs
-        # it as a jitted function named after the operation).
-        compile_log.log_compile(primitive.name, avals)
-    return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
+    if not log:
+        return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
+    name = primitive.name
+    compile_log.log_trace(name, time.perf_counter() - start)
+    compile_log.log_compile(name, avals)
+    compile_log.log_lowering(name, 0.0)  # the module is the primitive itself: no lowering
+    start = time.perf_counter()
+    executable = compiler.backend_compile(devices.get_backend(), module, None, ())
+    compile_log.log_backend_compile(name, time.perf_counter() - start)
+    return executable  # type: ignore[no-any-return]
 
 
 def clear_cache() -> None:

@@ -1,7 +1,9 @@
-"""Jaxpr-to-jaxpr passes run before lowering: inline nested jit, dead-code elimination."""
+"""Jaxpr-to-jaxpr passes run before lowering: inline nested jit, simplify, fold constants,
+the compiler's algebraic rewrites, common-subexpression and dead-code elimination."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -79,9 +81,90 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def run_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Inline nested calls, simplify identities, fold constants, share common
-    subexpressions, drop dead code."""
-    return dce(cse(fold_constants(fold_transposed_dots(simplify(inline_calls(closed))))))
+    """Inline nested calls, simplify identities, fold constants, apply the compiler's
+    algebraic rewrites, share common subexpressions, drop dead code."""
+    return dce(cse(rewrite(fold_constants(fold_transposed_dots(simplify(inline_calls(
+        closed)))))))
+
+
+# Producer-aware rewrites (XLA's algebraic simplifier's rules that change results, such as
+# log(exp(x)) -> x), by primitive, registered by the layer defining the primitive. A rule gets
+# the equation and `producer(atom)`, the equation defining an atom (None for inputs, constants
+# and literals), and returns None to keep the equation, an atom its output becomes, or the
+# equations replacing it (the last defining its output).
+Producer = Callable[[Any], "JaxprEqn | None"]
+rewrite_rules: dict[Any, Callable[[JaxprEqn, Producer], Any]] = {}
+
+
+def rewrite(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Apply `rewrite_rules` to every equation, in nested jaxprs (loop bodies, branches) too,
+    as the compiler rewrites every computation. Runs after constant folding: XLA folds a
+    constant expression before simplifying it (log(exp(100.)) of constants stays inf)."""
+    jaxpr = _rewrite_jaxpr(closed.jaxpr)
+    return closed if jaxpr is closed.jaxpr else ClosedJaxpr(jaxpr, closed.consts)
+
+
+def _rewrite_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    producers: dict[Var, JaxprEqn] = {}
+    renames: dict[Var, Any] = {}
+    eqns: list[JaxprEqn] = []
+    changed = False
+
+    def producer(a: Any) -> JaxprEqn | None:
+        return producers.get(a) if isinstance(a, Var) else None
+
+    for eqn in jaxpr.eqns:
+        eqn = _renamed(eqn, renames)
+        params = _rewrite_params(eqn.params)
+        if params is not None:
+            eqn = eqn.replace(params=params)
+            changed = True
+        rule = rewrite_rules.get(eqn.primitive)
+        result = None if rule is None or eqn.effects else rule(eqn, producer)
+        if result is None:
+            replacement = [eqn]
+        elif isinstance(result, list):
+            replacement = result
+            changed = True
+        else:
+            renames[eqn.outvars[0]] = result
+            changed = True
+            continue
+        for e in replacement:
+            eqns.append(e)
+            for v in e.outvars:
+                producers[v] = e
+    if not changed:
+        return jaxpr
+    return jaxpr.replace(eqns=eqns, outvars=[_sub(a, renames) for a in jaxpr.outvars])
+
+
+def _rewrite_params(params: dict[str, Any]) -> dict[str, Any] | None:
+    """`params` with their jaxprs rewritten, or None when none changes."""
+    new: dict[str, Any] = {}
+    for name, value in params.items():
+        out: Any
+        if isinstance(value, ClosedJaxpr):
+            out = rewrite(value)
+        elif isinstance(value, tuple | list) and value and all(
+                isinstance(v, ClosedJaxpr) for v in value):
+            out = type(value)(rewrite(v) for v in value)
+            if all(a is b for a, b in zip(out, value, strict=True)):
+                out = value
+        else:
+            continue
+        if out is not value:
+            new[name] = out
+    return {**params, **new} if new else None
+
+
+def new_eqn(primitive: Any, invars: list[Any], aval: Any,
+            params: dict[str, Any] | None = None, outvar: Var | None = None
+            ) -> JaxprEqn:
+    """An equation applying `primitive` to `invars`, defining `outvar` (a fresh variable of
+    `aval` when None): the building block of rewrite rules."""
+    return JaxprEqn(invars, [Var(aval) if outvar is None else outvar], primitive,
+                    params or {})
 
 
 def _swapping_permutation(dot: JaxprEqn) -> tuple[int, ...]:

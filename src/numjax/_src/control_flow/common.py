@@ -9,15 +9,14 @@ from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import DebugInfo, fun_source_info
-from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import lax
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 
 class TracedFun:
-    """A callable traced on given input avals: its jaxpr (tracer constants hoisted into
-    leading inputs, listed in `consts`) and its output tree."""
+    """A callable traced on given input avals: its jaxpr (constants hoisted into leading
+    inputs, listed in `consts`) and its output tree."""
 
     def __init__(self, closed: ClosedJaxpr, consts: list[Any], out_tree: PyTreeDef) -> None:
         self.closed = closed
@@ -42,8 +41,19 @@ def trace_fun(fun: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[An
 
     info = DebugInfo(what, fun_source_info(fun), ())
     closed = trace_to_jaxpr(flat_fun, in_avals, info)
-    closed, consts = hoist_tracer_consts(closed)
-    return TracedFun(closed, consts, store["tree"])
+    return TracedFun(*hoist_consts(closed), store["tree"])
+
+
+def hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
+    """Every constant of `closed` (array constants and tracers of enclosing traces alike, in
+    the order they were created) made a leading input, as JAX does for the bodies and branches
+    of control flow: their values become operands, and under an enclosing trace constants of
+    the enclosing jaxpr."""
+    jaxpr = closed.jaxpr
+    if not jaxpr.constvars:
+        return closed, []
+    new = jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars])
+    return ClosedJaxpr(new, []), list(closed.consts)
 
 
 def abstractify(x: Any) -> ShapedArray:

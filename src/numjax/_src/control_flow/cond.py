@@ -319,12 +319,15 @@ def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any,
 
 def _bind_cond(index: Any, funs: list[Callable[..., Any]], operands: tuple[Any, ...],
                what: str) -> Any:
-    if what == "cond":  # traced and checked true branch first, as JAX does
+    if what == "cond":
+        # As JAX: the true branch is traced and checked first and its constants come first;
+        # the branches are (false, true), indexed by the predicate.
         traced, out_tree, flat_ops = _trace_branches(funs[::-1], operands, what)
-        traced = traced[::-1]
+        branches, consts = _join_consts(traced)
+        branches = branches[::-1]
     else:
         traced, out_tree, flat_ops = _trace_branches(funs, operands, what)
-    branches, consts = _join_consts(traced)
+        branches, consts = _join_consts(traced)
     args = [*consts, *flat_ops]
     outs = cond_p.bind(index, *args, branches=branches, linear=(False,) * len(args))
     return tree_unflatten(out_tree, outs)

@@ -774,11 +774,12 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: An
         if config.disable_jit.value and length == 0:
             return init_val  # a Python scan of no steps could not tell its output type
 
-        # The index counts from the Python int `lower`: weakly typed, as in JAX. Carry type
-        # errors name the carry `loop_carry[1]`, as JAX's do.
+        # The index counts from the Python int `lower`: weakly typed, as in JAX, and under
+        # disable_jit a Python int throughout (so is a result computed from it alone). Carry
+        # type errors name the carry `loop_carry[1]`, as JAX's do.
         def scanned_fun(loop_carry: Any, _: Any) -> Any:
             i, x = loop_carry
-            return (lax.add(i, 1), body_fun(i, x)), None
+            return (i + 1, body_fun(i, x)), None
 
         (_, result), _ = scan(scanned_fun, (lower_c, init_val), None, length=length,
                               unroll=False if unroll is None else unroll)
@@ -967,8 +968,9 @@ def associative_scan(fn: Callable[..., Any], elems: Any, reverse: bool = False,
                            [piece(x, 2, None, 2) for x in xs])
         else:
             even = combine(odd, [piece(x, 2, None, 2) for x in xs])
-        even = [lax.concatenate([piece(x, 0, 1), e], axis) if get_aval(e).shape[axis]
-                else piece(x, 0, 1) for x, e in zip(xs, even, strict=True)]
+        # The first element starts the even positions (joined to an empty rest too, as JAX).
+        even = [lax.concatenate([piece(x, 0, 1), e], axis)
+                for x, e in zip(xs, even, strict=True)]
         return [interleave(e, o) for e, o in zip(even, odd, strict=True)]
 
     out = scan_rec(flat)

@@ -11,8 +11,10 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler import passes
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.jaxpr import Literal
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import rules
@@ -36,6 +38,7 @@ from numjax._src.lax.structural import (
     convert_element_type,
     full_like,
     select_n,
+    select_n_p,
     unbroadcast_to,
 )
 
@@ -598,3 +601,57 @@ sub_p.def_transpose(_sub_transpose)
 mul_p.def_transpose(_mul_transpose)
 div_p.def_transpose(_div_transpose)
 neg_p.def_transpose(lambda ct, x: [ct if type(ct) is ad.Zero else neg(ct)])
+
+
+# ---- compile-time rewrites of log ----------------------------------------------------------
+# XLA's algebraic simplifier rewrites the log of exp, sqrt, rsqrt and pow, so jit can change
+# results (JAX's FAQ, "jit changes the exact numerics of outputs"): under jit
+# jnp.log(jnp.exp(100.)) is 100. rather than inf, and jnp.log(jnp.sqrt(jnp.pi)) is 0.5 * log(pi),
+# 0.5723649 rather than 0.572365. Eager operations keep the plain composition.
+
+
+def _log_rewrite(eqn: Any, producer: passes.Producer) -> Any:
+    src = producer(eqn.invars[0])
+    if src is None:
+        return None
+    out = eqn.outvars[0]
+    aval = out.aval
+    a = src.invars[0]
+    if src.primitive is exp_p:
+        return a  # log(exp(a)) -> a
+    if src.primitive is exp2_p:
+        # exp2(a) is compiled as exp(a * ln 2), whose log is a * ln 2.
+        return [passes.new_eqn(mul_p, [a, _literal(np.log(2), aval)], aval, outvar=out)]
+    real = not dtypes.issubdtype(aval.dtype, np.complexfloating)
+    if src.primitive in (sqrt_p, rsqrt_p) and real:
+        # log(sqrt(a)) -> 0.5 * log(a); log(rsqrt(a)) -> -0.5 * log(a)
+        log_a = passes.new_eqn(log_p, [a], aval)
+        half = 0.5 if src.primitive is sqrt_p else -0.5
+        return [log_a, passes.new_eqn(mul_p, [log_a.outvars[0], _literal(half, aval)], aval,
+                                      outvar=out)]
+    if src.primitive is pow_p:
+        # log(pow(a, b)) -> b * log(|a|) (b * log(a) for complex a), and 0 where b == 0.
+        b = src.invars[1]
+        if isinstance(b, Literal) and np.isrealobj(b.val) and b.val in (1, 2, 3, -1):
+            return None  # the compiler has made these powers products (or 1 / a) first
+        b_aval = b.aval
+        steps = []
+        if real:
+            steps.append(passes.new_eqn(abs_p, [a], a.aval))
+            a = steps[-1].outvars[0]
+        steps.append(passes.new_eqn(log_p, [a], a.aval))
+        steps.append(passes.new_eqn(mul_p, [b, steps[-1].outvars[0]], aval))
+        product = steps[-1].outvars[0]
+        steps.append(passes.new_eqn(eq_p, [b, _literal(0, b_aval)],
+                                    ShapedArray(b_aval.shape, np.dtype(bool))))
+        steps.append(passes.new_eqn(select_n_p, [steps[-1].outvars[0], product,
+                                                 _literal(0, aval)], aval, outvar=out))
+        return steps
+    return None
+
+
+def _literal(value: Any, aval: ShapedArray) -> Literal:
+    return Literal(np.asarray(value, aval.dtype)[()], ShapedArray((), aval.dtype))
+
+
+passes.rewrite_rules[log_p] = _log_rewrite

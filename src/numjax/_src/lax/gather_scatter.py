@@ -247,11 +247,12 @@ def _gather_transpose(ct: Any, operand: Any, indices: Any, *,
     sdn = ScatterDimensionNumbers(update_window_dims=dn.offset_dims,
                                   inserted_window_dims=dn.collapsed_slice_dims,
                                   scatter_dims_to_operand_dims=dn.start_index_map)
-    # This gather clamped (unless filling), so its transpose must clamp too, not drop.
-    smode = mode if mode is GatherScatterMode.FILL_OR_DROP else GatherScatterMode.CLIP
+    # The scatter keeps the gather's mode, as in JAX: a PROMISE_IN_BOUNDS gather clamps an
+    # out-of-bounds index but its transpose drops it, so the gradient of jnp.arange(10.)[11]
+    # is zero (XLA's behaviour on CPU).
     out = scatter_add_p.bind(zeros_like_aval(aval), indices, ct, dimension_numbers=sdn,
                              indices_are_sorted=indices_are_sorted,
-                             unique_indices=unique_indices, mode=smode)
+                             unique_indices=unique_indices, mode=mode)
     return [out, None]
 
 

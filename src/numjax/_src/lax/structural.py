@@ -53,7 +53,30 @@ def _convert_kernel(x: Any, *, new_dtype: np.dtype, weak_type: bool) -> Any:
         x = x.real
     if new_dtype.kind == "b" and x.dtype.kind != "b":
         return x != 0
+    if _is_int(new_dtype) and (x.dtype.kind == "f" or x.dtype in dtypes._CUSTOM_FLOAT_DTYPES):
+        return float_to_int(x, new_dtype)
     return x.astype(new_dtype)
+
+
+def _is_int(dtype: np.dtype) -> bool:
+    return dtype.kind in "iu" or dtype in dtypes._INT4_DTYPES
+
+
+def float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """XLA's float-to-integer conversion: truncation toward zero that saturates at the integer
+    type's bounds (infinities included), with NaN becoming 0; NumPy's cast wraps or returns an
+    arbitrary value instead (`jnp.arange(254., 258.).astype('uint8')` is [254, 255, 255, 255])."""
+    info = dtypes.iinfo(dtype)
+    # In float64 the bounds of every integer type up to 32 bits are exact, and so is each
+    # input value (float16/bfloat16/float32 widen exactly).
+    wide = x.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        clipped = np.clip(wide, float(info.min), float(info.max))
+        out = np.where(np.isnan(wide), 0, clipped).astype(dtype)
+    if info.bits == 64:
+        # 2**63 - 1 and 2**64 - 1 round up to a power of two in float64, which overflows.
+        out = np.where(wide >= float(info.max), info.max, out)
+    return out
 
 
 @convert_element_type_p.def_abstract_eval
@@ -119,6 +142,10 @@ def _python_scalar_to_numpy(x: Any, dtype: np.dtype) -> Any:
             raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
     if type(x) is complex and dtype.kind != "c":
         x = x.real
+    if type(x) is float and _is_int(dtype):
+        # As a float-to-integer conversion on the device: saturating (lax.full((), 1e10, int8)
+        # is 127).
+        return float_to_int(np.asarray(x), dtype)[()]
     return np.asarray(x, dtype)[()]
 
 
@@ -829,7 +856,7 @@ def slice(operand: Array, start_indices: Sequence[int], limit_indices: Sequence[
           strides: Sequence[int] | None = None) -> Array:
     """The static slice `operand[start:limit:stride]` in every dimension."""
     starts = tuple(int(i) for i in start_indices)
-    if strides is None and transfer_guard._in_use:
+    if transfer_guard._in_use and (strides is None or all(int(s) == 1 for s in strides)):
         # Run eagerly, JAX's unit-stride slice is a dynamic_slice whose start indices are
         # placed on the device.
         for start in starts:
@@ -853,7 +880,7 @@ def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | Non
     start[axis] = s + size if s < 0 else s
     limit[axis] = e + size if e < 0 else e
     strides[axis] = int(stride)
-    return slice(operand, start, limit, strides if stride != 1 else None)
+    return slice(operand, start, limit, strides)
 
 
 def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:

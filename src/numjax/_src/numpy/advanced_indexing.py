@@ -132,7 +132,8 @@ def _mask_to_ints(mask: Any, pos: int, dims: tuple[int, ...],
                   shape: tuple[int, ...]) -> list[Any]:
     value = _concrete(mask)
     if value is None:
-        raise errors.NonConcreteBooleanIndexError(mask)
+        # JAX's text shows the mask's aval as its repr: ShapedArray(bool[5]).
+        raise errors.NonConcreteBooleanIndexError(repr(get_aval(mask)))
     if value.ndim == 0:
         # x[True] adds an axis of length 1, x[False] one of length 0 (an advanced index).
         return [_Adv(np.arange(int(bool(value)), dtype=_index_dtype()), new=True)]
@@ -425,10 +426,19 @@ def nonzero(a: Array, *, size: int | None = None,
         return tuple(lax._convert_element_type(f.astype(_index_dtype()), _index_dtype())
                      for f in found)
     if size is None:
-        raise errors.ConcretizationTypeError(
-            a, "The size argument of jnp.nonzero must be statically specified to use "
-               "jnp.nonzero within JAX transformations.\n")
+        raise _nonzero_size_error(a)
     return _traced_nonzero(a, operator.index(size), fills)
+
+
+def _nonzero_size_error(a: Any) -> errors.ConcretizationTypeError:
+    """JAX's error for a traced jnp.nonzero without `size`: the size JAX needs is the count of
+    nonzero elements, so the traced value it names is that count (an int32 scalar)."""
+    count = lax.reduce_sum(lax._convert_element_type(
+        lax.ne(a, lax._convert_element_type(0, get_aval(a).dtype)), np.int32),
+        tuple(range(get_aval(a).ndim)))
+    return errors.ConcretizationTypeError(
+        count, "The size argument of jnp.nonzero must be statically specified to use "
+               "jnp.nonzero within JAX transformations.\n")
 
 
 def _fill_values(fill_value: Any, ndim: int) -> tuple[Any, ...]:

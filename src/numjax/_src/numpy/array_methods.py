@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.core import errors
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy import lax_numpy, reductions, shape, ufuncs
@@ -61,6 +62,24 @@ def _transpose(self: Array, *axes: Any) -> Array:
 
 def _item(self: Array, *args: Any) -> Any:
     return np.asarray(self).item(*args)
+
+
+def _tracer_item(self: Tracer, *args: Any) -> Any:
+    value = self.to_concrete_value()
+    if value is None:
+        raise errors.ConcretizationTypeError(
+            self, "This occurred in the item() method of jax.Array\n")
+    return np.asarray(value).item(*args)
+
+
+def _tracer_tolist(self: Tracer) -> Any:
+    value = self.to_concrete_value()
+    if value is None:
+        # JAX's text: the tracer's description and origin, then its origin once more.
+        raise errors.ConcretizationTypeError(
+            self, f"The tolist() method was called on traced array with shape "
+                  f"{self.aval.str_short()}..{self._origin_msg()}\n")
+    return np.asarray(value).tolist()
 
 
 @transfer_guard.places_constants
@@ -242,4 +261,5 @@ def install(cls: type) -> None:
 
 install(ArrayImpl)
 install(Tracer)
-Tracer.item = _item  # type: ignore[attr-defined]
+Tracer.item = _tracer_item  # type: ignore[attr-defined]
+Tracer.tolist = _tracer_tolist  # type: ignore[attr-defined]

@@ -24,8 +24,8 @@ def _shape(shape: Any) -> tuple[int, ...]:
     try:
         return tuple(int(d) if not isinstance(d, Tracer) else d.__index__() for d in shape)
     except TypeError:
-        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                        f"{shape}.") from None
+        from numjax._src.numpy.shape import invalid_shape_error
+        raise invalid_shape_error(shape) from None
 
 
 def _dtype(dtype: Any, fun_name: str) -> np.dtype | None:

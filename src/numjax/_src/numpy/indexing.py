@@ -75,7 +75,10 @@ def getitem(x: Array, index: Any) -> Array:
         if _is_static_int(i):
             j = int(i)
             if not -size <= j < size:
-                raise IndexError(f"index {j} is out of bounds for axis {dim} with size {size}")
+                # As JAX 0.4.30: an out-of-bounds integer is no error but a gather, whose index
+                # is clamped (jnp.arange(10)[11] is 9; its gradient is zero).
+                from numjax._src.numpy.advanced_indexing import advanced_getitem
+                return advanced_getitem(x, index)
             j %= size
             starts.append(j)
             limits.append(j + 1)

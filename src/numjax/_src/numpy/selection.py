@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
@@ -248,9 +247,8 @@ def compress(condition: Array, a: Array, axis: int | None = None, *, size: int |
                          f"axis; got {size=} for a.shape[axis]={get_aval(a).shape[axis]}")
     from numjax._src.numpy.advanced_indexing import nonzero
     if size is None and isinstance(cond, Tracer) and cond.to_concrete_value() is None:
-        raise errors.ConcretizationTypeError(
-            cond, "The size argument of jnp.nonzero must be statically specified to use "
-                  "jnp.nonzero within JAX transformations.\n")
+        from numjax._src.numpy.advanced_indexing import _nonzero_size_error
+        raise _nonzero_size_error(cond)
     n_rows = get_aval(a).shape[axis]
     (idx,) = nonzero(cond, size=size, fill_value=n_rows if size is not None else None)
     moved = moveaxis(a, axis, 0)

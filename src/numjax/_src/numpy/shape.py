@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy import extended
 from numjax._src.numpy.util import canonicalize_axis, ensure_array, promote_dtypes
@@ -35,6 +36,22 @@ def size(a: Array, axis: int | None = None) -> int:
     return math.prod(s) if axis is None else s[axis]
 
 
+def _is_traced(d: Any) -> bool:
+    return isinstance(d, Tracer) and d.to_concrete_value() is None
+
+
+def invalid_shape_error(shape: Any) -> TypeError:
+    """JAX's error for a shape that is not a sequence of concrete integers: for a traced
+    entry, with the advice to make it static and where the traced value came from."""
+    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+    traced = [d for d in shape if _is_traced(d)] if isinstance(shape, list | tuple) else []
+    if traced:
+        msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
+                "subfunctions.")
+        msg += "".join(d._origin_msg() for d in traced)
+    return TypeError(msg)
+
+
 def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = None) -> Array:
     """Reshape `a`; one dimension may be -1 (inferred).
 
@@ -48,6 +65,10 @@ def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = No
     a = ensure_array(a)
     if isinstance(new, int | np.integer):
         new = (int(new),)
+    elif isinstance(new, Tracer):
+        new = [new]  # a scalar shape, as JAX reads one it cannot iterate over
+    if any(_is_traced(d) for d in new):
+        raise invalid_shape_error(new)
     new = tuple(int(d) for d in new)
     old = get_aval(a).shape
     total = math.prod(old)

@@ -279,8 +279,10 @@ class ArrayImpl(Array):
         raise TypeError("unhashable type: 'jaxlib.xla_extension.ArrayImpl'")
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        # JAX names the type as Python prints it: its C++ jaxlib.xla_extension.ArrayImpl.
         raise TypeError(
-            "'ArrayImpl' object does not support item assignment. JAX arrays are immutable. "
+            "'<class 'jaxlib.xla_extension.ArrayImpl'>' object does not support item "
+            "assignment. JAX arrays are immutable. "
             "Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another .at[] method: "
             "https://jax.readthedocs.io/en/latest/_autosummary/jax.numpy.ndarray.at.html"
         )
