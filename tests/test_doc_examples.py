@@ -373,3 +373,131 @@ def test_array_item_assignment_error():
         "JAX arrays are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or "
         "another .at[] method: "
         "https://jax.readthedocs.io/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+# ---- transformed control flow (the jaxpr guide's higher-order primitives) ------------------
+
+GRAD_COND_JAXPR = """\
+{ lambda ; a:f32[]. let
+    b:bool[] = gt a 0.0
+    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b
+    _:f32[] d:f32[] = cond[
+      branches=(
+        { lambda ; e:f32[]. let f:f32[] = cos e; g:f32[] = sin e in (f, g) }
+        { lambda ; h:f32[]. let i:f32[] = sin h; j:f32[] = cos h in (i, j) }
+      )
+      linear=(False,)
+    ] c a
+    k:f32[] = cond[
+      branches=(
+        { lambda ; l:f32[] m:f32[]. let
+            n:f32[] = neg m
+            o:f32[] = mul n l
+          in (o,) }
+        { lambda ; p:f32[] q:f32[]. let r:f32[] = mul q p in (r,) }
+      )
+      linear=(False, True)
+    ] c d 1.0
+  in (k,) }"""
+
+GRAD_SCAN_JAXPR = """\
+{ lambda ; a:f32[]. let
+    _:f32[] b:f32[3] = scan[
+      _split_transpose=False
+      jaxpr={ lambda ; c:f32[]. let d:f32[] = sin c; e:f32[] = cos c in (d, e) }
+      length=3
+      linear=(False,)
+      num_carry=1
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] a
+    f:f32[] = scan[
+      _split_transpose=False
+      jaxpr={ lambda ; g:f32[] h:f32[]. let i:f32[] = mul g h in (i,) }
+      length=3
+      linear=(True, False)
+      num_carry=1
+      num_consts=0
+      reverse=True
+      unroll=1
+    ] 1.0 b
+  in (f,) }"""
+
+VMAP_COND_JAXPR = """\
+{ lambda ; a:bool[2] b:f32[2]. let
+    c:i32[2] = convert_element_type[new_dtype=int32 weak_type=False] a
+    d:bool[2] = eq c 0
+    e:f32[2] = stop_gradient b
+    f:f32[2] = select_n d e b
+    g:f32[2] = cos f
+    h:bool[2] = eq c 1
+    i:f32[2] = stop_gradient b
+    j:f32[2] = select_n h i b
+    k:f32[2] = sin j
+    l:f32[2] = select_n c g k
+  in (l,) }"""
+
+
+def test_transformed_control_flow_jaxprs():
+    # Under grad the branches' residuals share slots by type, and the cotangents are the
+    # transposed cond's and scan's linear operands.
+    cond = jax.make_jaxpr(jax.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x)))(1.0)
+    assert str(cond) == GRAD_COND_JAXPR
+    scan = jax.make_jaxpr(jax.grad(
+        lambda x: lax.scan(lambda c, _: (jnp.sin(c), None), x, None, length=3)[0]))(1.0)
+    assert str(scan) == GRAD_SCAN_JAXPR
+    # A batched predicate selects among the branches with the int32 index itself.
+    vmapped = jax.make_jaxpr(jax.vmap(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)))(
+        jnp.array([True, False]), jnp.ones(2))
+    assert str(vmapped) == VMAP_COND_JAXPR
+    np.testing.assert_allclose(
+        jax.vmap(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x))(jnp.array([True, False]),
+                                                                jnp.ones(2)),
+        [np.sin(1.0), np.cos(1.0)], rtol=1e-6)
+    branches = [lambda x: x - 1, lambda x: x, lambda x: x + 1]
+    assert jax.vmap(lambda i: lax.switch(i, branches, 10))(jnp.arange(-1, 4)).tolist() == [
+        9, 9, 10, 11, 11]
+
+
+# ---- jnp's integer and float division (JAX's formulas, not NumPy's) --------------------------
+
+def test_floor_divide_and_remainder():
+    a = jnp.array([1.0, -1.0, 7.0, -7.0, 0.5, 5.0, 1e30, 3.0])
+    b = jnp.array([0.1, 0.1, 2.0, 2.0, -0.25, 0.0, 3.0, -np.inf])
+    # JAX 0.4.30 (Python's float //: 1 // 0.1 is 9)
+    np.testing.assert_array_equal(
+        a // b, np.array([9, -10, 3, -4, -2, np.nan, 3.3333334e29, -1], np.float32))
+    np.testing.assert_array_equal(jnp.divmod(a, b)[0], a // b)
+    x = jnp.array([-3, -1, 0, 1, 2, 7])
+    zero = jnp.zeros(6, jnp.int32)
+    assert (x // zero).tolist() == [-2, -2, -1, -2, -2, -2]
+    assert (x % zero).tolist() == [0] * 6
+    assert jnp.fmod(x, zero).tolist() == [0] * 6
+    d = jnp.array([2, -2, 3, -3, 1, -1])
+    assert (x // d).tolist() == [-2, 0, 0, -1, 2, -7]
+    assert (x % d).tolist() == [1, -1, 0, -2, 0, 0]
+    u = jnp.array([0, 1, 5], jnp.uint32)
+    assert (u // jnp.zeros_like(u)).tolist() == [4294967295] * 3
+    assert (u % jnp.zeros_like(u)).tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("name,fun,context", [
+    ("sum", lambda x, a: jnp.sum(x, a), "The axis argument must be known statically."),
+    ("min", lambda x, a: x.min(a), "The axis argument must be known statically."),
+    ("mean", lambda x, a: jnp.mean(x, a), "The axis argument must be known statically."),
+    ("any", lambda x, a: jnp.any(x, a), "The axis argument must be known statically."),
+    ("var", lambda x, a: jnp.var(x, a), "The axis argument must be known statically."),
+    ("cumsum", lambda x, a: jnp.cumsum(x, a), "The axis argument must be known statically."),
+    ("flip", lambda x, a: jnp.flip(x, a), "The axis argument must be known statically."),
+    ("expand_dims", lambda x, a: jnp.expand_dims(x, a),
+     "expected a static index or sequence of indices."),
+    ("squeeze", lambda x, a: jnp.squeeze(x, a),
+     "expected a static index or sequence of indices.")])
+def test_traced_axis_errors(name, fun, context):
+    # The errors page's first example: a traced axis argument (JAX 0.4.30 texts).
+    with pytest.raises(jax.errors.ConcretizationTypeError) as info:
+        jax.jit(fun)(jnp.ones((2, 3)), 0)
+    assert str(info.value).startswith(
+        "Abstract tracer value encountered where concrete value is expected: traced array "
+        f"with shape int32[].\n{context}\nThe error occurred while tracing the function ")

@@ -3,8 +3,8 @@
 Operands are `(index, *args)`; every branch takes `args` (the union of the branches' hoisted
 constants followed by the user's operands) and returns outputs of the same types. Rules:
 jvp and batching transform every branch; a batched index turns the cond into a `select_n`
-over all branches; under linearize each branch is split into known and unknown parts with
-residuals padded to a common list; the linear cond transposes branch by branch.
+over all branches; under linearize each branch is split into known and unknown parts whose
+residuals share slots by type, as in JAX; the linear cond transposes branch by branch.
 """
 
 from __future__ import annotations
@@ -75,9 +75,8 @@ def _cond_batch(values: Sequence[Any], dims: Sequence[Any], *,
         outs = cond_p.bind(index, *args, branches=new, linear=linear)
         return outs, [0] * len(outs)
     # A batched index: every branch runs on the whole batch, then each example picks its own.
+    # cond and switch bind an int32 index in range (switch clamps it, cond converts a bool).
     index = batching.bdim_at_front(index, index_dim, size)
-    index = lax.clamp(np.int32(0), lax.convert_element_type(index, np.int32),
-                      np.int32(len(branches) - 1))
     # Floating operands reach each branch through a select against their stop_gradient: an
     # example differentiates only through the branch it takes (as in JAX), so a branch that
     # is not its own (sqrt of a negative, 1/0) cannot put a NaN into its gradient.
@@ -95,9 +94,7 @@ def _cond_batch(values: Sequence[Any], dims: Sequence[Any], *,
     outs = []
     for cases in zip(*branch_outs, strict=True):
         shape = get_aval(cases[0]).shape
-        which = lax.broadcast_in_dim(index, shape, (0,))
-        if len(cases) == 2:
-            which = lax.ne(which, np.int32(0))
+        which = index if len(shape) == 1 else lax.broadcast_in_dim(index, shape, (0,))
         outs.append(lax.select_n(which, *cases))
     return outs, [0] * len(outs)
 
@@ -123,13 +120,11 @@ def _cond_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any]
         if joined == out_unknowns:
             break
         out_unknowns = joined
-    # Residuals of all branches side by side; each branch fills the others' slots with zeros.
-    res_avals = [a for s in splits for a in s.res_avals]
-    offsets = np.cumsum([0] + [len(s.res_avals) for s in splits])
-    known_branches = tuple(_pad_residuals(s.known, len(s.res_avals), res_avals,
-                                          int(offsets[i])) for i, s in enumerate(splits))
-    unknown_branches = tuple(_select_residuals(s.unknown, len(s.res_avals), res_avals,
-                                               int(offsets[i])) for i, s in enumerate(splits))
+    res_avals, slots = _merge_residuals([s.res_avals for s in splits])
+    known_branches = tuple(_pad_residuals(s.known, res_avals, slots[i])
+                           for i, s in enumerate(splits))
+    unknown_branches = tuple(_select_residuals(s.unknown, res_avals, slots[i])
+                             for i, s in enumerate(splits))
     known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
     n_known_out = sum(not u for u in out_unknowns)
     with set_current_trace(trace.parent):
@@ -145,30 +140,52 @@ def _cond_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any]
     return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
 
 
-def _pad_residuals(known: ClosedJaxpr, n_own: int, res_avals: list[Any], offset: int
-                   ) -> ClosedJaxpr:
-    """The known branch, returning every branch's residual slots (zeros but its own)."""
-    n_main = len(known.out_avals) - n_own
+def _merge_residuals(branch_res_avals: list[list[Any]]) -> tuple[list[Any], list[list[int]]]:
+    """Residual slots shared by the branches, as JAX lays them out: the k-th residual of a
+    type in one branch shares the slot of the k-th residual of that type in the others (in
+    order of first appearance); and each branch's slot for each of its residuals."""
+    slot_of: dict[Any, int] = {}
+    avals: list[Any] = []
+    slots = []
+    for res in branch_res_avals:
+        seen: dict[Any, int] = {}
+        own = []
+        for a in res:
+            kind = (a.shape, a.dtype, a.weak_type)
+            key = (kind, seen.get(kind, 0))
+            seen[kind] = key[1] + 1
+            if key not in slot_of:
+                slot_of[key] = len(avals)
+                avals.append(a)
+            own.append(slot_of[key])
+        slots.append(own)
+    return avals, slots
+
+
+def _pad_residuals(known: ClosedJaxpr, res_avals: list[Any], slots: list[int]) -> ClosedJaxpr:
+    """The known branch, returning every residual slot (its own filled, zeros elsewhere)."""
+    n_main = len(known.out_avals) - len(slots)
 
     def fun(*args: Any) -> list[Any]:
         outs = eval_jaxpr(known.jaxpr, known.consts, *args)
         padded = [lax.zeros_like_aval(a) for a in res_avals]
-        padded[offset:offset + n_own] = outs[n_main:]
+        for slot, r in zip(slots, outs[n_main:], strict=True):
+            padded[slot] = r
         return [*outs[:n_main], *padded]
 
     return jaxpr_transforms.trace_closed(fun, known.in_avals)
 
 
-def _select_residuals(unknown: ClosedJaxpr, n_own: int, res_avals: list[Any], offset: int
+def _select_residuals(unknown: ClosedJaxpr, res_avals: list[Any], slots: list[int]
                       ) -> ClosedJaxpr:
-    """The unknown branch, taking every branch's residual slots and reading its own."""
+    """The unknown branch, taking every residual slot and reading its own."""
     n_all = len(res_avals)
 
     def fun(*args: Any) -> list[Any]:
-        return eval_jaxpr(unknown.jaxpr, unknown.consts, *args[offset:offset + n_own],
+        return eval_jaxpr(unknown.jaxpr, unknown.consts, *[args[i] for i in slots],
                           *args[n_all:])
 
-    return jaxpr_transforms.trace_closed(fun, [*res_avals, *unknown.in_avals[n_own:]])
+    return jaxpr_transforms.trace_closed(fun, [*res_avals, *unknown.in_avals[len(slots):]])
 
 
 def _cond_transpose(cts: Sequence[Any], index: Any, *args: Any,
@@ -178,7 +195,7 @@ def _cond_transpose(cts: Sequence[Any], index: Any, *args: Any,
     cts = [ad.instantiate_zeros(c) for c in cts]
     new = tuple(jaxpr_transforms.transpose_jaxpr(b, lin) for b in branches)
     outs = cond_p.bind(index, *known, *cts, branches=new,
-                       linear=(False,) * (len(known) + len(cts)))
+                       linear=(False,) * len(known) + (True,) * len(cts))
     it = iter(outs)
     return [None] + [next(it) if is_lin else None for is_lin in lin]
 

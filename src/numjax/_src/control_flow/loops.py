@@ -498,12 +498,14 @@ def _scan_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, length: 
     t_jaxpr = jaxpr_transforms.transpose_jaxpr(jaxpr, [*const_lin, *([True] * ncar), *xs_lin])
     n_nlc, n_lc, n_nlx = len(nl_consts), len(lin_const_avals), len(nl_xs)
 
+    n_cty = len(ct_ys)
+
     def body_t(*a: Any) -> list[Any]:
         nlc = a[:n_nlc]
         acc = a[n_nlc:n_nlc + n_lc]
         ctc = a[n_nlc + n_lc:n_nlc + n_lc + ncar]
         rest = a[n_nlc + n_lc + ncar:]
-        nlx, cty = rest[:n_nlx], rest[n_nlx:]
+        cty, nlx = rest[:n_cty], rest[n_cty:]
         outs = eval_jaxpr(t_jaxpr.jaxpr, t_jaxpr.consts, *nlc, *nlx, *ctc, *cty)
         lin_c, carry_c, x_c = outs[:n_lc], outs[n_lc:n_lc + ncar], outs[n_lc + ncar:]
         # add_any keeps the accumulator's type (a weakly typed constant's cotangent stays
@@ -511,15 +513,18 @@ def _scan_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, length: 
         return [*[ad.add_any_p.bind(p, q) for p, q in zip(acc, lin_c, strict=True)], *carry_c,
                 *x_c]
 
+    # As JAX orders the transposed scan's operands: the non-linear constants, the cotangent
+    # accumulators and carries, the ys' cotangents, then the non-linear xs; the cotangents are
+    # its linear operands.
     in_avals = [*[get_aval(c) for c in nl_consts], *lin_const_avals,
                 *[get_aval(c) for c in ct_carry],
-                *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs],
-                *[get_aval(y).update(shape=get_aval(y).shape[1:]) for y in ct_ys]]
+                *[get_aval(y).update(shape=get_aval(y).shape[1:]) for y in ct_ys],
+                *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs]]
     body = jaxpr_transforms.trace_closed(body_t, in_avals)
     zeros = [lax.zeros_like_aval(a) for a in lin_const_avals]
-    outs = scan_p.bind(*nl_consts, *zeros, *ct_carry, *nl_xs, *ct_ys,
-                       **_scan_params(body, length, not reverse, unroll, n_nlc,
-                                      n_lc + ncar))
+    params = _scan_params(body, length, not reverse, unroll, n_nlc, n_lc + ncar)
+    params["linear"] = (False,) * n_nlc + (True,) * (n_lc + ncar + n_cty) + (False,) * n_nlx
+    outs = scan_p.bind(*nl_consts, *zeros, *ct_carry, *ct_ys, *nl_xs, **params)
     acc_it = iter(outs[:n_lc])
     ct_init = outs[n_lc:n_lc + ncar]
     ct_xs_it = iter(outs[n_lc + ncar:])

@@ -11,6 +11,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
+from numjax._src.numpy.shape import require_static_axis
 from numjax._src.numpy.util import canonicalize_axis, ensure_array
 from numjax._src.runtime import transfer_guard
 
@@ -20,6 +21,7 @@ Array = Any
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
+    require_static_axis(axis)
     if isinstance(axis, int | np.integer):
         return (canonicalize_axis(int(axis), ndim),)
     axes = tuple(canonicalize_axis(a, ndim) for a in axis)

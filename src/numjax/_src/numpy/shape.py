@@ -40,6 +40,22 @@ def _is_traced(d: Any) -> bool:
     return isinstance(d, Tracer) and d.to_concrete_value() is None
 
 
+def require_static_axis(axis: Any) -> None:
+    """JAX's error for a traced `axis` argument (a reduction's, a cumulative one's, flip's)."""
+    if _is_traced(axis):
+        from numjax._src.core import errors
+        raise errors.ConcretizationTypeError(axis, "The axis argument must be known "
+                                                   "statically.\n")
+
+
+def _require_static_index(axis: Any) -> None:
+    """JAX's error for a traced axis of squeeze or expand_dims."""
+    if _is_traced(axis):
+        from numjax._src.core import errors
+        raise errors.ConcretizationTypeError(axis, "expected a static index or sequence of "
+                                                   "indices.\n")
+
+
 def invalid_shape_error(shape: Any) -> TypeError:
     """JAX's error for a shape that is not a sequence of concrete integers: for a traced
     entry, with the advice to make it static and where the traced value came from."""
@@ -148,6 +164,7 @@ def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:
     if axis is None:
         axes = tuple(i for i, d in enumerate(s) if d == 1)
     else:
+        _require_static_index(axis)
         axes = tuple(canonicalize_axis(i, len(s)) for i in np.atleast_1d(axis))
     return lax.squeeze(a, axes)
 
@@ -156,6 +173,7 @@ def expand_dims(a: Array, axis: int | Sequence[int]) -> Array:
     if isinstance(a, extended.array_types):
         return extended.rule("expand_dims")(a, axis)
     a = ensure_array(a)
+    _require_static_index(axis)
     axes = tuple(np.atleast_1d(axis).tolist())
     n = get_aval(a).ndim + len(axes)
     return lax.expand_dims(a, tuple(canonicalize_axis(i, n) for i in axes))
@@ -280,6 +298,7 @@ def dstack(tup: Sequence[Array], dtype: Any = None) -> Array:
 def flip(m: Array, axis: int | Sequence[int] | None = None) -> Array:
     m = ensure_array(m)
     n = get_aval(m).ndim
+    require_static_axis(axis)
     axes = tuple(range(n)) if axis is None else tuple(
         canonicalize_axis(a, n) for a in np.atleast_1d(axis))
     return lax.rev(m, axes)

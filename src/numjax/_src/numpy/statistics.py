@@ -13,7 +13,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy import reductions
 from numjax._src.numpy.lax_numpy import where as _where
-from numjax._src.numpy.shape import moveaxis, ravel
+from numjax._src.numpy.shape import moveaxis, ravel, require_static_axis
 from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
@@ -41,6 +41,7 @@ def _cumulative(name: str, op: Any, nan_fill: Any = None) -> Any:
     def fn(a: Array, axis: int | None = None, dtype: Any = None, out: None = None) -> Array:
         check_arraylike(name, a)
         a = ensure_array(a)
+        require_static_axis(axis)
         if axis is None:
             a, axis = ravel(a), 0
         axis = canonicalize_axis(axis, get_aval(a).ndim)

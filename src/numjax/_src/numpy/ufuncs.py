@@ -340,9 +340,25 @@ def _integer_power(x: Array, y: Array) -> Array:
 pow = power
 
 
+def _nonzero_divisor(x2: Array) -> Array:
+    """An integer divisor with its zeros made ones, as JAX's remainder and fmod take it: an
+    integer remainder by zero is 0 (XLA's would be the dividend)."""
+    dt = get_aval(x2).dtype
+    if dt.kind not in "iu":
+        return x2
+    return lax.select(lax.eq(x2, lax._convert_element_type(0, dt)),
+                      lax.full_like(x2, 1), x2)
+
+
 def remainder(x1: Array, x2: Array, /) -> Array:
-    """Python-style modulo: the result has the sign of the divisor."""
+    """Python-style modulo: the result has the sign of the divisor.
+
+    >>> import numjax.numpy as jnp
+    >>> remainder(jnp.array([-3, 7]), jnp.array([2, 0]))
+    Array([1, 0], dtype=int32)
+    """
     x1, x2 = promote_args_numeric("remainder", x1, x2)
+    x2 = _nonzero_divisor(x2)
     zero = lax._convert_element_type(0, get_aval(x1).dtype)
     r = lax.rem(x1, x2)
     fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(x2, zero)))
@@ -354,20 +370,46 @@ mod = remainder
 
 def fmod(x1: Array, x2: Array, /) -> Array:
     x1, x2 = promote_args_numeric("fmod", x1, x2)
-    return lax.rem(x1, x2)
+    return lax.rem(x1, _nonzero_divisor(x2))
 
 
 def floor_divide(x1: Array, x2: Array, /) -> Array:
+    """Python's `//`: the quotient rounded toward negative infinity.
+
+    >>> import numjax.numpy as jnp
+    >>> floor_divide(jnp.array([1.0, -7.0]), jnp.array([0.1, 2.0]))
+    Array([ 9., -4.], dtype=float32)
+    """
     x1, x2 = promote_args_numeric("floor_divide", x1, x2)
     dt = get_aval(x1).dtype
-    if dt.kind in "iu":
+    if dt.kind == "u":
+        return lax.div(x1, x2)
+    if dt.kind == "i":
+        # Truncated quotient, one less where the signs differ and the division is inexact
+        # (a zero divisor's "quotient", XLA's -1, too: x // 0 is -2 for x != 0, as in JAX).
         zero = lax._convert_element_type(0, dt)
         q = lax.div(x1, x2)
-        fix = lax.bitwise_and(lax.ne(lax.rem(x1, x2), zero),
-                              lax.ne(lax.lt(x1, zero), lax.lt(x2, zero)))
+        fix = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
+                              lax.ne(lax.rem(x1, x2), zero))
         one = lax._convert_element_type(1, dt, get_aval(x1).weak_type)
         return lax.select(fix, lax.sub(q, one), q)
-    return lax.floor(lax.div(x1, x2))
+    if dt.kind == "c":
+        return lax.floor(lax.div(x1, x2))
+    return _float_divmod(x1, x2)[0]
+
+
+def _float_divmod(x1: Array, x2: Array) -> tuple[Array, Array]:
+    """CPython's float divmod: (x1 - fmod(x1, x2)) / x2 is an integer up to rounding, moved
+    down by one where the remainder's sign is not the divisor's, then rounded. Unlike
+    floor(x1 / x2) it agrees with Python (1 // 0.1 is 9, since 0.1 is slightly above 1/10)."""
+    dt = get_aval(x1).dtype
+    zero = lax._convert_element_type(0, dt)
+    mod = lax.rem(x1, x2)
+    div = lax.div(lax.sub(x1, mod), x2)
+    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(x2), lax.sign(mod)))
+    mod = lax.select(fix, lax.add(mod, x2), mod)
+    div = lax.select(fix, lax.sub(div, lax._convert_element_type(1, dt)), div)
+    return lax.round(div, lax.RoundingMethod.AWAY_FROM_ZERO), mod
 
 
 def logaddexp(x1: Array, x2: Array, /) -> Array:
