@@ -2,6 +2,8 @@
 guide, the lax API examples, the errors page, debugging flags) gives JAX 0.4.30's values, texts
 and jaxprs, recorded here as data."""
 
+import contextlib
+import io
 import logging
 import re
 
@@ -501,3 +503,90 @@ def test_traced_axis_errors(name, fun, context):
     assert str(info.value).startswith(
         "Abstract tracer value encountered where concrete value is expected: traced array "
         f"with shape int32[].\n{context}\nThe error occurred while tracing the function ")
+
+
+# ---- residuals of scan, and max's derivative (the checkpointing guide's scan over layers) ----
+
+GRAD_SCAN_XS_JAXPR = """\
+{ lambda ; a:f32[3]. let
+    _:f32[] b:f32[3] = scan[
+      _split_transpose=False
+      jaxpr={ lambda ; c:f32[] d:f32[]. let
+          e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c
+          f:f32[] = mul e d
+        in (f, e) }
+      length=3
+      linear=(False, False)
+      num_carry=1
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] 1.0 a
+    _:f32[] g:f32[3] = scan[
+      _split_transpose=False
+      jaxpr={ lambda ; h:f32[] i:f32[] j:f32[]. let
+          k:f32[] = mul j h
+          l:f32[] = mul h i
+          m:f32[] = convert_element_type[new_dtype=float32 weak_type=True] l
+        in (m, k) }
+      length=3
+      linear=(True, False, False)
+      num_carry=1
+      num_consts=0
+      reverse=True
+      unroll=1
+    ] 1.0 a b
+  in (g,) }"""
+
+GRAD_MAX_JAXPR = """\
+{ lambda ; a:f32[2]. let
+    b:f32[2] = max a 0.0
+    c:bool[2] = eq a b
+    d:f32[2] = broadcast_in_dim[broadcast_dimensions=() shape=(2,)] 1.0
+    e:f32[2] = broadcast_in_dim[broadcast_dimensions=() shape=(2,)] 0.0
+    f:f32[2] = select_n c e d
+    g:bool[2] = eq 0.0 b
+    h:f32[2] = broadcast_in_dim[broadcast_dimensions=() shape=(2,)] 2.0
+    i:f32[2] = broadcast_in_dim[broadcast_dimensions=() shape=(2,)] 1.0
+    j:f32[2] = select_n g i h
+    k:f32[2] = div f j
+    _:f32[] = reduce_sum[axes=(0,)] b
+    l:f32[2] = broadcast_in_dim[broadcast_dimensions=() shape=(2,)] 1.0
+    m:f32[2] = mul l k
+  in (m,) }"""
+
+
+def test_scan_residuals_forward_xs():
+    # A residual that is an xs slice is not stacked again: the backward scan reads xs itself.
+    jaxpr = jax.make_jaxpr(jax.grad(lambda w: lax.scan(lambda c, w: (c * w, None), 1.0, w)[0]))(
+        jnp.ones(3))
+    assert str(jaxpr) == GRAD_SCAN_XS_JAXPR
+    np.testing.assert_allclose(
+        jax.grad(lambda w: lax.scan(lambda c, w: (c * w, None), 1.0, w)[0])(
+            jnp.array([2.0, 3.0, 4.0])), [12.0, 8.0, 6.0])
+
+    # The guide's scan over layers, checkpointed: the weights and biases are not saved again.
+    from numjax.ad_checkpoint import print_saved_residuals
+
+    @jax.checkpoint
+    def layer(x, w_b):
+        w, b = w_b
+        return jnp.maximum(jnp.dot(x, w) + b, 0.0), None
+
+    weights, biases = jnp.ones((2, 2, 2)), jnp.ones((2, 2))
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        print_saved_residuals(lambda w, b: lax.scan(layer, jnp.ones(2), (w, b))[0].sum(),
+                              weights, biases)
+    saved = [line.split(" from ")[0].split(" output of ")[0] for line in
+             out.getvalue().splitlines()]
+    # JAX 0.4.30: the arguments w and b, the initial carry, the carries of the scan.
+    assert saved == ["f32[2,2,2]", "f32[2,2]", "f32[2]", "f32[2,2]"]
+
+
+def test_max_min_derivative():
+    # JAX's rule: (x == max ? 1 : 0) / (y == max ? 2 : 1), from the output.
+    assert str(jax.make_jaxpr(jax.grad(lambda x: jnp.maximum(x, 0.0).sum()))(jnp.ones(2))) \
+        == GRAD_MAX_JAXPR
+    assert float(jax.grad(lambda x: jnp.maximum(x, 1.0))(1.0)) == 0.5
+    assert float(jax.grad(lambda x: jnp.minimum(x, 1.0))(1.0)) == 0.5
+    assert float(jax.grad(lambda x: jnp.maximum(x, jnp.nan))(1.0)) == 0.0

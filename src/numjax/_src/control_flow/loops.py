@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config
+from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import (
     TracedFun,
@@ -27,7 +28,7 @@ from numjax._src.control_flow.common import (
     typematch,
 )
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace
@@ -460,22 +461,53 @@ def _scan_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any]
     known = [x for x, u in zip(values, [*const_u, *carry_u, *xs_u], strict=True) if not u]
     n_kc = sum(not u for u in const_u)
     n_kcar = sum(not u for u in carry_u)
-    with set_current_trace(trace.parent):
-        known_outs = scan_p.bind(*known, **_scan_params(split.known, length, reverse, unroll,
-                                                         n_kc, n_kcar))
     n_res = len(split.res_avals)
-    residuals = known_outs[len(known_outs) - n_res:]
-    known_it = iter(known_outs[:len(known_outs) - n_res])
+    # As JAX: a residual that is a known input of the body is not stacked by the known scan
+    # but forwarded: a constant (or a constant of the body) as a constant of the unknown scan,
+    # an xs slice as the whole xs operand (no copy of xs).
+    kjaxpr = split.known.jaxpr
+    n_main = len(kjaxpr.outvars) - n_res
+    position = {v: i for i, v in enumerate(kjaxpr.invars)}
+    closed_const = dict(zip(kjaxpr.constvars, split.known.consts, strict=True))
+    forwarded: list[tuple[str, Any] | None] = []
+    for r in kjaxpr.outvars[n_main:]:
+        i = position.get(r, -1) if isinstance(r, Var) else -1
+        if 0 <= i < n_kc:
+            forwarded.append(("const", known[i]))
+        elif i >= n_kc + n_kcar:
+            forwarded.append(("xs", known[i]))
+        elif isinstance(r, Var) and r in closed_const:
+            forwarded.append(("const", closed_const[r]))
+        else:
+            forwarded.append(None)
+    stacked = [r for r, f in zip(kjaxpr.outvars[n_main:], forwarded, strict=True) if f is None]
+    # Dead code dropped too (a tangent coefficient a checkpoint policy does not save).
+    known_body = passes.dce(ClosedJaxpr(
+        kjaxpr.replace(outvars=[*kjaxpr.outvars[:n_main], *stacked]), split.known.consts))
+    with set_current_trace(trace.parent):
+        known_outs = scan_p.bind(*known, **_scan_params(known_body, length, reverse, unroll,
+                                                         n_kc, n_kcar))
+    stacked_it = iter(known_outs[n_main:])
+    residuals = [next(stacked_it) if f is None else f[1] for f in forwarded]
+    is_const = [f is not None and f[0] == "const" for f in forwarded]
+    known_it = iter(known_outs[:n_main])
     unknown_in = [x for x, u in zip(values, [*const_u, *carry_u, *xs_u], strict=True) if u]
     n_uc, n_ucar = sum(const_u), sum(carry_u)
-    # split.unknown takes (residuals, unknown consts, unknown carry, unknown xs): residuals
-    # are per-iteration values, so they go with the xs.
+    # split.unknown takes (residuals, unknown consts, unknown carry, unknown xs). The unknown
+    # scan takes, as JAX's: the constant residuals, its consts, carry and xs, then the
+    # per-iteration residuals.
     v = split.unknown.jaxpr.invars
-    invars = [*v[n_res:n_res + n_uc + n_ucar], *v[:n_res], *v[n_res + n_uc + n_ucar:]]
+    res_vars = v[:n_res]
+    invars = [*[r for r, c in zip(res_vars, is_const, strict=True) if c],
+              *v[n_res:],
+              *[r for r, c in zip(res_vars, is_const, strict=True) if not c]]
     body = ClosedJaxpr(split.unknown.jaxpr.replace(invars=invars), split.unknown.consts)
-    args = [*unknown_in[:n_uc + n_ucar], *residuals, *unknown_in[n_uc + n_ucar:]]
+    const_res = [r for r, c in zip(residuals, is_const, strict=True) if c]
+    xs_res = [r for r, c in zip(residuals, is_const, strict=True) if not c]
+    args = [*const_res, *unknown_in, *xs_res]
     unknown_outs = StagingTrace.process_primitive(
-        trace, scan_p, args, _scan_params(body, length, reverse, unroll, n_uc, n_ucar))
+        trace, scan_p, args, _scan_params(body, length, reverse, unroll, len(const_res) + n_uc,
+                                          n_ucar))
     unknown_it = iter(unknown_outs)
     return [next(unknown_it) if u else next(known_it) for u in split.out_unknowns]
 

@@ -35,7 +35,6 @@ from numjax._src.lax.rules import (
 from numjax._src.lax.structural import (
     _convert_element_type,
     broadcast_to_operands,
-    convert_element_type,
     full_like,
     select_n,
     select_n_p,
@@ -477,12 +476,12 @@ ad.defjvp(sub_p, lambda t, x, y: _bcast(t, x, y), lambda t, x, y: neg(_bcast(t, 
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
 ad.defjvp(div_p, lambda t, x, y: div(t, y),
           lambda t, x, y: mul(neg(t), div(div(x, y), y)))
-ad.defjvp(max_p,
-          lambda t, x, y: mul(_bcast(t, x, y), _balanced_eq(x, y, x)),
-          lambda t, x, y: mul(_bcast(t, x, y), _balanced_eq(y, x, y)))
-ad.defjvp(min_p,
-          lambda t, x, y: mul(_bcast(t, x, y), _balanced_eq(x, y, x, lt)),
-          lambda t, x, y: mul(_bcast(t, x, y), _balanced_eq(y, x, y, lt)))
+ad.defjvp2(max_p,
+           lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(x, ans, y)),
+           lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x)))
+ad.defjvp2(min_p,
+           lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(x, ans, y)),
+           lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x)))
 ad.defjvp(rem_p, lambda t, x, y: _bcast(t, x, y),
           lambda t, x, y: mul(neg(t), _round_toward_zero(div(x, y))))
 ad.defjvp(abs_p, lambda t, x: _abs_jvp(t, x))
@@ -523,13 +522,16 @@ def _const(x: Array, value: Any) -> Any:
     return _convert_element_type(value, aval.dtype, aval.weak_type)
 
 
-def _balanced_eq(x: Array, z: Array, y: Array, select: Any = None) -> Array:
-    """1 where x is the selected operand, 1/2 where x == z (ties split the gradient), else 0."""
-    dtype = get_aval(x).dtype
-    picked = gt(x, z) if select is None else select(x, z)
-    ties = eq(x, z)
-    return add(convert_element_type(bitwise_and(picked, bitwise_not(ties)), dtype),
-               mul(_const(x, 0.5), convert_element_type(ties, dtype)))
+def _balanced_eq(x: Array, z: Array, y: Array) -> Array:
+    """With z = max(x, y) (or min): 1 where z is x alone, 1/2 where it is both (a tie splits
+    the gradient), else 0; written as JAX's rule, (x == z ? 1 : 0) / (y == z ? 2 : 1)."""
+    # Operands are made in JAX's order, so the jaxprs read alike.
+    is_x = eq(x, z)
+    one, zero = full_like(z, 1), full_like(z, 0)
+    numerator = select_n(is_x, zero, one)
+    is_y = eq(y, z)
+    two, one = full_like(z, 2), full_like(z, 1)
+    return div(numerator, select_n(is_y, one, two))
 
 
 def _round_toward_zero(x: Array) -> Array:
