@@ -19,7 +19,7 @@ from typing import Any
 from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
@@ -163,8 +163,8 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
             leaves, store["tree"] = tree_flatten(out)
             return leaves
 
-        closed, consts = hoist_tracer_consts(trace_to_jaxpr(flat_fun,
-                                                            [get_aval(x) for x in flat]))
+        avals = [shaped_abstractify(x) for x in flat]
+        closed, consts = hoist_tracer_consts(trace_to_jaxpr(flat_fun, avals))
         outs = checkpoint_p.bind(*consts, *flat, jaxpr=closed, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
         return tree_unflatten(store["tree"], outs)

@@ -47,10 +47,12 @@ from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import JVPTrace, JVPTracer, Zero
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+from numjax._src.runtime.array import ArrayImpl
 from numjax._src.tree_util import (
     keystr,
     tree_flatten,
     tree_flatten_with_path,
+    tree_leaves,
     tree_map,
     tree_structure,
     tree_unflatten,
@@ -187,6 +189,13 @@ def _with_extra_invars(closed: ClosedJaxpr, at: int, avals: Sequence[Any]) -> Cl
     return ClosedJaxpr(jaxpr.replace(invars=invars), closed.consts)
 
 
+def _check_values(leaves: Sequence[Any]) -> None:
+    """JAX's TypeError for a leaf that is not an array (an eager call's operands or results)."""
+    for x in leaves:
+        if type(x) is not ArrayImpl:
+            get_aval(x)
+
+
 def _stop_gradient_tracers(x: Any) -> Any:
     from numjax._src.lax.structural import stop_gradient
     return tree_map(lambda leaf: stop_gradient(leaf) if isinstance(leaf, Tracer) else leaf, x)
@@ -209,6 +218,9 @@ class _CustomFunction:
     fun: Callable[..., Any]
     nondiff_argnums: tuple[int, ...]
     _exception: type[Exception]
+    # Whether an eager call rejects operands that are not arrays before running the function
+    # (custom_vjp does; custom_jvp, as JAX, only rejects such outputs).
+    _checks_operands: bool
 
     def _rules(self, nondiff: list[Any], in_tree: Any, avals: list[Any]
                ) -> tuple[Callable[..., Any], tuple[Callable[..., Any], ...], dict[str, Any]]:
@@ -226,7 +238,12 @@ class _CustomFunction:
         flat, in_tree = tree_flatten(diff)
         trace = current_trace()
         if isinstance(trace, EvalTrace):
-            return self.fun(*args)
+            if self._checks_operands:
+                _check_values(flat)
+            out = self.fun(*args)
+            if type(out) is not ArrayImpl:
+                _check_values(tree_leaves(out))
+            return out
         avals = [get_aval(x) for x in flat]
         fun, rules, store = self._rules(nondiff, in_tree, avals)
         owner = _relevant_trace(flat)
@@ -319,6 +336,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801 (JAX's name)
         return self._call(args)
 
     _exception = ad.CustomJVPException
+    _checks_operands = False
 
     def _rules(self, nondiff: list[Any], in_tree: Any, avals: list[Any]
                ) -> tuple[Callable[..., Any], tuple[Callable[..., Any], ...], dict[str, Any]]:
@@ -515,6 +533,7 @@ class custom_vjp(_CustomFunction):  # noqa: N801 (JAX's name)
         return self._call(args)
 
     _exception = ad.CustomVJPException
+    _checks_operands = True
 
     def _rules(self, nondiff: list[Any], in_tree: Any, avals: list[Any]
                ) -> tuple[Callable[..., Any], tuple[Callable[..., Any], ...], dict[str, Any]]:

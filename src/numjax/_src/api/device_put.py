@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.avals import ShapedArray, get_aval, shaped_abstractify
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
@@ -47,7 +47,11 @@ def _put(x: Any, device: Any) -> Any:
             placement.guard_device_to_device(x.shape, x.dtype, device, explicit=True)
         return ArrayImpl(np.array(x._buf, copy=True), x.weak_type, device, committed=True)
     target = devices.default_device() if device is None else device
-    aval = get_aval(x)
+    shaped_abstractify(x)  # JAX's errors for values that are not arrays
+    try:
+        aval = get_aval(x)
+    except TypeError:  # read as an array through a dtype attribute, it has no buffer
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type") from None
     transfer_guard.host_to_device(x, aval.dtype, device=target, explicit=True)
     buf, weak = _host_buffer(x)
     return ArrayImpl(buf, weak, device, committed=device is not None)

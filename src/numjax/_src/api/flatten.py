@@ -30,9 +30,8 @@ def flatten_fun(fun: Callable[..., Any], in_tree: PyTreeDef, has_aux: bool = Fal
         out = fun(*args, **kwargs)
         if has_aux:
             if not (isinstance(out, tuple | list) and len(out) == 2):
-                raise TypeError("expected a function with auxiliary data (has_aux=True) to "
-                                "return a pair (output, aux), got "
-                                f"{type(out).__name__}.")
+                raise TypeError("expected function with aux output to return a two-element "
+                                f"tuple, but got type {type(out)} with value {out!r}")
             out, aux = out
             store.aux = _aux_primals(aux)
         leaves, store.tree = tree_flatten(out)

@@ -32,7 +32,7 @@ from numjax._src.compiler.codegen import Executable, lower_jaxpr
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.compiler.executables import compile_jaxpr, executable_for
 from numjax._src.core import trace as trace_mod
-from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.avals import ShapedArray, get_aval, shaped_abstractify
 from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
 from numjax._src.core.trace import Primitive, Tracer, eval_trace, set_current_trace
@@ -593,7 +593,7 @@ class JitWrapped:
     def _compile(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _CacheEntry:
         start = time.perf_counter()
         closed, out_tree, flat_args, _, _ = self._trace(args, kwargs)
-        in_avals = [get_aval(x) if not isinstance(x, _AbstractArg) else x.aval
+        in_avals = [_dispatch_aval(x) if not isinstance(x, _AbstractArg) else x.aval
                     for x in flat_args]
         log = config.log_compiles.value
         if log:
@@ -702,17 +702,17 @@ def _abstractify(x: Any) -> Any:
     from numjax._src.api.transformations import ShapeDtypeStruct
     if isinstance(x, ShapeDtypeStruct):
         return x.aval
-    if isinstance(x, np.ndarray) and x.dtype.kind in "OUSV":
-        raise TypeError(f"Dtype {x.dtype} is not a valid JAX array type. Only arrays of numeric "
-                        "types are supported by JAX.")
+    return shaped_abstractify(x)
+
+
+def _dispatch_aval(x: Any) -> Any:
+    """The aval of an argument the call hands to the executable. One traced as the shape and
+    dtype it claims (a NumPy string scalar, an object with a dtype attribute) has none: JAX's
+    error when the call is dispatched."""
     try:
         return get_aval(x)
     except TypeError:
-        if isinstance(x, str):
-            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type"
-                            ) from None
-        raise TypeError(f"Cannot interpret value of type {type(x)} as an abstract array; it "
-                        "does not have a dtype attribute") from None
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.") from None
 
 
 def _aval_of(x: Any) -> Any:

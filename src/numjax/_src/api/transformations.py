@@ -12,7 +12,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.api.flatten import debug_info, flatten_fun
-from numjax._src.core.avals import ShapedArray, get_aval, is_array_like
+from numjax._src.core.avals import ShapedArray, check_arg, get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero
@@ -74,17 +74,21 @@ def jvp(fun: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fa
 
 
 def _check_tangent(primal: Any, tangent: Any) -> None:
-    p_aval, t_aval = get_aval(primal), get_aval(tangent)
-    expected = ad.tangent_aval(p_aval)
-    if p_aval.shape != t_aval.shape:
-        raise ValueError("jvp called with different primal and tangent shapes;Got primal "
-                         f"shape {p_aval.shape} and tangent shape as {t_aval.shape}")
-    if expected.dtype != t_aval.dtype:
+    # As JAX: the dtypes first (`dtypes.dtype`, so a value that is not an array is "Cannot
+    # determine dtype of ..."), then the shapes.
+    p_dtype = dtypes.dtype(primal, canonicalize=True)
+    expected = ad.tangent_aval(ShapedArray((), p_dtype)).dtype
+    t_dtype = dtypes.dtype(tangent, canonicalize=True)
+    if expected != t_dtype:
         raise TypeError(
             "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
             "case of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
-            f"{p_aval.dtype.name} and so expected tangent dtype {expected.dtype.name}, but got "
-            f"tangent dtype {t_aval.dtype.name} instead.")
+            f"{p_dtype} and so expected tangent dtype {expected}, but got tangent dtype "
+            f"{t_dtype} instead.")
+    p_shape, t_shape = get_aval(primal).shape, get_aval(tangent).shape
+    if p_shape != t_shape:
+        raise ValueError("jvp called with different primal and tangent shapes;Got primal "
+                         f"shape {p_shape} and tangent shape as {t_shape}")
 
 
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
@@ -137,6 +141,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     """
     _check_callable(fun)
     flat_primals, tree = tree_flatten((primals, {}))
+    for x in flat_primals:
+        check_arg(x)
     flat_fun, out = flatten_fun(fun, tree, has_aux)
     out_primals, pullback = ad.vjp_flat(flat_fun, flat_primals)
     assert out.tree is not None
@@ -235,17 +241,8 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         else:
             ans, vjp_fun = vjp(partial_fun, *diff_args)
         _check_scalar(ans)
+        _check_output_dtype("grad", holomorphic, ans)
         ans_aval = get_aval(ans)
-        if not holomorphic and ans_aval.dtype.kind == "c":
-            raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype "
-                            f"of np.floating), but got {ans_aval.dtype.name}. For holomorphic "
-                            "differentiation, pass holomorphic=True. For differentiation of "
-                            "non-holomorphic functions involving complex outputs, use "
-                            "jax.vjp directly.")
-        if not dtypes.issubdtype(ans_aval.dtype, np.inexact):
-            raise TypeError("grad requires real- or complex-valued outputs (output dtype that "
-                            "is a sub-dtype of np.inexact), but got "
-                            f"{ans_aval.dtype.name}.")
         # The unit cotangent is placed on the device: under a disallowing transfer guard an
         # eager grad is refused, as in JAX.
         transfer_guard.library_constant(1, ans_aval.dtype)
@@ -280,6 +277,25 @@ def _check_scalar(x: Any) -> None:
                         f"{aval.shape}.")
 
 
+def _check_output_dtype(name: str, holomorphic: bool, x: Any) -> None:
+    dt = _input_dtype(x)
+    if isinstance(dt, dtypes.ExtendedDType):
+        raise TypeError(f"{name} with output element type {dt}")  # key<fry>
+    if holomorphic:
+        if not dtypes.issubdtype(dt, np.complexfloating):
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex "
+                            f"dtype, but got {dt.name}.")
+    elif dtypes.issubdtype(dt, np.complexfloating):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {dt.name}. For holomorphic differentiation, "
+                        "pass holomorphic=True. For differentiation of non-holomorphic functions "
+                        "involving complex outputs, use jax.vjp directly.")
+    elif not dtypes.issubdtype(dt, np.floating):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {dt.name}. For differentiation of functions "
+                        "with integer outputs, use jax.vjp directly.")
+
+
 def _input_dtype(x: Any) -> Any:
     # Typed key arrays are one leaf to the user, of dtype key<impl>.
     return x.dtype if isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType) else (
@@ -287,6 +303,7 @@ def _input_dtype(x: Any) -> Any:
 
 
 def _check_input_dtype_grad(holomorphic: bool, allow_int: bool, x: Any) -> None:
+    check_arg(x)
     dt = _input_dtype(x)
     if dtypes.issubdtype(dt, np.complexfloating) and not holomorphic:
         return
@@ -329,6 +346,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
                 f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
         flat_args, in_tree = tree_flatten((args, kwargs))
         dims = _flatten_axes("vmap in_axes", in_tree, (in_axes, 0), args, kwargs)
+        if not flat_args and axis_size is None:
+            raise ValueError("vmap wrapped function must be passed at least one argument "
+                             f"containing an array, got empty *args={args} and "
+                             f"**kwargs={kwargs}")
         dims = [_canonical_dim(d, x) for d, x in zip(dims, flat_args, strict=True)]
         names = debug_info("vmap", fun, args, kwargs).arg_names
         size = _mapped_size(flat_args, dims, axis_size, names)
@@ -337,10 +358,6 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
 
         def fun_with_out_dims(*xs: Any) -> list[Any]:
             outs = flat_fun(*xs)
-            for o in outs:
-                if not is_array_like(o):
-                    raise TypeError(f"Output from batched function {o!r} with type "
-                                    f"{type(o)} is not a valid JAX type")
             assert out.tree is not None
             out_dims_store.extend(_flatten_out_axes(out.tree, out_axes))
             return outs
@@ -383,21 +400,38 @@ class _DeferredList(Sequence[Any]):
         return iter(self.store)
 
 
+def _shape(x: Any) -> tuple[int, ...]:
+    """An argument's shape; NumPy's reading of a value that is not an array (a string or an
+    object has shape ()), as JAX's vmap takes it: such a value is only rejected where it is
+    used."""
+    try:
+        return tuple(get_aval(x).shape)
+    except TypeError:
+        return tuple(np.shape(x))
+
+
 def _canonical_dim(d: Any, x: Any) -> int | None:
     if d is None:
         return None
-    ndim = get_aval(x).ndim
+    shape = _shape(x)
+    ndim = len(shape)
     if not -ndim <= d < ndim:
         raise ValueError(f"vmap was requested to map its argument along axis {d}, which "
                          f"implies that its rank should be at least {d + 1 if d >= 0 else -d}, "
-                         f"but is only {ndim} (its shape is {get_aval(x).shape})")
+                         f"but is only {ndim} (its shape is {shape})")
     return int(d) % ndim
+
+
+def _type_str(x: Any) -> str:
+    try:
+        return str(shaped_abstractify(x).str_short())
+    except TypeError:  # not an array: JAX's vmap reports its type as unknown
+        return "unknown"
 
 
 def _mapped_size(flat_args: Sequence[Any], dims: Sequence[int | None], axis_size: int | None,
                  names: Sequence[str]) -> int:
-    sizes = {get_aval(x).shape[d] for x, d in zip(flat_args, dims, strict=True)
-             if d is not None}
+    sizes = {_shape(x)[d] for x, d in zip(flat_args, dims, strict=True) if d is not None}
     if not sizes:
         if axis_size is None:
             raise ValueError("vmap must have at least one non-None value in in_axes")
@@ -406,10 +440,9 @@ def _mapped_size(flat_args: Sequence[Any], dims: Sequence[int | None], axis_size
         by_size: dict[int, list[str]] = {}
         for i, (x, d) in enumerate(zip(flat_args, dims, strict=True)):
             if d is not None:
-                aval = get_aval(x)
                 name = f"argument {names[i]}" if i < len(names) else "an argument"
-                by_size.setdefault(aval.shape[d], []).append(
-                    f"axis {d} of {name} of type {aval.str_short()}")
+                by_size.setdefault(_shape(x)[d], []).append(
+                    f"axis {d} of {name} of type {_type_str(x)}")
         lines = []
         for size, where in by_size.items():
             if len(where) == 1:
@@ -519,7 +552,7 @@ class ShapeDtypeStruct:
 def _abstractify(x: Any) -> Any:
     if isinstance(x, ShapeDtypeStruct):
         return x.aval
-    return get_aval(x)
+    return shaped_abstractify(x)
 
 
 def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
@@ -584,6 +617,8 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 def _std_basis(flat: Sequence[Any]) -> tuple[list[Any], int]:
     """One-hot tangents for every element of every leaf, stacked along a new leading axis."""
     import numpy as _np
+    if not flat:  # JAX takes the basis dtype as the leaves' result type
+        raise ValueError("at least one array or dtype is required")
     sizes = [int(_np.prod(get_aval(x).shape)) for x in flat]
     total = sum(sizes)
     basis = []
@@ -599,6 +634,7 @@ def _std_basis(flat: Sequence[Any]) -> tuple[list[Any], int]:
 
 
 def _check_input_dtype_jac(holomorphic: bool, x: Any, name: str) -> None:
+    check_arg(x)
     dt = _input_dtype(x)
     if holomorphic:
         if not dtypes.issubdtype(dt, np.complexfloating):
@@ -681,7 +717,9 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         dyn = tuple(args[n] for n in nums)
         for x in user_tree_leaves(dyn):
-            if not allow_int:
+            if allow_int:
+                check_arg(x)
+            else:
                 _check_input_dtype_jac(holomorphic, x, "jacrev")
 
         partial_fun = _argnums_partial(fun, args, kwargs, nums)
@@ -690,6 +728,8 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
             y, pullback, aux = vjp(partial_fun, *dyn, has_aux=True)
         else:
             y, pullback = vjp(partial_fun, *dyn)
+        for leaf in user_tree_leaves(y):
+            _check_output_dtype("jacrev", holomorphic, leaf)
         y_flat, y_tree = tree_flatten(y)
         basis, _ = _std_basis(y_flat)
         cts = vmap(lambda *c: pullback(tree_unflatten(y_tree, list(c))))(*basis)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.tree_util import tree_leaves, tree_map
 
 _SHORT_NAMES: dict[np.dtype, str] = {}
 
@@ -139,19 +140,32 @@ def _python_scalar_aval(x: Any) -> ShapedArray:
 
 
 def _numpy_aval(x: Any) -> ShapedArray:
-    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+    dtype = x.dtype
+    if dtype not in dtypes._VALID_DTYPES:
+        dtype = np.result_type(dtype)  # native byte order, as JAX reads a NumPy value
+        dtypes.check_valid_dtype(dtype)  # strings, objects, datetimes: JAX's TypeError
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(dtype))
 
 
 for _scalar_type in (bool, int, float, complex):
     aval_handlers[_scalar_type] = _python_scalar_aval
 aval_handlers[np.ndarray] = _numpy_aval
+# NumPy scalars of array dtypes only: np.str_, np.datetime64, np.void and np.object_ values
+# are not arrays to JAX (`Value np.str_('a') with type ... is not a valid JAX type`).
 for _numpy_type in set(np.sctypeDict.values()):
-    if issubclass(_numpy_type, np.generic):
+    if issubclass(_numpy_type, np.generic) and np.dtype(_numpy_type) in dtypes._VALID_DTYPES:
         aval_handlers[_numpy_type] = _numpy_aval
 
 
 def get_aval(x: Any) -> Any:
-    """The aval of any value numjax accepts as an array; TypeError for anything else."""
+    """The aval of any value numjax accepts as an array; TypeError for anything else.
+
+    >>> get_aval(1.0)
+    ShapedArray(float32[], weak_type=True)
+    >>> get_aval("a")
+    Traceback (most recent call last):
+    TypeError: Value 'a' with type <class 'str'> is not a valid JAX type
+    """
     handler = aval_handlers.get(type(x))
     if handler is not None:
         return handler(x)
@@ -175,3 +189,100 @@ def is_array_like(x: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+# The argument checks of JAX's entry points, each with its own text for a value that is not an
+# array. They run where an argument is first read, off the hot paths (an Array's type is in
+# `aval_handlers` and returns at the first test).
+
+
+def check_arg(x: Any) -> None:
+    """Reject a value that is not an array, as grad, vjp and the Jacobians do.
+
+    >>> check_arg("a")
+    Traceback (most recent call last):
+    TypeError: Argument 'a' of type <class 'str'> is not a valid JAX type.
+    """
+    if type(x) in aval_handlers and type(x) is not np.ndarray:
+        return
+    try:
+        get_aval(x)
+    except TypeError:
+        if isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType):
+            return  # a typed key array: one leaf to the user, its key data to transformations
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.") from None
+
+
+def shaped_abstractify(x: Any) -> Any:
+    """The aval of an argument of a staged function (jit, eval_shape, make_jaxpr, checkpoint,
+    an eager primitive): a string, a NumPy array of a non-array dtype and an object with no
+    dtype each get JAX's text; an object with a `dtype` (and `shape`) is read as one.
+
+    >>> shaped_abstractify(object())
+    Traceback (most recent call last):
+    TypeError: Cannot interpret value of type <class 'object'> as an abstract array; it does \
+not have a dtype attribute
+    """
+    handler = aval_handlers.get(type(x))
+    if handler is not None and type(x) is not np.ndarray:
+        return handler(x)
+    if type(x) is str:
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
+    if type(x) is np.ndarray:
+        dtypes.check_valid_dtype(x.dtype)  # the dtype as stored: big-endian arrays too
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+    try:
+        return get_aval(x)
+    except TypeError:
+        pass
+    if not hasattr(x, "dtype"):
+        raise TypeError(f"Cannot interpret value of type {type(x)} as an abstract array; it "
+                        "does not have a dtype attribute")
+    return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype, allow_extended_dtype=True),
+                       weak_type=bool(getattr(x, "weak_type", False)))
+
+
+def check_args_abstractify(args: Any) -> None:
+    """Raise what `shaped_abstractify` raises for the first bad leaf of the pytrees `args`
+    (what a jitted function raises before it runs)."""
+    for leaf in tree_leaves(args):
+        shaped_abstractify(leaf)
+
+
+def eager_operand_error(args: Sequence[Any]) -> TypeError | None:
+    """The error JAX gives for the operands of an eager primitive, or None if they are arrays.
+
+    JAX runs an eager primitive as a jitted function of its operands: each operand's leaves
+    are abstractified (`shaped_abstractify`'s texts), and one read as an array only through a
+    dtype attribute fails when the call is dispatched. An operand that is a container of
+    arrays passes that step; the primitive itself then rejects it."""
+    try:
+        check_args_abstractify(list(args))
+    except TypeError as err:
+        return err
+    for x in args:
+        if isinstance(x, list | tuple | dict):
+            return TypeError(f"Value {_staged_repr(x)} with type {type(x)} is not a valid JAX "
+                             "type")
+        if x is not None:
+            try:
+                get_aval(x)
+            except TypeError:
+                return TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
+    return None
+
+
+def _staged_repr(x: Any) -> str:
+    """How JAX prints a container of arrays inside the jitted function it was passed to: each
+    leaf is a tracer (`[Traced<ShapedArray(float32[], weak_type=True)>with<...>]`)."""
+    return repr(tree_map(lambda leaf: _StagedLeaf(shaped_abstractify(leaf)), x))
+
+
+class _StagedLeaf:
+    """How JAX prints the tracer of a leaf of an eager primitive's operand."""
+
+    def __init__(self, aval: Any) -> None:
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval!r}>with<DynamicJaxprTrace(level=1/0)>"

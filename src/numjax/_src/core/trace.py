@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src.core import errors
-from numjax._src.core.avals import aval_handlers
+from numjax._src.core.avals import aval_handlers, eager_operand_error, get_aval
 
 
 class DebugInfo:
@@ -79,7 +79,13 @@ class Primitive:
     def bind(self, *args: Any, **params: Any) -> Any:
         trace = _trace_state.trace
         if trace is eval_trace:  # the eager hot path skips one method dispatch
-            return eager_apply(self, args, params)
+            try:
+                return eager_apply(self, args, params)
+            except TypeError:
+                error = eager_operand_error(args)  # an operand that is not an array
+                if error is None:
+                    raise
+                raise error from None
         return trace.process_primitive(self, args, params)
 
     # -- rule registration -------------------------------------------------------------
@@ -388,3 +394,31 @@ def _tracer_aval(x: Tracer) -> Any:
 
 aval_handlers[Tracer] = _tracer_aval
 
+
+
+def operand_aval(x: Any, attribute: str | None = None) -> Any:
+    """The aval of a lax function's operand, read before the primitive is bound.
+
+    For a value that is not an array, the error JAX's function gives: an AttributeError when
+    JAX's wrapper reads the operand's `attribute` (`"shape"`, `"ndim"`) and the value has no
+    such attribute; otherwise what binding gives (eagerly, the texts of an eager primitive's
+    operands; under a transformation, `get_aval`'s).
+
+    >>> operand_aval(object(), "ndim")
+    Traceback (most recent call last):
+    AttributeError: 'object' object has no attribute 'ndim'
+    """
+    handler = aval_handlers.get(type(x))
+    if handler is not None:
+        return handler(x)
+    try:
+        return get_aval(x)
+    except TypeError:
+        if attribute is not None and not hasattr(x, attribute):
+            raise AttributeError(f"'{type(x).__name__}' object has no attribute '{attribute}'"
+                                 ) from None
+        if _trace_state.trace is eval_trace:
+            error = eager_operand_error([x])
+            if error is not None:
+                raise error from None
+        raise

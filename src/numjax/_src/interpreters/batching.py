@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from numjax._src.core.avals import get_aval
+import numpy as np
+
+from numjax._src.core.avals import aval_handlers, get_aval
 from numjax._src.core.trace import (
     Primitive,
     Trace,
@@ -108,7 +110,18 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
                    for x, d in zip(args, in_dims, strict=True)]
         outs = fun(*tracers)
         pairs = [trace.to_val_dim(o) for o in outs]
+    for v, _ in pairs:
+        if type(v) not in aval_handlers or type(v) is np.ndarray:
+            _check_output(v)
     return [move_dim(v, d, od, axis_size) for (v, d), od in zip(pairs, out_dims, strict=True)]
+
+
+def _check_output(x: Any) -> None:
+    try:
+        get_aval(x)
+    except TypeError:
+        raise TypeError(f"Output from batched function {x!r} with type {type(x)} is not a "
+                        "valid JAX type") from None
 
 
 # ---- helpers for batch rules ---------------------------------------------------------------

@@ -25,7 +25,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
@@ -493,7 +493,8 @@ def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], 
     >>> conv_general_dilated(jnp.ones((1, 1, 5)), jnp.ones((1, 1, 3)), (1,), 'SAME')
     Array([[[2., 3., 3., 3., 2.]]], dtype=float32)
     """
-    lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape
+    lhs_shape = operand_aval(lhs, "shape").shape
+    rhs_shape = operand_aval(rhs, "shape").shape
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     nsp = len(lhs_shape) - 2
     strides = tuple(int(s) for s in window_strides)

@@ -12,7 +12,7 @@ from numjax._src import dtypes
 from numjax._src.compiler.lowering import fresh_results
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import param_printers
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
@@ -263,7 +263,7 @@ def dot_general(lhs: Array, rhs: Array, dimension_numbers: Any, precision: Any =
 def dot(lhs: Array, rhs: Array, precision: Any = None,
         preferred_element_type: Any = None) -> Array:
     """Vector/matrix dot product of 1-D or 2-D operands."""
-    l_ndim, r_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
+    l_ndim, r_ndim = operand_aval(lhs, "ndim").ndim, operand_aval(rhs, "ndim").ndim
     if 1 <= l_ndim <= 2 and 1 <= r_ndim <= 2:
         return dot_general(lhs, rhs, (((l_ndim - 1,), (0,)), ((), ())), precision,
                            preferred_element_type)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import bdim_at_front, not_mapped
@@ -228,7 +228,7 @@ def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
     wrapper's convention, as in JAX), then the primitive clamps."""
     from numjax._src.core.trace import Tracer
     from numjax._src.lax import lax
-    shape = get_aval(operand).shape
+    shape = operand_aval(operand, "ndim").shape
     if isinstance(start_indices, np.ndarray | Tracer) or hasattr(start_indices, "aval"):
         aval = get_aval(start_indices)
         if aval.ndim != 1:
@@ -299,7 +299,7 @@ def dynamic_slice_in_dim(operand: Array, start_index: Any, slice_size: int,
     Array([[1, 2],
            [4, 5]], dtype=int32)
     """
-    shape = get_aval(operand).shape
+    shape = operand_aval(operand, "ndim").shape
     axis = int(axis) % len(shape)
     starts: list[Any] = [0] * len(shape)
     starts[axis] = start_index

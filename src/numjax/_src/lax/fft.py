@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.avals import ShapedArray, aval_handlers, check_args_abstractify, get_aval
 from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
@@ -195,6 +195,8 @@ def fft(x: Array, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Array:
     Array([1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)
     """
     typ = _fft_type(fft_type)
+    if type(x) not in aval_handlers or type(x) is np.ndarray:
+        check_args_abstractify(x)  # JAX's fft is a jitted function of `x`
     dtype = dtypes.dtype(x)
     if typ == FftType.RFFT:
         if dtype.kind == "c":

@@ -20,7 +20,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 
@@ -607,7 +607,13 @@ def _scatter_bind(p: Primitive, operand: Array, indices: Array, updates: Array,
                   unique_indices: bool, mode: str | GatherScatterMode | None) -> Array:
     from numjax._src.lax import lax
     dn = ScatterDimensionNumbers(*(_canonical_ints(f) for f in dimension_numbers))
-    aval = get_aval(operand)
+    if p is not scatter_p:  # JAX makes the combiner from a constant of the operand's dtype
+        try:
+            get_aval(operand)
+        except TypeError:
+            dtypes.dtype(operand)
+            raise
+    aval = operand_aval(operand)
     if get_aval(updates).dtype != aval.dtype:
         updates = lax._convert_element_type(updates, aval.dtype, aval.weak_type)
     return p.bind(operand, indices, updates, dimension_numbers=dn,

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive, current_trace
+from numjax._src.core.trace import Primitive, Tracer, current_trace
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import dynamic_slicing, reductions
 from numjax._src.lax import elementwise as ew
@@ -112,6 +113,10 @@ pmin_p.def_jvp(_pmax_pmin_jvp(pmin_p))
 
 def _tree_collective(p: Primitive, x: Any, axis_name: Any) -> Any:
     leaves, tree = tree_flatten(x)
+    if p is psum_p:
+        for leaf in leaves:  # JAX's psum reads each leaf's dtype first (bools are summed as ints)
+            if not isinstance(leaf, Tracer):
+                dtypes.dtype(leaf)
     outs = p.bind(*leaves, axes=_names(axis_name))
     return tree_unflatten(tree, outs)
 

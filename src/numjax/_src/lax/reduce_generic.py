@@ -21,7 +21,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, jaxpr_as_fun
-from numjax._src.core.trace import Primitive, Tracer
+from numjax._src.core.trace import Primitive, Tracer, operand_aval
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import reductions as red
@@ -272,10 +272,10 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
     """
     flat_ops, treedef = tree_flatten(operands)
     flat_inits, init_tree = tree_flatten(init_values)
-    if len(flat_ops) != len(flat_inits) or treedef != init_tree:
-        raise ValueError(f"reduce: operands {treedef} and init_values {init_tree} must have the "
-                         "same structure")
-    op_avals = [get_aval(o) for o in flat_ops]
+    if treedef != init_tree:
+        raise ValueError("Operands must have the same tree structure as init_values: "
+                         f"{treedef} vs. {init_tree}")
+    op_avals = [operand_aval(o) for o in flat_ops]
     dims = tuple(int(d) for d in dimensions)
     kind = monoid_kind(computation)
     if kind in ("and", "or", "xor") and len(flat_ops) == 1:

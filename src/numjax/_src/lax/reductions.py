@@ -9,7 +9,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis
@@ -264,12 +264,12 @@ del _p, _which
 
 
 def argmax(operand: Array, axis: int, index_dtype: Any) -> Array:
-    axis = canonical_axes("argmax", (axis,), get_aval(operand).ndim)[0]
+    axis = canonical_axes("argmax", (axis,), operand_aval(operand).ndim)[0]
     return argmax_p.bind(operand, axes=(axis,),
                          index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
 def argmin(operand: Array, axis: int, index_dtype: Any) -> Array:
-    axis = canonical_axes("argmin", (axis,), get_aval(operand).ndim)[0]
+    axis = canonical_axes("argmin", (axis,), operand_aval(operand).ndim)[0]
     return argmin_p.bind(operand, axes=(axis,),
                          index_dtype=dtypes.canonicalize_dtype(index_dtype))

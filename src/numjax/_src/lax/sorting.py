@@ -22,7 +22,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis, not_mapped
@@ -138,7 +138,9 @@ def sort(operand: Array | Sequence[Array], dimension: int = -1, is_stable: bool 
         single = False
     else:
         operands, single = (operand,), True
-    ndim = get_aval(operands[0]).ndim
+    if not hasattr(operands[0], "shape"):  # JAX reads the first operand's shape
+        raise AttributeError(f"'{type(operands[0]).__name__}' object has no attribute 'shape'")
+    ndim = operand_aval(operands[0]).ndim
     dimension = int(dimension)
     if not -ndim <= dimension < ndim:
         raise ValueError(f"axis {dimension} is out of bounds for array of dimension {ndim}")

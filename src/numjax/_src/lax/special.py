@@ -17,7 +17,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.batching import bdim_at_front, not_mapped
 from numjax._src.lax import elementwise as ew
@@ -330,7 +330,7 @@ def clamp(min: Array, x: Array, max: Array) -> Array:
     Array([0. , 0.5, 1. ], dtype=float32)
     """
     # Python-scalar bounds take the operand's dtype (they are weak in JAX).
-    aval = get_aval(x)
+    aval = operand_aval(x)
     if type(min) in (int, float):
         min = st._convert_element_type(min, aval.dtype, True)
     if type(max) in (int, float):

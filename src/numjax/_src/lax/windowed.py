@@ -26,7 +26,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.lax import elementwise as ew
@@ -402,9 +402,9 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
     flat_ops, treedef = tree_flatten(operand)
     flat_inits, init_tree = tree_flatten(init_value)
     if treedef != init_tree:
-        raise ValueError(f"reduce_window: operands {treedef} and init_values {init_tree} must "
-                         "have the same structure")
-    avals = [get_aval(o) for o in flat_ops]
+        raise ValueError("Operands must have the same tree structure as init_values: "
+                         f"{treedef} vs. {init_tree}")
+    avals = [operand_aval(o, "shape") for o in flat_ops]
     ndim = avals[0].ndim
     dims = tuple(int(d) for d in window_dimensions)
     strides = tuple(int(s) for s in window_strides)

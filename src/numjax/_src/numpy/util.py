@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config, dtypes
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import aval_handlers, check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.runtime.array import ArrayImpl
@@ -17,7 +17,60 @@ from numjax._src.runtime.array import ArrayImpl
 Array = Any
 
 
+# The jnp functions whose array arguments JAX 0.4.30 passes to a jitted function first (the
+# function itself, or the compiled helper it calls). Those arguments are abstractified before
+# any check, so a value that is not an array fails with jit's texts ("Cannot interpret value of
+# type ... as an abstract array", "Argument 'abc' of type <class 'str'> is not a valid JAX
+# type", "Dtype <U1 is not a valid JAX array type"), where a function JAX runs op by op says
+# "<name> requires ndarray or scalar arguments" (and accepts strings as NumPy scalars, to fail
+# later). Containers (lists, None) pass jit and get that text in both.
+JITTED = frozenset("""
+abs absolute acos acosh add all allclose amax amin angle any append arccos arccosh arcsin
+arcsinh arctan arctan2 arctanh argpartition argsort argwhere around asin asinh atan atan2 atanh
+atleast_1d atleast_2d atleast_3d average bitwise_and bitwise_count bitwise_invert
+bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor block broadcast_arrays
+cbrt ceil clip conj conjugate convolve copysign corrcoef correlate cos cosh count_nonzero cov
+cross cumprod cumsum deg2rad degrees diag diagonal diff digitize divide divmod dot ediff1d equal
+exp exp2 expm1 fabs fix flatnonzero float_power floor floor_divide fmax fmin fmod frexp gcd
+geomspace gradient greater greater_equal heaviside hypot i0 imag inner interp invert isclose
+iscomplex isfinite isinf isnan isreal kron lcm ldexp left_shift less less_equal lexsort linspace
+log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor
+logspace matmul max maximum mean median min minimum mod modf multiply nan_to_num nanargmax
+nanargmin nancumprod nancumsum nanmax nanmean nanmedian nanmin nanpercentile nanprod nanquantile
+nanstd nansum nanvar negative nextafter not_equal outer packbits partition percentile poly
+polyadd polyder polyfit polyint polysub polyval positive prod ptp quantile rad2deg radians ravel
+real reciprocal remainder resize right_shift rint rollaxis rot90 round round_ searchsorted sign
+signbit sin sinc sinh sort sort_complex sqrt square std subtract sum swapaxes take
+take_along_axis tan tanh trace trapezoid tril triu true_divide trunc unpackbits unstack unwrap
+vander var vdot
+""".split())
+
+_SCALAR_TYPES = frozenset((bool, int, float, complex))
+
+
 def check_arraylike(name: str, *args: Any) -> None:
+    """JAX's check of a jnp function's array arguments: TypeError for one that is not an
+    array, a scalar or (for functions JAX runs op by op) a string. Arrays, tracers and Python
+    numbers return at once.
+
+    >>> check_arraylike("add", object())
+    Traceback (most recent call last):
+    TypeError: Cannot interpret value of type <class 'object'> as an abstract array; it does \
+not have a dtype attribute
+    >>> check_arraylike("add", [1.0])
+    Traceback (most recent call last):
+    TypeError: add requires ndarray or scalar arguments, got <class 'list'> at position 0.
+    """
+    for x in args:
+        if not (type(x) is ArrayImpl or type(x) in _SCALAR_TYPES or isinstance(x, Tracer)
+                or type(x) is np.ndarray and x.dtype in dtypes._VALID_DTYPES):
+            _check_arraylike_slow(name, args)
+            return
+
+
+def _check_arraylike_slow(name: str, args: tuple[Any, ...]) -> None:
+    if name in JITTED:
+        check_args_abstractify(args)
     for i, x in enumerate(args):
         if not _is_arraylike(x):
             raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
@@ -25,8 +78,10 @@ def check_arraylike(name: str, *args: Any) -> None:
 
 
 def _is_arraylike(x: Any) -> bool:
-    return (isinstance(x, ArrayImpl | Tracer | np.ndarray | np.generic | bool | int | float
-                       | complex) or hasattr(x, "__jax_array__"))
+    """JAX's arraylike: an array (typed key arrays too), a tracer, an object with
+    `__jax_array__` or a NumPy scalar in NumPy's wide sense (strings and bytes included)."""
+    return (isinstance(x, ArrayImpl | Tracer | np.ndarray) or hasattr(x, "__jax_array__")
+            or np.isscalar(x) or isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType))
 
 
 def promote_dtypes(*args: Array) -> list[Array]:
@@ -108,7 +163,16 @@ def canonicalize_axis(axis: int, ndim: int) -> int:
 
 
 def ensure_array(x: Any) -> Array:
-    """Python scalars and NumPy values become Arrays (weak for Python scalars)."""
+    """Python scalars and NumPy values become Arrays (weak for Python scalars). A value that is
+    not an array fails as JAX's jit rejects it: JAX compiles most jnp functions (or the helper
+    they hand their arguments to) before reading their arguments."""
     if type(x) is ArrayImpl or isinstance(x, Tracer):
         return x
+    if type(x) not in aval_handlers or type(x) is np.ndarray and (
+            x.dtype not in dtypes._VALID_DTYPES):
+        try:
+            get_aval(x)
+        except TypeError:
+            check_args_abstractify(x)  # jit's error, if there is one for a leaf of `x`
+            raise
     return lax._convert_element_type(x, None, dtypes.is_weakly_typed(x))
