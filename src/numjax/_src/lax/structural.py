@@ -16,7 +16,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive, Tracer, operand_aval
+from numjax._src.core.trace import Primitive, Tracer
 from numjax._src.interpreters import ad, batching, staging
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
@@ -67,15 +67,17 @@ def float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     type's bounds (infinities included), with NaN becoming 0; NumPy's cast wraps or returns an
     arbitrary value instead (`jnp.arange(254., 258.).astype('uint8')` is [254, 255, 255, 255])."""
     info = dtypes.iinfo(dtype)
-    # In float64 the bounds of every integer type up to 32 bits are exact, and so is each
-    # input value (float16/bfloat16/float32 widen exactly).
-    wide = x.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        clipped = np.clip(wide, float(info.min), float(info.max))
-        out = np.where(np.isnan(wide), 0, clipped).astype(dtype)
-    if info.bits == 64:
-        # 2**63 - 1 and 2**64 - 1 round up to a power of two in float64, which overflows.
-        out = np.where(wide >= float(info.max), info.max, out)
+    # The bounds are compared as float64 scalars (exact: the minimum and one past the maximum
+    # are powers of two), so every float type compares exactly; NumPy's cast is right inside.
+    lo, top = np.float64(info.min), np.float64(info.max) + 1
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = x.astype(dtype)
+        inside = (x >= lo) & (x < top)
+        if not inside.all():
+            bad = ~inside
+            outside = x[bad]
+            out[bad] = np.where(np.isnan(outside), 0,
+                                np.where(outside > 0, info.max, info.min))
     return out
 
 
@@ -123,11 +125,7 @@ def convert_element_type(operand: Array, new_dtype: Any) -> Array:
 
 def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool = False
                           ) -> Array:
-    try:
-        aval = get_aval(operand)
-    except TypeError:
-        dtypes.dtype(operand)  # as JAX, the operand's dtype is read first: its error if none
-        raise
+    aval = get_aval(operand)
     new = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(new_dtype)
     if type(operand) in (bool, int, float, complex):
         if transfer_guard._in_use:
@@ -233,7 +231,7 @@ def broadcast_in_dim(operand: Array, shape: Sequence[int],
     """
     shape = _shape_tuple("broadcast_in_dim", shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
-    aval = operand_aval(operand)
+    aval = get_aval(operand)
     if aval.shape == shape and dims == tuple(range(len(shape))) and isinstance(
             operand, (Tracer, *_array_types())):
         return operand
@@ -247,7 +245,7 @@ def _array_types() -> tuple[type, ...]:
 
 def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
     """Add leading dimensions of the given sizes."""
-    aval = operand_aval(operand)
+    aval = get_aval(operand)
     sizes = tuple(sizes)
     dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
     return broadcast_in_dim(operand, sizes + aval.shape, dims)
@@ -315,11 +313,7 @@ def guard_fill_transfer(fill_value: Any, dtype: Any) -> None:
 
 @transfer_guard.places_constants
 def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
-    try:
-        aval = get_aval(x)
-    except TypeError:
-        dtypes.dtype(x)  # as JAX, the dtype is read first: its error if there is none
-        raise
+    aval = get_aval(x)
     weak = dtype is None and aval.weak_type
     dtype = aval.dtype if dtype is None else dtype
     guard_fill_transfer(fill_value, dtype)
@@ -407,7 +401,7 @@ def reshape(operand: Array, new_sizes: Sequence[int],
     """
     new_sizes = _shape_tuple("reshape", new_sizes)
     dims = None if dimensions is None else tuple(int(d) for d in dimensions)
-    aval = operand_aval(operand)
+    aval = get_aval(operand)
     if dims is not None and dims == tuple(range(aval.ndim)):
         dims = None
     if aval.shape == new_sizes and dims is None and isinstance(operand, (Tracer, *_array_types())):
@@ -463,7 +457,7 @@ squeeze_p.def_batch(_squeeze_batch)
 
 
 def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
-    ndim = operand_aval(array).ndim
+    ndim = get_aval(array).ndim
     dims = tuple(sorted(int(d) % ndim if ndim else int(d) for d in dimensions))
     if not dims and isinstance(array, (Tracer, *_array_types())):
         return array
@@ -471,7 +465,7 @@ def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
 
 
 def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
-    aval = operand_aval(array)
+    aval = get_aval(array)
     ndim_out = aval.ndim + len(dimensions)
     dims = sorted(int(d) % ndim_out for d in dimensions)
     shape = list(aval.shape)
@@ -877,7 +871,7 @@ def slice(operand: Array, start_indices: Sequence[int], limit_indices: Sequence[
 @transfer_guard.places_constants
 def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0) -> Array:
-    shape = operand_aval(operand, "ndim").shape
+    shape = get_aval(operand).shape
     axis = int(axis) % len(shape)
     start = [0] * len(shape)
     limit = list(shape)
@@ -892,7 +886,7 @@ def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | Non
 
 
 def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
-    shape = operand_aval(operand, "shape").shape
+    shape = get_aval(operand).shape
     axis = int(axis) % len(shape)
     index = int(index) + shape[axis] if int(index) < 0 else int(index)
     out = slice_in_dim(operand, index, index + 1, 1, axis)
