@@ -16,7 +16,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive, Tracer
+from numjax._src.core.trace import Primitive, Tracer, operand_aval
 from numjax._src.interpreters import ad, batching, staging
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
@@ -125,7 +125,11 @@ def convert_element_type(operand: Array, new_dtype: Any) -> Array:
 
 def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool = False
                           ) -> Array:
-    aval = get_aval(operand)
+    try:
+        aval = get_aval(operand)
+    except TypeError:
+        dtypes.dtype(operand)  # as JAX, the operand's dtype is read first: its error if none
+        raise
     new = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(new_dtype)
     if type(operand) in (bool, int, float, complex):
         if transfer_guard._in_use:
@@ -231,7 +235,7 @@ def broadcast_in_dim(operand: Array, shape: Sequence[int],
     """
     shape = _shape_tuple("broadcast_in_dim", shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
-    aval = get_aval(operand)
+    aval = operand_aval(operand)
     if aval.shape == shape and dims == tuple(range(len(shape))) and isinstance(
             operand, (Tracer, *_array_types())):
         return operand
@@ -245,7 +249,7 @@ def _array_types() -> tuple[type, ...]:
 
 def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
     """Add leading dimensions of the given sizes."""
-    aval = get_aval(operand)
+    aval = operand_aval(operand)
     sizes = tuple(sizes)
     dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
     return broadcast_in_dim(operand, sizes + aval.shape, dims)
@@ -313,7 +317,11 @@ def guard_fill_transfer(fill_value: Any, dtype: Any) -> None:
 
 @transfer_guard.places_constants
 def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
-    aval = get_aval(x)
+    try:
+        aval = get_aval(x)
+    except TypeError:
+        dtypes.dtype(x)  # as JAX, the dtype is read first: its error if there is none
+        raise
     weak = dtype is None and aval.weak_type
     dtype = aval.dtype if dtype is None else dtype
     guard_fill_transfer(fill_value, dtype)
@@ -401,7 +409,7 @@ def reshape(operand: Array, new_sizes: Sequence[int],
     """
     new_sizes = _shape_tuple("reshape", new_sizes)
     dims = None if dimensions is None else tuple(int(d) for d in dimensions)
-    aval = get_aval(operand)
+    aval = operand_aval(operand)
     if dims is not None and dims == tuple(range(aval.ndim)):
         dims = None
     if aval.shape == new_sizes and dims is None and isinstance(operand, (Tracer, *_array_types())):
@@ -457,7 +465,7 @@ squeeze_p.def_batch(_squeeze_batch)
 
 
 def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
-    ndim = get_aval(array).ndim
+    ndim = operand_aval(array).ndim
     dims = tuple(sorted(int(d) % ndim if ndim else int(d) for d in dimensions))
     if not dims and isinstance(array, (Tracer, *_array_types())):
         return array
@@ -465,7 +473,7 @@ def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
 
 
 def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
-    aval = get_aval(array)
+    aval = operand_aval(array)
     ndim_out = aval.ndim + len(dimensions)
     dims = sorted(int(d) % ndim_out for d in dimensions)
     shape = list(aval.shape)
@@ -871,7 +879,7 @@ def slice(operand: Array, start_indices: Sequence[int], limit_indices: Sequence[
 @transfer_guard.places_constants
 def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0) -> Array:
-    shape = get_aval(operand).shape
+    shape = operand_aval(operand, "ndim").shape
     axis = int(axis) % len(shape)
     start = [0] * len(shape)
     limit = list(shape)
@@ -886,7 +894,7 @@ def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | Non
 
 
 def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
-    shape = get_aval(operand).shape
+    shape = operand_aval(operand, "shape").shape
     axis = int(axis) % len(shape)
     index = int(index) + shape[axis] if int(index) < 0 else int(index)
     out = slice_in_dim(operand, index, index + 1, 1, axis)
