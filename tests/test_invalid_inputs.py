@@ -385,3 +385,12 @@ def test_invalid_input_raises_jax_error(case, call, error, message):
         call()
     assert type(info.value) is error
     assert str(info.value) == message
+
+
+def test_shape_ndim_size_read_any_value_as_numpy_does():
+    # jnp.shape/ndim/size are NumPy's in JAX: they never reject a value.
+    strings = np.array([["a", "b"]])
+    assert (jnp.shape(strings), jnp.ndim(strings), jnp.size(strings), jnp.size(strings, 1)) \
+        == ((1, 2), 2, 2, 2)
+    assert (jnp.shape(object()), jnp.shape("abc"), jnp.ndim(None)) == ((), (), 0)
+    assert jnp.shape([[1, 2]]) == (1, 2)

@@ -22,9 +22,12 @@ def shape(a: Array) -> tuple[int, ...]:
 
 
 def _shape_of(a: Array) -> tuple[int, ...]:
-    if isinstance(a, list | tuple):  # nested sequences, as NumPy reads them
-        return tuple(np.shape(a))
-    return tuple(get_aval(a).shape)
+    """NumPy's reading of a shape (as in JAX, whose shape/ndim/size are NumPy's): an object's
+    `shape` attribute, else the shape NumPy gives it (sequences nest, anything else is 0-d)."""
+    shape = getattr(a, "shape", None)
+    if shape is not None:
+        return tuple(shape)
+    return tuple(np.shape(a))
 
 
 def ndim(a: Array) -> int:
