@@ -436,3 +436,21 @@ def test_transfer_guard_documentation_example(capsys):
         finally:
             numjax.config.update("jax_transfer_guard", None)
     assert capsys.readouterr().out == "x 1\nx 1\ny 2\nz could not be fetched\n"
+
+
+def test_a_numpy_argument_of_jit_is_one_transfer_per_call(caplog):
+    # As in JAX: a cache miss (trace and compile) logs the argument once, like a hit.
+    numjax.clear_caches()
+    f = numjax.jit(lambda x, y: x + y)
+    g = numjax.jit(lambda x: x * 2)  # NumPy arguments only: the fast path
+    a = np.ones(3, np.float32)
+    with caplog.at_level(logging.WARNING, logger="numjax"):
+        with numjax.transfer_guard("log"):
+            f(a, 1.0)
+            f(a, 1.0)
+            g(a)
+            g(a)
+    messages = [r.getMessage() for r in caplog.records if "transfer" in r.getMessage()]
+    vector = "host-to-device transfer: aval=ShapedArray(float32[3]), dst_sharding=" + REPLICATED
+    scalar = "host-to-device transfer: aval=ShapedArray(float32[]), dst_sharding=" + REPLICATED
+    assert messages == [vector, scalar, vector, scalar, vector, vector]

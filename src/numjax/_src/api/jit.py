@@ -389,8 +389,6 @@ class JitWrapped:
                     bufs.append(a._buf)
                 elif type(a) is np.ndarray:
                     dtype = canonicalize_dtype(a.dtype)
-                    if transfer_guard._in_use:
-                        transfer_guard.host_to_device(a, dtype)
                     key_avals.append(ShapedArray(a.shape, dtype))
                     bufs.append(a if a.dtype == dtype else a.astype(dtype))
                 else:
@@ -398,6 +396,12 @@ class JitWrapped:
             else:
                 entry = self._cache.get((*key_avals, config.trace_context()))
                 if entry is not None:
+                    if transfer_guard._in_use:
+                        # Each NumPy argument is placed on the device (a miss guards them
+                        # on the general path below, once).
+                        for a, aval in zip(args, key_avals, strict=True):
+                            if type(a) is np.ndarray:
+                                transfer_guard.host_to_device(a, aval.dtype)
                     if entry.aliased:
                         bufs = _private_host_inputs(bufs, args, entry.aliased)
                     if entry.async_:
