@@ -129,6 +129,22 @@ def test_run_in_process_sets_argv_main_and_sibling_imports(tmp_path, capsys, cle
     sys.modules.pop("helper", None)
 
 
+def test_run_names_the_script_as_python_does(tmp_path, monkeypatch, capsys, clean_jax_modules):
+    # `python prog.py`: __file__ and the code's file name are absolute, argv[0] is as typed,
+    # __package__ and __spec__ are None, and classes defined there pickle.
+    (tmp_path / "prog.py").write_text(
+        "import pickle, sys\n"
+        "class A: pass\n"
+        "print(__file__, sys._getframe().f_code.co_filename, sys.argv[0], __package__,\n"
+        "      __spec__, type(pickle.loads(pickle.dumps(A()))).__name__)\n")
+    monkeypatch.chdir(tmp_path)
+    main_module = sys.modules["__main__"]
+    assert main(["run", "prog.py"]) == 0
+    path = str(tmp_path / "prog.py")
+    assert capsys.readouterr().out == f"{path} {path} prog.py None None A\n"
+    assert sys.modules["__main__"] is main_module
+
+
 def test_run_module(tmp_path, monkeypatch, capsys, clean_jax_modules):
     (tmp_path / "jaxprog_as_module.py").write_text(
         "import sys, jax.numpy as jnp\nprint(sys.argv[1:], int(jnp.arange(5).sum()))\n"

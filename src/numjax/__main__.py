@@ -7,9 +7,12 @@ directory first on `sys.path`, after `numjax.compat.install()` has aliased `jax`
 
 from __future__ import annotations
 
+import builtins
+import importlib.machinery
 import os
 import runpy
 import sys
+import types
 from collections.abc import Sequence
 
 USAGE = """\
@@ -44,10 +47,31 @@ def run(target: str, args: Sequence[str], *, as_module: bool = False) -> None:
         if as_module:
             runpy.run_module(target, run_name="__main__", alter_sys=True)
         else:
-            runpy.run_path(target, run_name="__main__")
+            _run_script(target)
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
+
+
+def _run_script(target: str) -> None:
+    """Run the file `target` as `python target` does: as the `__main__` module, its code and
+    `__file__` named by the absolute path, `sys.argv[0]` left as typed."""
+    path = os.path.abspath(target)
+    with open(path, "rb") as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    module = types.ModuleType("__main__")
+    module.__dict__.update(__file__=path, __cached__=None, __package__=None, __spec__=None,
+                           __loader__=importlib.machinery.SourceFileLoader("__main__", path),
+                           __builtins__=builtins)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = module  # so that pickle finds the program's classes
+    try:
+        exec(code, module.__dict__)
+    finally:
+        if saved is None:
+            del sys.modules["__main__"]
+        else:
+            sys.modules["__main__"] = saved
 
 
 def main(argv: Sequence[str] | None = None) -> int:

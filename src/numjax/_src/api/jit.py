@@ -399,9 +399,9 @@ class JitWrapped:
                     if transfer_guard._in_use:
                         # Each NumPy argument is placed on the device (a miss guards them
                         # on the general path below, once).
-                        for a, aval in zip(args, key_avals, strict=True):
+                        for a in args:
                             if type(a) is np.ndarray:
-                                transfer_guard.host_to_device(a, aval.dtype)
+                                transfer_guard.host_to_device(a, canonicalize_dtype(a.dtype))
                     if entry.aliased:
                         bufs = _private_host_inputs(bufs, args, entry.aliased)
                     if entry.async_:
