@@ -69,6 +69,25 @@ def test_donating_the_same_array_twice_raises_and_deletes_nothing():
     assert not z.is_deleted()
 
 
+@pytest.mark.parametrize("donate,call,message", [
+    (1, lambda f, z: f(z, z), "donate a buffer which is also used by the same call to Execute() "
+     "(flattened argument 1, replica 0, partition 0, first use: 0). Toy example for this bug: "
+     "`f(a, donate(a))`."),
+    (0, lambda f, z: f(z, z), "use a buffer that was previously donated in the same call to "
+     "Execute() (flattened argument 1, replica 0, partition 0, first use: 0). Toy example for "
+     "this bug: `f(donate(a), a)`."),
+])
+def test_donating_an_array_also_passed_undonated_raises_and_deletes_nothing(donate, call,
+                                                                              message):
+    # JAX 0.4.30's errors, whichever use comes first.
+    f = numjax.jit(lambda a, b: a + b, donate_argnums=donate)
+    z = jnp.ones(3)
+    with pytest.raises(XlaRuntimeError) as info:
+        call(f, z)
+    assert str(info.value) == "INVALID_ARGUMENT: Attempt to " + message
+    assert not z.is_deleted()
+
+
 def test_donating_host_values_does_nothing():
     g = numjax.jit(lambda a, s: a * s, donate_argnums=0)
     host = np.ones(3, np.float32)

@@ -155,7 +155,7 @@ def test_lower_shows_generated_code_and_compiled_checks_arguments():
     assert cost["flops"] > 0 and cost["bytes accessed"] > 0
     assert lowered.cost_analysis()["flops"] == cost["flops"]  # Lowered's is the dict itself
     for stage in (f.trace(jnp.ones(3)), lowered, compiled):
-        assert repr(stage.out_info) == "ShapeDtypeStruct(shape=(3,), dtype=float32)"
+        assert repr(stage.out_info) == "OutInfo(shape=(3,), dtype=dtype('float32'), sharding=None)"
         assert repr(stage.args_info) == (
             "((ArgInfo(_aval=ShapedArray(float32[3]), donated=False),), {})")
     assert f.trace(jnp.ones(3)).fun_name == "<lambda>"
@@ -563,3 +563,30 @@ def test_programs_closing_over_an_outer_tracer_are_not_shared():
     assert float(jax.grad(outer)(3.0)) == 2.0
     assert float(jax.grad(outer)(5.0)) == 2.0
     assert float(jax.jit(outer)(4.0)) == 8.0
+
+
+def test_compiled_explains_a_pytree_mismatch_as_jax():
+    compiled = jax.jit(lambda x: x * 2).lower(jnp.ones(3)).compile()
+    head = ("Function compiled with input pytree does not match the input pytree it was called "
+            "with. There are {} mismatches, including:\n")
+    cases = [
+        ((jnp.ones(3), jnp.ones(3)), {}, head.format(1) + "    * at args, seen tuple of length 1 "
+         "but now given tuple of length 2, so the lengths do not match"),
+        (((jnp.ones(3),),), {}, head.format(1) + "    * at args[0], seen <class "
+         "'numjax._src.api.jit.PytreeLeaf'> but now given <class 'tuple'>, so their Python "
+         "types differ"),
+    ]
+    for args, kwargs, message in cases:
+        with pytest.raises(TypeError) as info:
+            compiled(*args, **kwargs)
+        assert str(info.value) == message
+
+
+def test_unnamed_callables_and_shardings_of_compiled():
+    import functools
+    f = jax.jit(functools.partial(lambda x, y: x * y, y=2.0))
+    assert "name=<unnamed wrapped function>" in str(jax.make_jaxpr(f)(1.0))
+    compiled = jax.jit(lambda x: (x, x)).lower(jnp.ones(2)).compile()
+    whole = "SingleDeviceSharding(device=CpuDevice(id=0))"
+    assert repr(compiled.input_shardings) == f"(({whole},), {{}})"
+    assert repr(compiled.output_shardings) == f"({whole}, {whole})"

@@ -20,7 +20,7 @@ import types
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,6 +45,7 @@ from numjax._src.interpreters.staging import (
 )
 from numjax._src.runtime import devices, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
+from numjax._src.runtime.sharding import SingleDeviceSharding
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 logger = logging.getLogger("numjax._src.dispatch")
@@ -348,7 +349,7 @@ class JitWrapped:
         self._backend = backend
         self._inline = inline
         self._keep_unused = keep_unused
-        self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._name = getattr(fun, "__name__", "<unnamed wrapped function>")
         state = _state_for(fun, (self._static_argnums, self._static_argnames, donate_nums,
                                  donate_names, device, backend, inline, keep_unused))
         self._cache = state.entries
@@ -762,25 +763,44 @@ def _donated_buffers(flat_args: Sequence[Any], donated: Sequence[bool]) -> list[
     """The argument buffers of a call with donation. A donated Array's buffer goes to the
     executable to overwrite when nothing else can see it (no view of it, no other Array on
     it); otherwise a private copy does, so that in-place writes stay invisible."""
+    _check_donated_uses(flat_args, donated)
     bufs = []
-    seen: dict[int, int] = {}
-    for i, (x, paired) in enumerate(zip(flat_args, donated, strict=True)):
+    for x, paired in zip(flat_args, donated, strict=True):
         if not paired:
             bufs.append(_buffer(x))
-            continue
-        if type(x) is not ArrayImpl:
+        elif type(x) is not ArrayImpl:
             # A host value is placed on the device; the executable may overwrite that copy,
             # never the user's array.
             bufs.append(np.array(_buffer(x), copy=True))
-            continue
-        first = seen.setdefault(id(x), i)
-        if first != i:
-            raise XlaRuntimeError(
-                "INVALID_ARGUMENT: Attempt to donate the same buffer twice in Execute() "
-                f"(flattened argument {i}, replica 0, partition 0, first use: {first}). Toy "
-                "example for this bug: `f(donate(a), donate(a))`.")
-        bufs.append(_exclusive_buffer(x))
+        else:
+            bufs.append(_exclusive_buffer(x))
     return bufs
+
+
+def _check_donated_uses(flat_args: Sequence[Any], donated: Sequence[bool]) -> None:
+    """JAX's errors for an Array donated in a call that also passes it elsewhere (before the
+    call runs, so nothing is deleted)."""
+    donated_at: dict[int, int] = {}
+    used_at: dict[int, int] = {}
+    for i, (x, paired) in enumerate(zip(flat_args, donated, strict=True)):
+        if type(x) is not ArrayImpl:
+            continue
+        key = id(x)
+        if paired and key in donated_at:
+            problem, example, first = ("donate the same buffer twice in",
+                                       "f(donate(a), donate(a))", donated_at[key])
+        elif paired and key in used_at:
+            problem, example, first = ("donate a buffer which is also used by the same call to",
+                                       "f(a, donate(a))", used_at[key])
+        elif not paired and key in donated_at:
+            problem, example, first = ("use a buffer that was previously donated in the same "
+                                       "call to", "f(donate(a), a)", donated_at[key])
+        else:
+            (donated_at if paired else used_at).setdefault(key, i)
+            continue
+        raise XlaRuntimeError(
+            f"INVALID_ARGUMENT: Attempt to {problem} Execute() (flattened argument {i}, replica "
+            f"0, partition 0, first use: {first}). Toy example for this bug: `{example}`.")
 
 
 def _run_consuming(executable: Any, bufs: Sequence[Any], flat_args: Sequence[Any],
@@ -968,9 +988,16 @@ def _args_info(traced: Traced) -> Any:
     return tree_unflatten(traced.in_tree, infos)
 
 
+class OutInfo(NamedTuple):
+    """One output of a lowered computation: its shape and dtype (no sharding on one device)."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    sharding: Any = None
+
+
 def _out_info(traced: Traced) -> Any:
-    from numjax._src.api.transformations import ShapeDtypeStruct
-    return tree_unflatten(traced.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
+    return tree_unflatten(traced.out_tree, [OutInfo(a.shape, a.dtype)
                                             for a in traced.jaxpr.out_avals])
 
 
@@ -995,6 +1022,29 @@ class MemoryAnalysis:
                 f"temp_size_in_bytes={self.temp_size_in_bytes})")
 
 
+class PytreeLeaf:
+    """Stands for each leaf when two argument structures are compared."""
+
+    def __repr__(self) -> str:
+        return "pytree leaf"
+
+
+def _pytree_mismatch(compiled: PyTreeDef, given: PyTreeDef) -> str:
+    """JAX's explanation of a call whose arguments are not structured as the compiled ones."""
+    from numjax._src.tree_util import equality_errors, keystr
+    leaf = PytreeLeaf()
+    errors = list(equality_errors(tree_unflatten(given, [leaf] * given.num_leaves),
+                                  tree_unflatten(compiled, [leaf] * compiled.num_leaves)))
+    lines = ["Function compiled with input pytree does not match the input pytree it was "
+             f"called with. There are {len(errors)} mismatches, including:"]
+    for path, now, seen, why in errors:
+        first, *rest = path
+        base = ("args", "kwargs")[first.idx]
+        lines.append(f"    * at {base}{keystr(tuple(rest))}, seen {seen} but now given {now}, "
+                     f"so {why}")
+    return "\n".join(lines)
+
+
 class Compiled(_Stage):
     """`jit(f).lower(*args).compile()`: callable on arguments of the lowered signature only."""
 
@@ -1013,6 +1063,17 @@ class Compiled(_Stage):
     def memory_analysis(self) -> MemoryAnalysis:
         return MemoryAnalysis(self._traced.jaxpr)
 
+    @property
+    def input_shardings(self) -> Any:
+        """The arguments' shardings (args, kwargs): every one whole on the default device."""
+        whole = SingleDeviceSharding(devices.default_device())
+        return tree_unflatten(self.in_tree, [whole] * self.in_tree.num_leaves)
+
+    @property
+    def output_shardings(self) -> Any:
+        whole = SingleDeviceSharding(devices.default_device())
+        return tree_unflatten(self.out_tree, [whole] * self.out_tree.num_leaves)
+
     def cost_analysis(self) -> list[dict[str, float]]:
         """One dict per program, as JAX's compiled executables report it."""
         from numjax._src.compiler.cost import cost_analysis
@@ -1023,9 +1084,7 @@ class Compiled(_Stage):
         wrapped = self._traced._wrapped
         flat_args, in_tree = tree_flatten((args, kwargs))
         if in_tree != self.in_tree:
-            raise TypeError(
-                "Function compiled with input pytree does not match the input pytree it was "
-                f"called with: compiled with {self.in_tree}, called with {in_tree}.")
+            raise TypeError(_pytree_mismatch(self.in_tree, in_tree))
         for x in flat_args:
             if isinstance(x, Tracer):
                 raise TypeError(
