@@ -590,3 +590,13 @@ def test_unnamed_callables_and_shardings_of_compiled():
     whole = "SingleDeviceSharding(device=CpuDevice(id=0))"
     assert repr(compiled.input_shardings) == f"(({whole},), {{}})"
     assert repr(compiled.output_shardings) == f"({whole}, {whole})"
+
+
+def test_vjp_function_is_a_pytree_that_crosses_jit():
+    # As in JAX: vjp's function is a Partial whose leaves are the residuals.
+    y, f_vjp = jax.jit(lambda x: jax.vjp(jnp.sin, x))(1.0)
+    assert type(f_vjp).__name__ == "Partial"
+    assert np.allclose(f_vjp(1.0)[0], np.cos(1.0))
+    assert np.allclose(jax.jit(lambda f, c: f(c))(f_vjp, 2.0)[0], 2 * np.cos(1.0))
+    _, f_eager = jax.vjp(lambda x: jnp.sin(x) * x, jnp.arange(3.0))
+    assert jax.tree_util.tree_leaves(f_eager)

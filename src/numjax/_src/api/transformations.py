@@ -13,13 +13,15 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.api.flatten import debug_info, flatten_fun
 from numjax._src.core.avals import ShapedArray, check_arg, get_aval, shaped_abstractify
-from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import lax
 from numjax._src.runtime import transfer_guard
 from numjax._src.tree_util import (
+    Partial,
+    PyTreeDef,
     tree_flatten,
     tree_map,
     tree_structure,
@@ -144,35 +146,43 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     for x in flat_primals:
         check_arg(x)
     flat_fun, out = flatten_fun(fun, tree, has_aux)
-    out_primals, pullback = ad.vjp_flat(flat_fun, flat_primals)
+    out_primals, linear, _ = ad.linearize_flat(flat_fun, flat_primals)
     assert out.tree is not None
     out_tree = out.tree
     out_avals = [get_aval(o) for o in out_primals]
     in_avals = [get_aval(p) for p in flat_primals]
-
-    def vjp_fun(ct: Any) -> tuple[Any, ...]:
-        flat_ct, ct_tree = tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise ValueError(
-                "unexpected tree structure of argument to vjp function: got "
-                f"{ct_tree}, but expected to match {out_tree}")
-        for aval, c in zip(out_avals, flat_ct, strict=True):
-            c_aval = get_aval(c)
-            expected = ad.tangent_aval(aval)
-            if c_aval.shape != aval.shape:
-                raise ValueError(
-                    "unexpected JAX type (e.g. shape/dtype) for argument to vjp function: "
-                    f"got {c_aval.str_short()}, but expected {expected.str_short()} because "
-                    "the corresponding output of the function had JAX type "
-                    f"{aval.str_short()}")
-        cts = pullback(flat_ct)
-        cts = [_zeros_for(aval) if type(c) is Zero else _match_dtype(c, aval)
-               for c, aval in zip(cts, in_avals, strict=True)]
-        args, _ = tree_unflatten(tree, cts)
-        return tuple(args)
-
+    # A pytree, as in JAX: the residuals are its leaves, so the function can be returned from
+    # (or passed into) a jitted function.
+    pullback = functools.partial(_vjp_pullback, linear.jaxpr, out_tree, tree, out_avals,
+                                 in_avals)
+    vjp_fun = Partial(pullback, list(linear.consts))
     result = (tree_unflatten(out_tree, out_primals), vjp_fun)
     return (*result, out.aux) if has_aux else result
+
+
+def _vjp_pullback(linear: Jaxpr, out_tree: PyTreeDef, tree: PyTreeDef,
+                  out_avals: Sequence[Any], in_avals: Sequence[Any], residuals: Sequence[Any],
+                  ct: Any) -> tuple[Any, ...]:
+    """The function `vjp` returns: pull the output cotangent `ct` back to the inputs."""
+    flat_ct, ct_tree = tree_flatten(ct)
+    if ct_tree != out_tree:
+        raise ValueError(
+            "unexpected tree structure of argument to vjp function: got "
+            f"{ct_tree}, but expected to match {out_tree}")
+    for aval, c in zip(out_avals, flat_ct, strict=True):
+        c_aval = get_aval(c)
+        expected = ad.tangent_aval(aval)
+        if c_aval.shape != aval.shape:
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to vjp function: "
+                f"got {c_aval.str_short()}, but expected {expected.str_short()} because "
+                "the corresponding output of the function had JAX type "
+                f"{aval.str_short()}")
+    cts = ad.backward_pass(linear, residuals, flat_ct)
+    cts = [_zeros_for(aval) if type(c) is Zero else _match_dtype(c, aval)
+           for c, aval in zip(cts, in_avals, strict=True)]
+    args, _ = tree_unflatten(tree, cts)
+    return tuple(args)
 
 
 def _zeros_for(aval: ShapedArray) -> Any:
