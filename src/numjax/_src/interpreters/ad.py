@@ -367,13 +367,3 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -
             add_ct(a, ct)
     return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
 
-
-def vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
-             ) -> tuple[list[Any], Callable[[Sequence[Any]], list[Any]]]:
-    out_primals, linear, _ = linearize_flat(fun, primals)
-
-    def pullback(cts_out: Sequence[Any]) -> list[Any]:
-        return backward_pass(linear.jaxpr, linear.consts, cts_out)
-
-    return out_primals, pullback
-
