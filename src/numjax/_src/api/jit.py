@@ -659,8 +659,8 @@ class JitWrapped:
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         from numjax._src.api.transformations import ShapeDtypeStruct
         closed, out_tree, _, _, _ = self._trace(args, kwargs)
-        return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype,
-                                                          weak_type=a.weak_type)
+        # Without weak types, as JAX 0.4.30 describes outputs.
+        return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
                                          for a in closed.out_avals])
 
 

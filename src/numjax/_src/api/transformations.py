@@ -592,8 +592,7 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
         closed = trace_to_jaxpr(flat_fun, [_abstractify(x) for x in flat_args], info)
         if return_shape:
             assert out.tree is not None
-            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                      for a in closed.out_avals]
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals]
             return closed, tree_unflatten(out.tree, shapes)
         return closed
 
@@ -613,7 +612,8 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     info = debug_info("eval_shape", fun, args, kwargs)
     closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, [_abstractify(x) for x in flat_args], info)
     assert out.tree is not None
-    shapes = tree_unflatten(out.tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+    # Without weak types, as JAX 0.4.30 describes outputs.
+    shapes = tree_unflatten(out.tree, [ShapeDtypeStruct(a.shape, a.dtype)
                                        for a in closed.out_avals])
     # A typed key array comes back wrapping the shape of its uint32 data: describe the keys.
     return user_tree_map(
