@@ -376,6 +376,163 @@ CASES = [
      "maximum requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
     ('jnp.isclose list', lambda: jnp.isclose([1.0], 1.0), TypeError,
      "isclose requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    # jnp functions whose own code decides: JAX's check names them (or the function they
+    # call first), and a string fails as that function reads it.
+    ('jnp.sum none', lambda: jnp.sum(None), TypeError,
+     "sum requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.mean list', lambda: jnp.mean([1.0, 2.0]), TypeError,
+     "mean requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.argmax dict', lambda: jnp.argmax({'a': 1.0}), TypeError,
+     "argmax requires ndarray or scalar arguments, got <class 'dict'> at position 0."),
+    ('jnp.std tuple', lambda: jnp.std((1.0, 2.0)), TypeError,
+     "std requires ndarray or scalar arguments, got <class 'tuple'> at position 0."),
+    ('jnp.reshape obj', lambda: jnp.reshape(Obj(), (-1,)), TypeError,
+     "reshape requires ndarray or scalar arguments, got <class 'user.Obj'> at position 0."),
+    ('jnp.reshape str', lambda: jnp.reshape('abc', (-1,)), TypeError,
+     "Value 'abc' with dtype <U3 is not a valid JAX array type. Only arrays of numeric types "
+     'are supported by JAX.'),
+    ('jnp.reshape none', lambda: jnp.reshape(None, (-1,)), TypeError,
+     "reshape requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.ravel obj', lambda: jnp.ravel(Obj()), TypeError,
+     "Cannot interpret value of type <class 'user.Obj'> as an abstract array; it does not have "
+     'a dtype attribute'),
+    ('jnp.ravel none', lambda: jnp.ravel(None), TypeError,
+     "ravel requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.transpose str', lambda: jnp.transpose('abc'), TypeError,
+     "Argument 'abc' of type <class 'str'> is not a valid JAX type"),
+    ('jnp.transpose list', lambda: jnp.transpose([1.0, 2.0]), TypeError,
+     "transpose requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.expand_dims bytes', lambda: jnp.expand_dims(b'ab', 0), TypeError,
+     "Cannot interpret value of type <class 'bytes'> as an abstract array; it does not have a "
+     'dtype attribute'),
+    ('jnp.flip bytes', lambda: jnp.flip(b'ab'), TypeError,
+     "Value 'b'ab'' with dtype |S2 is not a valid JAX array type. Only arrays of numeric types "
+     'are supported by JAX.'),
+    ('jnp.fliplr none', lambda: jnp.fliplr(None), TypeError,
+     "fliplr requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.squeeze list of obj', lambda: jnp.squeeze([Obj()]), TypeError,
+     "squeeze requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.zeros_like obj', lambda: jnp.zeros_like(Obj()), TypeError,
+     "zeros_like requires ndarray or scalar arguments, got <class 'user.Obj'> at position 0."),
+    ('jnp.ones_like str', lambda: jnp.ones_like('abc'), TypeError,
+     'Cannot determine dtype of abc'),
+    ('jnp.empty_like list', lambda: jnp.empty_like([1.0]), TypeError,
+     "empty_like requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.zeros_like str array', lambda: jnp.zeros_like(np.array(['a', 'b'])), TypeError,
+     "Value '['a' 'b']' with dtype <U1 is not a valid JAX array type. Only arrays of numeric "
+     'types are supported by JAX.'),
+    ('jnp.full_like fill list', lambda: jnp.full_like(jnp.ones(2), [1.0, 2.0]), TypeError,
+     "full_like requires ndarray or scalar arguments, got <class 'list'> at position 1."),
+    ('jnp.full fill none', lambda: jnp.full((2,), None), TypeError,
+     "full requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.concatenate obj', lambda: jnp.concatenate([jnp.ones(2), Obj()]), TypeError,
+     "concatenate requires ndarray or scalar arguments, got <class 'user.Obj'> at position 1."),
+    ('jnp.stack none', lambda: jnp.stack([None, None]), TypeError,
+     "stack requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.array obj', lambda: jnp.array(Obj()), TypeError,
+     "Value '<Obj>' with dtype object is not a valid JAX array type. Only arrays of numeric "
+     'types are supported by JAX.'),
+    ('jnp.array list of obj', lambda: jnp.array([1.0, Obj()]), TypeError,
+     "Value '<Obj>' with dtype object is not a valid JAX array type. Only arrays of numeric "
+     'types are supported by JAX.'),
+    ('jnp.asarray str', lambda: jnp.asarray('abc'), TypeError,
+     "Value 'abc' with dtype <U3 is not a valid JAX array type. Only arrays of numeric types "
+     'are supported by JAX.'),
+    ('jnp.asarray str array', lambda: jnp.asarray(np.array(['a', 'b'])), TypeError,
+     'Dtype <U1 is not a valid JAX array type. Only arrays of numeric types are supported by '
+     'JAX.'),
+    ('jnp.array dict', lambda: jnp.array({'a': 1.0}), TypeError,
+     "float() argument must be a string or a real number, not 'dict'"),
+    ('jnp.copy list', lambda: jnp.copy([1.0]), TypeError,
+     "copy requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.diag obj', lambda: jnp.diag(Obj()), TypeError,
+     "Cannot interpret value of type <class 'user.Obj'> as an abstract array; it does not have "
+     'a dtype attribute'),
+    ('jnp.diag list', lambda: jnp.diag([1.0, 2.0]), TypeError,
+     "diag requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.tril str', lambda: jnp.tril('abc'), TypeError,
+     "Argument 'abc' of type <class 'str'> is not a valid JAX type"),
+    ('jnp.trace none', lambda: jnp.trace(None), TypeError,
+     "trace requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.outer list', lambda: jnp.outer(jnp.ones(2), [1.0]), TypeError,
+     "outer requires ndarray or scalar arguments, got <class 'list'> at position 1."),
+    ('jnp.linspace none', lambda: jnp.linspace(None, 1.0), TypeError,
+     "linspace requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.vdot none second', lambda: jnp.vdot(jnp.ones(2), None), TypeError,
+     "vdot requires ndarray or scalar arguments, got <class 'NoneType'> at position 1."),
+    ('jnp.vecdot obj', lambda: jnp.vecdot(Obj(), jnp.ones(2)), TypeError,
+     "jnp.vecdot requires ndarray or scalar arguments, got <class 'user.Obj'> at position 0."),
+    ('jnp.tensordot str', lambda: jnp.tensordot('abc', jnp.ones(2)), TypeError,
+     "Value 'abc' with dtype <U3 is not a valid JAX array type. Only arrays of numeric types "
+     'are supported by JAX.'),
+    ('jnp.fmax none', lambda: jnp.fmax(None, jnp.ones(2)), TypeError,
+     "greater requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.fmin none', lambda: jnp.fmin(jnp.ones(2), None), TypeError,
+     "less requires ndarray or scalar arguments, got <class 'NoneType'> at position 1."),
+    ('jnp.divmod list', lambda: jnp.divmod(jnp.ones(2), [1.0]), TypeError,
+     "divmod requires ndarray or scalar arguments, got <class 'list'> at position 1."),
+    ('jnp.allclose none', lambda: jnp.allclose(None, jnp.ones(2)), TypeError,
+     "allclose requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.invert none', lambda: jnp.invert(None), TypeError,
+     "invert requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.angle none', lambda: jnp.angle(None), TypeError,
+     "real requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.iscomplex list', lambda: jnp.iscomplex([1.0]), TypeError,
+     "imag requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.isreal none', lambda: jnp.isreal(None), TypeError,
+     "imag requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.extract none', lambda: jnp.extract(jnp.ones(2) > 0, None), TypeError,
+     "extreact requires ndarray or scalar arguments, got <class 'NoneType'> at position 1."),
+    ('jnp.where one arg none', lambda: jnp.where(None), TypeError,
+     "where requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.ix_ obj', lambda: jnp.ix_(Obj()), TypeError,
+     "ix requires ndarray or scalar arguments, got <class 'user.Obj'> at position 0."),
+    ('jnp.unique_values obj', lambda: jnp.unique_values(Obj()), TypeError,
+     "unique_values requires ndarray or scalar arguments, got <class 'user.Obj'> at position 0."),
+    ('jnp.unique str', lambda: jnp.unique('abc'), TypeError,
+     "Value 'abc' with dtype <U3 is not a valid JAX array type. Only arrays of numeric types "
+     'are supported by JAX.'),
+    ('jnp.tile str', lambda: jnp.tile('abc', 2), TypeError,
+     "Value 'abc' with dtype <U3 is not a valid JAX array type. Only arrays of numeric types "
+     'are supported by JAX.'),
+    ('jnp.repeat str', lambda: jnp.repeat('abc', 2), TypeError,
+     "Argument 'abc' of type <class 'str'> is not a valid JAX type"),
+    ('jnp.broadcast_to str', lambda: jnp.broadcast_to('abc', (2,)), TypeError,
+     "asarray: expected ArrayLike, got abc of type <class 'str'>."),
+    ('jnp.bincount str', lambda: jnp.bincount('abc'), TypeError,
+     'Cannot determine dtype of abc'),
+    ('jnp.histogram obj', lambda: jnp.histogram(Obj()), TypeError,
+     "histogram requires ndarray or scalar arguments, got <class 'user.Obj'> at position 0."),
+    ('jnp.histogram str', lambda: jnp.histogram('abc'), TypeError,
+     'Cannot determine dtype of abc'),
+    ('jnp.corrcoef none', lambda: jnp.corrcoef(None), TypeError,
+     "corrcoef requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.correlate none', lambda: jnp.correlate(jnp.ones(2), None), TypeError,
+     "correlate requires ndarray or scalar arguments, got <class 'NoneType'> at position 1."),
+    ('jnp.nanstd list', lambda: jnp.nanstd([1.0]), TypeError,
+     "nanstd requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.clip none', lambda: jnp.clip(None, 0, 1), ValueError,
+     'No input was provided to the clip function.'),
+    ('jnp.clip list', lambda: jnp.clip([1.0], 0, 1), TypeError,
+     "clip requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.meshgrid list', lambda: jnp.meshgrid([1.0, 2.0]), TypeError,
+     "meshgrid requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    ('jnp.arange none', lambda: jnp.arange(None), TypeError,
+     "arange requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.linalg.det obj', lambda: jnp.linalg.det(Obj()), TypeError,
+     "Cannot interpret value of type <class 'user.Obj'> as an abstract array; it does not have "
+     'a dtype attribute'),
+    ('jnp.linalg.inv str', lambda: jnp.linalg.inv('abc'), TypeError,
+     "Argument 'abc' of type <class 'str'> is not a valid JAX type"),
+    ('jnp.iscomplexobj obj', lambda: jnp.iscomplexobj(Obj()), TypeError,
+     "Value '<Obj>' with dtype object is not a valid JAX array type. Only arrays of numeric "
+     'types are supported by JAX.'),
+    ('jnp.array_equal str', lambda: jnp.array_equal('abc', jnp.ones(2)), TypeError,
+     "Value 'abc' with dtype <U3 is not a valid JAX array type. Only arrays of numeric types "
+     'are supported by JAX.'),
+    ('jnp.matrix_transpose none', lambda: jnp.matrix_transpose(None), TypeError,
+     "matrix_transpose requires ndarray or scalar arguments, got <class 'NoneType'> at position "
+     '0.'),
 ]
 
 
@@ -394,3 +551,21 @@ def test_shape_ndim_size_read_any_value_as_numpy_does():
         == ((1, 2), 2, 2, 2)
     assert (jnp.shape(object()), jnp.shape("abc"), jnp.ndim(None)) == ((), (), 0)
     assert jnp.shape([[1, 2]]) == (1, 2)
+
+
+def test_values_jax_reads_with_a_warning():
+    # JAX 0.4.30 reads these with a warning where other jnp functions raise.
+    with pytest.warns(DeprecationWarning, match=r"^atleast_1d requires ndarray or scalar "
+                      r"arguments, got <class 'list'> at position 0\. In a future JAX release "
+                      r"this will be an error\.$"):
+        out = jnp.atleast_1d([1.0, 2.0])
+    np.testing.assert_array_equal(out, np.array([1.0, 2.0], np.float32))
+    with pytest.warns(DeprecationWarning, match=r"^hstack requires .* at position 1\."):
+        out = jnp.hstack([jnp.ones(1), (2.0,)])
+    np.testing.assert_array_equal(out, np.array([1.0, 2.0], np.float32))
+    with pytest.warns(FutureWarning, match=r"^None encountered in jnp\.array\(\); this is "
+                      r"currently treated as NaN\. In the future this will result in an "
+                      r"error\.$"):
+        out = jnp.array(None)
+    assert out.dtype == np.float32 and np.isnan(out)
+    assert jnp.iscomplexobj(None) is False

@@ -408,7 +408,7 @@ def nonzero(a: Array, *, size: int | None = None,
     (Array([1, 3], dtype=int32),)
     """
     from numjax._src.numpy.util import ensure_array
-    a = ensure_array(a)
+    a = ensure_array(a, "nonzero")
     aval = get_aval(a)
     if aval.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "

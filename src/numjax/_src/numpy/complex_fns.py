@@ -20,19 +20,19 @@ def real(val: Array, /) -> Array:
     >>> jnp.real(jnp.array([1 + 2j]))
     Array([1.], dtype=float32)
     """
-    val = ensure_array(val)
+    val = ensure_array(val, "real")
     return complex_ops.real(val) if get_aval(val).dtype.kind == "c" else val
 
 
 def imag(val: Array, /) -> Array:
-    val = ensure_array(val)
+    val = ensure_array(val, "imag")
     if get_aval(val).dtype.kind == "c":
         return complex_ops.imag(val)
     return lax.full_like(val, 0)
 
 
 def conjugate(x: Array, /) -> Array:
-    x = ensure_array(x)
+    x = ensure_array(x, "conjugate")
     return complex_ops.conj(x) if get_aval(x).dtype.kind == "c" else x
 
 
@@ -40,7 +40,15 @@ conj = conjugate
 
 
 def iscomplexobj(x: Any) -> bool:
+    if x is None:
+        return False
     try:
         return bool(get_aval(x).dtype.kind == "c")
     except TypeError:
-        return bool(np.iscomplexobj(x))
+        pass
+    # As JAX: a `.dtype` attribute, else the dtype of `jnp.asarray(x)` (and its errors).
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        from numjax._src.numpy.creation import asarray
+        dtype = get_aval(asarray(x)).dtype
+    return bool(np.issubdtype(dtype, np.complexfloating))

@@ -71,7 +71,8 @@ def convolve(a: Array, v: Array, mode: str = "full", *, precision: Any = None,
 def correlate(a: Array, v: Array, mode: str = "valid", *, precision: Any = None,
               preferred_element_type: Any = None) -> Array:
     """Cross-correlation of two 1-d arrays (v conjugated when complex)."""
-    v = ensure_array(v)
+    check_arraylike("correlate", a, v)
+    v = ensure_array(v, "correlate")
     if get_aval(v).dtype.kind == "c":
         from numjax._src.lax import complex_ops
         v = complex_ops.conj(v)
@@ -84,7 +85,7 @@ def cov(m: Array, y: Array | None = None, rowvar: bool = True, bias: bool = Fals
     """Covariance matrix of the variables (rows, or columns when not rowvar)."""
     from numjax._src.numpy.shape import atleast_2d, concatenate
     check_arraylike("cov", m)
-    m = ensure_array(m)
+    m = ensure_array(m, "cov")
     if get_aval(m).ndim > 2:
         raise ValueError("m has more than 2 dimensions")
     X = atleast_2d(m)
@@ -132,6 +133,7 @@ def cov(m: Array, y: Array | None = None, rowvar: bool = True, bias: bool = Fals
 
 def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True) -> Array:
     """Pearson correlation coefficients, clipped to [-1, 1]."""
+    check_arraylike("corrcoef", x)
     c = cov(x, y, rowvar)
     if get_aval(c).ndim == 0:
         return lax.div(c, c)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.lax.structural import guard_fill_transfer
 from numjax._src.numpy import extended
+from numjax._src.numpy.util import check_arraylike
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
@@ -65,7 +67,11 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     elif (not copy and isinstance(object, np.ndarray) and ndmin <= object.ndim
           and (requested is None or requested == object.dtype)):
         # Placed on the device as it is: an explicit transfer, as in JAX (`device_put`).
-        out = _from_host(object, requested, explicit=True)
+        try:
+            out = _from_host(object, requested, explicit=True)
+        except TypeError:
+            dtypes.check_valid_dtype(object.dtype)  # device_put's text for a string array
+            raise
     else:
         out = _from_host(object, requested)
     if ndmin > get_aval(out).ndim:
@@ -86,15 +92,10 @@ def _from_host(obj: Any, dtype: np.dtype | None, explicit: bool = False) -> Arra
     """Copy a host value into a new Array: a host-to-device transfer."""
     weak = dtype is None and type(obj) in (int, float, complex)
     if dtype is None:
-        if isinstance(obj, list | tuple):
-            leaves = list(_flatten(obj))
-            if leaves and all(isinstance(x, ArrayImpl) for x in leaves):
-                dtype = dtypes.result_type(*leaves)
-            else:
-                dtype = dtypes.canonicalize_dtype(dtypes.result_type(*leaves)) if leaves \
-                    else dtypes.default_float_dtype()
-        else:
-            dtype = dtypes.canonicalize_dtype(dtypes.dtype(obj))
+        try:
+            dtype = _host_dtype(obj)
+        except (TypeError, ValueError):
+            dtype = _host_dtype_slow(obj)
     if type(obj) is int and dtype.kind in "iu":
         info = np.iinfo(dtype)
         if not info.min <= obj <= info.max:
@@ -105,6 +106,47 @@ def _from_host(obj: Any, dtype: np.dtype | None, explicit: bool = False) -> Arra
     elif transfer_guard._in_use:
         transfer_guard.host_operand(obj, dtype)
     return ArrayImpl(value, weak)
+
+
+def _host_dtype(obj: Any) -> np.dtype:
+    if isinstance(obj, list | tuple):
+        leaves = list(_flatten(obj))
+        if leaves and all(isinstance(x, ArrayImpl) for x in leaves):
+            return dtypes.result_type(*leaves)
+        return dtypes.canonicalize_dtype(dtypes.result_type(*leaves)) if leaves \
+            else dtypes.default_float_dtype()
+    return dtypes.canonicalize_dtype(dtypes.dtype(obj))
+
+
+def _host_dtype_slow(obj: Any) -> np.dtype:
+    """The dtype of a value whose leaves do not all have one, as JAX's `jnp.array` reads it:
+    None is NaN (with JAX's FutureWarning), and another leaf without a dtype is read through
+    NumPy, so that a string or an object fails with its NumPy dtype ("Value 'abc' with dtype
+    <U3 is not a valid JAX array type...")."""
+    leaves = list(_tree_leaves(obj))
+    if any(x is None for x in leaves):
+        warnings.warn("None encountered in jnp.array(); this is currently treated as NaN. In "
+                      "the future this will result in an error.", FutureWarning, stacklevel=5)
+        leaves = [x for x in leaves if x is not None]
+    if not leaves:
+        return dtypes.default_float_dtype()
+    read = []
+    for x in leaves:
+        try:
+            dtypes.dtype(x)
+            read.append(x)
+        except TypeError:
+            read.append(np.asarray(x))
+    return dtypes.canonicalize_dtype(dtypes.result_type(*read))
+
+
+def _tree_leaves(x: Any) -> Any:
+    """The leaves of `x` as JAX's `jnp.array` reads them: dict values too."""
+    if isinstance(x, list | tuple | dict):
+        for item in x.values() if isinstance(x, dict) else x:
+            yield from _tree_leaves(item)
+    else:
+        yield x
 
 
 def _flatten(seq: Any) -> Any:
@@ -146,14 +188,21 @@ def empty(shape: Any, dtype: Any = None) -> Array:
 @transfer_guard.places_constants
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Array:
     dtype = _dtype(dtype, "full")
+    check_arraylike("full", fill_value)
     if np.ndim(fill_value) if not isinstance(fill_value, Tracer) else get_aval(fill_value).ndim:
         from numjax._src.numpy.shape import broadcast_to
         return broadcast_to(asarray(fill_value, dtype), _shape(shape))
     return lax.full(_shape(shape), fill_value, dtype)
 
 
-def _like(a: Array, dtype: Any, shape: Any) -> tuple[np.dtype, tuple[int, ...], bool]:
-    aval = get_aval(a)
+def _like(a: Array, dtype: Any, shape: Any, name: str
+          ) -> tuple[np.dtype, tuple[int, ...], bool]:
+    try:
+        aval = get_aval(a)
+    except TypeError:
+        check_arraylike(name, a)
+        dtypes.dtype(a)  # JAX reads the dtype next: "Cannot determine dtype of abc"
+        raise
     weak = dtype is None and aval.weak_type
     return (aval.dtype if dtype is None else _dtype(dtype, "like"),  # type: ignore[return-value]
             aval.shape if shape is None else _shape(shape), weak)
@@ -161,26 +210,29 @@ def _like(a: Array, dtype: Any, shape: Any) -> tuple[np.dtype, tuple[int, ...], 
 
 @transfer_guard.places_constants
 def zeros_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
-    dt, shp, weak = _like(a, dtype, shape)
+    dt, shp, weak = _like(a, dtype, shape, "zeros_like")
     guard_fill_transfer(0, dt)
     return lax.broadcast(lax._convert_element_type(0, dt, weak), shp)
 
 
 @transfer_guard.places_constants
 def ones_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
-    dt, shp, weak = _like(a, dtype, shape)
+    dt, shp, weak = _like(a, dtype, shape, "ones_like")
     guard_fill_transfer(1, dt)
     return lax.broadcast(lax._convert_element_type(1, dt, weak), shp)
 
 
 @transfer_guard.places_constants
 def empty_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
-    return zeros_like(a, dtype, shape)
+    dt, shp, weak = _like(a, dtype, shape, "empty_like")
+    guard_fill_transfer(0, dt)
+    return lax.broadcast(lax._convert_element_type(0, dt, weak), shp)
 
 
 @transfer_guard.places_constants
 def full_like(a: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
-    dt, shp, weak = _like(a, dtype, shape)
+    check_arraylike("full_like", a, fill_value)
+    dt, shp, weak = _like(a, dtype, shape, "full_like")
     guard_fill_transfer(fill_value, dt)
     return lax.broadcast(lax._convert_element_type(fill_value, dt, weak), shp)
 
@@ -198,6 +250,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
             raise errors.ConcretizationTypeError(
                 v, f"It arose in the jnp.arange argument '{name}'.\n")
     dtype = _dtype(dtype, "arange")
+    check_arraylike("arange", start)
     if stop is None and step is None:
         result_dtype = dtype or dtypes.canonicalize_dtype(dtypes.result_type(start))
         # Made on the device (no host values to transfer), as in JAX.
@@ -228,6 +281,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     dtype = _dtype(dtype, "linspace")
+    check_arraylike("linspace", start, stop)
     computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
         dtypes.result_type(start, stop, *(() if dtype is None else (dtype,)))))
     from numjax._src.numpy.shape import broadcast_arrays, moveaxis
@@ -333,6 +387,7 @@ def meshgrid(*xi: Array, copy: bool = True, sparse: bool = False,
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+    check_arraylike("meshgrid", *xi)
     args = [asarray(x) for x in xi]
     for a in args:
         if get_aval(a).ndim != 1:
@@ -371,6 +426,7 @@ def indices(dimensions: Any, dtype: Any = None, sparse: bool = False) -> Any:
 
 def copy(a: Array, order: Any = None) -> Array:
     """A copy of `a`."""
+    check_arraylike("copy", a)
     return array(a, copy=True, order=order)
 
 

@@ -16,6 +16,7 @@ from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
     ensure_array,
+    not_arrays,
     promote_dtypes,
 )
 
@@ -194,7 +195,11 @@ def tensordot(a: Array, b: Array, axes: Any = 2, *, precision: Any = None,
     (2, 4)
     """
     check_arraylike("tensordot", a, b)
-    a, b = promote_dtypes(a, b)
+    try:
+        a, b = promote_dtypes(a, b)
+    except TypeError:
+        not_arrays("tensordot", a, b)
+        raise
     na, nb = get_aval(a).ndim, get_aval(b).ndim
     if type(axes) is int:
         if axes > min(na, nb):
@@ -272,8 +277,12 @@ def cross(a: Array, b: Array, axisa: int = -1, axisb: int = -1, axisc: int = -1,
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1, precision: Any = None,
            preferred_element_type: Any = None) -> Array:
     """Conjugated dot product of vectors along `axis`, broadcasting the rest."""
-    check_arraylike("vecdot", x1, x2)
-    x1, x2 = promote_dtypes(x1, x2)
+    check_arraylike("jnp.vecdot", x1, x2)
+    try:
+        x1, x2 = promote_dtypes(x1, x2)
+    except TypeError:
+        not_arrays("jnp.vecdot", x1, x2)
+        raise
     n1, n2 = get_aval(x1).ndim, get_aval(x2).ndim
     a1, a2 = canonicalize_axis(axis, n1), canonicalize_axis(axis, n2)
     if get_aval(x1).shape[a1] != get_aval(x2).shape[a2]:

@@ -37,7 +37,7 @@ def bincount(x: Array, weights: Array | None = None, minlength: int = 0, *,
     Array([1, 2, 0, 1], dtype=int32)
     """
     check_arraylike("bincount", x)
-    x = ensure_array(x)
+    x = ensure_array(x, "bincount")
     if get_aval(x).dtype.kind not in "iub":
         raise TypeError(f"x argument to bincount must have an integer type; got "
                         f"{get_aval(x).dtype}")
@@ -73,9 +73,9 @@ def histogram_bin_edges(a: Array, bins: Any = 10, range: Any = None,
     if isinstance(bins, str):
         raise NotImplementedError("string values for `bins` not implemented.")
     check_arraylike("histogram_bin_edges", a, bins)
-    (a,) = promote_dtypes_inexact(a)
+    (a,) = promote_dtypes_inexact(ensure_array(a, "histogram_bin_edges"))
     if np.ndim(bins) == 1:
-        return ensure_array(bins)
+        return ensure_array(bins, "histogram_bin_edges")
     dt = get_aval(a).dtype
     if range is None:
         lo, hi = reductions.min(a), reductions.max(a)
@@ -94,8 +94,10 @@ def histogram(a: Array, bins: Any = 10, range: Any = None, weights: Array | None
               density: bool | None = None) -> tuple[Array, Array]:
     """Counts (or summed weights) in each bin, and the bin edges."""
     from numjax._src.numpy.sorting import searchsorted
+    check_arraylike("histogram", a)
+    dtypes.dtype(a)  # JAX reads it first: "Cannot determine dtype of abc"
     edges = histogram_bin_edges(a, bins, range, weights)
-    a = ravel(ensure_array(a))
+    a = ravel(ensure_array(a, "histogram"))
     (a,) = promote_dtypes_inexact(a)
     nb = get_aval(edges).shape[0] - 1
     idx = searchsorted(edges, a, side="right")
@@ -118,7 +120,7 @@ def histogramdd(sample: Array, bins: Any = 10, range: Any = None,
     """Counts of (N, D) `sample` in a D-dimensional grid of bins, and the edges per dimension.
     Counts are integers unless weighted or a density."""
     check_arraylike("histogramdd", sample)
-    sample = ensure_array(sample)
+    sample = ensure_array(sample, "histogramdd")
     if get_aval(sample).ndim != 2:
         raise ValueError("histogramdd: sample must be a 2-d array of shape (N, D)")
     n, d = get_aval(sample).shape
@@ -166,6 +168,6 @@ def histogram2d(x: Array, y: Array, bins: Any = 10, range: Any = None,
     from numjax._src.numpy.shape import stack
     if not isinstance(bins, list | tuple) and np.ndim(bins) == 1:
         bins = [bins, bins]
-    counts, edges = histogramdd(stack([ravel(ensure_array(x)), ravel(ensure_array(y))], 1),
-                                bins, range, weights, density)
+    xy = [ravel(ensure_array(x, "histogram2d")), ravel(ensure_array(y, "histogram2d"))]
+    counts, edges = histogramdd(stack(xy, 1), bins, range, weights, density)
     return counts, edges[0], edges[1]

@@ -97,7 +97,7 @@ c_ = _Concat(-1, 2, 0)
 def astype(x: Array, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Array:
     """`x` converted to `dtype`."""
     dtypes.check_user_dtype_supported(dtype, "astype")
-    return lax.convert_element_type(ensure_array(x), dtype)
+    return lax.convert_element_type(ensure_array(x, "astype"), dtype)
 
 
 def array_repr(arr: Any, max_line_width: int | None = None, precision: int | None = None,

@@ -11,7 +11,13 @@ from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy import extended
 from numjax._src.numpy.shape import broadcast_arrays
-from numjax._src.numpy.util import check_arraylike, ensure_array, promote_dtypes, promote_shapes
+from numjax._src.numpy.util import (
+    check_arraylike,
+    ensure_array,
+    not_arrays,
+    promote_dtypes,
+    promote_shapes,
+)
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
@@ -29,7 +35,7 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
     """
     if x is None and y is None:
         from numjax._src.numpy.advanced_indexing import nonzero
-        return nonzero(condition, size=size, fill_value=fill_value)
+        return nonzero(ensure_array(condition, "where"), size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          "to jax.numpy.where, got {x} and {y}.")
@@ -57,11 +63,17 @@ def clip(arr: Array = None, min: Array = None, max: Array = None, *, a: Any = No
     lo = a_min if min is None else min
     hi = a_max if max is None else max
     from numjax._src.numpy.ufuncs import maximum, minimum
-    if lo is not None:
-        out = maximum(lo, out)
-    if hi is not None:
-        out = minimum(hi, out)
-    return ensure_array(out)
+    if out is None:
+        raise ValueError("No input was provided to the clip function.")
+    try:
+        if lo is not None:
+            out = maximum(lo, out)
+        if hi is not None:
+            out = minimum(hi, out)
+        return ensure_array(out, "clip")
+    except TypeError:
+        check_arraylike("clip", a if arr is None else arr)
+        raise
 
 
 def matmul(a: Array, b: Array, *, precision: Any = None,
@@ -136,7 +148,11 @@ def dot(a: Array, b: Array, *, precision: Any = None,
 
 def vdot(a: Array, b: Array, *, precision: Any = None,
          preferred_element_type: Any = None) -> Array:
-    a, b = ensure_array(a), ensure_array(b)
+    try:
+        a, b = ensure_array(a), ensure_array(b)
+    except TypeError:
+        not_arrays("vdot", a, b)
+        raise
     if dtypes.issubdtype(get_aval(a).dtype, np.complexfloating):
         from numjax._src.lax import complex_ops
         a = complex_ops.conj(a)
@@ -146,7 +162,11 @@ def vdot(a: Array, b: Array, *, precision: Any = None,
 
 def inner(a: Array, b: Array, *, precision: Any = None,
           preferred_element_type: Any = None) -> Array:
-    a, b = promote_dtypes(a, b)
+    try:
+        a, b = promote_dtypes(a, b)
+    except TypeError:
+        check_arraylike("inner", a, b)
+        raise
     a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
     if a_nd == 0 or b_nd == 0:
         return dot(a, b)
@@ -155,7 +175,11 @@ def inner(a: Array, b: Array, *, precision: Any = None,
 
 
 def outer(a: Array, b: Array, out: None = None) -> Array:
-    a, b = promote_dtypes(a, b)
+    try:
+        a, b = promote_dtypes(a, b)
+    except TypeError:
+        check_arraylike("outer", a, b)
+        raise
     a = lax.reshape(a, (get_aval(a).size, 1))
     b = lax.reshape(b, (1, get_aval(b).size))
     return lax.mul(a, b)

@@ -29,7 +29,12 @@ from numjax._src.numpy.shape import (
     reshape,
     swapaxes,
 )
-from numjax._src.numpy.util import canonicalize_axis, check_arraylike, ensure_array
+from numjax._src.numpy.util import (
+    asarrays_deprecated,
+    canonicalize_axis,
+    check_arraylike,
+    ensure_array,
+)
 from numjax._src.runtime import transfer_guard
 
 Array = Any
@@ -64,7 +69,7 @@ def roll(a: Array, shift: Any, axis: int | Sequence[int] | None = None) -> Array
     Array([3, 4, 0, 1, 2], dtype=int32)
     """
     check_arraylike("roll", a)
-    a = ensure_array(a)
+    a = ensure_array(a, "roll")
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
     ndim = get_aval(a).ndim
@@ -131,7 +136,7 @@ def rot90(m: Array, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     Array([[2, 4],
            [1, 3]], dtype=int32)
     """
-    m = ensure_array(m)
+    m = ensure_array(m, "rot90")
     if np.ndim(axes) != 1 or len(axes) != 2:
         raise ValueError("len(axes) must be 2.")
     n = get_aval(m).ndim
@@ -154,12 +159,12 @@ def rot90(m: Array, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
 
 def fliplr(m: Array) -> Array:
     """Reverse the second axis."""
-    return flip(m, 1)
+    return flip(ensure_array(m, "fliplr"), 1)
 
 
 def flipud(m: Array) -> Array:
     """Reverse the first axis."""
-    return flip(m, 0)
+    return flip(ensure_array(m, "flipud"), 0)
 
 
 # ---- tiling and repeating ------------------------------------------------------------------
@@ -175,7 +180,7 @@ def tile(A: Array, reps: Any) -> Array:
     if isinstance(A, extended.array_types):
         return extended.rule("tile")(A, reps)
     check_arraylike("tile", A)
-    A = ensure_array(A)
+    A = ensure_array(A, "tile")
     if isinstance(reps, Tracer):
         raise errors.TracerArrayConversionError(reps)
     reps_t = tuple(operator.index(r) for r in np.atleast_1d(
@@ -202,7 +207,7 @@ def repeat(a: Array, repeats: Any, axis: int | None = None, *,
     Array([1, 1, 2, 2], dtype=int32)
     """
     check_arraylike("repeat", a)
-    a = ensure_array(a)
+    a = ensure_array(a, "repeat")
     if axis is None:
         a = ravel(a)
         axis = 0
@@ -260,7 +265,7 @@ def _take_traced(a: Array, index: Array, axis: int) -> Array:
 def _split(name: str, ary: Array, indices_or_sections: Any, axis: int,
            strict: bool) -> list[Array]:
     check_arraylike(name, ary)
-    ary = ensure_array(ary)
+    ary = ensure_array(ary, name)
     axis = canonicalize_axis(axis, get_aval(ary).ndim)
     size = get_aval(ary).shape[axis]
     spec = _concrete_or_error(indices_or_sections,
@@ -322,7 +327,7 @@ def dsplit(ary: Array, indices_or_sections: Any) -> list[Array]:
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of `x` along `axis`, as a tuple."""
-    x = ensure_array(x)
+    x = ensure_array(x, "unstack")
     if get_aval(x).ndim == 0:
         raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
                          "passed.")
@@ -342,7 +347,7 @@ def resize(a: Array, new_shape: Any) -> Array:
     Array([[1, 2],
            [3, 1]], dtype=int32)
     """
-    a = ravel(ensure_array(a))
+    a = ravel(ensure_array(a, "resize"))
     shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else \
         tuple(operator.index(d) for d in new_shape)
     if any(d < 0 for d in shape):
@@ -372,7 +377,7 @@ def delete(arr: Array, obj: Any, axis: int | None = None, *,
     Array([1, 3, 4], dtype=int32)
     """
     check_arraylike("delete", arr)
-    a = ensure_array(arr)
+    a = ensure_array(arr, "delete")
     if axis is None:
         a = ravel(a)
         axis = 0
@@ -432,7 +437,7 @@ def insert(arr: Array, obj: Any, values: Array, axis: int | None = None) -> Arra
     Array([1, 9, 2, 3], dtype=int32)
     """
     check_arraylike("insert", arr, values)
-    a = ensure_array(arr)
+    a = ensure_array(arr, "insert")
     if axis is None:
         a = ravel(a)
         axis = 0
@@ -487,8 +492,7 @@ def trim_zeros(filt: Array, trim: str = "fb") -> Array:
 def column_stack(tup: Sequence[Array]) -> Array:
     """Stack 1-d arrays as columns (2-d arrays as they are) along the second axis."""
     arrs = []
-    for t in tup:
-        t = ensure_array(t)
+    for t in asarrays_deprecated("column_stack", tup):
         arrs.append(lax.broadcast_in_dim(t, (get_aval(t).shape[0], 1), (0,))
                     if get_aval(t).ndim < 2 and get_aval(t).ndim == 1 else atleast_2d(t))
     return concatenate(arrs, 1)
@@ -533,7 +537,7 @@ def _block(x: Any, depth: int, ndim: int) -> Array:
 
 def matrix_transpose(x: Array, /) -> Array:
     """Swap the last two axes."""
-    x = ensure_array(x)
+    x = ensure_array(x, "matrix_transpose")
     if get_aval(x).ndim < 2:
         raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got "
                          f"ndim={get_aval(x).ndim}")
@@ -601,7 +605,7 @@ def unravel_index(indices: Array, shape: Sequence[int]) -> tuple[Array, ...]:
     (Array([2, 0], dtype=int32), Array([1, 1], dtype=int32))
     """
     check_arraylike("unravel_index", indices)
-    indices = ensure_array(indices)
+    indices = ensure_array(indices, "unravel_index")
     dt = get_aval(indices).dtype
     if dt.kind not in "iu":
         raise TypeError("Only int indices permitted")

@@ -44,14 +44,14 @@ def fmax(x1: Array, x2: Array, /) -> Array:
     >>> jnp.fmax(jnp.array([1., jnp.nan]), 0.)
     Array([1., 0.], dtype=float32)
     """
-    x1, x2 = promote_args("fmax", x1, x2)
+    x1, x2 = promote_args("greater", x1, x2)  # JAX's names its `x1 > x2`
     return _where(ufuncs.isnan(x1) | (x1 < x2), x2, x1) if _is_float(
         get_aval(x1).dtype) else lax.max(x1, x2)
 
 
 def fmin(x1: Array, x2: Array, /) -> Array:
     """Elementwise minimum that ignores NaNs."""
-    x1, x2 = promote_args("fmin", x1, x2)
+    x1, x2 = promote_args("less", x1, x2)  # JAX's names its `x1 < x2`
     return _where(ufuncs.isnan(x1) | (x1 > x2), x2, x1) if _is_float(
         get_aval(x1).dtype) else lax.min(x1, x2)
 
@@ -92,7 +92,7 @@ def nan_to_num(x: Array, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
                neginf: Any = None) -> Array:
     """NaN to `nan`, +/-inf to `posinf`/`neginf` (the dtype's largest finite by default)."""
     check_arraylike("nan_to_num", x)
-    x = ensure_array(x)
+    x = ensure_array(x, "nan_to_num")
     dt = get_aval(x).dtype
     if dt.kind == "c":
         from numjax._src.lax import complex_ops
@@ -161,16 +161,15 @@ def isclose(a: Array, b: Array, rtol: Any = 1e-05, atol: Any = 1e-08,
 def allclose(a: Array, b: Array, rtol: Any = 1e-05, atol: Any = 1e-08,
              equal_nan: bool = False) -> Array:
     from numjax._src.numpy.reductions import all as jnp_all
+    check_arraylike("allclose", a, b)
     return jnp_all(isclose(a, b, rtol, atol, equal_nan))
 
 
 def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
     """Same shape and elements (a Python-bool False when the shapes differ)."""
+    from numjax._src.numpy.creation import asarray
     from numjax._src.numpy.reductions import all as jnp_all
-    try:
-        a1, a2 = ensure_array(a1), ensure_array(a2)
-    except TypeError:
-        return lax._convert_element_type(False, _BOOL)
+    a1, a2 = asarray(a1), asarray(a2)
     if get_aval(a1).shape != get_aval(a2).shape:
         return lax._convert_element_type(False, _BOOL)
     eq = ufuncs.equal(a1, a2)
@@ -181,8 +180,9 @@ def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
 
 def array_equiv(a1: Array, a2: Array) -> Array:
     """Equal after broadcasting (False when the shapes do not broadcast)."""
+    from numjax._src.numpy.creation import asarray
     from numjax._src.numpy.reductions import all as jnp_all
-    a1, a2 = ensure_array(a1), ensure_array(a2)
+    a1, a2 = asarray(a1), asarray(a2)
     try:
         np.broadcast_shapes(get_aval(a1).shape, get_aval(a2).shape)
     except ValueError:
@@ -191,7 +191,7 @@ def array_equiv(a1: Array, a2: Array) -> Array:
 
 
 def isreal(x: Array, /) -> Array:
-    x = ensure_array(x)
+    x = ensure_array(x, "imag")  # JAX's isreal reads the imaginary part first
     if get_aval(x).dtype.kind == "c":
         from numjax._src.lax import complex_ops
         return lax.eq(complex_ops.imag(x), lax._convert_element_type(0, complex_ops.imag(
@@ -200,7 +200,7 @@ def isreal(x: Array, /) -> Array:
 
 
 def iscomplex(x: Array, /) -> Array:
-    return lax.bitwise_not(isreal(x))
+    return lax.bitwise_not(isreal(ensure_array(x, "imag")))  # JAX's reads the imaginary part
 
 
 def isrealobj(x: Any) -> bool:
@@ -210,7 +210,7 @@ def isrealobj(x: Any) -> bool:
 
 def angle(z: Array, deg: bool = False) -> Array:
     """The argument of complex `z` (radians, or degrees with `deg`)."""
-    z = ensure_array(z)
+    z = ensure_array(z, "real")  # JAX's angle takes the real part first
     dt = get_aval(z).dtype
     if dt.kind == "c":
         from numjax._src.lax import complex_ops
@@ -229,7 +229,7 @@ def ldexp(x1: Array, x2: Array, /) -> Array:
     if dtypes.dtype(x2).kind not in "iub":
         raise ValueError(f"ldexp not supported for exponent dtype {dtypes.dtype(x2)}")
     (x1,) = promote_args_inexact("ldexp", x1)
-    x2 = ensure_array(x2)
+    x2 = ensure_array(x2, "ldexp")
     return ufuncs.multiply(x1, lax.exp2(lax.convert_element_type(x2, get_aval(x1).dtype)))
 
 
@@ -266,7 +266,11 @@ def modf(x: Array, /, out: None = None) -> tuple[Array, Array]:
 
 def divmod(x1: Array, x2: Array, /) -> tuple[Array, Array]:
     """(x1 // x2, x1 % x2)."""
-    return ufuncs.floor_divide(x1, x2), ufuncs.remainder(x1, x2)
+    try:
+        return ufuncs.floor_divide(x1, x2), ufuncs.remainder(x1, x2)
+    except TypeError:
+        check_arraylike("divmod", x1, x2)
+        raise
 
 
 def _int_args(name: str, x1: Array, x2: Array) -> list[Array]:
@@ -375,7 +379,7 @@ def interp(x: Array, xp: Array, fp: Array, left: Any = None, right: Any = None,
     Array(15., dtype=float32)
     """
     check_arraylike("interp", x, xp, fp)
-    xp, fp = ensure_array(xp), ensure_array(fp)
+    xp, fp = ensure_array(xp, "interp"), ensure_array(fp, "interp")
     if get_aval(xp).ndim != 1 or get_aval(fp).ndim != 1 or \
             get_aval(xp).shape[0] != get_aval(fp).shape[0]:
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")

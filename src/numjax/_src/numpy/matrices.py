@@ -11,6 +11,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.creation import _dtype, arange, array, asarray, ones
+from numjax._src.numpy.util import ensure_array
 from numjax._src.runtime import transfer_guard
 
 Array = Any
@@ -40,7 +41,7 @@ def _tri_mask(N: int, M: int, k: int) -> Array:
 
 
 def _tri_select(m: Array, k: int, lower: bool) -> Array:
-    m = asarray(m)
+    m = ensure_array(m, "tril" if lower else "triu")
     shape = get_aval(m).shape
     if len(shape) < 2:
         raise ValueError(f"{'tril' if lower else 'triu'} requires an array of at least two "
@@ -69,7 +70,7 @@ def diagonal(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array
     """
     from numjax._src.numpy.shape import moveaxis
     from numjax._src.numpy.util import canonicalize_axis
-    a = asarray(a)
+    a = ensure_array(a, "diagonal")
     nd = get_aval(a).ndim
     if nd < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
@@ -90,12 +91,12 @@ def trace(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any 
           out: None = None) -> Array:
     """Sum along a diagonal."""
     from numjax._src.numpy.reductions import sum as jnp_sum
-    return jnp_sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    return jnp_sum(diagonal(ensure_array(a, "trace"), offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def diag(v: Array, k: int = 0) -> Array:
     """The k-th diagonal of a 2-d array, or a 2-d array with 1-d `v` on its k-th diagonal."""
-    v = asarray(v)
+    v = ensure_array(v, "diag")
     shape = get_aval(v).shape
     if len(shape) == 2:
         return diagonal(v, k)
@@ -116,7 +117,7 @@ def diag(v: Array, k: int = 0) -> Array:
 def diagflat(v: Array, k: int = 0) -> Array:
     """A 2-d array with the flattened `v` on its k-th diagonal."""
     from numjax._src.numpy.shape import ravel
-    return diag(ravel(v), k)
+    return diag(ravel(ensure_array(v, "diagflat")), k)
 
 
 def fill_diagonal(a: Array, val: Array, wrap: bool = False, *, inplace: bool = True) -> Array:
@@ -211,7 +212,7 @@ def mask_indices(n: int, mask_func: Any, k: int = 0, *, size: int | None = None
 def vander(x: Array, N: int | None = None, increasing: bool = False) -> Array:
     """Columns are powers of `x` (decreasing unless `increasing`)."""
     from numjax._src.numpy.ufuncs import power
-    x = asarray(x)
+    x = ensure_array(x, "vander")
     if get_aval(x).ndim != 1:
         raise ValueError("x must be a one-dimensional array")
     n = get_aval(x).shape[0] if N is None else int(N)

@@ -52,7 +52,7 @@ def pad(array: Array, pad_width: Any, mode: str | Callable[..., Any] = "constant
     Array([3, 2, 1, 2, 3, 2, 1], dtype=int32)
     """
     check_arraylike("pad", array)
-    array = ensure_array(array)
+    array = ensure_array(array, "pad")
     ndim = get_aval(array).ndim
     widths = _pairs("pad_width", pad_width, ndim)
     if callable(mode):

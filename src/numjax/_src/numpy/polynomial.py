@@ -26,7 +26,7 @@ def _strong(x: Array) -> Array:
 
 
 def _coeffs(name: str, p: Array) -> Array:
-    p = ensure_array(p)
+    p = ensure_array(p, name)
     if get_aval(p).ndim != 1:
         raise ValueError(f"jnp.{name}: input array must be one-dimensional, got shape "
                          f"{get_aval(p).shape}")
@@ -141,7 +141,7 @@ def polyint(p: Array, m: int = 1, k: Any = None) -> Array:
 def poly(seq_of_zeros: Array) -> Array:
     """Coefficients of the monic polynomial with the given roots."""
     check_arraylike("poly", seq_of_zeros)
-    (z,) = promote_dtypes_inexact(ensure_array(seq_of_zeros))
+    (z,) = promote_dtypes_inexact(ensure_array(seq_of_zeros, "poly"))
     z = _strong(z)
     if get_aval(z).ndim != 1:
         raise NotImplementedError("jnp.poly of a matrix (its characteristic polynomial) is not "
@@ -176,7 +176,7 @@ def polydiv(u: Array, v: Array, *, trim_leading_zeros: bool = False) -> tuple[Ar
 def packbits(a: Array, axis: int | None = None, bitorder: str = "big") -> Array:
     """Pack the truth values of `a` into uint8 bytes along `axis` (flattened when None)."""
     check_arraylike("packbits", a)
-    a = ensure_array(a)
+    a = ensure_array(a, "packbits")
     if get_aval(a).dtype.kind not in "biu":
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("little", "big"):
@@ -206,7 +206,7 @@ def unpackbits(a: Array, axis: int | None = None, count: int | None = None,
                bitorder: str = "big") -> Array:
     """The bits of uint8 `a` along `axis` (flattened when None), `count` of them."""
     check_arraylike("unpackbits", a)
-    a = ensure_array(a)
+    a = ensure_array(a, "unpackbits")
     if get_aval(a).dtype != np.uint8:
         raise TypeError("Expected an input array of unsigned byte data type")
     if bitorder not in ("little", "big"):

@@ -42,7 +42,7 @@ def _reduction(name: str, reducer: Callable[[Array, tuple[int, ...]], Array],
            keepdims: bool = False, initial: Any = None, where: Any = None) -> Array:
         if out is not None:
             raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
-        a = ensure_array(a)
+        a = ensure_array(a, name)
         aval = get_aval(a)
         axes = _axes(axis, aval.ndim)
         if dtype is not None:
@@ -99,7 +99,7 @@ def _bool_reduction(name: str, reducer: Callable[[Array, tuple[int, ...]], Array
                     ) -> Callable[..., Array]:
     def fn(a: Array, axis: Any = None, out: None = None, keepdims: bool = False, *,
            where: Any = None) -> Array:
-        a = ensure_array(a)
+        a = ensure_array(a, name)
         aval = get_aval(a)
         if aval.dtype != np.bool_:
             a = lax.ne(a, lax._convert_element_type(0, aval.dtype))
@@ -125,7 +125,7 @@ def mean(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
     >>> jnp.mean(jnp.array([1., 2., 3.]))
     Array(2., dtype=float32)
     """
-    a = ensure_array(a)
+    a = ensure_array(a, "mean")
     aval = get_aval(a)
     axes = _axes(axis, aval.ndim)
     if dtype is None:
@@ -152,7 +152,7 @@ def var(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: i
         ddof = correction
     # JAX passes ddof on to a compiled function as an argument: it is placed on the device.
     transfer_guard.library_constant(ddof, np.int32)
-    a = ensure_array(a)
+    a = ensure_array(a, "var")
     aval = get_aval(a)
     axes = _axes(axis, aval.ndim)
     computation_dtype = dtypes.to_inexact_dtype(aval.dtype) if dtype is None else \
@@ -173,6 +173,7 @@ def var(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: i
 @transfer_guard.places_constants
 def std(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
         keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Array:
+    a = ensure_array(a, "std")
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where,
                         correction=correction))
 
@@ -188,7 +189,7 @@ def argmin(a: Array, axis: int | None = None, out: None = None,
 
 
 def _arg(name: str, op: Any, a: Array, axis: int | None, keepdims: bool | None) -> Array:
-    a = ensure_array(a)
+    a = ensure_array(a, name)
     aval = get_aval(a)
     if axis is None:
         if aval.size == 0:

@@ -18,7 +18,7 @@ def round(a: Array, decimals: int = 0, out: None = None) -> Array:
     >>> jnp.round(jnp.array([0.5, 1.5, 2.25]), 1)
     Array([0.5, 1.5, 2.2], dtype=float32)
     """
-    a = ensure_array(a)
+    a = ensure_array(a, "round")
     dtype = get_aval(a).dtype
     if dtype.kind in "biu":
         if decimals >= 0:

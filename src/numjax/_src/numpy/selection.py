@@ -57,7 +57,7 @@ def piecewise(x: Array, condlist: Any, funclist: Sequence[Any], *args: Any,
     """`funclist[i](x)` where `condlist[i]` (later conditions take precedence); an extra
     function is the default. Every function is evaluated on all of `x`."""
     check_arraylike("piecewise", x)
-    x = ensure_array(x)
+    x = ensure_array(x, "piecewise")
     if isinstance(condlist, Array_types()) and get_aval(condlist).ndim == get_aval(x).ndim:
         conds = [condlist]
     elif isinstance(condlist, np.ndarray) and condlist.ndim == get_aval(x).ndim:
@@ -124,8 +124,8 @@ def take(a: Array, indices: Array, axis: int | None = None, out: None = None,
     check_arraylike("take", a, indices)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    a = ensure_array(a)
-    indices = ensure_array(indices)
+    a = ensure_array(a, "take")
+    indices = ensure_array(indices, "take")
     if get_aval(indices).dtype.kind not in "iu":
         raise TypeError(f"take: indices must be integer, got {get_aval(indices).dtype}")
     if axis is None:
@@ -148,7 +148,7 @@ def take_along_axis(arr: Array, indices: Array, axis: int | None, mode: str | No
            [2, 4]], dtype=int32)
     """
     check_arraylike("take_along_axis", arr, indices)
-    arr, indices = ensure_array(arr), ensure_array(indices)
+    arr, indices = ensure_array(arr, "take_along_axis"), ensure_array(indices, "take_along_axis")
     if get_aval(indices).dtype.kind not in "iu":
         raise TypeError("take_along_axis indices must be of integer type, got "
                         f"{get_aval(indices).dtype}")
@@ -190,7 +190,7 @@ def choose(a: Array, choices: Sequence[Array], out: None = None, mode: str = "ra
     check_arraylike("choose", a, *choices)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
-    a = ensure_array(a)
+    a = ensure_array(a, "choose")
     if get_aval(a).dtype.kind not in "iu":
         raise ValueError("`a` array must be integer typed")
     n = len(choices)
@@ -221,10 +221,10 @@ def compress(condition: Array, a: Array, axis: int | None = None, *, size: int |
              fill_value: Any = 0, out: None = None) -> Array:
     """The slices of `a` along `axis` where `condition` (1-d) is true."""
     check_arraylike("compress", condition, a)
-    condition = ensure_array(condition)
+    condition = ensure_array(condition, "compress")
     if get_aval(condition).ndim != 1:
         raise ValueError("condition must be a 1D array")
-    a = ensure_array(a)
+    a = ensure_array(a, "compress")
     if axis is None:
         a, axis = ravel(a), 0
     axis = canonicalize_axis(axis, get_aval(a).ndim)
@@ -261,6 +261,7 @@ def compress(condition: Array, a: Array, axis: int | None = None, *, size: int |
 def extract(condition: Array, arr: Array, *, size: int | None = None,
             fill_value: Any = 0) -> Array:
     """The elements of `arr` where `condition` holds (both flattened)."""
+    check_arraylike("extreact", condition, arr)  # sic: JAX 0.4.30's name in its error
     return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
 
 
@@ -270,11 +271,11 @@ def place(arr: Array, mask: Array, vals: Array, *, inplace: bool = True) -> Arra
         raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
                          "immutable. Pass inplace=False to instead return an updated array.")
     check_arraylike("place", arr, mask, vals)
-    arr = ensure_array(arr)
+    arr = ensure_array(arr, "place")
     flat = ravel(arr)
     from numjax._src.numpy.manipulation import _concrete_or_error
     m = _concrete_or_error(mask, "jnp.place: the mask must be concrete.\n").ravel().astype(bool)
-    vals_flat = ravel(ensure_array(vals))
+    vals_flat = ravel(ensure_array(vals, "place"))
     positions = np.nonzero(m)[0]
     nv = get_aval(vals_flat).shape[0]
     if len(positions) and nv == 0:
@@ -295,10 +296,10 @@ def put(a: Array, ind: Array, v: Array, mode: str | None = None, *,
         raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
                          "immutable. Pass inplace=False to instead return an updated array.")
     check_arraylike("put", a, ind, v)
-    a = ensure_array(a)
+    a = ensure_array(a, "put")
     flat = ravel(a)
-    ind = ravel(ensure_array(ind))
-    v = ravel(ensure_array(v))
+    ind = ravel(ensure_array(ind, "put"))
+    v = ravel(ensure_array(v, "put"))
     n_i, n_v = get_aval(ind).shape[0], get_aval(v).shape[0]
     if n_i == 0 or n_v == 0:
         return a
@@ -327,7 +328,7 @@ def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Array, *args: A
     """`func1d` applied to each 1-d slice along `axis` (vmapped over the other axes)."""
     from numjax._src.api.transformations import vmap
     check_arraylike("apply_along_axis", arr)
-    arr = ensure_array(arr)
+    arr = ensure_array(arr, "apply_along_axis")
     nd = get_aval(arr).ndim
     axis = canonicalize_axis(axis, nd)
 
@@ -345,7 +346,7 @@ def apply_over_axes(func: Callable[[Array, int], Array], a: Array,
                     axes: Sequence[int]) -> Array:
     """Apply `func(a, axis)` for each axis in turn, keeping the rank."""
     check_arraylike("apply_over_axes", a)
-    a = ensure_array(a)
+    a = ensure_array(a, "apply_over_axes")
     for axis in axes:
         b = func(a, axis)
         if get_aval(b).ndim == get_aval(a).ndim - 1:
@@ -462,7 +463,7 @@ def ix_(*args: Array) -> tuple[Array, ...]:
     n = len(args)
     out = []
     for i, a in enumerate(args):
-        a = ensure_array(a)
+        a = ensure_array(a, "ix")
         if get_aval(a).ndim != 1:
             raise ValueError(f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape "
                              f"{get_aval(a).shape}")

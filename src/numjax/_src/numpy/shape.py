@@ -12,7 +12,14 @@ from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy import extended
-from numjax._src.numpy.util import canonicalize_axis, ensure_array, promote_dtypes
+from numjax._src.numpy.util import (
+    asarrays_deprecated,
+    canonicalize_axis,
+    check_arraylike,
+    ensure_array,
+    promote_dtypes,
+)
+from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
 
@@ -81,7 +88,7 @@ def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = No
     new = shape if shape is not None else newshape
     if isinstance(a, extended.array_types):
         return extended.rule("reshape")(a, new, order)
-    a = ensure_array(a)
+    a = ensure_array(a, "reshape")
     if isinstance(new, int | np.integer):
         new = (int(new),)
     elif isinstance(new, Tracer):
@@ -109,13 +116,15 @@ def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = No
 
 
 def ravel(a: Array, order: str = "C") -> Array:
+    if type(a) is not ArrayImpl and not isinstance(a, extended.array_types):
+        a = ensure_array(a, "ravel")
     return reshape(a, (-1,), order)
 
 
 def transpose(a: Array, axes: Sequence[int] | None = None) -> Array:
     if isinstance(a, extended.array_types):
         return extended.rule("transpose")(a, axes)
-    a = ensure_array(a)
+    a = ensure_array(a, "transpose")
     n = get_aval(a).ndim
     perm = tuple(reversed(range(n))) if axes is None else tuple(
         canonicalize_axis(i, n) for i in axes)
@@ -136,7 +145,7 @@ def _ndim(a: Any) -> int:
 
 def swapaxes(a: Array, axis1: int, axis2: int) -> Array:
     if not isinstance(a, extended.array_types):
-        a = ensure_array(a)
+        a = ensure_array(a, "swapaxes")
     n = _ndim(a)
     perm = list(range(n))
     i, j = canonicalize_axis(axis1, n), canonicalize_axis(axis2, n)
@@ -146,7 +155,7 @@ def swapaxes(a: Array, axis1: int, axis2: int) -> Array:
 
 def moveaxis(a: Array, source: Any, destination: Any) -> Array:
     if not isinstance(a, extended.array_types):
-        a = ensure_array(a)
+        a = ensure_array(a, "moveaxis")
     n = _ndim(a)
     src = [canonicalize_axis(s, n) for s in np.atleast_1d(source)]
     dst = [canonicalize_axis(d, n) for d in np.atleast_1d(destination)]
@@ -162,7 +171,7 @@ def moveaxis(a: Array, source: Any, destination: Any) -> Array:
 def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:
     if isinstance(a, extended.array_types):
         return extended.rule("squeeze")(a, axis)
-    a = ensure_array(a)
+    a = ensure_array(a, "squeeze")
     s = get_aval(a).shape
     if axis is None:
         axes = tuple(i for i, d in enumerate(s) if d == 1)
@@ -175,7 +184,7 @@ def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:
 def expand_dims(a: Array, axis: int | Sequence[int]) -> Array:
     if isinstance(a, extended.array_types):
         return extended.rule("expand_dims")(a, axis)
-    a = ensure_array(a)
+    a = ensure_array(a, "expand_dims")
     _require_static_index(axis)
     axes = tuple(np.atleast_1d(axis).tolist())
     n = get_aval(a).ndim + len(axes)
@@ -193,7 +202,7 @@ def broadcast_to(array: Array, shape: Any) -> Array:
     """Broadcast `array` to `shape` with NumPy's rules."""
     if isinstance(array, extended.array_types):
         return extended.rule("broadcast_to")(array, shape)
-    array = ensure_array(array)
+    array = ensure_array(array, "broadcast_to")
     shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(shape)
     old = get_aval(array).shape
     if len(shape) < len(old) or any(o not in (1, n) for o, n in zip(
@@ -217,23 +226,38 @@ def broadcast_arrays(*args: Array) -> list[Array]:
 
 
 def atleast_1d(*arys: Array) -> Any:
-    out = [reshape(a, (1,)) if get_aval(a).ndim == 0 else ensure_array(a) for a in arys]
+    if len(arys) != 1 or type(arys[0]) is not ArrayImpl:
+        arys = tuple(asarrays_deprecated("atleast_1d", arys))
+    out = _atleast_1d(arys)
     return out[0] if len(out) == 1 else out
 
 
 def atleast_2d(*arys: Array) -> Any:
-    out = []
-    for a in arys:
-        a = ensure_array(a)
-        nd = get_aval(a).ndim
-        out.append(a if nd >= 2 else lax.broadcast_to_rank(a, 2))
+    if len(arys) != 1 or type(arys[0]) is not ArrayImpl:
+        arys = tuple(asarrays_deprecated("atleast_2d", arys))
+    out = _atleast_2d(arys)
     return out[0] if len(out) == 1 else out
 
 
 def atleast_3d(*arys: Array) -> Any:
+    if len(arys) != 1 or type(arys[0]) is not ArrayImpl:
+        arys = tuple(asarrays_deprecated("atleast_3d", arys))
+    out = _atleast_3d(arys)
+    return out[0] if len(out) == 1 else out
+
+
+# The atleast functions on arguments already made Arrays.
+def _atleast_1d(arys: Sequence[Array]) -> list[Array]:
+    return [reshape(a, (1,)) if get_aval(a).ndim == 0 else a for a in arys]
+
+
+def _atleast_2d(arys: Sequence[Array]) -> list[Array]:
+    return [a if get_aval(a).ndim >= 2 else lax.broadcast_to_rank(a, 2) for a in arys]
+
+
+def _atleast_3d(arys: Sequence[Array]) -> list[Array]:
     out = []
     for a in arys:
-        a = ensure_array(a)
         s = get_aval(a).shape
         if len(s) == 0:
             a = reshape(a, (1, 1, 1))
@@ -242,7 +266,7 @@ def atleast_3d(*arys: Array) -> Any:
         elif len(s) == 2:
             a = reshape(a, (*s, 1))
         out.append(a)
-    return out[0] if len(out) == 1 else out
+    return out
 
 
 def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None) -> Array:
@@ -251,7 +275,11 @@ def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None
         raise ValueError("Need at least one array to concatenate.")
     if extended.any_extended(arrays):
         return extended.rule("concatenate")(arrays, axis, dtype)
-    arrays = [ensure_array(a) for a in arrays]
+    try:
+        arrays = [ensure_array(a) for a in arrays]
+    except TypeError:
+        check_arraylike("concatenate", *arrays)
+        raise
     if axis is None:
         arrays = [ravel(a) for a in arrays]
         axis = 0
@@ -271,7 +299,11 @@ def stack(arrays: Sequence[Array], axis: int = 0, dtype: Any = None) -> Array:
         raise ValueError("Need at least one array to stack.")
     if extended.any_extended(arrays):
         return extended.rule("stack")(arrays, axis, dtype)
-    arrays = [ensure_array(a) for a in arrays]
+    try:
+        arrays = [ensure_array(a) for a in arrays]
+    except TypeError:
+        check_arraylike("stack", *arrays)
+        raise
     shapes = {get_aval(a).shape for a in arrays}
     if len(shapes) != 1:
         raise ValueError("All input arrays must have the same shape.")
@@ -281,25 +313,25 @@ def stack(arrays: Sequence[Array], axis: int = 0, dtype: Any = None) -> Array:
 
 
 def hstack(tup: Sequence[Array], dtype: Any = None) -> Array:
-    arrs = atleast_1d(*tup)
-    arrs = arrs if isinstance(arrs, list) else [arrs]
+    # JAX checks `tup`, then hands it to its compiled atleast_1d.
+    arrs = _atleast_1d(asarrays_deprecated("hstack", tup, jitted=True))
     return concatenate(arrs, 0 if get_aval(arrs[0]).ndim == 1 else 1, dtype)
 
 
 def vstack(tup: Sequence[Array], dtype: Any = None) -> Array:
-    arrs = atleast_2d(*tup)
-    arrs = arrs if isinstance(arrs, list) else [arrs]
+    # JAX checks `tup`, then hands it to its compiled atleast_2d.
+    arrs = _atleast_2d(asarrays_deprecated("vstack", tup, jitted=True))
     return concatenate(arrs, 0, dtype)
 
 
 def dstack(tup: Sequence[Array], dtype: Any = None) -> Array:
-    arrs = atleast_3d(*tup)
-    arrs = arrs if isinstance(arrs, list) else [arrs]
+    # JAX checks `tup`, then hands it to its compiled atleast_3d.
+    arrs = _atleast_3d(asarrays_deprecated("dstack", tup, jitted=True))
     return concatenate(arrs, 2, dtype)
 
 
 def flip(m: Array, axis: int | Sequence[int] | None = None) -> Array:
-    m = ensure_array(m)
+    m = ensure_array(m, "flip")
     n = get_aval(m).ndim
     require_static_axis(axis)
     axes = tuple(range(n)) if axis is None else tuple(

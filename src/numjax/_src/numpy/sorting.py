@@ -39,7 +39,7 @@ def sort(a: Array, axis: int | None = -1, *, kind: None = None, order: None = No
     check_arraylike("sort", a)
     if order is not None:
         raise ValueError("'order' argument to sort is not supported.")
-    a = ensure_array(a)
+    a = ensure_array(a, "sort")
     if axis is None:
         a, axis = ravel(a), 0
     axis = canonicalize_axis(axis, get_aval(a).ndim)
@@ -60,7 +60,7 @@ def argsort(a: Array, axis: int | None = -1, *, kind: None = None, order: None =
     check_arraylike("argsort", a)
     if order is not None:
         raise ValueError("'order' argument to argsort is not supported.")
-    a = ensure_array(a)
+    a = ensure_array(a, "argsort")
     if axis is None:
         a, axis = ravel(a), 0
     axis = canonicalize_axis(axis, get_aval(a).ndim)
@@ -76,7 +76,7 @@ def argsort(a: Array, axis: int | None = -1, *, kind: None = None, order: None =
 
 def sort_complex(a: Array) -> Array:
     """Sort by real part, then imaginary part; the result is complex."""
-    a = ensure_array(a)
+    a = ensure_array(a, "sort_complex")
     out = sort(a, axis=0)
     return lax.convert_element_type(out, dtypes.to_complex_dtype(get_aval(out).dtype))
 
@@ -99,7 +99,7 @@ def lexsort(keys: Sequence[Array], axis: int = -1) -> Array:
 
 def partition(a: Array, kth: int, axis: int = -1) -> Array:
     """The `kth` smallest element at position kth, smaller ones before, larger ones after."""
-    a = ensure_array(a)
+    a = ensure_array(a, "partition")
     check_arraylike("partition", a)
     axis = canonicalize_axis(axis, get_aval(a).ndim)
     a = moveaxis(a, axis, -1)
@@ -143,7 +143,7 @@ def searchsorted(a: Array, v: Array, side: str = "left", sorter: Array | None = 
     if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
         raise ValueError(f"{method!r} is an invalid value for keyword 'method'. Expected one "
                          "of ['sort', 'scan', 'scan_unrolled', 'compare_all'].")
-    a = ensure_array(a)
+    a = ensure_array(a, "searchsorted")
     if get_aval(a).ndim != 1:
         raise ValueError("a should be 1-dimensional")
     if sorter is not None:
@@ -184,12 +184,12 @@ def _nan_less_equal(x: Array, y: Array) -> Array:
 def digitize(x: Array, bins: Array, right: bool = False, *, method: str = "scan") -> Array:
     """Indices of the bins (monotonic, increasing or decreasing) each `x` falls in."""
     check_arraylike("digitize", x, bins)
-    bins = ensure_array(bins)
+    bins = ensure_array(bins, "digitize")
     if get_aval(bins).ndim != 1:
         raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
     n = get_aval(bins).shape[0]
     if n == 0:
-        return lax.full(get_aval(ensure_array(x)).shape, 0, _idt())
+        return lax.full(get_aval(ensure_array(x, "digitize")).shape, 0, _idt())
     side = "left" if right else "right"
     inc = searchsorted(bins, x, side=side, method=method)
     # Decreasing bins: the count of bins above x (at or above when `right`).
@@ -236,7 +236,7 @@ def unique(ar: Array, return_index: bool = False, return_inverse: bool = False,
     Array([1, 3], dtype=int32)
     """
     check_arraylike("unique", ar)
-    ar = ensure_array(ar)
+    ar = ensure_array(ar, "unique")
     in_shape = get_aval(ar).shape
     if axis is None:
         arr2 = reshape(ravel(ar), (-1, 1))
@@ -305,7 +305,7 @@ def unique(ar: Array, return_index: bool = False, return_inverse: bool = False,
 
 
 def unique_values(x: Array, /, *, size: int | None = None, fill_value: Any = None) -> Array:
-    return unique(x, size=size, fill_value=fill_value)
+    return unique(ensure_array(x, "unique_values"), size=size, fill_value=fill_value)
 
 
 def unique_counts(x: Array, /, *, size: int | None = None, fill_value: Any = None) -> Any:
@@ -356,7 +356,7 @@ def setdiff1d(ar1: Array, ar2: Array, assume_unique: bool = False, *,
               size: int | None = None, fill_value: Any = None) -> Array:
     """Sorted unique elements of ar1 not in ar2 (padded with fill_value, default 0)."""
     check_arraylike("setdiff1d", ar1, ar2)
-    ar1 = ravel(ensure_array(ar1))
+    ar1 = ravel(ensure_array(ar1, "setdiff1d"))
     if not assume_unique:
         ar1 = ensure_array(ar1)
     keep = lax.bitwise_not(isin(ar1, ar2))
@@ -368,8 +368,8 @@ def intersect1d(ar1: Array, ar2: Array, assume_unique: bool = False,
                 return_indices: bool = False) -> Any:
     """Sorted unique elements in both arrays (concrete inputs: the size depends on values)."""
     check_arraylike("intersect1d", ar1, ar2)
-    a1 = ravel(ensure_array(ar1))
-    a2 = ravel(ensure_array(ar2))
+    a1 = ravel(ensure_array(ar1, "intersect1d"))
+    a2 = ravel(ensure_array(ar2, "intersect1d"))
     u1, i1 = unique(a1, return_index=True) if not assume_unique else (
         a1, lax.iota(_idt(), get_aval(a1).shape[0]))
     u2, i2 = unique(a2, return_index=True) if not assume_unique else (
@@ -392,8 +392,8 @@ def intersect1d(ar1: Array, ar2: Array, assume_unique: bool = False,
 def setxor1d(ar1: Array, ar2: Array, assume_unique: bool = False) -> Array:
     """Sorted elements in exactly one of the arrays."""
     check_arraylike("setxor1d", ar1, ar2)
-    u1 = unique(ar1) if not assume_unique else ravel(ensure_array(ar1))
-    u2 = unique(ar2) if not assume_unique else ravel(ensure_array(ar2))
+    u1 = unique(ar1) if not assume_unique else ravel(ensure_array(ar1, "setxor1d"))
+    u2 = unique(ar2) if not assume_unique else ravel(ensure_array(ar2, "setxor1d"))
     from numjax._src.numpy.shape import concatenate
     both = concatenate([u1, u2])
     keep = lax.bitwise_not(isin(both, u1) & isin(both, u2))

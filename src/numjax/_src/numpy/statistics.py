@@ -73,7 +73,7 @@ cumproduct = cumprod
 def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: Any = None,
                    include_initial: bool = False) -> Array:
     """The Array API's cumulative sum (optionally starting with a 0)."""
-    x = ensure_array(x)
+    x = ensure_array(x, "cumulative_sum")
     if axis is None:
         if get_aval(x).ndim > 1:
             raise ValueError(f"The input array has rank {get_aval(x).ndim}, however axis was "
@@ -166,7 +166,7 @@ def nanmean(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
             keepdims: bool = False, where: Any = None) -> Array:
     """Mean of the non-NaN elements."""
     check_arraylike("nanmean", a)
-    a = ensure_array(a)
+    a = ensure_array(a, "nanmean")
     if not _is_inexact(a):
         return reductions.mean(a, axis, dtype, keepdims=keepdims, where=where)
     valid = lax.bitwise_not(_isnan(a))
@@ -183,7 +183,7 @@ def nanvar(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof
            keepdims: bool = False, where: Any = None) -> Array:
     """Variance of the non-NaN elements."""
     check_arraylike("nanvar", a)
-    a = ensure_array(a)
+    a = ensure_array(a, "nanvar")
     (a,) = promote_dtypes_inexact(a)
     valid = lax.bitwise_not(_isnan(a))
     if where is not None:
@@ -205,6 +205,7 @@ def nanvar(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof
 
 def nanstd(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
            keepdims: bool = False, where: Any = None) -> Array:
+    check_arraylike("nanstd", a)
     return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
 
 
@@ -219,7 +220,7 @@ def ptp(a: Array, axis: Any = None, out: None = None, keepdims: bool = False) ->
 def count_nonzero(a: Array, axis: Any = None, keepdims: bool = False) -> Array:
     """The number of nonzero elements (default int dtype)."""
     check_arraylike("count_nonzero", a)
-    a = ensure_array(a)
+    a = ensure_array(a, "count_nonzero")
     nz = lax.ne(a, lax._convert_element_type(0, get_aval(a).dtype))
     return reductions.sum(nz, axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
@@ -372,7 +373,7 @@ def average(a: Array, axis: Any = None, weights: Array | None = None,
     check_arraylike("average", a)
     if weights is None:
         avg = reductions.mean(a, axis, keepdims=keepdims)
-        a_aval = get_aval(ensure_array(a))
+        a_aval = get_aval(ensure_array(a, "average"))
         axes = reductions._axes(axis, a_aval.ndim)
         count = int(np.prod([a_aval.shape[i] for i in axes], dtype=np.int64))
         wsum = lax.full_like(avg, count)
@@ -401,7 +402,7 @@ def diff(a: Array, n: int = 1, axis: int = -1, prepend: Array | None = None,
          append: Array | None = None) -> Array:
     """n-th discrete difference along `axis`."""
     check_arraylike("diff", a)
-    a = ensure_array(a)
+    a = ensure_array(a, "diff")
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n}")
@@ -434,7 +435,7 @@ def diff(a: Array, n: int = 1, axis: int = -1, prepend: Array | None = None,
 def ediff1d(ary: Array, to_end: Array | None = None, to_begin: Array | None = None) -> Array:
     """Differences of the flattened array, with optional values before and after."""
     check_arraylike("ediff1d", ary)
-    a = ravel(ensure_array(ary))
+    a = ravel(ensure_array(ary, "ediff1d"))
     out = diff(a)
     from numjax._src.numpy.shape import concatenate
     parts = []
@@ -485,7 +486,11 @@ def gradient(f: Array, *varargs: Any, axis: Any = None, edge_order: int | None =
 
 def trapezoid(y: Array, x: Array | None = None, dx: Any = 1.0, axis: int = -1) -> Array:
     """Integral by the trapezoid rule along `axis`."""
-    (y,) = promote_dtypes_inexact(y)
+    try:
+        (y,) = promote_dtypes_inexact(y)
+    except TypeError:
+        check_arraylike("trapezoid", y)
+        raise
     axis = canonicalize_axis(axis, get_aval(y).ndim)
     m = get_aval(y).shape[axis]
     avg = lax.mul(lax.add(lax.slice_in_dim(y, 1, m, axis=axis),

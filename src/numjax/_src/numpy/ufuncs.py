@@ -200,7 +200,11 @@ def bitwise_not(x: Array, /) -> Array:
     return lax.bitwise_not(x)
 
 
-invert = bitwise_not
+def invert(x: Array, /) -> Array:
+    (x,) = promote_args("invert", x)
+    return lax.bitwise_not(x)
+
+
 bitwise_invert = bitwise_not
 
 sin = _unary("sin", lax.sin)

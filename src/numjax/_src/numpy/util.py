@@ -43,7 +43,9 @@ real reciprocal remainder resize right_shift rint rollaxis rot90 round round_ se
 signbit sin sinc sinh sort sort_complex sqrt square std subtract sum swapaxes take
 take_along_axis tan tanh trace trapezoid tril triu true_divide trunc unpackbits unstack unwrap
 vander var vdot
-""".split())
+""".split()) | {f"jnp.linalg.{name}" for name in """
+cholesky cond det eigh eigvals eigvalsh inv matrix_power matrix_rank norm qr slogdet solve svd
+""".split()}
 
 _SCALAR_TYPES = frozenset((bool, int, float, complex))
 
@@ -75,6 +77,35 @@ def _check_arraylike_slow(name: str, args: tuple[Any, ...]) -> None:
         if not _is_arraylike(x):
             raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
                             f"position {i}.")
+
+
+def asarrays_deprecated(name: str, args: Sequence[Any], jitted: bool | None = None
+                        ) -> list[Array]:
+    """`args` as Arrays for a jnp function that JAX lets take any value `jnp.asarray` reads
+    (lists, None) with a DeprecationWarning naming the first one that is not an array; when
+    `jitted` (by default, when JAX compiles `name`), jit's errors first. Arrays and tracers
+    return at once."""
+    for x in args:
+        if not (type(x) is ArrayImpl or isinstance(x, Tracer)):
+            break
+    else:
+        return list(args)
+    from numjax._src.numpy import extended
+    from numjax._src.numpy.creation import asarray
+    if name in JITTED if jitted is None else jitted:
+        check_args_abstractify(tuple(args))
+    warn_arraylike(name, args, stacklevel=4)
+    return [x if isinstance(x, extended.array_types) else asarray(x) for x in args]
+
+
+def warn_arraylike(name: str, args: Sequence[Any], stacklevel: int = 3) -> None:
+    """JAX's DeprecationWarning for the first of `args` that is not an array or a scalar."""
+    for i, x in enumerate(args):
+        if not (type(x) is ArrayImpl or isinstance(x, Tracer) or _is_arraylike(x)):
+            warnings.warn(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
+                          f"position {i}. In a future JAX release this will be an error.",
+                          DeprecationWarning, stacklevel=stacklevel)
+            return
 
 
 def _is_arraylike(x: Any) -> bool:
@@ -162,10 +193,17 @@ def canonicalize_axis(axis: int, ndim: int) -> int:
     return axis % ndim if ndim else 0
 
 
-def ensure_array(x: Any) -> Array:
+def ensure_array(x: Any, name: str | None = None) -> Array:
     """Python scalars and NumPy values become Arrays (weak for Python scalars). A value that is
-    not an array fails as JAX's jit rejects it: JAX compiles most jnp functions (or the helper
-    they hand their arguments to) before reading their arguments."""
+    not an array fails as in JAX: with the calling jnp function's `name`, first
+    `check_arraylike`'s error, then (for a string, which passes it) `jnp.asarray`'s; without
+    one, as JAX's jit rejects it (JAX compiles most jnp functions, or the helper they hand
+    their arguments to, before reading their arguments).
+
+    >>> ensure_array(None, "sum")
+    Traceback (most recent call last):
+    TypeError: sum requires ndarray or scalar arguments, got <class 'NoneType'> at position 0.
+    """
     if type(x) is ArrayImpl or isinstance(x, Tracer):
         return x
     if type(x) not in aval_handlers or type(x) is np.ndarray and (
@@ -173,6 +211,43 @@ def ensure_array(x: Any) -> Array:
         try:
             get_aval(x)
         except TypeError:
+            if name is not None:
+                _not_an_array(name, x)
             check_args_abstractify(x)  # jit's error, if there is one for a leaf of `x`
             raise
     return lax._convert_element_type(x, None, dtypes.is_weakly_typed(x))
+
+
+# How the jnp functions JAX runs op by op read a string that passed `check_arraylike`, where
+# that is not `jnp.asarray` ("Value 'abc' with dtype <U3 is not a valid JAX array type"):
+# "lax", handed straight to a lax function or a compiled one (jit's text); "lax.asarray"
+# (its text); "dtype", its dtype read first ("Cannot determine dtype of abc").
+_STRING_READ = {
+    **dict.fromkeys("compress delete diagflat expand_dims pad repeat transpose".split(), "lax"),
+    **dict.fromkeys(["broadcast_to", "cumulative_sum"], "lax.asarray"),
+    **dict.fromkeys("bincount choose polymul roots".split(), "dtype"),
+}
+
+
+def _not_an_array(name: str, x: Any) -> None:
+    """Raise JAX's error for `x`, which is not an array, given to jnp function `name`."""
+    check_arraylike(name, x)
+    if not isinstance(x, str | bytes) or name in JITTED:
+        return
+    read = _STRING_READ.get(name, "jnp.asarray")
+    if read == "lax.asarray":
+        shown = str(x)  # bytes as Python shows them: b'ab'
+        raise TypeError(f"asarray: expected ArrayLike, got {shown} of type {type(x)}.")
+    if read == "dtype":
+        dtypes.dtype(x)
+    elif read == "jnp.asarray":
+        dtypes.dtype(np.asarray(x))
+
+
+def not_arrays(name: str, *args: Any) -> None:
+    """Raise JAX's error for the first of `args` that is not an array, as jnp function `name`
+    checks them; return if all are. For the error path of a function that reads its arguments
+    without checking them first."""
+    check_arraylike(name, *args)
+    for x in args:
+        ensure_array(x, name)
