@@ -533,6 +533,52 @@ CASES = [
     ('jnp.matrix_transpose none', lambda: jnp.matrix_transpose(None), TypeError,
      "matrix_transpose requires ndarray or scalar arguments, got <class 'NoneType'> at position "
      '0.'),
+    ('jnp.zeros obj', lambda: jnp.zeros(Obj()), TypeError,
+     'Shapes must be 1D sequences of concrete values of integer type, got (<Obj>,).'),
+    ('jnp.zeros bytes', lambda: jnp.zeros(b'ab'), TypeError,
+     "Shapes must be 1D sequences of concrete values of integer type, got (b'ab',)."),
+    ('jnp.zeros float list', lambda: jnp.zeros([1.0, 2.0]), TypeError,
+     'Shapes must be 1D sequences of concrete values of integer type, got [1.0, 2.0].'),
+    ('jnp.ones str array', lambda: jnp.ones(np.array(['a', 'b'])), TypeError,
+     "Shapes must be 1D sequences of concrete values of integer type, got ['a' 'b']."),
+    ('jnp.eye none', lambda: jnp.eye(None), TypeError,
+     "Shapes must be 1D sequences of concrete values of integer type, got (None,). 'N' argument "
+     'of jnp.eye().'),
+    ('jnp.eye list M', lambda: jnp.eye(2, [2]), TypeError,
+     "Shapes must be 1D sequences of concrete values of integer type, got ([2],). 'M' argument "
+     'of jnp.eye().'),
+    ('jnp.logical_and none', lambda: jnp.logical_and(None, jnp.ones(2)), ValueError,
+     'Invalid argument to dtype: None.'),
+    ('jnp.logical_or obj', lambda: jnp.logical_or(jnp.ones(2), Obj()), TypeError,
+     "Cannot interpret value of type <class 'user.Obj'> as an abstract array; it does not have "
+     'a dtype attribute'),
+    ('jnp.logical_not none', lambda: jnp.logical_not(None), ValueError,
+     'Invalid argument to dtype: None.'),
+    ('jnp.isposinf list', lambda: jnp.isposinf([1.0, 2.0]), TypeError,
+     'Cannot determine dtype of [1.0, 2.0]'),
+    ('jnp.isneginf none', lambda: jnp.isneginf(None), ValueError,
+     'Invalid argument to dtype: None.'),
+    ('jnp.trim_zeros obj', lambda: jnp.trim_zeros(Obj()), TypeError,
+     "Value '<Obj>' with dtype object is not a valid JAX array type. Only arrays of numeric "
+     'types are supported by JAX.'),
+    ('jnp.broadcast_arrays obj', lambda: jnp.broadcast_arrays(Obj()), TypeError,
+     "Cannot interpret value of type <class 'user.Obj'> as an abstract array; it does not have "
+     'a dtype attribute'),
+    ('jnp.broadcast_arrays none', lambda: jnp.broadcast_arrays(jnp.ones(2), None), TypeError,
+     "broadcast_to requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.argwhere str', lambda: jnp.argwhere('abc'), TypeError,
+     "Argument 'abc' of type <class 'str'> is not a valid JAX type"),
+    ('jnp.where str', lambda: jnp.where(True, 'abc', jnp.ones(2)), TypeError,
+     "Argument 'abc' of type <class 'str'> is not a valid JAX type"),
+    ('jnp.where none', lambda: jnp.where(True, None, jnp.ones(2)), TypeError,
+     "where requires ndarray or scalar arguments, got <class 'NoneType'> at position 1."),
+    ('jnp.isin bytes', lambda: jnp.isin(b'ab', jnp.ones(2)), TypeError,
+     "Cannot interpret value of type <class 'bytes'> as an abstract array; it does not have a "
+     'dtype attribute'),
+    ('jnp.fft.fftfreq none', lambda: jnp.fft.fftfreq(None), TypeError,
+     'Shapes must be 1D sequences of concrete values of integer type, got (None,).'),
+    ('jnp.fft.fftfreq str array', lambda: jnp.fft.fftfreq(np.array(['a', 'b'])), TypeError,
+     "Shapes must be 1D sequences of concrete values of integer type, got ['a' 'b']."),
 ]
 
 
@@ -569,3 +615,15 @@ def test_values_jax_reads_with_a_warning():
         out = jnp.array(None)
     assert out.dtype == np.float32 and np.isnan(out)
     assert jnp.iscomplexobj(None) is False
+
+
+def test_values_read_on_error_paths_still_work_when_valid():
+    # Functions that look at their arguments closely only when one is not an Array.
+    shapes = [a.shape for a in jnp.broadcast_arrays(jnp.ones(2), 1.0, np.ones((3, 1)))]
+    assert shapes == [(3, 2)] * 3
+    assert jnp.zeros(np.array(3)).shape == (3,)
+    assert jnp.zeros((np.int64(2), 3)).shape == (2, 3)
+    assert jnp.eye(np.int32(2)).shape == (2, 2)
+    np.testing.assert_array_equal(jnp.logical_and(True, jnp.array([True, False])), [True, False])
+    np.testing.assert_array_equal(jnp.trim_zeros([0.0, 1.0, 0.0]), np.array([1.0], np.float32))
+    np.testing.assert_array_equal(jnp.argwhere([0.0, 1.0]), np.array([[1]], np.int32))

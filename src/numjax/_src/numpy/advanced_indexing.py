@@ -512,8 +512,12 @@ def argwhere(a: Array, *, size: int | None = None, fill_value: Any = None) -> Ar
            [1, 0]], dtype=int32)
     """
     from numjax._src.numpy.shape import atleast_1d, stack
-    from numjax._src.numpy.util import ensure_array
-    a = ensure_array(a)
+    if not (type(a) is ArrayImpl or isinstance(a, Tracer)):
+        # As JAX, which compiles argwhere: jit's errors, then `jnp.asarray` (lists too).
+        from numjax._src.core.avals import check_args_abstractify
+        from numjax._src.numpy.creation import asarray
+        check_args_abstractify((a,))
+        a = asarray(a)
     result = stack(nonzero(atleast_1d(a), size=size, fill_value=fill_value), axis=1)
     if get_aval(a).ndim == 0:
         return lax.slice(result, (0, 0), (get_aval(result).shape[0], 0))

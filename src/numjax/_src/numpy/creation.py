@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import Any
 
@@ -23,11 +24,24 @@ Array = Any
 def _shape(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, int | np.integer):
         return (int(shape),)
+    if not isinstance(shape, str | bytes):
+        try:
+            return tuple(operator.index(d) for d in shape)
+        except TypeError:
+            pass
+    # As JAX: a value NumPy sees as a scalar is a one-dimensional shape, `(shape,)`.
+    if not isinstance(shape, list | tuple) and np.ndim(shape) == 0:
+        return (_dim(shape),)
+    from numjax._src.numpy.shape import invalid_shape_error
+    raise invalid_shape_error(shape) from None
+
+
+def _dim(d: Any, context: str = "") -> int:
     try:
-        return tuple(int(d) if not isinstance(d, Tracer) else d.__index__() for d in shape)
+        return operator.index(d)
     except TypeError:
         from numjax._src.numpy.shape import invalid_shape_error
-        raise invalid_shape_error(shape) from None
+        raise invalid_shape_error((d,), context) from None
 
 
 def _dtype(dtype: Any, fun_name: str) -> np.dtype | None:
@@ -322,6 +336,9 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
 @transfer_guard.places_constants
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     dtype = _dtype(dtype, "eye") or dtypes.default_float_dtype()
+    check_arraylike("eye", k)
+    N = _dim(N, "'N' argument of jnp.eye()")
+    M = None if M is None else _dim(M, "'M' argument of jnp.eye()")
     if N < 0 or (M is not None and M < 0):
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     # JAX compares iotas shifted by k op by op: k is placed on the device.

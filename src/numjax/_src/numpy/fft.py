@@ -270,6 +270,8 @@ def fftfreq(n: int, d: Array = 1.0, *, dtype: Any = None) -> Array:
     if isinstance(d, list | tuple):
         raise ValueError("The d argument of jax.numpy.fft.fftfreq only takes a single value. "
                          f"Got d = {list(d)}.")
+    if not isinstance(n, int):
+        creation._shape(n)  # JAX's result is built with the shape (n,): its shape errors
     dt = _freq_dtype(dtype)
     k = np.fft.fftfreq(n, 1.0) * n  # integer frequencies, exact
     return _divide_freqs(k.astype(dt), d, n, dt)

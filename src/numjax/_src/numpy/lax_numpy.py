@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy import extended
 from numjax._src.numpy.shape import broadcast_arrays
@@ -37,6 +37,7 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
         from numjax._src.numpy.advanced_indexing import nonzero
         return nonzero(ensure_array(condition, "where"), size=size, fill_value=fill_value)
     if x is None or y is None:
+        check_arraylike("where", condition, x, y)  # JAX's check comes first: None fails it
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          "to jax.numpy.where, got {x} and {y}.")
     if (type(condition) is ArrayImpl and type(x) is ArrayImpl and type(y) is ArrayImpl
@@ -47,10 +48,15 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
     if isinstance(x, extended.array_types) or isinstance(y, extended.array_types):
         return extended.rule("where")(condition, x, y)
     check_arraylike("where", condition, x, y)
-    condition = ensure_array(condition)
-    if get_aval(condition).dtype != bool:
-        condition = lax.ne(condition, lax._convert_element_type(0, get_aval(condition).dtype))
-    x, y = promote_dtypes(x, y)
+    try:
+        condition = ensure_array(condition)
+        if get_aval(condition).dtype != bool:
+            condition = lax.ne(condition, lax._convert_element_type(
+                0, get_aval(condition).dtype))
+        x, y = promote_dtypes(x, y)
+    except TypeError:
+        check_args_abstractify((condition, x, y))  # JAX compiles the rest: jit's errors
+        raise
     condition, x, y = broadcast_arrays(condition, x, y)
     return lax.select(condition, x, y)
 

@@ -36,6 +36,7 @@ from numjax._src.numpy.util import (
     ensure_array,
 )
 from numjax._src.runtime import transfer_guard
+from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
 
@@ -477,6 +478,9 @@ def insert(arr: Array, obj: Any, values: Array, axis: int | None = None) -> Arra
 
 def trim_zeros(filt: Array, trim: str = "fb") -> Array:
     """Drop leading ('f') and/or trailing ('b') zeros of a concrete 1-d array."""
+    if type(filt) is not ArrayImpl:
+        from numjax._src.numpy.creation import asarray
+        filt = asarray(filt)  # as JAX: lists too, and `jnp.asarray`'s errors
     value = _concrete_or_error(filt, "Error arose in the `filt` argument of trim_zeros()\n")
     nz = np.nonzero(value)[0]
     start = int(nz[0]) if "f" in trim.lower() and nz.size else 0

@@ -18,6 +18,7 @@ from numjax._src.numpy.util import (
     promote_args_inexact,
     promote_args_numeric,
 )
+from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
 _BOOL = np.dtype(bool)
@@ -119,6 +120,8 @@ def isneginf(x: Array, /) -> Array:
 
 
 def _isinf_sign(name: str, x: Array, value: float) -> Array:
+    if type(x) is not ArrayImpl:
+        dtypes.dtype(x)  # JAX reads it first: "Cannot determine dtype of <O>"
     (x,) = promote_args(name, x)
     dt = get_aval(x).dtype
     if dt.kind == "c":

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy import extended
@@ -66,10 +66,13 @@ def _require_static_index(axis: Any) -> None:
                                                    "indices.\n")
 
 
-def invalid_shape_error(shape: Any) -> TypeError:
-    """JAX's error for a shape that is not a sequence of concrete integers: for a traced
-    entry, with the advice to make it static and where the traced value came from."""
+def invalid_shape_error(shape: Any, context: str = "") -> TypeError:
+    """JAX's error for a shape that is not a sequence of concrete integers (`context` names
+    the argument): for a traced entry, with the advice to make it static and where the traced
+    value came from."""
     msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+    if context:
+        msg += f" {context}."
     traced = [d for d in shape if _is_traced(d)] if isinstance(shape, list | tuple) else []
     if traced:
         msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
@@ -221,8 +224,27 @@ def broadcast_to(array: Array, shape: Any) -> Array:
 
 
 def broadcast_arrays(*args: Array) -> list[Array]:
+    for x in args:
+        if not (type(x) is ArrayImpl or isinstance(x, Tracer)):
+            _broadcast_operands(args)
+            break
     shp = broadcast_shapes(*[get_aval(a).shape for a in args])
     return [broadcast_to(a, shp) for a in args]
+
+
+def _broadcast_operands(args: tuple[Any, ...]) -> None:
+    """JAX's errors for operands of broadcast_arrays: it compiles it (jit's errors), then
+    reads each as `lax.asarray` does (arrays and scalars only), after `broadcast_to`'s check
+    when the shapes differ."""
+    check_args_abstractify(args)
+    shapes = [np.shape(x) if not isinstance(x, ArrayImpl | Tracer) else get_aval(x).shape
+              for x in args]
+    for x in args:
+        if any(s != shapes[0] for s in shapes):
+            check_arraylike("broadcast_to", x)
+        if not (isinstance(x, ArrayImpl | Tracer | bool | int | float | complex | np.ndarray
+                           | np.generic) or isinstance(x, extended.array_types)):
+            raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
 
 
 def atleast_1d(*arys: Array) -> Any:

@@ -14,7 +14,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core import errors
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy.shape import moveaxis, ravel, reshape
@@ -326,7 +326,11 @@ def isin(element: Array, test_elements: Array, assume_unique: bool = False,
     """Whether each element occurs in `test_elements` (all pairs compared)."""
     check_arraylike("isin", element, test_elements)
     from numjax._src.numpy.util import promote_dtypes
-    element, test = promote_dtypes(element, ravel(test_elements))
+    try:
+        element, test = promote_dtypes(element, ravel(test_elements))
+    except TypeError:
+        check_args_abstractify((element, test_elements))  # JAX compiles the rest
+        raise
     shape = get_aval(element).shape
     m = get_aval(test).shape[0]
     nd = len(shape)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.util import (
     check_arraylike,
@@ -171,12 +171,22 @@ right_shift = _bitwise("right_shift", _right_shift)
 
 def _logical(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
     def fn(x1: Array, x2: Array, /) -> Array:
+        if type(x1) is not ArrayImpl or type(x2) is not ArrayImpl:
+            _read_logical_operands(x1, x2)
         check_arraylike(name, x1, x2)
         x1, x2 = promote_args(name, _to_bool(x1), _to_bool(x2))
         return op(x1, x2)
 
     fn.__name__ = name
     return fn
+
+
+def _read_logical_operands(*args: Any) -> None:
+    """JAX compiles its logical functions, which read their operands' dtypes first: jit's
+    errors, then the dtype's ("Invalid argument to dtype: None.")."""
+    check_args_abstractify(args)
+    for x in args:
+        dtypes.dtype(x)
 
 
 def _to_bool(x: Array) -> Array:
@@ -192,6 +202,8 @@ logical_xor = _logical("logical_xor", lax.bitwise_xor)
 
 
 def logical_not(x: Array, /) -> Array:
+    if type(x) is not ArrayImpl:
+        _read_logical_operands(x)
     return lax.bitwise_not(_to_bool(x))
 
 
