@@ -579,6 +579,32 @@ CASES = [
      'Shapes must be 1D sequences of concrete values of integer type, got (None,).'),
     ('jnp.fft.fftfreq str array', lambda: jnp.fft.fftfreq(np.array(['a', 'b'])), TypeError,
      "Shapes must be 1D sequences of concrete values of integer type, got ['a' 'b']."),
+    ('jnp.einsum none', lambda: jnp.einsum('i->', None), ValueError,
+     'Cannot determine the shape of None, can only determine the shape of array-like objects.'),
+    ('jnp.einsum str', lambda: jnp.einsum('i->', 'abc'), ValueError,
+     "Einstein sum subscript 'i' does not contain the correct number of indices for operand 0."),
+    ('jnp.einsum list of obj', lambda: jnp.einsum('i->', [Obj()]), TypeError,
+     "Cannot interpret value of type <class 'user.Obj'> as an abstract array; it does not have "
+     'a dtype attribute'),
+    ('jnp.lexsort obj', lambda: jnp.lexsort(Obj()), TypeError,
+     "Cannot interpret value of type <class 'user.Obj'> as an abstract array; it does not have "
+     'a dtype attribute'),
+    ('jnp.lexsort str', lambda: jnp.lexsort('abc'), TypeError,
+     "Argument 'abc' of type <class 'str'> is not a valid JAX type"),
+    ('jnp.matrix_transpose str', lambda: jnp.matrix_transpose('abc'), ValueError,
+     'x must be at least two-dimensional for matrix_transpose; got ndim=0'),
+    ('jnp.concatenate none', lambda: jnp.concatenate(None), TypeError,
+     'Value after * must be an iterable, not NoneType'),
+    ('jnp.concatenate strs', lambda: jnp.concatenate(['abc', 'abc']), ValueError,
+     'Zero-dimensional arrays cannot be concatenated.'),
+    ('jnp.concatenate str array', lambda: jnp.concatenate(np.array([['a', 'b']])), TypeError,
+     'Dtype <U1 is not a valid JAX array type. Only arrays of numeric types are supported by '
+     'JAX.'),
+    ('jnp.hstack obj', lambda: jnp.hstack(Obj()), TypeError,
+     'Value after * must be an iterable, not Obj'),
+    ('jnp.stack str array', lambda: jnp.stack(np.array([['a', 'b']])), TypeError,
+     'Dtype <U1 is not a valid JAX array type. Only arrays of numeric types are supported by '
+     'JAX.'),
 ]
 
 
@@ -627,3 +653,5 @@ def test_values_read_on_error_paths_still_work_when_valid():
     np.testing.assert_array_equal(jnp.logical_and(True, jnp.array([True, False])), [True, False])
     np.testing.assert_array_equal(jnp.trim_zeros([0.0, 1.0, 0.0]), np.array([1.0], np.float32))
     np.testing.assert_array_equal(jnp.argwhere([0.0, 1.0]), np.array([[1]], np.int32))
+    assert jnp.einsum("i->", [1.0, 2.0]) == 3.0  # JAX's einsum reads lists
+    assert jnp.lexsort((1.0, 2.0)) == 0  # scalar keys: index 0, as in JAX

@@ -9,7 +9,8 @@ import numpy as np
 import opt_einsum
 
 from numjax._src import dtypes
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import check_args_abstractify, get_aval
+from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy.shape import moveaxis
 from numjax._src.numpy.util import (
@@ -19,6 +20,7 @@ from numjax._src.numpy.util import (
     not_arrays,
     promote_dtypes,
 )
+from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
 
@@ -50,6 +52,17 @@ def _is_interleaved_sublist(o: Any) -> bool:
         isinstance(i, int | type(Ellipsis)) for i in o)
 
 
+def _einsum_operands(subscripts: str, operands: list[Any], optimize: Any) -> list[Array]:
+    """Operands that are not all Arrays, read as JAX's einsum reads them: opt_einsum takes
+    their shapes first (its errors, "Cannot determine the shape of None, ..."), then they pass
+    jit (its errors) and `jnp.asarray` (lists too)."""
+    from numjax._src.numpy.creation import asarray
+    opt_einsum.contract_path(subscripts, *operands, einsum_call=True, use_blas=True,
+                             optimize=optimize)
+    check_args_abstractify(tuple(operands))
+    return [asarray(a) if isinstance(a, list | tuple) else ensure_array(a) for a in operands]
+
+
 def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "optimal",
            precision: Any = None, preferred_element_type: Any = None,
            _dot_general: Any = None) -> Array:
@@ -78,8 +91,11 @@ def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "o
         _, contractions = opt_einsum.contract_path(*shaped, einsum_call=True, use_blas=True,
                                                    optimize=optimize)
     else:
-        check_arraylike("einsum", *operands)
-        arrays = [ensure_array(a) for a in operands]
+        arrays = list(operands)
+        for a in arrays:
+            if not (type(a) is ArrayImpl or isinstance(a, Tracer)):
+                arrays = _einsum_operands(subscripts, arrays, optimize)
+                break
         _, contractions = opt_einsum.contract_path(
             subscripts, *[_ShapeOnly(get_aval(a).shape) for a in arrays], einsum_call=True,
             use_blas=True, optimize=optimize)

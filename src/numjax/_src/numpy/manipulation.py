@@ -541,6 +541,10 @@ def _block(x: Any, depth: int, ndim: int) -> Array:
 
 def matrix_transpose(x: Array, /) -> Array:
     """Swap the last two axes."""
+    if isinstance(x, str | bytes | np.ndarray) and np.ndim(x) < 2:
+        # JAX reads the rank first, so a string or a string array fails on it.
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got "
+                         f"ndim={np.ndim(x)}")
     x = ensure_array(x, "matrix_transpose")
     if get_aval(x).ndim < 2:
         raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got "

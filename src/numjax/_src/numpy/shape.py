@@ -291,8 +291,20 @@ def _atleast_3d(arys: Sequence[Array]) -> list[Array]:
     return out
 
 
+def _check_joined(arrays: Any) -> None:
+    """JAX's errors for arrays to join that are not a list, tuple or array of numbers: it
+    unpacks a sequence to check it, and takes a NumPy array whole (jit's error for strings)."""
+    if isinstance(arrays, np.ndarray):
+        if arrays.dtype.kind in "OSUV":
+            check_args_abstractify((arrays,))
+    elif not hasattr(arrays, "__iter__"):
+        raise TypeError(f"Value after * must be an iterable, not {type(arrays).__name__}")
+
+
 def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None) -> Array:
     """Join arrays along an existing axis (flattened first when axis is None)."""
+    if not isinstance(arrays, list | tuple | ArrayImpl | Tracer):
+        _check_joined(arrays)
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
     if extended.any_extended(arrays):
@@ -301,6 +313,8 @@ def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None
         arrays = [ensure_array(a) for a in arrays]
     except TypeError:
         check_arraylike("concatenate", *arrays)
+        if axis is not None and np.ndim(arrays[0]) == 0:  # JAX reads the rank first
+            raise ValueError("Zero-dimensional arrays cannot be concatenated.") from None
         raise
     if axis is None:
         arrays = [ravel(a) for a in arrays]
@@ -317,6 +331,8 @@ def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None
 
 def stack(arrays: Sequence[Array], axis: int = 0, dtype: Any = None) -> Array:
     """Join arrays along a new axis."""
+    if isinstance(arrays, np.ndarray):
+        _check_joined(arrays)
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
     if extended.any_extended(arrays):
@@ -336,6 +352,8 @@ def stack(arrays: Sequence[Array], axis: int = 0, dtype: Any = None) -> Array:
 
 def hstack(tup: Sequence[Array], dtype: Any = None) -> Array:
     # JAX checks `tup`, then hands it to its compiled atleast_1d.
+    if not isinstance(tup, list | tuple | ArrayImpl | Tracer):
+        _check_joined(tup)
     arrs = _atleast_1d(asarrays_deprecated("hstack", tup, jitted=True))
     return concatenate(arrs, 0 if get_aval(arrs[0]).ndim == 1 else 1, dtype)
 

@@ -20,6 +20,7 @@ from numjax._src.lax import lax
 from numjax._src.numpy.shape import moveaxis, ravel, reshape
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, ensure_array
 from numjax._src.runtime import transfer_guard
+from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
 
@@ -83,6 +84,8 @@ def sort_complex(a: Array) -> Array:
 
 def lexsort(keys: Sequence[Array], axis: int = -1) -> Array:
     """Indices sorting by the last key, then the one before, and so on."""
+    if not (isinstance(keys, list | tuple) and all(type(k) is ArrayImpl for k in keys)):
+        check_args_abstractify((keys,))  # JAX compiles lexsort: jit's errors first
     key_list = [ensure_array(k) for k in keys]
     if not key_list:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
@@ -90,7 +93,7 @@ def lexsort(keys: Sequence[Array], axis: int = -1) -> Array:
     key_list = broadcast_arrays(*key_list)
     shape = get_aval(key_list[0]).shape
     if not shape:
-        raise TypeError("Cannot lexsort a scalar")
+        return lax._convert_element_type(0, _idt())  # as JAX: scalar keys sort to index 0
     axis = canonicalize_axis(axis, len(shape))
     iota = lax.broadcasted_iota(_idt(), shape, axis)
     out = lax.sort((*key_list[::-1], iota), dimension=axis, num_keys=len(key_list))
