@@ -605,6 +605,12 @@ CASES = [
     ('jnp.stack str array', lambda: jnp.stack(np.array([['a', 'b']])), TypeError,
      'Dtype <U1 is not a valid JAX array type. Only arrays of numeric types are supported by '
      'JAX.'),
+    ('jnp.zeros dtype obj', lambda: jnp.zeros(jnp.ones(2), Obj()), TypeError,
+     "Cannot interpret '<Obj>' as a data type"),
+    ('jnp.ones dtype str', lambda: jnp.ones(jnp.ones(2), 'abc'), TypeError,
+     'Shapes must be 1D sequences of concrete values of integer type, got [1. 1.].'),
+    ('jnp.setxor1d str', lambda: jnp.setxor1d('abc', jnp.ones(2)), TypeError,
+     "Argument 'abc' of type <class 'str'> is not a valid JAX type"),
 ]
 
 

@@ -186,12 +186,14 @@ def zeros(shape: Any, dtype: Any = None) -> Array:
     >>> zeros((2,))
     Array([0., 0.], dtype=float32)
     """
-    return lax.full(_shape(shape), 0, _dtype(dtype, "zeros") or dtypes.default_float_dtype())
+    dtype = _dtype(dtype, "zeros") or dtypes.default_float_dtype()  # checked first, as in JAX
+    return lax.full(_shape(shape), 0, dtype)
 
 
 @transfer_guard.places_constants
 def ones(shape: Any, dtype: Any = None) -> Array:
-    return lax.full(_shape(shape), 1, _dtype(dtype, "ones") or dtypes.default_float_dtype())
+    shape = _shape(shape)  # checked before the dtype, as in JAX (zeros checks the dtype first)
+    return lax.full(shape, 1, _dtype(dtype, "ones") or dtypes.default_float_dtype())
 
 
 @transfer_guard.places_constants

@@ -399,8 +399,9 @@ def intersect1d(ar1: Array, ar2: Array, assume_unique: bool = False,
 def setxor1d(ar1: Array, ar2: Array, assume_unique: bool = False) -> Array:
     """Sorted elements in exactly one of the arrays."""
     check_arraylike("setxor1d", ar1, ar2)
-    u1 = unique(ar1) if not assume_unique else ravel(ensure_array(ar1, "setxor1d"))
-    u2 = unique(ar2) if not assume_unique else ravel(ensure_array(ar2, "setxor1d"))
+    a1, a2 = ravel(ar1), ravel(ar2)  # first, as in JAX: a string fails as jit rejects it
+    u1 = unique(a1) if not assume_unique else a1
+    u2 = unique(a2) if not assume_unique else a2
     from numjax._src.numpy.shape import concatenate
     both = concatenate([u1, u2])
     keep = lax.bitwise_not(isin(both, u1) & isin(both, u2))
