@@ -611,6 +611,26 @@ CASES = [
      'Shapes must be 1D sequences of concrete values of integer type, got [1. 1.].'),
     ('jnp.setxor1d str', lambda: jnp.setxor1d('abc', jnp.ones(2)), TypeError,
      "Argument 'abc' of type <class 'str'> is not a valid JAX type"),
+    ('jnp.inner none', lambda: jnp.inner(None, jnp.ones(2)), TypeError,
+     "inner requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.trapezoid none', lambda: jnp.trapezoid(None), TypeError,
+     "trapezoid requires ndarray or scalar arguments, got <class 'NoneType'> at position 0."),
+    ('jnp.bincount str array', lambda: jnp.bincount(np.array(['a', 'b'])), TypeError,
+     "Value '['a' 'b']' with dtype <U1 is not a valid JAX array type. Only arrays of numeric "
+     'types are supported by JAX.'),
+    ('jnp.broadcast_to str array',
+     lambda: jnp.broadcast_to(np.array(['a', 'b']), (2, 2)), TypeError,
+     "Value '['a' 'b']' with dtype <U1 is not a valid JAX array type. Only arrays of numeric "
+     'types are supported by JAX.'),
+    ('jnp.concatenate str arrays', lambda: jnp.concatenate([np.array(['a', 'b'])] * 2), TypeError,
+     "Value '['a' 'b']' with dtype <U1 is not a valid JAX array type. Only arrays of numeric "
+     'types are supported by JAX.'),
+    ('jnp.atleast_1d dict', lambda: jnp.atleast_1d({'a': 1.0}), TypeError,
+     "Unexpected input type for array: <class 'dict'>"),
+    ('jnp.hstack dict', lambda: jnp.hstack([{'a': 1.0}]), TypeError,
+     "Unexpected input type for array: <class 'dict'>"),
+    ('jnp.argwhere dict', lambda: jnp.argwhere({'a': 1.0}), TypeError,
+     "Unexpected input type for array: <class 'dict'>"),
 ]
 
 

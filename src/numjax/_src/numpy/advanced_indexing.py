@@ -517,6 +517,8 @@ def argwhere(a: Array, *, size: int | None = None, fill_value: Any = None) -> Ar
         from numjax._src.core.avals import check_args_abstractify
         from numjax._src.numpy.creation import asarray
         check_args_abstractify((a,))
+        if isinstance(a, dict):  # its leaves are traced: `jnp.array` takes no dict of them
+            raise TypeError(f"Unexpected input type for array: {type(a)}")
         a = asarray(a)
     result = stack(nonzero(atleast_1d(a), size=size, fill_value=fill_value), axis=1)
     if get_aval(a).ndim == 0:

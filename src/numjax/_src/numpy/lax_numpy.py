@@ -170,7 +170,7 @@ def inner(a: Array, b: Array, *, precision: Any = None,
           preferred_element_type: Any = None) -> Array:
     try:
         a, b = promote_dtypes(a, b)
-    except TypeError:
+    except (TypeError, ValueError):
         check_arraylike("inner", a, b)
         raise
     a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
@@ -183,7 +183,7 @@ def inner(a: Array, b: Array, *, precision: Any = None,
 def outer(a: Array, b: Array, out: None = None) -> Array:
     try:
         a, b = promote_dtypes(a, b)
-    except TypeError:
+    except (TypeError, ValueError):
         check_arraylike("outer", a, b)
         raise
     a = lax.reshape(a, (get_aval(a).size, 1))

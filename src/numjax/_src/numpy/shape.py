@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import dtypes
 from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
@@ -315,12 +316,14 @@ def concatenate(arrays: Sequence[Array], axis: int | None = 0, dtype: Any = None
         check_arraylike("concatenate", *arrays)
         if axis is not None and np.ndim(arrays[0]) == 0:  # JAX reads the rank first
             raise ValueError("Zero-dimensional arrays cannot be concatenated.") from None
+        for a in arrays:  # then copies each with `jnp.array`: its text for a string array
+            if isinstance(a, np.ndarray):
+                dtypes.dtype(a)
         raise
     if axis is None:
         arrays = [ravel(a) for a in arrays]
         axis = 0
     if dtype is not None:
-        from numjax._src import dtypes
         arrays = [lax._convert_element_type(a, dtypes.canonicalize_dtype(dtype)) for a in arrays]
     arrays = promote_dtypes(*arrays)
     n = get_aval(arrays[0]).ndim

@@ -488,7 +488,7 @@ def trapezoid(y: Array, x: Array | None = None, dx: Any = 1.0, axis: int = -1) -
     """Integral by the trapezoid rule along `axis`."""
     try:
         (y,) = promote_dtypes_inexact(y)
-    except TypeError:
+    except (TypeError, ValueError):
         check_arraylike("trapezoid", y)
         raise
     axis = canonicalize_axis(axis, get_aval(y).ndim)

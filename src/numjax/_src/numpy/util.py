@@ -94,6 +94,9 @@ def asarrays_deprecated(name: str, args: Sequence[Any], jitted: bool | None = No
     from numjax._src.numpy.creation import asarray
     if name in JITTED if jitted is None else jitted:
         check_args_abstractify(tuple(args))
+        for x in args:
+            if isinstance(x, dict):  # its leaves are traced: `jnp.array` takes no dict of them
+                raise TypeError(f"Unexpected input type for array: {type(x)}")
     warn_arraylike(name, args, stacklevel=4)
     return [x if isinstance(x, extended.array_types) else asarray(x) for x in args]
 
@@ -229,9 +232,16 @@ _STRING_READ = {
 }
 
 
+# jnp functions JAX runs op by op that copy a NumPy array through `jnp.array`, whose error
+# for a string array names its value ("Value '['a' 'b']' with dtype <U1 ...").
+_COPIED = frozenset("bincount broadcast_to choose cumulative_sum polymul roots".split())
+
+
 def _not_an_array(name: str, x: Any) -> None:
     """Raise JAX's error for `x`, which is not an array, given to jnp function `name`."""
     check_arraylike(name, x)
+    if isinstance(x, np.ndarray) and name in _COPIED:
+        dtypes.dtype(x)
     if not isinstance(x, str | bytes) or name in JITTED:
         return
     read = _STRING_READ.get(name, "jnp.asarray")
