@@ -66,19 +66,25 @@ def float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """XLA's float-to-integer conversion: truncation toward zero that saturates at the integer
     type's bounds (infinities included), with NaN becoming 0; NumPy's cast wraps or returns an
     arbitrary value instead (`jnp.arange(254., 258.).astype('uint8')` is [254, 255, 255, 255])."""
-    info = dtypes.iinfo(dtype)
-    # The bounds are compared as float64 scalars (exact: the minimum and one past the maximum
-    # are powers of two), so every float type compares exactly; NumPy's cast is right inside.
-    lo, top = np.float64(info.min), np.float64(info.max) + 1
+    lo, top, low, high = _int_bounds(dtype)
+    # Two reductions decide whether anything needs fixing (NaN fails both comparisons): in the
+    # common case the conversion is NumPy's cast and two fast passes.
+    if not x.size or (x.min() >= lo and x.max() < top):
+        return x.astype(dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         out = x.astype(dtype)
-        inside = (x >= lo) & (x < top)
-        if not inside.all():
-            bad = ~inside
-            outside = x[bad]
-            out[bad] = np.where(np.isnan(outside), 0,
-                                np.where(outside > 0, info.max, info.min))
+        bad = ~((x >= lo) & (x < top))
+        outside = x[bad]
+        out[bad] = np.where(np.isnan(outside), 0, np.where(outside > 0, high, low))
     return out
+
+
+@functools.cache
+def _int_bounds(dtype: np.dtype) -> tuple[np.float64, np.float64, int, int]:
+    """(minimum, one past the maximum) as float64 scalars (exact: both are powers of two, so
+    every float type compares exactly), and the minimum and maximum."""
+    info = dtypes.iinfo(dtype)
+    return np.float64(info.min), np.float64(info.max) + 1, int(info.min), int(info.max)
 
 
 @convert_element_type_p.def_abstract_eval
