@@ -631,6 +631,13 @@ CASES = [
      "Unexpected input type for array: <class 'dict'>"),
     ('jnp.argwhere dict', lambda: jnp.argwhere({'a': 1.0}), TypeError,
      "Unexpected input type for array: <class 'dict'>"),
+    ('jnp.select none', lambda: jnp.select([None], [jnp.ones(2)]), TypeError,
+     "asarray: expected ArrayLike, got None of type <class 'NoneType'>."),
+    ('jnp.block dict', lambda: jnp.block({'a': 1.0}), TypeError,
+     "Unexpected input type for array: <class 'dict'>"),
+    ('jnp.block obj', lambda: jnp.block([Obj()]), TypeError,
+     "Cannot interpret value of type <class 'user.Obj'> as an abstract array; it does not have "
+     'a dtype attribute'),
 ]
 
 
@@ -665,6 +672,9 @@ def test_values_jax_reads_with_a_warning():
                       r"currently treated as NaN\. In the future this will result in an "
                       r"error\.$"):
         out = jnp.array(None)
+    assert out.dtype == np.float32 and np.isnan(out)
+    with pytest.warns(FutureWarning, match=r"^None encountered in jnp\.array\(\)"):
+        out = jnp.block(None)
     assert out.dtype == np.float32 and np.isnan(out)
     assert jnp.iscomplexobj(None) is False
 

@@ -533,6 +533,13 @@ def _block_depth(x: Any) -> tuple[int, int]:
 
 def _block(x: Any, depth: int, ndim: int) -> Array:
     if depth == 0:
+        if x is None or isinstance(x, dict):
+            # JAX compiles block: None stays a leaf that `jnp.asarray` reads as NaN, and a
+            # dict's leaves are traced, which `jnp.array` does not take.
+            if isinstance(x, dict):
+                raise TypeError(f"Unexpected input type for array: {type(x)}")
+            from numjax._src.numpy.creation import asarray
+            x = asarray(x)
         a = ensure_array(x)
         return lax.broadcast_to_rank(a, ndim) if get_aval(a).ndim < ndim else a
     parts = [_block(i, depth - 1, ndim) for i in x]

@@ -41,7 +41,12 @@ def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Any 
     if len(condlist) == 0:
         raise ValueError("condlist must be non-empty")
     choices = promote_dtypes(default, *choicelist)
-    conds = [ensure_array(c) for c in condlist]
+    try:
+        conds = [ensure_array(c) for c in condlist]
+    except TypeError:
+        from numjax._src.numpy.shape import broadcast_arrays
+        broadcast_arrays(False, *condlist)  # JAX broadcasts the conditions first: its errors
+        raise
     for c in conds:
         if get_aval(c).dtype != np.bool_:
             raise TypeError(f"condlist must be a list of boolean arrays, got {get_aval(c)}")
