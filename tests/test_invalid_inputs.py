@@ -638,6 +638,10 @@ CASES = [
     ('jnp.block obj', lambda: jnp.block([Obj()]), TypeError,
      "Cannot interpret value of type <class 'user.Obj'> as an abstract array; it does not have "
      'a dtype attribute'),
+    ('jnp.arange array stop', lambda: jnp.arange(0, np.array([3, 4])), ValueError,
+     'jax.numpy.arange: arguments must be scalars; got stop=[3 4]'),
+    ('jnp.arange str array', lambda: jnp.arange(np.array(['a', 'b'])), ValueError,
+     "jax.numpy.arange: arguments must be scalars; got stop=['a' 'b']"),
 ]
 
 

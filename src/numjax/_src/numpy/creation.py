@@ -267,6 +267,10 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
                 v, f"It arose in the jnp.arange argument '{name}'.\n")
     dtype = _dtype(dtype, "arange")
     check_arraylike("arange", start)
+    start_name = "stop" if stop is None and step is None else "start"
+    for name, v in ((start_name, start), ("stop", stop), ("step", step)):
+        if v is not None and not isinstance(v, int) and np.ndim(v) != 0:
+            raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
     if stop is None and step is None:
         result_dtype = dtype or dtypes.canonicalize_dtype(dtypes.result_type(start))
         # Made on the device (no host values to transfer), as in JAX.
