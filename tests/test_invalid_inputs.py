@@ -642,6 +642,13 @@ CASES = [
      'jax.numpy.arange: arguments must be scalars; got stop=[3 4]'),
     ('jnp.arange str array', lambda: jnp.arange(np.array(['a', 'b'])), ValueError,
      "jax.numpy.arange: arguments must be scalars; got stop=['a' 'b']"),
+    ('jnp.ravel_multi_index none', lambda: jnp.ravel_multi_index((jnp.array([1]), None), (2, 2)),
+     TypeError,
+     "ravel_multi_index requires ndarray or scalar arguments, got <class 'NoneType'> at "
+     'position 1.'),
+    ('jnp.ravel_multi_index str', lambda: jnp.ravel_multi_index(['abc'], (2,)), TypeError,
+     "Value 'abc' with dtype <U3 is not a valid JAX array type. Only arrays of numeric types "
+     'are supported by JAX.'),
 ]
 
 

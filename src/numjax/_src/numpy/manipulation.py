@@ -34,6 +34,7 @@ from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
     ensure_array,
+    not_arrays,
 )
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
@@ -575,7 +576,11 @@ def ravel_multi_index(multi_index: Sequence[Array], dims: Sequence[int],
     if len(multi_index) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
     idt = dtypes.default_int_dtype()
-    idx = [ensure_array(i) for i in multi_index]
+    try:
+        idx = [ensure_array(i) for i in multi_index]
+    except TypeError:
+        not_arrays("ravel_multi_index", *multi_index)
+        raise
     for i in idx:
         if get_aval(i).dtype.kind not in "iu":
             raise TypeError("only int indices permitted")
