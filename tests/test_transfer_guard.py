@@ -128,6 +128,9 @@ DISALLOW_CASES = [
     # Eager vmap runs op by op: the function's host constants are placed on the device.
     ("vmap(lambda a: a * 2)(x)", lambda x: numjax.vmap(lambda a: a * 2)(x),
      "aval=ShapedArray(int32[])"),
+    ("random.choice(k, x, (2,), replace=False)",
+     lambda x, k=numjax.random.PRNGKey(0): numjax.random.choice(k, x, (2,), replace=False),
+     "aval=ShapedArray(int32[])"),
     ("jnp.eye(3)", lambda x: jnp.eye(3), "aval=ShapedArray(int32[])"),
     ("jnp.identity(2)", lambda x: jnp.identity(2), "aval=ShapedArray(int32[])"),
     ("jnp.var(x)", lambda x: jnp.var(x), "aval=ShapedArray(int32[])"),

@@ -20,6 +20,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax, special
 from numjax._src.random import prng, xla_math
 from numjax._src.random.keys import check_prng_key
+from numjax._src.runtime import transfer_guard
 
 Array = Any
 Shape = Sequence[int]
@@ -410,6 +411,7 @@ def shuffle(key: Any, x: Any, axis: int = 0) -> Array:
     return _shuffle(raw, jnp.asarray(x), axis)
 
 
+@transfer_guard.places_constants  # JAX runs it op by op: its slices place their starts
 def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = None,
            axis: int = 0) -> Array:
     """Random samples from `a` (or `arange(a)`), with or without replacement, weights `p`.
