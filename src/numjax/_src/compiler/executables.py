@@ -16,15 +16,15 @@ from numjax._src.runtime import devices
 def compile_jaxpr(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = ()) -> Executable:
     """Passes, lowering, and the one call to `backend_compile` (looked up at call time).
     `donated` flags the inputs whose buffers the executable may overwrite."""
-    if not config.log_compiles.value:
-        module = lower_jaxpr(passes.run_passes(closed), name, donated=donated)
-        return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
+    log = config.log_compiles.value
     start = time.perf_counter()
     module = lower_jaxpr(passes.run_passes(closed), name, donated=donated)
     lowered = time.perf_counter()
-    compile_log.log_lowering(name, lowered - start)
+    if log:
+        compile_log.log_lowering(name, lowered - start)
     executable = compiler.backend_compile(devices.get_backend(), module, None, ())
-    compile_log.log_backend_compile(name, time.perf_counter() - lowered)
+    if log:
+        compile_log.log_backend_compile(name, time.perf_counter() - lowered)
     return executable  # type: ignore[no-any-return]
 
 
