@@ -1,4 +1,5 @@
-"""Generated code and host memory: products computed in their consumer's layout, product
+"""Generated code and host memory: products computed in their consumer's layout, scalar
+factors moved onto a product's smaller operand, broadcasts left to NumPy's ufuncs, product
 results reused as `out=` buffers, freed host memory kept for the next allocation."""
 
 import re
@@ -80,6 +81,68 @@ def test_a_product_that_is_an_output_is_never_overwritten():
     y, z = jax.jit(fun)(x, w)
     np.testing.assert_allclose(z, np.asarray(y) + 1.0, rtol=1e-6)
     np.testing.assert_allclose(y, np.asarray(x) @ np.asarray(w), rtol=1e-5)
+
+
+def test_a_scalar_times_a_product_scales_the_smaller_operand():
+    step = lambda w, x, g: w - 0.01 * (x.T @ g)
+    w, x, g = _rand(16, 32), _rand(4, 16, seed=1), _rand(4, 32, seed=2)
+    text = jax.jit(step).lower(w, x, g).as_text()
+    product = text.index("dot_general")
+    scaled = re.search(r"(\w+) = np\.multiply\(\w+, (\w+)\)", text)
+    # x (4x16) is scaled before the 16x32 product, not the product after it
+    assert scaled and scaled.start() < product, text
+    assert scaled.group(1) in text[product:].split("\n")[0]
+    np.testing.assert_allclose(jax.jit(step)(w, x, g), step(w, x, g), rtol=1e-5, atol=1e-6)
+    # jaxprs keep the multiplication where the program wrote it
+    assert str(jax.make_jaxpr(step)(w, x, g)).index("dot_general") < \
+        str(jax.make_jaxpr(step)(w, x, g)).index("mul")
+
+
+SCALED_PRODUCTS = {
+    # (function, moved): only a scalar factor, the product's only reader, and a product at
+    # least twice the size of an operand
+    "weight_update": (lambda x, g: 0.5 * (x.T @ g), True),
+    "factor_on_the_right": (lambda x, g: (x.T @ g) * 0.5, True),
+    "product_read_twice": (lambda x, g: (lambda y: (y * 0.5, y))(x.T @ g), False),
+    "array_factor": (lambda x, g: (x.T @ g) * jnp.ones((16, 32), f32), False),
+    "small_product": (lambda x, g: 0.5 * (x @ x.T), False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALED_PRODUCTS))
+def test_scaled_products_move_only_when_cheaper(name):
+    fun, moved = SCALED_PRODUCTS[name]
+    x, g = _rand(4, 16, seed=1), _rand(4, 32, seed=2)
+    text = jax.jit(fun).lower(x, g).as_text()
+    assert (text.index("np.multiply") < text.index("dot_general")) == moved, text
+    for e, j in zip(jax.tree_util.tree_leaves(fun(x, g)),
+                    jax.tree_util.tree_leaves(jax.jit(fun)(x, g)), strict=True):
+        assert e.shape == j.shape and e.dtype == j.dtype
+        np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-5, atol=1e-6)
+
+
+BROADCASTS = {
+    # (function, broadcast arrays made): NumPy broadcasts inside the ufunc when a full-shape
+    # operand sits beside the broadcast value
+    "bias_row": (lambda x, b, c: x + b, 0),
+    "scalar": (lambda x, b, c: x * c, 0),
+    "bias_column": (lambda x, b, c: x + jnp.expand_dims(b[:3], 1), 0),
+    "two_broadcasts": (lambda x, b, c: jnp.expand_dims(b[:3], 1) + b, 2),
+    "returned": (lambda x, b, c: (x + b, jnp.broadcast_to(b, (3, 5))), 1),
+    "read_by_a_kernel": (lambda x, b, c: jnp.concatenate([x, jnp.broadcast_to(b, x.shape)]), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROADCASTS))
+def test_broadcasts_beside_full_operands_are_left_to_numpy(name):
+    fun, made = BROADCASTS[name]
+    x, b, c = _rand(3, 5), _rand(5, seed=1), _rand(seed=2)
+    text = jax.jit(fun).lower(x, b, c).as_text()
+    assert text.count("= broadcast_in_dim") == made, text
+    for e, j in zip(jax.tree_util.tree_leaves(fun(x, b, c)),
+                    jax.tree_util.tree_leaves(jax.jit(fun)(x, b, c)), strict=True):
+        assert e.shape == j.shape and e.dtype == j.dtype
+        np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-6)
 
 
 def test_heap_retention_option_is_validated():

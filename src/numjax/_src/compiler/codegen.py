@@ -176,6 +176,7 @@ class Emitter:
                     last_use[a] = index
         if clusters:
             namer.env.update(BLOCK=fusion.BLOCK, run_blocks=fusion.run_blocks)
+        implicit = _implicit_broadcasts(jaxpr, live_out, clusters)
         i = 0
         while i < len(jaxpr.eqns):
             if i in clusters:
@@ -192,6 +193,9 @@ class Emitter:
                 continue
             eqn = jaxpr.eqns[i]
             i += 1
+            if i - 1 in implicit:
+                self._emit_implicit_broadcast(eqn, indent)
+                continue
             outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
             rule = inline_lowerings.get(eqn.primitive)
             ufunc = fusion.fusable_ufunc(eqn)
@@ -220,6 +224,22 @@ class Emitter:
             if self.check_invalid:
                 self._emit_invalid_check(eqn, outs, indent)
 
+    def _emit_implicit_broadcast(self, eqn: Any, indent: str) -> None:
+        """A broadcast only ufuncs read, each with a full-shape operand beside it: NumPy's own
+        broadcasting does it inside the ufunc. Its operand is read as it is (when it maps to
+        the trailing axes) or as a reshaped view; no broadcast array is made."""
+        x, out = eqn.invars[0], eqn.outvars[0]
+        dims = tuple(eqn.params["broadcast_dimensions"])
+        ndim = len(eqn.params["shape"])
+        if dims == tuple(range(ndim - len(dims), ndim)):
+            self.namer.names[out] = self.atom(x)
+            return
+        expanded = [1] * ndim
+        for src, dst in enumerate(dims):
+            expanded[dst] = x.aval.shape[src]
+        self.lines.append(f"{indent}{self.namer.var(out)} = "
+                          f"{self.atom(x)}.reshape({tuple(expanded)})")
+
     def emit_inline(self, closed: ClosedJaxpr, inputs: Sequence[str], indent: str
                     ) -> list[str]:
         """Emit a body jaxpr inline: its invars take the given expressions; returns the atoms
@@ -237,6 +257,36 @@ class Emitter:
                 self.lines.append(f"{indent}{name} = {expr}")
         self.emit_eqns(jaxpr, indent, fuse=False)
         return [self.atom(a) for a in jaxpr.outvars]
+
+
+def _implicit_broadcasts(jaxpr: Jaxpr, live_out: set[Var],
+                         clusters: dict[int, tuple[int, Any]]) -> set[int]:
+    """Positions of the broadcast_in_dim equations whose result only NumPy ufuncs read, each
+    beside an operand of the full shape that is no such broadcast (so NumPy's broadcasting
+    gives the same result), outside fused clusters and not returned."""
+    candidates: dict[Var, int] = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        if eqn.primitive.name == "broadcast_in_dim" and eqn.outvars[0] not in live_out and \
+                list(eqn.params["broadcast_dimensions"]) == sorted(
+                    eqn.params["broadcast_dimensions"]):
+            candidates[eqn.outvars[0]] = i
+    if not candidates:
+        return set()
+    fused = {k for start, (stop, _) in clusters.items() for k in range(start, stop)}
+    refused: set[Var] = set()
+    for i, eqn in enumerate(jaxpr.eqns):
+        read = [a for a in eqn.invars if isinstance(a, Var) and a in candidates]
+        if not read:
+            continue
+        lowering = eqn.primitive.lowering
+        shape = eqn.outvars[0].aval.shape if eqn.outvars else None
+        if (i in fused or eqn.params or eqn.primitive.multiple_results
+                or not isinstance(lowering, Ufunc) or not isinstance(lowering.ufunc, np.ufunc)
+                or fusion.fusable_ufunc(eqn) is None
+                or not any(isinstance(a, Var) and a not in candidates and a.aval.shape == shape
+                           for a in eqn.invars)):
+            refused.update(read)
+    return {i for v, i in candidates.items() if v not in refused}
 
 
 def _check_invalid(value: Any, primitive: str, where: str, nans: bool, infs: bool) -> None:

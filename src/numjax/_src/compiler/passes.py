@@ -3,6 +3,7 @@ the compiler's algebraic rewrites, common-subexpression and dead-code eliminatio
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -83,8 +84,8 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
 def run_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Inline nested calls, simplify identities, fold constants, apply the compiler's
     algebraic rewrites, share common subexpressions, drop dead code."""
-    return dce(cse(rewrite(fold_constants(fold_transposed_dots(simplify(inline_calls(
-        closed)))))))
+    return dce(cse(scale_dot_operands(rewrite(fold_constants(fold_transposed_dots(simplify(
+        inline_calls(closed))))))))
 
 
 # Producer-aware rewrites (XLA's algebraic simplifier's rules that change results, such as
@@ -177,13 +178,7 @@ def _swapping_permutation(dot: JaxprEqn) -> tuple[int, ...]:
     return (*range(nb), *range(nb + nl, nb + nl + nr), *range(nb, nb + nl))
 
 
-def fold_transposed_dots(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """`transpose(dot_general(a, b))` that swaps the two operands' free dimensions becomes
-    `dot_general(b, a)`, when the transpose is the product's only reader. Reverse-mode
-    products (a weight's gradient) come out in this form; computed directly, the result is
-    contiguous rather than a transposed view that every later elementwise step walks with
-    strides (the way a compiler assigns the product its consumer's layout)."""
-    jaxpr = closed.jaxpr
+def _use_counts(jaxpr: Jaxpr) -> dict[Var, int]:
     uses: dict[Var, int] = {}
     for eqn in jaxpr.eqns:
         for a in eqn.invars:
@@ -192,6 +187,72 @@ def fold_transposed_dots(closed: ClosedJaxpr) -> ClosedJaxpr:
     for a in jaxpr.outvars:
         if isinstance(a, Var):
             uses[a] = uses.get(a, 0) + 1
+    return uses
+
+
+def _product_factor(eqn: JaxprEqn, eqns: list[JaxprEqn], position: dict[Var, int]
+                    ) -> tuple[int, Var, int] | None:
+    """(which of `eqn`'s two operands is a product, that operand, the position of the
+    dot_general defining it)."""
+    for k, a in enumerate(eqn.invars):
+        j = position.get(a) if isinstance(a, Var) else None
+        if j is not None and isinstance(a, Var) and eqns[j].primitive.name == "dot_general":
+            return k, a, j
+    return None
+
+
+def scale_dot_operands(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """`s * dot_general(a, b)`, `s` a scalar, becomes `dot_general(s * a, b)` (or `s * b`,
+    whichever operand is smaller) when the product has at least twice that operand's elements
+    and the multiplication is its only reader. A gradient step `w - lr * (x.T @ g)` then scales
+    the batch-sized operand instead of the weight-sized product: a quarter of the work for a
+    1024x1024 weight at batch 256. Results differ from the unmoved product by rounding."""
+    jaxpr = closed.jaxpr
+    uses = _use_counts(jaxpr)
+    position = {v: i for i, e in enumerate(jaxpr.eqns) for v in e.outvars}
+    eqns: list[Any] = list(jaxpr.eqns)
+    changed = False
+    for i, eqn in enumerate(jaxpr.eqns):
+        if eqn.primitive.name != "mul" or eqn.effects or len(eqn.invars) != 2:
+            continue
+        found = _product_factor(eqn, jaxpr.eqns, position)
+        if found is None:
+            continue
+        k, product, j = found
+        scale = eqn.invars[1 - k]
+        dot = jaxpr.eqns[j]
+        out = dot.outvars[0].aval
+        if (scale.aval.shape != () or uses[product] != 1 or eqns[j] is not dot
+                or (isinstance(scale, Var) and position.get(scale, -1) > j)
+                or out.dtype.kind not in "fc" or eqn.outvars[0].aval.dtype != out.dtype
+                or any(o.aval.dtype != out.dtype or o.aval.weak_type for o in dot.invars)):
+            continue
+        sizes = [math.prod(o.aval.shape) for o in dot.invars]
+        m = 0 if sizes[0] <= sizes[1] else 1
+        if 2 * sizes[m] > math.prod(out.shape):
+            continue
+        scaled = Var(dot.invars[m].aval)
+        factors = [scale, dot.invars[m]] if k == 1 else [dot.invars[m], scale]
+        operands = list(dot.invars)
+        operands[m] = scaled
+        eqns[j] = [eqn.replace(invars=factors, outvars=[scaled]),
+                   dot.replace(invars=operands, outvars=eqn.outvars)]
+        eqns[i] = None
+        changed = True
+    if not changed:
+        return closed
+    flat = [x for e in eqns if e is not None for x in (e if isinstance(e, list) else [e])]
+    return ClosedJaxpr(jaxpr.replace(eqns=flat), closed.consts)
+
+
+def fold_transposed_dots(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """`transpose(dot_general(a, b))` that swaps the two operands' free dimensions becomes
+    `dot_general(b, a)`, when the transpose is the product's only reader. Reverse-mode
+    products (a weight's gradient) come out in this form; computed directly, the result is
+    contiguous rather than a transposed view that every later elementwise step walks with
+    strides (the way a compiler assigns the product its consumer's layout)."""
+    jaxpr = closed.jaxpr
+    uses = _use_counts(jaxpr)
     producer = {e.outvars[0]: i for i, e in enumerate(jaxpr.eqns)
                 if e.primitive.name == "dot_general"}
     eqns = list(jaxpr.eqns)
