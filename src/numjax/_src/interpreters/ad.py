@@ -28,7 +28,7 @@ from numjax._src.core.trace import (
     new_trace,
     set_current_trace,
 )
-from numjax._src.interpreters.staging import StagingTrace, StagingTracer
+from numjax._src.interpreters.staging import StagingTrace, StagingTracer, name_stack
 
 
 class Zero:
@@ -321,8 +321,19 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
 
 
 def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -> list[Any]:
-    """Cotangents of `jaxpr`'s invars (all linear) given cotangents of its outputs."""
+    """Cotangents of `jaxpr`'s invars (all linear) given cotangents of its outputs. Equations
+    staged meanwhile carry the source of the equation they come from, as in JAX."""
+    previous = name_stack.source_override
+    try:
+        return _backward_pass(jaxpr, consts, cts_out, previous)
+    finally:
+        name_stack.source_override = previous
+
+
+def _backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any],
+                   source: Any) -> list[Any]:
     env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
+    state = name_stack
     linear: set[Var] = set(jaxpr.invars)
     # Forward: evaluate equations that do not touch the linear inputs (they compute values the
     # linear ones need); remember which variables are linear.
@@ -333,6 +344,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -
             linear_eqns.append(eqn)
         else:
             ins = [a.val if isinstance(a, Literal) else env[a] for a in eqn.invars]
+            state.source_override = eqn.source_info or source
             outs = eqn.primitive.bind(*ins, **eqn.params)
             if not eqn.primitive.multiple_results:
                 outs = [outs]
@@ -362,6 +374,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -
                 f"Transpose rule (for reverse-mode differentiation) for "
                 f"'{eqn.primitive.name}' not implemented")
         ct_arg = outs_ct if eqn.primitive.multiple_results else outs_ct[0]
+        state.source_override = eqn.source_info or source
         in_cts = rule(ct_arg, *ins, **eqn.params)
         for a, ct in zip(eqn.invars, in_cts, strict=True):
             add_ct(a, ct)
