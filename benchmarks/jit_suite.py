@@ -116,38 +116,44 @@ def first_call() -> None:
     xs = rng.normal(size=(100, 64)).astype(np.float32)
     w = (rng.normal(size=(64, 64)) * 0.1).astype(np.float32)
 
-    def measure(make: Callable[[], Callable[[], Any]], repeat: int = 5) -> tuple[float, float]:
-        """(first call, first call minus a later call of the same function): the second is
-        the compile latency, without the execution both calls share."""
-        firsts, latencies = [], []
+    def measure(make: Callable[[], Any], args: tuple[Any, ...], repeat: int = 5
+                ) -> tuple[float, float, float]:
+        """(first call, first call minus a later call of the same function, lower + compile
+        ahead of time): the second and third are the compile latency without the execution,
+        the third without an execution's noise either."""
+        firsts, latencies, aots = [], [], []
         for _ in range(repeat):
             fn = make()
             start = time.perf_counter()
-            _block(fn())
+            _block(fn(*args))
             first = time.perf_counter() - start
-            later = min(_timed(fn) for _ in range(3))
+            later = min(_timed(lambda fn=fn: fn(*args)) for _ in range(3))
             firsts.append(first)
             latencies.append(first - later)
-        return min(firsts), min(latencies)
+            fn = make()
+            start = time.perf_counter()
+            fn.lower(*args).compile()
+            aots.append(time.perf_counter() - start)
+        return min(firsts), min(latencies), min(aots)
 
     cases = {
         "first call: 10-op elementwise": (
-            lambda: (lambda f=numjax.jit(lambda x: _elementwise10(x, jnp)): f(x)),
-            lambda: (lambda f=jax.jit(lambda x: _elementwise10(x, jjnp)): f(x))),
+            lambda: numjax.jit(lambda x: _elementwise10(x, jnp)),
+            lambda: jax.jit(lambda x: _elementwise10(x, jjnp)), (x,)),
         "first call: MLP value_and_grad": (
-            lambda: (lambda f=numjax.jit(numjax.value_and_grad(
-                lambda p: _mlp_loss(jnp, p, xb, yb))): f(params)),
-            lambda: (lambda f=jax.jit(jax.value_and_grad(
-                lambda p: _mlp_loss(jjnp, p, xb, yb))): f(params))),
+            lambda: numjax.jit(numjax.value_and_grad(lambda p: _mlp_loss(jnp, p, xb, yb))),
+            lambda: jax.jit(jax.value_and_grad(lambda p: _mlp_loss(jjnp, p, xb, yb))),
+            (params,)),
         "first call: scan of 100": (
-            lambda: (lambda f=numjax.jit(lambda h: _rnn(lax, jnp, h, xs, w)): f(h0)),
-            lambda: (lambda f=jax.jit(lambda h: _rnn(jlax, jjnp, h, xs, w)): f(h0))),
+            lambda: numjax.jit(lambda h: _rnn(lax, jnp, h, xs, w)),
+            lambda: jax.jit(lambda h: _rnn(jlax, jjnp, h, xs, w)), (h0,)),
     }
-    for name, (ours, theirs) in cases.items():
-        t, latency = measure(ours)
-        tj, latency_j = measure(theirs) if jax is not None else (None, None)
+    for name, (ours, theirs, args) in cases.items():
+        t, latency, aot = measure(ours, args)
+        tj, latency_j, aot_j = measure(theirs, args) if jax is not None else (None, None, None)
         row(name, t, None, tj)
         row("  compile latency (first - later call)", latency, None, latency_j)
+        row("  lower + compile ahead of time", aot, None, aot_j)
 
 
 def elementwise_chain() -> None:
