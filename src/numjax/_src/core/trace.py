@@ -222,14 +222,22 @@ def current_trace() -> Trace:
     return _trace_state.trace
 
 
-@contextlib.contextmanager
-def set_current_trace(trace: Trace) -> Iterator[None]:
-    previous = _trace_state.trace
-    _trace_state.trace = trace
-    try:
-        yield
-    finally:
-        _trace_state.trace = previous
+class set_current_trace:  # noqa: N801 (used as a function: `with set_current_trace(t):`)
+    """Make `trace` current inside a `with` block. A class rather than a generator context
+    manager: transformations enter one for every primitive they hand to their parent, and this
+    costs a third as much."""
+
+    __slots__ = ("_trace", "_previous")
+
+    def __init__(self, trace: Trace) -> None:
+        self._trace = trace
+
+    def __enter__(self) -> None:
+        self._previous = _trace_state.trace
+        _trace_state.trace = self._trace
+
+    def __exit__(self, *exc_info: object) -> None:
+        _trace_state.trace = self._previous
 
 
 @contextlib.contextmanager
