@@ -170,8 +170,19 @@ class Trace:
         if not x._trace.is_live:
             raise escaped_tracer_error(x)
 
+    # How a tracer of this trace names it when printed (JAX's name for its counterpart).
+    display_name: str | None = None
+
+    @property
+    def level(self) -> int:
+        """Depth in the trace stack: 1 for the first transformation above eager evaluation."""
+        level, trace = 0, self.parent
+        while trace is not None:
+            level, trace = level + 1, trace.parent
+        return level
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}"
+        return f"{self.display_name or type(self).__name__}(level={self.level}/0)"
 
 
 class EvalTrace(Trace):
@@ -250,6 +261,10 @@ def new_trace(trace: Trace) -> Iterator[Trace]:
     finally:
         _trace_state.trace = previous
         trace.is_live = False
+
+
+# How a tracer's NumPy buffer prints (replaced by the runtime: as the Array it stands for).
+host_value_repr: Callable[[Any], str] = repr
 
 
 class Tracer:
@@ -375,7 +390,37 @@ class Tracer:
         return []
 
     def __repr__(self) -> str:
-        return f"Traced<{self.aval}>with<{self._trace}>"
+        """As JAX prints a tracer: its aval and trace, then what it carries (a JVP tracer's
+        primal and tangent, a batch tracer's value and batch dimension) one per line."""
+        return "\n".join(self._pretty_lines())
+
+    def _pretty_lines(self) -> list[str]:
+        # Nested tracers are indented line by line; a multi-line value (an Array's repr) keeps
+        # its own continuation lines as they are, as in JAX's pretty-printer.
+        head = f"Traced<{self._aval_repr()}>with<{self._trace!r}>"
+        contents = self._contents()
+        if not contents:
+            return [head]
+        lines = [f"{head} with"]
+        for name, value in contents:
+            if isinstance(value, Tracer):
+                first, *rest = value._pretty_lines()
+                lines.append(f"  {name} = {first}")
+                lines.extend(f"  {line}" for line in rest)
+            elif isinstance(value, np.ndarray):
+                lines.append(f"  {name} = {host_value_repr(value)}")
+            else:
+                lines.append(f"  {name} = {value if isinstance(value, str) else repr(value)}")
+        return lines
+
+    __str__ = __repr__
+
+    def _aval_repr(self) -> str:
+        return repr(self.aval)
+
+    def _contents(self) -> list[tuple[str, Any]]:
+        """(name, value) pairs printed after the tracer's head."""
+        return []
 
 
 def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:

@@ -171,6 +171,18 @@ class JVPTracer(Tracer):
             return primal.to_concrete_value()
         return primal
 
+    def _aval_repr(self) -> str:
+        # JAX differentiates concrete values as ConcreteArrays and prints them with the value.
+        value = self.to_concrete_value()
+        if value is None:
+            return super()._aval_repr()
+        aval = self.aval
+        weak = ", weak_type=True" if aval.weak_type else ""
+        return f"ConcreteArray({np.asarray(value)}, dtype={aval.dtype.name}{weak})"
+
+    def _contents(self) -> list[tuple[str, Any]]:
+        return [("primal", self.primal), ("tangent", self.tangent)]
+
 
 class JVPTrace(Trace):
     __slots__ = ()
@@ -290,6 +302,7 @@ class PartialEvalTrace(StagingTrace):
     right away and its results enter the staged jaxpr as constants (the residuals)."""
 
     __slots__ = ()
+    display_name = "JaxprTrace"
 
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:

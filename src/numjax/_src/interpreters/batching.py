@@ -40,6 +40,9 @@ class BatchTracer(Tracer):
         shape = aval.shape[:self.dim] + aval.shape[self.dim + 1:]
         return aval.update(shape=shape)
 
+    def _contents(self) -> list[tuple[str, Any]]:
+        return [("val", self.val), ("batch_dim", self.dim)]
+
 
 class BatchTrace(Trace):
     __slots__ = ("axis_size", "axis_name", "spmd_axis_name")

@@ -188,6 +188,27 @@ class StagingTracer(Tracer):
         assert isinstance(trace, StagingTrace)
         return trace.dependent_arg_names(self.var)
 
+    def __repr__(self) -> str:
+        # JAX prints a partial-evaluation tracer on its own in short (`Traced<aval:trace>`),
+        # and in full inside another tracer's contents.
+        if self._trace.display_name == "JaxprTrace":
+            return f"Traced<{self._aval!r}:{self._trace!r}>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+    def _contents(self) -> list[tuple[str, Any]]:
+        # A tracer of partial evaluation (JAX's JaxprTracer) shows its unknown aval, and how
+        # it was made when it is an input of the staged function.
+        trace = self._trace
+        if trace.display_name != "JaxprTrace":
+            return []
+        assert isinstance(trace, StagingTrace)
+        contents: list[tuple[str, Any]] = [("pval", f"({self._aval!r}, None)")]
+        if self.var in trace.invars:
+            contents.append(("recipe", "LambdaBinding()"))
+        return contents
+
 
 _LITERAL_DTYPE_KINDS = frozenset("biufc")
 
@@ -195,6 +216,7 @@ _LITERAL_DTYPE_KINDS = frozenset("biufc")
 class StagingTrace(Trace):
     __slots__ = ("eqns", "invars", "const_vars", "const_values", "_const_by_id", "_producers")
     stages = True
+    display_name = "DynamicJaxprTrace"
 
     def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
         super().__init__(parent, debug_info)

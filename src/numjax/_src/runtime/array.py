@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config
+from numjax._src.core import trace as trace_module
 from numjax._src.core.avals import ShapedArray, aval_handlers
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices as devices_mod
@@ -307,22 +308,7 @@ class ArrayImpl(Array):
 
     # -- printing ------------------------------------------------------------------------
     def __repr__(self) -> str:
-        prefix = "Array("
-        dtype_name = self.dtype.name
-        dtype_str = (f"dtype={dtype_name}, weak_type=True)" if self.weak_type
-                     else f"dtype={dtype_name})")
-        value = self._value()
-        line_width = np.get_printoptions()["linewidth"]
-        if value.size == 0:
-            body = f"[], shape={value.shape}"
-        else:
-            body = np.array2string(value, prefix=prefix, suffix=",", separator=", ",
-                                   max_line_width=line_width)
-        last_line_len = len(body) - body.rfind("\n") + 1
-        sep = " "
-        if last_line_len + len(dtype_str) + 1 > line_width:
-            sep = " " * len(prefix)
-        return f"{prefix}{body},{sep}{dtype_str}"
+        return array_repr(self._value(), self.weak_type)
 
     def __str__(self) -> str:
         return str(self._value())
@@ -331,6 +317,28 @@ class ArrayImpl(Array):
         if self.ndim == 0:
             return format(self._value()[()], spec)
         return format(self._value(), spec)
+
+
+def array_repr(value: np.ndarray, weak_type: bool = False) -> str:
+    """`Array([...], dtype=...)`: how an Array holding `value` prints."""
+    prefix = "Array("
+    dtype_name = value.dtype.name
+    dtype_str = f"dtype={dtype_name}, weak_type=True)" if weak_type else f"dtype={dtype_name})"
+    line_width = np.get_printoptions()["linewidth"]
+    if value.size == 0:
+        body = f"[], shape={value.shape}"
+    else:
+        body = np.array2string(value, prefix=prefix, suffix=",", separator=", ",
+                               max_line_width=line_width)
+    last_line_len = len(body) - body.rfind("\n") + 1
+    sep = " "
+    if last_line_len + len(dtype_str) + 1 > line_width:
+        sep = " " * len(prefix)
+    return f"{prefix}{body},{sep}{dtype_str}"
+
+
+# A tracer carrying a NumPy buffer prints it as the Array it stands for.
+trace_module.host_value_repr = array_repr
 
 
 class _DeletedBuffer:
