@@ -91,3 +91,41 @@ def test_trace_state_is_thread_local():
 
     jax.make_jaxpr(f)(1.0)
     assert results == [pytest.approx(np.sin(1.0))]
+
+
+def test_a_tracer_hashes_by_identity_with_a_warning():
+    # JAX 0.4.30 warns and hashes by id; a later release raises.
+    seen = []
+
+    def f(x):
+        with pytest.warns(FutureWarning, match="Attempting to hash a tracer will lead to an "
+                                               "error in a future JAX release"):
+            seen.append(hash(x) == id(x))
+        return x
+
+    jax.jit(f)(1.0)
+    jax.vmap(f)(jnp.ones(2))
+    jax.grad(f)(1.0)
+    assert seen == [True, True, True]
+
+
+def test_item_assignment_on_a_tracer_names_its_type():
+    with pytest.raises(TypeError, match=r"^'<class '.*Tracer'>' object does not support item "
+                                        r"assignment\. JAX arrays are immutable\."):
+        jax.jit(lambda x: x.__setitem__(0, 1.0))(jnp.ones(2))
+
+
+def test_a_leaked_tracer_is_named_as_in_jax():
+    saved = []
+    jax.jit(lambda x: saved.append(x) or x)(jnp.ones(2))
+    with pytest.raises(errors.UnexpectedTracerError,
+                       match="value with type float32\\[2\\] wrapped in a DynamicJaxprTracer "
+                             "to escape the scope of the transformation"):
+        jnp.sin(saved[0])
+
+
+@pytest.mark.parametrize("stage", [jax.make_jaxpr, jax.jit])
+def test_a_python_int_output_out_of_int32_range_overflows(stage):
+    with pytest.raises(OverflowError, match="^Python int 1099511627776 too large to convert "
+                                            "to int32$"):
+        stage(lambda x: 2 ** 40)(1.0)

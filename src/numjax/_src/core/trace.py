@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -359,11 +360,14 @@ class Tracer:
         return np.asarray(value, dtype=dtype)
 
     def __hash__(self) -> int:
-        raise TypeError(f"unhashable type: {type(self).__name__}")
+        # JAX 0.4.30 still hashes a tracer by identity, with a warning.
+        warnings.warn(f"unhashable type: {type(self)}. Attempting to hash a tracer will lead "
+                      "to an error in a future JAX release.", FutureWarning, stacklevel=2)
+        return id(self)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         raise TypeError(
-            f"'{type(self).__name__}' object does not support item assignment. JAX arrays "
+            f"'{type(self)}' object does not support item assignment. JAX arrays "
             "are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "
             ".at[] method: https://jax.readthedocs.io/en/latest/_autosummary/jax.numpy.ndarray.at.html"
         )
@@ -382,7 +386,7 @@ class Tracer:
             return msg
         line = getattr(self, "_line_info", None)
         if line:
-            return (f"\nThis {type(self).__name__} with object id {id(self)} was created on "
+            return (f"\nThis {tracer_type_name(self)} with object id {id(self)} was created on "
                     f"line:\n  {line}")
         return ""
 
@@ -423,6 +427,12 @@ class Tracer:
         return []
 
 
+def tracer_type_name(tracer: Tracer) -> str:
+    """JAX's name for the kind of `tracer` (DynamicJaxprTracer for a StagingTracer)."""
+    name = tracer._trace.display_name
+    return f"{name}r" if name else type(tracer).__name__
+
+
 def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
     trace = tracer._trace
     info = trace.debug_info
@@ -433,7 +443,7 @@ def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
     return errors.UnexpectedTracerError(
         "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
         "allowing for a reference to an intermediate value with type "
-        f"{tracer.aval.str_short()} wrapped in a {type(tracer).__name__} to escape the scope "
+        f"{tracer.aval.str_short()} wrapped in a {tracer_type_name(tracer)} to escape the scope "
         "of the transformation.\nJAX transformations require that functions explicitly return "
         f"their outputs, and disallow saving intermediate values to global state.{where}\n"
         "To catch the leak earlier, try setting the environment variable "

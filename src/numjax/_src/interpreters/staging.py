@@ -211,6 +211,7 @@ class StagingTracer(Tracer):
 
 
 _LITERAL_DTYPE_KINDS = frozenset("biufc")
+_INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
 
 
 class StagingTrace(Trace):
@@ -244,6 +245,9 @@ class StagingTrace(Trace):
         tracer = self._const_by_id.get(id(x))
         if tracer is None:
             aval = get_aval(x)
+            if type(x) is int and not _INT32_MIN <= x <= _INT32_MAX and aval.dtype == np.int32:
+                # As JAX does when a Python int becomes a constant of the program.
+                raise OverflowError(f"Python int {x} too large to convert to int32")
             var = Var(aval)
             self.const_vars.append(var)
             self.const_values.append(x)
