@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,11 +60,30 @@ def debug_info(traced_for: str, fun: Callable[..., Any], args: Sequence[Any],
     return DebugInfo(traced_for, fun_source_info(fun), names)
 
 
+# Signatures of the functions being traced, held while the function lives: a first jit call
+# names its arguments two or three times (cache-miss record, trace, errors), and
+# inspect.signature takes about 40 us.
+_signatures: weakref.WeakKeyDictionary[Any, inspect.Signature] = weakref.WeakKeyDictionary()
+
+
+def _signature(fun: Callable[..., Any]) -> inspect.Signature:
+    try:
+        sig = _signatures.get(fun)
+    except Exception:  # not hashable, or not weakly referenceable: not cached
+        return inspect.signature(fun)
+    if sig is None:
+        sig = inspect.signature(fun)
+        try:
+            _signatures[fun] = sig
+        except Exception:
+            pass
+    return sig
+
+
 def _arg_names(fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any],
                static_argnums: Sequence[int]) -> tuple[str, ...]:
     try:
-        sig = inspect.signature(fun)
-        bound = sig.bind(*args, **kwargs)
+        bound = _signature(fun).bind(*args, **kwargs)
     except (TypeError, ValueError):
         return ()
     names: list[str] = []
