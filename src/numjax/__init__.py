@@ -20,11 +20,15 @@ from numjax import errors as errors  # noqa: E402
 from numjax import experimental as experimental  # noqa: E402
 from numjax import lax as lax  # noqa: E402
 from numjax import lib as lib  # noqa: E402
+from numjax import nn as nn  # noqa: E402
 from numjax import numpy as numpy  # noqa: E402
+from numjax import ops as ops  # noqa: E402
 from numjax import random as random  # noqa: E402
+from numjax import scipy as scipy  # noqa: E402
 from numjax import sharding as sharding  # noqa: E402
 from numjax import tree as tree  # noqa: E402
 from numjax import tree_util as tree_util  # noqa: E402
+from numjax import typing as typing  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
 from numjax._src.api.checkpoint import remat as remat  # noqa: E402

@@ -1,0 +1,1 @@
+"""Private implementation of `numjax.scipy` (JAX's `jax.scipy`)."""
