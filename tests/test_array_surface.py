@@ -158,3 +158,25 @@ def test_buffer_pointer_and_removed_buffer_attributes():
     with pytest.raises(AttributeError, match=r"arr.device_buffers has been deprecated. Use "
                                              r"\[x.data for x in arr.addressable_shards\]"):
         _ = x.device_buffers
+
+
+NUMPY_ON_THE_LEFT = {
+    # expression: (result dtype, weak type), as JAX 0.4.30 gives them
+    "np.float32(0.5) * x": ("float32", False),
+    "np.float64(0.5) * x": ("float32", False),
+    "np.int32(2) + x": ("float32", False),
+    "np.ones(3, np.float32) * x": ("float32", False),
+    "np.array(2.0) * x": ("float32", False),
+    "np.float32(1) < x": ("bool", False),
+    "np.float32(2) ** x": ("float32", False),
+    "np.bool_(True) & (x > 0)": ("bool", False),
+    "np.float32(0.5) * jnp.float32(2)": ("float32", False),
+}
+
+
+@pytest.mark.parametrize("expr", sorted(NUMPY_ON_THE_LEFT))
+def test_a_numpy_value_on_the_left_defers_to_the_array(expr):
+    x = jnp.ones(3)
+    result = eval(expr, {"np": np, "jnp": jnp, "x": x})
+    assert isinstance(result, jax.Array), type(result)
+    assert (str(result.dtype), result.weak_type) == NUMPY_ON_THE_LEFT[expr]

@@ -60,6 +60,9 @@ class ArrayImpl(Array):
     # the hot paths pay nothing for placement.
     __slots__ = ("_buf", "weak_type", "_device", "_committed", "_aval", "_fetched",
                  "_sharding", "__weakref__")
+    # `np_value * x` defers to the Array's reflected operator, as with JAX's arrays: the result
+    # is an Array of numjax's promoted dtype, not a NumPy array (float64 for `np.int32(2) + x`).
+    __array_priority__ = 100
     _sharding: Sharding  # unset unless split across devices: read with getattr(..., None)
 
     def __init__(self, buf: Any, weak_type: bool = False, device: Any = None,
