@@ -54,3 +54,42 @@ def test_nested_names_and_gradients():
 def test_unbound_axis_name():
     with pytest.raises(NameError, match="unbound axis name: i"):
         lax.psum(1.0, "i")
+
+
+INSIDE_HIGHER_ORDER = {
+    # collectives inside a primitive that batches a whole jaxpr see the vmap's axis
+    "jit_psum": (jax.jit(lambda x: lax.psum(x, "i")), np.full(4, X.sum())),
+    "jit_axis_index": (jax.jit(lambda x: x + lax.axis_index("i")), X + np.arange(4)),
+    "jit_pmean": (jax.jit(lambda x: x - lax.pmean(x, "i")), X - X.mean()),
+    "jit_all_gather": (jax.jit(lambda x: lax.all_gather(x, "i")), np.tile(X, (4, 1))),
+    "grad_of_jit": (jax.grad(jax.jit(lambda x: lax.psum(x, "i") * x)),
+                    np.full(4, 2 * X.sum())),
+    "scan": (lambda x: lax.scan(lambda c, _: (c + lax.psum(x, "i"), None), 0.0, None,
+                                length=2)[0], np.full(4, 2 * X.sum())),
+    "cond": (lambda x: lax.cond(True, lambda x: lax.psum(x, "i"), lambda x: x, x),
+             np.full(4, X.sum())),
+    "while": (lambda x: lax.while_loop(lambda c: c[0] < 2,
+                                       lambda c: (c[0] + 1, c[1] + lax.psum(x, "i")),
+                                       (0, 0.0))[1], np.full(4, 2 * X.sum())),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INSIDE_HIGHER_ORDER))
+def test_collectives_inside_jit_and_control_flow_under_vmap(name):
+    fun, expected = INSIDE_HIGHER_ORDER[name]
+    np.testing.assert_allclose(vm(fun), expected, rtol=1e-6)
+
+
+def test_nested_vmaps_batch_a_jit_over_each_name():
+    m = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    both = jax.vmap(jax.vmap(jax.jit(lambda x: lax.psum(x, ("i", "j"))), axis_name="j"),
+                    axis_name="i")
+    np.testing.assert_allclose(both(m), np.full((2, 3), m.sum()))
+    outer = jax.vmap(jax.vmap(jax.jit(lambda x: lax.psum(x, "i")), axis_name="j"),
+                     axis_name="i")
+    np.testing.assert_allclose(outer(m), np.tile(m.sum(0), (2, 1)))
+
+
+def test_a_jit_outside_any_vmap_still_has_no_axis():
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        jax.jit(lambda x: lax.psum(x, "i"))(X)

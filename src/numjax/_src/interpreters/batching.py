@@ -8,6 +8,7 @@ trace that owns them.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -80,13 +81,35 @@ class BatchTrace(Trace):
             if primitive in collective_primitives:
                 out, out_dim = rule(self, vals, dims, **params)
             else:
-                out, out_dim = rule(vals, dims, **params)
+                previous = _rule_axis.trace
+                _rule_axis.trace = self
+                try:
+                    out, out_dim = rule(vals, dims, **params)
+                finally:
+                    _rule_axis.trace = previous
         if primitive.multiple_results:
             return [self._wrap(o, d) for o, d in zip(out, out_dim, strict=True)]
         return self._wrap(out, out_dim)
 
     def _wrap(self, val: Any, dim: int | None) -> Any:
         return val if dim is not_mapped else BatchTracer(self, val, dim)
+
+
+class _RuleAxis(threading.local):
+    def __init__(self) -> None:
+        self.trace: BatchTrace | None = None
+
+
+# The trace whose batch rule is running: a rule that batches a whole jaxpr (jit, scan, cond)
+# maps it over that trace's named axis, so collectives inside see the axis (JAX passes the axis
+# to such rules).
+_rule_axis = _RuleAxis()
+
+
+def rule_axis_names() -> tuple[Any, Any]:
+    """(axis_name, spmd_axis_name) of the vmap whose batch rule is running, else (None, None)."""
+    trace = _rule_axis.trace
+    return (None, None) if trace is None else (trace.axis_name, trace.spmd_axis_name)
 
 
 # Collective primitives (psum, axis_index, ...) name an axis; their batch rules receive the

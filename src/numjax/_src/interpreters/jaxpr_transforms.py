@@ -50,11 +50,13 @@ def batch_jaxpr(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool],
     out_dims = [0 if b else None for b in outs]
     in_avals = [a.update(shape=(size, *a.shape)) if b else a
                 for a, b in zip(closed.in_avals, in_batched, strict=True)]
+    # Collectives in the jaxpr name the axis of the vmap batching it.
+    axis_name, spmd_axis_name = batching.rule_axis_names()
 
     def fun(*xs: Any) -> list[Any]:
         return batching.vmap_flat(
             lambda *ys: eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *ys),
-            xs, in_dims, out_dims, size)
+            xs, in_dims, out_dims, size, axis_name, spmd_axis_name)
 
     return trace_closed(fun, in_avals)
 
