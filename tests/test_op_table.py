@@ -881,3 +881,14 @@ def test_pow_and_integer_pow_dtype_errors() -> None:
     assert lax.pow(jnp.float32(2), jnp.int8(3)).dtype == F32
     with pytest.raises(TypeError, match="two inexact dtypes must match"):
         lax.pow(jnp.float32(2), jnp.bfloat16(3))
+
+
+def test_logistic_keeps_its_tails():
+    # JAX 0.4.30's values: 1 / (1 + exp(-x)), not rounded to 0 below x ~ -17
+    x = np.float32([-30, -20, -10, -1, 0, 1, 10, 20, 30])
+    jax_values = [9.357623589846195e-14, 2.06115369216775e-09, 4.539787187241018e-05,
+                  0.2689414322376251, 0.5, 0.7310585975646973, 0.9999545812606812, 1.0, 1.0]
+    np.testing.assert_allclose(np.asarray(lax.logistic(x)), jax_values, rtol=3e-7)
+    np.testing.assert_allclose(np.asarray(numjax.jit(lax.logistic)(x)), jax_values, rtol=3e-7)
+    np.testing.assert_allclose(numjax.grad(lax.logistic)(-20.0), 2.06115369216775e-09, rtol=3e-7)
+    assert np.asarray(lax.logistic(np.float32(-100.0))) == 0.0

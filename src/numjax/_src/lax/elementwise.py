@@ -84,9 +84,16 @@ def _rsqrt(x: Any) -> Any:
 
 
 def _logistic(x: Any) -> Any:
-    # 1 / (1 + exp(-x)), written with tanh so it neither overflows nor loses precision.
-    half = np.asarray(0.5, x.dtype)
-    return half * np.tanh(x * half) + half
+    # 1 / (1 + exp(-x)) as XLA computes it: within 4 ulp of JAX's float32 results, tiny values
+    # in the left tail included (0.5 * tanh(x / 2) + 0.5 rounds everything below about -17 to
+    # 0). exp(-x) overflowing to inf gives 0, as it should.
+    one = np.asarray(1, x.dtype)
+    t = np.negative(x)
+    if type(t) is not np.ndarray:
+        return one / (one + np.exp(t))
+    np.exp(t, out=t)
+    np.add(t, one, out=t)
+    return np.divide(one, t, out=t)
 
 
 def _shift_right_logical(x: Any, y: Any) -> Any:
