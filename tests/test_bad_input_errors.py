@@ -34,7 +34,14 @@ CASES = [
      "integer_pow requires a static integer exponent y, got 1.5 of type float; use lax.pow "
      "for non-integer exponents."),
     ("reshape", lambda: jnp.reshape(x, (4,)), TypeError,
-     "cannot reshape array of shape (2, 3) (size 6) into shape (4,)"),
+     "cannot reshape array of shape (2, 3) (size 6) into shape (4,) (size 4)"),
+    ("reshape unknown axis", lambda: jnp.reshape(x, (-1, 4)), TypeError,
+     "cannot reshape array of shape (2, 3) (size 6) into shape (-1, 4) because the product of "
+     "specified axis sizes (4) does not evenly divide 6"),
+    ("reshape two unknown axes", lambda: jnp.reshape(x, (-1, -1)), TypeError,
+     "can only specify one unknown axis size with a `-1` value, got (-1, -1)"),
+    ("reshape unknown axis beside 0", lambda: jnp.reshape(x, (-1, 0)), ZeroDivisionError,
+     "integer modulo by zero"),
     ("add shapes", lambda: x + jnp.ones((3, 2)), TypeError,
      "add got incompatible shapes for broadcasting: (2, 3), (3, 2)."),
     ("matmul", lambda: jnp.matmul(x, x), TypeError,

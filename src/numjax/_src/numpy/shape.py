@@ -103,15 +103,19 @@ def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = No
     old = get_aval(a).shape
     total = math.prod(old)
     if new.count(-1) > 1:
-        raise ValueError("can only specify one unknown dimension")
+        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {new}")
     if -1 in new:
         known = math.prod(d for d in new if d != -1)
-        if known == 0 or total % known:
+        if known == 0:  # JAX 0.4.30 divides by the zero product
+            raise ZeroDivisionError("integer modulo by zero")
+        if total % known:
             raise TypeError(f"cannot reshape array of shape {old} (size {total}) into shape "
-                            f"{new}")
+                            f"{new} because the product of specified axis sizes ({known}) does "
+                            f"not evenly divide {total}")
         new = tuple(total // known if d == -1 else d for d in new)
     if math.prod(new) != total:
-        raise TypeError(f"cannot reshape array of shape {old} (size {total}) into shape {new}")
+        raise TypeError(f"cannot reshape array of shape {old} (size {total}) into shape {new} "
+                        f"(size {math.prod(new)})")
     if order == "F":
         rev = tuple(reversed(range(len(old))))
         return lax.transpose(lax.reshape(a, tuple(reversed(new)), rev),
