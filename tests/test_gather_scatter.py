@@ -217,3 +217,15 @@ def test_vmap_scatter_vs_loop(in_axes, fn):
 def test_make_jaxpr_shows_gather():
     text = str(numjax.make_jaxpr(lambda x: lax.gather(x, np.array([[1]]), ROWS, (1, 4)))(X))
     assert "gather[" in text and "GatherDimensionNumbers(offset_dims=(1,)" in text
+
+
+@pytest.mark.parametrize("combine,name", [("add", "add"), ("multiply", "mul")])
+def test_adding_or_multiplying_into_booleans_is_refused(combine, name):
+    # JAX 0.4.30: the combiner takes no booleans; set/max/min do.
+    b = numjax.numpy.array([True, False, True])
+    with pytest.raises(TypeError, match=f"^{name} does not accept dtype bool at position 0. "
+                                        "Accepted dtypes at position 0 are subtypes of integer, "
+                                        "floating, complexfloating.$"):
+        getattr(b.at[0], combine)(True)
+    np.testing.assert_array_equal(b.at[0].max(False), [True, False, True])
+    np.testing.assert_array_equal(b.at[0].set(False), [False, False, True])

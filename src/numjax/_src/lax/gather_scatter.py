@@ -570,7 +570,19 @@ def _scatter_extremal_jvp(p: Primitive) -> Callable[..., tuple[Any, Any]]:
 def _make_scatter(name: str, combine: np.ufunc | None) -> Primitive:
     p = Primitive(name)
     p.def_impl(_scatter_kernel_for(combine))
-    p.def_abstract_eval(_scatter_abstract_eval)
+    combiner = {"scatter-add": "add", "scatter-mul": "mul"}.get(name)
+    if combiner is None:
+        p.def_abstract_eval(_scatter_abstract_eval)
+    else:
+        def abstract_eval(operand: ShapedArray, *args: Any, **params: Any) -> ShapedArray:
+            # The combiner is an add or mul computation, which takes no booleans (JAX's text).
+            if operand.dtype == np.bool_:
+                raise TypeError(f"{combiner} does not accept dtype bool at position 0. Accepted "
+                                "dtypes at position 0 are subtypes of integer, floating, "
+                                "complexfloating.")
+            return _scatter_abstract_eval(operand, *args, **params)
+
+        p.def_abstract_eval(abstract_eval)
     p.def_batch(_scatter_batch_for(p))
     return p
 
