@@ -4,7 +4,7 @@ device_get, jit(device=...), committed arrays, default_device.
 The device count is read once per process, so multi-device checks run JAX programs in a
 subprocess (tests/data/*_program.py, one process each) and compare their output line by line
 with what JAX 0.4.30 printed for the same programs (tests/data/*_golden.txt, recorded by
-tools/make_device_golden.py).
+tools/make_program_golden.py).
 """
 
 import os

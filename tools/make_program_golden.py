@@ -1,9 +1,10 @@
-"""Regenerate tests/data/{backends,placement}_golden.txt: run the JAX programs
-tests/data/{backends,placement}_program.py with real JAX 0.4.30 and record their output
-(`cd /tmp/somedir && /tmp/jaxenv/bin/python /work/main/tools/make_device_golden.py`; run it
+"""Regenerate tests/data/<name>_golden.txt: run the JAX programs tests/data/<name>_program.py
+with real JAX 0.4.30 and record their output
+(`cd /tmp/somedir && /tmp/jaxenv/bin/python /work/main/tools/make_program_golden.py`; run it
 from a directory of its own, as JAX's imports can pick up stray modules from the cwd).
 
-Not a test module: tests/test_devices.py runs the same programs with numjax and compares.
+Not a test module: tests/test_devices.py and tests/test_programs.py run the same programs with
+numjax and compare.
 """
 
 import os
@@ -15,6 +16,7 @@ DATA = pathlib.Path(__file__).parent.parent / "tests" / "data"
 PROGRAMS = {
     "backends": {},
     "placement": {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"},
+    "nn": {},
 }
 
 
