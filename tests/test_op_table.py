@@ -892,3 +892,17 @@ def test_logistic_keeps_its_tails():
     np.testing.assert_allclose(np.asarray(numjax.jit(lax.logistic)(x)), jax_values, rtol=3e-7)
     np.testing.assert_allclose(numjax.grad(lax.logistic)(-20.0), 2.06115369216775e-09, rtol=3e-7)
     assert np.asarray(lax.logistic(np.float32(-100.0))) == 0.0
+
+
+def test_integer_pow_multiplies_as_xla_does():
+    # Bit patterns JAX 0.4.30 gives (eager and jit alike): products by squaring, not np.power
+    x = np.float32([0.999, 1.7, -2.3, 3.1, 12.5])
+    jax_bits = {
+        -3: [1065378432, 1045458231, -1113042180, 1024032191, 973486013],
+        3: [1065302936, 1084045132, -1052595192, 1106138103, 1156850688],
+        5: [1065269499, 1097018713, -1031751149, 1133454672, 1217725177],
+        13: [1065136420, 1148689744, -951786590, 1242892394, 1462071206],
+    }
+    for y, bits in jax_bits.items():
+        for f in (lax.integer_pow, numjax.jit(lax.integer_pow, static_argnums=1)):
+            assert np.asarray(f(x, y)).view(np.int32).tolist() == bits, (y, f)
