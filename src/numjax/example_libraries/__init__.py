@@ -1,0 +1,1 @@
+"""numjax.example_libraries: JAX's small example libraries, `optimizers` and `stax`."""
