@@ -600,3 +600,17 @@ def test_vjp_function_is_a_pytree_that_crosses_jit():
     assert np.allclose(jax.jit(lambda f, c: f(c))(f_vjp, 2.0)[0], 2 * np.cos(1.0))
     _, f_eager = jax.vjp(lambda x: jnp.sin(x) * x, jnp.arange(3.0))
     assert jax.tree_util.tree_leaves(f_eager)
+
+
+def test_stages_name_the_aot_types():
+    from numjax import stages
+    f = jax.jit(lambda x: x * 2)
+    traced = f.trace(jnp.ones(3))
+    lowered = traced.lower()
+    compiled = lowered.compile()
+    assert isinstance(traced, stages.Traced) and isinstance(lowered, stages.Lowered)
+    assert isinstance(compiled, stages.Compiled)
+    assert all(isinstance(a, stages.ArgInfo) for a in jax.tree_util.tree_leaves(lowered.args_info))
+    assert isinstance(lowered.out_info, stages.OutInfo) and lowered.out_info.shape == (3,)
+    assert str(stages.CompilerOptions) == "dict[str, typing.Union[str, bool]]"
+    assert jax.stages is stages

@@ -26,6 +26,7 @@ from numjax import ops as ops  # noqa: E402
 from numjax import random as random  # noqa: E402
 from numjax import scipy as scipy  # noqa: E402
 from numjax import sharding as sharding  # noqa: E402
+from numjax import stages as stages  # noqa: E402
 from numjax import tree as tree  # noqa: E402
 from numjax import tree_util as tree_util  # noqa: E402
 from numjax import typing as typing  # noqa: E402
