@@ -19,6 +19,9 @@ from numjax._src.lax.complex_ops import imag_p as imag_p
 from numjax._src.lax.complex_ops import real as real
 from numjax._src.lax.complex_ops import real_p as real_p
 from numjax._src.lax.convolution import ConvDimensionNumbers as ConvDimensionNumbers
+from numjax._src.lax.convolution import (
+    ConvGeneralDilatedDimensionNumbers as ConvGeneralDilatedDimensionNumbers,
+)
 from numjax._src.lax.convolution import conv as conv
 from numjax._src.lax.convolution import conv_dimension_numbers as conv_dimension_numbers
 from numjax._src.lax.convolution import conv_general_dilated as conv_general_dilated
@@ -36,6 +39,9 @@ from numjax._src.lax.cumulative import cumprod as cumprod
 from numjax._src.lax.cumulative import cumprod_p as cumprod_p
 from numjax._src.lax.cumulative import cumsum as cumsum
 from numjax._src.lax.cumulative import cumsum_p as cumsum_p
+from numjax._src.lax.dot import DotDimensionNumbers as DotDimensionNumbers
+from numjax._src.lax.dot import Precision as Precision
+from numjax._src.lax.dot import PrecisionLike as PrecisionLike
 from numjax._src.lax.dot import dot as dot
 from numjax._src.lax.dot import dot_general as dot_general
 from numjax._src.lax.dot import dot_general_p as dot_general_p

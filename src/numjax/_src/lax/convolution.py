@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Union
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.lax import structural as st
+from numjax._src.lax.dot import canonicalize_precision
 from numjax._src.lax.padding import _pad_kernel
 
 __all__ = [
@@ -55,6 +56,10 @@ class ConvDimensionNumbers(NamedTuple):
     lhs_spec: Ints
     rhs_spec: Ints
     out_spec: Ints
+
+
+ConvGeneralDilatedDimensionNumbers = Union[  # noqa: UP007 (prints as JAX's does)
+    tuple[str, str, str], ConvDimensionNumbers, None]
 
 
 # ---- dimension numbers and padding ---------------------------------------------------------
@@ -474,10 +479,6 @@ def _ints(name: str, x: Sequence[int] | None, n: int) -> Ints:
     return (1,) * n if x is None else tuple(int(d) for d in x)
 
 
-def _canonical_precision(precision: Any) -> Any:
-    if precision is None or isinstance(precision, str | tuple):
-        return precision
-    return str(precision)
 
 
 def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], padding: Any,
@@ -521,7 +522,7 @@ def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], 
     return conv_general_dilated_p.bind(
         lhs, rhs, window_strides=strides, padding=pads, lhs_dilation=ld, rhs_dilation=rd,
         dimension_numbers=dn, feature_group_count=int(feature_group_count),
-        batch_group_count=int(batch_group_count), precision=_canonical_precision(precision),
+        batch_group_count=int(batch_group_count), precision=canonicalize_precision(precision),
         preferred_element_type=pet)
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 
@@ -236,10 +237,55 @@ dot_general_p.def_transpose(_dot_general_transpose)
 dot_general_p.def_batch(_dot_general_batch)
 
 
-def _canonical_precision(precision: Any) -> Any:
-    if precision is None or isinstance(precision, str | tuple):
-        return precision
-    return str(precision)
+class Precision(enum.Enum):
+    """How precisely a product is computed on accelerators (`lax.Precision.HIGHEST`, or the
+    strings 'highest'/'float32', 'high'/'tensorfloat32'/'bfloat16_3x', 'default'/'bfloat16'/
+    'fastest'). On the CPU every level computes in the operands' type, as XLA:CPU does; the
+    level is recorded in the program."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value: object) -> Precision | None:
+        return _PRECISION_NAMES.get(value) if isinstance(value, str) else None
+
+    def __repr__(self) -> str:
+        return f"Precision.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_PRECISION_NAMES = {
+    "highest": Precision.HIGHEST, "float32": Precision.HIGHEST, "high": Precision.HIGH,
+    "bfloat16_3x": Precision.HIGH, "tensorfloat32": Precision.HIGH,
+    "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
+}
+
+PrecisionLike = Union[str, Precision, tuple[str, str], tuple[Precision, Precision], None]  # noqa: UP007
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
+
+
+def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None:
+    """None, or one Precision per operand (JAX's error for anything else)."""
+    if precision is None:
+        return None
+    if isinstance(precision, str) and precision in _PRECISION_NAMES:
+        return (Precision(precision),) * 2
+    if isinstance(precision, Precision):
+        return (precision, precision)
+    if isinstance(precision, list | tuple) and len(precision) == 2:
+        if all(isinstance(p, Precision) for p in precision):
+            return (precision[0], precision[1])
+        if all(isinstance(p, str) and p in _PRECISION_NAMES for p in precision):
+            return (Precision(precision[0]), Precision(precision[1]))
+    names = [*_PRECISION_NAMES, None]
+    raise ValueError(f"Precision argument must be None, a string in {names}, a lax.Precision "
+                     "value or a tuple of two lax.Precision values or strings; got "
+                     f"{precision}.")
 
 
 def dot_general(lhs: Array, rhs: Array, dimension_numbers: Any, precision: Any = None,
@@ -256,7 +302,7 @@ def dot_general(lhs: Array, rhs: Array, dimension_numbers: Any, precision: Any =
     pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
         preferred_element_type)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dims,
-                              precision=_canonical_precision(precision),
+                              precision=canonicalize_precision(precision),
                               preferred_element_type=pet)
 
 
