@@ -104,3 +104,12 @@ def test_reverse_mode_equations_carry_the_line_they_come_from():
     assert _source_lines_of_grad_equations() == [
         ("sin", 1), ("cos", 1), ("mul", 2), ("reduce_sum", 3),
         ("broadcast_in_dim", 3), ("mul", 2), ("mul", 1)]
+
+
+def test_a_product_without_a_preferred_type_prints_only_its_dimensions():
+    # JAX 0.4.30's text for lax.dot (no precision, no preferred element type)
+    a = jnp.ones((2, 2))
+    assert str(jax.make_jaxpr(lambda a: lax.dot(a, a))(a)) == (
+        "{ lambda ; a:f32[2,2]. let\n"
+        "    b:f32[2,2] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a a\n"
+        "  in (b,) }")

@@ -181,13 +181,14 @@ def _dot_general_batch(args: Sequence[Any], dims: Sequence[Any], *,
 
 
 def _dot_general_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Printed as JAX prints them: dimension numbers with lists, no precision when None."""
+    """Printed as JAX prints them: dimension numbers with lists, no precision or preferred
+    element type when None."""
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     out: dict[str, Any] = {"dimension_numbers": _ListsText(
         f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))")}
-    if params["precision"] is not None:
-        out["precision"] = params["precision"]
-    out["preferred_element_type"] = params["preferred_element_type"]
+    for name in ("precision", "preferred_element_type"):
+        if params[name] is not None:
+            out[name] = params[name]
     return out
 
 
