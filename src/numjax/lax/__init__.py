@@ -1,5 +1,8 @@
 """numjax.lax: the primitive operations (JAX's `jax.lax`)."""
 
+import functools as _functools
+
+from numjax._src import dtypes as _dtypes
 from numjax._src.control_flow.cond import cond as cond
 from numjax._src.control_flow.cond import cond_p as cond_p
 from numjax._src.control_flow.cond import switch as switch
@@ -42,6 +45,7 @@ from numjax._src.lax.cumulative import cumsum_p as cumsum_p
 from numjax._src.lax.dot import DotDimensionNumbers as DotDimensionNumbers
 from numjax._src.lax.dot import Precision as Precision
 from numjax._src.lax.dot import PrecisionLike as PrecisionLike
+from numjax._src.lax.dot import batch_matmul as batch_matmul
 from numjax._src.lax.dot import dot as dot
 from numjax._src.lax.dot import dot_general as dot_general
 from numjax._src.lax.dot import dot_general_p as dot_general_p
@@ -134,6 +138,7 @@ from numjax._src.lax.elementwise import not_p as not_p
 from numjax._src.lax.elementwise import or_p as or_p
 from numjax._src.lax.elementwise import pow as pow
 from numjax._src.lax.elementwise import pow_p as pow_p
+from numjax._src.lax.elementwise import reciprocal as reciprocal
 from numjax._src.lax.elementwise import rem as rem
 from numjax._src.lax.elementwise import rem_p as rem_p
 from numjax._src.lax.elementwise import rsqrt as rsqrt
@@ -260,8 +265,10 @@ from numjax._src.lax.special import zeta_p as zeta_p
 from numjax._src.lax.structural import broadcast as broadcast
 from numjax._src.lax.structural import broadcast_in_dim as broadcast_in_dim
 from numjax._src.lax.structural import broadcast_in_dim_p as broadcast_in_dim_p
+from numjax._src.lax.structural import broadcast_shapes as broadcast_shapes
 from numjax._src.lax.structural import broadcast_to_rank as broadcast_to_rank
 from numjax._src.lax.structural import broadcasted_iota as broadcasted_iota
+from numjax._src.lax.structural import collapse as collapse
 from numjax._src.lax.structural import concatenate as concatenate
 from numjax._src.lax.structural import concatenate_p as concatenate_p
 from numjax._src.lax.structural import convert_element_type as convert_element_type
@@ -288,6 +295,7 @@ from numjax._src.lax.structural import stop_gradient as stop_gradient
 from numjax._src.lax.structural import stop_gradient_p as stop_gradient_p
 from numjax._src.lax.structural import transpose as transpose
 from numjax._src.lax.structural import transpose_p as transpose_p
+from numjax._src.lax.structural import zeros_like_array as zeros_like_array
 from numjax._src.lax.windowed import reduce_window as reduce_window
 from numjax._src.lax.windowed import reduce_window_max_p as reduce_window_max_p
 from numjax._src.lax.windowed import reduce_window_min_p as reduce_window_min_p
@@ -297,3 +305,6 @@ from numjax._src.lax.windowed import reduce_window_sum_p as reduce_window_sum_p
 from numjax._src.lax.windowed import select_and_gather_add_p as select_and_gather_add_p
 from numjax._src.lax.windowed import select_and_scatter_add_p as select_and_scatter_add_p
 from numjax.lax import linalg as linalg
+
+# The dtype of a value as JAX would hold it (canonicalized: 1.0 is float32 without x64).
+dtype = _functools.partial(_dtypes.dtype, canonicalize=True)

@@ -8,6 +8,7 @@ from numjax._src.dtypes import isdtype as isdtype
 from numjax._src.dtypes import issubdtype as issubdtype
 from numjax._src.dtypes import promote_types as promote_types
 from numjax._src.dtypes import result_type as result_type
+from numjax._src.lax.structural import broadcast_shapes as broadcast_shapes
 from numjax._src.numpy import array_methods as _array_methods
 from numjax._src.numpy.advanced_indexing import argwhere as argwhere
 from numjax._src.numpy.advanced_indexing import flatnonzero as flatnonzero
@@ -228,7 +229,6 @@ from numjax._src.numpy.shape import atleast_1d as atleast_1d
 from numjax._src.numpy.shape import atleast_2d as atleast_2d
 from numjax._src.numpy.shape import atleast_3d as atleast_3d
 from numjax._src.numpy.shape import broadcast_arrays as broadcast_arrays
-from numjax._src.numpy.shape import broadcast_shapes as broadcast_shapes
 from numjax._src.numpy.shape import broadcast_to as broadcast_to
 from numjax._src.numpy.shape import concatenate as concatenate
 from numjax._src.numpy.shape import dstack as dstack

@@ -307,6 +307,25 @@ def dot_general(lhs: Array, rhs: Array, dimension_numbers: Any, precision: Any =
                               preferred_element_type=pet)
 
 
+def batch_matmul(lhs: Array, rhs: Array, precision: Any = None) -> Array:
+    """Matrix products over the last two axes, batched over the leading ones (equal ranks,
+    equal batch dimensions).
+
+    >>> import numjax.numpy as jnp
+    >>> batch_matmul(jnp.ones((2, 3, 4)), jnp.ones((2, 4, 5))).shape
+    (2, 3, 5)
+    """
+    l_ndim, r_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
+    if min(l_ndim, r_ndim) < 2:
+        raise ValueError("Arguments to batch_matmul must be at least 2D, got "
+                         f"{l_ndim}, {r_ndim}")
+    if l_ndim != r_ndim:
+        raise ValueError("Arguments to batch_matmul must have same ndim, got "
+                         f"{l_ndim}, {r_ndim}")
+    batch = tuple(range(l_ndim - 2))
+    return dot_general(lhs, rhs, (((l_ndim - 1,), (r_ndim - 2,)), (batch, batch)), precision)
+
+
 def dot(lhs: Array, rhs: Array, precision: Any = None,
         preferred_element_type: Any = None) -> Array:
     """Vector/matrix dot product of 1-D or 2-D operands."""

@@ -257,6 +257,11 @@ def integer_pow(x: Array, y: int) -> Array:
     return integer_pow_p.bind(x, y=int(y))
 
 
+def reciprocal(x: Array) -> Array:
+    """Elementwise `1 / x` (as `integer_pow(x, -1)`, so integers are refused)."""
+    return integer_pow(x, -1)
+
+
 def _integer_pow_jvp(t: Array, x: Array, *, y: int) -> Array:
     if y == 0:
         return full_like(t, 0)

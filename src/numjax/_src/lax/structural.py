@@ -932,3 +932,39 @@ def stop_gradient(x: Any) -> Any:
         return stop_gradient_p.bind(leaf)
 
     return tree_map(stop, x)
+
+
+# ---- shape helpers (lax.broadcast_shapes, collapse, zeros_like_array) -------------------------
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape NumPy's broadcasting gives `shapes`.
+
+    >>> broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
+    try:
+        return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
+
+
+def collapse(operand: Array, start_dimension: int, stop_dimension: int | None = None) -> Array:
+    """`operand` with dimensions [start_dimension, stop_dimension) merged into one.
+
+    >>> import numjax.numpy as jnp
+    >>> collapse(jnp.ones((2, 3, 4)), 0, 2).shape
+    (6, 4)
+    """
+    shape = operand_aval(operand).shape
+    lo = start_dimension % len(shape) if shape else start_dimension
+    hi = len(shape) if stop_dimension is None else stop_dimension
+    size = 1
+    for d in shape[lo:hi]:
+        size *= d
+    return reshape(operand, (*shape[:lo], size, *shape[hi:]))
+
+
+def zeros_like_array(x: Array) -> Array:
+    """Zeros of `x`'s shape and dtype (its weak type kept)."""
+    return full_like(x, 0)

@@ -12,6 +12,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.lax.structural import broadcast_shapes
 from numjax._src.numpy import extended
 from numjax._src.numpy.util import (
     asarrays_deprecated,
@@ -197,13 +198,6 @@ def expand_dims(a: Array, axis: int | Sequence[int]) -> Array:
     axes = tuple(np.atleast_1d(axis).tolist())
     n = get_aval(a).ndim + len(axes)
     return lax.expand_dims(a, tuple(canonicalize_axis(i, n) for i in axes))
-
-
-def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
-    except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
 
 
 def broadcast_to(array: Array, shape: Any) -> Array:

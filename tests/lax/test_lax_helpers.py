@@ -1,0 +1,33 @@
+"""Small lax functions built on primitives: reciprocal, broadcast_shapes, collapse,
+batch_matmul, zeros_like_array, dtype (values, jaxprs and errors recorded from JAX 0.4.30)."""
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+from numjax import lax
+
+
+def test_small_lax_helpers_read_as_jax_s():
+    # values and jaxprs recorded from JAX 0.4.30
+    x = jnp.arange(1.0, 7.0).reshape(2, 3)
+    np.testing.assert_allclose(lax.reciprocal(x), 1 / np.arange(1.0, 7.0).reshape(2, 3),
+                               rtol=1e-7)
+    assert str(jax.make_jaxpr(lax.reciprocal)(1.0)) == (
+        "{ lambda ; a:f32[]. let b:f32[] = integer_pow[y=-1] a in (b,) }")
+    with pytest.raises(TypeError, match="Integers cannot be raised to negative powers"):
+        lax.reciprocal(jnp.arange(1, 3))
+    assert lax.broadcast_shapes((2, 1), (1, 3)) == lax.broadcast_shapes((3,), (2, 1)) == (2, 3)
+    with pytest.raises(ValueError, match=r"^Incompatible shapes for broadcasting: "
+                                         r"shapes=\[\(2,\), \(3,\)\]$"):
+        lax.broadcast_shapes((2,), (3,))
+    ones = jnp.ones((2, 3, 4))
+    assert [lax.collapse(ones, *a).shape for a in [(0, 2), (1,), (-2,)]] == [
+        (6, 4), (2, 12), (2, 12)]
+    assert lax.batch_matmul(ones, jnp.ones((2, 4, 5))).shape == (2, 3, 5)
+    assert "dot_general[dimension_numbers=(([2], [1]), ([0], [0]))]" in str(
+        jax.make_jaxpr(lax.batch_matmul)(ones, jnp.ones((2, 4, 5))))
+    zero = lax.zeros_like_array(2.0)
+    assert zero.weak_type and zero.dtype == np.float32 and float(zero) == 0.0
+    assert (lax.dtype(1.0), lax.dtype(1), lax.dtype(True)) == (np.float32, np.int32, np.bool_)
