@@ -198,3 +198,9 @@ def test_compiled_calls_keep_committed_devices():
     with pytest.warns(DeprecationWarning, match="backend and device argument on jit"):
         pinned = jax.jit(lambda a: a, device=d)
     assert pinned.lower(1.0).compile()(1.0)._committed
+
+
+def test_device_shard_and_float0_are_top_level_names():
+    assert isinstance(jax.devices()[0], jax.Device)
+    assert jax.float0 is jax.dtypes.float0 and str(jax.float0) == "[('float0', 'V')]"
+    assert isinstance(jnp.ones(2).addressable_shards[0], jax.Shard)

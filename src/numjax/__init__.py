@@ -74,9 +74,11 @@ from numjax._src.config import explain_cache_misses as explain_cache_misses  # n
 from numjax._src.config import log_compiles as log_compiles  # noqa: E402
 from numjax._src.config import numpy_dtype_promotion as numpy_dtype_promotion  # noqa: E402
 from numjax._src.config import numpy_rank_promotion as numpy_rank_promotion  # noqa: E402
+from numjax._src.dtypes import float0 as float0  # noqa: E402
 from numjax._src.interpreters.staging import named_scope as named_scope  # noqa: E402
 from numjax._src.runtime import host_memory as _host_memory  # noqa: E402,F401
 from numjax._src.runtime.array import Array as Array  # noqa: E402
+from numjax._src.runtime.devices import Device as Device  # noqa: E402
 from numjax._src.runtime.devices import default_backend as default_backend  # noqa: E402
 from numjax._src.runtime.devices import device_count as device_count  # noqa: E402
 from numjax._src.runtime.devices import devices as devices  # noqa: E402
@@ -84,6 +86,7 @@ from numjax._src.runtime.devices import local_device_count as local_device_count
 from numjax._src.runtime.devices import local_devices as local_devices  # noqa: E402
 from numjax._src.runtime.devices import process_count as process_count  # noqa: E402
 from numjax._src.runtime.devices import process_index as process_index  # noqa: E402
+from numjax._src.runtime.sharding import Shard as Shard  # noqa: E402
 from numjax._src.runtime.transfer_guard import transfer_guard as transfer_guard  # noqa: E402
 from numjax._src.runtime.transfer_guard import (  # noqa: E402
     transfer_guard_device_to_device as transfer_guard_device_to_device,
