@@ -141,6 +141,15 @@ def sgd(step_size: float | Schedule) -> Any:
     return Optimizer(lambda x0: x0, update, lambda x: x)
 
 
+
+def _with_zeros(count: int) -> Callable[[Array], Any]:
+    """An init function: the parameters and `count` zero-filled accumulators like them."""
+
+    def init(x0: Array) -> Any:
+        return (x0, *(jnp.zeros_like(x0) for _ in range(count)))
+
+    return init
+
 @optimizer
 def momentum(step_size: float | Schedule, mass: float) -> Any:
     """SGD with heavy-ball momentum: `v = mass * v + g; x -= step_size(i) * v`.
@@ -152,8 +161,7 @@ def momentum(step_size: float | Schedule, mass: float) -> Any:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> Any:
-        return x0, jnp.zeros_like(x0)
+    init = _with_zeros(1)
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, velocity = state
@@ -174,8 +182,7 @@ def nesterov(step_size: float | Schedule, mass: float) -> Any:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> Any:
-        return x0, jnp.zeros_like(x0)
+    init = _with_zeros(1)
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, velocity = state
@@ -196,8 +203,7 @@ def adagrad(step_size: float | Schedule, momentum: float = 0.9) -> Any:
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> Any:
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init = _with_zeros(2)
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, g_sq, m = state
@@ -221,8 +227,7 @@ def rmsprop(step_size: float | Schedule, gamma: float = 0.9, eps: float = 1e-8) 
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> Any:
-        return x0, jnp.zeros_like(x0)
+    init = _with_zeros(1)
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, avg_sq_grad = state
@@ -244,8 +249,7 @@ def rmsprop_momentum(step_size: float | Schedule, gamma: float = 0.9, eps: float
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> Any:
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init = _with_zeros(2)
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, avg_sq_grad, mom = state
@@ -268,8 +272,7 @@ def adam(step_size: float | Schedule, b1: float = 0.9, b2: float = 0.999,
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> Any:
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init = _with_zeros(2)
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, m, v = state
@@ -295,8 +298,7 @@ def adamax(step_size: float | Schedule, b1: float = 0.9, b2: float = 0.999,
     """
     schedule = make_schedule(step_size)
 
-    def init(x0: Array) -> Any:
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init = _with_zeros(2)
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, m, u = state

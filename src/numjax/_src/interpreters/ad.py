@@ -304,6 +304,18 @@ class PartialEvalTrace(StagingTrace):
     __slots__ = ()
     display_name = "JaxprTrace"
 
+    def tracer_repr(self, tracer: StagingTracer) -> str:
+        # JAX prints a partial-evaluation tracer on its own in short (`Traced<aval:trace>`),
+        # and in full inside another tracer's contents.
+        return f"Traced<{tracer.aval!r}:{self!r}>"
+
+    def tracer_contents(self, tracer: StagingTracer) -> list[tuple[str, Any]]:
+        # Its unknown aval, and how it was made when it is an input of the staged function.
+        contents: list[tuple[str, Any]] = [("pval", f"({tracer.aval!r}, None)")]
+        if tracer.var in self.invars:
+            contents.append(("recipe", "LambdaBinding()"))
+        return contents
+
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
         if any(type(x) is StagingTracer and x._trace is self for x in args):

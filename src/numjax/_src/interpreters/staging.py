@@ -189,25 +189,16 @@ class StagingTracer(Tracer):
         return trace.dependent_arg_names(self.var)
 
     def __repr__(self) -> str:
-        # JAX prints a partial-evaluation tracer on its own in short (`Traced<aval:trace>`),
-        # and in full inside another tracer's contents.
-        if self._trace.display_name == "JaxprTrace":
-            return f"Traced<{self._aval!r}:{self._trace!r}>"
-        return super().__repr__()
+        trace = self._trace
+        assert isinstance(trace, StagingTrace)
+        return trace.tracer_repr(self)
 
     __str__ = __repr__
 
     def _contents(self) -> list[tuple[str, Any]]:
-        # A tracer of partial evaluation (JAX's JaxprTracer) shows its unknown aval, and how
-        # it was made when it is an input of the staged function.
         trace = self._trace
-        if trace.display_name != "JaxprTrace":
-            return []
         assert isinstance(trace, StagingTrace)
-        contents: list[tuple[str, Any]] = [("pval", f"({self._aval!r}, None)")]
-        if self.var in trace.invars:
-            contents.append(("recipe", "LambdaBinding()"))
-        return contents
+        return trace.tracer_contents(self)
 
 
 _LITERAL_DTYPE_KINDS = frozenset("biufc")
@@ -228,6 +219,14 @@ class StagingTrace(Trace):
         # Keyed by id(value); the value itself is held in const_values so the id stays valid.
         self._const_by_id: dict[int, StagingTracer] = {}
         self._producers: dict[Var, JaxprEqn] = {}
+
+    def tracer_repr(self, tracer: StagingTracer) -> str:
+        """How one of this trace's tracers prints on its own (JAX's text for its kind)."""
+        return Tracer.__repr__(tracer)
+
+    def tracer_contents(self, tracer: StagingTracer) -> list[tuple[str, Any]]:
+        """What one of this trace's tracers shows after its head: nothing, as in JAX."""
+        return []
 
     def new_arg(self, aval: Any) -> StagingTracer:
         var = Var(aval)
