@@ -1,0 +1,47 @@
+"""The planned kernels of dot_general: small results go through `ndarray.dot`, large ones through
+`np.matmul`; both must give NumPy's BLAS result bit for bit, for every operand layout."""
+
+import numpy as np
+import pytest
+
+import numjax as jax
+from numjax import lax
+
+# (lhs shape, rhs shape, contracting dims, the same product written with NumPy)
+LAYOUTS = [
+    ((7, 5), (5, 6), ((1,), (0,)), lambda a, b: a @ b),
+    ((5, 7), (5, 6), ((0,), (0,)), lambda a, b: a.T @ b),
+    ((7, 5), (6, 5), ((1,), (1,)), lambda a, b: a @ b.T),
+    ((5, 7), (6, 5), ((0,), (1,)), lambda a, b: a.T @ b.T),
+    ((7, 5), (5,), ((1,), (0,)), lambda a, b: a @ b),
+    ((5, 7), (5,), ((0,), (0,)), lambda a, b: a.T @ b),
+    ((5,), (5, 6), ((0,), (0,)), lambda a, b: a @ b),
+    ((5,), (6, 5), ((0,), (1,)), lambda a, b: a @ b.T),
+    ((5,), (5,), ((0,), (0,)), lambda a, b: a @ b),
+]
+
+
+def _scaled(shape, scale):
+    """`shape` with every free dimension (size 6 or 7) grown by `scale`."""
+    return tuple(d * scale if d in (6, 7) else d for d in shape)
+
+
+@pytest.mark.parametrize("scale", [1, 12], ids=["small", "large"])
+@pytest.mark.parametrize("lhs_shape,rhs_shape,contract,reference", LAYOUTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_products_match_numpy_bit_for_bit(lhs_shape, rhs_shape, contract, reference, scale,
+                                          dtype):
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=_scaled(lhs_shape, scale)).astype(dtype)
+    b = rng.normal(size=_scaled(rhs_shape, scale)).astype(dtype)
+    if dtype == np.complex64:
+        a = a + 1j * rng.normal(size=a.shape).astype(np.float32)
+    dims = (contract, ((), ()))
+    expected = reference(a, b)
+    if scale == 12 and expected.ndim == 2:
+        assert expected.size > 4096  # the large case really takes the matmul path
+    for fn in (lambda x, y: lax.dot_general(x, y, dims),
+               jax.jit(lambda x, y: lax.dot_general(x, y, dims))):
+        out = np.asarray(fn(a, b))
+        assert out.dtype == expected.dtype and out.shape == expected.shape
+        np.testing.assert_array_equal(out, expected)
