@@ -83,6 +83,37 @@ def test_a_product_that_is_an_output_is_never_overwritten():
     np.testing.assert_allclose(y, np.asarray(x) @ np.asarray(w), rtol=1e-5)
 
 
+def test_an_operand_of_a_product_stays_reusable_after_it():
+    # A product's result never aliases its operands, so an intermediate it reads may still
+    # take a later elementwise result once dead.
+    def fun(x, w):
+        h = jnp.tanh(x * 2.0)
+        y = h @ w
+        return y, h * 3.0
+
+    x, w = _rand(4, 4), _rand(4, 4, seed=1)
+    f = jax.jit(fun)
+    text = f.lower(x, w).as_text()
+    h = re.search(r"(\w+) = np\.tanh\(", text).group(1)
+    assert re.search(rf"np\.multiply\({h}, \w+, out={h}\)", text), text
+    y, z = f(x, w)
+    h_ref = np.tanh(np.asarray(x) * 2.0)
+    np.testing.assert_allclose(y, h_ref @ np.asarray(w), rtol=1e-5)
+    np.testing.assert_allclose(z, h_ref * 3.0, rtol=1e-6)
+
+
+def test_cotangent_sums_are_planned_like_additions():
+    # add_any (the sum of two cotangents) lowers to np.add and writes into a dying operand.
+    loss = lambda x: (jnp.tanh(x) * x).sum()
+    x = _rand(8, 8)
+    f = jax.jit(jax.grad(loss))
+    text = f.lower(x).as_text()
+    assert "add_any" not in text and re.search(r"np\.add\(\w+, \w+, out=\w+\)", text), text
+    np.testing.assert_allclose(f(x), jax.grad(loss)(x), rtol=1e-6)
+    t = np.tanh(np.asarray(x))
+    np.testing.assert_allclose(f(x), t + np.asarray(x) * (1 - t * t), rtol=1e-5)
+
+
 def test_a_scalar_times_a_product_scales_the_smaller_operand():
     step = lambda w, x, g: w - 0.01 * (x.T @ g)
     w, x, g = _rand(16, 32), _rand(4, 16, seed=1), _rand(4, 32, seed=2)

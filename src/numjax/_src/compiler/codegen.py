@@ -199,9 +199,10 @@ class Emitter:
             outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
             rule = inline_lowerings.get(eqn.primitive)
             ufunc = fusion.fusable_ufunc(eqn)
-            if rule is not None or ufunc is None:
+            if rule is not None or (ufunc is None and eqn.primitive not in fresh_results):
                 # Kernels may return views of their inputs and inline loops/branches alias
                 # them by name: whatever such an equation reads can never be overwritten.
+                # A kernel whose result is always fresh (a matrix product) aliases nothing.
                 owned.difference_update(a for a in eqn.invars if isinstance(a, Var))
             if rule is not None:
                 rule(self, eqn, indent, [self.atom(a) for a in eqn.invars], outs)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from numjax._src.core.trace import (
@@ -112,6 +113,7 @@ class CustomVJPException(Exception):
 add_any_p = Primitive("add_any")
 add_any_p.is_linear = True
 add_any_p.def_impl(np.add)
+add_any_p.def_lowering(ufunc_lowering(np.add))  # fuses and plans buffers like add
 
 
 @add_any_p.def_abstract_eval
