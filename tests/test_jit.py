@@ -206,6 +206,49 @@ def test_jit_option_validation_as_jax():
         jax.jit(lambda x: x, backend="cpu")
 
 
+# JAX 0.4.30's errors for a jit backend that is not present (CPU-only install).
+ABSENT_BACKENDS = [
+    ("gpu", "Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are "
+            "present. Platforms present are: cpu"),
+    ("foo", "Unknown backend foo. Available backends are ['cpu']"),
+    ("CPU", "Unknown backend CPU. Available backends are ['cpu']"),
+]
+
+
+@pytest.mark.filterwarnings("ignore:backend and device argument on jit is deprecated")
+@pytest.mark.parametrize("backend,message", ABSENT_BACKENDS)
+def test_jit_for_an_absent_backend_fails_at_lowering(backend, message):
+    f = jax.jit(lambda x: x + 1, backend=backend)
+    f.trace(1.0)  # tracing needs no backend
+    for lower in (lambda: f(1.0), lambda: f.lower(1.0)):
+        with pytest.raises(RuntimeError) as info:
+            lower()
+        assert str(info.value) == message
+    assert f._cache_size() == 0
+
+
+@pytest.mark.filterwarnings("ignore:backend and device argument on jit is deprecated")
+def test_jit_for_the_cpu_backend_compiles_there():
+    seen = []
+    original = compiler.backend_compile
+
+    def spy(backend, module, options, host_callbacks):
+        seen.append(backend.platform)
+        return original(backend, module, options, host_callbacks)
+
+    compiler.backend_compile = spy
+    try:
+        f = jax.jit(lambda x: x * 2, backend="cpu")
+        assert float(f(2.0)) == 4.0 and float(f.lower(3.0).compile()(3.0)) == 6.0
+    finally:
+        compiler.backend_compile = original
+    assert seen == ["cpu", "cpu"]
+    with pytest.raises(ValueError) as info:
+        jax.jit(lambda x: x, backend="cpu", device=jax.devices()[0])
+    assert str(info.value) == ("can't specify both a device and a backend for jit, got "
+                               f"device={jax.devices()[0]!r} and backend='cpu'")
+
+
 def test_static_arguments_keyed_by_type_and_given_options_used_as_given():
     traces = []
 

@@ -361,7 +361,7 @@ class JitWrapped:
                             or self._donate_argnums or device is not None)
         if device is not None and backend is not None:
             raise ValueError("can't specify both a device and a backend for jit, got "
-                             f"device={device} and backend={backend}")
+                             f"device={device!r} and backend={backend!r}")
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
@@ -606,7 +606,7 @@ class JitWrapped:
             compile_log.log_compile(self._name, in_avals)
         donated = self._paired_donations(self._donation_vector(args, kwargs), closed,
                                          in_avals)
-        executable = compile_jaxpr(closed, self._name, donated)
+        executable = compile_jaxpr(closed, self._name, donated, self._backend)
         return _CacheEntry(executable, out_tree, list(closed.out_avals), closed, donated,
                            in_avals)
 
@@ -928,18 +928,21 @@ class Traced(_Stage):
 
     @_cycle_collection_paused
     def lower(self) -> Lowered:
+        backend = devices.get_backend(self._wrapped._backend)
         paired = self._wrapped._paired_donations(self.donated, self.jaxpr, self.in_avals)
         module = lower_jaxpr(passes.run_passes(self.jaxpr), self._wrapped._name,
                              donated=paired)
-        return Lowered(self, module, paired)
+        return Lowered(self, module, paired, backend)
 
 
 class Lowered(_Stage):
     """`jit(f).lower(*args)`: the generated source, ready to compile."""
 
-    def __init__(self, traced: Traced, module: Any, paired: tuple[bool, ...] = ()) -> None:
+    def __init__(self, traced: Traced, module: Any, paired: tuple[bool, ...] = (),
+                 backend: Any = None) -> None:
         self._traced = traced
         self._module = module
+        self._backend = backend if backend is not None else devices.get_backend()
         self._paired = paired  # donated inputs an output takes over
         self.in_tree = traced.in_tree
         self.out_tree = traced.out_tree
@@ -952,7 +955,7 @@ class Lowered(_Stage):
         return self._module
 
     def compile(self, compiler_options: Any = None) -> Compiled:
-        executable = compiler.backend_compile(devices.get_backend(), self._module,
+        executable = compiler.backend_compile(self._backend, self._module,
                                               compiler_options, ())
         return Compiled(self._traced, executable, self._paired)
 

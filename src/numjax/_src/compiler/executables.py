@@ -13,16 +13,19 @@ from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.runtime import devices
 
 
-def compile_jaxpr(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = ()) -> Executable:
+def compile_jaxpr(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = (),
+                  backend: str | None = None) -> Executable:
     """Passes, lowering, and the one call to `backend_compile` (looked up at call time).
-    `donated` flags the inputs whose buffers the executable may overwrite."""
+    `donated` flags the inputs whose buffers the executable may overwrite; `backend` names the
+    platform to compile for (None: the default), failing as JAX does when it is absent."""
     log = config.log_compiles.value
+    target = devices.get_backend(backend)
     start = time.perf_counter()
     module = lower_jaxpr(passes.run_passes(closed), name, donated=donated)
     lowered = time.perf_counter()
     if log:
         compile_log.log_lowering(name, lowered - start)
-    executable = compiler.backend_compile(devices.get_backend(), module, None, ())
+    executable = compiler.backend_compile(target, module, None, ())
     if log:
         compile_log.log_backend_compile(name, time.perf_counter() - lowered)
     return executable  # type: ignore[no-any-return]
