@@ -67,6 +67,41 @@ def test_static_argument_tree_and_context_reasons(explain):
     assert "jax_numpy_rank_promotion: seen 'allow', but now 'warn'" in _messages(explain)[-1]
 
 
+def test_messages_worded_as_jax_0_4_30(explain):
+    # Texts recorded from JAX 0.4.30 for the same calls.
+    def add(x, y):
+        return x + y
+
+    f = jax.jit(add)
+    f(1.0, 2.0)
+    f(jnp.ones(3), 2.0)
+    assert _messages(explain)[-1].endswith(
+        "  never seen input type signature:\n    x: f32[3],  y: f32[]\n"
+        "  closest seen input type signature has 1 mismatches, including:\n"
+        "    * at x, seen f32[], but now given f32[3]")
+    f(x=1.0, y=2.0)
+    assert _messages(explain)[-1].endswith(
+        "  never seen passing 0 positional args and 2 keyword args with keys:\n"
+        "    'x', 'y'\n  closest seen is passing no keyword args")
+    f(1.0, y=jnp.ones(2))
+    assert _messages(explain)[-1].endswith(
+        "  never seen passing 1 positional args and 1 keyword args with keys:\n"
+        "    'y'\n  closest seen is passing no keyword args")
+    k = jax.jit(lambda x, **kw: x)
+    k(1.0, a=1.0, b=2.0)
+    k(1.0, a=1.0)
+    assert _messages(explain)[-1].endswith(
+        "  never seen passing 1 positional args and 1 keyword args with keys:\n"
+        "    'a'\n  closest seen passes 2 keyword args with keys:\n    'a', 'b'")
+    g = jax.jit(lambda a, b, c, d, e: a)
+    g(1.0, 1.0, 1.0, 1.0, 1.0)
+    g(1.0, 1.0, 1.0, 1.0, jnp.ones(2))
+    assert "  never seen input type signature\n  closest seen input type signature has 1 " \
+           "mismatches, including:\n    * at e, seen f32[], but now given f32[2]" in \
+           _messages(explain)[-1]
+    assert "weak_type" not in _messages(explain)[-1]
+
+
 def test_hits_log_nothing(explain):
     f = jax.jit(scale)
     f(jnp.ones(3))

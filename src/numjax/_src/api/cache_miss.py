@@ -36,11 +36,6 @@ _seen_functions: weakref.WeakSet[Any] = weakref.WeakSet()
 _seen_lines: set[str] = set()
 
 
-def _aval_text(aval: Any, show_weak: bool = False) -> str:
-    weak = f"{{weak_type={aval.weak_type}}}" if aval.weak_type or show_weak else ""
-    return f"{aval.str_short(short_dtypes=True)}{weak}"
-
-
 def _where(fun: Callable[..., Any]) -> str:
     return fun_source_info(fun)
 
@@ -72,6 +67,17 @@ def _reasons(fun: Callable[..., Any], new: Signature, seen: Sequence[Signature])
         _seen_lines.add(line)
         return out
     header = f"  for {_name(fun)} defined at {_where(fun).split(' at ', 1)[-1]}"
+    calling = _calling_convention(new.in_tree)
+    if all(_calling_convention(s.in_tree) != calling for s in seen):
+        # Another number of positional arguments or other keyword names than ever before.
+        count, keys = calling
+        close = min((set(_calling_convention(s.in_tree)[1]) for s in seen),
+                    key=lambda k: len(k.symmetric_difference(keys)))
+        nearest = (["  closest seen is passing no keyword args"] if not close else
+                   [f"  closest seen passes {len(close)} keyword args with keys:",
+                    f"    {', '.join(map(repr, sorted(close)))}"])
+        return [header, f"  never seen passing {count} positional args and {len(keys)} "
+                "keyword args with keys:", f"    {', '.join(map(repr, keys))}", *nearest]
     same_tree = [s for s in seen if s.in_tree == new.in_tree]
     if not same_tree:
         closest = seen[-1]
@@ -98,20 +104,33 @@ def _reasons(fun: Callable[..., Any], new: Signature, seen: Sequence[Signature])
         a != b for a, b in zip(s.avals, new.avals, strict=True)))
     mismatches = [(name, a, b) for name, a, b in zip(new.arg_names, closest.avals, new.avals,
                                                      strict=True) if a != b]
-    signature = ", ".join(f"{n}: {_aval_text(a)}" for n, a in zip(new.arg_names, new.avals,
-                                                                     strict=True))
-    lines = [header, "  never seen input type signature:", f"    {signature}",
+    # As JAX 0.4.30 words it: the signature (of up to four arguments) without weak types; a
+    # mismatch shows weak types only when they are all that differs.
+    signature = ":\n    " + ",  ".join(f"{n}: {a.str_short(short_dtypes=True)}" for n, a in
+                                      zip(new.arg_names, new.avals, strict=True)) \
+        if len(new.avals) < 5 else ""
+    lines = [header, f"  never seen input type signature{signature}",
              f"  closest seen input type signature has {len(mismatches)} mismatches, "
              "including:"]
-    for n, a, b in mismatches[:4]:
-        weak = a.weak_type != b.weak_type
-        lines.append(f"    * at {n}, seen {_aval_text(a, weak)}, but now given "
-                     f"{_aval_text(b, weak)}")
-    if any(a.weak_type != b.weak_type for _, a, b in mismatches):
+    weak_only = False
+    for n, a, b in mismatches:
+        seen_text, now_text = a.str_short(short_dtypes=True), b.str_short(short_dtypes=True)
+        if seen_text == now_text:
+            seen_text += f"{{weak_type={a.weak_type}}}"
+            now_text += f"{{weak_type={b.weak_type}}}"
+            weak_only = True
+        lines.append(f"    * at {n}, seen {seen_text}, but now given {now_text}")
+    if weak_only:
         lines += ["where weak_type=True often means a Python builtin numeric value, and ",
                   "weak_type=False means a jax.Array.",
                   "See https://jax.readthedocs.io/en/latest/type_promotion.html#weak-types"]
     return lines
+
+
+def _calling_convention(in_tree: Any) -> tuple[int, tuple[Any, ...]]:
+    """(number of positional arguments, keyword names) of an `(args, kwargs)` input tree."""
+    args, kwargs = in_tree.children()
+    return len(args.children()), tuple(kwargs.node_data()[1])
 
 
 def _statics_text(statics: tuple[Any, ...]) -> str:
