@@ -74,6 +74,7 @@ from numjax._src.config import explain_cache_misses as explain_cache_misses  # n
 from numjax._src.config import log_compiles as log_compiles  # noqa: E402
 from numjax._src.config import numpy_dtype_promotion as numpy_dtype_promotion  # noqa: E402
 from numjax._src.config import numpy_rank_promotion as numpy_rank_promotion  # noqa: E402
+from numjax._src.core.trace import ensure_compile_time_eval as ensure_compile_time_eval  # noqa: E402,E501
 from numjax._src.dtypes import float0 as float0  # noqa: E402
 from numjax._src.interpreters.staging import named_scope as named_scope  # noqa: E402
 from numjax._src.runtime import host_memory as _host_memory  # noqa: E402,F401

@@ -15,3 +15,4 @@ from numjax._src.core.jaxpr import jaxpr_as_fun as jaxpr_as_fun
 from numjax._src.core.trace import Primitive as Primitive
 from numjax._src.core.trace import Trace as Trace
 from numjax._src.core.trace import Tracer as Tracer
+from numjax._src.core.trace import ensure_compile_time_eval as ensure_compile_time_eval

@@ -197,6 +197,53 @@ class EvalTrace(Trace):
         return eager_apply(primitive, args, params)
 
 
+class CompileTimeEvalTrace(Trace):
+    """The trace inside `ensure_compile_time_eval()` under a transformation: an operation whose
+    operands are all concrete runs now, op by op; one that reads a tracer goes to the
+    enclosing trace as usual."""
+
+    __slots__ = ()
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any],
+                          params: dict[str, Any]) -> Any:
+        for x in args:
+            if isinstance(x, Tracer):
+                assert self.parent is not None
+                return self.parent.process_primitive(primitive, args, params)
+        return eager_apply(primitive, args, params)
+
+    @property
+    def level(self) -> int:  # invisible in tracer texts: the enclosing trace's level
+        return self.parent.level if self.parent is not None else 0
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval() -> Iterator[None]:
+    """Operations on concrete values inside the block run now, even while a function is
+    being traced (for jit, grad, vmap, ...): their results are concrete Arrays, usable in
+    Python control flow. Operations that read a traced value are traced as usual. Outside
+    any transformation this changes nothing.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> @numjax.jit
+    ... def f(x):
+    ...     with numjax.ensure_compile_time_eval():
+    ...         positive = jnp.sin(3.0) > 0  # a concrete bool Array, not a tracer
+    ...     return jnp.sin(x) if positive else jnp.cos(x)
+    >>> float(f(0.0))
+    0.0
+    """
+    previous = _trace_state.trace
+    if previous is eval_trace:
+        yield
+        return
+    _trace_state.trace = CompileTimeEvalTrace(previous)
+    try:
+        yield
+    finally:
+        _trace_state.trace = previous
+
+
 def _no_eager_apply(primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
     raise RuntimeError("numjax's runtime is not initialized; import numjax first")
 
