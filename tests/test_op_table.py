@@ -612,7 +612,8 @@ ROW_IDS = [r.name for r in ROWS]
 assert len(set(ROW_IDS)) == len(ROW_IDS), "row names must be unique"
 
 # iota has no operands; it is a row of its own kind (test_iota below).
-NO_ROW = {"iota", "pjit"}  # pjit: tests/test_jit.py
+NO_ROW = {"iota", "pjit", "platform_index"}  # pjit: tests/test_jit.py; platform_index:
+# tests/test_platform_dependent.py (no operands, like iota)
 
 
 # ---- helpers -------------------------------------------------------------------------------

@@ -290,3 +290,55 @@ def test_dtype_errors() -> None:
     with pytest.raises(TypeError, match="must not be narrower"):
         lax.conv_general_dilated(jnp.zeros((1, 2, 5)), jnp.zeros((3, 2, 2)), (1,), "VALID",
                                  preferred_element_type=jnp.float16)
+
+
+# Shape helpers: (function, arguments, JAX 0.4.30's result or (exception type, message)).
+SHAPE_HELPER_CASES = [
+    ("conv_shape_tuple", ((2, 3, 9, 9), (8, 3, 3, 3), (2, 2), "SAME"), (2, 8, 5, 5)),
+    ("conv_shape_tuple", ((2, 3, 9, 9), (8, 3, 3, 3), (2, 2), "VALID"), (2, 8, 4, 4)),
+    ("conv_shape_tuple", ((4, 3, 9, 7), (8, 3, 3, 2), (1, 3), [(1, 2), (0, 1)], 2),
+     (2, 8, 10, 3)),
+    ("conv_shape_tuple", ((2, 3, 9, 9), (8, 3, 3, 3), (1, 1), [(1, 2)]),
+     (TypeError, "Wrong number of explicit pads for convolution: expected 2, got 1.")),
+    ("conv_shape_tuple", ((2, 3, 4), (8, 3, 3), (1,), [(-5, 0)]),
+     (ValueError, "Negative padding is larger than the size of the corresponding dimension: "
+                  "got padding=[(-5, 0)] for lhs_shape[2:]=(4,)")),
+    ("conv_general_shape_tuple",
+     ((2, 9, 9, 3), (3, 3, 3, 8), (1, 1), "VALID", ("NHWC", "HWIO", "NHWC")), (2, 7, 7, 8)),
+    ("conv_general_shape_tuple",
+     ((2, 9, 11, 3), (3, 2, 3, 8), (2, 3), "SAME", ("NHWC", "HWIO", "NCHW")), (2, 8, 5, 4)),
+    ("conv_general_shape_tuple",
+     ((2, 3, 9, 11), (8, 3, 2, 3), (2, 1), [(0, 1), (2, 0)], ("NCWH", "OIHW", "NHWC")),
+     (2, 6, 9, 8)),
+    ("conv_transpose_shape_tuple",
+     ((1, 5, 5, 2), (2, 2, 2, 3), (2, 2), "SAME", ("NHWC", "HWIO", "NHWC")), (1, 10, 10, 3)),
+    ("conv_transpose_shape_tuple",
+     ((1, 5, 6, 2), (3, 2, 2, 3), (2, 3), "VALID", ("NHWC", "HWIO", "NCHW")), (1, 3, 11, 18)),
+    ("conv_transpose_shape_tuple",
+     ((1, 5, 6, 2), (3, 2, 2, 3), (2, 3), [(1, 1), (0, 2)], ("NHWC", "HWIO", "NHWC")),
+     (1, 9, 17, 3)),
+    ("conv_general_permutations", (("NHWC", "HWIO", "NHWC"),),
+     ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))),
+    ("conv_general_permutations", (("NWHC", "HWIO", "CNHW"),),
+     ((0, 3, 2, 1), (3, 2, 0, 1), (1, 0, 2, 3))),
+    ("conv_general_permutations", (("NHWC", "HWIO", "NHW"),),
+     (TypeError, "convolution dimension_numbers[2] must contain the characters 'N' and 'C' "
+                 "exactly once, got NHW.")),
+    ("conv_general_permutations", (("NHWC", "HWIO", "NHDC"),),
+     (TypeError, "convolution dimension_numbers elements must each have the same set of "
+                 "spatial characters, got ('NHWC', 'HWIO', 'NHDC').")),
+    ("conv_general_permutations", (("NHHC", "HWIO", "NHWC"),),
+     (TypeError, "convolution dimension_numbers[0] cannot have duplicate characters, got "
+                 "NHHC.")),
+]
+
+
+@pytest.mark.parametrize("name,args,expected", SHAPE_HELPER_CASES)
+def test_shape_helpers_as_jax(name, args, expected):
+    fn = getattr(lax, name)
+    if isinstance(expected[0], type):
+        with pytest.raises(expected[0]) as info:
+            fn(*args)
+        assert str(info.value) == expected[1]
+    else:
+        assert fn(*args) == expected

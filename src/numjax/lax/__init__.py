@@ -5,6 +5,7 @@ import functools as _functools
 from numjax._src import dtypes as _dtypes
 from numjax._src.control_flow.cond import cond as cond
 from numjax._src.control_flow.cond import cond_p as cond_p
+from numjax._src.control_flow.cond import platform_dependent as platform_dependent
 from numjax._src.control_flow.cond import switch as switch
 from numjax._src.control_flow.loops import associative_scan as associative_scan
 from numjax._src.control_flow.loops import fori_loop as fori_loop
@@ -29,7 +30,11 @@ from numjax._src.lax.convolution import conv as conv
 from numjax._src.lax.convolution import conv_dimension_numbers as conv_dimension_numbers
 from numjax._src.lax.convolution import conv_general_dilated as conv_general_dilated
 from numjax._src.lax.convolution import conv_general_dilated_p as conv_general_dilated_p
+from numjax._src.lax.convolution import conv_general_permutations as conv_general_permutations
+from numjax._src.lax.convolution import conv_general_shape_tuple as conv_general_shape_tuple
+from numjax._src.lax.convolution import conv_shape_tuple as conv_shape_tuple
 from numjax._src.lax.convolution import conv_transpose as conv_transpose
+from numjax._src.lax.convolution import conv_transpose_shape_tuple as conv_transpose_shape_tuple
 from numjax._src.lax.convolution import conv_with_general_padding as conv_with_general_padding
 from numjax._src.lax.convolution import padtype_to_pads as padtype_to_pads
 from numjax._src.lax.cumulative import cumlogsumexp as cumlogsumexp

@@ -17,12 +17,13 @@ import numpy as np
 from numjax._src import config, dtypes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import TracedFun, check_tree_and_avals, trace_fun
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace
 from numjax._src.lax import lax
+from numjax._src.runtime import devices
 from numjax._src.tree_util import tree_flatten, tree_unflatten
 
 cond_p = Primitive("cond")
@@ -377,3 +378,71 @@ def _register_lowering() -> None:
 
 
 _register_lowering()
+
+
+# ---- platform_dependent --------------------------------------------------------------------
+
+# The index, into `platforms` (groups of platform names), of the group holding the platform the
+# program is compiled for; len(platforms) for any other platform when there is a default.
+platform_index_p = Primitive("platform_index")
+
+
+@platform_index_p.def_abstract_eval
+def _platform_index_abstract_eval(*, platforms: tuple[tuple[str, ...], ...],
+                                  has_default: bool) -> ShapedArray:
+    return ShapedArray((), np.dtype(np.int32))
+
+
+def _platform_index_kernel_factory(in_avals: Sequence[Any], *,
+                                   platforms: tuple[tuple[str, ...], ...],
+                                   has_default: bool) -> Callable[[], Any]:
+    platform = devices.get_backend().platform
+    index = next((i for i, group in enumerate(platforms) if platform in group), None)
+    if index is None:
+        if not has_default:
+            raise NotImplementedError(
+                f"MLIR translation rule for primitive 'platform_index(platforms={platforms}, "
+                f"has_default={has_default})' not found for platform {platform}")
+        index = len(platforms)
+    value = np.int32(index)
+    return lambda: value
+
+
+def _platform_index_impl(*, platforms: tuple[tuple[str, ...], ...], has_default: bool) -> Any:
+    return _platform_index_kernel_factory((), platforms=platforms, has_default=has_default)()
+
+
+platform_index_p.def_kernel_factory(_platform_index_kernel_factory)
+platform_index_p.def_impl(_platform_index_impl)
+# No operands: no transformation ever reaches it with a tracer.
+platform_index_p.declare_undefined("jvp", "platform_index has no operands to differentiate")
+platform_index_p.declare_undefined("batch", "platform_index has no operands to batch")
+
+
+def platform_dependent(*args: Any, default: Callable[..., Any] | None = None,
+                       **per_platform: Callable[..., Any]) -> Any:
+    """`per_platform[p](*args)` for the platform `p` the program runs on (`default(*args)` for
+    one not named). Every branch is traced, as in a `switch` on the platform's index, whose
+    transformation rules it shares; the choice is made when the program is compiled.
+
+    >>> import numjax.numpy as jnp
+    >>> platform_dependent(2.0, cpu=lambda x: x * 2, tpu=jnp.cos)
+    Array(4., dtype=float32, weak_type=True)
+    """
+    groups: list[list[str]] = []
+    branches: list[Callable[..., Any]] = []
+    for name, branch in per_platform.items():
+        if name == "gpu":
+            raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+        for group, known in zip(groups, branches, strict=True):
+            if known == branch:  # one branch serving several platforms is traced once
+                group.append(name)
+                break
+        else:
+            groups.append([name])
+            branches.append(branch)
+    index = platform_index_p.bind(platforms=tuple(tuple(g) for g in groups),
+                                  has_default=default is not None)
+    if default is not None:
+        branches.append(default)
+    return switch(index, branches, *args)

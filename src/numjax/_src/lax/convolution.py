@@ -87,25 +87,108 @@ def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
                         f"{len(dimension_numbers)}.")
     if not all(isinstance(s, str) for s in dimension_numbers):
         return ConvDimensionNumbers(*(tuple(int(d) for d in s) for s in dimension_numbers))
-    lhs, rhs, out = dimension_numbers
     for i, s in enumerate(dimension_numbers):
         if len(s) != len(lhs_shape):
             raise TypeError(f"convolution dimension_numbers[{i}] must have len equal to the ndim "
                             f"of lhs and rhs, got {len(s)} for lhs and rhs shapes {lhs_shape} "
                             f"and {rhs_shape}.")
-    spatial = [set(lhs) - {"N", "C"}, set(rhs) - {"O", "I"}, set(out) - {"N", "C"}]
-    if not (spatial[0] == spatial[1] == spatial[2]) or any(
-            len(sp) != len(lhs_shape) - 2 for sp in spatial):
-        raise TypeError("convolution dimension_numbers elements must each have the same set of "
-                        f"spatial characters, got {tuple(dimension_numbers)}.")
-    # Spatial dimensions are matched up by their letters, in the order the rhs lists them.
-    rhs_spatial = [c for c in rhs if c not in "OI"]
+    return ConvDimensionNumbers(*conv_general_permutations(dimension_numbers))
 
-    def spec(layout: str, batch: str, feature: str) -> Ints:
-        return (layout.index(batch), layout.index(feature),
+
+_SPEC_LETTERS = (("N", "C"), ("O", "I"), ("N", "C"))
+
+
+def conv_general_permutations(dimension_numbers: Sequence[str]) -> tuple[Ints, Ints, Ints]:
+    """The (batch or out-feature, feature or in-feature, *spatial) dimension order of each of
+    three layout strings; spatial dimensions are matched by letter in the kernel's order.
+
+    >>> conv_general_permutations(('NHWC', 'HWIO', 'NHWC'))
+    ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
+    """
+    for i, (layout, (a, b)) in enumerate(zip(dimension_numbers, _SPEC_LETTERS, strict=True)):
+        if not layout.count(a) == layout.count(b) == 1:
+            raise TypeError(f"convolution dimension_numbers[{i}] must contain the characters "
+                            f"'{a}' and '{b}' exactly once, got {layout}.")
+        if len(set(layout)) != len(layout):
+            raise TypeError(f"convolution dimension_numbers[{i}] cannot have duplicate "
+                            f"characters, got {layout}.")
+    spatial = [set(layout) - set(pair)
+               for layout, pair in zip(dimension_numbers, _SPEC_LETTERS, strict=True)]
+    if not spatial[0] == spatial[1] == spatial[2]:
+        raise TypeError("convolution dimension_numbers elements must each have the same set of "
+                        f"spatial characters, got {dimension_numbers}.")
+    rhs_spatial = [c for c in dimension_numbers[1] if c not in "OI"]
+
+    def spec(layout: str, pair: tuple[str, str]) -> Ints:
+        return (layout.index(pair[0]), layout.index(pair[1]),
                 *(layout.index(c) for c in rhs_spatial))
 
-    return ConvDimensionNumbers(spec(lhs, "N", "C"), spec(rhs, "O", "I"), spec(out, "N", "C"))
+    lhs, rhs, out = (spec(layout, pair)
+                     for layout, pair in zip(dimension_numbers, _SPEC_LETTERS, strict=True))
+    return lhs, rhs, out
+
+
+def conv_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                     strides: Sequence[int], pads: Any, batch_group_count: int = 1
+                     ) -> tuple[int, ...]:
+    """Output shape of a convolution of shapes in the canonical (N, C, *spatial) and
+    (O, I, *spatial) layouts; `pads` is a padding name or explicit (low, high) pairs.
+
+    >>> conv_shape_tuple((2, 3, 9, 9), (8, 3, 3, 3), (2, 2), 'SAME')
+    (2, 8, 5, 5)
+    """
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    if len(pads) != len(lhs_shape) - 2:
+        raise TypeError("Wrong number of explicit pads for convolution: expected "
+                        f"{len(lhs_shape) - 2}, got {len(pads)}.")
+    padded = [int(n) + int(lo) + int(hi) for n, (lo, hi) in zip(lhs_shape[2:], pads,
+                                                                   strict=True)]
+    if any(n < 0 for n in padded):
+        raise ValueError("Negative padding is larger than the size of the corresponding "
+                         f"dimension: got padding={pads} for lhs_shape[2:]={lhs_shape[2:]}")
+    space = [builtins.max((n - int(k)) // int(s) + 1, 0)
+             for n, k, s in zip(padded, rhs_shape[2:], strides, strict=True)]
+    batch = int(lhs_shape[0]) // batch_group_count
+    return (batch, int(rhs_shape[0]), *space)
+
+
+def _permuted(shape: Sequence[int], perm: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(shape[p]) for p in perm)
+
+
+def conv_general_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                             window_strides: Sequence[int], padding: Any,
+                             dimension_numbers: Sequence[str]) -> tuple[int, ...]:
+    """Output shape of a convolution in the layouts named by `dimension_numbers`.
+
+    >>> conv_general_shape_tuple((2, 9, 9, 3), (3, 3, 3, 8), (1, 1), 'VALID',
+    ...                          ('NHWC', 'HWIO', 'NHWC'))
+    (2, 7, 7, 8)
+    """
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+    out = conv_shape_tuple(_permuted(lhs_shape, lhs_perm), _permuted(rhs_shape, rhs_perm),
+                           window_strides, padding)
+    return _permuted(out, _perm_inverse(out_perm))
+
+
+def conv_transpose_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                               window_strides: Sequence[int], padding: Any,
+                               dimension_numbers: Sequence[str]) -> tuple[int, ...]:
+    """Output shape of `conv_transpose` (no kernel dilation) in the named layouts.
+
+    >>> conv_transpose_shape_tuple((1, 5, 5, 2), (2, 2, 2, 3), (2, 2), 'SAME',
+    ...                            ('NHWC', 'HWIO', 'NHWC'))
+    (1, 10, 10, 3)
+    """
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+    lhs, rhs = _permuted(lhs_shape, lhs_perm), _permuted(rhs_shape, rhs_perm)
+    if isinstance(padding, str):
+        padding = [_conv_transpose_pads(k, s, padding)
+                   for k, s in zip(rhs[2:], window_strides, strict=True)]
+    space = [(n - 1) * int(s) - k + 2 + int(sum(pad))
+             for n, k, s, pad in zip(lhs[2:], rhs[2:], window_strides, padding, strict=True)]
+    return _permuted((lhs[0], rhs[0], *space), _perm_inverse(out_perm))
 
 
 def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int],
