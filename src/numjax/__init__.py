@@ -34,6 +34,7 @@ from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
 from numjax._src.api.checkpoint import remat as remat  # noqa: E402
 from numjax._src.api.custom_derivatives import closure_convert as closure_convert  # noqa: E402
+from numjax._src.api.custom_derivatives import custom_gradient as custom_gradient  # noqa: E402,E501
 from numjax._src.api.custom_derivatives import custom_jvp as custom_jvp  # noqa: E402
 from numjax._src.api.custom_derivatives import custom_vjp as custom_vjp  # noqa: E402
 from numjax._src.api.custom_derivatives import linear_call as linear_call  # noqa: E402

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from numjax._src.api.custom_primitives import (
@@ -50,12 +50,14 @@ from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.tree_util import (
     keystr,
+    register_pytree_node,
     tree_flatten,
     tree_flatten_with_path,
     tree_leaves,
     tree_map,
     tree_structure,
     tree_unflatten,
+    treedef_is_leaf,
 )
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_jvp",
@@ -727,3 +729,60 @@ def linear_call(fun: Callable[..., Any], fun_transpose: Callable[..., Any], resi
 
     call.defvjp(fwd, bwd)
     return call(residual_args, linear_args)
+
+
+class _RuleResiduals:
+    """What `custom_gradient`'s backward pass needs: the traced gradient rule (static, in the
+    pytree's node data) and the values it closes over (the pytree's leaves)."""
+
+    def __init__(self, rule: ClosedJaxpr, rule_tree: Any, ct_tree: Any,
+                 consts: Iterable[Any]) -> None:
+        self.rule, self.rule_tree, self.ct_tree = rule, rule_tree, ct_tree
+        self.consts = list(consts)
+
+
+register_pytree_node(
+    _RuleResiduals, lambda r: (r.consts, (r.rule, r.rule_tree, r.ct_tree)),
+    lambda static, consts: _RuleResiduals(static[0], static[1], static[2], consts))
+
+
+def custom_gradient(fun: Callable[..., Any]) -> Callable[..., Any]:
+    """A function with its own gradient rule: `fun(*args)` returns `(output, rule)`, where
+    `rule(output_cotangent)` returns one cotangent per positional argument (a tuple).
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> @custom_gradient
+    ... def clip_gradient(x):
+    ...     return x, lambda g: (jnp.clip(g, -0.5, 0.5),)
+    >>> numjax.grad(lambda x: 3 * clip_gradient(x))(1.0)
+    Array(0.5, dtype=float32, weak_type=True)
+    """
+    @custom_vjp
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        return fun(*args, **kwargs)[0]
+
+    def fwd(*args: Any, **kwargs: Any) -> Any:
+        out, rule = fun(*args, **kwargs)
+        out_flat, ct_tree = tree_flatten((out,))
+
+        def flat_rule(*cts: Any) -> list[Any]:
+            result = rule(*tree_unflatten(ct_tree, cts))
+            leaves, store["tree"] = tree_flatten(result)
+            return leaves
+
+        store: dict[str, Any] = {}
+        closed = trace_to_jaxpr(flat_rule, [ad.tangent_aval(get_aval(x)) for x in out_flat])
+        traced = ClosedJaxpr(closed.jaxpr.replace(constvars=[], invars=[
+            *closed.jaxpr.constvars, *closed.jaxpr.invars]), [])
+        return out, _RuleResiduals(traced, store["tree"], ct_tree, closed.consts)
+
+    def bwd(res: _RuleResiduals, ct: Any) -> Any:
+        cts_flat, ct_tree = tree_flatten((ct,))
+        if ct_tree != res.ct_tree:
+            raise TypeError(f"{res.ct_tree}\n!=\n{ct_tree}")
+        outs = eval_jaxpr(res.rule.jaxpr, [], *res.consts, *cts_flat)
+        result = tree_unflatten(res.rule_tree, outs)
+        return (result,) if treedef_is_leaf(res.rule_tree) else result
+
+    wrapped.defvjp(fwd, bwd)
+    return functools.wraps(fun)(wrapped)
