@@ -88,6 +88,18 @@ def test_device_attributes_and_counts():
     assert jax.local_devices() == [d] and jax.devices("cpu") == [d]
     assert (jax.device_count(), jax.local_device_count()) == (1, 1)
     assert (jax.default_backend(), jax.process_index(), jax.process_count()) == ("cpu", 0, 1)
+    # JAX's deprecated aliases warn (texts recorded from JAX 0.4.30), then answer.
+    for alias, value, text in [
+            (jax.host_count, 1, "jax.host_count has been renamed to jax.process_count. This "
+                                "alias will eventually be removed; please update your code."),
+            (jax.host_id, 0, "jax.host_id has been renamed to jax.process_index. This alias "
+                             "will eventually be removed; please update your code."),
+            (jax.host_ids, [0], "jax.host_ids has been deprecated; please use "
+                                "range(jax.process_count()) instead. jax.host_ids will "
+                                "eventually be removed; please update your code.")]:
+        with pytest.warns(UserWarning) as record:
+            assert alias() == value
+        assert [str(w.message) for w in record] == [text]
     assert xla_bridge._backends == {"cpu": d.client}
     assert xla_bridge.backends() is xla_bridge._backends
     assert jax.lib.xla_bridge.get_backend() is d.client

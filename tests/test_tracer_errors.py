@@ -129,3 +129,12 @@ def test_a_python_int_output_out_of_int32_range_overflows(stage):
     with pytest.raises(OverflowError, match="^Python int 1099511627776 too large to convert "
                                             "to int32$"):
         stage(lambda x: 2 ** 40)(1.0)
+
+
+def test_check_tracer_leaks_is_the_checking_leaks_option():
+    # JAX 0.4.30 has both names for the jax_check_tracer_leaks context manager.
+    with jax.check_tracer_leaks(True):
+        assert jax.config.jax_check_tracer_leaks
+    with jax.checking_leaks(True):
+        assert jax.config.jax_check_tracer_leaks
+    assert not jax.config.jax_check_tracer_leaks

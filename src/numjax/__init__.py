@@ -62,6 +62,7 @@ from numjax._src.api.transformations import value_and_grad as value_and_grad  # 
 from numjax._src.api.transformations import vjp as vjp  # noqa: E402
 from numjax._src.api.transformations import vmap as vmap  # noqa: E402
 from numjax._src.compiler import eager as _eager  # noqa: E402,F401  (installs eager execution)
+from numjax._src.config import check_tracer_leaks as check_tracer_leaks  # noqa: E402
 from numjax._src.config import check_tracer_leaks as checking_leaks  # noqa: E402
 from numjax._src.config import config as config  # noqa: E402
 from numjax._src.config import debug_infs as debug_infs  # noqa: E402
@@ -84,6 +85,9 @@ from numjax._src.runtime.devices import Device as Device  # noqa: E402
 from numjax._src.runtime.devices import default_backend as default_backend  # noqa: E402
 from numjax._src.runtime.devices import device_count as device_count  # noqa: E402
 from numjax._src.runtime.devices import devices as devices  # noqa: E402
+from numjax._src.runtime.devices import host_count as host_count  # noqa: E402
+from numjax._src.runtime.devices import host_id as host_id  # noqa: E402
+from numjax._src.runtime.devices import host_ids as host_ids  # noqa: E402
 from numjax._src.runtime.devices import local_device_count as local_device_count  # noqa: E402
 from numjax._src.runtime.devices import local_devices as local_devices  # noqa: E402
 from numjax._src.runtime.devices import process_count as process_count  # noqa: E402

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import warnings
 from typing import Any
 
 from numjax._src import config
@@ -261,3 +262,23 @@ def default_device() -> Device:
     if isinstance(device, str):
         return get_backend(device)._devices[0]
     return device  # type: ignore[no-any-return]
+
+
+# JAX's deprecated names for the process functions: they warn, then answer.
+def host_count(backend: Any = None) -> int:
+    warnings.warn("jax.host_count has been renamed to jax.process_count. This alias will "
+                  "eventually be removed; please update your code.", UserWarning, stacklevel=2)
+    return process_count(backend)
+
+
+def host_id(backend: Any = None) -> int:
+    warnings.warn("jax.host_id has been renamed to jax.process_index. This alias will "
+                  "eventually be removed; please update your code.", UserWarning, stacklevel=2)
+    return process_index(backend)
+
+
+def host_ids(backend: Any = None) -> list[int]:
+    warnings.warn("jax.host_ids has been deprecated; please use range(jax.process_count()) "
+                  "instead. jax.host_ids will eventually be removed; please update your code.",
+                  UserWarning, stacklevel=2)
+    return list(range(process_count(backend)))
