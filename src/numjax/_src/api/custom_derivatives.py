@@ -32,6 +32,7 @@ from numjax._src.api.custom_primitives import (
     custom_vjp_call_p,
     custom_vjp_jvp,
 )
+from numjax._src.control_flow.common import hoist_consts
 from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
@@ -771,10 +772,9 @@ def custom_gradient(fun: Callable[..., Any]) -> Callable[..., Any]:
             return leaves
 
         store: dict[str, Any] = {}
-        closed = trace_to_jaxpr(flat_rule, [ad.tangent_aval(get_aval(x)) for x in out_flat])
-        traced = ClosedJaxpr(closed.jaxpr.replace(constvars=[], invars=[
-            *closed.jaxpr.constvars, *closed.jaxpr.invars]), [])
-        return out, _RuleResiduals(traced, store["tree"], ct_tree, closed.consts)
+        traced, consts = hoist_consts(
+            trace_to_jaxpr(flat_rule, [ad.tangent_aval(get_aval(x)) for x in out_flat]))
+        return out, _RuleResiduals(traced, store["tree"], ct_tree, consts)
 
     def bwd(res: _RuleResiduals, ct: Any) -> Any:
         cts_flat, ct_tree = tree_flatten((ct,))

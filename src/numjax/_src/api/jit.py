@@ -938,11 +938,11 @@ class Traced(_Stage):
 class Lowered(_Stage):
     """`jit(f).lower(*args)`: the generated source, ready to compile."""
 
-    def __init__(self, traced: Traced, module: Any, paired: tuple[bool, ...] = (),
-                 backend: Any = None) -> None:
+    def __init__(self, traced: Traced, module: Any, paired: tuple[bool, ...],
+                 backend: Any) -> None:
         self._traced = traced
         self._module = module
-        self._backend = backend if backend is not None else devices.get_backend()
+        self._backend = backend  # the Backend it compiles for
         self._paired = paired  # donated inputs an output takes over
         self.in_tree = traced.in_tree
         self.out_tree = traced.out_tree
