@@ -614,6 +614,8 @@ assert len(set(ROW_IDS)) == len(ROW_IDS), "row names must be unique"
 # iota has no operands; it is a row of its own kind (test_iota below).
 NO_ROW = {"iota", "pjit", "platform_index"}  # pjit: tests/test_jit.py; platform_index:
 # tests/test_platform_dependent.py (no operands, like iota)
+# Host callbacks call user functions (their rules: tests/test_callbacks.py).
+NO_ROW |= {"debug_callback", "pure_callback", "io_callback", "outside_call"}
 
 
 # ---- helpers -------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numjax\._sr
 from numjax import ad_checkpoint as ad_checkpoint  # noqa: E402
 from numjax import core as core  # noqa: E402
 from numjax import custom_derivatives as custom_derivatives  # noqa: E402
+from numjax import debug as debug  # noqa: E402
 from numjax import dtypes as dtypes  # noqa: E402
 from numjax import errors as errors  # noqa: E402
 from numjax import experimental as experimental  # noqa: E402
@@ -30,6 +31,7 @@ from numjax import stages as stages  # noqa: E402
 from numjax import tree as tree  # noqa: E402
 from numjax import tree_util as tree_util  # noqa: E402
 from numjax import typing as typing  # noqa: E402
+from numjax._src.api.callbacks import pure_callback as pure_callback  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
 from numjax._src.api.checkpoint import remat as remat  # noqa: E402

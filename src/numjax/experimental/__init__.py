@@ -1,5 +1,6 @@
 """numjax.experimental: JAX's experimental namespace (x64 switches, restrict_backends, ...)."""
 
+from numjax._src.api.callbacks import io_callback as io_callback
 from numjax._src.compiler.restrict import RestrictedBackendError as RestrictedBackendError
 from numjax._src.compiler.restrict import restrict_backends as restrict_backends
 from numjax._src.config import enable_x64 as _enable_x64_state

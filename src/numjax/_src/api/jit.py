@@ -956,7 +956,7 @@ class Lowered(_Stage):
 
     def compile(self, compiler_options: Any = None) -> Compiled:
         executable = compiler.backend_compile(self._backend, self._module,
-                                              compiler_options, ())
+                                              compiler_options, self._module.host_callbacks)
         return Compiled(self._traced, executable, self._paired)
 
     def cost_analysis(self) -> dict[str, float]:

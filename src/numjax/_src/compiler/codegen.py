@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src.compiler import fusion
-from numjax._src.compiler.lowering import Ufunc, fresh_results
+from numjax._src.compiler.lowering import Ufunc, fresh_results, host_callback_primitives
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var, alphabetic_name
 
 _module_ids = itertools.count()
@@ -31,12 +31,14 @@ class LoweredModule:
     """A jaxpr lowered to Python source: what `backend_compile` compiles."""
 
     def __init__(self, name: str, source: str, env: dict[str, Any], jaxpr: Jaxpr,
-                 out_avals: Sequence[Any]) -> None:
+                 out_avals: Sequence[Any], host_callbacks: Sequence[Any] = ()) -> None:
         self.name = name
         self.source = source
         self.env = env
         self.jaxpr = jaxpr
         self.out_avals = list(out_avals)
+        # The Python functions the generated code calls back (`backend_compile` sees them).
+        self.host_callbacks = list(host_callbacks)
         # Positions of the inputs whose buffers an output may be, or be a view of.
         self.aliased_inputs = inputs_reaching_outputs(jaxpr)
 
@@ -135,6 +137,7 @@ class Emitter:
         self.lines: list[str] = []
         self.prelude: list[str] = []
         self.fusion_min_size = fusion_min_size
+        self.host_callbacks: list[Any] = []
 
     def _emit_invalid_check(self, eqn: Any, outs: list[str], indent: str) -> None:
         assert self.check_invalid is not None
@@ -214,6 +217,8 @@ class Emitter:
                 # result.
                 args += f", out={namer.var(reuse)}"
             callee = _callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])
+            if eqn.primitive in host_callback_primitives:
+                self.host_callbacks.append(eqn.params["callback"])
             if (ufunc is not None and eqn.outvars[0].aval.shape) \
                     or eqn.primitive in fresh_results:
                 owned.update(v for v in eqn.outvars if not isinstance(v, DropVar))
@@ -221,7 +226,9 @@ class Emitter:
                 target = ", ".join(outs) + ("," if len(outs) == 1 else "")
             else:
                 target = outs[0]
-            self.lines.append(f"{indent}{target} = {callee}({args})")
+            # An equation without results (a debug callback) is a bare call.
+            assign = f"{target} = " if target else ""
+            self.lines.append(f"{indent}{assign}{callee}({args})")
             if self.check_invalid:
                 self._emit_invalid_check(eqn, outs, indent)
 
@@ -319,7 +326,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     emitter.lines.append(f"    return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
     source = "\n".join([*emitter.prelude, *emitter.lines]) + "\n"
     return LoweredModule(name, source, emitter.namer.env, jaxpr,
-                         [a.aval for a in jaxpr.outvars])
+                         [a.aval for a in jaxpr.outvars], emitter.host_callbacks)
 
 
 def inputs_reaching_outputs(jaxpr: Jaxpr) -> tuple[int, ...]:

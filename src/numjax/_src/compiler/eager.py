@@ -16,6 +16,7 @@ import numpy as np
 
 from numjax._src import compiler, config
 from numjax._src.compiler import compile_log
+from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core.avals import get_aval
 from numjax._src.core.errors import user_source_line
 from numjax._src.core.trace import (
@@ -44,6 +45,12 @@ class EagerModule:
     def compile(self, options: Any = None) -> EagerExecutable:
         kernel = self.primitive.kernel_for(self.in_avals, self.params)
         return EagerExecutable(kernel, self.out_avals, self.primitive.multiple_results)
+
+    @property
+    def host_callbacks(self) -> list[Any]:
+        if self.primitive in host_callback_primitives:
+            return [self.params["callback"]]
+        return []
 
     def as_text(self) -> str:
         args = ", ".join(a.str_short() for a in self.in_avals)
@@ -120,6 +127,11 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
                 executable = _cache.get((primitive, None, x._aval))
                 if executable is not None and executable.checked:
                     return make_array(executable.kernel(x._buf), executable.out_avals[0])
+    if primitive.eager_impl is not None:
+        for x in args:
+            if isinstance(x, Tracer):
+                raise escaped_tracer_error(x)
+        return primitive.eager_impl(*args, **params)
     bufs = []
     avals = []
     committed = False
@@ -230,13 +242,14 @@ def _compile(primitive: Primitive, params: dict[str, Any], avals: list[Any]) -> 
         out_avals = [out_avals]
     module = EagerModule(primitive, params, avals, list(out_avals))
     if not log:
-        return compiler.backend_compile(devices.get_backend(), module, None, ())  # type: ignore[no-any-return]
+        return compiler.backend_compile(devices.get_backend(), module, None, module.host_callbacks)  # type: ignore[no-any-return]
     name = primitive.name
     compile_log.log_trace(name, time.perf_counter() - start)
     compile_log.log_compile(name, avals)
     compile_log.log_lowering(name, 0.0)  # the module is the primitive itself: no lowering
     start = time.perf_counter()
-    executable = compiler.backend_compile(devices.get_backend(), module, None, ())
+    executable = compiler.backend_compile(devices.get_backend(), module, None,
+                                          module.host_callbacks)
     compile_log.log_backend_compile(name, time.perf_counter() - start)
     return executable  # type: ignore[no-any-return]
 

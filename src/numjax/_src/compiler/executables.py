@@ -25,7 +25,7 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = (),
     lowered = time.perf_counter()
     if log:
         compile_log.log_lowering(name, lowered - start)
-    executable = compiler.backend_compile(target, module, None, ())
+    executable = compiler.backend_compile(target, module, None, module.host_callbacks)
     if log:
         compile_log.log_backend_compile(name, time.perf_counter() - lowered)
     return executable  # type: ignore[no-any-return]

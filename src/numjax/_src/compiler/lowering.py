@@ -34,6 +34,11 @@ class Expression:
 # is dead, as it does with ufunc results.
 fresh_results: set[Any] = set()
 
+# Primitives that call a Python function on the host (params["callback"]): a module records the
+# callbacks it calls, and `backend_compile` receives them as its `host_callbacks`. Never
+# evaluated at compile time.
+host_callback_primitives: set[Any] = set()
+
 
 def ufunc_lowering(ufunc: Any) -> Ufunc:
     return Ufunc(ufunc)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
 
 # Primitives whose equations hold a call to a jaxpr (`params["jaxpr"]`) that can be inlined.
@@ -33,7 +34,7 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
 def _inline_into(jaxpr: Jaxpr, renames: dict[Var, Any], out: list[JaxprEqn],
                  constvars: list[Var], consts: list[Any]) -> None:
     for eqn in jaxpr.eqns:
-        if eqn.primitive in call_primitives and not eqn.effects:
+        if eqn.primitive in call_primitives:
             inner: ClosedJaxpr = eqn.params["jaxpr"]
             inner_renames: dict[Var, Any] = {}
             for v, c in zip(inner.jaxpr.constvars, inner.consts, strict=True):
@@ -380,6 +381,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
         inputs = [a.val if isinstance(a, Literal) else known.get(a, _MISSING)
                   for a in eqn.invars]
         foldable = (eqn.invars and not eqn.effects and eqn.primitive.impl is not None
+                    and eqn.primitive not in host_callback_primitives
                     and not any(x is _MISSING for x in inputs)
                     and not any(isinstance(p, ClosedJaxpr) for p in eqn.params.values())
                     and all(int(np.prod(v.aval.shape)) <= FOLD_MAX_ELEMENTS

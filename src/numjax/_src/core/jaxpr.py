@@ -324,8 +324,10 @@ def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
     lhs = _pp_vars(eqn.outvars, context, print_shapes=True)
     printer = param_printers.get(eqn.primitive)
     params = printer(eqn.params) if printer is not None else dict(sorted(eqn.params.items()))
+    # An equation without results (a debug callback) prints without the `=`, as in JAX.
+    head = [lhs, pp.text(" = ")] if eqn.outvars else []
     return pp.concat([
-        lhs, pp.text(" = "), pp.text(eqn.primitive.name), _pp_params(params, context),
+        *head, pp.text(eqn.primitive.name), _pp_params(params, context),
         pp.text(" "), _pp_vars(eqn.invars, context),
     ])
 

@@ -69,6 +69,9 @@ class Primitive:
         self.batch: Callable[..., Any] | None = None
         self.lowering: Any = None  # see numjax._src.compiler.lowering
         self.partial_eval: Callable[..., Any] | None = None
+        # Optional: runs the primitive eagerly in place of a compiled executable (a host
+        # callback runs the user's function directly, as in JAX, with no compile).
+        self.eager_impl: Callable[..., Any] | None = None
         # Declarations of rules that cannot apply: {"jvp": message, ...}.
         self.undefined_rules: dict[str, str] = {}
         self.is_linear = False
