@@ -411,3 +411,49 @@ def test_backend_compile_receives_host_callbacks(monkeypatch: pytest.MonkeyPatch
     seen.clear()
     numjax.jit(lambda x: x * 2)(X)
     assert seen == [[]]
+
+
+def test_effects_inside_control_flow(capsys: pytest.CaptureFixture[str]) -> None:
+    """JAX 0.4.30's output for the same programs."""
+    numjax.vmap(lambda n: lax.while_loop(
+        lambda c: c[0] < n,
+        lambda c: (numjax.debug.print("c {}", c[0]), (c[0] + 1, c[1] * 2))[1],
+        (0, 1.0)))(jnp.array([1, 3]))
+    assert capsys.readouterr().out == "c 0\nc 0\nc 1\nc 1\nc 1\nc 2\n"
+    out = numjax.jit(lambda i, x: lax.switch(i, [printing("b0"), lambda x: printing("b1")(x) + 1],
+                                             x))(1, 5.0)
+    assert float(out) == 6.0 and capsys.readouterr().out == "b1 5.0\n"
+    assert float(numjax.grad(lambda x: lax.cond(x > 0, lambda x: printing("pos")(x) * x,
+                                                lambda x: -x, x))(2.0)) == 4.0
+    assert capsys.readouterr().out == "pos 2.0\n"
+    out = numjax.jit(lambda: lax.while_loop(lambda c: c < 3, lambda c: io_callback(
+        lambda v: (print("io", v), np.int32(v + 1))[1], numjax.ShapeDtypeStruct((), jnp.int32), c,
+        ordered=True), 0))()
+    assert int(out) == 3 and capsys.readouterr().out == "io 0\nio 1\nio 2\n"
+    # Under grad, a rematerialized body prints in the forward pass and again when recomputed
+    # in the backward pass (JAX 0.10; 0.4.30 drops the forward prints).
+    numjax.grad(lambda xs: lax.scan(numjax.checkpoint(
+        lambda c, x: (numjax.debug.print("r {}", x), (c * x, None))[1]), 1.0, xs)[0])(
+        jnp.array([2.0, 3.0]))
+    assert capsys.readouterr().out == "r 2.0\nr 3.0\nr 3.0\nr 2.0\n"
+    closed = numjax.make_jaxpr(lambda x: lax.cond(
+        x > 0, lambda x: io_callback(lambda v: v, x, x, ordered=True), lambda x: x, x))(1.0)
+    assert [str(e) for e in closed.effects] == ["OrderedIO"]
+
+
+def test_batched_while_refuses_unordered_io() -> None:
+    with pytest.raises(Exception, match="Unordered IO effects not supported in while_loop with "
+                                        "batched predicate"):
+        numjax.vmap(lambda n: lax.while_loop(lambda c: c < n, lambda c: c + io_callback(
+            lambda v: np.int32(1), numjax.ShapeDtypeStruct((), jnp.int32), c), 0))(
+            jnp.array([1, 2]))
+
+
+def test_eager_executable_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from numjax._src.compiler import eager
+    monkeypatch.setattr(eager, "CACHE_LIMIT", 8)
+    for i in range(20):  # a fresh callback each time: a fresh executable each time
+        numjax.pure_callback(lambda x, i=i: np.asarray(x) + i, sds(X), X)
+    assert len(eager._cache) <= 8
+    np.testing.assert_array_equal(numjax.pure_callback(lambda x: np.asarray(x) + 1, sds(X), X),
+                                  [1, 2, 3])

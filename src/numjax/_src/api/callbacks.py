@@ -32,6 +32,13 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core.avals import ShapedArray
+from numjax._src.core.effects import (
+    Effect,
+    debug_effect,
+    io_effect,
+    ordered_debug_effect,
+    ordered_io_effect,
+)
 from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
@@ -40,45 +47,6 @@ from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 logger = logging.getLogger("numjax")
-
-
-# ---- effects -------------------------------------------------------------------------------
-
-
-class Effect:
-    """An effect a primitive has beyond its results; printed by its name, as in JAX."""
-
-    name = "Effect"
-    ordered = False
-
-    def __repr__(self) -> str:
-        return self.name
-
-    __str__ = __repr__
-
-
-class DebugEffect(Effect):
-    name = "Debug"
-
-
-class OrderedDebugEffect(Effect):
-    name = "OrderedDebug"
-    ordered = True
-
-
-class IOEffect(Effect):
-    name = "IO"
-
-
-class OrderedIOEffect(Effect):
-    name = "OrderedIO"
-    ordered = True
-
-
-debug_effect = DebugEffect()
-ordered_debug_effect = OrderedDebugEffect()
-io_effect = IOEffect()
-ordered_io_effect = OrderedIOEffect()
 
 
 # ---- calling the host ----------------------------------------------------------------------

@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.api.callbacks import Effect, _runtime_error
+from numjax._src.api.callbacks import _runtime_error
 from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core import pretty as pp
 from numjax._src.core.avals import ShapedArray
+from numjax._src.core.effects import outside_call_effect
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters.ad import instantiate_zeros
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -66,16 +67,6 @@ class _CallbackWrapper:
 outside_call_p = Primitive("outside_call")
 outside_call_p.multiple_results = True
 host_callback_primitives.add(outside_call_p)
-
-
-class OutsideCallEffect(Effect):
-    """A tap or call runs even when its results are unused (JAX emits it as a side-effecting
-    custom call)."""
-
-    name = "OutsideCall"
-
-
-outside_call_effect = OutsideCallEffect()
 
 
 @outside_call_p.def_effectful_abstract_eval

@@ -89,6 +89,7 @@ class EagerExecutable:
 
 
 _cache: dict[Any, EagerExecutable] = {}
+CACHE_LIMIT = 16384
 
 
 # True once jax_debug_nans or jax_debug_infs has been turned on anywhere; until then the eager
@@ -158,6 +159,11 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
     executable = _cache.get(key)
     if executable is None:
         executable = _compile(primitive, params, avals)
+        if len(_cache) >= CACHE_LIMIT:
+            # Bounded: a program making ever new shapes or callbacks would otherwise keep
+            # every executable alive. The older half goes (dicts keep insertion order).
+            for old in list(_cache)[:len(_cache) - CACHE_LIMIT // 2]:
+                del _cache[old]
         _cache[key] = executable
     if committed:
         out = _committed_apply(executable, bufs, args, primitive)

@@ -28,6 +28,7 @@ from numjax._src.control_flow.common import (
     typematch,
 )
 from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.effects import io_effect
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
@@ -184,6 +185,10 @@ def _while_batch(values: Sequence[Any], dims: Sequence[Any], *, cond_jaxpr: Clos
     pred_batched = any(_batched_outputs(cond_jaxpr, [*cconst_b, *carry_b]))
     if pred_batched:
         carry_b = [True] * len(carry_b)
+        # Finished examples would still run the body's IO (as in JAX, refused).
+        if io_effect in body_jaxpr.effects | cond_jaxpr.effects:
+            raise Exception("Unordered IO effects not supported in while_loop with batched "
+                            "predicate")
     cconsts, bconsts, init = values[:nc], values[nc:nc + nb], values[nc + nb:]
     init = [batching.move_dim(x, None, 0, size) if want and not have else x
             for x, want, have in zip(init, carry_b, batched[nc + nb:], strict=True)]
