@@ -5,8 +5,9 @@ import pytest
 from tests.test_devices import assert_matches_golden, run_jax_program
 
 
-@pytest.mark.parametrize("name", ["nn"])
+@pytest.mark.parametrize("name", ["nn", "callbacks"])
 def test_program_prints_what_jax_printed(name):
     # nn: a classifier trained with jax.nn (initializers, gelu, relu, log_softmax, one_hot),
-    # jax.flatten_util, jax.scipy.special.logsumexp, jax.ops.segment_sum, scan and vmap(grad)
+    # jax.flatten_util, jax.scipy.special.logsumexp, jax.ops.segment_sum, scan and vmap(grad);
+    # callbacks: JAX's external-callbacks tutorial and the host_callback API
     assert_matches_golden(name, run_jax_program(name))

@@ -17,6 +17,7 @@ PROGRAMS = {
     "backends": {},
     "placement": {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"},
     "nn": {},
+    "callbacks": {},
 }
 
 
