@@ -325,6 +325,10 @@ ROWS: list[Row] = [
                                               reverse=True),
         (normal(2, 2), uniform(0.5, 1, 3, 2, 2)), grad=(0, 1), primitive="scan"),
     Row("scan", _scan, (normal(2), normal(3, 2), uniform(0.5, 1, 2)), grad=(0, 1, 2)),
+    Row("custom_linear_solve", lambda m, b: lax.custom_linear_solve(
+        lambda x: m @ x, b, lambda mv, r: jnp.linalg.solve(m, r),
+        lambda vm, r: jnp.linalg.solve(m.T, r)), (well_conditioned(3, 3), normal(3)),
+        grad=(0, 1), x64=True),
     # -- calls --
     Row("pjit", numjax.jit(_sin_times), (normal(3), normal(3)), grad=(0, 1)),
     Row("checkpoint", numjax.checkpoint(_sin_times), (normal(3), normal(3)), grad=(0, 1),

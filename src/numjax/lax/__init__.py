@@ -14,6 +14,9 @@ from numjax._src.control_flow.loops import scan as scan
 from numjax._src.control_flow.loops import scan_p as scan_p
 from numjax._src.control_flow.loops import while_loop as while_loop
 from numjax._src.control_flow.loops import while_p as while_p
+from numjax._src.control_flow.solves import custom_linear_solve as custom_linear_solve
+from numjax._src.control_flow.solves import custom_root as custom_root
+from numjax._src.control_flow.solves import linear_solve_p as linear_solve_p
 from numjax._src.lax.complex_ops import complex as complex
 from numjax._src.lax.complex_ops import complex_p as complex_p
 from numjax._src.lax.complex_ops import conj as conj

@@ -148,9 +148,11 @@ def _rewrite_params(params: dict[str, Any]) -> dict[str, Any] | None:
         out: Any
         if isinstance(value, ClosedJaxpr):
             out = rewrite(value)
-        elif isinstance(value, tuple | list) and value and all(
-                isinstance(v, ClosedJaxpr) for v in value):
-            out = type(value)(rewrite(v) for v in value)
+        elif isinstance(value, tuple | list) and any(isinstance(v, ClosedJaxpr) for v in value) \
+                and all(v is None or isinstance(v, ClosedJaxpr) for v in value):
+            items: list[Any] = [None if v is None else rewrite(v) for v in value]
+            # A named tuple of jaxprs (custom_linear_solve's) is rebuilt field by field.
+            out = type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
             if all(a is b for a, b in zip(out, value, strict=True)):
                 out = value
         else:
