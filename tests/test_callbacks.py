@@ -457,3 +457,44 @@ def test_eager_executable_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(eager._cache) <= 8
     np.testing.assert_array_equal(numjax.pure_callback(lambda x: np.asarray(x) + 1, sds(X), X),
                                   [1, 2, 3])
+
+
+def test_callback_without_results_in_a_fused_program(capsys: pytest.CaptureFixture[str]) -> None:
+    out = numjax.jit(lambda x: (numjax.debug.print("hi"), x * 2 + 1)[1])(jnp.ones((1024, 1024)))
+    assert float(out[0, 0]) == 3.0 and capsys.readouterr().out == "hi\n"
+
+
+def test_cond_with_an_empty_branch(capsys: pytest.CaptureFixture[str]) -> None:
+    f = numjax.jit(lambda x: lax.cond(x > 0, lambda: numjax.debug.print("pos"), lambda: None))
+    f(1.0)
+    f(-1.0)
+    assert capsys.readouterr().out == "pos\n"
+
+
+def test_large_pure_callback_may_call_jit() -> None:
+    """A program calling back into Python runs inline, never on the dispatch stream its
+    callback would then wait on."""
+    x = jnp.ones((3000, 3000))
+    double = numjax.jit(lambda a: a * 2)
+    g = numjax.jit(lambda x: numjax.pure_callback(lambda v: double(v), sds(x), x))
+    assert float(g(x)[0, 0]) == 2.0
+
+
+def test_io_refused_where_jax_refuses_it() -> None:
+    s = numjax.ShapeDtypeStruct((), jnp.float32)
+    with pytest.raises(NotImplementedError, match="IO effect not supported in vmap-of-cond."):
+        numjax.vmap(lambda p, x: lax.cond(p, lambda x: io_callback(lambda v: v, s, x),
+                                          lambda x: x, x))(jnp.array([True, False]),
+                                                           jnp.array([1., 2.]))
+    with pytest.raises(Exception, match="Ordered IO effects not supported in vmap."):
+        numjax.vmap(lambda n: lax.while_loop(lambda c: c < n, lambda c: c + io_callback(
+            lambda v: np.int32(1), numjax.ShapeDtypeStruct((), jnp.int32), c, ordered=True),
+            0))(jnp.array([1, 2]))
+
+
+def test_callbacks_see_operand_avals(capsys: pytest.CaptureFixture[str]) -> None:
+    """A NumPy constant arrives as float32 (its aval), a Python scalar weakly typed."""
+    numjax.jit(lambda: numjax.debug.callback(lambda c: print(repr(c)), np.ones(3)))()
+    numjax.debug.callback(lambda c: print(repr(c)), 1.0)
+    assert capsys.readouterr().out == ("Array([1., 1., 1.], dtype=float32)\n"
+                                       "Array(1., dtype=float32, weak_type=True)\n")

@@ -136,3 +136,10 @@ def test_errors(caplog: pytest.LogCaptureFixture) -> None:
                                     "ShapedArray(float32[2])")
     with pytest.raises(ValueError, match="result_shape should be a pytree of values"):
         call(np.sin, X, result_shape=object())
+
+
+def test_constants_tapped_in_their_aval_dtype(capsys: pytest.CaptureFixture[str]) -> None:
+    numjax.jit(lambda: id_tap(lambda a, t: print(repr(a)), np.ones(2)))()
+    assert capsys.readouterr().out == "array([1., 1.], dtype=float32)\n"
+    assert hcb.CallbackFlavor.DEBUG.name == "DEBUG"
+    assert hcb.TapFunctionException is hcb.CallbackException

@@ -19,6 +19,8 @@ from typing import Any as _Any
 
 from numjax._src.api import host_callback as _impl
 from numjax._src.api.host_callback import CallbackException as CallbackException
+from numjax._src.api.host_callback import CallbackFlavor as CallbackFlavor
+from numjax._src.api.host_callback import TapFunctionException as TapFunctionException
 
 _MESSAGE = ("The host_callback APIs are deprecated as of March 20, 2024. The functionality is "
             "subsumed by the new JAX external callbacks. See "

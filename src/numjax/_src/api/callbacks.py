@@ -69,13 +69,13 @@ class FlatCallback:
                 f"in_tree={self.in_tree!r})")
 
 
-def _host_arrays(bufs: Sequence[Any]) -> list[Any]:
-    """The operands as Arrays on the host, as the callback receives them."""
-    out = []
-    for b in bufs:
-        b = np.asarray(b)
-        out.append(make_array(b, ShapedArray(b.shape, b.dtype)))
-    return out
+def _host_arrays(bufs: Sequence[Any], avals: Sequence[Any] | None) -> list[Any]:
+    """The operands as Arrays of their avals (weak types included), as the callback receives
+    them; a constant the program keeps in its NumPy dtype is converted to the aval's."""
+    if avals is None:
+        avals = [ShapedArray(np.shape(b), np.asarray(b).dtype) for b in bufs]
+    return [make_array(np.asarray(b, aval.dtype), aval)
+            for b, aval in zip(bufs, avals, strict=True)]
 
 
 def _check_results(outs: Sequence[Any], result_avals: Sequence[Any]) -> list[np.ndarray]:
@@ -107,13 +107,13 @@ def _runtime_error(error: BaseException) -> XlaRuntimeError:
         f"last):\n{frames}{type(error).__name__}: {error}")
 
 
-def _call_host(callback: Callable[..., Any], bufs: Sequence[Any], api: str,
-               result_avals: Sequence[Any] | None, compiled: bool) -> list[Any]:
+def _call_host(callback: Callable[..., Any], bufs: Sequence[Any], avals: Sequence[Any] | None,
+               api: str, result_avals: Sequence[Any] | None, compiled: bool) -> list[Any]:
     """Run `callback` on `bufs`. In compiled code (and for pure and IO callbacks, which JAX
     runs compiled even eagerly) a failure is an XlaRuntimeError chained to the cause."""
     try:
         try:
-            outs = callback(*_host_arrays(bufs))
+            outs = callback(*_host_arrays(bufs, avals))
         except BaseException:
             logger.exception("%s failed", api)
             raise
@@ -136,12 +136,21 @@ def _debug_callback_abstract_eval(*avals: Any, callback: Callable[..., Any],
     return [], frozenset([effect])
 
 
-def _debug_callback_kernel(*bufs: Any, callback: Callable[..., Any], effect: Effect
-                           ) -> list[Any]:
-    return _call_host(callback, bufs, "jax.debug.callback", None, compiled=True)
+def _debug_callback_kernel(*bufs: Any, callback: Callable[..., Any], effect: Effect,
+                           avals: Sequence[Any] | None = None) -> list[Any]:
+    return _call_host(callback, bufs, avals, "jax.debug.callback", None, compiled=True)
+
+
+def _with_avals(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """A kernel factory: the kernel knows its operands' avals (their dtypes and weak types
+    are what the callback sees)."""
+    def factory(in_avals: Sequence[Any], **params: Any) -> Callable[..., Any]:
+        return functools.partial(kernel, avals=tuple(in_avals), **params)
+    return factory
 
 
 debug_callback_p.def_impl(_debug_callback_kernel)
+debug_callback_p.def_kernel_factory(_with_avals(_debug_callback_kernel))
 
 
 def _debug_callback_eager(*args: Any, callback: Callable[..., Any], effect: Effect
@@ -149,9 +158,13 @@ def _debug_callback_eager(*args: Any, callback: Callable[..., Any], effect: Effe
     """Eagerly the callback simply runs (no compile, as in JAX): its own errors propagate."""
     from numjax._src.compiler.eager import host_value
     from numjax._src.runtime import stream
-    bufs = [stream.resolve(a._buf) if isinstance(a, ArrayImpl) else host_value(a, guard=False)[0]
-            for a in args]
-    return _call_host(callback, bufs, "jax.debug.callback", None, compiled=False)
+    bufs, avals = [], []
+    for a in args:
+        buf, aval = (stream.resolve(a._buf), a.aval) if isinstance(a, ArrayImpl) \
+            else host_value(a, guard=False)
+        bufs.append(buf)
+        avals.append(aval)
+    return _call_host(callback, bufs, avals, "jax.debug.callback", None, compiled=False)
 
 
 debug_callback_p.eager_impl = _debug_callback_eager
@@ -278,17 +291,21 @@ def _io_callback_abstract_eval(*avals: Any, callback: FlatCallback, result_avals
 
 
 def _pure_callback_kernel(*bufs: Any, callback: FlatCallback, result_avals: Any,
-                          sharding: Any, vectorized: bool) -> list[Any]:
-    return _call_host(callback, bufs, "jax.pure_callback", result_avals, compiled=True)
+                          sharding: Any, vectorized: bool, avals: Sequence[Any] | None = None
+                          ) -> list[Any]:
+    return _call_host(callback, bufs, avals, "jax.pure_callback", result_avals, compiled=True)
 
 
 def _io_callback_kernel(*bufs: Any, callback: FlatCallback, result_avals: Any,
-                        sharding: Any, ordered: bool) -> list[Any]:
-    return _call_host(callback, bufs, "jax.io_callback", result_avals, compiled=True)
+                        sharding: Any, ordered: bool, avals: Sequence[Any] | None = None
+                        ) -> list[Any]:
+    return _call_host(callback, bufs, avals, "jax.io_callback", result_avals, compiled=True)
 
 
 pure_callback_p.def_impl(_pure_callback_kernel)
+pure_callback_p.def_kernel_factory(_with_avals(_pure_callback_kernel))
 io_callback_p.def_impl(_io_callback_kernel)
+io_callback_p.def_kernel_factory(_with_avals(_io_callback_kernel))
 
 
 def _no_jvp(message: str) -> Callable[..., Any]:

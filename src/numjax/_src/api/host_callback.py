@@ -12,6 +12,7 @@ computations already dispatched.
 
 from __future__ import annotations
 
+import enum
 import functools
 import logging
 import sys
@@ -37,6 +38,18 @@ logger = logging.getLogger("numjax")
 class CallbackException(Exception):
     """Raised by `barrier_wait` for an exception in a callback (kept for compatibility: here
     callbacks run synchronously and their errors surface at the call)."""
+
+
+TapFunctionException = CallbackException  # JAX's older name
+
+
+class CallbackFlavor(enum.Enum):
+    """Which callback JAX's non-legacy host_callback uses; accepted and ignored here (taps
+    and calls always run synchronously, as JAX's default legacy mode does on CPU)."""
+
+    IO_CALLBACK = 1
+    PURE = 2
+    DEBUG = 3
 
 
 class _CallbackWrapper:
@@ -85,15 +98,17 @@ def _outside_call_kernel(*bufs: Any, callback: _CallbackWrapper, identity: bool,
                          arg_treedef: PyTreeDef, device_index: int,
                          result_treedef: PyTreeDef | None = None,
                          flat_results_aval: Sequence[Any] = (),
-                         transforms: Sequence[Any] = ()) -> list[Any]:
+                         transforms: Sequence[Any] = (), avals: Sequence[Any] | None = None
+                         ) -> list[Any]:
     from numjax._src.runtime.devices import local_devices
-    arrays = [np.asarray(b) for b in bufs]
+    arrays = [np.asarray(b) if avals is None else np.asarray(b, a.dtype)
+              for b, a in zip(bufs, avals or bufs, strict=True)]
     try:
         arg = tree_unflatten(arg_treedef, [a.copy() for a in arrays])
         device = local_devices()[device_index]
         result = callback(arg, device, _unpack_transforms(transforms))
         if identity:
-            return list(bufs)
+            return arrays
         leaves, tree = tree_flatten(result)
         if tree != result_treedef:
             raise TypeError(f"Callback func {callback} should have returned a result with "
@@ -115,6 +130,9 @@ def _outside_call_kernel(*bufs: Any, callback: _CallbackWrapper, identity: bool,
 
 
 outside_call_p.def_impl(_outside_call_kernel)
+outside_call_p.def_kernel_factory(
+    lambda in_avals, **params: functools.partial(_outside_call_kernel, avals=tuple(in_avals),
+                                                 **params))
 
 
 def _with_transform(params: dict[str, Any], *transform: Any) -> dict[str, Any]:

@@ -176,9 +176,12 @@ class _CacheEntry:
         self.single = out_avals[0] if out_tree.num_leaves == 1 and out_tree.num_nodes == 1 \
             else None
         # Large computations run on the device's stream (see runtime/stream.py); effectful ones
-        # (host callbacks) stay inline, in program order with the caller, and so do checked
-        # ones (debug_nans raises at the call, as in JAX).
-        self.async_ = (not closed.jaxpr.effects and not config.debug_nans.value
+        # stay inline, in program order with the caller, and so do checked ones (debug_nans
+        # raises at the call, as in JAX) and any calling back into Python (a pure callback may
+        # itself dispatch to the stream it would be running on).
+        calls_host = getattr(getattr(executable, "module", None), "host_callbacks", None)
+        self.async_ = (not closed.jaxpr.effects and not calls_host
+                       and not config.debug_nans.value
                        and not config.debug_infs.value
                        and cost_analysis(closed)["bytes accessed"] >= stream.async_min_bytes.value)
 

@@ -163,7 +163,7 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
             # Bounded: a program making ever new shapes or callbacks would otherwise keep
             # every executable alive. The older half goes (dicts keep insertion order).
             for old in list(_cache)[:len(_cache) - CACHE_LIMIT // 2]:
-                del _cache[old]
+                _cache.pop(old, None)  # another thread may be evicting too
         _cache[key] = executable
     if committed:
         out = _committed_apply(executable, bufs, args, primitive)

@@ -104,6 +104,8 @@ def _member(eqn: JaxprEqn, shape: tuple[int, ...] | None, defined: set[Var]
                 and (shape is None or x.aval.shape == shape)):
             return _REDUCERS[name], x.aval.shape
         return None
+    if not eqn.outvars:  # a host callback without results
+        return None
     out_shape = eqn.outvars[0].aval.shape
     if shape is not None and out_shape != shape or not out_shape:
         return None

@@ -18,6 +18,7 @@ from numjax._src import config, dtypes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import TracedFun, check_tree_and_avals, trace_fun
 from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.effects import io_effect, ordered_io_effect
 from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
@@ -64,6 +65,9 @@ def _cond_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
 def _cond_batch(values: Sequence[Any], dims: Sequence[Any], *,
                 branches: tuple[ClosedJaxpr, ...], linear: tuple[bool, ...]
                 ) -> tuple[list[Any], list[Any]]:
+    if any(io_effect in b.effects or ordered_io_effect in b.effects for b in branches):
+        # A batched branch would run its IO for every example (JAX refuses it too).
+        raise NotImplementedError("IO effect not supported in vmap-of-cond.")
     index, *args = values
     index_dim, *arg_dims = dims
     size = next(get_aval(x).shape[d] for x, d in zip(values, dims, strict=True)
@@ -367,9 +371,12 @@ def _lower_cond(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str])
             test = f"elif {index} == {b}:"
         em.lines.append(indent + test)
         inner = indent + "    "
+        start = len(em.lines)
         results = em.emit_inline(branch, args, inner)
         for name, value in zip(outs, results, strict=True):
             em.lines.append(f"{inner}{'_' if name == '_' else name} = {value}")
+        if len(em.lines) == start:  # a branch with no work (the other one has effects)
+            em.lines.append(f"{inner}pass")
 
 
 def _register_lowering() -> None:

@@ -28,7 +28,7 @@ from numjax._src.control_flow.common import (
     typematch,
 )
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.effects import io_effect
+from numjax._src.core.effects import io_effect, ordered_io_effect
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
@@ -168,6 +168,8 @@ def _ignore_inputs(closed: ClosedJaxpr, extra_avals: Sequence[Any]) -> ClosedJax
 def _while_batch(values: Sequence[Any], dims: Sequence[Any], *, cond_jaxpr: ClosedJaxpr,
                  body_jaxpr: ClosedJaxpr, cond_nconsts: int, body_nconsts: int
                  ) -> tuple[list[Any], list[Any]]:
+    if ordered_io_effect in body_jaxpr.effects | cond_jaxpr.effects:
+        raise Exception("Ordered IO effects not supported in vmap.")
     nc, nb = cond_nconsts, body_nconsts
     size = next(get_aval(x).shape[d] for x, d in zip(values, dims, strict=True)
                 if d is not None)
