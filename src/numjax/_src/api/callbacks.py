@@ -31,7 +31,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.compiler.lowering import host_callback_primitives
-from numjax._src.core.avals import ShapedArray
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.effects import (
     Effect,
     debug_effect,
@@ -136,6 +136,10 @@ def _debug_callback_abstract_eval(*avals: Any, callback: Callable[..., Any],
     return [], frozenset([effect])
 
 
+def _axis_size(args: Sequence[Any], dims: Sequence[Any]) -> int:
+    return next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
+
+
 def _debug_callback_kernel(*bufs: Any, callback: Callable[..., Any], effect: Effect,
                            avals: Sequence[Any] | None = None) -> list[Any]:
     return _call_host(callback, bufs, avals, "jax.debug.callback", None, compiled=True)
@@ -186,9 +190,7 @@ def _debug_callback_batch(args: Sequence[Any], dims: Sequence[Any], **params: An
                           ) -> tuple[list[Any], list[Any]]:
     """Unrolled across the mapped axis: the callback sees one example at a time."""
     from numjax._src.lax.structural import index_in_dim
-    size = next(np.shape(x)[d] if not hasattr(x, "aval") else x.aval.shape[d]
-                for x, d in zip(args, dims, strict=True) if d is not None)
-    for i in range(size):
+    for i in range(_axis_size(args, dims)):
         debug_callback_p.bind(*[x if d is None else index_in_dim(x, i, d, keepdims=False)
                                 for x, d in zip(args, dims, strict=True)], **params)
     return [], []
@@ -338,11 +340,6 @@ def _map_sequentially(primitive: Primitive, args: Sequence[Any], dims: Sequence[
 
     outs = lax_map(one, batched)
     return list(outs), [0] * len(outs)
-
-
-def _axis_size(args: Sequence[Any], dims: Sequence[Any]) -> int:
-    from numjax._src.core.avals import get_aval
-    return next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
 
 
 @pure_callback_p.def_batch

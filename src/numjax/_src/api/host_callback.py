@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.api.callbacks import _runtime_error
+from numjax._src.api.callbacks import _runtime_error, _with_avals
 from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core import pretty as pp
 from numjax._src.core.avals import ShapedArray
@@ -130,9 +130,7 @@ def _outside_call_kernel(*bufs: Any, callback: _CallbackWrapper, identity: bool,
 
 
 outside_call_p.def_impl(_outside_call_kernel)
-outside_call_p.def_kernel_factory(
-    lambda in_avals, **params: functools.partial(_outside_call_kernel, avals=tuple(in_avals),
-                                                 **params))
+outside_call_p.def_kernel_factory(_with_avals(_outside_call_kernel))
 
 
 def _with_transform(params: dict[str, Any], *transform: Any) -> dict[str, Any]:
