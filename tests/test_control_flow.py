@@ -268,11 +268,11 @@ def test_fori_loop_bounds_as_jax():
     assert jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: i, 0))(3).weak_type
     out = lax.fori_loop(np.int64(0), np.int64(3), lambda i, c: i, 0)
     assert int(out) == 2 and out.weak_type
-    with pytest.raises(TypeError, match="^lower and upper arguments to fori_loop must have "
+    with pytest.raises(TypeError, match="(?m)^lower and upper arguments to fori_loop must have "
                                         "equal types, got int32 and int16$"):
         lax.fori_loop(jnp.int32(0), jnp.int16(3), lambda i, c: c, 0.0)
     assert int(lax.fori_loop(jnp.int16(0), 3, lambda i, c: c + i, 0)) == 3  # weak bound adapts
-    with pytest.raises(OverflowError, match="^Python int 4294967296 too large to convert to "
+    with pytest.raises(OverflowError, match="(?m)^Python int 4294967296 too large to convert to "
                                             "int32$"):
         jax.jit(lambda: lax.fori_loop(0, 2**32, lambda i, c: c, 0.0))()  # refused, not run
     with pytest.raises(TypeError, match="lax.fori_loop: body_fun argument should be callable"):

@@ -528,8 +528,8 @@ def test_bad_inputs_raise_jax_errors() -> None:
         nn.relu("a")
     for f, name in [(nn.relu, "maximum"), (nn.gelu, "gelu"), (nn.soft_sign, "soft_sign"),
                     (nn.logsumexp, "logsumexp"), (nn.softmax, "max")]:
-        with pytest.raises(TypeError, match=f"^{name} requires ndarray or scalar arguments, got "
-                                            "<class 'list'> at position 0.$"):
+        with pytest.raises(TypeError, match=f"(?m)^{name} requires ndarray or scalar arguments, "
+                                            "got <class 'list'> at position 0.$"):
             f([1.0])
     with pytest.raises(TypeError, match="standardize requires ndarray, scalar, or None "
                                         "arguments, got <class 'list'> at position 0."):

@@ -126,7 +126,7 @@ def test_a_leaked_tracer_is_named_as_in_jax():
 
 @pytest.mark.parametrize("stage", [jax.make_jaxpr, jax.jit])
 def test_a_python_int_output_out_of_int32_range_overflows(stage):
-    with pytest.raises(OverflowError, match="^Python int 1099511627776 too large to convert "
+    with pytest.raises(OverflowError, match="(?m)^Python int 1099511627776 too large to convert "
                                             "to int32$"):
         stage(lambda x: 2 ** 40)(1.0)
 

@@ -9,3 +9,4 @@ from numjax._src.core.errors import TracerArrayConversionError as TracerArrayCon
 from numjax._src.core.errors import TracerBoolConversionError as TracerBoolConversionError
 from numjax._src.core.errors import TracerIntegerConversionError as TracerIntegerConversionError
 from numjax._src.core.errors import UnexpectedTracerError as UnexpectedTracerError
+from numjax._src.traceback_util import SimplifiedTraceback as SimplifiedTraceback

@@ -268,6 +268,14 @@ platforms = State("jax_platforms", None, "Comma-separated platforms to initializ
 platform_name = State("jax_platform_name", None, "Deprecated alias of jax_platforms.",
                       parse=_identity, validator=_optional_str)
 host_callback_inline = _bool("jax_host_callback_inline", False, "Inline host_callback calls.")
+traceback_filtering = State(
+    "jax_traceback_filtering", "auto",
+    "How tracebacks through numjax's API leave out its internal frames: off, tracebackhide, "
+    "remove_frames, quiet_remove_frames or auto.",
+    parse=_identity,
+    validator=_one_of("jax_traceback_filtering",
+                      ("off", "tracebackhide", "remove_frames", "quiet_remove_frames", "auto")),
+)
 compilation_cache_dir = State("jax_compilation_cache_dir", None, "Accepted; unused.",
                               parse=_identity, validator=_optional_str)
 

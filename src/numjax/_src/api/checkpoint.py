@@ -16,6 +16,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from numjax._src import traceback_util
 from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
@@ -149,6 +150,7 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
     """
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         dyn = [a for i, a in enumerate(args) if i not in statics]

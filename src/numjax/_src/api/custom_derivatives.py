@@ -25,6 +25,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from numjax._src import traceback_util
 from numjax._src.api.custom_primitives import (
     const_dependence,
     custom_jvp_call_p,
@@ -327,6 +328,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801 (JAX's name)
 
         self.defjvp(jvp)
 
+    @traceback_util.api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.jvp is None:
             raise AttributeError(
@@ -525,6 +527,7 @@ class custom_vjp(_CustomFunction):  # noqa: N801 (JAX's name)
         self.bwd = bwd
         self.symbolic_zeros = symbolic_zeros
 
+    @traceback_util.api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.fwd is None or self.bwd is None:
             raise AttributeError(

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from numjax._src import compiler, config
+from numjax._src import compiler, config, traceback_util
 from numjax._src.api import cache_miss
 from numjax._src.api.flatten import debug_info, flatten_fun
 from numjax._src.compiler import compile_log, executables, passes
@@ -375,70 +375,75 @@ class JitWrapped:
         return f"<PjitFunction of {self._fun!r}>"
 
     # -- calling ---------------------------------------------------------------------------
+    @traceback_util.boundary_method
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if config.disable_jit.value:
-            return self._fun(*args, **kwargs)
-        if trace_mod._trace_state.trace is not eval_trace:
-            return self._call_under_trace(args, kwargs)
-        if self._simple and not kwargs:
-            # Flat positional Arrays or NumPy arrays: the key is their avals and the trace
-            # context, with no pytree flattening.
-            key_avals = []
-            bufs = []
-            for a in args:
-                if type(a) is ArrayImpl:
-                    # `_aval` is None for committed arrays: the key then misses, and the
-                    # general path below handles their placement.
-                    key_avals.append(a._aval)
-                    bufs.append(a._buf)
-                elif type(a) is np.ndarray:
-                    dtype = canonicalize_dtype(a.dtype)
-                    key_avals.append(ShapedArray(a.shape, dtype))
-                    bufs.append(a if a.dtype == dtype else a.astype(dtype))
+        try:
+            if config.disable_jit.value:
+                return self._fun(*args, **kwargs)
+            if trace_mod._trace_state.trace is not eval_trace:
+                return self._call_under_trace(args, kwargs)
+            if self._simple and not kwargs:
+                # Flat positional Arrays or NumPy arrays: the key is their avals and the trace
+                # context, with no pytree flattening.
+                key_avals = []
+                bufs = []
+                for a in args:
+                    if type(a) is ArrayImpl:
+                        # `_aval` is None for committed arrays: the key then misses, and the
+                        # general path below handles their placement.
+                        key_avals.append(a._aval)
+                        bufs.append(a._buf)
+                    elif type(a) is np.ndarray:
+                        dtype = canonicalize_dtype(a.dtype)
+                        key_avals.append(ShapedArray(a.shape, dtype))
+                        bufs.append(a if a.dtype == dtype else a.astype(dtype))
+                    else:
+                        break
                 else:
-                    break
-            else:
-                entry = self._cache.get((*key_avals, config.trace_context()))
-                if entry is not None:
-                    if transfer_guard._in_use:
-                        # Each NumPy argument is placed on the device (a miss guards them
-                        # on the general path below, once).
-                        for a in args:
-                            if type(a) is np.ndarray:
-                                transfer_guard.host_to_device(a, canonicalize_dtype(a.dtype))
-                    if entry.aliased:
-                        bufs = _private_host_inputs(bufs, args, entry.aliased)
-                    if entry.async_:
-                        return _dispatch_async(entry, bufs, None)
-                    try:
-                        outs = entry.executable.run(*bufs)
-                    except RuntimeError:
-                        _check_not_deleted(args)
-                        raise
-                    if entry.single is not None:
-                        return make_array(outs[0], entry.single)
-                    return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
-        entry, flat_args = self._lookup(args, kwargs)
-        _check_not_deleted(flat_args)
-        device = self._device
-        if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
-            device = self._placement(entry, flat_args, args, kwargs)
-        if not entry.donated:
-            bufs = [_buffer(x) for x in flat_args]
+                    entry = self._cache.get((*key_avals, config.trace_context()))
+                    if entry is not None:
+                        if transfer_guard._in_use:
+                            # Each NumPy argument is placed on the device (a miss guards them
+                            # on the general path below, once).
+                            for a in args:
+                                if type(a) is np.ndarray:
+                                    transfer_guard.host_to_device(a, canonicalize_dtype(a.dtype))
+                        if entry.aliased:
+                            bufs = _private_host_inputs(bufs, args, entry.aliased)
+                        if entry.async_:
+                            return _dispatch_async(entry, bufs, None)
+                        try:
+                            outs = entry.executable.run(*bufs)
+                        except RuntimeError:
+                            _check_not_deleted(args)
+                            raise
+                        if entry.single is not None:
+                            return make_array(outs[0], entry.single)
+                        return tree_unflatten(entry.out_tree, _wrap_outputs(outs, entry.out_avals))
+            entry, flat_args = self._lookup(args, kwargs)
+            _check_not_deleted(flat_args)
+            device = self._device
+            if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
+                device = self._placement(entry, flat_args, args, kwargs)
+            if not entry.donated:
+                bufs = [_buffer(x) for x in flat_args]
+                if entry.aliased:
+                    bufs = _private_host_inputs(bufs, flat_args, entry.aliased)
+                if entry.async_:
+                    return _dispatch_async(entry, bufs, device)
+                outs = entry.executable(*[stream.resolve(b) for b in bufs])
+                return _placed_outputs(entry, outs, device)
+            bufs = _donated_buffers(flat_args, entry.donated)
             if entry.aliased:
                 bufs = _private_host_inputs(bufs, flat_args, entry.aliased)
             if entry.async_:
+                _delete_donated(flat_args, entry.donated)
                 return _dispatch_async(entry, bufs, device)
-            outs = entry.executable(*[stream.resolve(b) for b in bufs])
+            outs = _run_consuming(entry.executable, bufs, flat_args, entry.donated)
             return _placed_outputs(entry, outs, device)
-        bufs = _donated_buffers(flat_args, entry.donated)
-        if entry.aliased:
-            bufs = _private_host_inputs(bufs, flat_args, entry.aliased)
-        if entry.async_:
-            _delete_donated(flat_args, entry.donated)
-            return _dispatch_async(entry, bufs, device)
-        outs = _run_consuming(entry.executable, bufs, flat_args, entry.donated)
-        return _placed_outputs(entry, outs, device)
+        except Exception as exc:
+            traceback_util.simplify(exc, sys._getframe())
+            raise
 
     def _placement(self, entry: Any, flat_args: Sequence[Any], args: tuple[Any, ...],
                    kwargs: dict[str, Any]) -> Any:
@@ -647,10 +652,12 @@ class JitWrapped:
         self._signatures.clear()
         self._placements.clear()
 
+    @traceback_util.api_boundary
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Trace and lower for these arguments (arrays or `ShapeDtypeStruct`s)."""
         return self.trace(*args, **kwargs).lower()
 
+    @traceback_util.api_boundary
     @_cycle_collection_paused
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         closed, out_tree, flat_args, in_tree, _ = self._trace(args, kwargs)
@@ -659,6 +666,7 @@ class JitWrapped:
         return Traced(self, closed, in_tree, out_tree, [_aval_of(x) for x in flat_args],
                       donated, names)
 
+    @traceback_util.api_boundary
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         from numjax._src.api.transformations import ShapeDtypeStruct
         closed, out_tree, _, _, _ = self._trace(args, kwargs)
@@ -929,6 +937,7 @@ class Traced(_Stage):
     def fun_name(self) -> str:
         return self._wrapped._name
 
+    @traceback_util.api_boundary
     @_cycle_collection_paused
     def lower(self) -> Lowered:
         backend = devices.get_backend(self._wrapped._backend)
@@ -957,6 +966,7 @@ class Lowered(_Stage):
         """The lowered module (its `as_text()` is the generated source)."""
         return self._module
 
+    @traceback_util.api_boundary
     def compile(self, compiler_options: Any = None) -> Compiled:
         executable = compiler.backend_compile(self._backend, self._module,
                                               compiler_options, self._module.host_callbacks)
@@ -1085,6 +1095,7 @@ class Compiled(_Stage):
         from numjax._src.compiler.cost import cost_analysis
         return [cost_analysis(self._traced.jaxpr)]
 
+    @traceback_util.api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Only the arguments that were traced are passed: static ones are part of the program.
         wrapped = self._traced._wrapped

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import dtypes
+from numjax._src import dtypes, traceback_util
 from numjax._src.api.flatten import debug_info, flatten_fun
 from numjax._src.core.avals import ShapedArray, check_arg, get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
@@ -45,6 +45,7 @@ def _instantiate(t: Any) -> Any:
 # ---- jvp and linearize ---------------------------------------------------------------------
 
 
+@traceback_util.api_boundary
 def jvp(fun: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = False) -> Any:
     """Forward-mode: `(fun(*primals), J(primals) @ tangents)`.
 
@@ -93,6 +94,7 @@ def _check_tangent(primal: Any, tangent: Any) -> None:
                          f"shape {p_shape} and tangent shape as {t_shape}")
 
 
+@traceback_util.api_boundary
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` evaluates the linearized function.
 
@@ -109,6 +111,7 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     out_tree = out.tree
     primal_avals = [get_aval(p) for p in flat_primals]
 
+    @traceback_util.api_boundary
     def f_jvp(*tangents: Any) -> Any:
         flat_tangents, t_tree = tree_flatten((tangents, {}))
         if t_tree != tree:
@@ -131,6 +134,7 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
 # ---- vjp and grad --------------------------------------------------------------------------
 
 
+@traceback_util.api_boundary
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
         reduce_axes: Sequence[Any] = ()) -> Any:
     """`(fun(*primals), vjp_fun)` where `vjp_fun(ct)` pulls an output cotangent back to the
@@ -160,6 +164,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     return (*result, out.aux) if has_aux else result
 
 
+@traceback_util.api_boundary
 def _vjp_pullback(linear: Jaxpr, out_tree: PyTreeDef, tree: PyTreeDef,
                   out_avals: Sequence[Any], in_avals: Sequence[Any], residuals: Sequence[Any],
                   ct: Any) -> tuple[Any, ...]:
@@ -211,6 +216,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
     """
     value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     @transfer_guard.places_constants
     def grad_f(*args: Any, **kwargs: Any) -> Any:
@@ -229,6 +235,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     """`(fun(*args), grad(fun)(*args))` in one pass."""
     _check_callable(fun)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     @transfer_guard.places_constants
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
@@ -347,6 +354,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
                         f"to the positional arguments passed to the function, but got {in_axes}.")
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def vmap_f(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
@@ -577,6 +585,7 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
     _check_callable(fun)
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
         dyn_args = tuple(a for i, a in enumerate(args) if i not in statics)
@@ -599,6 +608,7 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
     return make_jaxpr_f
 
 
+@traceback_util.api_boundary
 def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """The output shapes and dtypes of `fun(*args, **kwargs)`, computed without FLOPs.
 
@@ -667,6 +677,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     """
     _check_callable(fun)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
@@ -722,6 +733,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     """
     _check_callable(fun)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
@@ -783,6 +795,7 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: 
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
+@traceback_util.api_boundary
 def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Any = ()
                      ) -> Callable[..., Any]:
     """The transpose of a linear `fun`, for inputs of the types of `primals`.
@@ -799,6 +812,7 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Any = 
     assert out.tree is not None
     out_tree = out.tree
 
+    @traceback_util.api_boundary
     def transposed(*cts: Any) -> tuple[Any, ...]:
         ct = cts[0] if len(cts) == 1 else cts
         ct_flat, ct_tree = tree_flatten(ct)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import config, dtypes
+from numjax._src import config, dtypes, traceback_util
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import TracedFun, check_tree_and_avals, trace_fun
 from numjax._src.core.avals import ShapedArray, get_aval
@@ -266,6 +266,7 @@ def _operands(operands: tuple[Any, ...], operand: Any) -> tuple[Any, ...]:
     return (operand,)
 
 
+@traceback_util.api_boundary
 def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any,
            operand: Any = _NO_OPERAND) -> Any:
     """`branches[index](*operands)`, with `index` clamped to the valid range.
@@ -299,6 +300,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any,
     return _bind_cond(index, list(branches), operands, "switch")
 
 
+@traceback_util.api_boundary
 def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any,
          operand: Any = _NO_OPERAND) -> Any:
     """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, both traced.

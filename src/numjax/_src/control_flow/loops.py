@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import config
+from numjax._src import config, traceback_util
 from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import (
@@ -661,6 +661,7 @@ def _scan_length(xs_flat: Sequence[Any], length: Any) -> int:
     return int(lengths[0])
 
 
+@traceback_util.api_boundary
 def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = None,
          reverse: bool = False, unroll: int | bool = 1, _split_transpose: bool = False
          ) -> tuple[Any, Any]:
@@ -738,6 +739,7 @@ def _scan_python(f: Callable[..., Any], init: Any, xs_flat: list[Any], xs_tree: 
     return carry, tree_unflatten(tree, stacked)
 
 
+@traceback_util.api_boundary
 def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any], init_val: Any
                ) -> Any:
     """Repeat `val = body_fun(val)` while `cond_fun(val)`.
@@ -784,6 +786,7 @@ def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any], init_
     return tree_unflatten(body.out_tree, outs)
 
 
+@traceback_util.api_boundary
 def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: Any, *,
               unroll: int | bool | None = None) -> Any:
     """`val = body_fun(i, val)` for i in [lower, upper). With concrete bounds it is a scan,
@@ -853,6 +856,7 @@ def _concrete_int(x: Any) -> int | None:
     return int(x)
 
 
+@traceback_util.api_boundary
 def map(f: Callable[..., Any], xs: Any, *, batch_size: int | None = None) -> Any:
     """`f` applied to each slice of `xs` along the leading axis, with a scan (or a scan over
     vmapped batches of `batch_size`).
@@ -952,6 +956,7 @@ _register_lowerings()
 # ---- associative_scan ----------------------------------------------------------------------
 
 
+@traceback_util.api_boundary
 def associative_scan(fn: Callable[..., Any], elems: Any, reverse: bool = False,
                      axis: int = 0) -> Any:
     """Inclusive prefix "sums" of `elems` along `axis` under an associative `fn`, in

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from numjax._src import traceback_util
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import trace_fun
 from numjax._src.core.avals import get_aval
@@ -187,6 +188,7 @@ def _shape_checked(fun: Callable[..., Any], name: str, has_aux: bool, b_flat: Se
     return checked
 
 
+@traceback_util.api_boundary
 def custom_linear_solve(matvec: Callable[..., Any], b: Any, solve: Callable[..., Any],
                         transpose_solve: Callable[..., Any] | None = None,
                         symmetric: bool = False, has_aux: bool = False) -> Any:
@@ -243,6 +245,7 @@ def custom_linear_solve(matvec: Callable[..., Any], b: Any, solve: Callable[...,
 # ---- custom_root ---------------------------------------------------------------------------
 
 
+@traceback_util.api_boundary
 def custom_root(f: Callable[..., Any], initial_guess: Any, solve: Callable[..., Any],
                 tangent_solve: Callable[..., Any], has_aux: bool = False) -> Any:
     """`solve(f, initial_guess)`, a root of `f`, differentiated with respect to what `f`

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import config
+from numjax._src import config, traceback_util
 from numjax._src.core import trace as trace_mod
 from numjax._src.core.errors import XlaRuntimeError
 
@@ -128,6 +128,10 @@ def host_to_device(value: Any, dtype: Any, *, device: Any = None, explicit: bool
 # inside another numjax function (`triu`'s zeros, `median`'s fill, `roll`'s slices), the
 # constant is part of a computation JAX compiles whole: no transfer.
 _CONSTANT_CREATORS: set[Any] = set()
+
+
+# The API-boundary wrapper between user code and `grad`'s function passes the call through.
+_CONSTANT_CREATORS.add(traceback_util.WRAPPER_CODE)
 
 
 def places_constants(fn: Any) -> Any:
