@@ -1,0 +1,306 @@
+"""Matrix functions of `jax.scipy.linalg` (JAX 0.4.30): expm and its Frechet derivative,
+sqrtm, funm, and rsf2csf (the real-to-complex Schur conversion funm needs).
+
+expm is Higham's scaling and squaring with diagonal Pade approximants ("The scaling and
+squaring method for the matrix exponential revisited", 2005); sqrtm and funm go through the
+complex Schur form and the recurrences for functions of triangular matrices (Bjorck and
+Hammarling's square root, Parlett's recurrence as in Golub and Van Loan, Algorithm 11.1.1).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from math import factorial
+from typing import Any
+
+import numpy as np
+
+import numjax
+from numjax import lax
+from numjax import numpy as jnp  # complete by the time any function runs
+from numjax._src.numpy.util import promote_dtypes_inexact
+from numjax._src.scipy.linalg import schur, solve_triangular
+
+__all__ = ["expm", "expm_frechet", "funm", "rsf2csf", "sqrtm"]
+
+Array = Any
+
+
+# ---- expm ----------------------------------------------------------------------------------
+
+
+def _pade_coefficients(m: int) -> list[float]:
+    """b_j of the diagonal [m/m] Pade approximant of exp, scaled to integers:
+    (2m - j)! / (j! (m - j)!)."""
+    return [float(factorial(2 * m - j) // (factorial(j) * factorial(m - j)))
+            for j in range(m + 1)]
+
+
+def _dot(a: Array, b: Array) -> Array:
+    return jnp.dot(a, b, precision=lax.Precision.HIGHEST)
+
+
+def _pade(m: int) -> Callable[[Array], tuple[Array, Array]]:
+    """(U, V) with U the odd and V the even part of the Pade numerator, so that the
+    approximant is (V - U)^-1 (V + U)."""
+    b = _pade_coefficients(m)
+
+    def approximant(a: Array) -> tuple[Array, Array]:
+        ident = jnp.eye(*a.shape, dtype=a.dtype)
+        a2 = _dot(a, a)
+        powers = {0: ident, 2: a2}
+        for k in range(4, (6 if m == 13 else m - 1) + 1, 2):  # a^4 = a2 a2, a^6 = a^4 a2, ...
+            powers[k] = _dot(powers[k - 2] if k > 4 else a2, a2)
+        if m == 13:
+            # Higham's evaluation: the high powers come from one more product with a^6.
+            a6 = powers[6]
+            u_high = b[13] * a6 + b[11] * powers[4] + b[9] * a2
+            v_high = b[12] * a6 + b[10] * powers[4] + b[8] * a2
+            u_inner = _dot(a6, u_high) + b[7] * a6 + b[5] * powers[4] + b[3] * a2 + b[1] * ident
+            v = _dot(a6, v_high) + b[6] * a6 + b[4] * powers[4] + b[2] * a2 + b[0] * ident
+            return _dot(a, u_inner), v
+        u_inner = functools.reduce(
+            lambda acc, j: acc + b[j] * powers[j - 1], range(m - 2, 0, -2), b[m] * powers[m - 1])
+        v = functools.reduce(
+            lambda acc, j: acc + b[j] * powers[j], range(m - 3, -1, -2), b[m - 1] * powers[m - 1])
+        return _dot(a, u_inner), v
+
+    return approximant
+
+
+# Largest 1-norms for which each degree meets unit roundoff (Higham 2005, Table 2.3 and its
+# single-precision counterpart); above the last, scale by powers of two.
+_DEGREES = {
+    "double": ((3, 5, 7, 9, 13), (1.495585217958292e-2, 2.539398330063230e-1,
+                                  9.504178996162932e-1, 2.097847961257068e0,
+                                  5.371920351148152e0)),
+    "single": ((3, 5, 7), (4.258730016922831e-1, 1.880152677804762e0, 3.925724783138660e0)),
+}
+
+
+def _pade_pq(a: Array) -> tuple[Array, Array, Array]:
+    if a.dtype in (np.float64, np.complex128):
+        degrees, thetas = _DEGREES["double"]
+    elif a.dtype in (np.float32, np.complex64):
+        degrees, thetas = _DEGREES["single"]
+    else:
+        raise TypeError(f"A.dtype={a.dtype} is not supported.")
+    norm1 = jnp.linalg.norm(a, 1)
+    n_squarings = jnp.maximum(0, jnp.floor(jnp.log2(norm1 / thetas[-1])))
+    a = a / 2 ** n_squarings.astype(a.dtype)
+    # The degree is picked from the unscaled norm: past the last threshold, the highest.
+    index = jnp.digitize(norm1, jnp.array(thetas[:-1], dtype=norm1.dtype))
+    u, v = lax.switch(index, [_pade(m) for m in degrees], a)
+    return u + v, v - u, n_squarings
+
+
+def _expm_2d(a: Array, upper_triangular: bool, max_squarings: int) -> Array:
+    p, q, n_squarings = _pade_pq(a)
+
+    def too_large(args: tuple[Array, Array, Array]) -> Array:
+        return jnp.full_like(args[0], jnp.nan)
+
+    def compute(args: tuple[Array, Array, Array]) -> Array:
+        _, p, q = args
+        r = solve_triangular(q, p) if upper_triangular else jnp.linalg.solve(q, p)
+
+        # Square n_squarings times; a scan over a fixed count keeps reverse mode available.
+        def square(r: Array, i: Array) -> tuple[Array, None]:
+            return lax.cond(i < n_squarings, lambda x: _dot(x, x), lambda x: x, r), None
+
+        r, _ = lax.scan(square, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))
+        return r
+
+    return lax.cond(n_squarings > max_squarings, too_large, compute, (a, p, q))
+
+
+def expm(A: Array, *, upper_triangular: bool = False, max_squarings: int = 16) -> Array:
+    """Matrix exponential of a (batch of) square matrices. NaNs when the norm would need
+    more than `max_squarings` halvings.
+
+    >>> import numjax.numpy as jnp
+    >>> expm(jnp.array([[0.0, 1.0], [0.0, 0.0]]))
+    Array([[1., 1.],
+           [0., 1.]], dtype=float32)
+    """
+    (A,) = promote_dtypes_inexact(jnp.asarray(A))
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"Expected A to be a (batched) square matrix, got {A.shape=}.")
+    fn = functools.partial(_expm_2d, upper_triangular=upper_triangular,
+                           max_squarings=max_squarings)
+    if A.ndim > 2:
+        return jnp.vectorize(fn, signature="(n,n)->(n,n)")(A)
+    return fn(A)
+
+
+def expm_frechet(A: Array, E: Array, *, method: str | None = None,
+                 compute_expm: bool = True) -> Any:
+    """The Frechet derivative of expm at `A` in direction `E` (a jvp of `expm`):
+    `(expm(A), L(A, E))`, or only `L(A, E)`.
+
+    >>> import numjax.numpy as jnp
+    >>> expm_frechet(jnp.zeros((2, 2)), jnp.eye(2), compute_expm=False)
+    Array([[1., 0.],
+           [0., 1.]], dtype=float32)
+    """
+    del method
+    a, e = jnp.asarray(A), jnp.asarray(E)
+    if a.ndim < 2 or a.shape[-2] != a.shape[-1]:
+        raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={a.shape}")
+    if e.ndim < 2 or e.shape[-2] != e.shape[-1]:
+        raise ValueError(f"expected E to be a (batched) square matrix, got E.shape={e.shape}")
+    if a.shape != e.shape:
+        raise ValueError("expected A and E to be the same shape, got "
+                         f"A.shape={a.shape} E.shape={e.shape}")
+    fn = functools.partial(expm, upper_triangular=False, max_squarings=16)
+    expm_a, frechet = numjax.jvp(fn, (a,), (e,))
+    return (expm_a, frechet) if compute_expm else frechet
+
+
+# ---- functions of triangular matrices ------------------------------------------------------
+
+
+def _sqrtm_triu(t: Array) -> Array:
+    """Square root of upper triangular `t`, column by column from the diagonal up:
+    u_ij = (t_ij - sum_{i<k<j} u_ik u_kj) / (u_ii + u_jj)."""
+    diag = jnp.sqrt(jnp.diag(t))
+    n = diag.shape[0]
+    k = jnp.arange(n)
+
+    def column(j: Array, u: Array) -> Array:
+        def entry(offset: Array, u: Array) -> Array:
+            i = j - 1 - offset
+            inner = jnp.where((k > i) & (k < j), u[i, :] * u[:, j], 0)
+            s = jnp.sum(inner)
+            value = jnp.where(t[i, j] == s, 0, (t[i, j] - s) / (diag[i] + diag[j]))
+            return u.at[i, j].set(value)
+
+        return lax.fori_loop(0, j, entry, u)
+
+    return lax.fori_loop(0, n, column, jnp.diag(diag))
+
+
+def sqrtm(A: Array, blocksize: int = 1) -> Array:
+    """Principal matrix square root of a 2-D matrix, via the complex Schur form (so the
+    result is complex).
+
+    >>> import numjax.numpy as jnp
+    >>> sqrtm(jnp.array([[4.0, 0.0], [0.0, 9.0]]))
+    Array([[2.+0.j, 0.+0.j],
+           [0.+0.j, 3.+0.j]], dtype=complex64)
+    """
+    if blocksize > 1:
+        raise NotImplementedError("Blocked version is not implemented yet.")
+    a = jnp.asarray(A)
+    if a.ndim != 2:
+        raise ValueError(f"sqrtm expects a 2-D matrix, got shape {a.shape}")
+    t, z = schur(a, output="complex")
+    root = _sqrtm_triu(t)
+    return _dot(_dot(z, root), jnp.conj(z.T))
+
+
+def rsf2csf(T: Array, Z: Array, check_finite: bool = True) -> tuple[Array, Array]:
+    """Convert a real Schur form `(T, Z)` to the complex one: each 2x2 diagonal block of `T`
+    is split by a Givens rotation, applied to `Z` as well.
+
+    >>> import numjax.numpy as jnp
+    >>> t, z = rsf2csf(jnp.array([[0.0, 1.0], [-1.0, 0.0]]), jnp.eye(2))
+    >>> jnp.diag(t).imag.round(4)
+    Array([ 1., -1.], dtype=float32)
+    """
+    del check_finite
+    t, z = jnp.asarray(T), jnp.asarray(Z)
+    if t.ndim != 2 or t.shape[0] != t.shape[1]:
+        raise ValueError("Input 'T' must be square.")
+    if z.ndim != 2 or z.shape[0] != z.shape[1]:
+        raise ValueError("Input 'Z' must be square.")
+    if t.shape[0] != z.shape[0]:
+        raise ValueError(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
+    dtype = jnp.result_type(t.dtype, z.dtype, np.complex64)
+    t, z = t.astype(dtype), z.astype(dtype)
+    eps = jnp.finfo(dtype).eps
+    n = t.shape[0]
+    if n == 1:
+        return t, z
+    idx = jnp.arange(n)
+
+    def split(m: Array, t: Array, z: Array) -> tuple[Array, Array]:
+        # Rotate rows/columns m-1, m so that the block's eigenvalue mu[0] lands at (m-1, m-1).
+        block = lax.dynamic_slice(t, (m - 1, m - 1), (2, 2))
+        mu = jnp.linalg.eigvals(block) - t[m, m]
+        r = jnp.linalg.norm(jnp.stack([mu[0], t[m, m - 1]])).astype(dtype)
+        c, s = mu[0] / r, t[m, m - 1] / r
+        g = jnp.stack([jnp.stack([jnp.conj(c), s]), jnp.stack([-s, c])])
+        gh = jnp.conj(g.T)
+        rows = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=0)
+        right = idx >= m - 1  # columns left of the block are zero in these rows
+        rows = jnp.where(right, g @ jnp.where(right, rows, 0), rows)
+        t = lax.dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
+        cols = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=1)
+        above = idx[:, None] < m + 1  # rows below the block are zero in these columns
+        cols = jnp.where(above, jnp.where(above, cols, 0) @ gh, cols)
+        t = lax.dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
+        zcols = lax.dynamic_slice_in_dim(z, m - 1, 2, axis=1)
+        z = lax.dynamic_update_slice_in_dim(z, zcols @ gh, m - 1, axis=1)
+        return t, z
+
+    def step(i: Array, tz: tuple[Array, Array]) -> tuple[Array, Array]:
+        m = n - i
+        t, z = tz
+        coupled = jnp.abs(t[m, m - 1]) > eps * (jnp.abs(t[m - 1, m - 1]) + jnp.abs(t[m, m]))
+        t, z = lax.cond(coupled, split, lambda m, t, z: (t, z), m, t, z)
+        return t.at[m, m - 1].set(0.0), z
+
+    return lax.fori_loop(1, n, step, (t, z))
+
+
+def _parlett(f: Array, t: Array) -> tuple[Array, Array]:
+    """Fill the strict upper triangle of f = func(t) superdiagonal by superdiagonal from
+    f t = t f; also return the smallest |t_jj - t_ii| divided by."""
+    n = t.shape[0]
+    k = jnp.arange(n)
+
+    def diagonal(p: Array, state: tuple[Array, Array]) -> tuple[Array, Array]:
+        def entry(i: Array, state: tuple[Array, Array]) -> tuple[Array, Array]:
+            f, minden = state
+            j = i + p  # 1-based (i, j), as in the book
+            inner = (k >= i) & (k < j - 1)
+            s = t[i - 1, j - 1] * (f[j - 1, j - 1] - f[i - 1, i - 1])
+            s = s + (jnp.where(inner, t[i - 1], 0) @ jnp.where(inner, f[:, j - 1], 0)
+                     - jnp.where(inner, f[i - 1], 0) @ jnp.where(inner, t[:, j - 1], 0))
+            den = t[j - 1, j - 1] - t[i - 1, i - 1]
+            s = jnp.where(den != 0, s / den, s)
+            return f.at[i - 1, j - 1].set(s), jnp.minimum(minden, jnp.abs(den))
+
+        return lax.fori_loop(1, n - p + 1, entry, state)
+
+    return lax.fori_loop(1, n, diagonal, (f, jnp.abs(t[0, 0])))
+
+
+def funm(A: Array, func: Callable[[Array], Array], disp: bool = True) -> Any:
+    """A matrix function from a scalar one: `func` applied to the eigenvalues on the complex
+    Schur form, extended by Parlett's recurrence. With `disp=False` also returns an error
+    estimate. The result is complex.
+
+    >>> import numjax.numpy as jnp
+    >>> funm(jnp.array([[1.0, 1.0], [0.0, 2.0]]), lambda x: x * x).real.round(4)
+    Array([[1., 3.],
+           [0., 4.]], dtype=float32)
+    """
+    a = jnp.asarray(A)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError("expected square array_like input")
+    t, z = schur(a)
+    t, z = rsf2csf(t, z)
+    f = jnp.diag(func(jnp.diag(t))).astype(t.dtype)
+    f, minden = _parlett(f, t)
+    f = z @ f @ jnp.conj(z.T)
+    if disp:
+        return f
+    # JAX measures single-precision results against float32's eps, others against float64's.
+    tol = jnp.finfo(np.float32 if f.dtype == np.complex64 else np.float64).eps
+    minden = jnp.where(minden == 0.0, tol, minden)
+    err = jnp.where(jnp.any(jnp.isinf(f)), jnp.inf, jnp.minimum(1, jnp.maximum(
+        tol, (tol / minden) * jnp.linalg.norm(jnp.triu(t, 1), 1))))
+    return f, err
