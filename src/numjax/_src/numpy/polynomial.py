@@ -41,11 +41,21 @@ def polyval(p: Array, x: Array, *, unroll: int = 16) -> Array:
     Array(11., dtype=float32)
     """
     check_arraylike("polyval", p, x)
-    p, x = promote_dtypes_inexact(_coeffs("polyval", p), x)
+    p = ensure_array(p, "polyval")
+    if get_aval(p).ndim == 0:
+        raise ValueError("jnp.polyval: the coefficients must have at least one dimension "
+                         "(the powers, highest first), got a scalar")
+    # Coefficients of several polynomials stack along the trailing axes of `p`, which
+    # broadcast against `x`.
+    p, x = promote_dtypes_inexact(p, x)
     p, x = _strong(p), _strong(x)
+    p_shape, x_shape = get_aval(p).shape, get_aval(x).shape
+    shape = np.broadcast_shapes(p_shape[1:], x_shape)
+    x = lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))
+    tail = tuple(range(len(shape) - len(p_shape) + 1, len(shape)))
     y = lax.full_like(x, 0)
-    for i in range(get_aval(p).shape[0]):
-        y = lax.add(lax.mul(y, x), lax.broadcast_in_dim(p[i], get_aval(x).shape, ()))
+    for i in range(p_shape[0]):
+        y = lax.add(lax.mul(y, x), lax.broadcast_in_dim(p[i], shape, tail))
     return y
 
 
