@@ -1,0 +1,1 @@
+"""Private home of numjax.scipy.sparse (JAX's `jax.scipy.sparse`)."""
