@@ -1,0 +1,1 @@
+"""Image resampling (JAX's `jax._src.image`)."""
