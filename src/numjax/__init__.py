@@ -24,6 +24,7 @@ from numjax import lib as lib  # noqa: E402
 from numjax import nn as nn  # noqa: E402
 from numjax import numpy as numpy  # noqa: E402
 from numjax import ops as ops  # noqa: E402
+from numjax import profiler as profiler  # noqa: E402
 from numjax import random as random  # noqa: E402
 from numjax import scipy as scipy  # noqa: E402
 from numjax import sharding as sharding  # noqa: E402
