@@ -11,6 +11,7 @@ from numjax._src.scipy.ndtr import log_ndtr as log_ndtr
 from numjax._src.scipy.ndtr import ndtr as ndtr
 from numjax._src.scipy.ndtr import ndtri as ndtri
 from numjax._src.scipy.special import beta as beta
+from numjax._src.scipy.special import betainc as betainc
 from numjax._src.scipy.special import betaln as betaln
 from numjax._src.scipy.special import digamma as digamma
 from numjax._src.scipy.special import entr as entr
