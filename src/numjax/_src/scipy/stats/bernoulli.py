@@ -1,0 +1,61 @@
+"""The Bernoulli distribution on {loc, loc + 1}: JAX's `jax.scipy.stats.bernoulli`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numjax.numpy as jnp
+from numjax._src.lax import lax
+from numjax._src.numpy.util import promote_args_inexact
+from numjax._src.scipy.special import _const, xlog1py, xlogy
+
+Array = Any
+
+
+def logpmf(k: Array, p: Array, loc: Array = 0) -> Array:
+    """log P(X = k): log p at k - loc = 1, log(1 - p) at 0, -inf off {0, 1}.
+
+    >>> logpmf(1.0, 0.25)
+    Array(-1.3862944, dtype=float32, weak_type=True)
+    """
+    k, p, loc = promote_args_inexact("bernoulli.logpmf", k, p, loc)
+    x = lax.sub(k, loc)
+    # x log p + (1 - x) log(1 - p), with 0 log 0 = 0 so p = 0 or 1 stays finite
+    log_probs = xlogy(x, p) + xlog1py(lax.sub(_const(k, 1), x), -p)
+    off_support = jnp.logical_or(lax.lt(x, _const(k, 0)), lax.gt(x, _const(k, 1)))
+    return jnp.where(off_support, -jnp.inf, log_probs)
+
+
+def pmf(k: Array, p: Array, loc: Array = 0) -> Array:
+    """P(X = k), exp(logpmf).
+
+    >>> pmf(0.0, 0.25)
+    Array(0.75, dtype=float32, weak_type=True)
+    """
+    return jnp.exp(logpmf(k, p, loc))
+
+
+def cdf(k: Array, p: Array) -> Array:
+    """P(X <= k): 0 below 0, 1 - p on [0, 1), 1 from 1 on; NaN for p outside [0, 1].
+
+    >>> cdf(0.5, 0.25)
+    Array(0.75, dtype=float32, weak_type=True)
+    """
+    k, p = promote_args_inexact("bernoulli.cdf", k, p)
+    zero, one = _const(k, 0), _const(k, 1)
+    invalid = jnp.isnan(k) | jnp.isnan(p) | (p < zero) | (p > one)
+    below = lax.lt(k, zero)
+    middle = jnp.logical_and(lax.ge(k, zero), lax.lt(k, one))
+    return jnp.select([invalid, below, middle, lax.ge(k, one)], [jnp.nan, zero, one - p, one])
+
+
+def ppf(q: Array, p: Array) -> Array:
+    """The quantile: 0 while q <= 1 - p, else 1; NaN for q or p outside [0, 1].
+
+    >>> ppf(0.9, 0.25)
+    Array(1., dtype=float32, weak_type=True)
+    """
+    q, p = promote_args_inexact("bernoulli.ppf", q, p)
+    zero, one = _const(q, 0), _const(q, 1)
+    invalid = jnp.isnan(q) | jnp.isnan(p) | (p < zero) | (p > one) | (q < zero) | (q > one)
+    return jnp.where(invalid, jnp.nan, jnp.where(lax.le(q, one - p), zero, one))

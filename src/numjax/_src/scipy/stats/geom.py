@@ -1,0 +1,33 @@
+"""The geometric distribution on {1, 2, ...} + loc: JAX's `jax.scipy.stats.geom`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numjax.numpy as jnp
+from numjax._src.lax import lax
+from numjax._src.numpy.util import promote_args_inexact
+from numjax._src.scipy.special import _const, xlog1py
+
+Array = Any
+
+
+def logpmf(k: Array, p: Array, loc: Array = 0) -> Array:
+    """log P(X = k) = (k - loc - 1) log(1 - p) + log p; -inf for k - loc <= 0.
+
+    >>> logpmf(3.0, 0.25)
+    Array(-1.9616585, dtype=float32, weak_type=True)
+    """
+    k, p, loc = promote_args_inexact("geom.logpmf", k, p, loc)
+    x = lax.sub(k, loc)
+    log_probs = xlog1py(lax.sub(x, _const(k, 1)), -p) + lax.log(p)
+    return jnp.where(lax.le(x, _const(k, 0)), -jnp.inf, log_probs)
+
+
+def pmf(k: Array, p: Array, loc: Array = 0) -> Array:
+    """P(X = k), exp(logpmf).
+
+    >>> pmf(3.0, 0.25)
+    Array(0.140625, dtype=float32, weak_type=True)
+    """
+    return jnp.exp(logpmf(k, p, loc))

@@ -1,0 +1,36 @@
+"""The wrapped Cauchy distribution on [0, 2 pi]: JAX's `jax.scipy.stats.wrapcauchy`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numjax.numpy as jnp
+from numjax._src.lax import lax
+from numjax._src.numpy.util import promote_args_inexact
+from numjax._src.scipy.special import _const
+
+Array = Any
+
+
+def logpdf(x: Array, c: Array) -> Array:
+    """log density log(1 - c^2) - log(2 pi) - log(1 + c^2 - 2 c cos x) on [0, 2 pi] (-inf
+    outside); NaN unless 0 < c < 1.
+
+    >>> logpdf(0.5, 0.5)
+    Array(-1.1378194, dtype=float32, weak_type=True)
+    """
+    x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
+    log_probs = (jnp.log(1 - c * c) - jnp.log(2 * jnp.pi)
+                 - jnp.log(1 + c * c - 2 * c * jnp.cos(x)))
+    on_circle = lax.ge(x, _const(x, 0)) & lax.le(x, _const(x, jnp.pi * 2))
+    valid_c = lax.gt(c, _const(c, 0)) & lax.lt(c, _const(c, 1))
+    return jnp.where(valid_c, jnp.where(on_circle, log_probs, -jnp.inf), jnp.nan)
+
+
+def pdf(x: Array, c: Array) -> Array:
+    """The density exp(logpdf).
+
+    >>> pdf(0.5, 0.5)
+    Array(0.32051718, dtype=float32, weak_type=True)
+    """
+    return lax.exp(logpdf(x, c))
