@@ -66,9 +66,14 @@ def _hessenberg_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, An
     return hessenberg_p.bind(moveaxis(x, d, 0)), [0, 0]
 
 
+def _hessenberg_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+    # JAX registers no rule; its generic NotImplementedError is the error users see.
+    raise NotImplementedError("Differentiation rule for 'hessenberg' not implemented")
+
+
 hessenberg_p.def_impl(_hessenberg_kernel)
 hessenberg_p.def_batch(_hessenberg_batch)
-hessenberg_p.declare_undefined("jvp", "Differentiation rule for 'hessenberg' not implemented")
+hessenberg_p.def_jvp(_hessenberg_jvp)
 
 
 def hessenberg(a: Array) -> list[Array]:

@@ -66,6 +66,9 @@ def cholesky(a: Array, lower: bool = False, overwrite_a: bool = False,
     """
     del overwrite_a, check_finite
     (a,) = _inexact(a)
+    if a.ndim < 2:
+        raise ValueError(f"Argument to Cholesky decomposition must have ndims >= 2, got shape "
+                         f"{a.shape}")
     if lower:
         return lax_linalg.cholesky(a, symmetrize_input=False)
     return _mH(lax_linalg.cholesky(_mH(a), symmetrize_input=False))
