@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import doctest
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -239,8 +238,9 @@ ERRORS = [  # (call, JAX 0.4.30's exception type and message)
 
 @pytest.mark.parametrize("call, error, message", ERRORS)
 def test_errors_match_jax(call: Any, error: type[Exception], message: str) -> None:
-    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+    with pytest.raises(error) as info:
         call()
+    assert str(info.value) == message  # (the traceback note on errors raised under jit aside)
 
 
 def test_warnings_match_jax() -> None:
