@@ -1384,23 +1384,7 @@ def test_values_x64(row: int, expected: list[float]) -> None:
         assert _fn(module, name)(*scalars, **kw).dtype == np.float64
 
 
-# numjax.lax.clamp keeps its operand's weak type; JAX's is weak only when all three operands
-# are, so these functions (which clamp with strong bounds) return a weak result for an int32 x
-# with Python-float parameters where JAX's is strong. The bug is in lax, not here.
-CLAMPING = (
-    [("beta", n) for n in ("cdf", "logcdf", "sf", "logsf")]
-    + [("chi2", n) for n in ("cdf", "logcdf", "sf", "logsf")]
-    + [("gamma", "cdf"), ("gamma", "logcdf")]
-)
-TYPE_KEYS = [
-    pytest.param(k, marks=pytest.mark.xfail(strict=True, reason="lax.clamp weak type"))
-    if k in CLAMPING
-    else k
-    for k in TYPES
-]
-
-
-@pytest.mark.parametrize("key", TYPE_KEYS, ids=[".".join(k) for k in TYPES])
+@pytest.mark.parametrize("key", list(TYPES), ids=[".".join(k) for k in TYPES])
 def test_result_types(key: tuple[str, str]) -> None:
     module, name = key
     args, kwargs = next((a, k) for m, n, a, k, _ in VALUES if (m, n) == key)
@@ -1920,9 +1904,8 @@ def test_betaln_large_arguments() -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="numjax.lax.igammac/igamma edge values follow SciPy")
 def test_gamma_sf_below_the_support_is_one() -> None:
-    # JAX 0.4.30: gamma.sf(-1, 3) == 1 (XLA's igammac is 1 for x < 0); SciPy's kernel gives NaN
+    # JAX 0.4.30: gamma.sf(-1, 3) == 1 (XLA's igammac is 1 for x < 0)
     np.testing.assert_array_equal(stats.gamma.sf(np.float32([-1.0, -0.5]), 3.0), [1.0, 1.0])
 
 

@@ -96,6 +96,26 @@ def test_gamma_gradients_match_jax() -> None:
     np.testing.assert_allclose(float(lax.random_gamma_grad(2.0, 1.5)), 0.936639, rtol=1e-5)
 
 
+def test_incomplete_gamma_off_the_domain_as_jax() -> None:
+    # JAX 0.4.30 (XLA's igamma/igammac), where SciPy's kernels differ: a <= 0, x < 0, a = inf.
+    a = jnp.array([-1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0, np.nan, np.inf], jnp.float32)
+    x = jnp.array([1.0, 1.0, 0.0, -1.0, 0.0, np.inf, np.nan, -0.5, -np.inf, 1.0, 1.0],
+                  jnp.float32)
+    nan = np.nan
+    np.testing.assert_array_equal(lax.igamma(a, x),
+                                  [nan, nan, nan, nan, 0.0, 1.0, nan, nan, nan, nan, nan])
+    np.testing.assert_array_equal(lax.igammac(a, x),
+                                  [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, nan, 1.0, 1.0, nan, nan])
+
+
+def test_clamp_is_weak_only_when_all_operands_are() -> None:
+    # JAX 0.4.30's weak-type rule for clamp: all three operands weak.
+    assert lax.clamp(0.0, 0.5, 1.0).weak_type
+    assert not lax.clamp(jnp.float32(0), 0.5, 1.0).weak_type
+    assert not lax.clamp(0.0, jnp.float32(0.5), 1.0).weak_type
+    assert not numjax.jit(lambda lo: lax.clamp(lo, 0.5, 1.0))(jnp.float32(0)).weak_type
+
+
 def test_polygamma() -> None:
     x = _uniform(0.5, 3, (4,))
     for m in (0.0, 1.0, 2.0):

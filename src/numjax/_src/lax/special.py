@@ -282,7 +282,8 @@ def _clamp_abstract_eval(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> Sh
     if lo.dtype != x.dtype or hi.dtype != x.dtype:
         raise TypeError("lax.clamp requires arguments to have the same dtypes, got "
                         f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    # Weak only when all three are (JAX's rule for its standard primitives).
+    return ShapedArray(x.shape, x.dtype, lo.weak_type and x.weak_type and hi.weak_type)
 
 
 def _where(pred: Array, t: Array, like: Array) -> Array:
@@ -365,8 +366,23 @@ lgamma_p = _special_unary("lgamma", "gammaln")
 digamma_p = _special_unary("digamma", "digamma")
 bessel_i0e_p = _special_unary("bessel_i0e", "i0e")
 bessel_i1e_p = _special_unary("bessel_i1e", "i1e")
-igamma_p = _special_binary("igamma", _scipy("gammainc"))
-igammac_p = _special_binary("igammac", _scipy("gammaincc"))
+def _igamma_kernel(a: Any, x: Any) -> Any:
+    """P(a, x), with XLA's values off the domain: NaN for a <= 0, x < 0 or a = inf."""
+    import scipy.special
+    out = scipy.special.gammainc(a, x)
+    return np.where((a <= 0) | (x < 0) | np.isposinf(a), np.nan, out)
+
+
+def _igammac_kernel(a: Any, x: Any) -> Any:
+    """Q(a, x), with XLA's values off the domain: 1 for a <= 0 or x < 0, NaN for a = inf."""
+    import scipy.special
+    out = scipy.special.gammaincc(a, x)
+    out = np.where((a <= 0) | (x < 0), 1.0, out)
+    return np.where(np.isnan(a) | np.isnan(x) | np.isposinf(a), np.nan, out)
+
+
+igamma_p = _special_binary("igamma", upcast_kernel(_igamma_kernel))
+igammac_p = _special_binary("igammac", upcast_kernel(_igammac_kernel))
 zeta_p = _special_binary("zeta", _scipy("zeta"))
 
 
