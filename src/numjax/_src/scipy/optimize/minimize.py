@@ -40,8 +40,8 @@ def minimize(fun: Callable[..., Array], x0: Array, args: tuple[Any, ...] = (), *
 
     `method` is required: "BFGS", or "l-bfgs-experimental-do-not-rely-on-this" (case does not
     matter). Gradients come from autodiff. `options` go to the method (both take `maxiter`,
-    `norm` and `gtol`); `tol` is accepted and, as in JAX, ignored. Runs under jit and vmap; it
-    is not differentiable.
+    `norm` and `gtol`); `tol` is accepted and, as in JAX, ignored. Runs under jit, vmap and
+    jvp; reverse-mode differentiation fails on its while_loop, as in JAX.
 
     >>> res = minimize(lambda x: jnp.sum((x - 3.0) ** 2), jnp.zeros(2), method="BFGS")
     >>> print(res.x.round(5), res.success, res.nit)
