@@ -210,3 +210,12 @@ def test_docstring_examples(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
     assert result.attempted > 0
+
+
+def test_image_is_an_attribute_after_import_numjax():
+    # `import jax` alone makes `jax.image` usable; numjax loads it on first access.
+    code = ("import sys, numjax; assert 'numjax.image' not in sys.modules; "
+            "print(numjax.image.resize(numjax.numpy.ones((2, 2)), (3, 3), 'nearest').shape)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "(3, 3)"

@@ -108,3 +108,13 @@ from numjax._src.runtime.transfer_guard import (  # noqa: E402
 )
 
 __version__ = "0.1.0"
+
+_LAZY_SUBMODULES = ("image",)  # public after `import numjax`, loaded on first use
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"numjax.{name}")
+    raise AttributeError(f"module 'numjax' has no attribute {name!r}")
