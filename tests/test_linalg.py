@@ -482,3 +482,14 @@ def test_errors() -> None:
     with pytest.raises(TypeError, match="3-dimensional array given. Array must be "
                                         "two-dimensional"):
         jnp.linalg.lstsq(jnp.ones((2, 2, 2)), jnp.ones((2, 2)))
+
+
+def test_triangular_solve_vector_b_on_either_side() -> None:
+    # JAX 0.4.30: a b with one dimension fewer than a is a column (left) or a row (right).
+    a = jnp.array([[2.0, 0.0], [1.0, 4.0]])
+    b = jnp.array([3.0, 5.0])
+    assert L.triangular_solve(a, b, lower=True).tolist() == [0.875, 1.25]
+    assert L.triangular_solve(a, b, lower=True, left_side=True).tolist() == [1.5, 0.875]
+    batched = L.triangular_solve(jnp.stack([a, 2 * a]), jnp.stack([b, b]), lower=True,
+                                 transpose_a=True)
+    assert batched.tolist() == [[1.5, 0.875], [0.75, 0.4375]]

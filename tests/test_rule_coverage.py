@@ -36,6 +36,7 @@ from numjax._src.random import prng, xla_math
 from numjax._src.tree_util import tree_leaves, tree_map
 from numjax.ad_checkpoint import checkpoint_name
 from numjax.lax import linalg
+from numjax.scipy.special import betainc
 from numjax.test_util import check_grads
 
 Gen = Callable[[np.random.Generator], np.ndarray]
@@ -312,6 +313,7 @@ ROWS: list[Row] = [
     Row("eig", lambda x: linalg.eig(x, compute_left_eigenvectors=False),
         (spread_spectrum(3, False),)),
     Row("schur", linalg.schur, (spread_spectrum(3, False),)),
+    Row("hessenberg", linalg.hessenberg, (normal(4, 4),)),
     Row("tridiagonal_solve", linalg.tridiagonal_solve,
         (normal(4), uniform(3, 4, 4), normal(4), normal(4, 2)), grad=(0, 1, 2, 3), x64=True),
     # -- control flow --
@@ -378,6 +380,10 @@ ROWS: list[Row] = [
         grad=(0, 1)),
     Row("random_softmax", xla_math.softmax, (normal(3, 4),), grad=(0,)),
     Row("random_lgamma", xla_math.lgamma, (uniform(0.6, 4.0, 3),), grad=(0,)),
+    # Differentiable in x only (JAX's rule for a and b raises).
+    Row("regularized_incomplete_beta", betainc,
+        (uniform(0.5, 4.0, 3), uniform(0.5, 4.0, 3), uniform(0.05, 0.95, 3)), grad=(2,),
+        x64=True),
 ]
 
 assert len({r.name for r in ROWS}) == len(ROWS), "row names must be unique"

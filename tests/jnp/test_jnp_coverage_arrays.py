@@ -372,3 +372,20 @@ def test_from_dlpack_and_vectorize() -> None:
     check(jnp.from_dlpack(x), x, F32)
     f = jnp.vectorize(lambda a, b: a @ b, signature="(n),(n)->()")
     check(f(x, x[0]), np.vectorize(lambda a, b: a @ b, signature="(n),(n)->()")(x, x[0]), F32)
+
+
+def test_half_precision_sums_and_products_accumulate_in_float32() -> None:
+    # JAX 0.4.30: jnp.sum/jnp.prod of float16/bfloat16 convert to float32, reduce, and round
+    # once (a float16 or bfloat16 accumulator stalls: 2048 and 256 here).
+    import numjax
+    ramp = np.linspace(0, 1, 5000)
+    total16 = jnp.sum(jnp.asarray(ramp, jnp.float16))
+    assert total16.dtype == jnp.float16 and float(total16) == 2500.0
+    total_bf16 = jnp.sum(jnp.asarray(ramp, jnp.bfloat16))
+    assert total_bf16.dtype == jnp.bfloat16 and float(total_bf16) == 2496.0
+    assert float(jnp.prod(jnp.full(3, 2.0, jnp.bfloat16))) == 8.0
+    assert float(jnp.sum(jnp.ones(3, jnp.float16), initial=2.0)) == 5.0
+    text = str(numjax.make_jaxpr(lambda v: jnp.sum(v, where=v > 0))(jnp.ones(3, jnp.float16)))
+    assert "convert_element_type[new_dtype=float32 weak_type=False] a" in text
+    assert text.rstrip().endswith("g:f16[] = convert_element_type[new_dtype=float16 "
+                                  "weak_type=False] f\n  in (g,) }")

@@ -1,5 +1,7 @@
 """numjax.lax.linalg: matrix decompositions (JAX's `jax.lax.linalg`)."""
 
+from numjax._src.lax.hessenberg import hessenberg as hessenberg
+from numjax._src.lax.hessenberg import hessenberg_p as hessenberg_p
 from numjax._src.lax.linalg import cholesky as cholesky
 from numjax._src.lax.linalg import cholesky_p as cholesky_p
 from numjax._src.lax.linalg import eig as eig
@@ -22,3 +24,4 @@ from numjax._src.lax.linalg import triangular_solve as triangular_solve
 from numjax._src.lax.linalg import triangular_solve_p as triangular_solve_p
 from numjax._src.lax.linalg import tridiagonal_solve as tridiagonal_solve
 from numjax._src.lax.linalg import tridiagonal_solve_p as tridiagonal_solve_p
+from numjax._src.lax.qdwh import qdwh as qdwh

@@ -372,10 +372,11 @@ def triangular_solve(a: Array, b: Array, *, left_side: bool = False, lower: bool
                   transpose_a=bool(transpose_a), conjugate_a=bool(conjugate_a),
                   unit_diagonal=bool(unit_diagonal))
     a_aval, b_aval = get_aval(a), get_aval(b)
-    if left_side and b_aval.ndim == a_aval.ndim - 1:
-        # JAX accepts a vector right-hand side on the left.
-        out = triangular_solve_p.bind(a, st.expand_dims(b, (b_aval.ndim,)), **params)
-        return st.squeeze(out, (b_aval.ndim,))
+    if b_aval.ndim == a_aval.ndim - 1:
+        # JAX accepts a vector (batch) b: a column on the left side, a row on the right.
+        axis = b_aval.ndim if left_side else b_aval.ndim - 1
+        out = triangular_solve_p.bind(a, st.expand_dims(b, (axis,)), **params)
+        return st.squeeze(out, (axis,))
     return triangular_solve_p.bind(a, b, **params)
 
 

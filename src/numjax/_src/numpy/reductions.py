@@ -35,9 +35,12 @@ def _keepdims(out: Array, shape: tuple[int, ...], axes: tuple[int, ...]) -> Arra
     return lax.reshape(out, new)
 
 
+_HALF = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
+
+
 def _reduction(name: str, reducer: Callable[[Array, tuple[int, ...]], Array],
-               identity: Any, upcast_bool: bool = False, bool_op: Any = None
-               ) -> Callable[..., Array]:
+               identity: Any, upcast_bool: bool = False, bool_op: Any = None,
+               upcast_half: bool = False) -> Callable[..., Array]:
     def fn(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
            keepdims: bool = False, initial: Any = None, where: Any = None) -> Array:
         if out is not None:
@@ -55,6 +58,11 @@ def _reduction(name: str, reducer: Callable[[Array, tuple[int, ...]], Array],
                 else dtypes.default_int_dtype())
         elif bool_op is not None and aval.dtype == np.bool_:
             return _finish(bool_op(a, axes), aval.shape, axes, keepdims)
+        result_dtype = get_aval(a).dtype
+        if upcast_half and result_dtype in _HALF:
+            # Half-precision sums and products accumulate in float32 (as JAX's do), rounding
+            # once at the end.
+            a = lax._convert_element_type(a, np.float32)
         if where is not None:
             from numjax._src.numpy.lax_numpy import where as jnp_where
             fill = identity(get_aval(a).dtype) if callable(identity) else identity
@@ -72,6 +80,8 @@ def _reduction(name: str, reducer: Callable[[Array, tuple[int, ...]], Array],
             init = lax._convert_element_type(initial, get_aval(result).dtype)
             combine = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}[name]
             result = combine(result, init)
+        if get_aval(result).dtype != result_dtype:
+            result = lax._convert_element_type(result, result_dtype)
         return _finish(result, aval.shape, axes, keepdims)
 
     fn.__name__ = name
@@ -88,8 +98,8 @@ def _max_identity(dt: np.dtype) -> Any:
     return None
 
 
-sum = _reduction("sum", lax.reduce_sum, 0, upcast_bool=True)
-prod = _reduction("prod", lax.reduce_prod, 1, upcast_bool=True)
+sum = _reduction("sum", lax.reduce_sum, 0, upcast_bool=True, upcast_half=True)
+prod = _reduction("prod", lax.reduce_prod, 1, upcast_bool=True, upcast_half=True)
 max = _reduction("max", lax.reduce_max, None, bool_op=lax.reduce_or)
 min = _reduction("min", lax.reduce_min, None, bool_op=lax.reduce_and)
 amax, amin = max, min
