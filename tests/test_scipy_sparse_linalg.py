@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_scipy_linalg import _close, _weighted_sum
 
 import numjax
 import numjax.numpy as jnp
@@ -238,10 +239,6 @@ GRADS: list[tuple[str, Callable[..., Any], tuple[Any, ...], list[list[float]]]] 
 ]
 
 
-def _close(out: Any, expected: Any, rtol: float = 2e-5, atol: float = 2e-5) -> None:
-    np.testing.assert_allclose(np.asarray(out), np.asarray(expected), rtol=rtol, atol=atol)
-
-
 @pytest.mark.parametrize("name,fn,expected,info", GOLDEN, ids=[g[0] for g in GOLDEN])
 def test_solutions_match_jax(name: str, fn: Callable[[], Any], expected: Expected,
                              info: Any) -> None:
@@ -274,15 +271,6 @@ def test_gmres_restarts_converge(method: str) -> None:
     x, info = sp.gmres(N, b, restart=2, tol=1e-6, solve_method=method)
     _close(x, np.linalg.solve(N.astype(np.float64), b), rtol=1e-4, atol=1e-5)
     assert int(info) == 0
-
-
-def _weighted_sum(f: Callable[..., Any]) -> Callable[..., Any]:
-    def loss(*args: Any) -> Any:
-        out = f(*args)
-        w = np.cos(np.arange(out.size)).reshape(out.shape).astype(out.dtype)
-        return jnp.sum(out * w)
-
-    return loss
 
 
 @pytest.mark.parametrize("name,f,args,expected", GRADS, ids=[g[0] for g in GRADS])

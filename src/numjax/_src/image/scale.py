@@ -27,6 +27,15 @@ from numjax.lax import Precision
 Array = Any
 
 
+def _checked_method(image: Array, shape: tuple[int, ...], method: str | ResizeMethod
+                    ) -> ResizeMethod:
+    """The resize method named by `method`, after checking `shape` has one size per axis."""
+    if len(shape) != image.ndim:
+        raise ValueError("shape must have length equal to the number of dimensions of x; "
+                         f" {shape} vs {image.shape}")
+    return ResizeMethod.from_string(method) if isinstance(method, str) else method
+
+
 def _canonicalize_shape(shape: Any) -> tuple[int, ...]:
     try:
         return tuple(operator.index(d) for d in shape)
@@ -158,11 +167,7 @@ def scale_and_translate(image: Array, shape: Sequence[int], spatial_dims: Sequen
     Array([0., 1., 2., 3.], dtype=float32)
     """
     shape = _canonicalize_shape(shape)
-    if len(shape) != image.ndim:
-        raise ValueError("shape must have length equal to the number of dimensions of x; "
-                         f" {shape} vs {image.shape}")
-    if isinstance(method, str):
-        method = ResizeMethod.from_string(method)
+    method = _checked_method(image, shape, method)
     if method == ResizeMethod.NEAREST:
         raise ValueError("Nearest neighbor resampling is not currently supported for "
                          "scale_and_translate.")
@@ -190,11 +195,7 @@ def _resize_nearest(x: Array, output_shape: tuple[int, ...]) -> Array:
 @partial(jit, static_argnums=(1, 2, 3, 4))
 def _resize(image: Array, shape: tuple[int, ...], method: str | ResizeMethod, antialias: bool,
             precision: Any) -> Array:
-    if len(shape) != image.ndim:
-        raise ValueError("shape must have length equal to the number of dimensions of x; "
-                         f" {shape} vs {image.shape}")
-    if isinstance(method, str):
-        method = ResizeMethod.from_string(method)
+    method = _checked_method(image, shape, method)
     if method == ResizeMethod.NEAREST:
         return _resize_nearest(image, shape)
     (image,) = promote_dtypes_inexact(image)
