@@ -22,7 +22,15 @@ import numpy as np
 
 from numjax._src.compiler import fusion
 from numjax._src.compiler.lowering import Ufunc, fresh_results, host_callback_primitives
-from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var, alphabetic_name
+from numjax._src.core.jaxpr import (
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    Literal,
+    Var,
+    alphabetic_name,
+    fresh_copy,
+)
 
 _module_ids = itertools.count()
 
@@ -251,8 +259,10 @@ class Emitter:
     def emit_inline(self, closed: ClosedJaxpr, inputs: Sequence[str], indent: str
                     ) -> list[str]:
         """Emit a body jaxpr inline: its invars take the given expressions; returns the atoms
-        holding its outputs."""
-        jaxpr = closed.jaxpr
+        holding its outputs. Each emission names a fresh copy of the body: one body may be
+        emitted several times in a program (a shared branch or loop body), and names given at
+        one emission must not be assigned to at another."""
+        jaxpr = fresh_copy(closed.jaxpr)
         self.bind_consts(jaxpr, closed.consts)
         for v, expr in zip(jaxpr.invars, inputs, strict=True):
             if expr.isidentifier() and v not in self.namer.names:

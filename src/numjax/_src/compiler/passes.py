@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src.compiler.lowering import host_callback_primitives
-from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
+from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var, fresh_copy
 
 # Primitives whose equations hold a call to a jaxpr (`params["jaxpr"]`) that can be inlined.
 call_primitives: set[Any] = set()
@@ -18,7 +18,8 @@ call_primitives: set[Any] = set()
 
 def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Replace every call equation (nested jit) by the equations of its jaxpr, recursively.
-    The callee's constants become constants of the result."""
+    The callee's constants become constants of the result; each inlined copy defines fresh
+    variables (the callee's jaxpr is cached and shared between calls)."""
     if not any(e.primitive in call_primitives for e in closed.jaxpr.eqns):
         return closed
     constvars = list(closed.jaxpr.constvars)
@@ -35,7 +36,8 @@ def _inline_into(jaxpr: Jaxpr, renames: dict[Var, Any], out: list[JaxprEqn],
                  constvars: list[Var], consts: list[Any]) -> None:
     for eqn in jaxpr.eqns:
         if eqn.primitive in call_primitives:
-            inner: ClosedJaxpr = eqn.params["jaxpr"]
+            closed_inner: ClosedJaxpr = eqn.params["jaxpr"]
+            inner = ClosedJaxpr(fresh_copy(closed_inner.jaxpr), closed_inner.consts)
             inner_renames: dict[Var, Any] = {}
             for v, c in zip(inner.jaxpr.constvars, inner.consts, strict=True):
                 fresh = Var(v.aval)

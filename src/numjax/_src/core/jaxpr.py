@@ -146,6 +146,33 @@ class ClosedJaxpr:
     __repr__ = __str__
 
 
+def fresh_copy(jaxpr: Jaxpr) -> Jaxpr:
+    """`jaxpr` with a new variable for every one it binds (constvars, invars, equation
+    outputs). A jaxpr is cached and shared between its uses; a pass that splices one into
+    another jaxpr, or code generation that emits it twice, takes a fresh copy for each use so
+    that every variable is still defined once (passes key on variable identity). Jaxprs in
+    params are closed scopes and stay shared."""
+    renames: dict[Var, Var] = {}
+
+    def bound(v: Var) -> Var:
+        if type(v) is DropVar:
+            return v
+        new = renames[v] = Var(v.aval)
+        return new
+
+    def read(a: Atom) -> Atom:
+        return renames.get(a, a) if isinstance(a, Var) else a
+
+    constvars = [bound(v) for v in jaxpr.constvars]
+    invars = [bound(v) for v in jaxpr.invars]
+    eqns = []
+    for eqn in jaxpr.eqns:
+        invars_ = [read(a) for a in eqn.invars]
+        eqns.append(eqn.replace(invars=invars_, outvars=[bound(v) for v in eqn.outvars]))
+    return jaxpr.replace(constvars=constvars, invars=invars, eqns=eqns,
+                         outvars=[read(a) for a in jaxpr.outvars])
+
+
 def jaxpr_effects(eqns: Sequence[JaxprEqn]) -> frozenset[Any]:
     out: set[Any] = set()
     for eqn in eqns:
