@@ -135,3 +135,48 @@ def test_log_compiles_logs_eager_compiles_once(caplog):
         "[ShapedArray(float32[])]. Argument mapping: [UnspecifiedValue].",
         "Compiling broadcast_in_dim with global shapes and types [ShapedArray(float32[])]. "
         "Argument mapping: [UnspecifiedValue]."]
+
+
+def _steps(caplog, name="<lambda>"):
+    """The compile steps logged for `name`, in order, with their times cut off."""
+    steps = []
+    for r in caplog.records:
+        message = r.getMessage()
+        if name not in message:
+            continue
+        for prefix, step in [("Finished tracing", "trace"), ("Compiling", "compiling"),
+                             ("Finished jaxpr to", "lowering"),
+                             ("Finished compilation", "compile")]:
+            if message.startswith(prefix):
+                steps.append(step)
+    caplog.clear()
+    return steps
+
+
+def test_calls_and_aot_stages_share_one_compile_pipeline(caplog):
+    # What JAX 0.4.30 logs (steps for the jitted lambda) for each line, with
+    # "Finished XLA compilation" / "to MLIR module conversion" as compile / lowering.
+    jax.clear_caches()
+    x3, x5, x7 = jnp.ones(3), jnp.ones(5), jnp.ones(7)
+    f = lambda x: jnp.sin(x) + 1  # noqa: E731
+    caplog.set_level(logging.WARNING, logger="numjax._src.dispatch")
+    with jax.log_compiles(True):
+        jax.jit(f)(x3)
+        assert _steps(caplog) == ["trace", "compiling", "lowering", "compile"]
+        compiled = jax.jit(f).lower(x3).compile()  # the call's trace, lowering and executable
+        assert _steps(caplog) == []
+        np.testing.assert_allclose(np.asarray(compiled(x3)), np.sin(1.0) + 1, rtol=1e-6)
+        lowered = jax.jit(f).lower(x7)
+        assert _steps(caplog) == ["trace", "compiling", "lowering"]
+        jax.jit(f)(x7)  # compiles the lowering made above
+        assert _steps(caplog) == ["compile"]
+        lowered.compile()
+        assert _steps(caplog) == []
+        traced = jax.jit(f).trace(x5)
+        assert _steps(caplog) == ["trace"]
+        lowered = traced.lower()
+        assert _steps(caplog) == ["compiling", "lowering"]
+        lowered.compile()
+        assert _steps(caplog) == ["compile"]
+        jax.jit(f)(x5)
+        assert _steps(caplog) == []

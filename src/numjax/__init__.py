@@ -49,7 +49,6 @@ from numjax._src.api.device_put import device_put_sharded as device_put_sharded 
 from numjax._src.api.device_put import effects_barrier as effects_barrier  # noqa: E402
 from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
-from numjax._src.api.transformations import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
 from numjax._src.api.transformations import eval_shape as eval_shape  # noqa: E402
 from numjax._src.api.transformations import grad as grad  # noqa: E402
 from numjax._src.api.transformations import hessian as hessian  # noqa: E402
@@ -79,6 +78,7 @@ from numjax._src.config import explain_cache_misses as explain_cache_misses  # n
 from numjax._src.config import log_compiles as log_compiles  # noqa: E402
 from numjax._src.config import numpy_dtype_promotion as numpy_dtype_promotion  # noqa: E402
 from numjax._src.config import numpy_rank_promotion as numpy_rank_promotion  # noqa: E402
+from numjax._src.core.avals import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
 from numjax._src.core.trace import ensure_compile_time_eval as ensure_compile_time_eval  # noqa: E402,E501
 from numjax._src.dtypes import float0 as float0  # noqa: E402
 from numjax._src.interpreters.staging import named_scope as named_scope  # noqa: E402

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Union
 
-from numjax._src.api.jit import ArgInfo as ArgInfo
-from numjax._src.api.jit import Compiled as Compiled
-from numjax._src.api.jit import Lowered as Lowered
-from numjax._src.api.jit import OutInfo as OutInfo
-from numjax._src.api.jit import Traced as Traced
+from numjax._src.api.stages import ArgInfo as ArgInfo
+from numjax._src.api.stages import Compiled as Compiled
+from numjax._src.api.stages import Lowered as Lowered
+from numjax._src.api.stages import OutInfo as OutInfo
+from numjax._src.api.stages import Traced as Traced
 
 CompilerOptions = dict[str, Union[str, bool]]  # noqa: UP007 (prints as JAX's does)
 

@@ -286,3 +286,52 @@ class _StagedLeaf:
 
     def __repr__(self) -> str:
         return f"Traced<{self.aval!r}>with<DynamicJaxprTrace(level=1/0)>"
+
+
+class ShapeDtypeStruct:
+    """A shape, a dtype and (optionally) a sharding: an array's type without its data.
+
+    >>> import numjax.numpy as jnp
+    >>> ShapeDtypeStruct((2, 3), jnp.float32)
+    ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
+
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
+                 weak_type: bool = False) -> None:
+        self.shape = tuple(shape)
+        self.dtype = (dtype if dtype is None or isinstance(dtype, dtypes.ExtendedDType)
+                      else np.dtype(dtype))
+        self.sharding = sharding
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        dt = None if self.dtype is None else str(self.dtype) if isinstance(
+            self.dtype, dtypes.ExtendedDType) else self.dtype.name
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={dt}{weak})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)

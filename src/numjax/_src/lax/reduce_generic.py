@@ -23,6 +23,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from numjax._src.core.trace import Primitive, Tracer, operand_aval
 from numjax._src.interpreters import ad, batching
+from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import reductions as red
 from numjax._src.lax import structural as st
@@ -47,8 +48,6 @@ def trace_scalar_computation(name: str, computation: Callable[..., Any], treedef
     hit = _jaxpr_cache.get(key)
     if hit is not None:
         return hit[0]
-    from numjax._src.api.transformations import ShapeDtypeStruct, make_jaxpr
-
     n = len(avals)
 
     def flat(*args: Any) -> list[Any]:
@@ -60,8 +59,7 @@ def trace_scalar_computation(name: str, computation: Callable[..., Any], treedef
                             f"inputs ({treedef}), got {out_tree}.")
         return outs
 
-    specs = [ShapeDtypeStruct((), a.dtype) for a in avals] * 2
-    closed = make_jaxpr(flat)(*specs)
+    closed = trace_to_jaxpr(flat, [ShapedArray((), a.dtype) for a in avals] * 2)
     for aval, out in zip(avals, closed.out_avals, strict=True):
         if out.shape != () or out.dtype != aval.dtype:
             raise TypeError(f"{name}: the computation must return scalars of the input dtypes "

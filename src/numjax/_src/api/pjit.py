@@ -1,0 +1,103 @@
+"""The `pjit` primitive: a call to a traced jaxpr, what `jit` binds under a transformation.
+
+Its rules transform the whole jaxpr (jvp, vmap, transpose) and bind `pjit` again with the
+result, or split it into known and unknown parts under linearize. Evaluated eagerly it runs the
+jaxpr's compiled executable; inside another compiled program the passes inline it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numjax._src.compiler import passes
+from numjax._src.compiler.executables import executable_for
+from numjax._src.core.avals import get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
+from numjax._src.core.trace import Primitive, set_current_trace
+from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
+from numjax._src.interpreters.staging import StagingTrace
+
+pjit_p = Primitive("pjit")
+pjit_p.multiple_results = True
+passes.call_primitives.add(pjit_p)
+
+
+@pjit_p.def_effectful_abstract_eval
+def _pjit_abstract_eval(*avals: Any, jaxpr: ClosedJaxpr, name: str) -> Any:
+    return jaxpr.out_avals, jaxpr.effects
+
+
+def _pjit_impl(*bufs: Any, jaxpr: ClosedJaxpr, name: str) -> list[Any]:
+    return executable_for(jaxpr, name)(*bufs)
+
+
+pjit_p.def_impl(_pjit_impl)
+
+
+def _pjit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
+              name: str) -> tuple[list[Any], list[Any]]:
+    has_tangent = [type(t) is not ad.Zero for t in tangents]
+    jvp_jaxpr = jaxpr_transforms.jvp_jaxpr(jaxpr, has_tangent)
+    nonzero = [t for t in tangents if type(t) is not ad.Zero]
+    outs = pjit_p.bind(*primals, *nonzero, jaxpr=jvp_jaxpr, name=name)
+    m = len(jaxpr.out_avals)
+    return outs[:m], outs[m:]
+
+
+def _pjit_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr, name: str
+                ) -> tuple[list[Any], list[Any]]:
+    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
+    args = [batching.bdim_at_front(x, d, size) if d is not None else x
+            for x, d in zip(args, dims, strict=True)]
+    batched = jaxpr_transforms.batch_jaxpr(jaxpr, size, [d is not None for d in dims])
+    outs = pjit_p.bind(*args, jaxpr=batched, name=name)
+    return outs, [0] * len(outs)
+
+
+def _pjit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str
+                    ) -> list[Any]:
+    linear = [ad.is_undefined_primal(x) for x in args]
+    known = [x for x, lin in zip(args, linear, strict=True) if not lin]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    transposed = jaxpr_transforms.transpose_jaxpr(jaxpr, linear)
+    outs = pjit_p.bind(*known, *cts, jaxpr=transposed, name=name)
+    it = iter(outs)
+    return [next(it) if lin else None for lin in linear]
+
+
+def _pjit_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
+    """Under linearize: a known jit computes the primal outputs and the residuals now; an
+    unknown jit, staged, computes the tangents from them."""
+    closed: ClosedJaxpr = params["jaxpr"]
+    name = params["name"]
+    unknowns = [partial_eval.is_unknown(trace, x) for x in args]
+    split = partial_eval.partial_eval_jaxpr(closed, unknowns)
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = pjit_p.bind(*known_args, jaxpr=split.known, name=name)
+    n_res = len(split.res_avals)
+    residuals = known_outs[len(known_outs) - n_res:]
+    known_vals = iter(known_outs[:len(known_outs) - n_res])
+    unknown_args = [x for x, u in zip(args, unknowns, strict=True) if u]
+    unknown_vals = iter(StagingTrace.process_primitive(
+        trace, pjit_p, [*residuals, *unknown_args], {"jaxpr": split.unknown, "name": name}))
+    return [next(unknown_vals) if u else next(known_vals) for u in split.out_unknowns]
+
+
+pjit_p.def_jvp(_pjit_jvp)
+pjit_p.def_batch(_pjit_batch)
+pjit_p.def_transpose(_pjit_transpose)
+pjit_p.def_partial_eval(_pjit_partial_eval)
+
+
+def _pjit_params(params: dict[str, Any]) -> dict[str, Any]:
+    return {"name": _Name(params["name"]), "jaxpr": params["jaxpr"]}
+
+
+
+class _Name(str):
+    pass
+
+
+param_printers[pjit_p] = _pjit_params

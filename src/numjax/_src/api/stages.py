@@ -1,0 +1,270 @@
+"""The stages of a compile, `Traced` -> `Lowered` -> `Compiled`: what `jit(f).trace(...)`,
+`.lower()` and `.compile()` return, and the path every compile-cache miss of a jitted call
+takes too. Each stage is cached by the jitted function per call signature, so a call after
+`lower(...).compile()` runs that executable, and a call after `lower(...)` only compiles (as
+in JAX, whose `jax_log_compiles` lines the stages write).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from numjax._src import config, traceback_util
+from numjax._src.api import dispatch
+from numjax._src.compiler import compile_log
+from numjax._src.compiler.cost import cost_analysis
+from numjax._src.compiler.executables import (
+    compile_module,
+    cycle_collection_paused,
+    lower_module,
+)
+from numjax._src.core.avals import get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr
+from numjax._src.core.trace import Tracer
+from numjax._src.runtime import devices
+from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.sharding import SingleDeviceSharding
+from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+if TYPE_CHECKING:
+    from numjax._src.api.jit import JitWrapped
+
+
+class _Stage:
+    """What every AOT stage reports about its trace: argument and output descriptions."""
+
+    _traced: Traced
+
+    @property
+    def args_info(self) -> Any:
+        traced = self._traced
+        donated = traced.donated or (False,) * len(traced.in_avals)
+        infos = [ArgInfo(a, d) for a, d in zip(traced.in_avals, donated, strict=True)]
+        return tree_unflatten(traced.in_tree, infos)
+
+    @property
+    def out_info(self) -> Any:
+        traced = self._traced
+        return tree_unflatten(traced.out_tree, [OutInfo(a.shape, a.dtype)
+                                                for a in traced.jaxpr.out_avals])
+
+
+class Traced(_Stage):
+    """`jit(f).trace(*args)`: the jaxpr and trees for one argument signature."""
+
+    def __init__(self, wrapped: JitWrapped, key: Any, closed: ClosedJaxpr, in_tree: PyTreeDef,
+                 out_tree: PyTreeDef, in_avals: list[Any], donated: tuple[bool, ...],
+                 arg_names: Sequence[str] = ()) -> None:
+        self._wrapped = wrapped
+        self._key = key  # the jitted function's cache key for this signature (None: uncached)
+        self.jaxpr = closed
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.in_avals = in_avals
+        self.donated = donated
+        self.arg_names = tuple(arg_names)
+
+    @property
+    def _traced(self) -> Traced:  # type: ignore[override]
+        return self
+
+    @property
+    def fun_name(self) -> str:
+        return self._wrapped._name
+
+    @traceback_util.api_boundary
+    @cycle_collection_paused
+    def lower(self) -> Lowered:
+        wrapped = self._wrapped
+        cached = wrapped._lowerings.get(self._key) if self._key is not None else None
+        if cached is not None:
+            return Lowered(self, *cached)
+        backend = devices.get_backend(wrapped._backend)
+        if config.log_compiles.value:
+            compile_log.log_compile(wrapped._name, self.in_avals)
+        paired = dispatch.pair_donations(self.donated, self.jaxpr, self.in_avals,
+                                         wrapped._keep_unused)
+        module = lower_module(self.jaxpr, wrapped._name, paired)
+        if self._key is not None:
+            wrapped._lowerings[self._key] = (module, paired, backend)
+        return Lowered(self, module, paired, backend)
+
+
+class Lowered(_Stage):
+    """`jit(f).lower(*args)`: the generated source, ready to compile."""
+
+    def __init__(self, traced: Traced, module: Any, paired: tuple[bool, ...],
+                 backend: Any) -> None:
+        self._traced = traced
+        self._module = module
+        self._backend = backend  # the Backend it compiles for
+        self._paired = paired  # donated inputs an output takes over
+        self.in_tree = traced.in_tree
+        self.out_tree = traced.out_tree
+
+    def as_text(self, dialect: str | None = None) -> str:
+        return self._module.as_text()  # type: ignore[no-any-return]
+
+    def compiler_ir(self, dialect: str | None = None) -> Any:
+        """The lowered module (its `as_text()` is the generated source)."""
+        return self._module
+
+    @traceback_util.api_boundary
+    def compile(self, compiler_options: Any = None) -> Compiled:
+        traced = self._traced
+        wrapped, key = traced._wrapped, traced._key
+        call = wrapped._cache.get(key) if key is not None and compiler_options is None else None
+        if call is None:
+            executable = compile_module(self._module, wrapped._name, self._backend,
+                                        compiler_options)
+            call = dispatch.CompiledCall(executable, traced.out_tree, traced.jaxpr,
+                                         self._paired)
+            if key is not None and compiler_options is None:
+                wrapped._cache[key] = call
+        return Compiled(traced, call)
+
+    def cost_analysis(self) -> dict[str, float]:
+        return cost_analysis(self._traced.jaxpr)
+
+
+class ArgInfo:
+    """One argument of a lowered computation: its aval and whether it is donated."""
+
+    __slots__ = ("_aval", "donated")
+
+    def __init__(self, aval: Any, donated: bool) -> None:
+        self._aval = aval
+        self.donated = donated
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._aval.shape  # type: ignore[no-any-return]
+
+    @property
+    def dtype(self) -> Any:
+        return self._aval.dtype
+
+    def __repr__(self) -> str:
+        return f"ArgInfo(_aval={self._aval!r}, donated={self.donated})"
+
+
+class OutInfo(NamedTuple):
+    """One output of a lowered computation: its shape and dtype (no sharding on one device)."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    sharding: Any = None
+
+
+class MemoryAnalysis:
+    """Sizes in bytes of a compiled computation's arguments, outputs and temporaries."""
+
+    def __init__(self, closed: ClosedJaxpr) -> None:
+        def nbytes(aval: Any) -> int:
+            return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.itemsize
+
+        self.argument_size_in_bytes = sum(nbytes(a) for a in closed.in_avals)
+        self.output_size_in_bytes = sum(nbytes(a) for a in closed.out_avals)
+        self.alias_size_in_bytes = 0
+        self.generated_code_size_in_bytes = 0
+        out_vars = set(closed.jaxpr.outvars)
+        self.temp_size_in_bytes = sum(nbytes(v.aval) for e in closed.jaxpr.eqns
+                                      for v in e.outvars if v not in out_vars)
+
+    def __repr__(self) -> str:
+        return (f"MemoryAnalysis(argument_size_in_bytes={self.argument_size_in_bytes}, "
+                f"output_size_in_bytes={self.output_size_in_bytes}, "
+                f"temp_size_in_bytes={self.temp_size_in_bytes})")
+
+
+class PytreeLeaf:
+    """Stands for each leaf when two argument structures are compared."""
+
+    def __repr__(self) -> str:
+        return "pytree leaf"
+
+
+def _pytree_mismatch(compiled: PyTreeDef, given: PyTreeDef) -> str:
+    """JAX's explanation of a call whose arguments are not structured as the compiled ones."""
+    from numjax._src.tree_util import equality_errors, keystr
+    leaf = PytreeLeaf()
+    errors = list(equality_errors(tree_unflatten(given, [leaf] * given.num_leaves),
+                                  tree_unflatten(compiled, [leaf] * compiled.num_leaves)))
+    lines = ["Function compiled with input pytree does not match the input pytree it was "
+             f"called with. There are {len(errors)} mismatches, including:"]
+    for path, now, seen, why in errors:
+        first, *rest = path
+        base = ("args", "kwargs")[first.idx]
+        lines.append(f"    * at {base}{keystr(tuple(rest))}, seen {seen} but now given {now}, "
+                     f"so {why}")
+    return "\n".join(lines)
+
+
+class Compiled(_Stage):
+    """`jit(f).lower(*args).compile()`: callable on arguments of the lowered signature only."""
+
+    def __init__(self, traced: Traced, call: dispatch.CompiledCall) -> None:
+        self._traced = traced
+        self._call = call
+        self.in_tree = traced.in_tree
+        self.out_tree = traced.out_tree
+
+    def as_text(self) -> str:
+        return self._call.executable.as_text()
+
+    def memory_analysis(self) -> MemoryAnalysis:
+        return MemoryAnalysis(self._traced.jaxpr)
+
+    @property
+    def input_shardings(self) -> Any:
+        """The arguments' shardings (args, kwargs): every one whole on the default device."""
+        whole = SingleDeviceSharding(devices.default_device())
+        return tree_unflatten(self.in_tree, [whole] * self.in_tree.num_leaves)
+
+    @property
+    def output_shardings(self) -> Any:
+        whole = SingleDeviceSharding(devices.default_device())
+        return tree_unflatten(self.out_tree, [whole] * self.out_tree.num_leaves)
+
+    def cost_analysis(self) -> list[dict[str, float]]:
+        """One dict per program, as JAX's compiled executables report it."""
+        return [cost_analysis(self._traced.jaxpr)]
+
+    @traceback_util.api_boundary
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Only the arguments that were traced are passed: static ones are part of the program.
+        wrapped = self._traced._wrapped
+        flat_args, in_tree = tree_flatten((args, kwargs))
+        if in_tree != self.in_tree:
+            raise TypeError(_pytree_mismatch(self.in_tree, in_tree))
+        for x in flat_args:
+            if isinstance(x, Tracer):
+                raise TypeError(
+                    "Cannot apply JAX transformations to a function lowered and compiled for a "
+                    "particular signature. Detected argument of Tracer type "
+                    f"{type(x).__name__}.")
+        mismatches = []
+        names = self._traced.arg_names
+        for i, (x, aval) in enumerate(zip(flat_args, self._traced.in_avals, strict=True)):
+            got = get_aval(x)
+            if got.shape != aval.shape or got.dtype != aval.dtype:
+                name = names[i] if i < len(names) else f"args[{i}]"
+                mismatches.append(f"Argument '{name}' compiled with {aval.str_short()} and "
+                                  f"called with {got.str_short()}")
+        if mismatches:
+            raise TypeError("Argument types differ from the types for which this computation "
+                            "was compiled. The mismatches are:\n" + "\n".join(mismatches))
+        dispatch.check_not_deleted(flat_args)
+        device = wrapped._device
+        if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
+            device = wrapped._placement(self._call, flat_args, args, kwargs)
+        return dispatch.execute(self._call, flat_args, device)
+
+
+def log_trace_time(name: str, start: float) -> None:
+    if config.log_compiles.value:
+        compile_log.log_trace(name, time.perf_counter() - start)
