@@ -333,6 +333,7 @@ ROWS: list[Row] = [
         grad=(0, 1), x64=True),
     # -- calls --
     Row("pjit", numjax.jit(_sin_times), (normal(3), normal(3)), grad=(0, 1)),
+    Row("xla_pmap", numjax.pmap(_sin_times), (normal(1, 3), normal(1, 3)), grad=(0, 1)),
     Row("checkpoint", numjax.checkpoint(_sin_times), (normal(3), normal(3)), grad=(0, 1),
         staged_by="vjp"),
     Row("name", lambda x, y: checkpoint_name(_sin_times(x, y), "f"), (normal(3), normal(3)),
@@ -366,6 +367,13 @@ ROWS: list[Row] = [
         (normal(3, 2, 6, 2),), grad=(0,), staged_by="", primitive="all_to_all"),
     Row("ppermute", _named(lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2)])),
         (normal(3, 2),), grad=(0,), staged_by=""),
+    Row("reduce_scatter", _named(lambda v: lax.psum_scatter(v, "i")), (normal(3, 3, 2),),
+        grad=(0,), staged_by=""),
+    Row("reduce_scatter_tiled", _named(lambda v: lax.psum_scatter(
+        v, "i", scatter_dimension=1, tiled=True)), (normal(3, 2, 6, 2),), grad=(0,),
+        staged_by="", primitive="reduce_scatter"),
+    Row("pbroadcast", _named(lambda v: lax.pbroadcast(v, "i", 1)), (normal(3, 2),),
+        grad=(0,), staged_by=""),
     # -- PRNG internals --
     Row("threefry2x32", prng.threefry2x32,
         tuple(integers(0, 2**32 - 1, 3, dtype=np.uint32) for _ in range(4))),

@@ -86,3 +86,14 @@ def validate_argnames(sig: inspect.Signature | None, argnames: tuple[str, ...], 
     if invalid and not var_kwargs:
         raise ValueError(f"Jitted function has invalid argnames {invalid} in {option}. "
                          "Function does not take these args.")
+
+
+def hashable_static(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError as e:
+        raise ValueError(
+            "Non-hashable static arguments are not supported. An error occurred while trying "
+            f"to hash an object of type {type(value)}, {value}. The error was:\n"
+            f"TypeError: {e}\n") from None
+    return value

@@ -100,12 +100,14 @@ def _outside_call_kernel(*bufs: Any, callback: _CallbackWrapper, identity: bool,
                          flat_results_aval: Sequence[Any] = (),
                          transforms: Sequence[Any] = (), avals: Sequence[Any] | None = None
                          ) -> list[Any]:
+    from numjax._src.runtime import spmd
     from numjax._src.runtime.devices import local_devices
     arrays = [np.asarray(b) if avals is None else np.asarray(b, a.dtype)
               for b, a in zip(bufs, avals or bufs, strict=True)]
     try:
         arg = tree_unflatten(arg_treedef, [a.copy() for a in arrays])
-        device = local_devices()[device_index]
+        # On a device of a pmap, the callback names that device (JAX's tap_with_device).
+        device = spmd.current_device() or local_devices()[device_index]
         result = callback(arg, device, _unpack_transforms(transforms))
         if identity:
             return arrays

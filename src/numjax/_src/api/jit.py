@@ -25,6 +25,7 @@ import numpy as np
 from numjax._src import config, traceback_util
 from numjax._src.api import cache_miss, dispatch
 from numjax._src.api.argnums import (
+    hashable_static,
     infer_argnums_and_argnames,
     signature_of,
     validate_argnames,
@@ -285,7 +286,7 @@ class JitWrapped:
             n = len(args)
             for i, a in enumerate(args):
                 if i in nums or (i - n) in nums:
-                    statics.append(("pos", i, type(a), _hashable_static(a)))
+                    statics.append(("pos", i, type(a), hashable_static(a)))
                 else:
                     dyn_args.append(a)
         else:
@@ -293,7 +294,7 @@ class JitWrapped:
         dyn_kwargs = {}
         for k, v in kwargs.items():
             if k in names:
-                statics.append(("kw", k, type(v), _hashable_static(v)))
+                statics.append(("kw", k, type(v), hashable_static(v)))
             else:
                 dyn_kwargs[k] = v
         flat_args, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
@@ -459,17 +460,6 @@ class JitWrapped:
                                          for a in closed.out_avals])
 
 
-def _hashable_static(value: Any) -> Any:
-    try:
-        hash(value)
-    except TypeError as e:
-        raise ValueError(
-            "Non-hashable static arguments are not supported. An error occurred while trying "
-            f"to hash an object of type {type(value)}, {value}. The error was:\n"
-            f"TypeError: {e}\n") from None
-    return value
-
-
 _INT_MIN, _INT_MAX = -2**31, 2**31 - 1
 
 
@@ -505,9 +495,11 @@ def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
 
 def clear_caches() -> None:
     """Clear every compile cache: jitted functions' and eager operations'."""
+    from numjax._src.api import pmap
     from numjax._src.compiler import eager, executables
     eager.clear_cache()
     executables.clear_cache()
+    pmap.clear_caches()
     for wrapped in list(_wrappers):
         wrapped.clear_cache()
     _shared.clear()

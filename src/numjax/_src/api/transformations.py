@@ -434,13 +434,13 @@ def _shape(x: Any) -> tuple[int, ...]:
         return tuple(np.shape(x))
 
 
-def _canonical_dim(d: Any, x: Any) -> int | None:
+def _canonical_dim(d: Any, x: Any, what: str = "vmap") -> int | None:
     if d is None:
         return None
     shape = _shape(x)
     ndim = len(shape)
     if not -ndim <= d < ndim:
-        raise ValueError(f"vmap was requested to map its argument along axis {d}, which "
+        raise ValueError(f"{what} was requested to map its argument along axis {d}, which "
                          f"implies that its rank should be at least {d + 1 if d >= 0 else -d}, "
                          f"but is only {ndim} (its shape is {shape})")
     return int(d) % ndim
@@ -454,11 +454,11 @@ def _type_str(x: Any) -> str:
 
 
 def _mapped_size(flat_args: Sequence[Any], dims: Sequence[int | None], axis_size: int | None,
-                 names: Sequence[str]) -> int:
+                 names: Sequence[str], what: str = "vmap") -> int:
     sizes = {_shape(x)[d] for x, d in zip(flat_args, dims, strict=True) if d is not None}
     if not sizes:
         if axis_size is None:
-            raise ValueError("vmap must have at least one non-None value in in_axes")
+            raise ValueError(f"{what} must have at least one non-None value in in_axes")
         return axis_size
     if len(sizes) > 1 or (axis_size is not None and axis_size not in sizes):
         by_size: dict[int, list[str]] = {}
@@ -474,7 +474,7 @@ def _mapped_size(flat_args: Sequence[Any], dims: Sequence[int | None], axis_size
             else:
                 lines.append(f"some axes ({len(where)} of them) had size {size}, e.g. axis "
                              f"{where[0].split('axis ', 1)[1]}")
-        raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n  * "
+        raise ValueError(f"{what} got inconsistent sizes for array axes to be mapped:\n  * "
                          + ";\n  * ".join(lines))
     return sizes.pop()
 
@@ -507,7 +507,7 @@ def _constant(value: Any, _: Any) -> Any:
     return value
 
 
-def _flatten_out_axes(out_tree: Any, out_axes: Any) -> list[Any]:
+def _flatten_out_axes(out_tree: Any, out_axes: Any, what: str = "vmap") -> list[Any]:
     proxy = object()
     prefix = tree_map(lambda x: proxy if x is None else x, out_axes,
                       is_leaf=lambda x: x is None)
@@ -515,7 +515,7 @@ def _flatten_out_axes(out_tree: Any, out_axes: Any) -> list[Any]:
     try:
         flat = out_tree.flatten_up_to(_broadcast_prefix(prefix, dummy))
     except (ValueError, TypeError) as e:
-        raise ValueError(f"vmap out_axes specification must be a tree prefix of the "
+        raise ValueError(f"{what} out_axes specification must be a tree prefix of the "
                          f"corresponding value, got specification {out_axes} for value tree "
                          f"{out_tree}.") from e
     return [None if a is proxy else a for a in flat]

@@ -85,6 +85,10 @@ def _tracer_tolist(self: Tracer) -> Any:
 @transfer_guard.places_constants
 def _getitem(self: Array, index: Any) -> Array:
     from numjax._src.numpy.indexing import getitem
+    if type(self) is ArrayImpl and getattr(self, "_sharding", None) is not None:
+        shard = self._shard_at(index)
+        if shard is not None:
+            return shard
     return getitem(self, index)
 
 

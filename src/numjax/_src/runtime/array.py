@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.sharding import Shard, Sharding, SingleDeviceSharding
-from numjax._src.runtime.stream import Pending
+from numjax._src.runtime.stream import Deferred
 
 
 class DLDeviceType(enum.IntEnum):
@@ -52,18 +52,21 @@ class ArrayImpl(Array):
     # so later reads are no transfers. It is left unset at creation (the hot paths skip it).
     # `_device` is None for an array on the default device (what operations make; `make_array`
     # skips the lookup); `_sharding` is set only for arrays split across devices (PmapSharding),
-    # whose `_buf` holds the stacked value and whose shards are its slices along axis 0.
+    # whose `_shards` hold one buffer per device of the sharding (in `_device_assignment`
+    # order; replicas may share one) and whose `_buf` is the global value, often an
+    # `Assembled` made from the shards on first use (see `sharded_array`).
     #
     # `_aval` is the key of the dispatch hot paths (eager ops and jit look it up directly). It is
     # None for committed arrays: a None never matches a cache key, so committed arrays take the
     # slow paths, which handle placement (committed devices, incompatible-device errors), and
     # the hot paths pay nothing for placement.
     __slots__ = ("_buf", "weak_type", "_device", "_committed", "_aval", "_fetched",
-                 "_sharding", "__weakref__")
+                 "_sharding", "_shards", "__weakref__")
     # `np_value * x` defers to the Array's reflected operator, as with JAX's arrays: the result
     # is an Array of numjax's promoted dtype, not a NumPy array (float64 for `np.int32(2) + x`).
     __array_priority__ = 100
     _sharding: Sharding  # unset unless split across devices: read with getattr(..., None)
+    _shards: tuple[Any, ...] | None  # likewise
 
     def __init__(self, buf: Any, weak_type: bool = False, device: Any = None,
                  committed: bool = False) -> None:
@@ -144,9 +147,42 @@ class ArrayImpl(Array):
             device = self._device_or_default()
             data = ArrayImpl(self._buf, self.weak_type, device, committed=True)
             return [Shard(device, (slice(None),) * self.ndim, 0, data)]
-        rest = (slice(None),) * (self.ndim - 1)
-        return [Shard(d, (i, *rest), 0, ArrayImpl(self._buf[i], self.weak_type, d, True))
-                for i, d in enumerate(sharding.devices.flat)]
+        indices = sharding.devices_indices_map(self.shape)
+        return [Shard(d, indices[d], 0, ArrayImpl(buf, self.weak_type, d, True))
+                for d, buf in zip(sharding._device_assignment, self._shard_buffers(),
+                                  strict=True)]
+
+    def _shard_at(self, index: Any) -> ArrayImpl | None:
+        """`x[i]` of an Array split along axis 0 across devices: device i's shard, left there
+        (uncommitted, as JAX gives it). None for any other index."""
+        sharding = self._sharding
+        if getattr(sharding, "stacked_axis", None) != 0:
+            return None
+        if type(index) is ArrayImpl and not index.shape and index.dtype.kind in "iu":
+            index = int(index._host_buf())
+        if type(index) is not int and not isinstance(index, np.integer):
+            return None
+        n = self.shape[0]
+        if not -n <= index < n:
+            return None
+        i = int(index) % n
+        return ArrayImpl(self._shard_buffers()[i], self.weak_type,
+                         sharding._device_assignment[i])
+
+    def _shard_buffers(self) -> tuple[Any, ...]:
+        """One buffer per device of the sharding (the whole buffer when on one device)."""
+        shards = getattr(self, "_shards", None)
+        if shards is not None:
+            return shards  # type: ignore[no-any-return]
+        sharding = getattr(self, "_sharding", None)
+        if sharding is None:
+            return (self._buf,)
+        buf = self._buf
+        if isinstance(buf, Deferred):
+            buf = buf.wait()
+        indices = sharding.devices_indices_map(self.shape)
+        shards = self._shards = tuple(buf[indices[d]] for d in sharding._device_assignment)
+        return shards
 
     @property
     def global_shards(self) -> list[Shard]:
@@ -165,12 +201,12 @@ class ArrayImpl(Array):
 
     def is_ready(self) -> bool:
         buf = self._buf
-        return type(buf) is not Pending or buf.ready()
+        return not isinstance(buf, Deferred) or buf.ready()
 
     def unsafe_buffer_pointer(self) -> int:
         """The address of the buffer's first element (valid while the Array lives)."""
         buf = self._buf
-        if type(buf) is Pending:
+        if isinstance(buf, Deferred):
             buf = buf.wait()
         if type(buf) is not np.ndarray:  # a NumPy scalar: give the Array an ndarray buffer
             buf = self._buf = np.asarray(buf)
@@ -191,7 +227,7 @@ class ArrayImpl(Array):
     def block_until_ready(self) -> ArrayImpl:
         """Wait until the value is computed; re-raises the computation's error, if any."""
         buf = self._buf
-        if type(buf) is Pending:
+        if isinstance(buf, Deferred):
             buf.wait()
         return self
 
@@ -202,11 +238,13 @@ class ArrayImpl(Array):
         """Release the buffer; any later use raises `RuntimeError` (as JAX's arrays do)."""
         if type(self._buf) is not _DeletedBuffer:
             self._buf = _DeletedBuffer(self.aval)
+            self._shards = None
 
     def _consume(self) -> None:
         """Release the buffer to a computation it was donated to."""
         if type(self._buf) is not _DeletedBuffer:
             self._buf = _DeletedBuffer(self.aval, donated=True)
+            self._shards = None
 
     def copy_to_host_async(self) -> None:
         """Start fetching the value to the host (a device-to-host transfer)."""
@@ -221,7 +259,7 @@ class ArrayImpl(Array):
                                           explicit=explicit)
         self._fetched = True
         buf = self._buf
-        return buf.wait() if type(buf) is Pending else buf
+        return buf.wait() if isinstance(buf, Deferred) else buf
 
     def _value(self, explicit: bool = False) -> np.ndarray:
         value = np.asarray(self._host_buf(explicit))
@@ -273,6 +311,11 @@ class ArrayImpl(Array):
         if not self._buf.shape:
             raise TypeError("iteration over a 0-d array")
         weak = self.weak_type
+        sharding = getattr(self, "_sharding", None)
+        if sharding is not None and getattr(sharding, "stacked_axis", None) == 0:
+            # Each device's shard, where it is (uncommitted), as JAX iterates a pmap's output.
+            return (ArrayImpl(buf, weak, d) for buf, d in
+                    zip(self._shard_buffers(), sharding._device_assignment, strict=True))
         if self._committed:
             device = self._device_or_default()
             return (ArrayImpl(row, weak, device, True) for row in np.asarray(self._buf))
@@ -394,6 +437,28 @@ def make_array(buf: Any, aval: ShapedArray) -> ArrayImpl:
     # first device); the option is read only once someone has set it.
     array._device = devices_mod.default_device() if _default_device_used else None
     array._committed = False
+    return array
+
+
+def sharded_array(shards: Sequence[Any], aval: ShapedArray, sharding: Sharding,
+                  global_buf: Any = None) -> ArrayImpl:
+    """An Array split across the devices of `sharding`: `shards[i]` is the buffer on its i-th
+    device (`_device_assignment` order). Its global value is `global_buf` when the caller has
+    it, else assembled from the shards on first use. Committed to its devices, as JAX's
+    sharded Arrays are."""
+    from numjax._src.runtime.sharding import Assembled
+    devices = sharding._device_assignment
+    if global_buf is None:
+        indices = sharding.devices_indices_map(aval.shape)
+        global_buf = Assembled(aval, tuple(shards), [indices[d] for d in devices])
+    array = _new_object(ArrayImpl)
+    array._buf = global_buf
+    array.weak_type = aval.weak_type
+    array._aval = None  # committed: off the hot paths
+    array._device = devices[0]
+    array._committed = True
+    array._sharding = sharding
+    array._shards = tuple(shards)
     return array
 
 

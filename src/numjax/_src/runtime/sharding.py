@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.runtime.stream import Deferred, resolve
+
 Index = tuple[Any, ...]
 
 
@@ -213,11 +215,31 @@ class PmapSharding(Sharding):
         self.sharding_spec = sharding_spec
 
     @classmethod
-    def stacked(cls, devices: Sequence[Any], shard_ndim: int) -> PmapSharding:
-        """The sharding of `len(devices)` shards of rank `shard_ndim` stacked on axis 0."""
-        spec = ShardingSpec((Unstacked(len(devices)),) + (NoSharding(),) * shard_ndim,
-                            (ShardedAxis(0),))
-        return cls(devices, spec)
+    def stacked(cls, devices: Sequence[Any], shard_ndim: int, axis: int = 0) -> PmapSharding:
+        """The sharding of `len(devices)` shards of rank `shard_ndim` stacked on `axis`."""
+        dims: list[Any] = [NoSharding()] * shard_ndim
+        dims.insert(axis, Unstacked(len(devices)))
+        return cls(devices, ShardingSpec(dims, (ShardedAxis(0),)))
+
+    @classmethod
+    def default(cls, shape: Sequence[int], sharded_dim: int = 0,
+                devices: Sequence[Any] | None = None) -> PmapSharding:
+        """The sharding pmap gives an array of `shape` mapped along `sharded_dim`, over the
+        first `shape[sharded_dim]` devices (or `devices`)."""
+        from numjax._src.runtime import devices as devices_mod
+        n = shape[sharded_dim]
+        chosen = list(devices) if devices is not None else devices_mod.local_devices()[:n]
+        if len(chosen) != n:
+            raise ValueError(f"{len(chosen)} devices given for an axis of size {n}.")
+        return cls.stacked(chosen, len(shape) - 1, sharded_dim)
+
+    @property
+    def stacked_axis(self) -> int:
+        """The dimension split across the devices."""
+        for i, dim in enumerate(self.sharding_spec.sharding):
+            if isinstance(dim, Unstacked):
+                return i
+        return 0
 
     @property
     def device_set(self) -> set[Any]:
@@ -233,11 +255,14 @@ class PmapSharding(Sharding):
         return False
 
     def devices_indices_map(self, global_shape: tuple[int, ...]) -> dict[Any, Index]:
-        rest = (slice(None),) * (len(global_shape) - 1)
-        return {d: (i, *rest) for i, d in enumerate(self.devices.flat)}
+        k = self.stacked_axis
+        before = (slice(None),) * k
+        after = (slice(None),) * (len(global_shape) - k - 1)
+        return {d: (*before, i, *after) for i, d in enumerate(self.devices.flat)}
 
     def shard_shape(self, global_shape: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(global_shape[1:])
+        k = self.stacked_axis
+        return tuple(global_shape[:k]) + tuple(global_shape[k + 1:])
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, PmapSharding) and other.sharding_spec == self.sharding_spec
@@ -278,3 +303,30 @@ class Shard:
     def __repr__(self) -> str:
         return (f"Shard(device={self.device!r}, index={self.index}, "
                 f"replica_id={self.replica_id}, data={self.data})")
+
+
+class Assembled(Deferred):
+    """The global value of an Array held as per-device shards, put together on first use
+    (each shard copied to its place in one new buffer; replicas are read once) and kept."""
+
+    __slots__ = ("_shards", "_indices", "_value")
+
+    def __init__(self, aval: Any, shards: Sequence[Any], indices: Sequence[Index]) -> None:
+        super().__init__(aval)
+        self._shards = shards
+        self._indices = indices
+        self._value: Any = None
+
+    def wait(self) -> Any:
+        value = self._value
+        if value is None:
+            value = np.empty(self.shape, self.dtype)
+            seen: set[Any] = set()
+            for shard, index in zip(self._shards, self._indices, strict=True):
+                key = repr(index)
+                if key in seen:
+                    continue
+                seen.add(key)
+                value[index] = resolve(shard)
+            self._value = value
+        return value

@@ -43,30 +43,26 @@ class _Work:
         self.error: BaseException | None = None
 
 
-class Pending:
-    """The buffer of an Array whose computation has not finished: shape and dtype are known,
-    data access waits (and raises the computation's error, if any)."""
+class Deferred:
+    """The buffer of an Array whose value is made later: shape and dtype are known, data
+    access waits for the value (`wait`). `Pending` (a computation on a stream) and
+    `sharding.Assembled` (the global value of an Array split across devices, put together from
+    its shards on first use) are the two kinds."""
 
-    __slots__ = ("shape", "dtype", "ndim", "size", "nbytes", "_work", "_index")
+    __slots__ = ("shape", "dtype", "ndim", "size", "nbytes")
 
-    def __init__(self, aval: Any, work: _Work, index: int) -> None:
+    def __init__(self, aval: Any) -> None:
         self.shape = aval.shape
         self.dtype = aval.dtype
         self.ndim = len(aval.shape)
         self.size = int(np.prod(aval.shape, dtype=np.int64))
         self.nbytes = self.size * aval.dtype.itemsize
-        self._work = work
-        self._index = index
 
     def ready(self) -> bool:
-        return self._work.event.is_set()
+        return True
 
     def wait(self) -> Any:
-        work = self._work
-        work.event.wait()
-        if work.error is not None:
-            raise work.error
-        return work.results[self._index]
+        raise NotImplementedError
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         value = np.asarray(self.wait())
@@ -82,9 +78,31 @@ class Pending:
         return len(self.wait())
 
 
+class Pending(Deferred):
+    """The buffer of an Array whose computation has not finished: data access waits (and
+    raises the computation's error, if any)."""
+
+    __slots__ = ("_work", "_index")
+
+    def __init__(self, aval: Any, work: _Work, index: int) -> None:
+        super().__init__(aval)
+        self._work = work
+        self._index = index
+
+    def ready(self) -> bool:
+        return self._work.event.is_set()
+
+    def wait(self) -> Any:
+        work = self._work
+        work.event.wait()
+        if work.error is not None:
+            raise work.error
+        return work.results[self._index]
+
+
 def resolve(buf: Any) -> Any:
-    """`buf`, or the value it stands for once its computation has finished."""
-    return buf.wait() if type(buf) is Pending else buf
+    """`buf`, or the value it stands for once it is made."""
+    return buf.wait() if isinstance(buf, Deferred) else buf
 
 
 class Stream:
@@ -105,6 +123,14 @@ class Stream:
             out._aval = None
         self._queue.put((fn, bufs, outputs, avals, work))
 
+    def run(self, task: Callable[[], None]) -> None:
+        """Run `task()` on this stream's thread after everything submitted before (it must
+        not raise: it reports its own outcome)."""
+        self._queue.put(task)
+
+    def on_this_thread(self) -> bool:
+        return threading.current_thread() is self._thread
+
     def synchronize(self) -> None:
         """Wait until everything submitted so far has run."""
         done = threading.Event()
@@ -116,6 +142,9 @@ class Stream:
             item = self._queue.get()
             if isinstance(item, threading.Event):
                 item.set()
+            elif callable(item):
+                item()
+                del item
             else:
                 # Run in a helper so that its references are gone before waiters wake up: a
                 # buffer's reference count decides whether the next call may overwrite it in

@@ -1,0 +1,309 @@
+"""`pmap`: map a function over devices, SPMD, with collectives over the mapped axis.
+
+A call flattens its arguments, checks the mapped axes (JAX's texts), traces the per-device
+function once per signature with the axis name bound (`core/axis_env.py`), and binds the
+`xla_pmap` primitive (`api/xla_pmap.py`): evaluated, that runs the per-device program on the
+devices (`api/pmap_executable.py`); under a transformation its rules apply.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import weakref
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src import config, traceback_util
+from numjax._src.api import pmap_executable
+from numjax._src.api.argnums import hashable_static, normalize_argnums
+from numjax._src.api.flatten import debug_info, flatten_fun
+from numjax._src.api.transformations import (
+    _canonical_dim,
+    _flatten_axes,
+    _flatten_out_axes,
+    _mapped_size,
+)
+from numjax._src.api.xla_pmap import mapped_aval, pmap_params, xla_pmap_p
+from numjax._src.compiler import compile_log
+from numjax._src.compiler.executables import cycle_collection_paused
+from numjax._src.core import axis_env
+from numjax._src.core import trace as trace_mod
+from numjax._src.core.avals import ShapeDtypeStruct, shaped_abstractify
+from numjax._src.core.jaxpr import ClosedJaxpr
+from numjax._src.core.trace import eval_trace
+from numjax._src.interpreters.partial_eval import hoist_tracer_consts
+from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.runtime import devices as devices_mod
+from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+
+class PmapFunction:
+    """A pmapped function: call it with arguments mapped along `in_axes` over the devices.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> f = numjax.pmap(lambda x: x * 2)
+    >>> f(jnp.ones((1, 3)))
+    Array([[2., 2., 2.]], dtype=float32)
+    """
+
+    def __init__(self, fun: Callable[..., Any], axis_name: Hashable | None, in_axes: Any,
+                 out_axes: Any, static_broadcasted_argnums: Sequence[int],
+                 devices: Sequence[Any] | None, backend: str | None, axis_size: int | None,
+                 donate_argnums: Sequence[int]) -> None:
+        functools.update_wrapper(self, fun)  # type: ignore[arg-type]
+        self._fun = fun
+        # An unnamed pmap's axis still needs a name of its own (nested pmaps, the device
+        # grid); collectives cannot name it.
+        self._axis_name = _TempAxisName() if axis_name is None else axis_name
+        self._in_axes = in_axes
+        self._out_axes = out_axes
+        self._static = tuple(static_broadcasted_argnums)
+        self._devices = None if devices is None else tuple(devices)
+        self._backend = backend
+        self._axis_size = axis_size
+        self._donate = tuple(donate_argnums)
+        self._name = getattr(fun, "__name__", "<unnamed function>")
+        # Traced per-device programs by signature: (params without devices' arrays, out tree).
+        self._traces: dict[Any, tuple[ClosedJaxpr, list[Any], PyTreeDef, dict[str, Any]]] = {}
+        _wrappers.add(self)
+
+    def __repr__(self) -> str:
+        return f"<PmapFunction object at {hex(id(self))}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    @traceback_util.boundary_method
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        flat_args, params, out_tree = self._prepare(args, kwargs)
+        if trace_mod._trace_state.trace is eval_trace:
+            outs = pmap_executable.executable_for(params, flat_args).call(flat_args)
+        else:
+            outs = xla_pmap_p.bind(*flat_args, **params)
+        return tree_unflatten(out_tree, outs)
+
+    # -- one call ----------------------------------------------------------------------------
+    def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+                 ) -> tuple[list[Any], dict[str, Any], PyTreeDef]:
+        """The flat arguments (closed-over tracers first), the `xla_pmap` params and the
+        output tree of this call."""
+        n = len(args)
+        static_positions = {i % n for i in self._static if -n <= i < n}
+        statics = tuple((i, hashable_static(args[i])) for i in sorted(static_positions))
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_positions)
+        flat_args, in_tree = tree_flatten((dyn_args, kwargs))
+        if not flat_args and not dyn_args and not kwargs:
+            raise ValueError("pmap wrapped function must be passed at least one argument "
+                             f"containing an array, got empty *args={args} and "
+                             f"**kwargs={kwargs}")
+        in_axes = self._in_axes
+        if isinstance(in_axes, tuple) and len(in_axes) != len(dyn_args):
+            raise ValueError("pmap in_axes must be an int, None, or a tuple of entries "
+                             "corresponding to the positional arguments passed to the "
+                             f"function, but got len(in_axes)={len(in_axes)}, "
+                             f"len(args)={len(dyn_args)}")
+        dims = _flatten_axes("pmap in_axes", in_tree, (in_axes, 0), dyn_args, kwargs)
+        dims = [_canonical_dim(d, x, "pmap") for d, x in zip(dims, flat_args, strict=True)]
+        names = debug_info("pmap", self._fun, args, kwargs, self._static).arg_names
+        size = _mapped_size(flat_args, dims, self._axis_size, names, "pmap")
+        avals = tuple(_abstractify(x) for x in flat_args)
+        key = (avals, tuple(dims), size, statics, in_tree, config.trace_context())
+        cached = self._traces.get(key)
+        if cached is None:
+            cached = self._trace(args, kwargs, statics, in_tree, avals, dims, size)
+            if not cached[1]:  # a program closing over a tracer is that trace's own
+                self._traces[key] = cached
+        body, extra, out_tree, params = cached
+        return [*extra, *flat_args], params, out_tree
+
+    @cycle_collection_paused
+    def _trace(self, args: tuple[Any, ...], kwargs: dict[str, Any], statics: Any,
+               in_tree: PyTreeDef, avals: Sequence[Any], dims: Sequence[int | None],
+               size: int) -> tuple[ClosedJaxpr, list[Any], PyTreeDef, dict[str, Any]]:
+        start = time.perf_counter()
+        static_values = dict(statics)
+
+        def with_statics(*dyn: Any, **kw: Any) -> Any:
+            it = iter(dyn)
+            full = [static_values[i] if i in static_values else next(it)
+                    for i in range(len(args))]
+            return self._fun(*full, **kw)
+
+        flat_fun, out = flatten_fun(with_statics, in_tree)
+        per_device = [mapped_aval(a, d) for a, d in zip(avals, dims, strict=True)]
+        info = debug_info("pmap", self._fun, args, kwargs, self._static)
+        with axis_env.extend_axis_env(self._axis_name, size):
+            closed = trace_to_jaxpr(flat_fun, per_device, info)
+        closed, extra = hoist_tracer_consts(closed)
+        assert out.tree is not None
+        out_tree = out.tree
+        out_dims = _flatten_out_axes(out_tree, self._out_axes, "pmap")
+        out_axes = []
+        for d, aval in zip(out_dims, closed.out_avals, strict=True):
+            if d is not None and not -(aval.ndim + 1) <= d <= aval.ndim:
+                raise ValueError(f"pmap out_axes {d} is out of bounds for an output of rank "
+                                 f"{aval.ndim + 1}")
+            out_axes.append(None if d is None else d % (aval.ndim + 1))
+        if trace_mod._trace_state.trace is eval_trace and config.log_compiles.value:
+            compile_log.logger.warning("Finished tracing + transforming %s for pmap in %s sec",
+                                       self._name, time.perf_counter() - start)
+        donated = _donation_flags(args, self._static, self._donate, in_tree, kwargs)
+        params = pmap_params(
+            closed, axis_name=self._axis_name, axis_size=size,
+            in_axes=[*[None] * len(extra), *dims], out_axes=out_axes, name=self._name,
+            donated_invars=[*[False] * len(extra), *donated], devices=self._devices,
+            backend=self._backend)
+        return closed, extra, out_tree, params
+
+    # -- ahead of time -------------------------------------------------------------------------
+    @traceback_util.api_boundary
+    def lower(self, *args: Any, **kwargs: Any) -> PmapLowered:
+        """Trace and compile for these arguments (arrays or `ShapeDtypeStruct`s)."""
+        flat_args, params, out_tree = self._prepare(args, kwargs)
+        avals = [_abstractify(x) for x in flat_args]
+        return PmapLowered(params, avals, tree_flatten((args, kwargs))[1], out_tree)
+
+    def _cache_size(self) -> int:
+        return len(self._traces)
+
+    def clear_cache(self) -> None:
+        self._traces.clear()
+
+
+_wrappers: weakref.WeakSet[PmapFunction] = weakref.WeakSet()
+
+
+class _TempAxisName:
+    """The axis name of a pmap given none (printed as JAX prints it)."""
+
+    def __repr__(self) -> str:
+        return f"<axis {hex(id(self))}>"
+
+
+def _abstractify(x: Any) -> Any:
+    return x.aval if isinstance(x, ShapeDtypeStruct) else shaped_abstractify(x)
+
+
+def _donation_flags(args: tuple[Any, ...], static: Sequence[int], donate: Sequence[int],
+                    in_tree: PyTreeDef, kwargs: dict[str, Any]) -> list[bool]:
+    """One flag per flat dynamic argument: whether its positional argument is donated."""
+    if not donate:
+        return [False] * in_tree.num_leaves
+    n = len(args)
+    statics = {i % n for i in static if -n <= i < n}
+    donated = {i % n for i in donate if -n <= i < n}
+    flags: list[bool] = []
+    for i, a in enumerate(args):
+        if i not in statics:
+            flags.extend([i in donated] * len(tree_flatten(a)[0]))
+    flags.extend([False] * (in_tree.num_leaves - len(flags)))
+    return flags
+
+
+class PmapLowered:
+    """`pmap(f).lower(*args)`: the compiled per-device program for these arguments."""
+
+    def __init__(self, params: dict[str, Any], avals: Sequence[Any], in_tree: PyTreeDef,
+                 out_tree: PyTreeDef) -> None:
+        self._params = params
+        self._avals = list(avals)
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+
+    def _executable(self) -> pmap_executable.PmapExecutable:
+        return pmap_executable._executable(self._params, self._avals)
+
+    def as_text(self, dialect: str | None = None) -> str:
+        return self._executable().executable.as_text()
+
+    def compile(self, compiler_options: Any = None) -> PmapCompiled:
+        return PmapCompiled(self, self._executable())
+
+    def cost_analysis(self) -> dict[str, float]:
+        from numjax._src.compiler.cost import cost_analysis
+        return cost_analysis(self._params["call_jaxpr"])
+
+
+class PmapCompiled:
+    """`pmap(f).lower(*args).compile()`: callable on arguments of the lowered signature."""
+
+    def __init__(self, lowered: PmapLowered, executable: pmap_executable.PmapExecutable
+                 ) -> None:
+        self._lowered = lowered
+        self._executable = executable
+        self.in_tree = lowered.in_tree
+        self.out_tree = lowered.out_tree
+
+    def as_text(self) -> str:
+        return self._executable.executable.as_text()
+
+    def cost_analysis(self) -> list[dict[str, float]]:
+        return [self._lowered.cost_analysis()]
+
+    @traceback_util.api_boundary
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        flat_args, in_tree = tree_flatten((args, kwargs))
+        if in_tree != self.in_tree:
+            raise TypeError("Function compiled with input pytree does not match the input "
+                            f"pytree it was called with: compiled for {self.in_tree}, called "
+                            f"with {in_tree}.")
+        extra = len(self._lowered._avals) - len(flat_args)
+        for x, aval in zip(flat_args, self._lowered._avals[extra:], strict=True):
+            got = shaped_abstractify(x)
+            if got.shape != aval.shape or got.dtype != aval.dtype:
+                raise TypeError("Argument types differ from the types for which this "
+                                f"computation was compiled: compiled with {aval.str_short()} "
+                                f"and called with {got.str_short()}")
+        if extra:
+            raise TypeError("A pmap closing over traced values cannot be called compiled.")
+        outs = self._executable.call(flat_args)
+        return tree_unflatten(self.out_tree, outs)
+
+
+def pmap(fun: Callable[..., Any] | None = None, axis_name: Hashable | None = None, *,
+         in_axes: Any = 0, out_axes: Any = 0, static_broadcasted_argnums: int | Sequence[int]
+         = (), devices: Sequence[Any] | None = None, backend: str | None = None,
+         axis_size: int | None = None, donate_argnums: int | Sequence[int] = (),
+         global_arg_shapes: Any = None) -> Any:
+    """Map `fun` over the devices: each runs it on its slice of the mapped arguments (along
+    `in_axes`), side by side; collectives (`lax.psum`, ...) over `axis_name` combine the
+    devices' values. Outputs are stacked along `out_axes`, one slice per device.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> from numjax import lax
+    >>> numjax.pmap(lambda x: x / lax.psum(x, "i"), axis_name="i")(jnp.ones(1))
+    Array([1.], dtype=float32)
+    """
+    if fun is None:
+        return functools.partial(
+            pmap, axis_name=axis_name, in_axes=in_axes, out_axes=out_axes,
+            static_broadcasted_argnums=static_broadcasted_argnums, devices=devices,
+            backend=backend, axis_size=axis_size, donate_argnums=donate_argnums,
+            global_arg_shapes=global_arg_shapes)
+    if global_arg_shapes is not None:
+        raise ValueError("global_arg_shapes only worked with sharded_jit which has long been "
+                         "removed from JAX. Please migrate to pjit and remove "
+                         "global_arg_shapes from pmap.")
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    if backend is not None:
+        devices_mod.get_backend(backend)  # JAX's error for an absent platform
+    static = normalize_argnums(static_broadcasted_argnums)
+    donate = normalize_argnums(donate_argnums)
+    if set(static) & set(donate):
+        raise ValueError(f"`static_broadcasted_argnums` {sorted(static)} and `donate_argnums` "
+                         f"{sorted(donate)} cannot intersect.")
+    if axis_size is not None and not isinstance(axis_size, int | np.integer):
+        raise TypeError(f"axis_size must be an int, got {axis_size!r}")
+    return PmapFunction(fun, axis_name, in_axes, out_axes, static, devices, backend,
+                        axis_size, donate)
+
+
+def clear_caches() -> None:
+    for wrapped in list(_wrappers):
+        wrapped.clear_cache()
+    pmap_executable.clear_cache()
+

@@ -1,0 +1,347 @@
+"""Running an `xla_pmap`: which devices, which way, and the sharded Arrays that come out.
+
+Two ways to run the per-device program, chosen per compiled pmap:
+
+- *SPMD*: the program is compiled once and every device runs it on its own thread, on its own
+  shard, meeting the others at collectives (`runtime/spmd.py`). Inputs already split across the
+  same devices along the mapped axis (a pmap's outputs, `device_put_sharded`) are used where
+  they are, with no transfer. Nested pmaps make a device grid: every device runs the outer
+  program, and an inner pmap takes the device's slice along its axis and gathers the results.
+- *batched*: the per-device program, vmapped over the device axis, is compiled as one program
+  and run on the calling thread; collectives become the vmap's batch rules. For small shards this
+  is faster than waking the devices' threads (each handoff costs tens of microseconds; the
+  threshold, `numjax_pmap_spmd_min_bytes`, is per device and measured in benchmarks/pmap_bench.py).
+
+Programs with host callbacks always run SPMD, so that each device's callback sees its device.
+Outputs are `PmapSharding` Arrays: one buffer per device, the global value assembled on first
+use (SPMD), or the stacked value with its per-device slices (batched).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import weakref
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src import config
+from numjax._src.api import dispatch
+from numjax._src.compiler.codegen import Executable
+from numjax._src.compiler.cost import cost_analysis
+from numjax._src.compiler.executables import compile_jaxpr
+from numjax._src.compiler.lowering import host_callback_primitives
+from numjax._src.core import axis_env
+from numjax._src.core.avals import get_aval
+from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
+from numjax._src.interpreters import batching
+from numjax._src.interpreters.staging import eval_jaxpr_keeping_sources, trace_to_jaxpr
+from numjax._src.lax import structural as st
+from numjax._src.runtime import devices as devices_mod
+from numjax._src.runtime import placement, spmd, stream, transfer_guard
+from numjax._src.runtime.array import ArrayImpl, make_array, sharded_array
+from numjax._src.runtime.sharding import PmapSharding
+
+spmd_min_bytes = config.State(
+    "numjax_pmap_spmd_min_bytes", 1 << 20,
+    "A pmap whose per-device program touches at least this many bytes (estimated) runs on the "
+    "devices' threads side by side; a smaller one runs as one batched program on the calling "
+    "thread. 0 runs every pmap on the devices' threads.",
+    parse=int, validator=int, env_var="NUMJAX_PMAP_SPMD_MIN_BYTES")
+
+
+def grid(params: dict[str, Any]) -> tuple[list[Hashable], list[int]]:
+    """The axis names and sizes of the device grid: this pmap's axis, then those of the pmaps
+    nested in its program (each name once)."""
+    names: list[Hashable] = [params["axis_name"]]
+    sizes: list[int] = [params["axis_size"]]
+
+    def visit(jaxpr: Jaxpr) -> None:
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name == "xla_pmap" and eqn.params["axis_name"] not in names:
+                names.append(eqn.params["axis_name"])
+                sizes.append(eqn.params["axis_size"])
+            for value in eqn.params.values():
+                for inner in value if isinstance(value, tuple | list) else (value,):
+                    if isinstance(inner, ClosedJaxpr):
+                        visit(inner.jaxpr)
+
+    visit(params["call_jaxpr"].jaxpr)
+    return names, sizes
+
+
+def _has_host_callbacks(jaxpr: Jaxpr) -> bool:
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in host_callback_primitives:
+            return True
+        for value in eqn.params.values():
+            for inner in value if isinstance(value, tuple | list) else (value,):
+                if isinstance(inner, ClosedJaxpr) and _has_host_callbacks(inner.jaxpr):
+                    return True
+    return False
+
+
+def choose_devices(params: dict[str, Any], total: int) -> list[Any]:
+    """The devices of the grid's `total` ranks, with JAX's errors when there are too few."""
+    backend = devices_mod.get_backend(params["backend"])
+    chosen = params["devices"]
+    if chosen is not None:
+        chosen = list(chosen)
+        if len(chosen) != total:
+            local = ", ".join(str(d) for d in chosen)
+            raise ValueError("Leading axis size of input to pmapped function must equal the "
+                             "number of local devices passed to pmap. Got axis_size="
+                             f"{params['axis_size']}, num_local_devices={len(chosen)}.\n"
+                             f"(Local devices available to pmap: {local})")
+        return chosen
+    available = backend.local_devices()
+    if total > len(available):
+        raise ValueError(f"compiling computation that requires {total} logical devices, but "
+                         f"only {len(available)} XLA devices are available "
+                         f"(num_replicas={total})")
+    return available[:total]
+
+
+class PmapExecutable:
+    """One pmap compiled for its arguments' avals: the devices, the way it runs (SPMD or
+    batched), the executable, and how outputs are laid out."""
+
+    def __init__(self, params: dict[str, Any], in_avals: Sequence[Any]) -> None:
+        self.params = params
+        body: ClosedJaxpr = params["call_jaxpr"]
+        self.in_axes: tuple[int | None, ...] = params["in_axes"]
+        self.out_axes: tuple[int | None, ...] = params["out_axes"]
+        self.size: int = params["axis_size"]
+        self.names, self.sizes = grid(params)
+        total = math.prod(self.sizes)
+        self.devices = choose_devices(params, total)
+        # The devices holding the outer axis's slices: the first of each group of the grid.
+        stride = total // self.size
+        self.out_devices = self.devices[::stride]
+        self.out_avals = [a.update(shape=a.shape[:ax] + (self.size,) + a.shape[ax:])
+                          if ax is not None else a
+                          for a, ax in zip(body.out_avals, self.out_axes, strict=True)]
+        donated = tuple(params["donated_invars"])
+        per_device = cost_analysis(body)["bytes accessed"]
+        self.spmd = total > 1 and (_has_host_callbacks(body.jaxpr) or bool(body.effects)
+                                   or per_device >= spmd_min_bytes.value)
+        name = f"pmap_{params['name']}"
+        # Donated arguments are paired with outputs per device, as in JAX; paired ones are
+        # deleted after each call. A compiled program may overwrite a paired buffer it owns:
+        # not one every device reads (an unmapped argument on the devices' threads).
+        self.paired = dispatch.pair_donations(donated, body, body.in_avals, False) \
+            if any(donated) else ()
+        writable = tuple(p and not (self.spmd and ax is None)
+                         for p, ax in zip(self.paired, self.in_axes, strict=False))
+        program = body if self.spmd else self._batched_jaxpr(body, in_avals)
+        self.executable = compile_jaxpr(program, name, writable, params["backend"])
+        self.writable = writable
+        self.aliased = dispatch._aliased_inputs(self.executable)
+
+    def _batched_jaxpr(self, body: ClosedJaxpr, in_avals: Sequence[Any]) -> ClosedJaxpr:
+        """The per-device program vmapped over the device axis (at each argument's in_axes,
+        each output's out_axes), collectives computed by the vmap's rules."""
+        name = self.params["axis_name"]
+
+        # An output with out_axes None is device 0's (JAX returns one device's value).
+        out_dims = [0 if ax is None else ax for ax in self.out_axes]
+
+        def fun(*xs: Any) -> list[Any]:
+            outs = batching.vmap_flat(
+                lambda *ys: eval_jaxpr_keeping_sources(body.jaxpr, body.consts, *ys),
+                xs, list(self.in_axes), out_dims, self.size, name)
+            return [o if ax is not None else st.index_in_dim(o, 0, 0, keepdims=False)
+                    for o, ax in zip(outs, self.out_axes, strict=True)]
+
+        with axis_env.extend_axis_env(name, self.size):
+            return trace_to_jaxpr(fun, list(in_avals))
+
+    # -- running -------------------------------------------------------------------------
+    def call(self, args: Sequence[Any]) -> list[Any]:
+        """Run on the arguments (Arrays or host values); returns the output Arrays."""
+        dispatch.check_not_deleted(args)
+        donated = self.writable or (False,) * len(args)
+        for x, axis in zip(args, self.in_axes, strict=True):
+            if type(x) is ArrayImpl and not (axis is not None and self._sharded_here(x, axis)):
+                self._guard_reshard(x)
+        if self.spmd:
+            per_arg = [self._rank_args(x, ax, d)
+                       for x, ax, d in zip(args, self.in_axes, donated, strict=True)]
+            try:
+                outs = self._run_spmd([[p[r] for p in per_arg]
+                                       for r in range(len(self.devices))])
+            finally:
+                self._delete_donated(args)
+            return [self._output(o, j) for j, o in enumerate(outs)]
+        bufs = [self._global_buffer(x, d) for x, d in zip(args, donated, strict=True)]
+        if self.aliased:
+            bufs = dispatch.private_host_inputs(bufs, args, self.aliased)
+        try:
+            results = self.executable(*bufs)
+        finally:
+            self._delete_donated(args)
+        return [self._stacked_output(buf, j) for j, buf in enumerate(results)]
+
+    def call_buffers(self, bufs: Sequence[Any]) -> list[Any]:
+        """Run on NumPy buffers (inside a compiled program); returns the global outputs."""
+        if not self.spmd:
+            return list(self.executable(*bufs))
+        n = len(self.devices)
+        per_rank = [[b if ax is None else _take(b, ax, self._slice_index(r))
+                     for b, ax in zip(bufs, self.in_axes, strict=True)] for r in range(n)]
+        stride = n // self.size
+        return [o[0] if ax is None else np.stack([np.asarray(v) for v in o[::stride]], ax)
+                for o, ax in zip(self._run_spmd(per_rank), self.out_axes, strict=True)]
+
+    def _run_spmd(self, per_rank: list[list[Any]]) -> list[list[Any]]:
+        """Every rank's program on its arguments; the outputs, per output, in rank order."""
+        executable = self.executable
+        results = spmd.run(self.devices, self.names, self.sizes,
+                           lambda rank: executable(*[stream.resolve(b)
+                                                     for b in per_rank[rank]]))
+        return [[r[j] for r in results] for j in range(len(self.out_axes))]
+
+    def _slice_index(self, rank: int) -> int:
+        """The index along this pmap's axis of a rank of the grid."""
+        return rank // (len(self.devices) // self.size)
+
+    def _rank_args(self, x: Any, axis: int | None, donated: bool) -> list[Any]:
+        """The argument as each rank sees it: its slice along `axis` (None: all of it)."""
+        n = len(self.devices)
+        if axis is None:
+            return [self._global_buffer(x, donated)] * n
+        stride = n // self.size
+        if type(x) is ArrayImpl and self._sharded_here(x, axis):
+            shards = x._shard_buffers()
+            if donated:
+                shards = tuple(_exclusive(s) for s in shards)
+            return [shards[r // stride] for r in range(n)]
+        buf = self._global_buffer(x, donated)
+        if not donated and isinstance(x, np.ndarray) and self.aliased:
+            buf = np.array(buf, copy=True)  # an output may be a view of an input
+        return [_take(buf, axis, r // stride) for r in range(n)]
+
+    def _sharded_here(self, x: ArrayImpl, axis: int) -> bool:
+        sharding = getattr(x, "_sharding", None)
+        return (isinstance(sharding, PmapSharding) and sharding.stacked_axis == axis
+                and len(sharding.devices) == self.size
+                and all(a is b for a, b in zip(sharding.devices.flat, self.out_devices,
+                                                strict=True)))
+
+    def _guard_reshard(self, x: ArrayImpl) -> None:
+        """Splitting an Array that lives elsewhere over the devices is a device-to-device
+        transfer (implicit), unless it is already on the one device of a 1-device pmap."""
+        if not transfer_guard._in_use:
+            return
+        if x.devices() == set(self.out_devices):
+            return
+        placement.guard_device_to_device(x.shape, x.dtype, PmapSharding.stacked(
+            self.out_devices, x.ndim - 1), explicit=False, src=x.sharding)
+
+    def _global_buffer(self, x: Any, donated: bool) -> Any:
+        """An argument's whole value; a donated one only if nothing else can see it."""
+        if type(x) is not ArrayImpl:
+            return dispatch.buffer(x)  # a host value: an implicit host-to-device transfer
+        if donated and getattr(x, "_sharding", None) is None:
+            return dispatch._exclusive_buffer(x)
+        buf = stream.resolve(x._buf)
+        return np.array(buf, copy=True) if donated else buf
+
+    def _delete_donated(self, args: Sequence[Any]) -> None:
+        if self.paired:
+            for x, d in zip(args, self.paired, strict=True):
+                if d and type(x) is ArrayImpl:
+                    x._consume()
+
+    def _output(self, per_rank: list[Any], j: int) -> Any:
+        axis = self.out_axes[j]
+        aval = self.out_avals[j]
+        if axis is None:
+            return make_array(per_rank[0], aval)
+        stride = len(self.devices) // self.size
+        shards = per_rank[::stride]
+        sharding = PmapSharding.stacked(self.out_devices, len(aval.shape) - 1, axis)
+        return sharded_array(shards, aval, sharding)
+
+    def _stacked_output(self, buf: Any, j: int) -> Any:
+        axis = self.out_axes[j]
+        aval = self.out_avals[j]
+        if axis is None:
+            return make_array(buf, aval)
+        sharding = PmapSharding.stacked(self.out_devices, len(aval.shape) - 1, axis)
+        return sharded_array([_take(buf, axis, i) for i in range(self.size)], aval, sharding,
+                             global_buf=buf)
+
+
+def _take(buf: Any, axis: int, index: int) -> Any:
+    """The slice at `index` along `axis` (a view)."""
+    return np.asarray(buf)[(slice(None),) * axis + (index,)]
+
+
+def _exclusive(buf: Any) -> Any:
+    """A donated shard's buffer, or a private copy when something else can see it."""
+    # References: the Array's shard tuple, `buf` here and getrefcount's argument.
+    if (type(buf) is np.ndarray and buf.flags.owndata and buf.flags.writeable
+            and sys.getrefcount(buf) <= 3):
+        return buf
+    return np.array(buf, copy=True)
+
+
+# ---- the compile cache -----------------------------------------------------------------------
+
+_cache: weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, PmapExecutable]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _key(params: dict[str, Any], in_avals: Sequence[Any]) -> Any:
+    return (tuple((k, v) for k, v in sorted(params.items()) if k != "call_jaxpr"),
+            tuple(in_avals), config.trace_context())
+
+
+def executable_for(params: dict[str, Any], args: Sequence[Any]) -> PmapExecutable:
+    avals = [get_aval(x) for x in args]
+    return _executable(params, avals)
+
+
+def _executable(params: dict[str, Any], avals: Sequence[Any]) -> PmapExecutable:
+    body = params["call_jaxpr"]
+    by_params = _cache.get(body)
+    if by_params is None:
+        by_params = _cache[body] = {}
+    key = _key(params, avals)
+    executable = by_params.get(key)
+    if executable is None:
+        executable = by_params[key] = PmapExecutable(params, avals)
+    return executable
+
+
+def clear_cache() -> None:
+    _cache.clear()
+
+
+def kernel(in_avals: Sequence[Any], params: dict[str, Any]) -> Any:
+    """The kernel of an `xla_pmap` equation inside a compiled program. On a device of an SPMD
+    run whose grid has this pmap's axis (a nested pmap), the device runs the per-device program
+    on its slice and gathers the results along the axis; otherwise the pmap runs on its own
+    devices."""
+    name = params["axis_name"]
+    in_axes, out_axes = params["in_axes"], params["out_axes"]
+    body: ClosedJaxpr = params["call_jaxpr"]
+    nested: list[Executable] = []
+
+    def run(*bufs: Any) -> list[Any]:
+        context = spmd.current()
+        if context is not None and name in context.coords:
+            if not nested:
+                nested.append(compile_jaxpr(body, f"pmap_{params['name']}"))
+            index = context.coords[name]
+            args = [b if ax is None else _take(b, ax, index)
+                    for b, ax in zip(bufs, in_axes, strict=True)]
+            outs = nested[0](*args)
+            return [o if ax is None else spmd.all_gather(context, o, (name,), None, ax, False)
+                    for o, ax in zip(outs, out_axes, strict=True)]
+        return _executable(params, in_avals).call_buffers(bufs)
+
+    return run

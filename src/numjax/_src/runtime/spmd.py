@@ -1,0 +1,299 @@
+"""SPMD execution: one program run by several local devices at once, each on its own thread
+(the device's stream), meeting at collectives.
+
+A run has a device *grid*: one axis per mapped axis name (pmap's, nested pmaps' too), devices
+numbered row-major (the rank). Every device runs the same compiled program on its own shard.
+A collective is an `exchange`: each device deposits its operand and waits at a barrier; the
+last to arrive runs the combination for every group at once (groups: the devices that differ
+only along the named axes, split further by `axis_index_groups`) and every device reads its
+result. Results are shared, immutable buffers: a psum's sum is one buffer accumulated in place
+and read by all the devices of its group, not a copy each.
+
+A device whose program raises aborts the barrier, so the others stop at their next collective
+(or finish); the run then raises the first real error. Devices' threads outlive the run.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src.runtime import blas, stream
+
+Groups = tuple[tuple[int, ...], ...]
+
+
+class SpmdAborted(Exception):
+    """Another device of the run failed: this one stops at its next collective."""
+
+
+class Communicator:
+    """The devices of one SPMD run: their grid, and the barrier their collectives meet at."""
+
+    def __init__(self, names: Sequence[Hashable], sizes: Sequence[int]) -> None:
+        self.names = tuple(names)
+        self.sizes = tuple(sizes)
+        self.size = int(np.prod(self.sizes, dtype=np.int64))
+        self._slots: list[Any] = [None] * self.size
+        self._results: list[Any] = []
+        self._combine: Callable[[list[Any]], list[Any]] | None = None
+        self._barrier = threading.Barrier(self.size, action=self._run_combine)
+        self._groups: dict[Any, Groups] = {}
+
+    def coords(self, rank: int) -> dict[Hashable, int]:
+        """The device's index along each named axis."""
+        out: dict[Hashable, int] = {}
+        for name, size in zip(reversed(self.names), reversed(self.sizes), strict=True):
+            rank, out[name] = divmod(rank, size)
+        return out
+
+    def groups(self, axes: Sequence[Hashable], index_groups: Groups | None = None) -> Groups:
+        """The groups of ranks a collective over `axes` combines: ranks equal on every other
+        axis, ordered row-major along `axes` in the order given (or by `index_groups`, which
+        partition the indices of the single axis named)."""
+        key = (tuple(axes), index_groups)
+        cached = self._groups.get(key)
+        if cached is not None:
+            return cached
+        missing = [a for a in axes if a not in self.names]
+        if missing:
+            named = [n for n in self.names if type(n).__name__ != "_TempAxisName"]
+            raise NameError(f"unbound axis name: {missing[0]}. The following axis names (e.g. "
+                            f"defined by pmap) are available to collective operations: {named}")
+        by_key: dict[tuple[Any, ...], list[tuple[Any, int]]] = {}
+        for rank in range(self.size):
+            c = self.coords(rank)
+            rest = tuple(c[n] for n in self.names if n not in axes)
+            position: Any = tuple(c[a] for a in axes)
+            if index_groups is not None:
+                index = c[axes[0]]
+                which = next(i for i, g in enumerate(index_groups) if index in g)
+                rest = (*rest, which)
+                position = index_groups[which].index(index)
+            by_key.setdefault(rest, []).append((position, rank))
+        groups = tuple(tuple(r for _, r in sorted(members)) for members in by_key.values())
+        self._groups[key] = groups
+        return groups
+
+    def exchange(self, rank: int, value: Any, combine: Callable[[list[Any]], list[Any]]) -> Any:
+        """Deposit `value`, wait for every device, return this device's part of
+        `combine(values of all ranks)`."""
+        self._slots[rank] = value
+        self._combine = combine
+        try:
+            self._barrier.wait()
+        except threading.BrokenBarrierError:
+            raise SpmdAborted() from None
+        return self._results[rank]
+
+    def _run_combine(self) -> None:
+        assert self._combine is not None
+        self._results = self._combine(self._slots)
+        self._slots = [None] * self.size
+
+    def abort(self) -> None:
+        self._barrier.abort()
+
+
+class SpmdContext:
+    """What a device's program reads at run time: its communicator and rank."""
+
+    __slots__ = ("comm", "rank", "coords", "device")
+
+    def __init__(self, comm: Communicator, rank: int, device: Any) -> None:
+        self.comm = comm
+        self.rank = rank
+        self.coords = comm.coords(rank)
+        self.device = device
+
+
+class _Current(threading.local):
+    def __init__(self) -> None:
+        self.context: SpmdContext | None = None
+
+
+_current = _Current()
+
+
+def current() -> SpmdContext | None:
+    """The SPMD run the calling thread's device takes part in, if any."""
+    return _current.context
+
+
+def current_device() -> Any:
+    """The device whose program the calling thread is running in an SPMD run, or None."""
+    context = _current.context
+    return None if context is None else context.device
+
+
+# ---- the collectives, as combinations of every rank's value --------------------------------
+
+
+def _each_group(comm: Communicator, axes: Sequence[Hashable], index_groups: Groups | None,
+                slots: list[Any], fn: Callable[[list[Any]], list[Any]]) -> list[Any]:
+    """`fn(group's values in order) -> group's results in order`, for every group."""
+    results: list[Any] = [None] * comm.size
+    for group in comm.groups(axes, index_groups):
+        for rank, out in zip(group, fn([slots[r] for r in group]), strict=True):
+            results[rank] = out
+    return results
+
+
+_REDUCERS = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def all_reduce(ctx: SpmdContext, x: Any, op: str, axes: Sequence[Hashable],
+               index_groups: Groups | None) -> Any:
+    reducer = _REDUCERS[op]
+
+    def combine(slots: list[Any]) -> list[Any]:
+        def reduce(values: list[Any]) -> list[Any]:
+            total = np.array(values[0], copy=True)
+            for v in values[1:]:
+                reducer(total, v, out=total)
+            return [total] * len(values)
+        return _each_group(ctx.comm, axes, index_groups, slots, reduce)
+
+    return ctx.comm.exchange(ctx.rank, x, combine)
+
+
+def all_gather(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups: Groups | None,
+               dimension: int, tiled: bool) -> Any:
+    def combine(slots: list[Any]) -> list[Any]:
+        def gather(values: list[Any]) -> list[Any]:
+            arrays = [np.asarray(v) for v in values]
+            out = (np.concatenate(arrays, dimension) if tiled
+                   else np.stack(arrays, dimension))
+            return [out] * len(values)
+        return _each_group(ctx.comm, axes, index_groups, slots, gather)
+
+    return ctx.comm.exchange(ctx.rank, x, combine)
+
+
+def all_to_all(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups: Groups | None,
+               split_axis: int, concat_axis: int) -> Any:
+    """XLA's AllToAll: each device splits its value into one chunk per group member along
+    `split_axis`; member k receives chunk k of every member, concatenated along
+    `concat_axis`."""
+    def combine(slots: list[Any]) -> list[Any]:
+        def exchange(values: list[Any]) -> list[Any]:
+            m = len(values)
+            chunks = [np.split(np.asarray(v), m, axis=split_axis) for v in values]
+            return [np.concatenate([c[k] for c in chunks], concat_axis) for k in range(m)]
+        return _each_group(ctx.comm, axes, index_groups, slots, exchange)
+
+    return ctx.comm.exchange(ctx.rank, x, combine)
+
+
+def reduce_scatter(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
+                   index_groups: Groups | None, dimension: int, tiled: bool) -> Any:
+    def combine(slots: list[Any]) -> list[Any]:
+        def scatter(values: list[Any]) -> list[Any]:
+            total = np.array(values[0], copy=True)
+            for v in values[1:]:
+                np.add(total, v, out=total)
+            parts = np.split(total, len(values), axis=dimension)
+            return parts if tiled else [np.squeeze(p, dimension) for p in parts]
+        return _each_group(ctx.comm, axes, index_groups, slots, scatter)
+
+    return ctx.comm.exchange(ctx.rank, x, combine)
+
+
+def permute(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
+            perm: Sequence[tuple[int, int]]) -> Any:
+    """Member `dst` of each group receives member `src`'s value; members receiving nothing get
+    zeros."""
+    def combine(slots: list[Any]) -> list[Any]:
+        def send(values: list[Any]) -> list[Any]:
+            zeros = np.zeros_like(np.asarray(values[0]))
+            out: list[Any] = [zeros] * len(values)
+            for src, dst in perm:
+                out[dst] = values[src]
+            return out
+        return _each_group(ctx.comm, axes, None, slots, send)
+
+    return ctx.comm.exchange(ctx.rank, x, combine)
+
+
+def broadcast(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], source: int) -> Any:
+    def combine(slots: list[Any]) -> list[Any]:
+        return _each_group(ctx.comm, axes, None, slots,
+                           lambda values: [values[source]] * len(values))
+
+    return ctx.comm.exchange(ctx.rank, x, combine)
+
+
+def axis_index(ctx: SpmdContext, axes: Sequence[Hashable]) -> int:
+    """The device's row-major index along `axes`."""
+    missing = [a for a in axes if a not in ctx.coords]
+    if missing:
+        ctx.comm.groups(missing)  # JAX's NameError
+    index = 0
+    for a in axes:
+        index = index * ctx.comm.sizes[ctx.comm.names.index(a)] + ctx.coords[a]
+    return index
+
+
+# ---- running a program on every device -----------------------------------------------------
+
+# Submissions to several streams are made under one lock, so every stream sees the runs in the
+# same order: two runs over overlapping devices can never wait for each other in a cycle.
+_submit_lock = threading.Lock()
+
+
+def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
+        program: Callable[[int], Any]) -> list[Any]:
+    """Run `program(rank)` for every rank of the grid, rank r on `devices[r]`'s thread, all
+    at once; returns their results in rank order, or raises the first device's error."""
+    comm = Communicator(names, sizes)
+    assert comm.size == len(devices), (comm.size, len(devices))
+    results: list[Any] = [None] * comm.size
+    errors: list[BaseException | None] = [None] * comm.size
+    done = threading.Semaphore(0)
+    n_threads = len(devices)
+
+    def task(rank: int) -> Callable[[], None]:
+        def run_rank() -> None:
+            previous = _current.context
+            _current.context = SpmdContext(comm, rank, devices[rank])
+            try:
+                _limit_blas(n_threads)
+                results[rank] = program(rank)
+            except BaseException as e:  # reported to the caller below
+                errors[rank] = e
+                comm.abort()
+            finally:
+                _current.context = previous
+                done.release()
+        return run_rank
+
+    inline = []
+    with _submit_lock:
+        for rank, device in enumerate(devices):
+            device_stream = stream.stream_for(device)
+            if device_stream.on_this_thread():
+                inline.append(rank)  # a device's own thread runs its part itself
+            else:
+                device_stream.run(task(rank))
+    for rank in inline:
+        task(rank)()
+    for _ in range(comm.size):
+        done.acquire()
+    failures = [e for e in errors if e is not None and not isinstance(e, SpmdAborted)]
+    if failures:
+        raise failures[0]
+    if any(e is not None for e in errors):
+        raise next(e for e in errors if e is not None)
+    return results
+
+
+_limited = threading.local()
+
+
+def _limit_blas(devices_running: int) -> None:
+    if getattr(_limited, "count", None) != devices_running:
+        blas.limit_this_thread(devices_running)
+        _limited.count = devices_running
