@@ -18,6 +18,7 @@ PROGRAMS = {
     "placement": {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"},
     "nn": {},
     "callbacks": {},
+    "pmap": {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"},
 }
 
 

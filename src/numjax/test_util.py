@@ -405,3 +405,16 @@ def check_grads(f: Callable[..., Any], args: Sequence[Any], order: int,
             _check_vjp_matches_jvp(f, args, err_msg)
 
     check(f, tuple(args), order, "")
+
+
+def cpu_devices(n: int) -> Any:
+    """A context manager under which the CPU backend has `n` devices (a test of pmap or
+    sharding on several device counts in one process).
+
+    >>> import numjax
+    >>> with cpu_devices(2):
+    ...     numjax.device_count()
+    2
+    """
+    from numjax._src.runtime.devices import cpu_device_count
+    return cpu_device_count(n)

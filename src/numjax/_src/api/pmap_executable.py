@@ -12,7 +12,9 @@ Two ways to run the per-device program, chosen per compiled pmap:
   is faster than waking the devices' threads (each handoff costs tens of microseconds; the
   threshold, `numjax_pmap_spmd_min_bytes`, is per device and measured in benchmarks/pmap_bench.py).
 
-Programs with host callbacks always run SPMD, so that each device's callback sees its device.
+Programs with host callbacks always run SPMD, so that each device's callback sees its device,
+and so do programs with collectives inside a cond or while loop: devices taking different
+branches still meet at those collectives in program order, as XLA's do.
 Outputs are `PmapSharding` Arrays: one buffer per device, the global value assembled on first
 use (SPMD), or the stacked value with its per-device slices (batched).
 """
@@ -49,7 +51,7 @@ spmd_min_bytes = config.State(
     "A pmap whose per-device program touches at least this many bytes (estimated) runs on the "
     "devices' threads side by side; a smaller one runs as one batched program on the calling "
     "thread. 0 runs every pmap on the devices' threads.",
-    parse=int, validator=int, env_var="NUMJAX_PMAP_SPMD_MIN_BYTES")
+    parse=int, validator=int, env_var="NUMJAX_PMAP_SPMD_MIN_BYTES", traced=True)
 
 
 def grid(params: dict[str, Any]) -> tuple[list[Hashable], list[int]]:
@@ -70,6 +72,22 @@ def grid(params: dict[str, Any]) -> tuple[list[Hashable], list[int]]:
 
     visit(params["call_jaxpr"].jaxpr)
     return names, sizes
+
+
+def _collective_in_control_flow(jaxpr: Jaxpr, inside: bool = False) -> bool:
+    """Whether a collective sits inside a cond or a while loop: devices may then take
+    different branches (or iterations) and still meet at its collectives, in program order,
+    as XLA's devices do; only the devices' threads run it that way."""
+    for eqn in jaxpr.eqns:
+        if inside and eqn.primitive in batching.collective_primitives:
+            return True
+        branching = inside or eqn.primitive.name in ("cond", "while")
+        for value in eqn.params.values():
+            for inner in value if isinstance(value, tuple | list) else (value,):
+                if isinstance(inner, ClosedJaxpr) and _collective_in_control_flow(
+                        inner.jaxpr, branching):
+                    return True
+    return False
 
 
 def _has_host_callbacks(jaxpr: Jaxpr) -> bool:
@@ -126,6 +144,7 @@ class PmapExecutable:
         donated = tuple(params["donated_invars"])
         per_device = cost_analysis(body)["bytes accessed"]
         self.spmd = total > 1 and (_has_host_callbacks(body.jaxpr) or bool(body.effects)
+                                   or _collective_in_control_flow(body.jaxpr)
                                    or per_device >= spmd_min_bytes.value)
         name = f"pmap_{params['name']}"
         # Donated arguments are paired with outputs per device, as in JAX; paired ones are
@@ -214,9 +233,7 @@ class PmapExecutable:
             return [self._global_buffer(x, donated)] * n
         stride = n // self.size
         if type(x) is ArrayImpl and self._sharded_here(x, axis):
-            shards = x._shard_buffers()
-            if donated:
-                shards = tuple(_exclusive(s) for s in shards)
+            shards = _exclusive_shards(x) if donated else x._shard_buffers()
             return [shards[r // stride] for r in range(n)]
         buf = self._global_buffer(x, donated)
         if not donated and isinstance(x, np.ndarray) and self.aliased:
@@ -241,10 +258,11 @@ class PmapExecutable:
             self.out_devices, x.ndim - 1), explicit=False, src=x.sharding)
 
     def _global_buffer(self, x: Any, donated: bool) -> Any:
-        """An argument's whole value; a donated one only if nothing else can see it."""
+        """An argument's whole value; a donated one only if nothing else can see it (no
+        shard of it handed out: those are views)."""
         if type(x) is not ArrayImpl:
             return dispatch.buffer(x)  # a host value: an implicit host-to-device transfer
-        if donated and getattr(x, "_sharding", None) is None:
+        if donated and getattr(x, "_shards", None) is None:
             return dispatch._exclusive_buffer(x)
         buf = stream.resolve(x._buf)
         return np.array(buf, copy=True) if donated else buf
@@ -271,8 +289,7 @@ class PmapExecutable:
         if axis is None:
             return make_array(buf, aval)
         sharding = PmapSharding.stacked(self.out_devices, len(aval.shape) - 1, axis)
-        return sharded_array([_take(buf, axis, i) for i in range(self.size)], aval, sharding,
-                             global_buf=buf)
+        return sharded_array(None, aval, sharding, global_buf=buf)
 
 
 def _take(buf: Any, axis: int, index: int) -> Any:
@@ -280,13 +297,19 @@ def _take(buf: Any, axis: int, index: int) -> Any:
     return np.asarray(buf)[(slice(None),) * axis + (index,)]
 
 
-def _exclusive(buf: Any) -> Any:
-    """A donated shard's buffer, or a private copy when something else can see it."""
-    # References: the Array's shard tuple, `buf` here and getrefcount's argument.
-    if (type(buf) is np.ndarray and buf.flags.owndata and buf.flags.writeable
-            and sys.getrefcount(buf) <= 3):
-        return buf
-    return np.array(buf, copy=True)
+def _exclusive_shards(x: ArrayImpl) -> list[Any]:
+    """A donated Array's shard buffers, each itself when nothing else can see it (no view,
+    no other Array on it), else a private copy."""
+    shards = x._shard_buffers()
+    out = []
+    for i in range(len(shards)):
+        # References: the Array's shard tuple and getrefcount's argument.
+        if (type(shards[i]) is np.ndarray and shards[i].flags.owndata
+                and shards[i].flags.writeable and sys.getrefcount(shards[i]) <= 2):
+            out.append(shards[i])
+        else:
+            out.append(np.array(shards[i], copy=True))
+    return out
 
 
 # ---- the compile cache -----------------------------------------------------------------------

@@ -440,17 +440,19 @@ def make_array(buf: Any, aval: ShapedArray) -> ArrayImpl:
     return array
 
 
-def sharded_array(shards: Sequence[Any], aval: ShapedArray, sharding: Sharding,
+def sharded_array(shards: Sequence[Any] | None, aval: ShapedArray, sharding: Sharding,
                   global_buf: Any = None) -> ArrayImpl:
     """An Array split across the devices of `sharding`: `shards[i]` is the buffer on its i-th
     device (`_device_assignment` order). Its global value is `global_buf` when the caller has
-    it, else assembled from the shards on first use. Committed to its devices, as JAX's
-    sharded Arrays are."""
+    it (then `shards` may be None: views of it, made when first asked for), else assembled
+    from the shards on first use. Committed to its devices, as JAX's sharded Arrays are."""
     from numjax._src.runtime.sharding import Assembled
     devices = sharding._device_assignment
+    shards = None if shards is None else tuple(shards)
     if global_buf is None:
+        assert shards is not None
         indices = sharding.devices_indices_map(aval.shape)
-        global_buf = Assembled(aval, tuple(shards), [indices[d] for d in devices])
+        global_buf = Assembled(aval, shards, [indices[d] for d in devices])
     array = _new_object(ArrayImpl)
     array._buf = global_buf
     array.weak_type = aval.weak_type
@@ -458,7 +460,7 @@ def sharded_array(shards: Sequence[Any], aval: ShapedArray, sharding: Sharding,
     array._device = devices[0]
     array._committed = True
     array._sharding = sharding
-    array._shards = tuple(shards)
+    array._shards = shards
     return array
 
 

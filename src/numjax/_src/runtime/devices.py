@@ -11,10 +11,12 @@ raises JAX's errors. Ecosystem code reads the private names `_backends`, `backen
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from numjax._src import config
@@ -154,6 +156,33 @@ def backends() -> dict[str, Backend]:
             if _default_backend is None:
                 _default_backend = backend
         return _backends
+
+
+_cpu_backends: dict[int, Backend] = {}
+
+
+@contextlib.contextmanager
+def cpu_device_count(n: int) -> Iterator[Backend]:
+    """The CPU backend with `n` devices stands in for the initialized one while the block
+    runs (a backend per count, kept: its devices' threads are reused). For tests of several
+    device counts in one process; outside tests, set the count before the first `devices()`
+    (`XLA_FLAGS=--xla_force_host_platform_device_count=N` or `NUMJAX_NUM_CPU_DEVICES=N`)."""
+    global _default_backend
+    backends()
+    previous, previous_default = _backends.get("cpu"), _default_backend
+    backend = previous if previous is not None and len(previous._devices) == n else \
+        _cpu_backends.setdefault(n, Backend("cpu", n))
+    with _lock:
+        _backends["cpu"] = backend
+        if previous_default is previous:
+            _default_backend = backend
+    try:
+        yield backend
+    finally:
+        with _lock:
+            if previous is not None:
+                _backends["cpu"] = previous
+            _default_backend = previous_default
 
 
 def canonicalize_platform(platform: str) -> str:
