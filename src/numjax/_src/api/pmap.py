@@ -37,6 +37,7 @@ from numjax._src.core.trace import eval_trace
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.runtime import devices as devices_mod
+from numjax._src.runtime.array import ArrayImpl
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -66,8 +67,11 @@ class PmapFunction:
         self._axis_size = axis_size
         self._donate = tuple(donate_argnums)
         self._name = getattr(fun, "__name__", "<unnamed function>")
-        # Traced per-device programs by signature: (params without devices' arrays, out tree).
+        # Traced per-device programs by signature: (program, closed-over tracers, out tree,
+        # xla_pmap params).
         self._traces: dict[Any, tuple[ClosedJaxpr, list[Any], PyTreeDef, dict[str, Any]]] = {}
+        # Compiled calls on positional Arrays, by their avals: (executable, out tree).
+        self._calls: dict[Any, tuple[pmap_executable.PmapExecutable, PyTreeDef]] = {}
         _wrappers.add(self)
 
     def __repr__(self) -> str:
@@ -78,12 +82,22 @@ class PmapFunction:
 
     @traceback_util.boundary_method
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if trace_mod._trace_state.trace is not eval_trace:
+            flat_args, params, out_tree = self._prepare(args, kwargs)
+            return tree_unflatten(out_tree, xla_pmap_p.bind(*flat_args, **params))
+        fast = not kwargs and not self._static and all(type(a) is ArrayImpl for a in args)
+        if fast:
+            # Positional Arrays: the signature is their avals (each is a leaf of the input
+            # tree, which the avals' count gives), with no flattening or axis checks.
+            key = (*[a.aval for a in args], config.trace_context())
+            hit = self._calls.get(key)
+            if hit is not None:
+                return tree_unflatten(hit[1], hit[0].call(args))
         flat_args, params, out_tree = self._prepare(args, kwargs)
-        if trace_mod._trace_state.trace is eval_trace:
-            outs = pmap_executable.executable_for(params, flat_args).call(flat_args)
-        else:
-            outs = xla_pmap_p.bind(*flat_args, **params)
-        return tree_unflatten(out_tree, outs)
+        executable = pmap_executable.executable_for(params, flat_args)
+        if fast and len(flat_args) == len(args):
+            self._calls[key] = (executable, out_tree)
+        return tree_unflatten(out_tree, executable.call(flat_args))
 
     # -- one call ----------------------------------------------------------------------------
     def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -107,7 +121,8 @@ class PmapFunction:
                              f"len(args)={len(dyn_args)}")
         dims = _flatten_axes("pmap in_axes", in_tree, (in_axes, 0), dyn_args, kwargs)
         dims = [_canonical_dim(d, x, "pmap") for d, x in zip(dims, flat_args, strict=True)]
-        names = debug_info("pmap", self._fun, args, kwargs, self._static).arg_names
+        names = _LazyNames(lambda: debug_info("pmap", self._fun, args, kwargs,
+                                              self._static).arg_names)
         size = _mapped_size(flat_args, dims, self._axis_size, names, "pmap")
         avals = tuple(_abstractify(x) for x in flat_args)
         key = (avals, tuple(dims), size, statics, in_tree, config.trace_context())
@@ -171,6 +186,26 @@ class PmapFunction:
 
     def clear_cache(self) -> None:
         self._traces.clear()
+        self._calls.clear()
+
+
+class _LazyNames(Sequence[str]):
+    """The arguments' names, worked out only when an error message reads them."""
+
+    def __init__(self, make: Callable[[], Sequence[str]]) -> None:
+        self._make = make
+        self._names: Sequence[str] | None = None
+
+    def _get(self) -> Sequence[str]:
+        if self._names is None:
+            self._names = self._make()
+        return self._names
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._get()[i]
+
+    def __len__(self) -> int:
+        return len(self._get())
 
 
 _wrappers: weakref.WeakSet[PmapFunction] = weakref.WeakSet()

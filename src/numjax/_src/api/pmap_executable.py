@@ -141,6 +141,9 @@ class PmapExecutable:
         self.out_avals = [a.update(shape=a.shape[:ax] + (self.size,) + a.shape[ax:])
                           if ax is not None else a
                           for a, ax in zip(body.out_avals, self.out_axes, strict=True)]
+        self.out_shardings = [None if ax is None else PmapSharding.stacked(
+            self.out_devices, len(a.shape) - 1, ax)
+            for a, ax in zip(self.out_avals, self.out_axes, strict=True)]
         donated = tuple(params["donated_invars"])
         per_device = cost_analysis(body)["bytes accessed"]
         self.spmd = total > 1 and (_has_host_callbacks(body.jaxpr) or bool(body.effects)
@@ -182,9 +185,11 @@ class PmapExecutable:
         """Run on the arguments (Arrays or host values); returns the output Arrays."""
         dispatch.check_not_deleted(args)
         donated = self.writable or (False,) * len(args)
-        for x, axis in zip(args, self.in_axes, strict=True):
-            if type(x) is ArrayImpl and not (axis is not None and self._sharded_here(x, axis)):
-                self._guard_reshard(x)
+        if transfer_guard._in_use:
+            for x, axis in zip(args, self.in_axes, strict=True):
+                if type(x) is ArrayImpl and not (axis is not None
+                                                 and self._sharded_here(x, axis)):
+                    self._guard_reshard(x)
         if self.spmd:
             per_arg = [self._rank_args(x, ax, d)
                        for x, ax, d in zip(args, self.in_axes, donated, strict=True)]
@@ -279,17 +284,14 @@ class PmapExecutable:
         if axis is None:
             return make_array(per_rank[0], aval)
         stride = len(self.devices) // self.size
-        shards = per_rank[::stride]
-        sharding = PmapSharding.stacked(self.out_devices, len(aval.shape) - 1, axis)
-        return sharded_array(shards, aval, sharding)
+        return sharded_array(per_rank[::stride], aval, self.out_shardings[j])
 
     def _stacked_output(self, buf: Any, j: int) -> Any:
         axis = self.out_axes[j]
         aval = self.out_avals[j]
         if axis is None:
             return make_array(buf, aval)
-        sharding = PmapSharding.stacked(self.out_devices, len(aval.shape) - 1, axis)
-        return sharded_array(None, aval, sharding, global_buf=buf)
+        return sharded_array(None, aval, self.out_shardings[j], global_buf=buf)
 
 
 def _take(buf: Any, axis: int, index: int) -> Any:

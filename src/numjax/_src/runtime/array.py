@@ -21,7 +21,7 @@ from numjax._src.core.avals import ShapedArray, aval_handlers
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime import transfer_guard
-from numjax._src.runtime.sharding import Shard, Sharding, SingleDeviceSharding
+from numjax._src.runtime.sharding import Assembled, Shard, Sharding, SingleDeviceSharding
 from numjax._src.runtime.stream import Deferred
 
 
@@ -446,7 +446,6 @@ def sharded_array(shards: Sequence[Any] | None, aval: ShapedArray, sharding: Sha
     device (`_device_assignment` order). Its global value is `global_buf` when the caller has
     it (then `shards` may be None: views of it, made when first asked for), else assembled
     from the shards on first use. Committed to its devices, as JAX's sharded Arrays are."""
-    from numjax._src.runtime.sharding import Assembled
     devices = sharding._device_assignment
     shards = None if shards is None else tuple(shards)
     if global_buf is None:

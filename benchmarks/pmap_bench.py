@@ -1,0 +1,159 @@
+"""pmap on 2 CPU devices: numjax against one device, against NumPy and (when installed) JAX,
+measured in one run. Prints times and ratios; asserts nothing.
+
+    python benchmarks/pmap_bench.py            # everything
+    python benchmarks/pmap_bench.py mlp        # one section: mlp, dispatch, psum
+
+The device count is set here before either library starts its backend.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("NUMJAX_NUM_CPU_DEVICES", "2")
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
+
+import sys  # noqa: E402
+import timeit  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import numjax  # noqa: E402
+import numjax.numpy as jnp  # noqa: E402
+from numjax import lax  # noqa: E402
+
+try:  # JAX is optional: compared against when present.
+    import jax
+    import jax.numpy as jjnp
+    from jax import lax as jlax
+except ImportError:
+    jax = None
+
+N = 2
+
+
+def best(fn: Callable[[], Any], number: int = 10, repeat: int = 5) -> float:
+    """Best seconds per call."""
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def row(name: str, numjax_s: float, base_name: str, base_s: float | None = None,
+        jax_s: float | None = None, unit: str = "ms") -> None:
+    scale = {"us": 1e6, "ms": 1e3}[unit]
+    text = f"{name:46} numjax {numjax_s * scale:9.3f} {unit}"
+    if base_s is not None:
+        text += f" | {base_name} {base_s * scale:9.3f} {unit} ({numjax_s / base_s:5.2f}x)"
+    if jax_s is not None:
+        text += f" | jax {jax_s * scale:9.3f} {unit} (numjax/jax {numjax_s / jax_s:5.2f}x)"
+    print(text)
+
+
+def _block(x: Any) -> Any:
+    for leaf in numjax.tree_util.tree_leaves(x):
+        leaf.block_until_ready()
+    return x
+
+
+def _mlp(lib: Any, lax_: Any, rng: np.random.Generator, batch: int) -> tuple[Any, ...]:
+    sizes = [784, 1024, 1024, 10]
+    params = [((rng.normal(size=(a, b)) / np.sqrt(a)).astype(np.float32),
+               np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:])]
+    x = rng.normal(size=(batch, 784)).astype(np.float32)
+    y = rng.integers(0, 10, batch)
+    return params, x, y
+
+
+def _loss(np_: Any, nn: Any, params: Any, x: Any, y: Any) -> Any:
+    h = x
+    for w, b in params[:-1]:
+        h = nn.relu(h @ w + b)
+    w, b = params[-1]
+    logits = h @ w + b
+    return -np_.mean(np_.take_along_axis(nn.log_softmax(logits), y[:, None], axis=1))
+
+
+def mlp() -> None:
+    """A data-parallel MLP step (784-1024-1024-10, SGD, global batch 1024): the batch split over
+    2 devices with pmean'd gradients, against the whole batch on one device."""
+    rng = np.random.default_rng(0)
+    params, x, y = _mlp(numjax, lax, rng, 1024)
+
+    def sgd(lib: Any, np_: Any, nn: Any, lax_: Any, parallel: bool) -> Callable[..., Any]:
+        def step(p: Any, xb: Any, yb: Any) -> Any:
+            grads = lib.grad(lambda q: _loss(np_, nn, q, xb, yb))(p)
+            if parallel:
+                grads = lax_.pmean(grads, "batch")
+            return lib.tree_util.tree_map(lambda a, g: a - 0.01 * g, p, grads)
+        return lib.pmap(step, axis_name="batch") if parallel else lib.jit(step)
+
+    one = sgd(numjax, jnp, numjax.nn, lax, False)
+    p1 = numjax.device_put(params)
+    t_one = best(lambda: _block(one(p1, x, y)), 5, 3)
+    two = sgd(numjax, jnp, numjax.nn, lax, True)
+    p2 = numjax.device_put_replicated(params, numjax.devices())
+    xs, ys = x.reshape(N, -1, 784), y.reshape(N, -1)
+    xs_d = numjax.device_put_sharded(list(xs), numjax.devices())
+    ys_d = numjax.device_put_sharded(list(ys), numjax.devices())
+    t_two = best(lambda: _block(two(p2, xs_d, ys_d)), 5, 3)
+    tj = None
+    if jax is not None:
+        jtwo = sgd(jax, jjnp, jax.nn, jlax, True)
+        jp = jax.device_put_replicated(params, jax.devices())
+        jx = jax.device_put_sharded(list(xs), jax.devices())
+        jy = jax.device_put_sharded(list(ys), jax.devices())
+        tj = best(lambda: jax.block_until_ready(jtwo(jp, jx, jy)), 5, 3)
+    row("MLP step, batch 1024, 2 devices vs 1", t_two, "1 device", t_one, tj)
+
+
+def dispatch() -> None:
+    """Calling a tiny pmapped function (x + 1 on 2 devices) against a tiny jitted one."""
+    x = jnp.ones((N, 3))
+    f = numjax.pmap(lambda v: v + 1)
+    g = numjax.jit(lambda v: v + 1)
+    t_pmap = best(lambda: f(x), 2000)
+    t_jit = best(lambda: g(x), 2000)
+    tj = None
+    if jax is not None:
+        jf = jax.pmap(lambda v: v + 1)
+        jx = jjnp.ones((N, 3))
+        tj = best(lambda: jf(jx).block_until_ready(), 2000)
+    row("pmap x+1 (2 devices, shards of 3)", t_pmap, "jit", t_jit, tj, "us")
+    from numjax._src.api import pmap_executable
+    with pmap_executable.spmd_min_bytes(0):
+        f2 = numjax.pmap(lambda v: v + 1)
+        t_threads = best(lambda: f2(x), 500)
+    row("  ... on the devices' threads", t_threads, "jit", t_jit, tj, "us")
+
+
+def psum() -> None:
+    """psum across 2 devices on the devices' threads, against a bare np.add of the shards."""
+    from numjax._src.api import pmap_executable
+    for count, label in [(1024, "1 K"), (16 << 20, "16 M")]:
+        x = numjax.device_put_sharded(
+            [np.ones(count, np.float32) for _ in range(N)], numjax.devices())
+        shards = [np.ones(count, np.float32) for _ in range(N)]
+        number = 200 if count < 1 << 16 else 5
+        with pmap_executable.spmd_min_bytes(0):
+            f = numjax.pmap(lambda v: lax.psum(v, "i"), "i")
+            t = best(lambda f=f, x=x: _block(f(x)), number)
+        t_np = best(lambda s=shards: np.add(s[0], s[1]), number)
+        tj = None
+        if jax is not None:
+            jf = jax.pmap(lambda v: jlax.psum(v, "i"), "i")
+            jx = jax.device_put_sharded(shards, jax.devices())
+            tj = best(lambda jf=jf, jx=jx: jf(jx).block_until_ready(), number)
+        row(f"psum of {label} floats over 2 devices", t, "np.add", t_np, tj,
+            "us" if count < 1 << 16 else "ms")
+
+
+SECTIONS = {"mlp": mlp, "dispatch": dispatch, "psum": psum}
+
+if __name__ == "__main__":
+    print(f"numjax {numjax.__version__} on {numjax.device_count()} devices"
+          + (f", jax {jax.__version__}" if jax is not None else ""))
+    for name in sys.argv[1:] or list(SECTIONS):
+        SECTIONS[name]()
