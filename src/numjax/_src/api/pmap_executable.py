@@ -284,14 +284,18 @@ class PmapExecutable:
         if axis is None:
             return make_array(per_rank[0], aval)
         stride = len(self.devices) // self.size
-        return sharded_array(per_rank[::stride], aval, self.out_shardings[j])
+        sharding = self.out_shardings[j]
+        assert sharding is not None
+        return sharded_array(per_rank[::stride], aval, sharding)
 
     def _stacked_output(self, buf: Any, j: int) -> Any:
         axis = self.out_axes[j]
         aval = self.out_avals[j]
         if axis is None:
             return make_array(buf, aval)
-        return sharded_array(None, aval, self.out_shardings[j], global_buf=buf)
+        sharding = self.out_shardings[j]
+        assert sharding is not None
+        return sharded_array(None, aval, sharding, global_buf=buf)
 
 
 def _take(buf: Any, axis: int, index: int) -> Any:
