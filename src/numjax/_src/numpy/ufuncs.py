@@ -7,6 +7,8 @@ NumPy's and no promotion is needed (the eager-op budget).
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -136,10 +138,23 @@ maximum = _binary("maximum", _max, fast_op=lax.max)
 minimum = _binary("minimum", _min, fast_op=lax.min)
 equal = _binary("equal", lax.eq, fast_op=lax.eq)
 not_equal = _binary("not_equal", lax.ne, fast_op=lax.ne)
-less = _binary("less", lax.lt, fast_op=lax.lt)
-less_equal = _binary("less_equal", lax.le, fast_op=lax.le)
-greater = _binary("greater", lax.gt, fast_op=lax.gt)
-greater_equal = _binary("greater_equal", lax.ge, fast_op=lax.ge)
+def _ordered(compare: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+    """`compare` extended to complex operands as JAX orders them: lexicographically, by real
+    part, then imaginary part."""
+
+    def fn(x: Array, y: Array) -> Array:
+        if get_aval(x).dtype.kind != "c":
+            return compare(x, y)
+        rx, ry = lax.real(x), lax.real(y)
+        return lax.select(lax.eq(rx, ry), compare(lax.imag(x), lax.imag(y)), compare(rx, ry))
+
+    return fn
+
+
+less = _binary("less", _ordered(lax.lt), fast_op=lax.lt, fast_kinds="iuf")
+less_equal = _binary("less_equal", _ordered(lax.le), fast_op=lax.le, fast_kinds="iuf")
+greater = _binary("greater", _ordered(lax.gt), fast_op=lax.gt, fast_kinds="iuf")
+greater_equal = _binary("greater_equal", _ordered(lax.ge), fast_op=lax.ge, fast_kinds="iuf")
 arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
 nextafter = _binary("nextafter", lax.nextafter, promote_args_inexact)
 
@@ -229,7 +244,17 @@ sinh = _unary("sinh", lax.sinh)
 cosh = _unary("cosh", lax.cosh)
 tanh = _unary("tanh", lax.tanh)
 arcsinh = _unary("arcsinh", lax.asinh)
-arccosh = _unary("arccosh", lax.acosh)
+def _arccosh(x: Array) -> Array:
+    # lax.acosh's complex branch (XLA's) has a negative real part where NumPy's principal
+    # value has a positive one: JAX's jnp.arccosh negates those results, and so their
+    # derivatives.
+    out = lax.acosh(x)
+    if get_aval(out).dtype.kind != "c":
+        return out
+    return lax.select(lax.lt(lax.real(out), lax.full_like(lax.real(out), 0)), lax.neg(out), out)
+
+
+arccosh = _unary("arccosh", _arccosh)
 arctanh = _unary("arctanh", lax.atanh)
 exp = _unary("exp", lax.exp)
 exp2 = _unary("exp2", lax.exp2)
@@ -410,7 +435,7 @@ def floor_divide(x1: Array, x2: Array, /) -> Array:
         one = lax._convert_element_type(1, dt, get_aval(x1).weak_type)
         return lax.select(fix, lax.sub(q, one), q)
     if dt.kind == "c":
-        return lax.floor(lax.div(x1, x2))
+        raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
 
 
@@ -429,16 +454,100 @@ def _float_divmod(x1: Array, x2: Array) -> tuple[Array, Array]:
 
 
 def logaddexp(x1: Array, x2: Array, /) -> Array:
+    """log(exp(x1) + exp(x2)) without overflow; its derivative is JAX's custom one (NaN at a
+    NaN operand, an infinite operand's share taken as 1).
+
+    >>> logaddexp(1.0, 2.0)
+    Array(2.3132617, dtype=float32, weak_type=True)
+    """
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+    return _log_add_exp(False)(x1, x2)
+
+
+def log_add_exp2(x1: Array, x2: Array) -> Array:
+    """jnp.logaddexp2 of promoted operands (its custom derivative included)."""
+    return _log_add_exp(True)(x1, x2)
+
+
+@functools.cache
+def _log_add_exp(base2: bool) -> Callable[[Array, Array], Array]:
+    """logaddexp (or logaddexp2) as a custom_jvp function of promoted operands, as JAX
+    defines it. Built on first use: custom_jvp lives in the api layer above this one."""
+    from numjax._src.api.custom_derivatives import custom_jvp
+    exp = lax.exp2 if base2 else lax.exp
+
+    def value(x1: Array, x2: Array) -> Array:
+        dtype = get_aval(x1).dtype
+        ln2 = lax._convert_element_type(np.log(2), dtype)
+
+        def log1p(x: Array) -> Array:
+            return lax.div(lax.log1p(x), ln2) if base2 else lax.log1p(x)
+
+        amax = lax.max(x1, x2)
+        if dtype.kind != "c":
+            delta = lax.sub(x1, x2)
+            out = lax.add(amax, log1p(exp(lax.neg(lax.abs(delta)))))
+            # NaNs, or infinities of one sign: their sum is the answer
+            return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+        # complex: the smaller operand relative to the larger (lax.max orders complex numbers
+        # lexicographically), and the phase wrapped into one period
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, lax._convert_element_type(2, dtype)))
+        out = lax.add(amax, log1p(exp(delta)))
+        period = np.pi / np.log(2) if base2 else np.pi
+        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), period))
+
+    def jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]
+            ) -> tuple[Array, Array]:
+        x1, x2 = primals
+        t1, t2 = (lax._convert_element_type(t, get_aval(x1).dtype) for t in tangents)
+        out = fn(x1, x2)
+        return out, lax.add(lax.mul(t1, exp(lax.sub(_replace_inf(x1), _replace_inf(out)))),
+                            lax.mul(t2, exp(lax.sub(_replace_inf(x2), _replace_inf(out)))))
+
+    fn = custom_jvp(value)
+    fn.defjvp(jvp)
+    return fn  # type: ignore[no-any-return]
+
+
+def _replace_inf(x: Array) -> Array:
+    """x with +inf (real part) replaced by 0: an infinite operand's exp ratio becomes 1."""
+    real = lax.real(x) if get_aval(x).dtype.kind == "c" else x
+    inf = lax.eq(real, lax._convert_element_type(np.inf, get_aval(real).dtype))
+    return lax.select(inf, lax.full_like(x, 0), x)
+
+
+def _wrap_between(x: Array, a: float) -> Array:
+    """x wrapped into [-a, a)."""
+    dtype = get_aval(x).dtype
+    two_a = lax._convert_element_type(2 * a, dtype)
+    rem = lax.rem(lax.add(x, lax._convert_element_type(a, dtype)), two_a)
+    rem = lax.select(lax.lt(rem, lax.full_like(rem, 0)), lax.add(rem, two_a), rem)
+    return lax.sub(rem, lax._convert_element_type(a, dtype))
 
 
 def hypot(x1: Array, x2: Array, /) -> Array:
+    """sqrt(x1**2 + x2**2) without overflow: the larger magnitude times sqrt(1 + r**2), r the
+    ratio of the smaller to it (inf if either is inf, even against NaN).
+
+    >>> hypot(3e30, 4e30)
+    Array(5.e+30, dtype=float32, weak_type=True)
+    """
     x1, x2 = promote_args_inexact("hypot", x1, x2)
-    return lax.sqrt(lax.add(lax.square(x1), lax.square(x2)))
+    if get_aval(x1).dtype.kind == "c":
+        warnings.warn(
+            "Passing complex-valued inputs to hypot is deprecated and will raise a ValueError "
+            "in the future. Please convert to real values first, such as by using jnp.real or "
+            "jnp.imag to take the real or imaginary components respectively.",
+            DeprecationWarning, stacklevel=2)
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    inf = lax._convert_element_type(np.inf, get_aval(x1).dtype)
+    any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
+    big, small = lax.max(x1, x2), lax.min(x1, x2)
+    zero = lax.eq(big, lax.full_like(big, 0))
+    ratio = lax.div(small, lax.select(zero, lax.full_like(big, 1), big))
+    out = lax.mul(big, lax.sqrt(lax.add(lax.full_like(big, 1), lax.square(ratio))))
+    out = lax.select(zero, big, out)
+    return lax.select(any_inf, lax.full_like(out, np.inf), out)
 
 
 def deg2rad(x: Array, /) -> Array:
@@ -456,6 +565,8 @@ radians, degrees = deg2rad, rad2deg
 
 def copysign(x1: Array, x2: Array, /) -> Array:
     x1, x2 = promote_args_inexact("copysign", x1, x2)
+    if get_aval(x1).dtype.kind == "c":
+        raise TypeError("copysign does not support complex-valued inputs")
     from numjax._src.numpy.lax_numpy import where
     magnitude = lax.abs(x1)
     return where(signbit(x2), lax.neg(magnitude), magnitude)
@@ -468,6 +579,8 @@ def signbit(x: Array, /) -> Array:
         return lax.lt(x, lax._convert_element_type(0, dt))
     if dt == _BOOL:
         return lax.full_like(x, False)
+    if dt.kind == "c":
+        raise ValueError(f"jax.numpy.signbit is not well defined for {dt}")
     bits = dt.itemsize * 8
     int_dt = np.dtype(f"i{dt.itemsize}")
     from numjax._src.lax.special import bitcast_convert_type
@@ -478,6 +591,8 @@ def signbit(x: Array, /) -> Array:
 def rint(x: Array, /) -> Array:
     (x,) = promote_args_inexact("rint", x)
     from numjax._src.lax.special import round as lax_round
+    if get_aval(x).dtype.kind == "c":  # real and imaginary parts rounded separately
+        return lax.complex(lax_round(lax.real(x), 1), lax_round(lax.imag(x), 1))
     return lax_round(x, 1)
 
 
