@@ -97,3 +97,32 @@ def test_round_to_decimals_matches_jax(x, decimals, dtype, expected):
         out = fn(a, decimals)
         assert out.dtype == np.dtype(dtype)
         np.testing.assert_array_equal(np.asarray(out, np.float64), expected)
+
+
+I = np.array([-3, -2, -1, 0, 1, 2, 3], np.int32)
+
+
+@pytest.mark.parametrize("exponent", [-2, np.int32(-2), np.array(-2), jnp.array(-2)],
+                         ids=["int", "np.int32", "np 0-d", "0-d Array"])
+def test_concrete_negative_integer_exponent_of_integers_is_an_error(exponent):
+    # JAX 0.4.30 reads a concrete integer exponent as lax.integer_pow's static power
+    with pytest.raises(TypeError, match=r"^Integers cannot be raised to negative powers, got "
+                       r"integer_pow\(ShapedArray\(int32\[7\]\), -2\)$"):
+        jnp.power(I, exponent)
+
+
+def test_traced_negative_integer_exponent_wraps_as_in_jax():
+    # inside jit jnp.array(-1) is traced: JAX's binary exponentiation gives x ** 63, wrapped
+    expected = [-2111105451, 0, -1, 0, 1, 0, 2111105451]
+    np.testing.assert_array_equal(numjax.jit(lambda i: i ** jnp.array(-1))(I), expected)
+    np.testing.assert_array_equal(numjax.jit(lambda i, e: i ** e)(I, jnp.array(-1)), expected)
+
+
+def test_float_base_keeps_an_integer_exponent():
+    f = jnp.array([0.0, 1.5, -2.0])
+    assert str(numjax.make_jaxpr(lambda x: jnp.power(x, jnp.array(2)))(f)) == (
+        "{ lambda ; a:f32[3]. let b:f32[3] = pow a 2 in (b,) }")
+    assert str(numjax.make_jaxpr(lambda x: jnp.power(x, 3))(f)) == (
+        "{ lambda ; a:f32[3]. let b:f32[3] = integer_pow[y=3] a in (b,) }")
+    g = numjax.grad(lambda x: jnp.power(x, jnp.array(2)).sum())(f)
+    np.testing.assert_array_equal(g, [0.0, 3.0, -4.0])

@@ -16,6 +16,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
+from numjax._src.core.trace import running_eagerly
 from numjax._src.lax import lax
 from numjax._src.numpy.util import (
     check_arraylike,
@@ -357,19 +358,44 @@ def isinf(x: Array, /) -> Array:
 
 
 def power(x1: Array, x2: Array, /) -> Array:
-    """`x1 ** x2`; an integer exponent on an integer base stays integer."""
-    if isinstance(x2, int | np.integer) and not isinstance(x2, bool):
+    """`x1 ** x2`. A concrete integer exponent (a Python or NumPy int, a 0-d integer array)
+    is `lax.integer_pow`, which refuses a negative power of integers; an integer base with an
+    array exponent is JAX's binary exponentiation (`lax.integer_pow_array`); a float base
+    keeps an integer exponent array as it is (its derivative at 0 is then defined)."""
+    exponent = _static_exponent(x2)
+    if exponent is not None:
         (x1,) = promote_args_numeric("power", x1)
         if get_aval(x1).dtype == _BOOL:
             raise TypeError("power is not supported for boolean arguments")
-        return lax.integer_pow(x1, int(x2))
-    x1, x2 = promote_args_numeric("power", x1, x2)
-    dt = get_aval(x1).dtype
+        return lax.integer_pow(x1, exponent)
+    p1, p2 = promote_args_numeric("power", x1, x2)
+    dt = get_aval(p1).dtype
     if dt.kind in "iu":
-        return _integer_power(x1, x2)
+        return _integer_power(p1, p2)
     if dt == _BOOL:
         raise TypeError("power is not supported for boolean arguments")
-    return lax.pow(x1, x2)
+    if dtypes.dtype(x1, canonicalize=True).kind in "fc" and \
+            dtypes.dtype(x2, canonicalize=True).kind in "iu":
+        # JAX does not promote an integer exponent of a float base: pow(x, n), n int.
+        from numjax._src.numpy.util import ensure_array, promote_shapes
+        base, exp = promote_shapes("power", ensure_array(x1), ensure_array(x2))
+        return lax.pow(base, exp)
+    return lax.pow(p1, p2)
+
+
+def _static_exponent(x2: Any) -> int | None:
+    """x2 as a Python int when JAX reads it as a concrete integer exponent: a Python or NumPy
+    integer, a 0-d integer NumPy array, or a 0-d integer Array outside a recording trace (JAX
+    stages jnp.array(2) made inside jit, so the exponent is traced there)."""
+    if isinstance(x2, bool):
+        return None
+    if isinstance(x2, int | np.integer):
+        return int(x2)
+    if isinstance(x2, np.ndarray) or (type(x2) is ArrayImpl and running_eagerly()):
+        aval = get_aval(x2)
+        if aval.shape == () and aval.dtype.kind in "iu":
+            return int(np.asarray(x2))
+    return None
 
 
 def _integer_power(x: Array, y: Array) -> Array:
