@@ -77,11 +77,14 @@ def _weak_scalar(value: int | float, dtype: np.dtype, kinds: str) -> Any:
     kind = dtype.kind
     if kind not in kinds or (kind in "iu" and type(value) is float):
         return None
-    if kind in "iu":
+    if type(value) is int:
+        # Out of the dtype's range (to wrap, or, outside the default integer type, JAX's
+        # OverflowError): the slow path.
         lo_hi = _int_ranges.get(dtype)
         if lo_hi is None:
-            info = np.iinfo(dtype)
-            lo_hi = _int_ranges[dtype] = (int(info.min), int(info.max))
+            info = np.iinfo(dtype) if kind in "iu" else np.iinfo(np.int32)
+            lo_hi = _int_ranges[dtype] = (max(int(info.min), -2**31), min(int(info.max),
+                                                                          2**31 - 1))
         if not lo_hi[0] <= value <= lo_hi[1]:
             return None
     if transfer_guard._in_use:
