@@ -260,3 +260,28 @@ def test_nonzero_errors():
         numjax.vmap(jnp.nonzero)(jnp.ones((2, 3)))
     with pytest.raises(ValueError, match="Calling nonzero on 0d arrays is not allowed"):
         jnp.nonzero(jnp.array(1))
+
+
+@pytest.mark.parametrize("mask,expected", [
+    # JAX 0.4.30: a 0-d boolean mask on a 0-d array adds an axis of length 1 (True) or 0
+    (True, [5.0]), (False, []), (np.array(True), [5.0]), (jnp.array(True), [5.0]),
+    (jnp.array(False), []),
+])
+def test_boolean_mask_on_a_0d_array(mask, expected):
+    s = jnp.array(5.0)
+    out = s[mask]
+    assert out.shape == (len(expected),) and out.weak_type
+    np.testing.assert_array_equal(out, expected)
+    assert numjax.jit(lambda s: s[True])(s).shape == (1,)
+
+
+@pytest.mark.parametrize("fn,aval", [
+    (lambda s, m: s[m], "ShapedArray(bool[])"),
+    (lambda s, m: s[s > 0], "ShapedArray(bool[], weak_type=True)"),
+    (lambda s, m: jnp.array([1 + 1j, -1j])[jnp.array([1 + 1j, -1j]).real > s],
+     "ShapedArray(bool[2])"),
+])
+def test_traced_masks_on_0d_and_complex_arrays_are_not_concrete(fn, aval):
+    with pytest.raises(numjax.errors.NonConcreteBooleanIndexError) as info:
+        numjax.jit(fn)(jnp.array(5.0), jnp.array(True))
+    assert str(info.value).startswith(f"Array boolean indices must be concrete; got {aval}\n")

@@ -126,3 +126,31 @@ def test_float_base_keeps_an_integer_exponent():
         "{ lambda ; a:f32[3]. let b:f32[3] = integer_pow[y=3] a in (b,) }")
     g = numjax.grad(lambda x: jnp.power(x, jnp.array(2)).sum())(f)
     np.testing.assert_array_equal(g, [0.0, 3.0, -4.0])
+
+
+B = np.array([True, False, True])
+
+
+@pytest.mark.parametrize("fn,expected", [
+    # JAX 0.4.30: shifts promote booleans to int32
+    (lambda b: b << b, [2, 0, 2]), (lambda b: jnp.left_shift(b, b), [2, 0, 2]),
+    (lambda b: jnp.right_shift(b, b), [0, 0, 0]),
+    (lambda b: jnp.bitwise_left_shift(b, True), [2, 0, 2]),
+])
+def test_shifts_of_booleans(fn, expected):
+    for f in (fn, numjax.jit(fn)):
+        out = f(jnp.asarray(B))
+        assert out.dtype == np.int32
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("fn,message", [
+    (lambda: numjax.lax.shift_left(B, B), "shift_left does not accept dtype bool at position 0. "
+     "Accepted dtypes at position 0 are subtypes of integer."),
+    (lambda: jnp.left_shift(jnp.ones(2), 1), "shift_left does not accept dtype float32 at "
+     "position 0. Accepted dtypes at position 0 are subtypes of integer."),
+])
+def test_shift_errors(fn, message):
+    with pytest.raises(TypeError) as info:
+        fn()
+    assert str(info.value) == message

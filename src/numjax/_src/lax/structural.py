@@ -618,8 +618,8 @@ def _select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedAr
         raise TypeError(
             "select `which` must be scalar or have the same shape as cases, got `which` shape "
             f"{which.shape} but case shape {first.shape}.")
-    if which.dtype != np.bool_ and which.dtype != np.int32:
-        raise TypeError(f"select `which` must be boolean or int32 type, got {which.dtype}.")
+    if which.dtype != np.bool_ and not dtypes.issubdtype(which.dtype, np.integer):
+        raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype}.")
     if which.dtype == np.bool_ and len(cases) > 2:
         raise TypeError("select with boolean `which` cannot have > 2 cases.")
     return ShapedArray(first.shape, first.dtype,

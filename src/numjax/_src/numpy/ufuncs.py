@@ -176,16 +176,15 @@ def _bitwise(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array,
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
 bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
 bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
-left_shift = _bitwise("left_shift", lax.shift_left)
-
-
 def _right_shift(x: Array, y: Array) -> Array:
     if get_aval(x).dtype.kind == "u":
         return lax.shift_right_logical(x, y)
     return lax.shift_right_arithmetic(x, y)
 
 
-right_shift = _bitwise("right_shift", _right_shift)
+# Shifts promote numerically, as JAX's do: booleans shift as int32 (True << True is 2).
+left_shift = _binary("left_shift", lax.shift_left, promote_args_numeric)
+right_shift = _binary("right_shift", _right_shift, promote_args_numeric)
 
 
 def _logical(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
