@@ -7,6 +7,7 @@ import pytest
 import numjax as jax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax._src.config import enable_x64
 
 f32 = np.float32
 rng = np.random.default_rng(0)
@@ -261,6 +262,22 @@ def test_while_loop_in_the_forward_pass_of_reverse_mode():
 
     assert float(jax.jit(traced_bounds)(2.0, 3)) == 6.0
     assert float(jax.linearize(loop, 2.0)[1](1.0)) == 2.0
+
+
+@pytest.mark.parametrize("lower,upper,init,expected,dtype", [
+    # JAX 0.4.30 under x64: a Python-int bound takes the traced int32 bound's type
+    (0, "n", 0, 10, "int32"),
+    ("n", 10, 0, 35, "int32"),
+    (0, "n", 0.0, 10.0, "float64"),
+])
+def test_fori_loop_with_a_traced_int32_bound_under_x64(lower, upper, init, expected, dtype):
+    def f(n):
+        lo, hi = (n if b == "n" else b for b in (lower, upper))
+        return lax.fori_loop(lo, hi, lambda i, c: c + i, init)
+
+    with enable_x64(True):
+        out = jax.jit(f)(jnp.int32(5))
+    assert out.dtype == np.dtype(dtype) and out.item() == expected
 
 
 def test_fori_loop_bounds_as_jax():

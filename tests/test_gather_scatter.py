@@ -119,6 +119,62 @@ def test_scatter_apply_counts_repeats():
     np.testing.assert_array_equal(out, [0, 4, 2, 3, 4])  # JAX 0.4.30's result
 
 
+SIN_HALF, SIN_SIN_HALF = 0.47942555, 0.46126956  # sin(.5), sin(sin(.5)) in float32
+
+
+def test_scatter_apply_repeats_under_jit_and_vmap():
+    # JAX 0.4.30 applies func once per update everywhere: index 2 twice gives sin(sin(.5))
+    dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+    f = lambda x, i: lax.scatter_apply(x, i, jnp.sin, dn, update_shape=(2,))  # noqa: E731
+    x, idx = jnp.full(3, 0.5), jnp.array([[2], [2]])
+    expected = [0.5, 0.5, SIN_SIN_HALF]
+    np.testing.assert_allclose(f(x, idx), expected, rtol=1e-6)
+    np.testing.assert_allclose(numjax.jit(f)(x, idx), expected, rtol=1e-6)
+    np.testing.assert_allclose(numjax.vmap(f)(x[None], idx[None])[0], expected, rtol=1e-6)
+    # per-example hit counts under vmap: [[1], [1]] and [[0], [2]]
+    out = numjax.vmap(f)(jnp.full((2, 3), 0.5), jnp.array([[[1], [1]], [[0], [2]]]))
+    np.testing.assert_allclose(out, [[0.5, SIN_SIN_HALF, 0.5], [SIN_HALF, 0.5, SIN_HALF]],
+                               rtol=1e-6)
+
+
+@pytest.mark.parametrize("index,mode,expected", [
+    # (traced .at[] index, mode, JAX 0.4.30's x.at[index].apply(jnp.sin) of [.5, .5, .5])
+    ([2, 2, 2, 0], None, [SIN_HALF, 0.5, 0.445085347]),
+    ([5, 7, 2, 0], "clip", [SIN_HALF, 0.5, 0.445085347]),
+    ([5, 7, 2, 0], "drop", [SIN_HALF, 0.5, SIN_HALF]),
+    ([5, -1, -1], None, [0.5, 0.5, SIN_SIN_HALF]),
+    ([], None, [0.5, 0.5, 0.5]),
+])
+def test_at_apply_with_traced_repeated_indices(index, mode, expected):
+    f = numjax.jit(lambda x, i: x.at[i].apply(jnp.sin, mode=mode))
+    np.testing.assert_allclose(f(jnp.full(3, 0.5), jnp.array(index, jnp.int32)), expected,
+                               rtol=1e-6)
+
+
+def test_at_apply_repeats_windows_and_integers_under_jit():
+    out = numjax.jit(lambda x, i: x.at[i, 1:].apply(lambda v: v * 2))(jnp.ones((3, 3)),
+                                                                     jnp.array([0, 0]))
+    np.testing.assert_array_equal(out, [[1, 4, 4], [1, 1, 1], [1, 1, 1]])
+    out = numjax.jit(lambda x, i: x.at[i].apply(lambda v: v + 1))(jnp.zeros(3, jnp.int32),
+                                                                 jnp.array([0, 0, 0, 1]))
+    np.testing.assert_array_equal(out, [3, 1, 0])
+    assert out.dtype == np.int32
+
+
+def test_scatter_apply_derivatives():
+    # JAX 0.4.30 has no derivative for scatter_apply; numjax differentiates the repeated
+    # application: d/dx sin(sin(x)) = cos(sin x) cos x at the twice-hit element.
+    x = jnp.full(3, 0.5)
+    f = lambda x: x.at[jnp.array([1, 1])].apply(jnp.sin)  # noqa: E731
+    expected = [1.0, 0.778643906, 1.0]
+    np.testing.assert_allclose(numjax.grad(lambda x: f(x).sum())(x), expected, rtol=1e-6)
+    np.testing.assert_allclose(numjax.jvp(numjax.jit(f), (x,), (jnp.ones(3),))[1], expected,
+                               rtol=1e-6)
+    # a static index selects each element once: one application, differentiable under jit
+    g = numjax.jit(numjax.grad(lambda x: x.at[1].apply(jnp.sin).sum()))(x)
+    np.testing.assert_allclose(g, [1.0, 0.877582550, 1.0], rtol=1e-6)
+
+
 def _numeric_grad(f, x, eps=1e-2):
     x = np.asarray(x, np.float64)
     g = np.zeros_like(x)

@@ -178,6 +178,31 @@ def test_at_divide_power_apply():
     np.testing.assert_array_equal(out, [0, 4, 2, 3, 4])  # JAX 0.4.30's answer
 
 
+@pytest.mark.parametrize("method,x_grad,v_grad", [
+    # JAX 0.4.30's gradients of x.at[1].<method>(3.).sum() at x = [1, 2, 3]; the static index
+    # makes the scatter unique, so the value's gradient exists
+    ("multiply", [1.0, 3.0, 1.0], 2.0),
+    ("divide", [1.0, 0.333333343, 1.0], -0.222222224),
+    ("power", [1.0, 12.0, 1.0], 5.545177460),
+])
+@pytest.mark.parametrize("index", [1, (1,), jnp.array(1)], ids=["int", "tuple", "0-d array"])
+def test_at_updates_with_static_indices_differentiate_in_the_values(method, x_grad, v_grad,
+                                                                    index):
+    x = jnp.array([1.0, 2.0, 3.0])
+    gx = numjax.grad(lambda x: getattr(x.at[index], method)(3.0).sum())(x)
+    np.testing.assert_allclose(gx, x_grad, rtol=1e-6)
+    for grad in (numjax.grad, lambda f: numjax.jit(numjax.grad(f))):
+        gv = grad(lambda v: getattr(x.at[index], method)(v).sum())(3.0)
+        np.testing.assert_allclose(gv, v_grad, rtol=1e-6)
+
+
+def test_at_static_indices_mark_the_scatter_unique_and_sorted():
+    text = str(numjax.make_jaxpr(lambda x: x.at[1, 1:].multiply(3.0))(jnp.ones((2, 3))))
+    assert "indices_are_sorted=True" in text and "unique_indices=True" in text
+    text = str(numjax.make_jaxpr(lambda x: x.at[jnp.array([1])].multiply(3.0))(jnp.ones(2)))
+    assert "indices_are_sorted=False" in text and "unique_indices=False" in text
+
+
 def test_at_out_of_bounds_dropped_or_clipped():
     np.testing.assert_array_equal(jnp.zeros(4).at[jnp.array([1, 1, 9])].add(1.0), [0, 2, 0, 0])
     np.testing.assert_array_equal(jnp.zeros(4).at[9].set(1.0), [0, 0, 0, 0])
@@ -235,3 +260,28 @@ def test_nonzero_errors():
         numjax.vmap(jnp.nonzero)(jnp.ones((2, 3)))
     with pytest.raises(ValueError, match="Calling nonzero on 0d arrays is not allowed"):
         jnp.nonzero(jnp.array(1))
+
+
+@pytest.mark.parametrize("mask,expected", [
+    # JAX 0.4.30: a 0-d boolean mask on a 0-d array adds an axis of length 1 (True) or 0
+    (True, [5.0]), (False, []), (np.array(True), [5.0]), (jnp.array(True), [5.0]),
+    (jnp.array(False), []),
+])
+def test_boolean_mask_on_a_0d_array(mask, expected):
+    s = jnp.array(5.0)
+    out = s[mask]
+    assert out.shape == (len(expected),) and out.weak_type
+    np.testing.assert_array_equal(out, expected)
+    assert numjax.jit(lambda s: s[True])(s).shape == (1,)
+
+
+@pytest.mark.parametrize("fn,aval", [
+    (lambda s, m: s[m], "ShapedArray(bool[])"),
+    (lambda s, m: s[s > 0], "ShapedArray(bool[], weak_type=True)"),
+    (lambda s, m: jnp.array([1 + 1j, -1j])[jnp.array([1 + 1j, -1j]).real > s],
+     "ShapedArray(bool[2])"),
+])
+def test_traced_masks_on_0d_and_complex_arrays_are_not_concrete(fn, aval):
+    with pytest.raises(numjax.errors.NonConcreteBooleanIndexError) as info:
+        numjax.jit(fn)(jnp.array(5.0), jnp.array(True))
+    assert str(info.value).startswith(f"Array boolean indices must be concrete; got {aval}\n")

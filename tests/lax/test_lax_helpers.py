@@ -31,3 +31,13 @@ def test_small_lax_helpers_read_as_jax_s():
     zero = lax.zeros_like_array(2.0)
     assert zero.weak_type and zero.dtype == np.float32 and float(zero) == 0.0
     assert (lax.dtype(1.0), lax.dtype(1), lax.dtype(True)) == (np.float32, np.int32, np.bool_)
+
+
+def test_select_n_takes_any_integer_which():
+    # JAX 0.4.30: `which` may be boolean or any integer type
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    out = lax.select_n(np.array([1, 0, 1], np.uint8), x, x * 2)
+    np.testing.assert_array_equal(out, [2.0, 2.0, 6.0])
+    with pytest.raises(TypeError, match=r"^select `which` must be boolean or integer type, got "
+                                        r"float32\.$"):
+        lax.select(np.array([1.0, 0.0, 2.0], np.float32), x, x * 2)

@@ -56,7 +56,9 @@ def test_generic_vs_numpy(shape: Any, dims: Any, dtype: str) -> None:
     x = _rand(shape, dtype)
     f = lambda v: lax.reduce(v, 2, lambda a, b: a + b, dims)
     out = f(jnp.asarray(x))
-    np.testing.assert_allclose(np.asarray(out), np.sum(x, axis=dims) + 2, rtol=1e-5)
+    # over no dimensions XLA returns the operand without the initial value (JAX 0.4.30)
+    expected = np.sum(x, axis=dims) + 2 if dims else x
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5)
     assert out.dtype == x.dtype
     assert "reduce[" in str(numjax.make_jaxpr(f)(jnp.asarray(x)))
     aval = numjax.eval_shape(f, jnp.asarray(x))
@@ -153,3 +155,18 @@ def test_errors() -> None:
         lax.reduce(x, 0, lax.bitwise_or, (1,))
     with pytest.raises(TypeError, match="same structure"):
         lax.reduce(x, 0.0, lambda a, b: (a + b, a), (1,))
+
+
+@pytest.mark.parametrize("computation,init", [(lax.add, 5.0), (lax.mul, 0.0), (lax.max, 9.0),
+                                              (lax.add, 0.0)])
+def test_reduce_over_no_dimensions_returns_the_operand(computation, init):
+    # JAX 0.4.30 (XLA): the initial value is not folded in when nothing is reduced
+    x = jnp.arange(3.0)
+    f = lambda x: lax.reduce(x, init, computation, ())  # noqa: E731
+    for fn in (f, numjax.jit(f), numjax.vmap(f)):
+        np.testing.assert_array_equal(fn(x), [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(numjax.jvp(f, (x,), (jnp.ones(3),))[1], [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(numjax.grad(lambda x: f(x).sum())(x), [1.0, 1.0, 1.0])
+    pair = lax.reduce((x, jnp.arange(3)), (1.0, 1), lambda a, b: (a[0] + b[0], a[1] + b[1]), ())
+    np.testing.assert_array_equal(pair[0], [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(pair[1], [0, 1, 2])

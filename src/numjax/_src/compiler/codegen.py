@@ -224,7 +224,10 @@ class Emitter:
                 # Buffer planning: a dying intermediate of the same shape and dtype takes the
                 # result.
                 args += f", out={namer.var(reuse)}"
-            callee = _callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])
+            # A kernel that is a ufunc for these dtypes (float lax.div, real max) is called as
+            # that ufunc, which takes the `out=` of buffer planning.
+            callee = f"np.{ufunc.__name__}" if ufunc is not None else \
+                _callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])
             if eqn.primitive in host_callback_primitives:
                 self.host_callbacks.append(eqn.params["callback"])
             if (ufunc is not None and eqn.outvars[0].aval.shape) \
@@ -296,10 +299,8 @@ def _implicit_broadcasts(jaxpr: Jaxpr, live_out: set[Var],
         read = [a for a in eqn.invars if isinstance(a, Var) and a in candidates]
         if not read:
             continue
-        lowering = eqn.primitive.lowering
         shape = eqn.outvars[0].aval.shape if eqn.outvars else None
         if (i in fused or eqn.params or eqn.primitive.multiple_results
-                or not isinstance(lowering, Ufunc) or not isinstance(lowering.ufunc, np.ufunc)
                 or fusion.fusable_ufunc(eqn) is None
                 or not any(isinstance(a, Var) and a not in candidates and a.aval.shape == shape
                            for a in eqn.invars)):
@@ -362,9 +363,7 @@ def inputs_reaching_outputs(jaxpr: Jaxpr) -> tuple[int, ...]:
 
 def _reusable_input(eqn: Any, ufunc: Any, index: int, owned: set[Var],
                     last_use: dict[Var, int], live_out: set[Var]) -> Var | None:
-    if ufunc is None or not isinstance(eqn.primitive.lowering, Ufunc):
-        return None
-    if not isinstance(eqn.primitive.lowering.ufunc, np.ufunc):
+    if ufunc is None:
         return None
     out_aval = eqn.outvars[0].aval
     if not out_aval.shape:

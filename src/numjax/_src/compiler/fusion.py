@@ -48,8 +48,13 @@ _FUSABLE_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
     np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128))
 
-# Primitives whose kernel is not a plain ufunc but which are one for some dtypes.
-_FLOAT_UFUNCS: dict[str, Any] = {"div": np.true_divide, "rem": np.fmod}
+# Primitives whose kernel is not a plain ufunc but which are one when every operand's dtype
+# kind is among the listed ones (lax.div truncates integers; complex max/min/atan2/acosh follow
+# XLA, not NumPy).
+_UFUNCS_FOR_KINDS: dict[str, tuple[Any, str]] = {
+    "div": (np.true_divide, "fc"), "rem": (np.fmod, "f"), "max": (np.maximum, "biuf"),
+    "min": (np.minimum, "biuf"), "atan2": (np.arctan2, "f"), "acosh": (np.arccosh, "f"),
+}
 
 
 def fusable_ufunc(eqn: JaxprEqn) -> Any:
@@ -64,9 +69,9 @@ def fusable_ufunc(eqn: JaxprEqn) -> Any:
         return None
     if isinstance(lowering.ufunc, np.ufunc):
         return lowering.ufunc
-    special = _FLOAT_UFUNCS.get(eqn.primitive.name)
-    if special is not None and all(a.aval.dtype.kind in "fc" for a in eqn.invars):
-        return special
+    special = _UFUNCS_FOR_KINDS.get(eqn.primitive.name)
+    if special is not None and all(a.aval.dtype.kind in special[1] for a in eqn.invars):
+        return special[0]
     return None
 
 

@@ -93,10 +93,28 @@ def run_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 # Producer-aware rewrites (XLA's algebraic simplifier's rules that change results, such as
 # log(exp(x)) -> x), by primitive, registered by the layer defining the primitive. A rule gets
-# the equation and `producer(atom)`, the equation defining an atom (None for inputs, constants
-# and literals), and returns None to keep the equation, an atom its output becomes, or the
-# equations replacing it (the last defining its output).
-Producer = Callable[[Any], "JaxprEqn | None"]
+# the equation and a `Producer`, and returns None to keep the equation, an atom its output
+# becomes, or the equations replacing it (the last defining its output).
+
+
+class Producer:
+    """`producer(atom)`: the equation defining an atom (None for inputs, constants and
+    literals); `producer.is_constant(atom)`: whether it is known at compile time (a literal or
+    one of the program's constants)."""
+
+    __slots__ = ("_producers", "_constvars")
+
+    def __init__(self, producers: dict[Var, JaxprEqn], constvars: set[Var]) -> None:
+        self._producers = producers
+        self._constvars = constvars
+
+    def __call__(self, a: Any) -> JaxprEqn | None:
+        return self._producers.get(a) if isinstance(a, Var) else None
+
+    def is_constant(self, a: Any) -> bool:
+        return not isinstance(a, Var) or a in self._constvars
+
+
 rewrite_rules: dict[Any, Callable[[JaxprEqn, Producer], Any]] = {}
 
 
@@ -113,9 +131,7 @@ def _rewrite_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     renames: dict[Var, Any] = {}
     eqns: list[JaxprEqn] = []
     changed = False
-
-    def producer(a: Any) -> JaxprEqn | None:
-        return producers.get(a) if isinstance(a, Var) else None
+    producer = Producer(producers, set(jaxpr.constvars))
 
     for eqn in jaxpr.eqns:
         eqn = _renamed(eqn, renames)

@@ -844,7 +844,10 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: An
 
     def body_fn(loop_carry: Any) -> Any:
         i, hi, x = loop_carry
-        return (lax.add(i, 1), hi, body_fun(i, x))
+        # One of the index's own dtype and weak type: a Python 1 would be int64 under x64
+        # next to an int32 bound.
+        one = lax._convert_element_type(1, dtype, dtypes.is_weakly_typed(i))
+        return (lax.add(i, one), hi, body_fun(i, x))
 
     return while_loop(cond_fn, body_fn, (lower, upper, init_val))[2]
 

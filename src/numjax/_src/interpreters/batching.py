@@ -226,6 +226,25 @@ def vectorized_batch(primitive: Primitive) -> Callable[..., tuple[Any, Any]]:
     def rule(args: Sequence[Any], dims: Sequence[int | None], **params: Any) -> tuple[Any, Any]:
         if len(args) == 1:
             return primitive.bind(args[0], **params), dims[0]
-        return primitive.bind(*align_dims(args, dims), **params), 0
+        try:
+            return primitive.bind(*align_dims(args, dims), **params), 0
+        except TypeError:
+            _per_example_check(primitive, args, dims, params)
+            raise
 
     return rule
+
+
+def _per_example_check(primitive: Primitive, args: Sequence[Any], dims: Sequence[int | None],
+                       params: dict[str, Any]) -> None:
+    """Raise the error the primitive gives one example's operands (shapes without the batch
+    axis), as JAX reports a failing operation under vmap; nothing if they pass."""
+    if primitive.abstract_eval is None:
+        return
+    avals = []
+    for x, d in zip(args, dims, strict=True):
+        aval = get_aval(x)
+        if d is not not_mapped:
+            aval = aval.update(shape=aval.shape[:d] + aval.shape[d + 1:])
+        avals.append(aval)
+    primitive.abstract_eval(*avals, **params)

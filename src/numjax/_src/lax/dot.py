@@ -31,6 +31,67 @@ def _free_dims(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list
     return [i for i in range(ndim) if i not in contract and i not in batch]
 
 
+def _precision_rank(dtype: np.dtype) -> tuple[bool, int, int, int, bool]:
+    """How XLA orders element types to pick a product's result type (its HigherPrecisionType):
+    complex over real, then exponent range, mantissa width, bit width, signed over unsigned;
+    so int8 x float32 computes in float32 and uint8 x int8 in int8."""
+    real = _real_dtype(dtype)
+    floating = dtypes.issubdtype(real, np.floating)
+    return (dtypes.issubdtype(dtype, np.complexfloating),
+            int(dtypes.finfo(real).maxexp) if floating else -1,
+            int(dtypes.finfo(real).nmant) if floating else -1,
+            _bit_width(real), not dtypes.issubdtype(real, np.unsignedinteger))
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+    return np.finfo(dtype).dtype if dtype.kind == "c" else dtype
+
+
+def _bit_width(dtype: np.dtype) -> int:
+    if dtype == np.dtype(bool):
+        return 1
+    if dtypes.issubdtype(dtype, np.inexact):
+        return int(dtypes.finfo(dtype).bits)
+    return int(dtypes.iinfo(dtype).bits)
+
+
+def _higher_precision(a: np.dtype, b: np.dtype) -> np.dtype:
+    ra, rb = _precision_rank(a), _precision_rank(b)
+    if ra == rb and a != b:
+        raise TypeError(f"lax.dot_general argument type error: {a}, {b}")
+    return a if ra >= rb else b
+
+
+def dot_result_dtype(lhs: np.dtype, rhs: np.dtype, preferred: np.dtype | None) -> np.dtype:
+    """The element type of `dot_general(lhs, rhs)`: the operands' higher-precision type, or
+    `preferred`, which may widen an integer or boolean result but not narrow it (a float
+    result may be asked for in any type).
+
+    >>> dot_result_dtype(np.dtype("int8"), np.dtype("float32"), None)
+    dtype('float32')
+    """
+    result = _higher_precision(lhs, rhs)
+    if preferred is None or preferred == result:
+        return result
+    if not dtypes.issubdtype(result, np.floating) and _bit_width(preferred) < _bit_width(result):
+        raise TypeError("`preferred_element_type` must not be narrower than the original type, "
+                        f"got preferred_element_type of {preferred} for result type of "
+                        f"{result}.")
+    return preferred
+
+
+def _compute_dtype(lhs: np.dtype, rhs: np.dtype, preferred: Any) -> tuple[np.dtype, np.dtype]:
+    """(the type the product is computed in, the result type). Operands are converted to the
+    wider of the two, as XLA converts them: int8 x int8 asked for int32 accumulates in int32
+    (no wrap-around), float32 asked for int32 is computed in float32 and converted after
+    (saturating)."""
+    result = _higher_precision(lhs, rhs)
+    out = result if preferred is None else np.dtype(preferred)
+    if out == result:
+        return result, out
+    return (out if _precision_rank(out) > _precision_rank(result) else result), out
+
+
 def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbers,
                         precision: Any, preferred_element_type: Any) -> Any:
     (lc, rc), (lb, rb) = dimension_numbers
@@ -51,15 +112,20 @@ def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbe
     b_shape = (nk, nr) if not lb else (nb, nk, nr)
     a = np.transpose(lhs, (*lb, *lf, *lc)).reshape(a_shape)
     b = np.transpose(rhs, (*rb, *rc, *rf)).reshape(b_shape)
-    out_dtype = np.dtype(preferred_element_type) if preferred_element_type is not None \
-        else lhs.dtype
-    if a.dtype != out_dtype and out_dtype.kind in "fc" and a.dtype.kind in "fc":
-        a, b = a.astype(out_dtype), b.astype(out_dtype)
-    if a.dtype.kind == "b":
+    compute, out_dtype = _compute_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    if a.dtype != compute:
+        a = a.astype(compute)
+    if b.dtype != compute:
+        b = b.astype(compute)
+    if compute.kind == "b":
         out = np.matmul(a.astype(np.int32), b.astype(np.int32)) != 0
     else:
-        out = np.matmul(a, b)
-    return out.reshape((*batch_shape, *lf_shape, *rf_shape)).astype(out_dtype, copy=False)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf, as XLA's
+            out = np.matmul(a, b)
+    out = out.reshape((*batch_shape, *lf_shape, *rf_shape))
+    if out.dtype != out_dtype:
+        out = st._convert_kernel(out, new_dtype=out_dtype, weak_type=False)
+    return out
 
 
 @dot_general_p.def_abstract_eval
@@ -88,13 +154,9 @@ def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *,
         raise TypeError(
             "dot_general requires contracting dimensions to have the same shape, got "
             f"{tuple(lhs.shape[d] for d in lc)} and {tuple(rhs.shape[d] for d in rc)}.")
-    if lhs.dtype != rhs.dtype:
-        raise TypeError(
-            "dot_general requires operands of the same dtype, got "
-            f"{lhs.dtype.name} and {rhs.dtype.name}.")
+    dtype = dot_result_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
     shape = (*(lhs.shape[d] for d in lb), *(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)),
              *(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))
-    dtype = lhs.dtype if preferred_element_type is None else np.dtype(preferred_element_type)
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
 
 
@@ -213,7 +275,7 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
     (lc, rc), (lb, rb) = dimension_numbers
     out_dtype = np.dtype(preferred_element_type) if preferred_element_type is not None \
         else lhs.dtype
-    if (lhs.dtype == out_dtype and lhs.dtype.kind in "fc" and not lb and lhs.ndim <= 2
+    if (lhs.dtype == out_dtype == rhs.dtype and lhs.dtype.kind in "fc" and not lb and lhs.ndim <= 2
             and rhs.ndim <= 2 and len(lc) == 1):
         transpose_a = lhs.ndim == 2 and lc == (0,)
         transpose_b = rhs.ndim == 2 and rc == (1,)

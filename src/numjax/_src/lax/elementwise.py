@@ -26,6 +26,7 @@ from numjax._src.lax.rules import (
     INT,
     INT_OR_BOOL,
     NUMBER,
+    NUMBER_NOT_COMPLEX,
     SIGNED_OR_FLOAT_OR_COMPLEX,
     binary,
     to_bool,
@@ -69,7 +70,8 @@ def _rem_kernel(x: Any, y: Any) -> Any:
 def _sign_kernel(x: Any) -> Any:
     if x.dtype.kind == "c":
         mag = np.abs(x)
-        return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype)
+        with np.errstate(invalid="ignore"):  # NaN in, NaN out, without NumPy's warning
+            return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype)
     if x.dtype.kind == "u":
         return (x > 0).astype(x.dtype)
     return np.sign(x)
@@ -120,6 +122,44 @@ def _nextafter(x: Any, y: Any) -> Any:
     return np.nextafter(x, y)
 
 
+def _pick_lexicographic(x: Any, y: Any, greater: bool) -> Any:
+    """XLA's complex max/min: x where (real, imag) compares greater (less) than y's, else y;
+    NaNs compare false, so they do not propagate (lax.max(nan+0j, 0j) is 0j)."""
+    compare = np.greater if greater else np.less
+    rx, ry = np.real(x), np.real(y)
+    pick_x = np.where(rx == ry, compare(np.imag(x), np.imag(y)), compare(rx, ry))
+    return np.where(pick_x, x, y)
+
+
+def _max_kernel(x: Any, y: Any) -> Any:
+    return _pick_lexicographic(x, y, True) if x.dtype.kind == "c" else np.maximum(x, y)
+
+
+def _min_kernel(x: Any, y: Any) -> Any:
+    return _pick_lexicographic(x, y, False) if x.dtype.kind == "c" else np.minimum(x, y)
+
+
+def _atan2_kernel(x: Any, y: Any) -> Any:
+    """atan2(x, y) (x the numerator); for complex operands XLA's analytic continuation
+    -i log((y + i x) / sqrt(x**2 + y**2))."""
+    if x.dtype.kind != "c":
+        return np.arctan2(x, y)
+    i = np.asarray(1j, x.dtype)
+    with np.errstate(all="ignore"):
+        return -i * np.log((y + i * x) / np.sqrt(x * x + y * y))
+
+
+def _acosh_kernel(x: Any) -> Any:
+    """Complex acosh as XLA computes it, log(x + sqrt((x + 1)(x - 1))): its branch gives a
+    negative real part left of the imaginary axis (lax.acosh(-2+0.5j) is -1.36-2.86j) where
+    NumPy's principal value has a positive one; jnp.arccosh flips those back."""
+    if x.dtype.kind != "c":
+        return np.arccosh(x)
+    one = np.asarray(1, x.dtype)
+    with np.errstate(all="ignore"):
+        return np.log(x + np.sqrt((x + one) * (x - one)))
+
+
 def _pow_kernel(x: Any, y: Any) -> Any:
     # An integer exponent is computed in x's dtype (NumPy would promote float32 ** int32 to
     # float64).
@@ -140,9 +180,9 @@ add_p = binary("add", np.add, NUMBER)
 sub_p = binary("sub", np.subtract, NUMBER)
 mul_p = binary("mul", np.multiply, NUMBER)
 div_p = binary("div", _div_kernel, NUMBER)
-rem_p = binary("rem", _rem_kernel, NUMBER)
-max_p = binary("max", np.maximum, ANY)
-min_p = binary("min", np.minimum, ANY)
+rem_p = binary("rem", _rem_kernel, NUMBER_NOT_COMPLEX)
+max_p = binary("max", _max_kernel, ANY)
+min_p = binary("min", _min_kernel, ANY)
 pow_p = binary("pow", _pow_kernel, FLOAT_OR_COMPLEX)
 
 
@@ -159,7 +199,7 @@ def _pow_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
 
 nextafter_p = binary("nextafter", _nextafter, FLOAT)
-atan2_p = binary("atan2", np.arctan2, FLOAT)
+atan2_p = binary("atan2", _atan2_kernel, FLOAT_OR_COMPLEX)
 
 # ---- transcendental ------------------------------------------------------------------------
 
@@ -179,7 +219,7 @@ atan_p = unary("atan", np.arctan, FLOAT_OR_COMPLEX)
 sinh_p = unary("sinh", np.sinh, FLOAT_OR_COMPLEX)
 cosh_p = unary("cosh", np.cosh, FLOAT_OR_COMPLEX)
 asinh_p = unary("asinh", np.arcsinh, FLOAT_OR_COMPLEX)
-acosh_p = unary("acosh", np.arccosh, FLOAT_OR_COMPLEX)
+acosh_p = unary("acosh", _acosh_kernel, FLOAT_OR_COMPLEX)
 atanh_p = unary("atanh", np.arctanh, FLOAT_OR_COMPLEX)
 sqrt_p = unary("sqrt", np.sqrt, FLOAT_OR_COMPLEX)
 rsqrt_p = unary("rsqrt", _rsqrt, FLOAT_OR_COMPLEX)
@@ -680,8 +720,30 @@ def _log_rewrite(eqn: Any, producer: passes.Producer) -> Any:
     return None
 
 
+# XLA's simplifier also makes a division by a constant a multiplication by its reciprocal
+# (computed in the element type) for float16/32/64: under jit x / 10. is x * 0.1f, so
+# jnp.round(x, 1) of 3.14 is 3.1000001 (eager division gives 3.0999999).
+_RECIPROCAL_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+
+def _div_rewrite(eqn: Any, producer: passes.Producer) -> Any:
+    a, b = eqn.invars
+    out = eqn.outvars[0]
+    if (out.aval.dtype not in _RECIPROCAL_DTYPES or producer.is_constant(a)
+            or not producer.is_constant(b)):
+        return None
+    if isinstance(b, Literal):
+        with np.errstate(divide="ignore", over="ignore"):
+            recip = np.reciprocal(np.asarray(b.val, b.aval.dtype))
+        return [passes.new_eqn(mul_p, [a, Literal(recip[()], b.aval)], out.aval, outvar=out)]
+    one = _literal(1, ShapedArray((), b.aval.dtype))
+    recip_eqn = passes.new_eqn(div_p, [one, b], b.aval)
+    return [recip_eqn, passes.new_eqn(mul_p, [a, recip_eqn.outvars[0]], out.aval, outvar=out)]
+
+
 def _literal(value: Any, aval: ShapedArray) -> Literal:
     return Literal(np.asarray(value, aval.dtype)[()], ShapedArray((), aval.dtype))
 
 
 passes.rewrite_rules[log_p] = _log_rewrite
+passes.rewrite_rules[div_p] = _div_rewrite

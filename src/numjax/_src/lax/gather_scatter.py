@@ -705,32 +705,46 @@ def scatter_apply(operand: Array, scatter_indices: Array, func: Callable[[Array]
     ...               update_shape=(2,))
     Array([  0., 100.,   2.], dtype=float32)
     """
+    from numjax._src.lax import lax
     dn = ScatterDimensionNumbers(*(_canonical_ints(f) for f in dimension_numbers))
     parsed = GatherScatterMode.from_any(mode)
-    indices_value = _concrete_value(scatter_indices)
     update_shape = _canonical_ints(update_shape)
-    repeats = 1
-    counts = None
+
+    def apply_once(x: Any) -> Any:
+        current = _gather_like_updates(x, scatter_indices, update_shape, dn, parsed,
+                                       fill_value=None)
+        return _scatter_bind(scatter_p, x, scatter_indices, func(current), dn,
+                             indices_are_sorted, unique_indices, parsed)
+
+    if unique_indices:
+        return apply_once(operand)
+    # XLA applies `func` once per update, so an element hit k times becomes func applied k
+    # times: count the hits, then apply in rounds, round k changing the elements hit more than
+    # k times.
+    indices_value = _concrete_value(scatter_indices)
     if indices_value is not None:
-        # XLA applies `func` once per update, so an element hit k times gets func applied k
-        # times; with known indices count the hits and apply in rounds.
-        from numjax._src.lax import lax
         hits = np.zeros(get_aval(operand).shape, np.int32)
         hits = _scatter_kernel_for(np.add)(hits, indices_value, np.ones(update_shape, np.int32),
                                            dimension_numbers=dn, indices_are_sorted=False,
                                            unique_indices=False, mode=parsed)
-        repeats = int(hits.max(initial=0))
-        counts = hits
-    for k in range(repeats):
-        current = _gather_like_updates(operand, scatter_indices, update_shape, dn, parsed,
-                                       fill_value=None)
-        updated = _scatter_bind(scatter_p, operand, scatter_indices, func(current), dn,
-                                indices_are_sorted, unique_indices, parsed)
-        if counts is None or k == 0:
-            operand = updated
-        else:
-            operand = lax.select(counts > k, updated, operand)
-    return operand
+        for k in range(int(hits.max(initial=0))):
+            updated = apply_once(operand)
+            operand = updated if k == 0 else lax.select(hits > k, updated, operand)
+        return operand
+    # Traced indices: as many rounds as the most-hit element needs, in a loop (forward-mode
+    # differentiable; JAX's scatter_apply has no derivative at all). Loops sit above lax, so
+    # the import is local.
+    from numjax._src.control_flow.loops import while_loop
+    hits = scatter_add_p.bind(lax.full(get_aval(operand).shape, 0, np.int32), scatter_indices,
+                              lax.full(update_shape, 1, np.int32), dimension_numbers=dn,
+                              indices_are_sorted=False, unique_indices=False, mode=parsed)
+    rounds = lax.reduce_max(hits, tuple(range(len(get_aval(hits).shape))))
+
+    def body(carry: tuple[Any, Any]) -> tuple[Any, Any]:
+        k, x = carry
+        return lax.add(k, np.int32(1)), lax.select(lax.gt(hits, k), apply_once(x), x)
+
+    return while_loop(lambda carry: lax.lt(carry[0], rounds), body, (np.int32(0), operand))[1]
 
 
 def _concrete_value(x: Any) -> np.ndarray | None:

@@ -123,6 +123,10 @@ def _merge_reduced(x: Array, dimensions: Ints) -> Array:
 
 def _reduce_program(*args: Array, jaxpr: ClosedJaxpr, dimensions: Ints) -> list[Array]:
     n = len(args) // 2
+    if not dimensions:
+        # Nothing is reduced: XLA returns the operands as they are, without combining them
+        # with the initial values (lax.reduce(x, 5., lax.add, ()) is x).
+        return list(args[:n])
     merged = [_merge_reduced(x, dimensions) for x in args[:n]]
     return tree_reduce_last_axis(jaxpr, merged, args[n:])
 

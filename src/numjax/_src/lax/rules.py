@@ -26,7 +26,8 @@ INT = _INT
 INT_OR_BOOL = _INT + _BOOL
 SIGNED_OR_FLOAT_OR_COMPLEX = (np.signedinteger,) + _FLOAT + _COMPLEX
 NUMBER_NOT_COMPLEX = _INT + _FLOAT
-ANY_NOT_COMPLEX = _BOOL + _INT + _FLOAT
+# In the order JAX names them in its errors ("subtypes of integer, bool, floating").
+ANY_NOT_COMPLEX = _INT + _BOOL + _FLOAT
 
 _TYPE_NAMES = {np.bool_: "bool", np.number: "number", np.integer: "integer",
                np.floating: "floating", np.complexfloating: "complexfloating",
@@ -38,7 +39,10 @@ _TYPE_NAMES = {np.bool_: "bool", np.number: "number", np.integer: "integer",
 _accepted: set[tuple[Any, Any]] = set()
 
 
-def check_dtype(name: str, dtype: np.dtype, accepted: Sequence[type]) -> None:
+def check_dtype(name: str, dtype: np.dtype, accepted: Sequence[type],
+                position: int | None = None) -> None:
+    """TypeError unless `dtype` is a subtype of one of `accepted`; an n-ary operation's
+    message names the operand's `position`, as JAX's does."""
     key = (dtype, accepted)
     if key in _accepted:
         return
@@ -46,10 +50,11 @@ def check_dtype(name: str, dtype: np.dtype, accepted: Sequence[type]) -> None:
         _accepted.add(key)
     else:
         names = ", ".join(_TYPE_NAMES.get(t, t.__name__) for t in accepted)
-        raise TypeError(
-            f"{name} does not accept dtype {dtype.name}. Accepted dtypes are subtypes of "
-            f"{names}."
-        )
+        if position is None:
+            raise TypeError(f"{name} does not accept dtype {dtype.name}. Accepted dtypes are "
+                            f"subtypes of {names}.")
+        raise TypeError(f"{name} does not accept dtype {dtype.name} at position {position}. "
+                        f"Accepted dtypes at position {position} are subtypes of {names}.")
 
 
 def broadcast_shapes(name: str, shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
@@ -81,8 +86,8 @@ def elementwise_abstract_eval(name: str, accepted: Sequence[Sequence[type]],
 
     def rule(*avals: ShapedArray, **params: Any) -> ShapedArray:
         dtype = avals[0].dtype
-        for aval, ok in zip(avals, accepted, strict=True):
-            check_dtype(name, aval.dtype, ok)
+        for i, (aval, ok) in enumerate(zip(avals, accepted, strict=True)):
+            check_dtype(name, aval.dtype, ok, i if len(avals) > 1 else None)
         if any(a.dtype != dtype for a in avals[1:]):
             got = ", ".join(a.dtype.name for a in avals)
             raise TypeError(

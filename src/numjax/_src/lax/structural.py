@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -140,6 +141,8 @@ def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool
     if type(operand) in (bool, int, float, complex):
         if transfer_guard._in_use:
             transfer_guard.host_operand(operand, aval.dtype)
+        if new_dtype is None and type(operand) is int:
+            _check_default_int(operand, new)  # as jnp.asarray reads it
         operand = _python_scalar_to_numpy(operand, new)
     elif aval.dtype == new and aval.weak_type == weak_type and not isinstance(
             operand, np.ndarray | np.generic):
@@ -147,11 +150,22 @@ def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool
     return convert_element_type_p.bind(operand, new_dtype=new, weak_type=bool(weak_type))
 
 
+def _check_default_int(x: int, dtype: np.dtype) -> None:
+    info = np.iinfo(dtype)
+    if not info.min <= x <= info.max:
+        raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+
+
 def _python_scalar_to_numpy(x: Any, dtype: np.dtype) -> Any:
     if type(x) is int and dtype.kind in "iu":
         info = np.iinfo(dtype)
         if not info.min <= x <= info.max:
-            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+            # As JAX converts a Python int: through NumPy's int64 (or uint64), wrapping to a
+            # narrower type (jnp.int8 array + 1000 adds -24); beyond 64 bits NumPy's
+            # OverflowError.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                return np.asarray(x).astype(dtype)[()]
     if type(x) is complex and dtype.kind != "c":
         x = x.real
     if type(x) is float and _is_int(dtype):
@@ -604,8 +618,8 @@ def _select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedAr
         raise TypeError(
             "select `which` must be scalar or have the same shape as cases, got `which` shape "
             f"{which.shape} but case shape {first.shape}.")
-    if which.dtype != np.bool_ and which.dtype != np.int32:
-        raise TypeError(f"select `which` must be boolean or int32 type, got {which.dtype}.")
+    if which.dtype != np.bool_ and not dtypes.issubdtype(which.dtype, np.integer):
+        raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype}.")
     if which.dtype == np.bool_ and len(cases) > 2:
         raise TypeError("select with boolean `which` cannot have > 2 cases.")
     return ShapedArray(first.shape, first.dtype,

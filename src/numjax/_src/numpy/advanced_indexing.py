@@ -345,11 +345,31 @@ class IndexUpdateRef:
         aval = get_aval(x)
         positions, parsed = _flat_positions(x, self.index, mode)
         flat = lax.reshape(x, (aval.size,))
+        basic = _is_basic(self.index)
         out = lax.scatter_apply(flat, positions, func, _FLAT_DNUMS,
                                 update_shape=get_aval(positions).shape[:-1],
-                                indices_are_sorted=indices_are_sorted,
-                                unique_indices=unique_indices, mode=parsed)
+                                indices_are_sorted=indices_are_sorted or basic,
+                                unique_indices=unique_indices or basic, mode=parsed)
         return lax.reshape(out, aval.shape)
+
+
+def _is_basic(index: Any) -> bool:
+    """Whether `index` holds only integers (0-d integer arrays too, traced or not), slices,
+    None and Ellipsis: it then selects each element at most once, in increasing order, and the
+    scatter says so (JAX's unique_indices and indices_are_sorted), which makes scatter_mul
+    differentiable in its updates and lets scatter_apply apply once."""
+    for e in index if isinstance(index, tuple) else (index,):
+        if e is None or e is Ellipsis or isinstance(e, slice):
+            continue
+        if isinstance(e, bool | np.bool_) or not isinstance(
+                e, int | np.integer | ArrayImpl | Tracer | np.ndarray):
+            return False
+        if isinstance(e, int | np.integer):
+            continue
+        aval = get_aval(e)
+        if aval.ndim != 0 or not dtypes.issubdtype(aval.dtype, np.integer):
+            return False
+    return True
 
 
 def _flat_positions(x: Array, index: Any, mode: str | GatherScatterMode | None
@@ -389,8 +409,10 @@ def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Ar
         values = lax.reshape(values, vshape)
     values = broadcast_to(values, target)
     flat = lax.reshape(x, (aval.size,))
-    out = scatter(flat, positions, values, _FLAT_DNUMS, indices_are_sorted=indices_are_sorted,
-                  unique_indices=unique_indices, mode=parsed)
+    basic = _is_basic(index)
+    out = scatter(flat, positions, values, _FLAT_DNUMS,
+                  indices_are_sorted=indices_are_sorted or basic,
+                  unique_indices=unique_indices or basic, mode=parsed)
     return lax.reshape(out, aval.shape)
 
 

@@ -110,10 +110,13 @@ def _from_host(obj: Any, dtype: np.dtype | None, explicit: bool = False) -> Arra
             dtype = _host_dtype(obj)
         except (TypeError, ValueError):
             dtype = _host_dtype_slow(obj)
-    if type(obj) is int and dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        if not info.min <= obj <= info.max:
-            raise OverflowError(f"Python int {obj} too large to convert to {dtype.name}")
+        if type(obj) is int and dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            if not info.min <= obj <= info.max:
+                raise OverflowError(f"Python int {obj} too large to convert to {dtype.name}")
+    # With a dtype given, an out-of-range Python int is NumPy's to judge, as in JAX:
+    # jnp.array(300, jnp.int8) wraps to 44 with NumPy 1's DeprecationWarning and is NumPy 2's
+    # OverflowError.
     value = np.array(obj, dtype=dtype, copy=True)
     if explicit:
         transfer_guard.host_to_device(obj, dtype, explicit=True)

@@ -29,8 +29,8 @@ Array = Any
 @transfer_guard.places_constants
 def bincount(x: Array, weights: Array | None = None, minlength: int = 0, *,
              length: int | None = None) -> Array:
-    """Counts (or summed weights) of each non-negative integer in `x`; `length` (required
-    under tracing) fixes the output size, dropping larger values.
+    """Counts (or summed weights) of each integer in `x`, negative ones counted in bin 0;
+    `length` (required under tracing) fixes the output size, dropping larger values.
 
     >>> import numjax.numpy as jnp
     >>> jnp.bincount(jnp.array([0, 1, 1, 3]))
@@ -38,7 +38,7 @@ def bincount(x: Array, weights: Array | None = None, minlength: int = 0, *,
     """
     check_arraylike("bincount", x)
     x = ensure_array(x, "bincount")
-    if get_aval(x).dtype.kind not in "iub":
+    if not dtypes.issubdtype(get_aval(x).dtype, np.integer):
         raise TypeError(f"x argument to bincount must have an integer type; got "
                         f"{get_aval(x).dtype}")
     if get_aval(x).ndim != 1:
@@ -57,13 +57,16 @@ def bincount(x: Array, weights: Array | None = None, minlength: int = 0, *,
     if weights is None:
         w = lax.full(get_aval(x).shape, 1, dtypes.default_int_dtype())
     else:
+        if np.shape(weights) != get_aval(x).shape:
+            raise ValueError("shape of weights must match shape of x.")
+        if isinstance(weights, list | tuple):
+            raise TypeError(f"Cannot determine dtype of {weights}")
         w = ensure_array(weights)
-        from numjax._src.numpy.shape import broadcast_to
-        w = broadcast_to(w, get_aval(x).shape)
     zeros = lax.full((length,), 0, get_aval(w).dtype)
-    idx = lax.convert_element_type(x, dtypes.default_int_dtype())
-    # Negative values are dropped, as out-of-range ones are.
-    idx = _where(lax.lt(idx, lax.full_like(idx, 0)), length, idx)
+    if length == 0:
+        return zeros  # nothing to count into
+    # Negative values count in bin 0 (JAX clips them), values past the end are dropped.
+    idx = lax.max(x, lax.full_like(x, 0))
     return zeros.at[idx].add(w, mode="drop")
 
 

@@ -22,10 +22,24 @@ def _is_static_int(i: Any) -> bool:
     return isinstance(i, int | np.integer) and not isinstance(i, bool)
 
 
+def _consumed_dims(i: Any) -> int:
+    """How many dimensions of the indexed array an index item reads: a boolean mask its own
+    rank (0 for x[True], which adds an axis), None and Ellipsis none, anything else one."""
+    if i is None or i is Ellipsis or isinstance(i, bool | np.bool_):
+        return 0
+    if isinstance(i, slice | int | np.integer):
+        return 1
+    try:
+        aval = get_aval(i)
+    except TypeError:
+        return 1
+    return aval.ndim if aval.dtype == np.bool_ else 1
+
+
 def _expand_index(index: Any, ndim: int) -> list[Any]:
     if not isinstance(index, tuple):
         index = (index,)
-    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+    n_real = sum(_consumed_dims(i) for i in index)
     out: list[Any] = []
     seen_ellipsis = False
     for i in index:

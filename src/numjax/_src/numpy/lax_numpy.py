@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from numjax._src.numpy import extended
 from numjax._src.numpy.shape import broadcast_arrays
 from numjax._src.numpy.util import (
     check_arraylike,
+    check_python_ints,
     ensure_array,
     not_arrays,
     promote_dtypes,
@@ -48,6 +50,7 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
     if isinstance(x, extended.array_types) or isinstance(y, extended.array_types):
         return extended.rule("where")(condition, x, y)
     check_arraylike("where", condition, x, y)
+    check_python_ints("where", (condition, x, y), ("condition", "x", "y"))  # JAX jits `where`
     try:
         condition = ensure_array(condition)
         if get_aval(condition).dtype != bool:
@@ -71,6 +74,14 @@ def clip(arr: Array = None, min: Array = None, max: Array = None, *, a: Any = No
     from numjax._src.numpy.ufuncs import maximum, minimum
     if out is None:
         raise ValueError("No input was provided to the clip function.")
+    check_python_ints("clip", (out, lo, hi), ("arr", "min", "max"))  # JAX jits `clip`
+    if any(v is not None and _is_complex(v) for v in (out, lo, hi)):
+        warnings.warn(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Attempting to clip using "
+            "complex numbers is deprecated and will soon raise a ValueError. Please convert to "
+            "a real value or array by taking the real or imaginary components via "
+            "jax.numpy.real/imag respectively.", DeprecationWarning, stacklevel=2)
     try:
         if lo is not None:
             out = maximum(lo, out)
@@ -80,6 +91,13 @@ def clip(arr: Array = None, min: Array = None, max: Array = None, *, a: Any = No
     except TypeError:
         check_arraylike("clip", a if arr is None else arr)
         raise
+
+
+def _is_complex(x: Any) -> bool:
+    try:
+        return dtypes.dtype(x).kind == "c"
+    except TypeError:
+        return False
 
 
 def matmul(a: Array, b: Array, *, precision: Any = None,

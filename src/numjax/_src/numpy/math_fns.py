@@ -229,8 +229,10 @@ def angle(z: Array, deg: bool = False) -> Array:
 def ldexp(x1: Array, x2: Array, /) -> Array:
     """x1 * 2**x2 for integer x2."""
     check_arraylike("ldexp", x1, x2)
-    if dtypes.dtype(x2).kind not in "iub":
-        raise ValueError(f"ldexp not supported for exponent dtype {dtypes.dtype(x2)}")
+    x1_dtype = dtypes.dtype(x1, canonicalize=True)
+    x2_dtype = dtypes.dtype(x2, canonicalize=True)
+    if x1_dtype.kind == "c" or x2_dtype.kind not in "iub":
+        raise ValueError(f"ldexp not supported for input types {(x1_dtype, x2_dtype)}")
     (x1,) = promote_args_inexact("ldexp", x1)
     x2 = ensure_array(x2, "ldexp")
     return ufuncs.multiply(x1, lax.exp2(lax.convert_element_type(x2, get_aval(x1).dtype)))
@@ -326,11 +328,7 @@ def logaddexp2(x1: Array, x2: Array, /) -> Array:
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
     # JAX's result is never weakly typed (it is a custom_jvp function of its operands).
     x1 = lax._convert_element_type(x1, get_aval(x1).dtype, False)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    ln2 = _const(x1, np.log(2))
-    out = lax.add(amax, lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), ln2))
-    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+    return ufuncs.log_add_exp2(x1, x2)
 
 
 def fix(x: Array, out: None = None) -> Array:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.util import ensure_array
@@ -24,10 +26,24 @@ def round(a: Array, decimals: int = 0, out: None = None) -> Array:
         if decimals >= 0:
             return a
         raise NotImplementedError("integer np.round not implemented for decimals < 0")
+    if dtype.kind == "c":  # real and imaginary parts rounded separately, as in JAX
+        return lax.complex(_round_real(lax.real(a), decimals), _round_real(lax.imag(a), decimals))
+    return _round_real(a, decimals)
+
+
+def _round_real(a: Array, decimals: int) -> Array:
     if decimals == 0:
         return _round_half_even(a)
-    factor = lax._convert_element_type(10.0 ** decimals, dtype, get_aval(a).weak_type)
-    return lax.div(_round_half_even(lax.mul(a, factor)), factor)
+    dtype, weak = get_aval(a).dtype, get_aval(a).weak_type
+    # JAX compiles jnp.round, and XLA turns its division by the constant 10**decimals into a
+    # multiplication by the reciprocal (in the element type): round(3.14, 1) is 31 * 0.1f,
+    # 3.1000001. float16 is rounded in float32, as JAX does.
+    wide = np.dtype(np.float32) if dtype == np.float16 else dtype
+    x = lax._convert_element_type(a, wide, weak)
+    factor = np.asarray(10.0 ** decimals, wide)
+    out = lax.mul(_round_half_even(lax.mul(x, lax._convert_element_type(factor, wide, weak))),
+                  lax._convert_element_type(np.reciprocal(factor), wide, weak))
+    return lax._convert_element_type(out, dtype, weak)
 
 
 def _round_half_even(x: Array) -> Array:

@@ -173,7 +173,13 @@ def searchsorted(a: Array, v: Array, side: str = "left", sorter: Array | None = 
 
 
 def _nan_less(x: Array, y: Array) -> Array:
-    if get_aval(x).dtype.kind not in "fc" and get_aval(x).dtype != dtypes.bfloat16:
+    """x < y in sort order: NaNs last; complex numbers by real part, then imaginary part."""
+    if get_aval(x).dtype.kind == "c":
+        rx, ry = lax.real(x), lax.real(y)
+        real_tie = lax.bitwise_not(lax.bitwise_or(_nan_less(rx, ry), _nan_less(ry, rx)))
+        return lax.bitwise_or(_nan_less(rx, ry),
+                              lax.bitwise_and(real_tie, _nan_less(lax.imag(x), lax.imag(y))))
+    if get_aval(x).dtype.kind != "f" and get_aval(x).dtype != dtypes.bfloat16:
         return lax.lt(x, y)
     x_nan, y_nan = lax.ne(x, x), lax.ne(y, y)
     return lax.select(x_nan, lax.full_like(x_nan, False),
@@ -198,8 +204,9 @@ def digitize(x: Array, bins: Array, right: bool = False, *, method: str = "scan"
     # Decreasing bins: the count of bins above x (at or above when `right`).
     dec = lax.sub(lax._convert_element_type(n, _idt()),
                   searchsorted(lax.rev(bins, (0,)), x, side=side, method=method))
-    return lax.select(lax.broadcast_in_dim(lax.ge(bins[-1], bins[0]), get_aval(inc).shape, ()),
-                      inc, dec)
+    from numjax._src.numpy.ufuncs import greater_equal  # complex bins compare lexicographically
+    return lax.select(lax.broadcast_in_dim(greater_equal(bins[-1], bins[0]),
+                                           get_aval(inc).shape, ()), inc, dec)
 
 
 # ---- unique and sets -----------------------------------------------------------------------

@@ -7,6 +7,8 @@ NumPy's and no promotion is needed (the eager-op budget).
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +16,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
+from numjax._src.core.trace import running_eagerly
 from numjax._src.lax import lax
 from numjax._src.numpy.util import (
     check_arraylike,
@@ -74,11 +77,14 @@ def _weak_scalar(value: int | float, dtype: np.dtype, kinds: str) -> Any:
     kind = dtype.kind
     if kind not in kinds or (kind in "iu" and type(value) is float):
         return None
-    if kind in "iu":
+    if type(value) is int:
+        # Out of the dtype's range (to wrap, or, outside the default integer type, JAX's
+        # OverflowError): the slow path.
         lo_hi = _int_ranges.get(dtype)
         if lo_hi is None:
-            info = np.iinfo(dtype)
-            lo_hi = _int_ranges[dtype] = (int(info.min), int(info.max))
+            info = np.iinfo(dtype) if kind in "iu" else np.iinfo(np.int32)
+            lo_hi = _int_ranges[dtype] = (max(int(info.min), -2**31), min(int(info.max),
+                                                                          2**31 - 1))
         if not lo_hi[0] <= value <= lo_hi[1]:
             return None
     if transfer_guard._in_use:
@@ -136,10 +142,23 @@ maximum = _binary("maximum", _max, fast_op=lax.max)
 minimum = _binary("minimum", _min, fast_op=lax.min)
 equal = _binary("equal", lax.eq, fast_op=lax.eq)
 not_equal = _binary("not_equal", lax.ne, fast_op=lax.ne)
-less = _binary("less", lax.lt, fast_op=lax.lt)
-less_equal = _binary("less_equal", lax.le, fast_op=lax.le)
-greater = _binary("greater", lax.gt, fast_op=lax.gt)
-greater_equal = _binary("greater_equal", lax.ge, fast_op=lax.ge)
+def _ordered(compare: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+    """`compare` extended to complex operands as JAX orders them: lexicographically, by real
+    part, then imaginary part."""
+
+    def fn(x: Array, y: Array) -> Array:
+        if get_aval(x).dtype.kind != "c":
+            return compare(x, y)
+        rx, ry = lax.real(x), lax.real(y)
+        return lax.select(lax.eq(rx, ry), compare(lax.imag(x), lax.imag(y)), compare(rx, ry))
+
+    return fn
+
+
+less = _binary("less", _ordered(lax.lt), fast_op=lax.lt, fast_kinds="iuf")
+less_equal = _binary("less_equal", _ordered(lax.le), fast_op=lax.le, fast_kinds="iuf")
+greater = _binary("greater", _ordered(lax.gt), fast_op=lax.gt, fast_kinds="iuf")
+greater_equal = _binary("greater_equal", _ordered(lax.ge), fast_op=lax.ge, fast_kinds="iuf")
 arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
 nextafter = _binary("nextafter", lax.nextafter, promote_args_inexact)
 
@@ -157,16 +176,15 @@ def _bitwise(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array,
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
 bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
 bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
-left_shift = _bitwise("left_shift", lax.shift_left)
-
-
 def _right_shift(x: Array, y: Array) -> Array:
     if get_aval(x).dtype.kind == "u":
         return lax.shift_right_logical(x, y)
     return lax.shift_right_arithmetic(x, y)
 
 
-right_shift = _bitwise("right_shift", _right_shift)
+# Shifts promote numerically, as JAX's do: booleans shift as int32 (True << True is 2).
+left_shift = _binary("left_shift", lax.shift_left, promote_args_numeric)
+right_shift = _binary("right_shift", _right_shift, promote_args_numeric)
 
 
 def _logical(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
@@ -229,7 +247,17 @@ sinh = _unary("sinh", lax.sinh)
 cosh = _unary("cosh", lax.cosh)
 tanh = _unary("tanh", lax.tanh)
 arcsinh = _unary("arcsinh", lax.asinh)
-arccosh = _unary("arccosh", lax.acosh)
+def _arccosh(x: Array) -> Array:
+    # lax.acosh's complex branch (XLA's) has a negative real part where NumPy's principal
+    # value has a positive one: JAX's jnp.arccosh negates those results, and so their
+    # derivatives.
+    out = lax.acosh(x)
+    if get_aval(out).dtype.kind != "c":
+        return out
+    return lax.select(lax.lt(lax.real(out), lax.full_like(lax.real(out), 0)), lax.neg(out), out)
+
+
+arccosh = _unary("arccosh", _arccosh)
 arctanh = _unary("arctanh", lax.atanh)
 exp = _unary("exp", lax.exp)
 exp2 = _unary("exp2", lax.exp2)
@@ -332,19 +360,44 @@ def isinf(x: Array, /) -> Array:
 
 
 def power(x1: Array, x2: Array, /) -> Array:
-    """`x1 ** x2`; an integer exponent on an integer base stays integer."""
-    if isinstance(x2, int | np.integer) and not isinstance(x2, bool):
+    """`x1 ** x2`. A concrete integer exponent (a Python or NumPy int, a 0-d integer array)
+    is `lax.integer_pow`, which refuses a negative power of integers; an integer base with an
+    array exponent is JAX's binary exponentiation (`lax.integer_pow_array`); a float base
+    keeps an integer exponent array as it is (its derivative at 0 is then defined)."""
+    exponent = _static_exponent(x2)
+    if exponent is not None:
         (x1,) = promote_args_numeric("power", x1)
         if get_aval(x1).dtype == _BOOL:
             raise TypeError("power is not supported for boolean arguments")
-        return lax.integer_pow(x1, int(x2))
-    x1, x2 = promote_args_numeric("power", x1, x2)
-    dt = get_aval(x1).dtype
+        return lax.integer_pow(x1, exponent)
+    p1, p2 = promote_args_numeric("power", x1, x2)
+    dt = get_aval(p1).dtype
     if dt.kind in "iu":
-        return _integer_power(x1, x2)
+        return _integer_power(p1, p2)
     if dt == _BOOL:
         raise TypeError("power is not supported for boolean arguments")
-    return lax.pow(x1, x2)
+    if dtypes.dtype(x1, canonicalize=True).kind in "fc" and \
+            dtypes.dtype(x2, canonicalize=True).kind in "iu":
+        # JAX does not promote an integer exponent of a float base: pow(x, n), n int.
+        from numjax._src.numpy.util import ensure_array, promote_shapes
+        base, exp = promote_shapes("power", ensure_array(x1), ensure_array(x2))
+        return lax.pow(base, exp)
+    return lax.pow(p1, p2)
+
+
+def _static_exponent(x2: Any) -> int | None:
+    """x2 as a Python int when JAX reads it as a concrete integer exponent: a Python or NumPy
+    integer, a 0-d integer NumPy array, or a 0-d integer Array outside a recording trace (JAX
+    stages jnp.array(2) made inside jit, so the exponent is traced there)."""
+    if isinstance(x2, bool):
+        return None
+    if isinstance(x2, int | np.integer):
+        return int(x2)
+    if isinstance(x2, np.ndarray) or (type(x2) is ArrayImpl and running_eagerly()):
+        aval = get_aval(x2)
+        if aval.shape == () and aval.dtype.kind in "iu":
+            return int(np.asarray(x2))
+    return None
 
 
 def _integer_power(x: Array, y: Array) -> Array:
@@ -410,7 +463,7 @@ def floor_divide(x1: Array, x2: Array, /) -> Array:
         one = lax._convert_element_type(1, dt, get_aval(x1).weak_type)
         return lax.select(fix, lax.sub(q, one), q)
     if dt.kind == "c":
-        return lax.floor(lax.div(x1, x2))
+        raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
 
 
@@ -429,16 +482,100 @@ def _float_divmod(x1: Array, x2: Array) -> tuple[Array, Array]:
 
 
 def logaddexp(x1: Array, x2: Array, /) -> Array:
+    """log(exp(x1) + exp(x2)) without overflow; its derivative is JAX's custom one (NaN at a
+    NaN operand, an infinite operand's share taken as 1).
+
+    >>> logaddexp(1.0, 2.0)
+    Array(2.3132617, dtype=float32, weak_type=True)
+    """
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+    return _log_add_exp(False)(x1, x2)
+
+
+def log_add_exp2(x1: Array, x2: Array) -> Array:
+    """jnp.logaddexp2 of promoted operands (its custom derivative included)."""
+    return _log_add_exp(True)(x1, x2)
+
+
+@functools.cache
+def _log_add_exp(base2: bool) -> Callable[[Array, Array], Array]:
+    """logaddexp (or logaddexp2) as a custom_jvp function of promoted operands, as JAX
+    defines it. Built on first use: custom_jvp lives in the api layer above this one."""
+    from numjax._src.api.custom_derivatives import custom_jvp
+    exp = lax.exp2 if base2 else lax.exp
+
+    def value(x1: Array, x2: Array) -> Array:
+        dtype = get_aval(x1).dtype
+        ln2 = lax._convert_element_type(np.log(2), dtype)
+
+        def log1p(x: Array) -> Array:
+            return lax.div(lax.log1p(x), ln2) if base2 else lax.log1p(x)
+
+        amax = lax.max(x1, x2)
+        if dtype.kind != "c":
+            delta = lax.sub(x1, x2)
+            out = lax.add(amax, log1p(exp(lax.neg(lax.abs(delta)))))
+            # NaNs, or infinities of one sign: their sum is the answer
+            return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+        # complex: the smaller operand relative to the larger (lax.max orders complex numbers
+        # lexicographically), and the phase wrapped into one period
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, lax._convert_element_type(2, dtype)))
+        out = lax.add(amax, log1p(exp(delta)))
+        period = np.pi / np.log(2) if base2 else np.pi
+        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), period))
+
+    def jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]
+            ) -> tuple[Array, Array]:
+        x1, x2 = primals
+        t1, t2 = (lax._convert_element_type(t, get_aval(x1).dtype) for t in tangents)
+        out = fn(x1, x2)
+        return out, lax.add(lax.mul(t1, exp(lax.sub(_replace_inf(x1), _replace_inf(out)))),
+                            lax.mul(t2, exp(lax.sub(_replace_inf(x2), _replace_inf(out)))))
+
+    fn = custom_jvp(value)
+    fn.defjvp(jvp)
+    return fn  # type: ignore[no-any-return]
+
+
+def _replace_inf(x: Array) -> Array:
+    """x with +inf (real part) replaced by 0: an infinite operand's exp ratio becomes 1."""
+    real = lax.real(x) if get_aval(x).dtype.kind == "c" else x
+    inf = lax.eq(real, lax._convert_element_type(np.inf, get_aval(real).dtype))
+    return lax.select(inf, lax.full_like(x, 0), x)
+
+
+def _wrap_between(x: Array, a: float) -> Array:
+    """x wrapped into [-a, a)."""
+    dtype = get_aval(x).dtype
+    two_a = lax._convert_element_type(2 * a, dtype)
+    rem = lax.rem(lax.add(x, lax._convert_element_type(a, dtype)), two_a)
+    rem = lax.select(lax.lt(rem, lax.full_like(rem, 0)), lax.add(rem, two_a), rem)
+    return lax.sub(rem, lax._convert_element_type(a, dtype))
 
 
 def hypot(x1: Array, x2: Array, /) -> Array:
+    """sqrt(x1**2 + x2**2) without overflow: the larger magnitude times sqrt(1 + r**2), r the
+    ratio of the smaller to it (inf if either is inf, even against NaN).
+
+    >>> hypot(3e30, 4e30)
+    Array(5.e+30, dtype=float32, weak_type=True)
+    """
     x1, x2 = promote_args_inexact("hypot", x1, x2)
-    return lax.sqrt(lax.add(lax.square(x1), lax.square(x2)))
+    if get_aval(x1).dtype.kind == "c":
+        warnings.warn(
+            "Passing complex-valued inputs to hypot is deprecated and will raise a ValueError "
+            "in the future. Please convert to real values first, such as by using jnp.real or "
+            "jnp.imag to take the real or imaginary components respectively.",
+            DeprecationWarning, stacklevel=2)
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    inf = lax._convert_element_type(np.inf, get_aval(x1).dtype)
+    any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
+    big, small = lax.max(x1, x2), lax.min(x1, x2)
+    zero = lax.eq(big, lax.full_like(big, 0))
+    ratio = lax.div(small, lax.select(zero, lax.full_like(big, 1), big))
+    out = lax.mul(big, lax.sqrt(lax.add(lax.full_like(big, 1), lax.square(ratio))))
+    out = lax.select(zero, big, out)
+    return lax.select(any_inf, lax.full_like(out, np.inf), out)
 
 
 def deg2rad(x: Array, /) -> Array:
@@ -456,6 +593,8 @@ radians, degrees = deg2rad, rad2deg
 
 def copysign(x1: Array, x2: Array, /) -> Array:
     x1, x2 = promote_args_inexact("copysign", x1, x2)
+    if get_aval(x1).dtype.kind == "c":
+        raise TypeError("copysign does not support complex-valued inputs")
     from numjax._src.numpy.lax_numpy import where
     magnitude = lax.abs(x1)
     return where(signbit(x2), lax.neg(magnitude), magnitude)
@@ -468,6 +607,8 @@ def signbit(x: Array, /) -> Array:
         return lax.lt(x, lax._convert_element_type(0, dt))
     if dt == _BOOL:
         return lax.full_like(x, False)
+    if dt.kind == "c":
+        raise ValueError(f"jax.numpy.signbit is not well defined for {dt}")
     bits = dt.itemsize * 8
     int_dt = np.dtype(f"i{dt.itemsize}")
     from numjax._src.lax.special import bitcast_convert_type
@@ -478,6 +619,8 @@ def signbit(x: Array, /) -> Array:
 def rint(x: Array, /) -> Array:
     (x,) = promote_args_inexact("rint", x)
     from numjax._src.lax.special import round as lax_round
+    if get_aval(x).dtype.kind == "c":  # real and imaginary parts rounded separately
+        return lax.complex(lax_round(lax.real(x), 1), lax_round(lax.imag(x), 1))
     return lax_round(x, 1)
 
 

@@ -65,7 +65,8 @@ not have a dtype attribute
     """
     for x in args:
         if not (type(x) is ArrayImpl or type(x) in _SCALAR_TYPES or isinstance(x, Tracer)
-                or type(x) is np.ndarray and x.dtype in dtypes._VALID_DTYPES):
+                or type(x) is np.ndarray and x.dtype in dtypes._VALID_DTYPES) or (
+                type(x) is int and not -2**31 <= x < 2**31):
             _check_arraylike_slow(name, args)
             return
 
@@ -73,10 +74,38 @@ not have a dtype attribute
 def _check_arraylike_slow(name: str, args: tuple[Any, ...]) -> None:
     if name in JITTED:
         check_args_abstractify(args)
+        check_python_ints(name, args)
     for i, x in enumerate(args):
         if not _is_arraylike(x):
             raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
                             f"position {i}.")
+
+
+def check_python_ints(name: str, args: Sequence[Any], names: Sequence[str] | None = None
+                      ) -> None:
+    """JAX's OverflowError for a Python int argument of a jnp function JAX compiles that does
+    not fit the default integer type (int32, int64 under x64): jit parses its arguments before
+    anything converts them. `names` are the parameter names of `args` (by default read from
+    the jnp function's signature: x1 and x2 for binary ufuncs)."""
+    x64 = config.enable_x64.value
+    lo, hi = (-2**63, 2**63) if x64 else (-2**31, 2**31)
+    for i, x in enumerate(args):
+        if type(x) is int and not lo <= x < hi:
+            if names is None:
+                names = _parameter_names(name)
+            path = names[i] if i < len(names) else f"args[{i}]"
+            raise OverflowError("An overflow was encountered while parsing an argument to a "
+                                f"jitted computation, whose argument path is {path}.")
+
+
+def _parameter_names(name: str) -> tuple[str, ...]:
+    import inspect
+
+    import numjax.numpy as jnp
+    try:
+        return tuple(inspect.signature(getattr(jnp, name)).parameters)
+    except (AttributeError, TypeError, ValueError):
+        return ()
 
 
 def asarrays_deprecated(name: str, args: Sequence[Any], jitted: bool | None = None
@@ -146,12 +175,14 @@ def promote_shapes(name: str, *args: Array) -> list[Array]:
     shapes = [get_aval(x).shape for x in args]
     ranks = [len(s) for s in shapes]
     rank = max(ranks)
+    if all(r == rank or r == 0 for r in ranks):
+        # No rank promotion: lax's own broadcasting checks the shapes (its TypeError, "add
+        # got incompatible shapes for broadcasting", as in JAX).
+        return list(args)
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
-    if all(r == rank or r == 0 for r in ranks):
-        return list(args)
     _rank_promotion_check(name, shapes)
     return [x if r in (rank, 0) else lax.broadcast_to_rank(x, rank)
             for x, r in zip(args, ranks, strict=True)]

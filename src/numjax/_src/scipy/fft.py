@@ -86,7 +86,7 @@ def dct(x: Array, type: int = 2, n: int | None = None, axis: int = -1,
 
     >>> import numjax.numpy as jnp
     >>> dct(jnp.array([1.0, 2.0, 3.0, 4.0])).round(4)
-    Array([20.    , -6.3086,  0.    , -0.4483], dtype=float32)
+    Array([20.        , -6.3086    ,  0.        , -0.44829997], dtype=float32)
     """
     _check_type(type)
     axis = canonicalize_axis(axis, x.ndim)

@@ -546,7 +546,7 @@ def welch(x: Array, fs: Array = 1.0, window: Any = "hann", nperseg: int | None =
 
     >>> import numjax.numpy as jnp
     >>> welch(jnp.array([1.0, 2.0, 3.0, 2.0, 1.0, 0.0, 1.0, 2.0]), nperseg=4)[1].round(4)
-    Array([0.4444, 1.4444, 0.2222], dtype=float32)
+    Array([0.44439998, 1.4444    , 0.22219999], dtype=float32)
     """
     freqs, pxx = csd(x, None, fs=fs, window=window, nperseg=nperseg, noverlap=noverlap,
                      nfft=nfft, detrend=detrend, return_onesided=return_onesided,

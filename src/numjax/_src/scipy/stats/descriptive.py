@@ -126,7 +126,7 @@ def sem(a: Array, axis: int | None = 0, ddof: int = 1, nan_policy: str = "propag
     accepted and ignored, as in JAX.
 
     >>> sem(jnp.array([1.0, 2.0, 3.0, 4.0]))
-    Array(0.6454972, dtype=float32)
+    Array(0.64549726, dtype=float32)
     """
     (b,) = promote_args_inexact("sem", a)
     if axis is None:
