@@ -802,21 +802,39 @@ def _slice_kernel(x: Any, *, start_indices: Shape, limit_indices: Shape,
 @slice_p.def_abstract_eval
 def _slice_abstract_eval(x: ShapedArray, *, start_indices: Shape, limit_indices: Shape,
                          strides: Shape | None) -> ShapedArray:
-    if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
+    # JAX's checks, in its order and with its texts.
+    for what, dims in (("start_indices", start_indices), ("limit_indices", limit_indices)):
+        if any(d < 0 for d in dims):
+            raise TypeError(f"slice {what} must have every element be nonnegative, got "
+                            f"{dims}.")
+    if len(start_indices) != x.ndim:
         raise TypeError(
             "slice start_indices must have length equal to the number of dimensions of the "
             f"operand, got indices {start_indices} for operand shape {x.shape}.")
+    if len(limit_indices) != len(start_indices):
+        raise TypeError("slice limit_indices must have the same length as start_indices, got "
+                        f"start_indices {start_indices} and limit_indices {limit_indices}.")
+    if any(e > d for e, d in zip(limit_indices, x.shape, strict=True)):
+        raise TypeError("slice limit_indices must be less than or equal to operand shape, got "
+                        f"limit_indices {limit_indices} for operand shape {x.shape}.")
+    if any(s < 0 for s in start_indices):
+        raise TypeError("slice start_indices must be greater than or equal to zero, got "
+                        f"start_indices of {start_indices}.")
+    if any(e < s for s, e in zip(start_indices, limit_indices, strict=True)):
+        raise TypeError("slice limit_indices must be greater than or equal to start_indices, "
+                        f"got start_indices {start_indices} and limit_indices "
+                        f"{limit_indices}.")
+    if strides is not None and any(st < 0 for st in strides):
+        raise TypeError(f"slice strides must have every element be nonnegative, got "
+                        f"{strides}.")
+    if strides is not None and len(strides) != x.ndim:
+        raise TypeError("slice strides must have length equal to the number of dimensions of "
+                        f"the operand, got strides {strides} for operand shape {x.shape}.")
     steps = strides or (1,) * x.ndim
-    shape = []
-    for s, e, st, d in zip(start_indices, limit_indices, steps, x.shape, strict=True):
-        if not 0 <= s <= e <= d:
-            raise TypeError(
-                "slice indices must be 0 <= start <= limit <= operand shape, got "
-                f"start_indices {start_indices}, limit_indices {limit_indices} for operand "
-                f"shape {x.shape}.")
-        if st <= 0:
-            raise TypeError(f"slice strides must be positive, got {strides}")
-        shape.append(0 if e == s else (e - s - 1) // st + 1)
+    if any(st == 0 for st in steps):
+        raise TypeError(f"slice strides must be positive, got {strides}")
+    shape = [0 if e == s else (e - s - 1) // st + 1
+             for s, e, st in zip(start_indices, limit_indices, steps, strict=True)]
     return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
 
