@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.compiler.lowering import broadcast_results, ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, Tracer, operand_aval
 from numjax._src.interpreters import ad, batching, staging
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
-from numjax._src.runtime import transfer_guard
+from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
@@ -226,6 +226,20 @@ def _broadcast_in_dim_batch(args: Sequence[Any], dims: Sequence[Any], *, shape: 
 
 
 broadcast_in_dim_p.def_impl(_broadcast_in_dim_kernel)
+
+
+def _broadcast_in_dim_owning(in_avals: Any, *, shape: Shape, broadcast_dimensions: Shape
+                             ) -> Any:
+    # Eagerly the result is a new buffer (zeros from calloc), not np.broadcast_to's view:
+    # filling it directly costs less than the view and its copy.
+    expanded = [1] * len(shape)
+    for src, dst in enumerate(broadcast_dimensions):
+        expanded[dst] = in_avals[0].shape[src]
+    rank = tuple(expanded)
+    return lambda x: host_memory.broadcast(np.asarray(x).reshape(rank), shape)
+
+
+broadcast_results[broadcast_in_dim_p] = _broadcast_in_dim_owning
 ad.linear_jvp(broadcast_in_dim_p)
 broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
 broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
@@ -655,6 +669,7 @@ def _select_n_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]
 
 
 select_n_p.def_impl(_select_n_kernel)
+broadcast_results[select_n_p] = None  # one case broadcast to the predicate's shape
 select_n_p.def_jvp(_select_n_jvp)
 select_n_p.def_transpose(_select_n_transpose)
 select_n_p.def_batch(_select_n_batch)
@@ -702,6 +717,7 @@ def _iota_abstract_eval(*, dtype: np.dtype, shape: Shape, dimension: int) -> Sha
 
 
 iota_p.def_impl(_iota_kernel)
+broadcast_results[iota_p] = None  # a ramp broadcast along the other axes
 
 
 def iota(dtype: Any, size: int) -> Array:
