@@ -39,6 +39,10 @@ OPS = [
     ("reshape", lambda m, x, y: m.reshape(x, (-1,))),
     ("where", lambda m, x, y: m.where(x > y, x, y)),
     ("x[0]", lambda m, x, y: x[0] if x.ndim else x),
+    ("zeros", lambda m, x, y: m.zeros(x.shape)),
+    ("ones", lambda m, x, y: m.ones(x.shape)),
+    ("full", lambda m, x, y: m.full(x.shape, 2.0)),
+    ("zeros_like", lambda m, x, y: m.zeros_like(x)),
 ]
 
 

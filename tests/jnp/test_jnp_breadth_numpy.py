@@ -54,7 +54,9 @@ _STRUCTURAL: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "repeat_flat": (lambda m, x: m.repeat(x, 2), None),  # type: ignore[dict-item]
     "resize": (lambda m, x: m.resize(x, (4, 7)), None),  # type: ignore[dict-item]
     "append": (lambda m, x: m.append(x, x), None),  # type: ignore[dict-item]
-    "delete": (lambda m, x: m.delete(x, [0, -1], axis=0), None),  # type: ignore[dict-item]
+    # A list of indices is no array to JAX's delete (its TypeError): pass an array.
+    "delete": (lambda m, x: m.delete(x, np.array([0, -1]), axis=0),  # type: ignore[dict-item]
+               None),
     "insert": (lambda m, x: m.insert(x, 1, x[:1], axis=0), None),  # type: ignore[dict-item]
     "pad_edge": (lambda m, x: m.pad(x, 2, mode="edge"), None),  # type: ignore[dict-item]
     "pad_wrap": (lambda m, x: m.pad(x, 7, mode="wrap"), None),  # type: ignore[dict-item]

@@ -51,7 +51,9 @@ class CompiledCall:
         # raises at the call, as in JAX) and any calling back into Python (a pure callback may
         # itself dispatch to the stream it would be running on).
         calls_host = getattr(getattr(executable, "module", None), "host_callbacks", None)
+        # A refused call (an output too large to allocate) raises at the call, as in JAX.
         self.async_ = (not closed.jaxpr.effects and not calls_host
+                       and not getattr(executable, "refuses", 0)
                        and not config.debug_nans.value
                        and not config.debug_infs.value
                        and cost_analysis(closed)["bytes accessed"] >= stream.async_min_bytes.value)

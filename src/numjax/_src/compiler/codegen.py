@@ -21,7 +21,12 @@ from typing import Any
 import numpy as np
 
 from numjax._src.compiler import fusion
-from numjax._src.compiler.lowering import Ufunc, fresh_results, host_callback_primitives
+from numjax._src.compiler.lowering import (
+    Ufunc,
+    broadcast_results,
+    fresh_results,
+    host_callback_primitives,
+)
 from numjax._src.core.jaxpr import (
     ClosedJaxpr,
     DropVar,
@@ -31,6 +36,7 @@ from numjax._src.core.jaxpr import (
     alphabetic_name,
     fresh_copy,
 )
+from numjax._src.runtime import host_memory
 
 _module_ids = itertools.count()
 
@@ -66,13 +72,17 @@ class Executable:
     """A compiled jaxpr: `executable(*buffers)` (or `executable.run(*buffers)`, the hot path)
     returns the output buffers as a tuple."""
 
-    __slots__ = ("fn", "module", "out_dtypes", "run")
+    __slots__ = ("fn", "module", "out_dtypes", "run", "refuses")
 
     def __init__(self, fn: Callable[..., Any], module: LoweredModule) -> None:
         self.fn = fn
         self.module = module
         self.out_dtypes = [a.dtype for a in module.out_avals]
         self.run: Callable[..., Any] = self._checked_run
+        # Outputs larger than the machine's memory: every call fails at once.
+        self.refuses = host_memory.oversized(module.out_avals)
+        if self.refuses:
+            self.run = host_memory.refusing(self.refuses)
 
     def _checked_run(self, *bufs: Any) -> Any:
         # Kernels return their aval's dtype; this guards the few NumPy calls that widen. Output
@@ -333,11 +343,36 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     emitter.lines.append(f"def {_FUNCTION_NAME}({params}):")
     emitter.emit_eqns(jaxpr, "    ", donated=[v for v, d in zip(jaxpr.invars, donated)
                                             if d and v not in jaxpr.outvars])
-    results = ", ".join(emitter.atom(a) for a in jaxpr.outvars)
+    # An output that may be a broadcast view gets memory of its own: an Array owns its buffer.
+    views = broadcast_outputs(jaxpr)
+    owned = emitter.namer.global_(host_memory.owned, "owned") if views else ""
+    results = ", ".join(f"{owned}({emitter.atom(a)})" if i in views else emitter.atom(a)
+                        for i, a in enumerate(jaxpr.outvars))
     emitter.lines.append(f"    return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
     source = "\n".join([*emitter.prelude, *emitter.lines]) + "\n"
     return LoweredModule(name, source, emitter.namer.env, jaxpr,
                          [a.aval for a in jaxpr.outvars], emitter.host_callbacks)
+
+
+def broadcast_outputs(jaxpr: Jaxpr) -> set[int]:
+    """Positions of `jaxpr`'s outputs that may be broadcast views (zero strides): results of
+    `broadcast_results` primitives, of equations holding jaxprs (a branch or loop body may
+    return one), and views of those. Conservative, as `inputs_reaching_outputs`."""
+    views: set[Var] = set()
+    for eqn in jaxpr.eqns:
+        if ((fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape)
+                or eqn.primitive in fresh_results):
+            continue
+        if (eqn.primitive in broadcast_results or _holds_jaxpr(eqn)
+                or any(isinstance(a, Var) and a in views for a in eqn.invars)):
+            views.update(v for v in eqn.outvars if v.aval.shape)
+    return {i for i, a in enumerate(jaxpr.outvars) if isinstance(a, Var) and a in views}
+
+
+def _holds_jaxpr(eqn: Any) -> bool:
+    return any(isinstance(p, Jaxpr | ClosedJaxpr) or (
+        isinstance(p, tuple | list) and any(isinstance(q, Jaxpr | ClosedJaxpr) for q in p))
+        for p in eqn.params.values())
 
 
 def inputs_reaching_outputs(jaxpr: Jaxpr) -> tuple[int, ...]:

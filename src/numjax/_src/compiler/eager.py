@@ -16,7 +16,7 @@ import numpy as np
 
 from numjax._src import compiler, config
 from numjax._src.compiler import compile_log
-from numjax._src.compiler.lowering import host_callback_primitives
+from numjax._src.compiler.lowering import broadcast_results, host_callback_primitives
 from numjax._src.core.avals import get_aval
 from numjax._src.core.errors import user_source_line
 from numjax._src.core.trace import (
@@ -26,7 +26,7 @@ from numjax._src.core.trace import (
     running_eagerly,
     set_eager_apply,
 )
-from numjax._src.runtime import devices, placement, stream, transfer_guard
+from numjax._src.runtime import devices, host_memory, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 
 
@@ -43,7 +43,19 @@ class EagerModule:
         self.out_avals = out_avals
 
     def compile(self, options: Any = None) -> EagerExecutable:
-        kernel = self.primitive.kernel_for(self.in_avals, self.params)
+        too_big = host_memory.oversized(self.out_avals)
+        if too_big:  # refused at each call, before the kernel runs (as XLA's allocation)
+            return EagerExecutable(host_memory.refusing(too_big), self.out_avals,
+                                   self.primitive.multiple_results)
+        if self.primitive in broadcast_results:
+            factory = broadcast_results[self.primitive]
+            if factory is not None:
+                kernel = factory(self.in_avals, **self.params)
+            else:
+                kernel = _owning(self.primitive.kernel_for(self.in_avals, self.params),
+                                 self.primitive.multiple_results)
+        else:
+            kernel = self.primitive.kernel_for(self.in_avals, self.params)
         return EagerExecutable(kernel, self.out_avals, self.primitive.multiple_results)
 
     @property
@@ -55,6 +67,13 @@ class EagerModule:
     def as_text(self) -> str:
         args = ", ".join(a.str_short() for a in self.in_avals)
         return f"{self.primitive.name}[{self.params}]({args})"
+
+
+def _owning(kernel: Callable[..., Any], multiple_results: bool) -> Callable[..., Any]:
+    """`kernel` whose broadcast views become buffers of their own: an Array owns its memory."""
+    if multiple_results:
+        return lambda *bufs: [host_memory.owned(o) for o in kernel(*bufs)]
+    return lambda *bufs: host_memory.owned(kernel(*bufs))
 
 
 class EagerExecutable:

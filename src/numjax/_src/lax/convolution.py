@@ -500,6 +500,15 @@ def _conv_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any) -> tupl
     l_dim, r_dim = dims
     dn: ConvDimensionNumbers = params["dimension_numbers"]
     fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    if 0 in (get_aval(x).shape[d] for x, d in zip(args, dims, strict=True)
+             if d is not not_mapped):
+        # No examples: merging the batch into the convolution's batch or feature axis would
+        # leave group counts of 0 (and sizes to split by 0). Check one example's shapes.
+        avals = [get_aval(x) for x in args]
+        one = [ShapedArray(a.shape[:d] + a.shape[d + 1:], a.dtype) if d is not not_mapped
+               else a for a, d in zip(avals, dims, strict=True)]
+        aval = _conv_abstract_eval(*one, **params)
+        return st.full((0, *aval.shape), 0, aval.dtype), 0
     if l_dim is not not_mapped and r_dim is not not_mapped:
         size = get_aval(lhs).shape[l_dim]
         rhs = _merge_next(moveaxis(rhs, r_dim, dn.rhs_spec[0]), dn.rhs_spec[0])

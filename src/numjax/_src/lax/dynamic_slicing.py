@@ -47,8 +47,9 @@ def _check_indices(name: str, operand: ShapedArray, indices: Sequence[ShapedArra
         first = indices[0].dtype
         if any(i.dtype.kind not in "iu" or i.dtype != first for i in indices):
             got = ", ".join(i.dtype.name for i in indices)
+            sep = ":" if name == "dynamic_slice" else ""  # JAX's two texts
             raise TypeError(f"index arguments to {name} must be integers of the same type, "
-                            f"got: {got}")
+                            f"got{sep} {got}")
     if any(i.ndim != 0 for i in indices):
         raise TypeError(f"{name} start indices must be scalars, got shapes "
                         f"{[i.shape for i in indices]}")
@@ -78,7 +79,7 @@ def _dynamic_slice_abstract_eval(x: ShapedArray, *starts: ShapedArray,
                         f"slice_sizes {slice_sizes} for operand shape {x.shape}.")
     if any(n < 0 for n in slice_sizes):
         raise TypeError("slice slice_sizes must be greater than or equal to zero, got "
-                        f"slice_sizes {slice_sizes}.")
+                        f"slice_sizes of {slice_sizes}.")
     return ShapedArray(slice_sizes, x.dtype, x.weak_type)
 
 
@@ -109,26 +110,30 @@ def _dynamic_slice_batch(args: Sequence[Any], dims: Sequence[Any], *,
     xd, *sds = dims
     size = next(get_aval(a).shape[d] for a, d in zip(args, dims, strict=True)
                 if d is not not_mapped)
-    x = bdim_at_front(x, xd, size)
     if builtins.all(d is not_mapped for d in sds):
+        x = bdim_at_front(x, xd, size)
         zero = np.zeros((), get_aval(starts[0]).dtype if starts else np.int32)[()]
         return dynamic_slice_p.bind(x, zero, *starts, slice_sizes=(size, *slice_sizes)), 0
-    starts = [bdim_at_front(s, d, size) for s, d in zip(starts, sds, strict=True)]
-    return _loop_over_batch(
-        lambda b: dynamic_slice_p.bind(_row(x, b), *[_row(s, b) for s in starts],
-                                       slice_sizes=slice_sizes), size), 0
+    # Batched starts: one window per example, a gather of clamped windows (XLA's
+    # dynamic-slice semantics are the gather's CLIP mode).
+    from numjax._src.lax import gather_scatter as gs
+    dn = gs.GatherDimensionNumbers(offset_dims=tuple(range(len(starts))),
+                                   collapsed_slice_dims=(),
+                                   start_index_map=tuple(range(len(starts))))
+    rule = gs.gather_p.batch
+    assert rule is not None
+    return rule(
+        [x, _batched_index_vectors(starts, sds, size)], [xd, 0], dimension_numbers=dn,
+        slice_sizes=slice_sizes, indices_are_sorted=True, unique_indices=True,
+        mode=gs.GatherScatterMode.CLIP, fill_value=None)
 
 
-def _row(x: Array, b: int) -> Array:
+def _batched_index_vectors(starts: Sequence[Any], dims: Sequence[Any], size: int) -> Array:
+    """The scalar start indices of each example as rows of a (size, len(starts)) array."""
     from numjax._src.lax import lax
-    return lax.index_in_dim(x, b, 0, keepdims=False)
-
-
-def _loop_over_batch(fn: Any, size: int) -> Array:
-    # Batched start indices: one slice per example, stacked. Correct but O(batch) primitive
-    # calls; a gather-based rule replaces it (issue #3).
-    from numjax._src.lax import lax
-    return lax.concatenate([lax.expand_dims(fn(b), (0,)) for b in range(size)], 0)
+    columns = [lax.reshape(bdim_at_front(s, d, size), (size, 1))
+               for s, d in zip(starts, dims, strict=True)]
+    return lax.concatenate(columns, 1)
 
 
 dynamic_slice_p.def_impl(_dynamic_slice_kernel)
@@ -201,15 +206,23 @@ def _dynamic_update_slice_batch(args: Sequence[Any], dims: Sequence[Any]) -> tup
     xd, ud, *sds = dims
     size = next(get_aval(a).shape[d] for a, d in zip(args, dims, strict=True)
                 if d is not not_mapped)
-    x = bdim_at_front(x, xd, size)
-    update = bdim_at_front(update, ud, size)
     if builtins.all(d is not_mapped for d in sds):
+        x = bdim_at_front(x, xd, size)
+        update = bdim_at_front(update, ud, size)
         zero = np.zeros((), get_aval(starts[0]).dtype if starts else np.int32)[()]
         return dynamic_update_slice_p.bind(x, update, zero, *starts), 0
-    starts = [bdim_at_front(s, d, size) for s, d in zip(starts, sds, strict=True)]
-    return _loop_over_batch(
-        lambda b: dynamic_update_slice_p.bind(_row(x, b), _row(update, b),
-                                              *[_row(s, b) for s in starts]), size), 0
+    # Batched starts: a scatter of one clamped window per example (the CLIP mode).
+    from numjax._src.lax import gather_scatter as gs
+    ndim = len(starts)
+    dn = gs.ScatterDimensionNumbers(update_window_dims=tuple(range(ndim)),
+                                    inserted_window_dims=(),
+                                    scatter_dims_to_operand_dims=tuple(range(ndim)))
+    rule = gs.scatter_p.batch
+    assert rule is not None
+    return rule(
+        [x, _batched_index_vectors(starts, sds, size), update], [xd, 0, ud],
+        dimension_numbers=dn, indices_are_sorted=True, unique_indices=True,
+        mode=gs.GatherScatterMode.CLIP)
 
 
 dynamic_update_slice_p.def_impl(_dynamic_update_slice_kernel)

@@ -103,7 +103,8 @@ def _fft_abstract_eval(x: ShapedArray, *, fft_type: FftType, fft_lengths: tuple[
         if minor[:-1] != fft_lengths[:-1]:
             raise ValueError(f"IRFFT input shape {x.shape} minor dimensions must be equal to "
                              f"all except the last fft_length, got {fft_lengths=}")
-        if minor[-1] != fft_lengths[-1] // 2 + 1:
+        # XLA also takes an empty innermost dimension for a last length of 0.
+        if minor[-1] != fft_lengths[-1] // 2 + 1 and (fft_lengths[-1], minor[-1]) != (0, 0):
             raise ValueError("IRFFT requires innermost dimension to be compatible with "
                              f"fft_length[-1]/2+1. Got: {minor[-1]} but fft_length is "
                              f"{fft_lengths[-1]}.")
@@ -124,9 +125,13 @@ def _rfft_transpose(ct: Any, fft_lengths: tuple[int, ...]) -> Any:
     return cx.real(fft_p.bind(full, fft_type=FftType.FFT, fft_lengths=fft_lengths))
 
 
-def _irfft_transpose(ct: Any, fft_lengths: tuple[int, ...]) -> Any:
+def _irfft_transpose(ct: Any, fft_lengths: tuple[int, ...], x_aval: ShapedArray) -> Any:
     # IRFFT reads each non-negative frequency other than DC (and Nyquist, for even n) twice,
     # through the Hermitian symmetry; the transpose weighs them by 2 and carries the 1/N.
+    if 0 in fft_lengths:
+        # An empty output: the cotangent of the input (which may still hold the single
+        # frequency n // 2 + 1 = 1 of a last length of 0) is zero.
+        return st.full_like(ct, 0, x_aval.dtype, shape=x_aval.shape)
     x = fft_p.bind(ct, fft_type=FftType.RFFT, fft_lengths=fft_lengths)
     aval = get_aval(x)
     m = aval.shape[-1]
@@ -145,7 +150,7 @@ def _fft_transpose(ct: Any, x: Any, *, fft_type: FftType, fft_lengths: tuple[int
     if fft_type == FftType.RFFT:
         return [_rfft_transpose(ct, fft_lengths)]
     if fft_type == FftType.IRFFT:
-        return [_irfft_transpose(ct, fft_lengths)]
+        return [_irfft_transpose(ct, fft_lengths, x.aval)]
     # The DFT matrix is symmetric, so FFT and IFFT are their own transposes.
     return [fft_p.bind(ct, fft_type=fft_type, fft_lengths=fft_lengths)]
 
@@ -156,6 +161,22 @@ def _fft_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple
 
 
 fft_p.def_impl(_fft_kernel)
+
+
+@fft_p.def_kernel_factory
+def _fft_kernel_factory(in_avals: Any, *, fft_type: FftType, fft_lengths: tuple[int, ...]
+                        ) -> Any:
+    if 0 not in fft_lengths:
+        return lambda x: _fft_kernel(x, fft_type=fft_type, fft_lengths=fft_lengths)
+    # A transform of length 0 (NumPy refuses it) has an empty result; as in XLA, except an
+    # RFFT whose last length is 0, which would have n // 2 + 1 = 1 frequency of nothing and
+    # which XLA's verifier rejects when the program is compiled.
+    out = _fft_abstract_eval(*in_avals, fft_type=fft_type, fft_lengths=fft_lengths)
+    if fft_type == FftType.RFFT and fft_lengths[-1] == 0:
+        raise ValueError("Cannot lower jaxpr with verifier errors:\n\tRFFT of fft_lengths "
+                         f"{fft_lengths} (a last length of 0) for operand shape "
+                         f"{in_avals[0].shape} has no result of shape {out.shape}")
+    return lambda x: np.zeros(out.shape, out.dtype)
 ad.linear_jvp(fft_p)
 fft_p.def_transpose(_fft_transpose)
 fft_p.def_batch(_fft_batch)

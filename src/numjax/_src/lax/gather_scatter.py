@@ -13,6 +13,7 @@ broadcast integer index array per operand dimension, of shape (B, *W), and use f
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -162,7 +163,7 @@ def _gather_kernel(operand: Any, indices: Any, *, dimension_numbers: GatherDimen
     operand, indices = np.asarray(operand), np.asarray(indices)
     dn = dimension_numbers
     batch_shape = indices.shape[:-1]
-    idx = indices.reshape(-1, indices.shape[-1]).astype(np.int64)
+    idx = indices.reshape(math.prod(indices.shape[:-1]), indices.shape[-1]).astype(np.int64)
     fill = mode is GatherScatterMode.FILL_OR_DROP
     starts, in_bounds = _window_starts(idx, operand.shape, dn.start_index_map, slice_sizes,
                                        clamp=True)
@@ -288,6 +289,16 @@ def _gather_batch(args: Sequence[Any], dims: Sequence[Any], *,
                              **params), 0
     # Both batched: the batch index becomes one more gathered (and collapsed) operand dim.
     operand = batching.moveaxis(operand, op_dim, 0)
+    op_aval = get_aval(operand)
+    if op_aval.shape[0] == 0:
+        # No examples: a slice of size 1 along the empty batch axis would not fit it, and
+        # there is nothing to read anyway.
+        from numjax._src.lax import lax
+        aval = _gather_abstract_eval(
+            ShapedArray(op_aval.shape[1:], op_aval.dtype, op_aval.weak_type),
+            ShapedArray(get_aval(indices).shape[1:], get_aval(indices).dtype),
+            dimension_numbers=dn, slice_sizes=slice_sizes, **params)
+        return lax.full_like(operand, 0, shape=(0, *aval.shape)), 0
     new = GatherDimensionNumbers(
         offset_dims=offset_dims,
         collapsed_slice_dims=(0, *(d + 1 for d in dn.collapsed_slice_dims)),
@@ -348,8 +359,8 @@ def _scatter_kernel_for(combine: np.ufunc | None) -> Callable[..., Any]:
         dn = dimension_numbers
         out = operand.copy()
         window = _scatter_window(dn, operand.shape, updates.shape)
-        idx = indices.reshape(-1, indices.shape[-1]).astype(np.int64)
-        if idx.shape[0] == 0 or updates.size == 0:
+        idx = indices.reshape(math.prod(indices.shape[:-1]), indices.shape[-1]).astype(np.int64)
+        if idx.shape[0] == 0 or updates.size == 0 or operand.size == 0:
             return out
         starts, in_bounds = _window_starts(idx, operand.shape, dn.scatter_dims_to_operand_dims,
                                            window, clamp=mode is GatherScatterMode.CLIP)
@@ -392,12 +403,15 @@ def _scatter_abstract_eval(operand: ShapedArray, indices: ShapedArray, updates: 
         raise TypeError(f"Bounds of the scatter dimensions of updates must be the same as the "
                         f"bounds of the corresponding dimensions of scatter indices; got "
                         f"updates shape {updates.shape}, indices shape {indices.shape}.")
-    window = _scatter_window(dn, operand.shape, updates.shape)
-    for d, (w, n) in enumerate(zip(window, operand.shape, strict=True)):
-        if w > n:
+    # Only the window dims present in `updates` are bounded by the operand: an inserted dim
+    # (window size 1) may index an axis of length 0 when there are no updates (a vmap over
+    # 0 examples scatters along its batch axis so).
+    bounds = [n for d, n in enumerate(operand.shape) if d not in dn.inserted_window_dims]
+    for d, n in zip(dn.update_window_dims, bounds, strict=True):
+        if updates.shape[d] > n:
             raise TypeError(f"Bounds of the window dimensions of updates must not exceed the "
                             f"bounds of the corresponding dimensions of operand. For dimension "
-                            f"{d}, updates bound is {w}, operand bound is {n}.")
+                            f"{d}, updates bound is {updates.shape[d]}, operand bound is {n}.")
     if updates.dtype != operand.dtype:
         raise TypeError(f"scatter operand and updates must have the same dtype; got "
                         f"{operand.dtype.name} and {updates.dtype.name}.")
@@ -416,7 +430,13 @@ def _gather_dnums_for(dn: ScatterDimensionNumbers, operand_shape: Shape,
 def _gather_like_updates(x: Any, indices: Any, updates_shape: Shape,
                          dn: ScatterDimensionNumbers, mode: GatherScatterMode,
                          fill_value: Any = 0) -> Any:
-    gdn, slice_sizes = _gather_dnums_for(dn, get_aval(x).shape, updates_shape)
+    aval = get_aval(x)
+    if aval.size == 0:
+        # Every window lies off an empty axis of `x` (a gather could not even take its
+        # slice of size 1 there): each update position reads as dropped.
+        from numjax._src.lax import lax
+        return lax.full_like(x, 0 if fill_value is None else fill_value, shape=updates_shape)
+    gdn, slice_sizes = _gather_dnums_for(dn, aval.shape, updates_shape)
     # A dropped update window reads as `fill_value`; a clipped one reads where it landed.
     gmode = GatherScatterMode.CLIP if mode is GatherScatterMode.CLIP else \
         GatherScatterMode.FILL_OR_DROP

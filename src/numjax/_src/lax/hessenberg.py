@@ -7,6 +7,7 @@ has no derivative.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +32,7 @@ def _hessenberg_kernel(a: Any) -> list[Any]:
 
     a = np.asarray(a)
     n = a.shape[-1]
-    flat = a.reshape((-1, n, n))
+    flat = a.reshape((math.prod(a.shape[:-2]), n, n))
     out = np.empty_like(flat)
     taus = np.empty((flat.shape[0], max(n - 1, 0)), a.dtype)
     for i, m in enumerate(flat):

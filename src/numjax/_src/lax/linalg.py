@@ -9,6 +9,7 @@ matrix that is not positive definite gives a NaN Cholesky factor, not an excepti
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -170,7 +171,7 @@ def _stacked(fn: Callable[[np.ndarray], Sequence[np.ndarray]], x: np.ndarray
              ) -> list[np.ndarray]:
     """Apply a per-matrix function over the leading dims and stack each of its outputs."""
     batch = x.shape[:-2]
-    flat = x.reshape((-1, *x.shape[-2:]))
+    flat = x.reshape((math.prod(batch), *x.shape[-2:]))
     results = [fn(m) for m in flat]
     if not results:
         probe = fn(np.eye(*x.shape[-2:], dtype=x.dtype) if x.shape[-1] else
@@ -269,8 +270,8 @@ def _triangular_solve_kernel(a: Any, b: Any, *, left_side: bool, lower: bool,
         b = np.swapaxes(b, -1, -2)
         trans = 1 - trans
     batch = a.shape[:-2]
-    af = a.reshape((-1, *a.shape[-2:]))
-    bf = b.reshape((-1, *b.shape[-2:]))
+    af = a.reshape((math.prod(batch), *a.shape[-2:]))
+    bf = b.reshape((math.prod(batch), *b.shape[-2:]))
     out = np.empty(bf.shape, np.result_type(af.dtype, bf.dtype))
     for i in range(af.shape[0]):
         try:
@@ -391,7 +392,7 @@ def _lu_kernel(x: Any) -> list[Any]:
     x = np.asarray(x)
     batch, (m, n) = x.shape[:-2], x.shape[-2:]
     k = min(m, n)
-    a = np.array(x.reshape((-1, m, n)), copy=True)
+    a = np.array(x.reshape((math.prod(batch), m, n)), copy=True)
     nb = a.shape[0]
     pivots = np.zeros((nb, k), np.int32)
     rows = np.arange(nb)
@@ -483,7 +484,7 @@ lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
 def _pivots_to_permutation_kernel(pivots: Any, *, permutation_size: int) -> Any:
     pivots = np.asarray(pivots)
     batch, k = pivots.shape[:-1], pivots.shape[-1]
-    piv = pivots.reshape((-1, k))
+    piv = pivots.reshape((math.prod(batch), k))
     perm = np.tile(np.arange(permutation_size, dtype=np.int32), (piv.shape[0], 1))
     rows = np.arange(piv.shape[0])
     for i in range(k):
@@ -618,7 +619,7 @@ def _householder_product_kernel(a: Any, taus: Any) -> Any:
 
     a, taus = np.asarray(a), np.asarray(taus)
     name = "ungqr" if a.dtype.kind == "c" else "orgqr"
-    tb = taus.reshape((-1, taus.shape[-1]))
+    tb = taus.reshape((math.prod(taus.shape[:-1]), taus.shape[-1]))
 
     counter = iter(range(tb.shape[0]))
 

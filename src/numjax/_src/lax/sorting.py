@@ -77,6 +77,9 @@ def _take_along_axis(x: Array, idx: Array, axis: int) -> Array:
     """x[..., idx, ...] along `axis`, where idx has x's shape except (maybe) along `axis`: a
     gather of single elements, so that it has jvp, transpose and batching rules."""
     shape = get_aval(idx).shape
+    if 0 in shape:
+        # Nothing to read (and a gather's slice of size 1 would not fit an empty axis of x).
+        return st.full_like(x, 0, shape=shape)
     columns = [idx if d == axis else st.broadcasted_iota(get_aval(idx).dtype, shape, d)
                for d in range(len(shape))]
     indices = st.concatenate([st.expand_dims(c, (len(shape),)) for c in columns], len(shape))

@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.compiler.lowering import broadcast_results, ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, Tracer, operand_aval
 from numjax._src.interpreters import ad, batching, staging
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
-from numjax._src.runtime import transfer_guard
+from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
@@ -240,6 +240,20 @@ def _broadcast_in_dim_batch(args: Sequence[Any], dims: Sequence[Any], *, shape: 
 
 
 broadcast_in_dim_p.def_impl(_broadcast_in_dim_kernel)
+
+
+def _broadcast_in_dim_owning(in_avals: Any, *, shape: Shape, broadcast_dimensions: Shape
+                             ) -> Any:
+    # Eagerly the result is a new buffer (zeros from calloc), not np.broadcast_to's view:
+    # filling it directly costs less than the view and its copy.
+    expanded = [1] * len(shape)
+    for src, dst in enumerate(broadcast_dimensions):
+        expanded[dst] = in_avals[0].shape[src]
+    rank = tuple(expanded)
+    return lambda x: host_memory.broadcast(np.asarray(x).reshape(rank), shape)
+
+
+broadcast_results[broadcast_in_dim_p] = _broadcast_in_dim_owning
 ad.linear_jvp(broadcast_in_dim_p)
 broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
 broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
@@ -669,6 +683,7 @@ def _select_n_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]
 
 
 select_n_p.def_impl(_select_n_kernel)
+broadcast_results[select_n_p] = None  # one case broadcast to the predicate's shape
 select_n_p.def_jvp(_select_n_jvp)
 select_n_p.def_transpose(_select_n_transpose)
 select_n_p.def_batch(_select_n_batch)
@@ -716,6 +731,7 @@ def _iota_abstract_eval(*, dtype: np.dtype, shape: Shape, dimension: int) -> Sha
 
 
 iota_p.def_impl(_iota_kernel)
+broadcast_results[iota_p] = None  # a ramp broadcast along the other axes
 
 
 def iota(dtype: Any, size: int) -> Array:
@@ -816,21 +832,39 @@ def _slice_kernel(x: Any, *, start_indices: Shape, limit_indices: Shape,
 @slice_p.def_abstract_eval
 def _slice_abstract_eval(x: ShapedArray, *, start_indices: Shape, limit_indices: Shape,
                          strides: Shape | None) -> ShapedArray:
-    if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
+    # JAX's checks, in its order and with its texts.
+    for what, dims in (("start_indices", start_indices), ("limit_indices", limit_indices)):
+        if any(d < 0 for d in dims):
+            raise TypeError(f"slice {what} must have every element be nonnegative, got "
+                            f"{dims}.")
+    if len(start_indices) != x.ndim:
         raise TypeError(
             "slice start_indices must have length equal to the number of dimensions of the "
             f"operand, got indices {start_indices} for operand shape {x.shape}.")
+    if len(limit_indices) != len(start_indices):
+        raise TypeError("slice limit_indices must have the same length as start_indices, got "
+                        f"start_indices {start_indices} and limit_indices {limit_indices}.")
+    if any(e > d for e, d in zip(limit_indices, x.shape, strict=True)):
+        raise TypeError("slice limit_indices must be less than or equal to operand shape, got "
+                        f"limit_indices {limit_indices} for operand shape {x.shape}.")
+    if any(s < 0 for s in start_indices):
+        raise TypeError("slice start_indices must be greater than or equal to zero, got "
+                        f"start_indices of {start_indices}.")
+    if any(e < s for s, e in zip(start_indices, limit_indices, strict=True)):
+        raise TypeError("slice limit_indices must be greater than or equal to start_indices, "
+                        f"got start_indices {start_indices} and limit_indices "
+                        f"{limit_indices}.")
+    if strides is not None and any(st < 0 for st in strides):
+        raise TypeError(f"slice strides must have every element be nonnegative, got "
+                        f"{strides}.")
+    if strides is not None and len(strides) != x.ndim:
+        raise TypeError("slice strides must have length equal to the number of dimensions of "
+                        f"the operand, got strides {strides} for operand shape {x.shape}.")
     steps = strides or (1,) * x.ndim
-    shape = []
-    for s, e, st, d in zip(start_indices, limit_indices, steps, x.shape, strict=True):
-        if not 0 <= s <= e <= d:
-            raise TypeError(
-                "slice indices must be 0 <= start <= limit <= operand shape, got "
-                f"start_indices {start_indices}, limit_indices {limit_indices} for operand "
-                f"shape {x.shape}.")
-        if st <= 0:
-            raise TypeError(f"slice strides must be positive, got {strides}")
-        shape.append(0 if e == s else (e - s - 1) // st + 1)
+    if any(st == 0 for st in steps):
+        raise TypeError(f"slice strides must be positive, got {strides}")
+    shape = [0 if e == s else (e - s - 1) // st + 1
+             for s, e, st in zip(start_indices, limit_indices, steps, strict=True)]
     return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -156,24 +156,20 @@ def _guard_index_constants(index: Any) -> None:
     transfer_guard.library_constant(0, np.int32)
 
 
-@transfer_guard.places_constants
-def advanced_getitem(x: Array, index: Any, *, mode: str | GatherScatterMode | None = None,
-                     fill_value: Any = None, indices_are_sorted: bool = False,
-                     unique_indices: bool = False) -> Array:
-    """`x[index]` for any NumPy/JAX index; out-of-bounds integers clamp (mode None) or read
-    `fill_value` (mode 'fill'); negative integers count from the end.
+class _GatherPlan(NamedTuple):
+    """The gather an index needs: on `x` (the array after the basic part of the index), the
+    index vectors, dimension numbers and slice sizes, and the result's shape."""
 
-    >>> import numjax.numpy as jnp
-    >>> x = jnp.arange(12).reshape(3, 4)
-    >>> advanced_getitem(x, (jnp.array([2, 0]), slice(1, 3)))
-    Array([[ 9, 10],
-           [ 1,  2]], dtype=int32)
-    """
+    x: Array
+    indices: Any
+    dnums: GatherDimensionNumbers
+    slice_sizes: tuple[int, ...]
+    out_shape: tuple[int, ...]
+
+
+def _plan_gather(x: Array, index: Any) -> tuple[Array, _GatherPlan | None]:
+    """(`x` after the basic part of `index`, the gather for its advanced part, if any)."""
     from numjax._src.numpy.indexing import getitem
-    from numjax._src.numpy.util import ensure_array
-    x = ensure_array(x)
-    if transfer_guard._in_use:
-        _guard_index_constants(index)
     items = _parse(index, get_aval(x).shape)
     basic = tuple(None if isinstance(i, _Adv) and i.new else
                   slice(None) if isinstance(i, _Adv) else i for i in items)
@@ -186,8 +182,9 @@ def advanced_getitem(x: Array, index: Any, *, mode: str | GatherScatterMode | No
     if any(b != slice(None) for b in basic):
         x = getitem(x, basic)
     if not advs:
-        return x
+        return x, None
     shape = get_aval(x).shape
+    _check_integer_on_empty_axis(items, shape)
     arrays = [_normalize(a.value, shape[d]) for a, d in zip(advs, adv_dims, strict=True)]
     indices = _stack_indices(arrays)
     batch_shape = get_aval(indices).shape[:-1]
@@ -203,10 +200,60 @@ def advanced_getitem(x: Array, index: Any, *, mode: str | GatherScatterMode | No
     dn = GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(adv_dims),
                                 start_index_map=tuple(adv_dims))
     slice_sizes = tuple(1 if d in adv_dims else shape[d] for d in range(len(shape)))
+    out_shape = _gather_shape(batch_shape, [shape[d] for d in kept], offset_dims)
+    return x, _GatherPlan(x, indices, dn, slice_sizes, out_shape)
+
+
+@transfer_guard.places_constants
+def advanced_getitem(x: Array, index: Any, *, mode: str | GatherScatterMode | None = None,
+                     fill_value: Any = None, indices_are_sorted: bool = False,
+                     unique_indices: bool = False) -> Array:
+    """`x[index]` for any NumPy/JAX index; out-of-bounds integers clamp (mode None) or read
+    `fill_value` (mode 'fill'); negative integers count from the end.
+
+    >>> import numjax.numpy as jnp
+    >>> x = jnp.arange(12).reshape(3, 4)
+    >>> advanced_getitem(x, (jnp.array([2, 0]), slice(1, 3)))
+    Array([[ 9, 10],
+           [ 1,  2]], dtype=int32)
+    """
+    from numjax._src.numpy.util import ensure_array
+    x = ensure_array(x)
+    if transfer_guard._in_use:
+        _guard_index_constants(index)
+    x, plan = _plan_gather(x, index)
+    if plan is None:
+        return x
+    if 0 in plan.out_shape:
+        # Nothing to read: as JAX, no gather (whose slice of size 1 would not fit an empty
+        # axis: zeros(0)[array([], int32)]), just the empty result.
+        return lax.full_like(x, 0, shape=plan.out_shape)
     parsed = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
         GatherScatterMode.from_any(mode)
-    return lax.gather(x, indices, dn, slice_sizes, indices_are_sorted=indices_are_sorted,
-                      unique_indices=unique_indices, mode=parsed, fill_value=fill_value)
+    return lax.gather(x, plan.indices, plan.dnums, plan.slice_sizes,
+                      indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                      mode=parsed, fill_value=fill_value)
+
+
+def _gather_shape(batch_shape: tuple[int, ...], kept: list[int],
+                  offset_dims: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of the gather reading `kept` whole dims per index vector of `batch_shape`."""
+    batch, sizes = iter(batch_shape), iter(kept)
+    return tuple(next(sizes) if d in offset_dims else next(batch)
+                 for d in range(len(batch_shape) + len(kept)))
+
+
+def _check_integer_on_empty_axis(items: list[Any], shape: tuple[int, ...]) -> None:
+    """An integer (0-d) index on an axis of length 0 is out of bounds in every mode (JAX's
+    IndexError, naming the axis of the indexed array); index arrays there may be empty."""
+    axis = 0
+    for d, i in enumerate(items):
+        if i is None or (isinstance(i, _Adv) and i.new):
+            continue
+        if isinstance(i, _Adv) and shape[d] == 0 and (
+                type(i.value) is int or get_aval(i.value).ndim == 0):
+            raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+        axis += 1
 
 
 def _normalize(i: Any, size: int) -> Any:
@@ -344,6 +391,8 @@ class IndexUpdateRef:
         x = ensure_array(self.array)
         aval = get_aval(x)
         positions, parsed = _flat_positions(x, self.index, mode)
+        if 0 in get_aval(positions).shape:
+            return x  # nothing indexed (func is not called, as in JAX)
         flat = lax.reshape(x, (aval.size,))
         basic = _is_basic(self.index)
         out = lax.scatter_apply(flat, positions, func, _FLAT_DNUMS,
@@ -378,13 +427,21 @@ def _flat_positions(x: Array, index: Any, mode: str | GatherScatterMode | None
     scatter mode). Dropped positions point past the end."""
     aval = get_aval(x)
     parsed = GatherScatterMode.from_any(mode)
-    iota = lax.reshape(lax.iota(_index_dtype(), aval.size), aval.shape)
-    if parsed is GatherScatterMode.CLIP:
-        positions = advanced_getitem(iota, index, mode=GatherScatterMode.CLIP)
-    else:
+    if parsed is not GatherScatterMode.CLIP:
         parsed = GatherScatterMode.FILL_OR_DROP
-        positions = advanced_getitem(iota, index, mode=GatherScatterMode.FILL_OR_DROP,
-                                     fill_value=aval.size)
+    iota = lax.reshape(lax.iota(_index_dtype(), aval.size), aval.shape)
+    iota, plan = _plan_gather(iota, index)
+    if plan is None:
+        positions = iota
+    elif aval.size == 0 or 0 in plan.out_shape:
+        # Nothing is indexed, or every index lies off an empty axis so nothing can be
+        # written: the positions only give the updates' shape (no gather, whose slice of
+        # size 1 would not fit an empty axis).
+        positions = lax.full(plan.out_shape, aval.size, _index_dtype())
+    else:
+        fill = None if parsed is GatherScatterMode.CLIP else aval.size
+        positions = lax.gather(iota, plan.indices, plan.dnums, plan.slice_sizes, mode=parsed,
+                               fill_value=fill)
     shape = get_aval(positions).shape
     return lax.reshape(positions, (*shape, 1)), parsed
 
@@ -399,6 +456,8 @@ def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Ar
     aval = get_aval(x)
     positions, parsed = _flat_positions(x, index, mode)
     target = get_aval(positions).shape[:-1]
+    if 0 in target:
+        return x  # nothing indexed: as JAX, `x` itself, whatever the values
     values = lax._convert_element_type(ensure_array(values), aval.dtype, aval.weak_type)
     if transfer_guard._in_use:
         _guard_index_constants(index)

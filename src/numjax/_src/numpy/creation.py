@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.lax.structural import guard_fill_transfer
 from numjax._src.numpy import extended
 from numjax._src.numpy.util import check_arraylike
-from numjax._src.runtime import transfer_guard
+from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 
 Array = Any
@@ -352,6 +352,9 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     # JAX compares iotas shifted by k op by op: k is placed on the device.
     transfer_guard.library_constant(k, np.int32)
+    too_big = host_memory.oversized([ShapedArray((N, N if M is None else M), np.dtype(dtype))])
+    if too_big:
+        raise host_memory.out_of_memory(too_big)  # JAX's error, before NumPy's MemoryError
     return array(np.eye(N, M, k, dtype=dtype))
 
 

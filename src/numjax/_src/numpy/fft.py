@@ -273,7 +273,8 @@ def fftfreq(n: int, d: Array = 1.0, *, dtype: Any = None) -> Array:
     if not isinstance(n, int):
         creation._shape(n)  # JAX's result is built with the shape (n,): its shape errors
     dt = _freq_dtype(dtype)
-    k = np.fft.fftfreq(n, 1.0) * n  # integer frequencies, exact
+    # Integer frequencies, exact (none for n = 0, where NumPy would divide by zero).
+    k = np.fft.fftfreq(n, 1.0) * n if n else np.zeros(0)
     return _divide_freqs(k.astype(dt), d, n, dt)
 
 
@@ -296,7 +297,8 @@ def rfftfreq(n: int, d: Array = 1.0, *, dtype: Any = None) -> Array:
 
 def _divide_freqs(k: np.ndarray, d: Array, n: int, dt: np.dtype) -> Array:
     if isinstance(d, int | float) and not isinstance(d, bool):
-        return creation.asarray((k / (d * n)).astype(dt))
+        with np.errstate(divide="ignore", invalid="ignore"):  # rfftfreq(0) is [nan], as JAX
+            return creation.asarray((k / (d * n)).astype(dt))
     scale = ew.mul(st.convert_element_type(d, dt), np.array(n, dt))
     scale = st.broadcast_in_dim(scale, k.shape, ())
     return ew.div(creation.asarray(k), scale)

@@ -385,49 +385,51 @@ def delete(arr: Array, obj: Any, axis: int | None = None, *,
         axis = 0
     axis = canonicalize_axis(axis, get_aval(a).ndim)
     n = get_aval(a).shape[axis]
-    if isinstance(obj, slice):
-        drop = np.arange(n)[obj]
-    elif isinstance(obj, Tracer) and obj.to_concrete_value() is None:
-        if not assume_unique_indices:
-            raise errors.ConcretizationTypeError(
-                obj, "jnp.delete(arr, obj): obj must be concrete unless "
-                     "assume_unique_indices=True.\n")
-        return _delete_traced(a, obj, axis)
+    # JAX's cases, in its order: a static integer (checked as an axis would be: its
+    # ValueError), a slice, unique integer indices (jit-compatible), static indices or mask.
+    try:
+        index = operator.index(obj)
+    except TypeError:
+        pass
     else:
-        value = _concrete_or_error(obj, "")
-        if value.dtype == bool:
-            if value.shape != (n,):
-                raise ValueError(f"boolean array argument obj to delete must be one "
-                                 f"dimensional and match the axis length of {n}")
-            drop = np.nonzero(value)[0]
-        else:
-            if value.dtype.kind not in "iu" and value.size:
-                raise IndexError("arrays used as indices must be of integer (or boolean) type")
-            drop = value.astype(np.int64).ravel()
-            if np.any((drop < -n) | (drop >= n)):
-                bad = drop[(drop < -n) | (drop >= n)][0]
-                raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
-            drop = drop % max(n, 1)
-    keep = np.setdiff1d(np.arange(n), drop)
-    return take_static(a, keep, axis)
+        index = canonicalize_axis(index, n)
+        return take_static(a, np.delete(np.arange(n), index), axis)
+    if isinstance(obj, slice):
+        return take_static(a, np.delete(np.arange(n), obj), axis)
+    check_arraylike("delete", a, obj)
+    if dtypes.issubdtype(dtypes.dtype(obj), np.integer) and assume_unique_indices:
+        return _delete_unique(a, ensure_array(obj), axis)
+    value = _concrete_or_error(obj, "'obj' array argument of jnp.delete()\n")
+    if dtypes.issubdtype(value.dtype, np.integer):
+        keep = np.ones(n, bool)
+        keep[value] = False  # NumPy's IndexError for an index out of bounds
+    elif value.dtype == np.bool_:
+        if value.shape != (n,):
+            raise ValueError("np.delete(arr, obj): for boolean indices, obj must be "
+                             "one-dimensional with length matching specified axis.")
+        keep = ~value
+    else:
+        raise ValueError(f"np.delete(arr, obj): got obj.dtype={value.dtype}; must be integer "
+                         "or bool.")
+    return take_static(a, np.nonzero(keep)[0], axis)
 
 
-def _delete_traced(a: Array, obj: Array, axis: int) -> Array:
+def _delete_unique(a: Array, obj: Array, axis: int) -> Array:
+    """Delete unique indices, whose count (not values) fixes the output shape: output slot j
+    reads source j + (number of deleted indices k with sorted[k] - k <= j)."""
+    from numjax._src.numpy.sorting import sort
     n = get_aval(a).shape[axis]
-    obj = ravel(ensure_array(obj))
-    k = get_aval(obj).shape[0]
     idt = dtypes.default_int_dtype()
-    obj = lax.convert_element_type(obj, idt)
+    obj = lax.convert_element_type(ravel(obj), idt)
+    k = get_aval(obj).shape[0]
     obj = lax.select(lax.lt(obj, lax._convert_element_type(0, idt)),
                      lax.add(obj, lax._convert_element_type(n, idt)), obj)
-    # Output slot j takes source index j + (number of deleted indices <= that source index):
-    # for sorted unique deletions, iterate the fixed point k times (k is small and static).
-    pos = lax.iota(idt, n - k)
-    src = pos
-    for _ in range(k):
-        hits = lax.le(lax.broadcast_in_dim(obj, (n - k, k), (1,)),
-                      lax.broadcast_in_dim(src, (n - k, k), (0,)))
-        src = lax.add(pos, lax.reduce_sum(lax.convert_element_type(hits, idt), (1,)))
+    obj = lax.clamp(lax._convert_element_type(0, idt), obj, lax._convert_element_type(n, idt))
+    shifted = lax.sub(sort(obj), lax.iota(idt, k))
+    pos = lax.iota(idt, max(n - k, 0))
+    hits = lax.ge(lax.broadcast_in_dim(pos, (k, max(n - k, 0)), (1,)),
+                  lax.broadcast_in_dim(shifted, (k, max(n - k, 0)), (0,)))
+    src = lax.add(pos, lax.reduce_sum(lax.convert_element_type(hits, idt), (0,)))
     return _take_traced(a, src, axis)
 
 

@@ -138,6 +138,8 @@ def take(a: Array, indices: Array, axis: int | None = None, out: None = None,
     axis = canonicalize_axis(axis, get_aval(a).ndim)
     size = get_aval(a).shape[axis]
     indices, m = _normalize_mode("take", mode, indices, size)
+    if size == 0 and get_aval(indices).size:
+        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     return _index_with_mode(a, (slice(None),) * axis + (indices,), m, fill_value,
                             unique_indices, indices_are_sorted)
 
@@ -177,6 +179,9 @@ def take_along_axis(arr: Array, indices: Array, axis: int | None, mode: str | No
                          "broadcast outside the indexed axis") from None
     full = out_shape[:axis] + (i_shape[axis],) + out_shape[axis:]
     idt = dtypes.default_int_dtype()
+    if a_shape[axis] == 0:
+        # Every index is out of bounds; JAX reads zeros (not the fill value), strongly typed.
+        return lax.full(full, 0, get_aval(arr).dtype)
     indices, m = _normalize_mode("take_along_axis", mode, indices, a_shape[axis])
     indices = broadcast_to(indices, full)
     index = []

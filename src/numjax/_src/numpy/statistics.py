@@ -310,6 +310,9 @@ def _quantile(a: Array, q: Array, axis: Any, method: str, keepdims: bool,
     a = moveaxis(a, axis_, -1)
     batch = get_aval(a).shape[:-1]
     n = get_aval(a).shape[-1]
+    if n == 0:
+        _empty_quantile_error(axis, len(a_shape), batch, get_aval(q).shape, keepdims,
+                              squash_nans)
     dt = get_aval(a).dtype
     s = sort(a, axis=-1)
     if squash_nans:
@@ -362,6 +365,27 @@ def _quantile(a: Array, q: Array, axis: Any, method: str, keepdims: bool,
     if get_aval(q).ndim == 0:
         out_ = lax.reshape(out_, get_aval(out_).shape[1:])
     return out_
+
+
+def _empty_quantile_error(axis: Any, ndim: int, batch: tuple[int, ...],
+                          q_shape: tuple[int, ...], keepdims: bool, squash_nans: bool) -> None:
+    """JAX's errors for quantiles over an empty axis: the window of size 1 it reads at each
+    quantile's position along that axis does not fit it (`quantile` always, `nanquantile`
+    when there is something to read; a single position is an out-of-bounds integer index).
+    The axis named is the reduced one; reduced tuples of axes are merged into the last."""
+    if axis is None:
+        where = 0
+    elif isinstance(axis, tuple):
+        where = ndim - len(axis)
+    else:
+        where = canonicalize_axis(axis, ndim)
+    if squash_nans:
+        if 0 in q_shape or 0 in batch:
+            return
+        if not q_shape and not batch and not keepdims:
+            raise IndexError(f"index is out of bounds for axis {where} with size 0")
+    raise TypeError(f"Slice size at index {where} in gather op is out of range, must be within "
+                    "[0, 0 + 1), got 1.")
 
 
 # ---- averages and differences --------------------------------------------------------------
@@ -426,7 +450,8 @@ def diff(a: Array, n: int = 1, axis: int = -1, prepend: Array | None = None,
         a = concatenate(parts, axis)
     for _ in range(n):
         m = get_aval(a).shape[axis]
-        hi = lax.slice_in_dim(a, 1, m, axis=axis)
+        # a[1:] and a[:-1], both empty when the axis is (n may exceed its length).
+        hi = lax.slice_in_dim(a, min(1, m), m, axis=axis)
         lo = lax.slice_in_dim(a, 0, max(m - 1, 0), axis=axis)
         a = lax.bitwise_xor(hi, lo) if get_aval(a).dtype == np.bool_ else lax.sub(hi, lo)
     return a
@@ -493,7 +518,7 @@ def trapezoid(y: Array, x: Array | None = None, dx: Any = 1.0, axis: int = -1) -
         raise
     axis = canonicalize_axis(axis, get_aval(y).ndim)
     m = get_aval(y).shape[axis]
-    avg = lax.mul(lax.add(lax.slice_in_dim(y, 1, m, axis=axis),
+    avg = lax.mul(lax.add(lax.slice_in_dim(y, min(1, m), m, axis=axis),
                           lax.slice_in_dim(y, 0, max(m - 1, 0), axis=axis)),
                   lax._convert_element_type(0.5, get_aval(y).dtype))
     if x is None:

@@ -19,10 +19,14 @@ import (and restores glibc's fixed 128 KB thresholds when set later). Elsewhere 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 from typing import Any
 
+import numpy as np
+
 from numjax._src import config
+from numjax._src.core.errors import XlaRuntimeError
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
@@ -75,3 +79,98 @@ heap_retain_bytes = config.State(
 
 # Whether the allocator keeps freed memory now (False off glibc or when switched off).
 tuned = heap_retain_bytes.value > 0 and _apply(heap_retain_bytes.value)
+
+
+# ---- buffers of their own --------------------------------------------------------------------
+#
+# Kernels may return broadcast views (np.broadcast_to: zero strides, every element one memory
+# cell), which later steps of a compiled program read as cheaply as the real thing. An Array
+# a caller holds must own memory of its size instead, as on a device: `jnp.zeros((10**6,
+# 10**6))` is refused at once (as JAX's allocator refuses it) rather than handed out as a 4 TB
+# view that a later `.sum()` walks for minutes.
+
+
+def owned(buf: Any) -> Any:
+    """`buf`, or, when it is a broadcast view, a copy in memory of its own."""
+    strides = getattr(buf, "strides", ())
+    if 0 not in strides or buf.size <= 1:
+        return buf
+    if not any(s == 0 and n > 1 for s, n in zip(strides, buf.shape, strict=True)):
+        return buf
+    # What is broadcast: the view with each zero-stride axis cut to one element.
+    source = buf[tuple(slice(0, 1) if s == 0 else slice(None) for s in strides)]
+    return broadcast(source, buf.shape)
+
+
+def broadcast(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """`x` (of `shape`'s rank) broadcast to `shape`, in memory of its own."""
+    try:
+        if x.size == 1 and not x.tobytes().strip(b"\0"):
+            # All bits zero (not -0.0): calloc's pages are zero until written.
+            return np.zeros(shape, x.dtype)
+        nbytes = int(np.prod(shape, dtype=object)) * x.dtype.itemsize
+        if nbytes >= _CHECKED_FILL and nbytes > available_memory():
+            # Filling it would page in more than the machine has free: refused, rather than
+            # left to the kernel's out-of-memory killer.
+            raise MemoryError
+        out = np.empty(shape, x.dtype)
+    except MemoryError:
+        raise out_of_memory(int(np.prod(shape, dtype=object)) * x.dtype.itemsize) from None
+    np.copyto(out, x)
+    return out
+
+
+_CHECKED_FILL = 1 << 30  # below this, reading /proc/meminfo would cost more than it protects
+
+
+def available_memory() -> int:
+    """Memory the machine can give now without swapping (Linux's MemAvailable), in bytes."""
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return physical_memory()
+
+
+def oversized(avals: Any) -> int:
+    """The size in bytes of the first of `avals` larger than the machine's memory, else 0: a
+    computation with such an output is refused when called, before it runs (as XLA fails
+    allocating its output buffers)."""
+    limit = physical_memory()
+    for aval in avals:
+        shape = getattr(aval, "shape", None)
+        if shape is None:
+            continue
+        nbytes = int(np.prod(shape, dtype=object)) * aval.dtype.itemsize
+        if nbytes > limit:
+            return nbytes
+    return 0
+
+
+def refusing(nbytes: int) -> Any:
+    """A stand-in for a computation whose output cannot be allocated: raises when called."""
+    def refuse(*args: Any) -> Any:
+        raise out_of_memory(nbytes)
+    return refuse
+
+
+def out_of_memory(nbytes: int) -> XlaRuntimeError:
+    """JAX's error (XLA's on CPU) for an allocation that cannot be made."""
+    return XlaRuntimeError(f"RESOURCE_EXHAUSTED: Out of memory allocating {nbytes} bytes.")
+
+
+_physical: int | None = None
+
+
+def physical_memory() -> int:
+    """The machine's RAM in bytes: no buffer larger than it can be written (without swap)."""
+    global _physical
+    if _physical is None:
+        try:
+            _physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            _physical = 1 << 62  # unknown: let the allocator decide
+    return _physical
