@@ -18,6 +18,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
+from lapack_bounds import assert_within, multivariate_normal_tolerance, orthogonal_tolerance
 
 import numjax
 import numjax.numpy as jnp
@@ -86,9 +87,6 @@ CASES: dict[str, Case] = {
     "triangular": lambda k: r.triangular(k, 0.0, 1.0, 3.0, (6,)),
     "geometric": lambda k: r.geometric(k, 0.3, (6,)),
     "wald": lambda k: r.wald(k, 1.5, (6,)),
-    "orthogonal": lambda k: r.orthogonal(k, 3),
-    "multivariate_normal": lambda k: r.multivariate_normal(
-        k, jnp.zeros(2), jnp.array([[2.0, 0.5], [0.5, 1.0]]), (3,)),
     "gamma": lambda k: r.gamma(k, jnp.array([0.5, 1.0, 2.5, 10.0])),
     "beta": lambda k: r.beta(k, 2.0, 3.0, (4,)),
     "dirichlet": lambda k: r.dirichlet(k, jnp.array([1.0, 2.0, 3.0]), (2,)),
@@ -99,6 +97,19 @@ CASES: dict[str, Case] = {
     "ball": lambda k: r.ball(k, 3, 2, (4,)),
     "poisson": lambda k: r.poisson(k, jnp.array([0.5, 3.0, 20.0])),
     "binomial": lambda k: r.binomial(k, jnp.array([5.0, 20.0, 100.0]), 0.3),
+}
+
+MVN_COV = np.array([[2.0, 0.5], [0.5, 1.0]], np.float32)
+
+# Draws through a LAPACK factorization: (sampler, tolerance from the normal draws it
+# transforms). Their last bits depend on the CPU's LAPACK kernels (lapack_bounds.py).
+LAPACK_CASES: dict[str, tuple[Case, Callable[[Any], np.ndarray]]] = {
+    "orthogonal": (lambda k: r.orthogonal(k, 3),
+                   lambda k: orthogonal_tolerance(r.normal(k, (3, 3)), np.dtype(np.float32))),
+    "multivariate_normal": (
+        lambda k: r.multivariate_normal(k, jnp.zeros(2), MVN_COV, (3,)),
+        lambda k: multivariate_normal_tolerance(MVN_COV, r.normal(k, (3, 2)), "cholesky",
+                                                np.dtype(np.float32))),
 }
 
 # Samplers whose last steps are transcendental functions or linear algebra (see module doc).
@@ -155,6 +166,17 @@ def test_golden_x32(name: str, layout: bool) -> None:
         expected = decode(row[name])
         got = CASES[name](r.PRNGKey(int(seed)))
         assert_matches(got, expected)
+
+
+@pytest.mark.parametrize("name", sorted(LAPACK_CASES))
+def test_golden_lapack_x32(name: str, layout: bool) -> None:
+    sampler, tolerance = LAPACK_CASES[name]
+    for seed, row in GOLDEN[f"partitionable={layout}"].items():
+        expected = decode(row[name])
+        key = r.PRNGKey(int(seed))
+        got = np.asarray(sampler(key))
+        assert (got.dtype, got.shape) == (expected.dtype, expected.shape)
+        assert_within(got, expected, tolerance(key))
 
 
 @pytest.mark.parametrize("name", sorted(X64_CASES))
