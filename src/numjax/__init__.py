@@ -16,6 +16,7 @@ from numjax import ad_checkpoint as ad_checkpoint  # noqa: E402
 from numjax import core as core  # noqa: E402
 from numjax import custom_derivatives as custom_derivatives  # noqa: E402
 from numjax import debug as debug  # noqa: E402
+from numjax import distributed as distributed  # noqa: E402
 from numjax import dtypes as dtypes  # noqa: E402
 from numjax import errors as errors  # noqa: E402
 from numjax import experimental as experimental  # noqa: E402

@@ -150,7 +150,9 @@ class PmapFunction:
         flat_fun, out = flatten_fun(with_statics, in_tree)
         per_device = [mapped_aval(a, d) for a, d in zip(avals, dims, strict=True)]
         info = debug_info("pmap", self._fun, args, kwargs, self._static)
-        with axis_env.extend_axis_env(self._axis_name, size):
+        # Across processes the axis spans every process's devices: each passes its part.
+        global_size = size * _processes(self._devices)
+        with axis_env.extend_axis_env(self._axis_name, global_size):
             closed = trace_to_jaxpr(flat_fun, per_device, info)
         closed, extra = hoist_tracer_consts(closed)
         assert out.tree is not None
@@ -170,7 +172,7 @@ class PmapFunction:
             closed, axis_name=self._axis_name, axis_size=size,
             in_axes=[*[None] * len(extra), *dims], out_axes=out_axes, name=self._name,
             donated_invars=[*[False] * len(extra), *donated], devices=self._devices,
-            backend=self._backend)
+            backend=self._backend, global_axis_size=global_size)
         return closed, extra, out_tree, params
 
     # -- ahead of time -------------------------------------------------------------------------
@@ -216,6 +218,12 @@ class _TempAxisName:
 
     def __repr__(self) -> str:
         return f"<axis {hex(id(self))}>"
+
+
+def _processes(devices: Any) -> int:
+    """How many processes a pmap spans: all of them, unless it names its devices."""
+    from numjax._src.runtime import distributed
+    return distributed.state.process_count if devices is None else 1
 
 
 def _abstractify(x: Any) -> Any:

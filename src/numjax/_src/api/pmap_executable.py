@@ -58,7 +58,7 @@ def grid(params: dict[str, Any]) -> tuple[list[Hashable], list[int]]:
     """The axis names and sizes of the device grid: this pmap's axis, then those of the pmaps
     nested in its program (each name once)."""
     names: list[Hashable] = [params["axis_name"]]
-    sizes: list[int] = [params["axis_size"]]
+    sizes: list[int] = [params["global_axis_size"]]
 
     def visit(jaxpr: Jaxpr) -> None:
         for eqn in jaxpr.eqns:
@@ -133,7 +133,12 @@ class PmapExecutable:
         self.out_axes: tuple[int | None, ...] = params["out_axes"]
         self.size: int = params["axis_size"]
         self.names, self.sizes = grid(params)
-        total = math.prod(self.sizes)
+        # Across processes (numjax.distributed), this process runs its local part of the grid.
+        self.processes = params["global_axis_size"] // self.size
+        if self.processes > 1 and len(self.sizes) > 1:
+            raise NotImplementedError("nested pmaps across processes are not supported; "
+                                      "map the outer axis within each process.")
+        total = math.prod(self.sizes) // self.processes
         self.devices = choose_devices(params, total)
         # The devices holding the outer axis's slices: the first of each group of the grid.
         stride = total // self.size
@@ -146,7 +151,8 @@ class PmapExecutable:
             for a, ax in zip(self.out_avals, self.out_axes, strict=True)]
         donated = tuple(params["donated_invars"])
         per_device = cost_analysis(body)["bytes accessed"]
-        self.spmd = total > 1 and (_has_host_callbacks(body.jaxpr) or bool(body.effects)
+        self.spmd = self.processes > 1 or total > 1 and (
+            _has_host_callbacks(body.jaxpr) or bool(body.effects)
                                    or _collective_in_control_flow(body.jaxpr)
                                    or per_device >= spmd_min_bytes.value)
         name = f"pmap_{params['name']}"
@@ -222,9 +228,15 @@ class PmapExecutable:
     def _run_spmd(self, per_rank: list[list[Any]]) -> list[list[Any]]:
         """Every rank's program on its arguments; the outputs, per output, in rank order."""
         executable = self.executable
+        mpi_comm, offset = None, 0
+        if self.processes > 1:
+            from numjax._src.runtime import distributed
+            mpi_comm = distributed.state.comm
+            offset = distributed.state.process_index * len(self.devices)
         results = spmd.run(self.devices, self.names, self.sizes,
                            lambda rank: executable(*[stream.resolve(b)
-                                                     for b in per_rank[rank]]))
+                                                     for b in per_rank[rank]]),
+                           mpi_comm, offset)
         return [[r[j] for r in results] for j in range(len(self.out_axes))]
 
     def _slice_index(self, rank: int) -> int:

@@ -52,12 +52,15 @@ def _xla_pmap_abstract_eval(*avals: Any, call_jaxpr: ClosedJaxpr, axis_size: int
 
 def pmap_params(call_jaxpr: ClosedJaxpr, *, axis_name: Hashable, axis_size: int,
                 in_axes: Sequence[int | None], out_axes: Sequence[int | None], name: str,
-                donated_invars: Sequence[bool], devices: Any = None, backend: Any = None
-                ) -> dict[str, Any]:
-    """The params of an `xla_pmap` equation, in JAX's names."""
+                donated_invars: Sequence[bool], devices: Any = None, backend: Any = None,
+                global_axis_size: int | None = None) -> dict[str, Any]:
+    """The params of an `xla_pmap` equation, in JAX's names. `axis_size` is this process's
+    part of the axis (its local devices); `global_axis_size` the whole axis, across
+    processes."""
     return {"axis_name": axis_name, "axis_size": axis_size, "backend": backend,
             "call_jaxpr": call_jaxpr, "devices": devices,
-            "donated_invars": tuple(donated_invars), "global_axis_size": axis_size,
+            "donated_invars": tuple(donated_invars),
+            "global_axis_size": axis_size if global_axis_size is None else global_axis_size,
             "in_axes": tuple(in_axes), "is_explicit_global_axis_size": False, "name": name,
             "out_axes": tuple(out_axes)}
 
@@ -72,7 +75,7 @@ def _rebind(params: dict[str, Any], call_jaxpr: ClosedJaxpr, in_axes: Sequence[i
 def in_axis_env(params: dict[str, Any], fun: Any) -> Any:
     """`fun` run with the pmap's axis name bound (rules re-trace the per-device program)."""
     def wrapped(*args: Any) -> Any:
-        with axis_env.extend_axis_env(params["axis_name"], params["axis_size"]):
+        with axis_env.extend_axis_env(params["axis_name"], params["global_axis_size"]):
             return fun(*args)
     return wrapped
 
@@ -98,7 +101,7 @@ def _xla_pmap_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any
                   ) -> tuple[list[Any], list[Any]]:
     body: ClosedJaxpr = params["call_jaxpr"]
     has_tangent = [type(t) is not ad.Zero for t in tangents]
-    with axis_env.extend_axis_env(params["axis_name"], params["axis_size"]):
+    with axis_env.extend_axis_env(params["axis_name"], params["global_axis_size"]):
         jvp_body = jaxpr_transforms.jvp_jaxpr(body, has_tangent)
     in_axes = params["in_axes"]
     tangent_axes = [ax for ax, t in zip(in_axes, has_tangent, strict=True) if t]
@@ -119,7 +122,7 @@ def _xla_pmap_batch(args: Sequence[Any], dims: Sequence[int | None], **params: A
              for x, d in zip(args, dims, strict=True)]
     in_axes = [None if ax is None else ax + (d is not None)
                for ax, d in zip(params["in_axes"], dims, strict=True)]
-    with axis_env.extend_axis_env(params["axis_name"], params["axis_size"]):
+    with axis_env.extend_axis_env(params["axis_name"], params["global_axis_size"]):
         body = jaxpr_transforms.batch_jaxpr(params["call_jaxpr"], size,
                                             [d is not None for d in dims])
     out_axes = [None if ax is None else ax + 1 for ax in params["out_axes"]]
@@ -147,7 +150,7 @@ def _xla_pmap_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[A
     known_axes = [ax for ax, lin in zip(in_axes, linear, strict=True) if not lin]
     ct_axes = list(params["out_axes"])
     ct_avals = [parallel_mapped(c, ax) for c, ax in zip(cts, ct_axes, strict=True)]
-    with axis_env.extend_axis_env(name, params["axis_size"]):
+    with axis_env.extend_axis_env(name, params["global_axis_size"]):
         body_t = jaxpr_transforms.trace_closed(summed, [*transposed.in_avals[:len(known_axes)],
                                                         *ct_avals])
     known = [x for x, lin in zip(args, linear, strict=True) if not lin]
@@ -173,7 +176,7 @@ def _xla_pmap_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, An
     mapped on axis 0; the unknown one, staged, reads them."""
     body: ClosedJaxpr = params["call_jaxpr"]
     unknowns = [partial_eval.is_unknown(trace, x) for x in args]
-    with axis_env.extend_axis_env(params["axis_name"], params["axis_size"]):
+    with axis_env.extend_axis_env(params["axis_name"], params["global_axis_size"]):
         split = partial_eval.partial_eval_jaxpr(body, unknowns)
     in_axes = params["in_axes"]
     out_axes = params["out_axes"]

@@ -34,11 +34,11 @@ class Device:
 
     __slots__ = ("id", "platform", "client", "process_index", "device_kind", "__weakref__")
 
-    def __init__(self, id: int, client: Backend) -> None:
+    def __init__(self, id: int, client: Backend, process_index: int = 0) -> None:
         self.id = id
         self.platform = client.platform
         self.client = client
-        self.process_index = 0
+        self.process_index = process_index
         self.device_kind = "cpu"
 
     @property
@@ -67,26 +67,37 @@ class Device:
 class Backend:
     """A platform's client (JAX's `xla_client.Client`): its devices and its name."""
 
-    def __init__(self, platform: str, num_devices: int) -> None:
+    def __init__(self, platform: str, num_devices: int, process_index: int = 0,
+                 process_count: int = 1) -> None:
+        """`num_devices` per process; with several processes (`numjax.distributed`), device
+        ids are global: `process * num_devices + i`."""
         self.platform = platform
         self.platform_version = "<unknown>"
         self.runtime_type = "numjax"
-        self._devices = [Device(i, self) for i in range(num_devices)]
+        self._process_index = process_index
+        self._process_count = process_count
+        self._devices = [Device(p * num_devices + i, self, p)
+                         for p in range(process_count) for i in range(num_devices)]
+        self._local = self._devices[process_index * num_devices:
+                                    (process_index + 1) * num_devices]
 
     def devices(self) -> list[Device]:
         return list(self._devices)
 
     def local_devices(self) -> list[Device]:
-        return list(self._devices)
+        return list(self._local)
 
     def device_count(self) -> int:
         return len(self._devices)
 
     def local_device_count(self) -> int:
-        return len(self._devices)
+        return len(self._local)
 
     def process_index(self) -> int:
-        return 0
+        return self._process_index
+
+    def process_count(self) -> int:
+        return self._process_count
 
     def __repr__(self) -> str:
         return f"<numjax {self.platform} backend with {len(self._devices)} devices>"
@@ -122,6 +133,10 @@ def _num_cpu_devices() -> int:
 
 def _init_backend(platform: str) -> Backend:
     if platform == "cpu":
+        from numjax._src.runtime import distributed
+        state = distributed.state
+        if state.process_count > 1:
+            return Backend("cpu", _num_cpu_devices(), state.process_index, state.process_count)
         return Backend("cpu", _num_cpu_devices())
     if platform in _INIT_ERRORS:
         raise RuntimeError(_INIT_ERRORS[platform])
@@ -241,9 +256,12 @@ def local_devices(process_index: int | None = None, backend: Any = None,
                   host_id: int | None = None) -> list[Device]:
     """The devices of this process (or of `process_index`)."""
     index = host_id if process_index is None else process_index
-    if index is not None and index != 0:
+    chosen = get_backend(backend)
+    if index is None or index == chosen.process_index():
+        return chosen.local_devices()
+    if not 0 <= index < chosen.process_count():
         raise ValueError(f"Unknown process_index {index}")
-    return get_backend(backend).local_devices()
+    return [d for d in chosen.devices() if d.process_index == index]
 
 
 def device_count(backend: Any = None) -> int:
@@ -262,34 +280,35 @@ def default_backend() -> str:
 
 
 def process_index(backend: Any = None) -> int:
-    """This process's index (0: numjax runs one process unless distributed)."""
-    return 0
+    """This process's index (0 unless `numjax.distributed.initialize` started several)."""
+    return get_backend(backend).process_index()
 
 
 def process_count(backend: Any = None) -> int:
-    """The number of processes (1)."""
-    return 1
+    """The number of processes (1 unless `numjax.distributed.initialize` started several)."""
+    return get_backend(backend).process_count()
 
 
 def backend_default_device() -> Device:
-    """The default backend's first device: where an uncommitted Array made while no
+    """The default backend's first local device: where an uncommitted Array made while no
     `jax_default_device` was set lives."""
     backend = _default_backend
     if backend is None:
         backend = get_backend()
-    return backend._devices[0]
+    return backend._local[0]
 
 
 def default_device() -> Device:
-    """Where uncommitted arrays live: `jax_default_device` if set, else device 0."""
+    """Where uncommitted arrays live: `jax_default_device` if set, else the first local
+    device."""
     device = config.default_device.value
     if device is None:
         backend = _default_backend
         if backend is None:
             backend = get_backend()
-        return backend._devices[0]
+        return backend._local[0]
     if isinstance(device, str):
-        return get_backend(device)._devices[0]
+        return get_backend(device)._local[0]
     return device  # type: ignore[no-any-return]
 
 

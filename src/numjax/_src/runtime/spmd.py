@@ -33,14 +33,21 @@ class SpmdAborted(Exception):
 class Communicator:
     """The devices of one SPMD run: their grid, and the barrier their collectives meet at."""
 
-    def __init__(self, names: Sequence[Hashable], sizes: Sequence[int]) -> None:
+    def __init__(self, names: Sequence[Hashable], sizes: Sequence[int],
+                 local: int | None = None, offset: int = 0, mpi_comm: Any = None) -> None:
+        """A grid of `prod(sizes)` ranks. With `mpi_comm` the grid spans processes: this one
+        runs ranks `offset .. offset + local - 1`, and the combinations cross processes."""
         self.names = tuple(names)
         self.sizes = tuple(sizes)
         self.size = int(np.prod(self.sizes, dtype=np.int64))
-        self._slots: list[Any] = [None] * self.size
+        self.local = self.size if local is None else local
+        self.offset = offset
+        self.mpi_comm = mpi_comm
+        self._slots: list[Any] = [None] * self.local
         self._results: list[Any] = []
         self._combine: Callable[[list[Any]], list[Any]] | None = None
-        self._barrier = threading.Barrier(self.size, action=self._run_combine)
+        self._reduce: str | None = None
+        self._barrier = threading.Barrier(self.local, action=self._run_combine)
         self._groups: dict[Any, Groups] = {}
 
     def coords(self, rank: int) -> dict[Hashable, int]:
@@ -78,21 +85,40 @@ class Communicator:
         self._groups[key] = groups
         return groups
 
-    def exchange(self, rank: int, value: Any, combine: Callable[[list[Any]], list[Any]]) -> Any:
+    def exchange(self, rank: int, value: Any, combine: Callable[[list[Any]], list[Any]],
+                 reduce: str | None = None) -> Any:
         """Deposit `value`, wait for every device, return this device's part of
-        `combine(values of all ranks)`."""
-        self._slots[rank] = value
+        `combine(values of all ranks)`. `reduce` names a reduction over every rank of the
+        grid (one MPI Allreduce across processes)."""
+        self._slots[rank - self.offset] = value
         self._combine = combine
+        self._reduce = reduce
         try:
             self._barrier.wait()
         except threading.BrokenBarrierError:
             raise SpmdAborted() from None
-        return self._results[rank]
+        return self._results[rank - self.offset]
 
     def _run_combine(self) -> None:
         assert self._combine is not None
-        self._results = self._combine(self._slots)
-        self._slots = [None] * self.size
+        slots = self._slots
+        self._slots = [None] * self.local
+        if self.mpi_comm is None:
+            self._results = self._combine(slots)
+            return
+        if self._reduce is not None:
+            total = _local_reduce(slots, self._reduce)
+            if total.dtype.kind in "biufc" and total.dtype.itemsize in (1, 2, 4, 8, 16) \
+                    and total.dtype.name not in ("float16", "bfloat16"):
+                out = np.empty_like(total)
+                self.mpi_comm.Allreduce(total, out, op=_mpi_op(self._reduce))
+                self._results = [out] * self.local
+                return
+        # Any other collective: every process gets every rank's value, combines them all and
+        # keeps its ranks' results.
+        everything = [v for part in self.mpi_comm.allgather(slots) for v in part]
+        results = self._combine(everything)
+        self._results = results[self.offset:self.offset + self.local]
 
     def abort(self) -> None:
         self._barrier.abort()
@@ -145,19 +171,29 @@ def _each_group(comm: Communicator, axes: Sequence[Hashable], index_groups: Grou
 _REDUCERS = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
 
+def _local_reduce(values: list[Any], op: str) -> Any:
+    """One new buffer holding the reduction of `values`, accumulated in place."""
+    reducer = _REDUCERS[op]
+    total = np.array(values[0], copy=True)
+    for v in values[1:]:
+        reducer(total, v, out=total)
+    return total
+
+
+def _mpi_op(op: str) -> Any:
+    from numjax._src.runtime import distributed
+    mpi = distributed.state.mpi
+    return {"sum": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}[op]
+
+
 def all_reduce(ctx: SpmdContext, x: Any, op: str, axes: Sequence[Hashable],
                index_groups: Groups | None) -> Any:
-    reducer = _REDUCERS[op]
-
     def combine(slots: list[Any]) -> list[Any]:
-        def reduce(values: list[Any]) -> list[Any]:
-            total = np.array(values[0], copy=True)
-            for v in values[1:]:
-                reducer(total, v, out=total)
-            return [total] * len(values)
-        return _each_group(ctx.comm, axes, index_groups, slots, reduce)
+        return _each_group(ctx.comm, axes, index_groups, slots,
+                           lambda values: [_local_reduce(values, op)] * len(values))
 
-    return ctx.comm.exchange(ctx.rank, x, combine)
+    whole = index_groups is None and set(axes) == set(ctx.comm.names)
+    return ctx.comm.exchange(ctx.rank, x, combine, op if whole else None)
 
 
 def all_gather(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups: Groups | None,
@@ -245,20 +281,21 @@ _submit_lock = threading.Lock()
 
 
 def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
-        program: Callable[[int], Any]) -> list[Any]:
-    """Run `program(rank)` for every rank of the grid, rank r on `devices[r]`'s thread, all
-    at once; returns their results in rank order, or raises the first device's error."""
-    comm = Communicator(names, sizes)
-    assert comm.size == len(devices), (comm.size, len(devices))
-    results: list[Any] = [None] * comm.size
-    errors: list[BaseException | None] = [None] * comm.size
+        program: Callable[[int], Any], mpi_comm: Any = None, offset: int = 0) -> list[Any]:
+    """Run `program(r)` for each of this process's ranks r, on `devices[r]`'s thread, all at
+    once; returns their results in order, or raises the first device's error. With
+    `mpi_comm`, the grid spans the processes and this one's ranks start at `offset`."""
+    comm = Communicator(names, sizes, len(devices), offset, mpi_comm)
+    assert comm.size == len(devices) or mpi_comm is not None, (comm.size, len(devices))
+    results: list[Any] = [None] * comm.local
+    errors: list[BaseException | None] = [None] * comm.local
     done = threading.Semaphore(0)
     n_threads = len(devices)
 
     def task(rank: int) -> Callable[[], None]:
         def run_rank() -> None:
             previous = _current.context
-            _current.context = SpmdContext(comm, rank, devices[rank])
+            _current.context = SpmdContext(comm, offset + rank, devices[rank])
             try:
                 _limit_blas(n_threads)
                 results[rank] = program(rank)
@@ -280,7 +317,7 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
                 device_stream.run(task(rank))
     for rank in inline:
         task(rank)()
-    for _ in range(comm.size):
+    for _ in range(comm.local):
         done.acquire()
     failures = [e for e in errors if e is not None and not isinstance(e, SpmdAborted)]
     if failures:

@@ -1,0 +1,134 @@
+"""pmap and the collectives across MPI processes (x 1 or 2 local devices, from
+NUMJAX_NUM_CPU_DEVICES), against the same global computation done by NumPy on the whole
+input, which every process can build. Runs on any number of processes (CI: 2 and 3)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import numjax as jax
+from numjax import lax
+from numjax.experimental import multihost_utils as mh
+
+jax.distributed.initialize()  # before any computation, as a JAX program does
+P, R = jax.process_count(), jax.process_index()
+L = jax.local_device_count()
+G = P * L  # devices in all
+
+
+def _global(*shape: int, seed: int = 0) -> np.ndarray:
+    """The whole input, the same on every process."""
+    return np.random.default_rng(seed).normal(size=(G, *shape)).astype(np.float32)
+
+
+def _mine(x: np.ndarray) -> np.ndarray:
+    """This process's part: the rows of its local devices."""
+    return x[R * L:(R + 1) * L]
+
+
+def test_processes_and_global_devices() -> None:
+    assert jax.process_count() == int(os.environ.get("PMI_SIZE", "1"))
+    assert [d.id for d in jax.devices()] == list(range(G))
+    assert [d.id for d in jax.local_devices()] == list(range(R * L, (R + 1) * L))
+    assert [d.process_index for d in jax.devices()] == [p for p in range(P) for _ in range(L)]
+    assert jax.device_count() == G and jax.local_device_count() == L
+    assert {d.process_index for d in jax.local_devices()} == {R}
+
+
+COLLECTIVES = [
+    ("psum", lambda v: lax.psum(v, "i")),
+    ("pmean", lambda v: lax.pmean(v, "i")),
+    ("pmax", lambda v: lax.pmax(v, "i")),
+    ("pmin", lambda v: lax.pmin(v, "i")),
+    ("axis_index", lambda v: v * lax.axis_index("i")),
+    ("all_gather", lambda v: lax.all_gather(v, "i")),
+    ("all_gather_tiled", lambda v: lax.all_gather(v, "i", tiled=True)),
+    ("ppermute_ring", lambda v: lax.ppermute(v, "i", [(k, (k + 1) % G) for k in range(G)])),
+    ("psum_scatter", lambda v: lax.psum_scatter(v[:1].repeat(G, 0), "i")),
+    ("all_to_all", lambda v: lax.all_to_all(v[:1].repeat(G, 0), "i", 0, 0)),
+    ("psum_int", lambda v: lax.psum((v * 10).astype(np.int32), "i")),
+    ("psum_bf16", lambda v: lax.psum(v.astype(jax.numpy.bfloat16), "i")),
+    ("psum_groups", lambda v: lax.psum(v, "i", axis_index_groups=[list(range(0, G, 2)),
+                                                                   list(range(1, G, 2))])
+     if G % 2 == 0 else lax.psum(v, "i")),
+]
+
+
+@pytest.mark.parametrize("name,body", COLLECTIVES, ids=[c[0] for c in COLLECTIVES])
+def test_collectives_across_processes(name: str, body: object) -> None:
+    # Against the same global computation on this process alone: vmap over all G rows.
+    x = _global(3)
+    out = jax.pmap(body, "i")(_mine(x))  # type: ignore[arg-type]
+    if name == "psum_groups" and G % 2 == 0:
+        groups = [list(range(0, G, 2)), list(range(1, G, 2))]
+        whole = np.empty_like(x)
+        for g in groups:
+            whole[g] = x[g].sum(0)
+    else:
+        whole = np.asarray(jax.vmap(body, axis_name="i")(x))  # type: ignore[arg-type]
+    assert [s.device for s in out.addressable_shards] == jax.local_devices()
+    np.testing.assert_allclose(np.asarray(out, np.float32), _mine(whole).astype(np.float32),
+                               rtol=1e-2 if name == "psum_bf16" else 1e-5, atol=1e-5)
+
+
+def test_large_psum_uses_one_allreduce() -> None:
+    x = np.ones((L, 1 << 20), np.float32) * (R + 1)
+    out = jax.pmap(lambda v: lax.psum(v, "i"), "i")(x)
+    np.testing.assert_array_equal(np.asarray(out)[:, :4], L * P * (P + 1) / 2)
+
+
+def test_data_parallel_gradients_match_one_process() -> None:
+    x = _global(4, seed=1)
+    w = np.linspace(-1, 1, 4).astype(np.float32)
+
+    def loss(w: object, v: object) -> object:
+        return ((v @ w) ** 2).mean()  # type: ignore[operator]
+
+    grads = jax.pmap(lambda v, w: lax.pmean(jax.grad(loss)(w, v), "i"), "i",
+                     in_axes=(0, None))(_mine(x), w)
+    whole = jax.grad(lambda w: jax.vmap(lambda v: loss(w, v))(x).mean())(w)
+    for g in np.asarray(grads):
+        np.testing.assert_allclose(g, np.asarray(whole), rtol=1e-5, atol=1e-6)
+
+
+def test_multihost_utils() -> None:
+    np.testing.assert_array_equal(mh.process_allgather(np.array([R, R])),
+                                  [[p, p] for p in range(P)])
+    np.testing.assert_array_equal(mh.process_allgather(np.array([R]), tiled=True), range(P))
+    np.testing.assert_array_equal(np.asarray(mh.broadcast_one_to_all(np.array([R + 7]))), [7])
+    mh.sync_global_devices("here")
+    mh.assert_equal(np.arange(3))
+    if P > 1:
+        with pytest.raises(AssertionError, match="same value"):
+            mh.assert_equal(np.array([R]))
+
+
+def test_initialize_twice_is_jax_error() -> None:
+    with pytest.raises(RuntimeError, match="should only be called once"):
+        jax.distributed.initialize()
+
+
+def test_a_failing_rank_ends_the_job_quickly() -> None:
+    if R != 0:
+        return  # rank 0 starts the failing job; the others have nothing to run
+    program = ("import numjax as jax, numpy as np\nfrom numjax import lax\n"
+               "jax.distributed.initialize()\n"
+               "if jax.process_index() == 1:\n    raise ValueError('rank one failed')\n"
+               "jax.pmap(lambda v: lax.psum(v, 'i'), 'i')(np.ones((1, 2)))\n")
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    if not os.path.exists(mpiexec):
+        mpiexec = "mpiexec"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "HYDRA"))}
+    env["NUMJAX_NUM_CPU_DEVICES"] = "1"
+    start = time.monotonic()
+    result = subprocess.run([mpiexec, "-n", "2", sys.executable, "-c", program], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "rank one failed" in result.stderr
+    assert time.monotonic() - start < 30
