@@ -107,7 +107,9 @@ class Communicator:
             self._results = self._combine(slots)
             return
         if self._reduce is not None:
-            total = _local_reduce(slots, self._reduce)
+            # One local device: its value is the send buffer as it is (MPI only reads it).
+            total = np.ascontiguousarray(slots[0]) if len(slots) == 1 else \
+                _local_reduce(slots, self._reduce)
             if total.dtype.kind in "biufc" and total.dtype.itemsize in (1, 2, 4, 8, 16) \
                     and total.dtype.name not in ("float16", "bfloat16"):
                 out = np.empty_like(total)
@@ -311,8 +313,10 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
     with _submit_lock:
         for rank, device in enumerate(devices):
             device_stream = stream.stream_for(device)
-            if device_stream.on_this_thread():
-                inline.append(rank)  # a device's own thread runs its part itself
+            if device_stream.on_this_thread() or len(devices) == 1:
+                # A device's own thread runs its part itself; so does the calling thread when
+                # it is the only device here (one device per process): no handoff.
+                inline.append(rank)
             else:
                 device_stream.run(task(rank))
     for rank in inline:
