@@ -314,7 +314,7 @@ class PartialEvalTrace(StagingTrace):
     def tracer_contents(self, tracer: StagingTracer) -> list[tuple[str, Any]]:
         # Its unknown aval, and how it was made when it is an input of the staged function.
         contents: list[tuple[str, Any]] = [("pval", f"({tracer.aval!r}, None)")]
-        if tracer.var in self.invars:
+        if tracer.jaxpr_var in self.invars:
             contents.append(("recipe", "LambdaBinding()"))
         return contents
 

@@ -172,12 +172,12 @@ def _source_info() -> Any:
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("_aval", "var")
+    __slots__ = ("_aval", "jaxpr_var")
 
     def __init__(self, trace: StagingTrace, aval: Any, var: Var) -> None:
         self._trace = trace
         self._aval = aval
-        self.var = var
+        self.jaxpr_var = var
 
     @property
     def aval(self) -> Any:
@@ -186,7 +186,7 @@ class StagingTracer(Tracer):
     def _dependent_args(self) -> list[str]:
         trace = self._trace
         assert isinstance(trace, StagingTrace)
-        return trace.dependent_arg_names(self.var)
+        return trace.dependent_arg_names(self.jaxpr_var)
 
     def __repr__(self) -> str:
         trace = self._trace
@@ -267,11 +267,12 @@ class StagingTrace(Trace):
         multiple = primitive.multiple_results
         out_tracers = [StagingTracer(self, a, Var(a)) for a in (out_avals if multiple
                                                                   else [out_avals])]
-        eqn = JaxprEqn([t.var for t in tracers], [t.var for t in out_tracers], primitive,
+        eqn = JaxprEqn([t.jaxpr_var for t in tracers],
+                       [t.jaxpr_var for t in out_tracers], primitive,
                        params, effects, _source_info())
         self.eqns.append(eqn)
         for t in out_tracers:
-            self._producers[t.var] = eqn
+            self._producers[t.jaxpr_var] = eqn
         return out_tracers if multiple else out_tracers[0]
 
     def dependent_arg_names(self, var: Var) -> list[str]:
@@ -297,7 +298,7 @@ class StagingTrace(Trace):
         return [names[i] for i in sorted(found) if i < len(names)]
 
     def to_jaxpr(self, outs: Sequence[Any]) -> ClosedJaxpr:
-        out_atoms: list[Any] = [self.to_tracer(x).var for x in outs]
+        out_atoms: list[Any] = [self.to_tracer(x).jaxpr_var for x in outs]
         literals = self._literal_consts()
         eqns = self.eqns
         if literals:
