@@ -7,8 +7,8 @@ values, or the exception. Each case runs eagerly and under `jit`. Values are com
 bit (NaN equal to NaN, zeros by sign) unless the case gives a tolerance `[rtol, atol]`.
 
 The cases cover: result dtypes of sums, products, means and variances (integers widened to the
-default integer as in JAX, x64 on and off); weak inputs giving strong results; and var/std with
-ddof >= n (NaN).
+default integer as in JAX, x64 on and off); weak inputs giving strong results; float16 and
+bfloat16 accumulation in float32; and var/std with ddof >= n (NaN).
 """
 
 from __future__ import annotations
