@@ -118,3 +118,48 @@ def test_errors() -> None:
     with pytest.raises(OverflowError, match="^cannot convert float infinity to integer$"):
         lax.cumlogsumexp(jnp.array([1, 2]))
     assert lax.cumlogsumexp(jnp.zeros(0, jnp.int32)).shape == (0,)
+
+
+# ---- float16 / bfloat16 accumulation -------------------------------------------------------
+# XLA:CPU computes bfloat16 sums and products in float32, rounding each result once; numjax
+# does the same for float16 too (XLA accumulates float16 in an order that depends on the host
+# CPU). Sequential half-precision accumulation stalls: a float16 running sum of ones stops at
+# 2048. Values are JAX 0.4.30's (exact in every summation order here).
+
+
+def test_half_cumsum_under_vmap_matches_jax() -> None:
+    x = (np.arange(6000).reshape(6, 1000) % 100).astype(jnp.bfloat16)
+    f = lambda v: lax.cumsum(v, reverse=True)
+    out = numjax.vmap(f)(jnp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(out[:, ::250], np.float32),
+                                  [[49408.0, 38400.0, 24704.0, 13632.0]] * 6)
+    loop = np.stack([np.asarray(f(jnp.asarray(row))) for row in x])
+    np.testing.assert_array_equal(np.asarray(out), loop)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_cumsum_of_ones_does_not_stall(dtype: str) -> None:
+    ones = jnp.ones((3000, 2), dtype)
+    for f in (lambda v: jnp.cumsum(v, axis=0), numjax.jit(lambda v: lax.cumsum(v, axis=0))):
+        out = np.asarray(f(ones), np.float32)
+        # bfloat16 rounds 2050 to 2048 and 3000 to 3008.
+        assert out[2049].tolist() == ([2050.0] * 2 if dtype == "float16" else [2048.0] * 2)
+        assert out[-1].tolist() == ([3000.0] * 2 if dtype == "float16" else [3008.0] * 2)
+
+
+def test_float16_reductions_accumulate_in_float32() -> None:
+    ones = jnp.ones((4, 3000), jnp.float16)
+    add = lambda v, axes: lax.reduce(v, np.float16(0), lax.add, axes)
+    assert np.asarray(add(ones, (1,))).tolist() == [3000.0] * 4
+    assert np.asarray(add(ones.T, (0,))).tolist() == [3000.0] * 4
+    assert np.asarray(numjax.jit(lambda v: add(v * 2, (1,)))(ones)).tolist() == [6000.0] * 4
+    window = lax.reduce_window(ones, np.float16(0), lax.add, (1, 2500), (1, 500), "VALID")
+    assert np.asarray(window).tolist() == [[2500.0, 2500.0]] * 4
+
+
+def test_fused_float16_sum_accumulates_in_float32() -> None:
+    # Over a million elements a jitted elementwise chain ending in a sum becomes one fused
+    # cluster run by row blocks; a float16 sum stays out of it.
+    x = jnp.ones((100, 3000, 4), jnp.float16)
+    f = numjax.jit(lambda v: lax.reduce((v * 2 + 1) * 0.5 - 0.5, np.float16(0), lax.add, (1,)))
+    assert np.unique(np.asarray(f(x))).tolist() == [3000.0]

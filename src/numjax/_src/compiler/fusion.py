@@ -104,8 +104,11 @@ def _member(eqn: JaxprEqn, shape: tuple[int, ...] | None, defined: set[Var]
     if name in _REDUCERS and len(eqn.invars) == 1 and not eqn.effects:
         x = eqn.invars[0]
         axes = eqn.params["axes"]
+        # A float16 sum accumulates in float32 (its kernel's rule), which a ufunc reduce of
+        # row blocks does not.
         if (isinstance(x, Var) and x.aval.ndim >= 2 and 0 not in axes
                 and x.aval.dtype in _FUSABLE_DTYPES and eqn.outvars[0].aval.shape
+                and not (name == "reduce_sum" and x.aval.dtype == np.float16)
                 and (shape is None or x.aval.shape == shape)):
             return _REDUCERS[name], x.aval.shape
         return None

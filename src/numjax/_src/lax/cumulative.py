@@ -18,7 +18,7 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis
-from numjax._src.lax.rules import NUMBER, check_dtype, upcast_kernel
+from numjax._src.lax.rules import NUMBER, check_dtype, def_accumulating_kernel, upcast_kernel
 
 __all__ = [
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p", "cumprod",
@@ -110,16 +110,20 @@ def _batch(p: Primitive) -> Callable[..., tuple[Any, Any]]:
     return rule
 
 
-def _cumulative(name: str, fn: Callable[..., Any], accepted: Sequence[type]) -> Primitive:
+def _cumulative(name: str, fn: Callable[..., Any], accepted: Sequence[type],
+                accumulates: bool = False) -> Primitive:
     p = Primitive(name)
-    p.def_impl(_along(fn))
+    if accumulates:
+        def_accumulating_kernel(p, _along(fn))
+    else:
+        p.def_impl(_along(fn))
     p.def_abstract_eval(_abstract_eval(name, accepted))
     p.def_batch(_batch(p))
     return p
 
 
-cumsum_p = _cumulative("cumsum", _cumsum, NUMBER)
-cumprod_p = _cumulative("cumprod", _cumprod, NUMBER)
+cumsum_p = _cumulative("cumsum", _cumsum, NUMBER, accumulates=True)
+cumprod_p = _cumulative("cumprod", _cumprod, NUMBER, accumulates=True)
 cummax_p = _cumulative("cummax", _cummax, NUMBER)
 cummin_p = _cumulative("cummin", _cummin, NUMBER)
 # JAX's dtype rule admits every number here; integers fail only when computed.

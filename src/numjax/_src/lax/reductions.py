@@ -15,7 +15,14 @@ from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import structural as st
-from numjax._src.lax.rules import ANY, INT_OR_BOOL, NUMBER, canonical_axes, check_dtype
+from numjax._src.lax.rules import (
+    ANY,
+    INT_OR_BOOL,
+    NUMBER,
+    canonical_axes,
+    check_dtype,
+    def_accumulating_kernel,
+)
 
 Array = Any
 Axes = tuple[int, ...]
@@ -42,9 +49,13 @@ def _reduce_batch(p: Primitive) -> Callable[..., tuple[Any, Any]]:
     return rule
 
 
-def _reduction(name: str, kernel: Callable[..., Any], accepted: Sequence[type]) -> Primitive:
+def _reduction(name: str, kernel: Callable[..., Any], accepted: Sequence[type],
+               accumulates: bool = False) -> Primitive:
     p = Primitive(name)
-    p.def_impl(kernel)
+    if accumulates:
+        def_accumulating_kernel(p, kernel)
+    else:
+        p.def_impl(kernel)
     p.def_abstract_eval(_reduce_abstract_eval(name, accepted))
     p.def_batch(_reduce_batch(p))
     return p
@@ -97,8 +108,8 @@ def _xor_kernel(x: Any, *, axes: Axes) -> Any:
     return np.bitwise_xor.reduce(x, axis=axes) if axes else x
 
 
-reduce_sum_p = _reduction("reduce_sum", _sum_kernel, NUMBER)
-reduce_prod_p = _reduction("reduce_prod", _prod_kernel, NUMBER)
+reduce_sum_p = _reduction("reduce_sum", _sum_kernel, NUMBER, accumulates=True)
+reduce_prod_p = _reduction("reduce_prod", _prod_kernel, NUMBER, accumulates=True)
 reduce_max_p = _reduction("reduce_max", _max_kernel, ANY)
 reduce_min_p = _reduction("reduce_min", _min_kernel, ANY)
 reduce_and_p = _reduction("reduce_and", _and_kernel, INT_OR_BOOL)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -117,6 +118,33 @@ def upcast_kernel(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     return kernel
+
+
+HALF_FLOATS = frozenset((np.dtype(np.float16), np.dtype(dtypes.bfloat16)))
+
+
+def def_accumulating_kernel(p: Primitive, kernel: Callable[..., Any]) -> None:
+    """Register `kernel` (one operand, params as keywords) as p's NumPy kernel, float16 and
+    bfloat16 operands accumulated in float32 with each result rounded once.
+
+    XLA:CPU computes bfloat16 arithmetic in float32 and drops the roundings in between, so its
+    bfloat16 sums, products and running sums are the float32 ones rounded once: JAX's values.
+    float16 it accumulates in float16, in an order its vectorizer picks for the host CPU;
+    float32 accumulation keeps those results within rounding of the exact ones (a float16
+    running sum of ones does not stall at 2048) and gives the same bits on every CPU."""
+
+    def upcast(x: Any, **params: Any) -> Any:
+        x = np.asarray(x)
+        if x.dtype in HALF_FLOATS:
+            return np.asarray(kernel(x.astype(np.float32), **params)).astype(x.dtype)
+        return kernel(x, **params)
+
+    def factory(in_avals: Sequence[ShapedArray], **params: Any) -> Callable[..., Any]:
+        chosen = upcast if in_avals[0].dtype in HALF_FLOATS else kernel
+        return functools.partial(chosen, **params) if params else chosen
+
+    p.def_impl(upcast)
+    p.def_kernel_factory(factory)
 
 
 def elementwise_primitive(name: str, kernel: Callable[..., Any],

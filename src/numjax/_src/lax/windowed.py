@@ -33,6 +33,7 @@ from numjax._src.lax import elementwise as ew
 from numjax._src.lax import reduce_generic as rg
 from numjax._src.lax.convolution import padtype_to_pads
 from numjax._src.lax.padding import _pad_kernel
+from numjax._src.lax.rules import def_accumulating_kernel
 from numjax._src.tree_util import tree_flatten, tree_unflatten
 
 __all__ = [
@@ -168,7 +169,10 @@ def _monoid_kernel(which: str) -> Callable[..., Any]:
 
 def _monoid_primitive(which: str) -> Primitive:
     p = Primitive(f"reduce_window_{which}")
-    p.def_impl(_monoid_kernel(which))
+    if which == "sum":
+        def_accumulating_kernel(p, _monoid_kernel(which))
+    else:
+        p.def_impl(_monoid_kernel(which))
     p.def_abstract_eval(lambda x, **params: _window_abstract_eval("reduce_window", x,
                                                                   params))
 

@@ -714,8 +714,9 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     >>> trace(jnp.eye(3))
     Array(3., dtype=float32)
     """
-    d = diagonal(x, offset=offset)
-    return reductions.sum(d, axis=-1, dtype=dtype)
+    check_arraylike("jnp.linalg.trace", x)
+    from numjax._src.numpy.matrices import trace as jnp_trace
+    return jnp_trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 def tensordot(x1: Array, x2: Array, /, *, axes: Any = 2, precision: Any = None,

@@ -89,9 +89,23 @@ def diagonal(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array
 
 def trace(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
           out: None = None) -> Array:
-    """Sum along a diagonal."""
+    """Sum along a diagonal, in `dtype` or as `jnp.sum` would (narrow integers widened).
+
+    >>> trace(array([[1, 2], [3, 4]], dtype="int8"))
+    Array(5, dtype=int32)
+    """
     from numjax._src.numpy.reductions import sum as jnp_sum
-    return jnp_sum(diagonal(ensure_array(a, "trace"), offset, axis1, axis2), axis=-1, dtype=dtype)
+    from numjax._src.numpy.util import canonicalize_axis, check_arraylike
+    check_arraylike("trace", a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "trace")
+    a = ensure_array(a, "trace")
+    # The axes are checked first, as JAX's moveaxis of them does.
+    for axis in (axis1, axis2):
+        canonicalize_axis(axis, get_aval(a).ndim)
+    return jnp_sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def diag(v: Array, k: int = 0) -> Array:

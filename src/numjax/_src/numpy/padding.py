@@ -212,8 +212,9 @@ def _pad_stat(array: Array, axis: int, before: int, after: int, mode: str,
               stat: tuple[int, int] | None) -> Array:
     n = get_aval(array).shape[axis]
     from numjax._src.numpy import reductions
-    fn: Callable[..., Array] = {"maximum": reductions.max, "minimum": reductions.min,
-                                "mean": reductions.mean}.get(mode) or _median
+    stats: dict[str, Callable[..., Array]] = {
+        "maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean}
+    fn = stats.get(mode) or _median
 
     def stat_slab(first: bool) -> Array:
         length = n if stat is None else min(max(stat[0 if first else 1], 1), n)

@@ -38,154 +38,296 @@ def _keepdims(out: Array, shape: tuple[int, ...], axes: tuple[int, ...]) -> Arra
 _HALF = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
 
 
-def _reduction(name: str, reducer: Callable[[Array, tuple[int, ...]], Array],
-               identity: Any, upcast_bool: bool = False, bool_op: Any = None,
-               upcast_half: bool = False) -> Callable[..., Array]:
-    def fn(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
-           keepdims: bool = False, initial: Any = None, where: Any = None) -> Array:
-        if out is not None:
-            raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
-        a = ensure_array(a, name)
-        aval = get_aval(a)
-        axes = _axes(axis, aval.ndim)
-        if dtype is not None:
-            dtypes.check_user_dtype_supported(dtype, name)
-            a = lax._convert_element_type(a, dtypes.canonicalize_dtype(dtype))
-        elif upcast_bool and aval.dtype.kind in "bui" and aval.dtype.itemsize < 4 or (
-                upcast_bool and aval.dtype == np.bool_):
-            a = lax._convert_element_type(
-                a, dtypes.default_uint_dtype() if aval.dtype.kind == "u"
-                else dtypes.default_int_dtype())
-        elif bool_op is not None and aval.dtype == np.bool_:
-            return _finish(bool_op(a, axes), aval.shape, axes, keepdims)
+def upcast_half(dtype: np.dtype) -> np.dtype:
+    """The dtype a reduction computes in: float32 for float16/bfloat16 (JAX sums, means and
+    variances of half-precision values accumulate in float32 and round once), else `dtype`."""
+    return np.dtype(np.float32) if dtype in _HALF else dtype
+
+
+def promote_integer_dtype(dtype: np.dtype) -> np.dtype:
+    """JAX's sums and products widen bool and integers narrower than the default integer to
+    the default (u)int of their signedness: int64/uint64 with x64, else int32/uint32."""
+    if dtype == np.bool_:
+        return dtypes.default_int_dtype()
+    if dtype.kind == "u" and dtype.itemsize < dtypes.default_uint_dtype().itemsize:
+        return dtypes.default_uint_dtype()
+    if dtype.kind == "i" and dtype.itemsize < dtypes.default_int_dtype().itemsize:
+        return dtypes.default_int_dtype()
+    return dtype
+
+
+def _init_value(init: float, dtype: np.dtype) -> Any:
+    """The reduction's start value in `dtype`: the most negative/positive value where `init`
+    is -inf/inf and the dtype has no infinity; a truthiness for bool."""
+    if dtype == np.bool_:
+        return init > 0
+    if np.isinf(init) and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min if init < 0 else info.max
+    return init
+
+
+# name: (reducer, its binary op, the reducer and op for bool operands)
+_OPS: dict[str, tuple[Callable[..., Array], ...]] = {
+    "sum": (lax.reduce_sum, lax.add, lax.reduce_or, lax.bitwise_or),
+    "prod": (lax.reduce_prod, lax.mul, lax.reduce_and, lax.bitwise_and),
+    "max": (lax.reduce_max, lax.max, lax.reduce_or, lax.bitwise_or),
+    "min": (lax.reduce_min, lax.min, lax.reduce_and, lax.bitwise_and),
+    "all": (lax.reduce_and, lax.bitwise_and, lax.reduce_and, lax.bitwise_and),
+    "any": (lax.reduce_or, lax.bitwise_or, lax.reduce_or, lax.bitwise_or),
+}
+
+
+def _reduce(name: str, a: Array, axis: Any, dtype: Any, out: None, keepdims: bool,
+            initial: Any, where: Any, init: float, *, has_identity: bool = True,
+            numeric: bool = False, promote_integers: bool = False) -> Array:
+    """A jnp reduction as JAX's: the result dtype is `dtype` or the operand's (integers
+    promoted for sums and products when `promote_integers`), half-precision sums and products
+    computed in float32 (`numeric`), the result strongly typed."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+    a = ensure_array(a, name)
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, name)
+    if initial is None and not has_identity and where is not None:
+        raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                         "where mask one has to specify 'initial'")
+    aval = get_aval(a)
+    axes = _axes(axis, aval.ndim)
+    if initial is None and not has_identity and builtins.any(aval.shape[i] == 0 for i in axes):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if name in ("all", "any"):
+        a = lax._convert_element_type(a, np.bool_)
+    elif numeric and aval.dtype == np.bool_:
+        # Sums and products count bools as int32 (then widened with promote_integers).
+        a = lax._convert_element_type(a, dtypes.to_numeric_dtype(aval.dtype), aval.weak_type)
+    if dtype is not None:
+        result_dtype = dtypes.canonicalize_dtype(dtype)
+    elif promote_integers:
+        result_dtype = promote_integer_dtype(get_aval(a).dtype)
+    else:
         result_dtype = get_aval(a).dtype
-        if upcast_half and result_dtype in _HALF:
-            # Half-precision sums and products accumulate in float32 (as JAX's do), rounding
-            # once at the end.
-            a = lax._convert_element_type(a, np.float32)
-        if where is not None:
-            from numjax._src.numpy.lax_numpy import where as jnp_where
-            fill = identity(get_aval(a).dtype) if callable(identity) else identity
-            if fill is None:
-                if initial is None:
-                    raise ValueError(f"reduction operation {name} does not have an identity, "
-                                     "so to use a where mask one has to specify 'initial'")
-                fill = initial
-            a = jnp_where(where, a, lax._convert_element_type(fill, get_aval(a).dtype))
-        if builtins.any(aval.shape[i] == 0 for i in axes) and identity is None and initial is None:
-            raise ValueError(f"zero-size array to reduction operation {name} which has no "
-                             "identity")
-        result = reducer(a, axes)
-        if initial is not None:
-            init = lax._convert_element_type(initial, get_aval(result).dtype)
-            combine = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}[name]
-            result = combine(result, init)
-        if get_aval(result).dtype != result_dtype:
-            result = lax._convert_element_type(result, result_dtype)
-        return _finish(result, aval.shape, axes, keepdims)
-
-    fn.__name__ = name
-    fn.__doc__ = f"jnp.{name}: reduce over `axis` (all axes when None)."
-    return fn
+    computation_dtype = upcast_half(result_dtype) if numeric else result_dtype
+    a = lax._convert_element_type(a, computation_dtype)
+    if where is not None:
+        from numjax._src.numpy.lax_numpy import where as jnp_where
+        fill = lax._convert_element_type(_init_value(init, computation_dtype), computation_dtype)
+        a = jnp_where(where, a, fill)
+    reducer, combine, bool_reducer, bool_combine = _OPS[name]
+    if computation_dtype == np.bool_:
+        reducer, combine = bool_reducer, bool_combine
+    result = reducer(a, axes)
+    if initial is not None:
+        init_arr = lax._convert_element_type(initial, computation_dtype)
+        if get_aval(init_arr).shape != ():
+            raise ValueError("initial value must be a scalar. Got array of shape "
+                             f"{get_aval(init_arr).shape}")
+        result = combine(init_arr, result)
+    if keepdims:
+        result = _keepdims(result, aval.shape, axes)
+    return lax._convert_element_type(result, result_dtype)
 
 
-def _finish(result: Array, shape: tuple[int, ...], axes: tuple[int, ...],
-            keepdims: bool) -> Array:
-    return _keepdims(result, shape, axes) if keepdims else result
+def sum(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Array:
+    """Sum over `axis` (all axes when None). Bool and integers narrower than the default
+    integer are summed in the default (u)int unless `promote_integers=False`.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.sum(jnp.array([1, 2, 3], jnp.int8))
+    Array(6, dtype=int32)
+    """
+    return _reduce("sum", a, axis, dtype, out, keepdims, initial, where, 0, numeric=True,
+                   promote_integers=promote_integers)
 
 
-def _max_identity(dt: np.dtype) -> Any:
-    return None
+def prod(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
+         keepdims: bool = False, initial: Any = None, where: Any = None,
+         promote_integers: bool = True) -> Array:
+    """Product over `axis` (all axes when None), promoting integers as `sum` does.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.prod(jnp.array([1., 2., 3.]))
+    Array(6., dtype=float32)
+    """
+    return _reduce("prod", a, axis, dtype, out, keepdims, initial, where, 1, numeric=True,
+                   promote_integers=promote_integers)
 
 
-sum = _reduction("sum", lax.reduce_sum, 0, upcast_bool=True, upcast_half=True)
-prod = _reduction("prod", lax.reduce_prod, 1, upcast_bool=True, upcast_half=True)
-max = _reduction("max", lax.reduce_max, None, bool_op=lax.reduce_or)
-min = _reduction("min", lax.reduce_min, None, bool_op=lax.reduce_and)
+def max(a: Array, axis: Any = None, out: None = None, keepdims: bool = False,
+        initial: Any = None, where: Any = None) -> Array:
+    """Maximum over `axis` (all axes when None).
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.max(jnp.array([1., 3., 2.]))
+    Array(3., dtype=float32)
+    """
+    return _reduce("max", a, axis, None, out, keepdims, initial, where, -np.inf,
+                   has_identity=False)
+
+
+def min(a: Array, axis: Any = None, out: None = None, keepdims: bool = False,
+        initial: Any = None, where: Any = None) -> Array:
+    """Minimum over `axis` (all axes when None).
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.min(jnp.array([1., 3., 2.]))
+    Array(1., dtype=float32)
+    """
+    return _reduce("min", a, axis, None, out, keepdims, initial, where, np.inf,
+                   has_identity=False)
+
+
 amax, amin = max, min
 
 
-def _bool_reduction(name: str, reducer: Callable[[Array, tuple[int, ...]], Array]
-                    ) -> Callable[..., Array]:
-    def fn(a: Array, axis: Any = None, out: None = None, keepdims: bool = False, *,
-           where: Any = None) -> Array:
-        a = ensure_array(a, name)
-        aval = get_aval(a)
-        if aval.dtype != np.bool_:
-            a = lax.ne(a, lax._convert_element_type(0, aval.dtype))
-        if where is not None:
-            from numjax._src.numpy.lax_numpy import where as jnp_where
-            a = jnp_where(where, a, name == "all")
-        axes = _axes(axis, aval.ndim)
-        return _finish(reducer(a, axes), aval.shape, axes, keepdims)
+def all(a: Array, axis: Any = None, out: None = None, keepdims: bool = False, *,
+        where: Any = None) -> Array:
+    """Whether every element over `axis` is true (nonzero).
 
-    fn.__name__ = name
-    return fn
+    >>> import numjax.numpy as jnp
+    >>> jnp.all(jnp.array([1, 0]))
+    Array(False, dtype=bool)
+    """
+    return _reduce("all", a, axis, None, out, keepdims, None, where, True)
 
 
-all = _bool_reduction("all", lax.reduce_and)
-any = _bool_reduction("any", lax.reduce_or)
+def any(a: Array, axis: Any = None, out: None = None, keepdims: bool = False, *,
+        where: Any = None) -> Array:
+    """Whether any element over `axis` is true (nonzero).
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.any(jnp.array([1, 0]))
+    Array(True, dtype=bool)
+    """
+    return _reduce("any", a, axis, None, out, keepdims, None, where, False)
+
+
+def _axes_size(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    return int(np.prod([shape[i] for i in axes], dtype=np.int64))
 
 
 def mean(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
          keepdims: bool = False, *, where: Any = None) -> Array:
-    """Arithmetic mean over `axis`.
+    """Arithmetic mean over `axis`. Integers give float32 (float64 for 64-bit integers with
+    x64); float16 and bfloat16 are summed and divided in float32 and rounded once.
 
     >>> import numjax.numpy as jnp
     >>> jnp.mean(jnp.array([1., 2., 3.]))
     Array(2., dtype=float32)
     """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.mean is not supported.")
     a = ensure_array(a, "mean")
     aval = get_aval(a)
     axes = _axes(axis, aval.ndim)
     if dtype is None:
-        dtype = dtypes.to_inexact_dtype(aval.dtype)
+        result_dtype = dtypes.to_inexact_dtype(aval.dtype)
     else:
         dtypes.check_user_dtype_supported(dtype, "mean")
-        dtype = dtypes.canonicalize_dtype(dtype)
-    a = lax._convert_element_type(a, dtype, aval.weak_type)
+        result_dtype = dtypes.canonicalize_dtype(dtype)
+    computation_dtype = upcast_half(result_dtype)
     if where is None:
-        count: Any = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
-        total = sum(a, axis=axes, keepdims=keepdims)
-        return lax.div(total, lax._convert_element_type(count, dtype))
-    from numjax._src.numpy.shape import broadcast_to
-    mask = broadcast_to(where, aval.shape)
-    total = sum(a, axis=axes, keepdims=keepdims, where=mask)
-    count = sum(lax._convert_element_type(mask, dtype), axis=axes, keepdims=keepdims)
-    return lax.div(total, count)
+        normalizer: Any = _axes_size(aval.shape, axes)
+    else:
+        from numjax._src.numpy.shape import broadcast_to
+        normalizer = sum(broadcast_to(where, aval.shape), axes, dtype=dtype, keepdims=keepdims)
+    total = sum(a, axes, dtype=computation_dtype, keepdims=keepdims, where=where)
+    out_ = lax.div(total, lax._convert_element_type(normalizer, computation_dtype))
+    return lax._convert_element_type(out_, result_dtype)
+
+
+def _var_promote_types(a_dtype: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
+    """(computation dtype, result dtype) of var and std: a real result for complex input,
+    float32 computation for half precision."""
+    if dtype is not None:
+        dtype = dtypes.canonicalize_dtype(dtype)
+        if dtype.kind != "c" and a_dtype.kind == "c":
+            raise ValueError(
+                "jax.numpy.var does not yet support real dtype parameters when computing the "
+                "variance of an array of complex values. The semantics of numpy.var seem "
+                "unclear in this case. Please comment on "
+                "https://github.com/google/jax/issues/2283 if this behavior is important to "
+                "you.")
+        computation_dtype = dtype
+    elif not dtypes.issubdtype(a_dtype, np.inexact):
+        dtype = computation_dtype = dtypes.to_inexact_dtype(a_dtype)
+    else:
+        dtype = np.dtype(np.finfo(a_dtype).dtype) if a_dtype.kind == "c" else a_dtype
+        computation_dtype = a_dtype
+    return upcast_half(computation_dtype), np.dtype(dtype)
+
+
+def _ddof(ddof: Any, correction: Any) -> Any:
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
 
 
 @transfer_guard.places_constants
 def var(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
         keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Array:
-    if correction is not None:
-        ddof = correction
+    """Variance over `axis`: the sum of squared deviations from the mean divided by
+    `n - ddof`, NaN where that is not positive.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.var(jnp.array([1., 2., 3., 4.]), ddof=1)
+    Array(1.6666666, dtype=float32)
+    """
+    ddof = _ddof(ddof, correction)
     # JAX passes ddof on to a compiled function as an argument: it is placed on the device.
     transfer_guard.library_constant(ddof, np.int32)
     a = ensure_array(a, "var")
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "var")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.var is not supported.")
     aval = get_aval(a)
     axes = _axes(axis, aval.ndim)
-    computation_dtype = dtypes.to_inexact_dtype(aval.dtype) if dtype is None else \
-        dtypes.canonicalize_dtype(dtype)
-    a = lax._convert_element_type(a, computation_dtype, aval.weak_type)
-    centered = lax.sub(a, mean(a, axes, keepdims=True, where=where))
+    computation_dtype, result_dtype = _var_promote_types(aval.dtype, dtype)
+    a = lax._convert_element_type(a, computation_dtype)
+    centered = lax.sub(a, mean(a, axes, dtype=computation_dtype, keepdims=True, where=where))
     if computation_dtype.kind == "c":
         from numjax._src.lax import complex_ops
-        sq = complex_ops.real(lax.mul(centered, complex_ops.conj(centered)))
+        centered = complex_ops.real(lax.mul(centered, complex_ops.conj(centered)))
+        computation_dtype = get_aval(centered).dtype
     else:
-        sq = lax.mul(centered, centered)
-    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
-    total = sum(sq, axis=axes, keepdims=keepdims, where=where)
-    denom = lax._convert_element_type(n - ddof, get_aval(total).dtype)
-    return lax.div(total, denom)
+        centered = lax.integer_pow(centered, 2)
+    if where is None:
+        normalizer = lax._convert_element_type(_axes_size(aval.shape, axes), computation_dtype)
+    else:
+        from numjax._src.numpy.shape import broadcast_to
+        normalizer = sum(broadcast_to(where, aval.shape), axes, dtype=computation_dtype,
+                         keepdims=keepdims)
+    # JAX divides by n - ddof and gives NaN where that is not positive (ddof >= n).
+    normalizer = lax.sub(normalizer, lax._convert_element_type(ddof, computation_dtype))
+    total = sum(centered, axes, dtype=computation_dtype, keepdims=keepdims, where=where)
+    result = lax._convert_element_type(lax.div(total, normalizer), result_dtype)
+    from numjax._src.numpy.lax_numpy import where as jnp_where
+    return jnp_where(lax.gt(normalizer, lax.full_like(normalizer, 0)), result, np.nan)
 
 
 @transfer_guard.places_constants
 def std(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
         keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Array:
+    """Standard deviation over `axis`: the square root of `var`.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.std(jnp.array([1., 3.]))
+    Array(1., dtype=float32)
+    """
+    ddof = _ddof(ddof, correction)
     a = ensure_array(a, "std")
-    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where,
-                        correction=correction))
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "std")
+        if not dtypes.issubdtype(dtype, np.inexact):
+            raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.std is not supported.")
+    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where))
 
 
 def argmax(a: Array, axis: int | None = None, out: None = None,

@@ -37,26 +37,30 @@ def _is_inexact(x: Array) -> bool:
 # ---- cumulative ----------------------------------------------------------------------------
 
 
-def _cumulative(name: str, op: Any, nan_fill: Any = None) -> Any:
+def _cumulative(name: str, op: Any, nan_fill: Any = None, promote_integers: bool = False
+                ) -> Any:
     def fn(a: Array, axis: int | None = None, dtype: Any = None, out: None = None) -> Array:
         check_arraylike(name, a)
+        if out is not None:
+            raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
         a = ensure_array(a)
-        require_static_axis(axis)
-        if axis is None:
-            a, axis = ravel(a), 0
-        axis = canonicalize_axis(axis, get_aval(a).ndim)
-        if nan_fill is not None and _is_inexact(a):
-            a = _where(_isnan(a), lax._convert_element_type(nan_fill, get_aval(a).dtype), a)
-        dt = get_aval(a).dtype
-        # JAX keeps integer dtypes (no upcast, unlike NumPy) and only turns bool into int.
         if dtype is not None:
             dtypes.check_user_dtype_supported(dtype, name)
-            a = lax._convert_element_type(a, dtypes.canonicalize_dtype(dtype))
-        elif dt == np.bool_:
-            a = lax._convert_element_type(a, dtypes.default_int_dtype())
-        else:
-            a = lax._convert_element_type(a, dt, False)
-        return op(a, axis)
+        require_static_axis(axis)
+        if axis is None or get_aval(a).ndim == 0:
+            a = ravel(a)
+        axis = canonicalize_axis(0 if axis is None else axis, get_aval(a).ndim)
+        if nan_fill is not None and _is_inexact(a):
+            a = _where(_isnan(a), lax._convert_element_type(nan_fill, get_aval(a).dtype), a)
+        # Unlike NumPy, JAX keeps integer dtypes (cumulative_sum excepted) and accumulates
+        # bool in the default integer, converting back to bool when dtype=bool is asked for.
+        result_dtype = get_aval(a).dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+        if dtype is None and promote_integers or result_dtype == np.bool_:
+            result_dtype = reductions.promote_integer_dtype(result_dtype)
+        out_ = op(lax._convert_element_type(a, result_dtype), axis)
+        if dtype is not None and dtypes.canonicalize_dtype(dtype) == np.bool_:
+            out_ = lax._convert_element_type(out_, np.bool_)
+        return out_
 
     fn.__name__ = name
     fn.__doc__ = f"jnp.{name} along `axis` (the flattened array when None)."
@@ -68,12 +72,18 @@ cumprod = _cumulative("cumprod", lax.cumprod)
 nancumsum = _cumulative("nancumsum", lax.cumsum, 0)
 nancumprod = _cumulative("nancumprod", lax.cumprod, 1)
 cumproduct = cumprod
+_cumsum_with_promotion = _cumulative("cumsum", lax.cumsum, promote_integers=True)
 
 
 def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: Any = None,
                    include_initial: bool = False) -> Array:
-    """The Array API's cumulative sum (optionally starting with a 0)."""
+    """The Array API's cumulative sum (optionally starting with a 0); integers narrower than
+    the default integer are summed in it, as in `sum`."""
+    check_arraylike("cumulative_sum", x)
     x = ensure_array(x, "cumulative_sum")
+    if get_aval(x).ndim == 0:
+        raise ValueError("The input must be non-scalar to take a cumulative sum, however a "
+                         "scalar value or scalar array was given.")
     if axis is None:
         if get_aval(x).ndim > 1:
             raise ValueError(f"The input array has rank {get_aval(x).ndim}, however axis was "
@@ -81,13 +91,12 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: Any = None,
                              "for one-dimensional arrays.")
         axis = 0
     axis = canonicalize_axis(axis, get_aval(x).ndim)
-    out = cumsum(x, axis, dtype)
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype)
+    out = _cumsum_with_promotion(x, axis, dtype)
     if include_initial:
-        zero = lax.slice_in_dim(lax.full_like(out, 0), 0, 1, axis=axis) if \
-            get_aval(out).shape[axis] else lax.full(tuple(
-                1 if i == axis else d for i, d in enumerate(get_aval(out).shape)), 0,
-                get_aval(out).dtype)
-        out = lax.concatenate([zero, out], axis)
+        shape = tuple(1 if i == axis else d for i, d in enumerate(get_aval(out).shape))
+        out = lax.concatenate([lax.full(shape, 0, get_aval(out).dtype), out], axis)
     return out
 
 
@@ -181,26 +190,38 @@ def nanmean(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
 
 def nanvar(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
            keepdims: bool = False, where: Any = None) -> Array:
-    """Variance of the non-NaN elements."""
+    """Variance of the non-NaN elements: NaN where fewer than `ddof + 1` remain.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.nanvar(jnp.array([1., jnp.nan, 3.]))
+    Array(1., dtype=float32)
+    """
     check_arraylike("nanvar", a)
     a = ensure_array(a, "nanvar")
-    (a,) = promote_dtypes_inexact(a)
-    valid = lax.bitwise_not(_isnan(a))
-    if where is not None:
-        valid = valid & ensure_array(where)
-    mean_ = nanmean(a, axis, dtype, keepdims=True, where=valid)
-    centered = lax.sub(_where(valid, a, mean_), mean_)
-    if get_aval(centered).dtype.kind == "c":
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "nanvar")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
+    computation_dtype, result_dtype = reductions._var_promote_types(get_aval(a).dtype, dtype)
+    a = lax._convert_element_type(a, computation_dtype)
+    mean_ = nanmean(a, axis, dtype=computation_dtype, keepdims=True, where=where)
+    nan = _isnan(a)
+    # The double where keeps NaN inputs out of the gradient.
+    centered = _where(nan, lax._convert_element_type(0, computation_dtype), lax.sub(a, mean_))
+    if computation_dtype.kind == "c":
         from numjax._src.lax import complex_ops
-        sq = complex_ops.real(lax.mul(centered, complex_ops.conj(centered)))
+        centered = complex_ops.real(lax.mul(centered, complex_ops.conj(centered)))
     else:
-        sq = lax.mul(centered, centered)
-    total = reductions.sum(sq, axis, keepdims=keepdims, where=valid)
-    count = reductions.sum(valid, axis, dtype=get_aval(total).dtype, keepdims=keepdims)
-    denom = lax.sub(count, lax._convert_element_type(ddof, get_aval(count).dtype))
-    out_ = lax.div(total, denom)
-    return _where(lax.le(denom, lax.full_like(denom, 0)),
-                              lax._convert_element_type(np.nan, get_aval(out_).dtype), out_)
+        centered = lax.integer_pow(centered, 2)
+    from numjax._src.numpy.ufuncs import subtract
+    count = reductions.sum(lax.bitwise_not(nan), axis, keepdims=keepdims, where=where)
+    count = subtract(count, ddof)  # an integer count, unless ddof is a float
+    empty = lax.le(count, lax.full_like(count, 0))
+    total = reductions.sum(centered, axis, keepdims=keepdims, where=where)
+    total = _where(empty, lax._convert_element_type(np.nan, get_aval(total).dtype), total)
+    divisor = _where(empty, lax.full_like(count, 1), count)
+    out_ = lax.div(total, lax._convert_element_type(divisor, get_aval(total).dtype))
+    return lax._convert_element_type(out_, result_dtype)
 
 
 def nanstd(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
