@@ -616,6 +616,8 @@ NO_ROW = {"iota", "pjit", "platform_index"}  # pjit: tests/test_jit.py; platform
 # tests/test_platform_dependent.py (no operands, like iota)
 # Host callbacks call user functions (their rules: tests/test_callbacks.py).
 NO_ROW |= {"debug_callback", "pure_callback", "io_callback", "outside_call"}
+# inspect_sharding calls back with a sharding (its rules: tests/test_sharding.py).
+NO_ROW |= {"inspect_sharding"}
 
 
 # ---- helpers -------------------------------------------------------------------------------

@@ -50,6 +50,10 @@ from numjax._src.api.device_put import device_put_sharded as device_put_sharded 
 from numjax._src.api.device_put import effects_barrier as effects_barrier  # noqa: E402
 from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
+from numjax._src.api.make_array import make_array_from_callback as make_array_from_callback  # noqa: E402,E501
+from numjax._src.api.make_array import (  # noqa: E402
+    make_array_from_single_device_arrays as make_array_from_single_device_arrays,
+)
 from numjax._src.api.pmap import pmap as pmap  # noqa: E402
 from numjax._src.api.transformations import eval_shape as eval_shape  # noqa: E402
 from numjax._src.api.transformations import grad as grad  # noqa: E402

@@ -1,4 +1,5 @@
-"""numjax.debug: printing and callbacks that work inside jit, vmap, grad and control flow.
+"""numjax.debug: printing and callbacks that work inside jit, vmap, grad and control flow, and
+views of how arrays are sharded.
 
 >>> import numjax, numjax.numpy as jnp
 >>> @numjax.jit
@@ -12,5 +13,9 @@ Array([0, 2], dtype=int32)
 
 from numjax._src.api.callbacks import debug_callback as callback
 from numjax._src.api.callbacks import debug_print as print
+from numjax._src.api.sharding_debug import inspect_array_sharding as inspect_array_sharding
+from numjax._src.api.sharding_debug import visualize_array_sharding as visualize_array_sharding
+from numjax._src.api.sharding_debug import visualize_sharding as visualize_sharding
 
-__all__ = ["callback", "print"]
+__all__ = ["callback", "inspect_array_sharding", "print", "visualize_array_sharding",
+           "visualize_sharding"]

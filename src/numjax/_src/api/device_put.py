@@ -3,8 +3,10 @@ block_until_ready (the explicit host/device transfers).
 
 `device_put(x)` leaves Arrays where they are and puts host values on the default device,
 uncommitted; `device_put(x, device)` commits to `device` (a Device or a Sharding), copying an
-Array from another device (an explicit device-to-device transfer). The sharded forms stack
-their inputs along a new axis 0 split across the devices (`PmapSharding`), as JAX 0.4.30 does.
+Array from another device (an explicit device-to-device transfer). With a `NamedSharding` or
+`PositionalSharding` the value is cut into one buffer per device (replicas share one). The
+stacked forms (`device_put_sharded`, `device_put_replicated`) stack their inputs along a new
+axis 0 split across the devices (`PmapSharding`), as JAX 0.4.30 does.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval, shaped_abstractify
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices, placement, stream, transfer_guard
-from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.array import ArrayImpl, sharded_array, split_buffer
+from numjax._src.runtime.named_sharding import TiledSharding, check_shape
 from numjax._src.runtime.sharding import PmapSharding, Sharding, SingleDeviceSharding
-from numjax._src.tree_util import tree_map
+from numjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
 
 def _host_buffer(x: Any) -> tuple[np.ndarray, bool]:
@@ -29,9 +32,34 @@ def _host_buffer(x: Any) -> tuple[np.ndarray, bool]:
     return np.array(x, dtype=aval.dtype, copy=True), dtypes.is_weakly_typed(x)
 
 
+def _put_tiled(x: Any, sharding: TiledSharding) -> ArrayImpl:
+    """`x` split into tiles on the devices of `sharding`: one buffer per device, replicas
+    sharing one, the global value kept as the Array's buffer."""
+    if isinstance(x, ArrayImpl):
+        if getattr(x, "_sharding", None) is sharding or (
+                x._committed and x.sharding == sharding):
+            return x  # already laid out so (JAX returns the same Array)
+        aval = x.aval
+        check_shape(sharding, aval.shape, "device_put args")
+        placement.guard_device_to_device(aval.shape, aval.dtype, sharding, explicit=True)
+        buf = stream.resolve(x._buf)
+        weak = x.weak_type
+    else:
+        shaped_abstractify(x)  # JAX's errors for values that are not arrays
+        aval = get_aval(x)
+        check_shape(sharding, aval.shape, "device_put args")
+        transfer_guard.host_to_device(x, aval.dtype, device=sharding, explicit=True)
+        buf, weak = _host_buffer(x)
+    shards = split_buffer(buf, sharding)
+    return sharded_array(shards, ShapedArray(aval.shape, aval.dtype, weak), sharding,
+                         global_buf=buf)
+
+
 def _put(x: Any, device: Any) -> Any:
     if isinstance(x, Tracer):
         return x
+    if isinstance(device, TiledSharding):
+        return _put_tiled(x, device)
     if isinstance(device, PmapSharding):
         n = len(device.devices)
         return _put_stacked([x[i] for i in range(n)], list(device.devices.flat))
@@ -66,11 +94,19 @@ def device_put(x: Any, device: Any = None, *, src: Any = None) -> Any:
     >>> numjax.device_put(1.0, numjax.devices()[0]).sharding
     SingleDeviceSharding(device=CpuDevice(id=0))
     """
-    if device is not None and not isinstance(device, devices.Device | Sharding):
-        raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
-                         "`jax.Device`, `Layout` or a pytree of these values. Received invalid "
-                         f"value: {device}")
-    return tree_map(lambda leaf: _put(leaf, device), x)
+    if device is None or isinstance(device, devices.Device | Sharding):
+        return tree_map(lambda leaf: _put(leaf, device), x)
+    # A pytree of placements, a prefix of `x`'s structure: each subtree goes to its own.
+    targets, tree = tree_flatten(
+        device, is_leaf=lambda d: d is None or isinstance(d, devices.Device | Sharding))
+    for target in targets:
+        if target is not None and not isinstance(target, devices.Device | Sharding):
+            raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                             "`jax.Device`, `Layout` or a pytree of these values. Received "
+                             f"invalid value: {target}")
+    parts = [tree_map(lambda leaf, t=target: _put(leaf, t), part)
+             for target, part in zip(targets, tree.flatten_up_to(x), strict=True)]
+    return tree_unflatten(tree, parts)
 
 
 def _put_stacked(xs: Sequence[Any], targets: Sequence[Any]) -> ArrayImpl:

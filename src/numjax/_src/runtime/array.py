@@ -21,7 +21,13 @@ from numjax._src.core.avals import ShapedArray, aval_handlers
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime import transfer_guard
-from numjax._src.runtime.sharding import Assembled, Shard, Sharding, SingleDeviceSharding
+from numjax._src.runtime.sharding import (
+    Assembled,
+    Index,
+    Shard,
+    Sharding,
+    SingleDeviceSharding,
+)
 from numjax._src.runtime.stream import Deferred
 
 
@@ -51,10 +57,11 @@ class ArrayImpl(Array):
     # `_fetched` is set once the value has been read on the host side; JAX keeps that host copy,
     # so later reads are no transfers. It is left unset at creation (the hot paths skip it).
     # `_device` is None for an array on the default device (what operations make; `make_array`
-    # skips the lookup); `_sharding` is set only for arrays split across devices (PmapSharding),
-    # whose `_shards` hold one buffer per device of the sharding (in `_device_assignment`
-    # order; replicas may share one) and whose `_buf` is the global value, often an
-    # `Assembled` made from the shards on first use (see `sharded_array`).
+    # skips the lookup); `_sharding` is set only for arrays split across devices (a PmapSharding,
+    # NamedSharding or PositionalSharding), whose `_shards` hold one buffer per device of the
+    # sharding (in `_device_assignment` order; replicas share one) and whose `_buf` is the
+    # global value, often an `Assembled` made from the shards on first use (see
+    # `sharded_array`).
     #
     # `_aval` is the key of the dispatch hot paths (eager ops and jit look it up directly). It is
     # None for committed arrays: a None never matches a cache key, so committed arrays take the
@@ -148,9 +155,10 @@ class ArrayImpl(Array):
             data = ArrayImpl(self._buf, self.weak_type, device, committed=True)
             return [Shard(device, (slice(None),) * self.ndim, 0, data)]
         indices = sharding.devices_indices_map(self.shape)
-        return [Shard(d, indices[d], 0, ArrayImpl(buf, self.weak_type, d, True))
-                for d, buf in zip(sharding._device_assignment, self._shard_buffers(),
-                                  strict=True)]
+        devices = sharding._device_assignment
+        return [Shard(d, indices[d], replica, ArrayImpl(buf, self.weak_type, d, True))
+                for d, buf, replica in zip(devices, self._shard_buffers(),
+                                           replica_ids(indices, devices), strict=True)]
 
     def _shard_at(self, index: Any) -> ArrayImpl | None:
         """`x[i]` of an Array split along axis 0 across devices: device i's shard, left there
@@ -180,8 +188,7 @@ class ArrayImpl(Array):
         buf = self._buf
         if isinstance(buf, Deferred):
             buf = buf.wait()
-        indices = sharding.devices_indices_map(self.shape)
-        shards = self._shards = tuple(buf[indices[d]] for d in sharding._device_assignment)
+        shards = self._shards = split_buffer(buf, sharding)
         return shards
 
     @property
@@ -421,6 +428,39 @@ class _DeletedBuffer:
 
     def __int__(self) -> int:
         raise self._error()
+
+
+def _index_key(index: Index) -> tuple[Any, ...]:
+    """A hashable form of a shard's index (slices are unhashable before Python 3.12)."""
+    return tuple((i.start, i.stop, i.step) if isinstance(i, slice) else i for i in index)
+
+
+def replica_ids(indices: dict[Any, Index], devices: Sequence[Any]) -> list[int]:
+    """Each device's replica number: how many devices before it (in `devices` order) hold the
+    same part of the array, as JAX numbers replicas."""
+    seen: dict[tuple[Any, ...], int] = {}
+    out = []
+    for d in devices:
+        key = _index_key(indices[d])
+        out.append(seen.get(key, 0))
+        seen[key] = out[-1] + 1
+    return out
+
+
+def split_buffer(buf: Any, sharding: Sharding) -> tuple[Any, ...]:
+    """`buf` (a global value) cut into one buffer per device of `sharding`, in
+    `_device_assignment` order; devices holding the same part share one buffer object."""
+    indices = sharding.devices_indices_map(buf.shape)
+    parts: dict[tuple[Any, ...], Any] = {}
+    shards = []
+    for d in sharding._device_assignment:
+        index = indices[d]
+        key = _index_key(index)
+        part = parts.get(key)
+        if part is None:
+            part = parts[key] = buf[index]
+        shards.append(part)
+    return tuple(shards)
 
 
 _new_object = object.__new__

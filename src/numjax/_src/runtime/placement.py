@@ -8,8 +8,8 @@ brings (JAX 0.4.30's rules, recorded with 4 CPU devices).
   transfer (refused by `transfer_guard_device_to_device("disallow")`).
 - `jit(f, device=d)` runs on `d` and commits its outputs there; moving an argument from
   another device there is an implicit transfer too.
-- Arrays split across devices (`PmapSharding`) pin nothing; the result lands on the default
-  device, uncommitted.
+- Arrays split across devices (`PmapSharding`, `NamedSharding`, ...) pin nothing; the result
+  lands on the default device, uncommitted.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
-from numjax._src.runtime.sharding import PmapSharding, SingleDeviceSharding
+from numjax._src.runtime.sharding import Sharding, SingleDeviceSharding
 
 
 def aval_text(shape: tuple[int, ...], dtype: Any) -> str:
@@ -31,7 +31,7 @@ def guard_device_to_device(shape: tuple[int, ...], dtype: Any, dst: Any, *, expl
                            src: Any = None) -> None:
     """Check a device-to-device copy against the transfer guard, with JAX's message: the
     source sharding is named for copies made by a computation (`src`), not by `device_put`;
-    `dst` is a Device or a PmapSharding."""
+    `dst` is a Device or a Sharding."""
     if not transfer_guard._in_use:
         return
 
@@ -39,8 +39,7 @@ def guard_device_to_device(shape: tuple[int, ...], dtype: Any, dst: Any, *, expl
         text = aval_text(shape, dtype)
         if src is not None:
             text += f", sharding={src!r}"
-        dst_text = (repr(dst) if isinstance(dst, PmapSharding)
-                    else repr(SingleDeviceSharding(dst)))
+        dst_text = repr(dst) if isinstance(dst, Sharding) else repr(SingleDeviceSharding(dst))
         return f"{text}, dst_sharding={dst_text}"
 
     transfer_guard._apply("device-to-device", explicit, describe)

@@ -1,9 +1,10 @@
 """Shardings: which devices hold which part of an Array, and the Shards users see.
 
-Two kinds exist here, as in JAX 0.4.30 on one host: `SingleDeviceSharding` (the whole array on
+Two kinds live here, as in JAX 0.4.30 on one host: `SingleDeviceSharding` (the whole array on
 one device; every array made by an operation) and `PmapSharding` (axis 0 split across devices,
 one slice per device; the outputs of `device_put_sharded`/`device_put_replicated` and pmap).
-The reprs are JAX's, recorded from 0.4.30.
+The tiled kinds (`NamedSharding`, `PositionalSharding`) are in `named_sharding.py`. The reprs
+are JAX's, recorded from 0.4.30.
 """
 
 from __future__ import annotations
@@ -16,6 +17,17 @@ import numpy as np
 from numjax._src.runtime.stream import Deferred, resolve
 
 Index = tuple[Any, ...]
+# (tiles per array dimension, each device's tile coordinates in `_device_assignment` order)
+TileGrid = tuple[tuple[int, ...], list[tuple[int, ...]]]
+
+
+def check_memory_kind(device: Any, memory_kind: str | None) -> None:
+    """JAX 0.4.30's CPU devices expose no memory kinds: any kind named is an error."""
+    if memory_kind is not None:
+        raise ValueError(
+            f"Could not find memory addressable by device {device.platform}. Device "
+            f"{device.platform} can address the following memory kinds: . Got memory "
+            f"kind: {memory_kind}")
 
 
 class Sharding:
@@ -65,8 +77,19 @@ class Sharding:
     def shard_shape(self, global_shape: tuple[int, ...]) -> tuple[int, ...]:
         raise NotImplementedError
 
+    def _tile_grid(self, ndim: int) -> TileGrid | None:
+        """How the sharding tiles a rank-`ndim` value (None: it does not describe tiles)."""
+        return None
+
     def is_equivalent_to(self, other: Sharding, ndim: int) -> bool:
-        return self == other
+        """Whether both put the same tiles of a rank-`ndim` value on the same devices (a
+        NamedSharding on one device is equivalent to that device's SingleDeviceSharding)."""
+        if self == other:
+            return True
+        grid = self._tile_grid(ndim)
+        return (grid is not None and self.memory_kind == other.memory_kind
+                and self._device_assignment == other._device_assignment
+                and grid == other._tile_grid(ndim))
 
 
 class SingleDeviceSharding(Sharding):
@@ -80,12 +103,7 @@ class SingleDeviceSharding(Sharding):
     __slots__ = ("_device", "_memory_kind")
 
     def __init__(self, device: Any, *, memory_kind: str | None = None) -> None:
-        if memory_kind is not None:
-            # JAX 0.4.30's CPU devices expose no memory kinds.
-            raise ValueError(
-                f"Could not find memory addressable by device {device.platform}. Device "
-                f"{device.platform} can address the following memory kinds: . Got memory "
-                f"kind: {memory_kind}")
+        check_memory_kind(device, memory_kind)
         self._device = device
         self._memory_kind = memory_kind
 
@@ -110,6 +128,9 @@ class SingleDeviceSharding(Sharding):
 
     def shard_shape(self, global_shape: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(global_shape)
+
+    def _tile_grid(self, ndim: int) -> TileGrid | None:
+        return (1,) * ndim, [(0,) * ndim]
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, SingleDeviceSharding) and other._device is self._device

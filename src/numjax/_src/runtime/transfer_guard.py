@@ -116,8 +116,12 @@ def host_to_device(value: Any, dtype: Any, *, device: Any = None, explicit: bool
         return
 
     def describe() -> str:
-        sharding = (f"SingleDeviceSharding(device={device!r})" if device is not None
-                    else _REPLICATED)
+        if device is None:
+            sharding = _REPLICATED
+        elif hasattr(device, "devices_indices_map"):  # a Sharding
+            sharding = repr(device)
+        else:
+            sharding = f"SingleDeviceSharding(device={device!r})"
         return f"{_host_aval_text(value, dtype)}, dst_sharding={sharding}"
 
     _apply("host-to-device", explicit, describe)

@@ -1,0 +1,441 @@
+"""jax.sharding objects (Mesh, PartitionSpec, NamedSharding, PositionalSharding) and Arrays
+split across devices by them, on 1, 2, 4 and 8 CPU devices.
+
+tests/data/sharding_golden.json holds what JAX 0.4.30 gave for each sharding (reprs, shard
+shapes, index maps, replica ids) and the tables `visualize_sharding` printed, recorded by
+tools/make_sharding_golden.py; error texts are JAX's, recorded inline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import doctest
+import io
+import json
+import pathlib
+from typing import Any
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+from numjax.experimental import mesh_utils
+from numjax.sharding import (
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    PositionalSharding,
+    SingleDeviceSharding,
+)
+from numjax.test_util import cpu_devices
+
+P = PartitionSpec
+GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "sharding_golden.json")
+                    .read_text())
+
+
+def _spec(entries: list[Any]) -> PartitionSpec:
+    return P(*(tuple(e) if isinstance(e, list) else e for e in entries))
+
+
+def _mesh(n: int, shape: list[int], names: list[str]) -> Mesh:
+    return Mesh(np.array(jax.devices()[:n]).reshape(shape), tuple(names))
+
+
+def _positional(case: dict[str, Any]) -> PositionalSharding:
+    s = PositionalSharding(jax.devices()[:case["devices"]]).reshape(case["reshape"])
+    if case["replicate"] == "all":
+        return s.replicate()
+    if case["replicate"] is not None:
+        return s.replicate(case["replicate"])
+    return s
+
+
+def _case_id(case: dict[str, Any]) -> str:
+    return "-".join(str(case.get(k)) for k in ("devices", "mesh_shape", "spec", "reshape",
+                                                 "replicate", "shape") if k in case)
+
+
+@pytest.mark.parametrize("case", GOLDEN["named"], ids=_case_id)
+def test_named_sharding_matches_jax(case: dict[str, Any]) -> None:
+    shape = tuple(case["shape"])
+    with cpu_devices(case["devices"]):
+        m = _mesh(case["devices"], case["mesh_shape"], case["axis_names"])
+        s = NamedSharding(m, _spec(case["spec"]))
+        assert repr(m) == case["mesh_repr"]
+        assert str(m) == case["mesh_str"]
+        assert repr(s) == str(s) == case["repr"]
+        assert s.shard_shape(shape) == tuple(case["shard_shape"])
+        assert repr(s.devices_indices_map(shape)) == case["indices"]
+        assert s.addressable_devices_indices_map(shape) == s.devices_indices_map(shape)
+        assert s.is_fully_replicated is case["fully_replicated"]
+        assert s.is_fully_addressable and s.memory_kind is None
+        assert s.device_set == set(jax.devices()[:case["devices"]])
+        assert s._device_assignment == tuple(m.devices.flat)
+        x = jax.device_put(np.arange(np.prod(shape), dtype=np.float32).reshape(shape), s)
+        assert [shard.replica_id for shard in x.addressable_shards] == case["replica_ids"]
+
+
+@pytest.mark.parametrize("case", GOLDEN["positional"], ids=_case_id)
+def test_positional_sharding_matches_jax(case: dict[str, Any]) -> None:
+    shape = tuple(case["shape"])
+    with cpu_devices(case["devices"]):
+        s = _positional(case)
+        assert repr(s) == case["repr"]
+        assert s.shape == tuple(case["sharding_shape"])
+        assert s.shard_shape(shape) == tuple(case["shard_shape"])
+        assert repr(s.devices_indices_map(shape)) == case["indices"]
+        assert s.is_fully_replicated is case["fully_replicated"]
+        x = jax.device_put(np.zeros(shape, np.float32), s)
+        assert [shard.replica_id for shard in x.addressable_shards] == case["replica_ids"]
+
+
+@pytest.mark.parametrize("case", GOLDEN["visualize"], ids=_case_id)
+def test_visualize_sharding_matches_jax(case: dict[str, Any]) -> None:
+    with cpu_devices(8):
+        m = _mesh(int(np.prod(case["mesh_shape"])), case["mesh_shape"], case["axis_names"])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            jax.debug.visualize_sharding(case["shape"], NamedSharding(m, _spec(case["spec"])))
+        assert out.getvalue() == case["text"]
+
+
+def test_visualize_array_sharding_and_wide_tables() -> None:
+    with cpu_devices(4):
+        m = _mesh(4, [2, 2], ["x", "y"])
+        x = jax.device_put(np.zeros((4, 100), np.float32), NamedSharding(m, P("x", "y")))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            jax.debug.visualize_array_sharding(x)
+        lines = out.getvalue().splitlines()
+        # Too wide for 80 columns: the columns share the room (JAX's geometry), labels kept.
+        assert lines[0] == "┌" + "─" * 39 + "┬" + "─" * 38 + "┐"
+        assert all(len(line) == 80 for line in lines)
+        assert "CPU 0" in out.getvalue() and "CPU 3" in out.getvalue()
+        with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
+            jax.debug.visualize_array_sharding(jnp.ones((2, 3, 4)))
+
+
+def test_mesh_properties() -> None:
+    with cpu_devices(8):
+        devs = jax.devices()
+        m = Mesh(np.array(devs).reshape(2, 4), ("x", "y"))
+        assert list(m.shape.items()) == [("x", 2), ("y", 4)]
+        assert type(m.shape).__name__ == "OrderedDict"
+        assert m.size == 8 and m.devices.shape == (2, 4) and m.axis_names == ("x", "y")
+        assert m.local_devices == devs and not m.empty and not m.is_multi_process
+        assert m.device_ids.tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+        same = Mesh(np.array(devs).reshape(2, 4), ["x", "y"])
+        assert m == same and hash(m) == hash(same)
+        assert m != Mesh(np.array(devs).reshape(2, 4), ("x", "z"))
+        assert m != Mesh(np.array(devs).reshape(4, 2), ("x", "y"))
+        one = Mesh(devs, "x")  # a list of devices and one name
+        assert one.axis_names == ("x",) and one.devices.shape == (8,)
+        with m as entered:
+            assert entered is m
+        assert mesh_utils.create_device_mesh((2, 4)).tolist() == np.array(devs).reshape(
+            2, 4).tolist()
+        assert mesh_utils.create_device_mesh([2], devs[4:6]).tolist() == devs[4:6]
+
+
+def test_partition_spec() -> None:
+    assert repr(P()) == "PartitionSpec()"
+    assert repr(P("x")) == str(P("x")) == "PartitionSpec('x',)"
+    assert repr(P("x", None)) == "PartitionSpec('x', None)"
+    assert repr(P(("x", "y"),)) == "PartitionSpec(('x', 'y'),)"
+    assert repr(P.UNCONSTRAINED) == "UNCONSTRAINED"
+    assert repr(P("x", P.UNCONSTRAINED)) == "PartitionSpec('x', UNCONSTRAINED)"
+    assert isinstance(P("x"), tuple) and P("x") == ("x",) and hash(P("x")) == hash(("x",))
+    assert P("x") != P("x", None)
+
+
+def test_sharding_equality_and_equivalence() -> None:
+    with cpu_devices(8):
+        devs = jax.devices()
+        m = Mesh(np.array(devs).reshape(2, 4), ("x", "y"))
+        renamed = Mesh(np.array(devs).reshape(2, 4), ("a", "b"))
+        s = NamedSharding(m, P("x"))
+        # JAX compares each dimension's axes: 'x' is ('x',), None is (), trailing Nones count.
+        assert s == NamedSharding(m, P(("x",))) and hash(s) == hash(NamedSharding(m, P("x",)))
+        assert s != NamedSharding(m, P("x", None))
+        assert NamedSharding(m, P(None)) != NamedSharding(m, P())
+        assert NamedSharding(m, P((), "x")) == NamedSharding(m, P(None, "x"))
+        assert s != NamedSharding(renamed, P("a"))
+        assert s.is_equivalent_to(NamedSharding(renamed, P("a")), 1)
+        assert s.is_equivalent_to(PositionalSharding(devs).reshape(2, 4).replicate(1), 2)
+        assert not NamedSharding(m, P("y")).is_equivalent_to(s, 1)
+        one = NamedSharding(Mesh(devs[:1], ("x",)), P("x"))
+        assert one.is_equivalent_to(SingleDeviceSharding(devs[0]), 1)
+        assert SingleDeviceSharding(devs[0]).is_equivalent_to(one, 1)
+        p = PositionalSharding(devs).reshape(4, 2)
+        assert p == PositionalSharding(devs).reshape(4, 2)
+        assert hash(p) == hash(PositionalSharding(devs).reshape(4, 2))
+        assert p != p.replicate(0)
+        assert p.T.shape == (2, 4) and p.replicate().is_fully_replicated
+
+
+def _err(f: Any) -> tuple[str, str]:
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001 (the table records any exception type)
+        return type(e).__name__, str(e)
+    return "no error", ""
+
+
+# (what, function of the 2x4 mesh, JAX 0.4.30's exception type and text)
+M24 = "NamedSharding(mesh=Mesh('x': 2, 'y': 4), spec=PartitionSpec("
+POS42 = ("PositionalSharding([[{CPU 0} {CPU 1}]\n                    [{CPU 2} {CPU 3}]\n"
+         "                    [{CPU 4} {CPU 5}]\n                    [{CPU 6} {CPU 7}]], "
+         "shape=(4, 2))")
+ERRORS = [
+    ("undefined axis", lambda m, d: NamedSharding(m, P("z")),
+     "ValueError", "Resource axis: z of PartitionSpec('z',) is undefined."),
+    ("integer axis", lambda m, d: NamedSharding(m, P(1)),
+     "ValueError", "Resource axis: 1 of PartitionSpec(1,) is undefined."),
+    ("duplicate axis", lambda m, d: NamedSharding(m, P("x", "x")),
+     "ValueError", "A single NamedSharding spec specification can map every mesh axis to at "
+     "most one positional dimension, but PartitionSpec('x', 'x') has duplicate entries for "
+     "`x`"),
+    ("spec not a PartitionSpec", lambda m, d: NamedSharding(m, ("x",)),
+     "TypeError", "NamedSharding spec leaf specifications are expected to be PartitionSpec "
+     "instances or None, but got x"),
+    ("shard_shape not divisible", lambda m, d: NamedSharding(m, P("x")).shard_shape((3,)),
+     "ValueError", f"Sharding {M24}'x',)) implies that array axis 0 is partitioned 2 times, "
+     "but the dimension size is 3 (full shape: (3,), per-dimension tiling factors: [2] should "
+     "evenly divide the shape)"),
+    ("devices_indices_map not divisible",
+     lambda m, d: NamedSharding(m, P("x")).devices_indices_map((3,)),
+     "ValueError", f"Sharding {M24}'x',)) implies that array axis 0 is partitioned 2 times, "
+     "but the dimension size is 3 (full shape: (3,), per-dimension tiling factors: [2] should "
+     "evenly divide the shape)"),
+    ("device_put not divisible", lambda m, d: jax.device_put(np.arange(3.), NamedSharding(
+        m, P("x"))),
+     "ValueError", f"One of device_put args was given the sharding of {M24}'x',)), which "
+     "implies that the global size of its dimension 0 should be divisible by 2, but it is "
+     "equal to 3 (full shape: (3,))"),
+    ("device_put 2-d not divisible", lambda m, d: jax.device_put(
+        np.zeros((2, 3)), NamedSharding(m, P("x", "y"))),
+     "ValueError", f"One of device_put args was given the sharding of {M24}'x', 'y')), which "
+     "implies that the global size of its dimension 1 should be divisible by 4, but it is "
+     "equal to 3 (full shape: (2, 3))"),
+    ("device_put rank too low", lambda m, d: jax.device_put(np.arange(4.), NamedSharding(
+        m, P("x", "y"))),
+     "ValueError", f"One of device_put args is incompatible with its sharding annotation "
+     f"{M24}'x', 'y')): Sharding {M24}'x', 'y')) is only valid for values of rank at least 2, "
+     "but was applied to a value of rank 1."),
+    ("device_put scalar", lambda m, d: jax.device_put(np.ones(()), NamedSharding(m, P("x"))),
+     "ValueError", f"One of device_put args is incompatible with its sharding annotation "
+     f"{M24}'x',)): Sharding {M24}'x',)) is only valid for values of rank at least 1, but was "
+     "applied to a value of rank 0. For scalars the PartitionSpec should be P()"),
+    ("mesh rank", lambda m, d: Mesh(np.array(d).reshape(2, 4), ("x",)),
+     "ValueError", "Mesh requires the ndim of its first argument (`devices`) to equal the "
+     "length of its second argument (`axis_names`), but got devices.ndim == 2 and "
+     "len(axis_names) == 1."),
+    ("no devices", lambda m, d: PositionalSharding([]),
+     "ValueError", "PositionalSharding.__init__ requires at least one device, got []"),
+    ("positional not divisible", lambda m, d: PositionalSharding(d).reshape(4, 2).shard_shape(
+        (7, 4)),
+     "ValueError", f"Sharding {POS42} implies that array axis 0 is partitioned 4 times, but "
+     "the dimension size is 7 (full shape: (7, 4), per-dimension tiling factors: [4, 2] "
+     "should evenly divide the shape)"),
+    ("device_put positional rank", lambda m, d: jax.device_put(
+        np.ones(8), PositionalSharding(d).reshape(4, 2)),
+     "ValueError", f"One of device_put args is incompatible with its sharding annotation "
+     f"{POS42}: Sharding {POS42} is only valid for values of rank 2, but was applied to a "
+     "value of rank 1"),
+    ("device_put positional not divisible", lambda m, d: jax.device_put(
+        np.ones((7, 4)), PositionalSharding(d).reshape(4, 2)),
+     "ValueError", f"One of device_put args was given the sharding of {POS42}, which implies "
+     "that the global size of its dimension 0 should be divisible by 4, but it is equal to 7 "
+     "(full shape: (7, 4))"),
+    ("positional bad reshape", lambda m, d: PositionalSharding(d).reshape(3, 3),
+     "ValueError", "cannot reshape array of size 8 into shape (3,3)"),
+    ("memory kind", lambda m, d: NamedSharding(m, P("x"), memory_kind="pinned_host"),
+     "ValueError", "Could not find memory addressable by device cpu. Device cpu can address "
+     "the following memory kinds: . Got memory kind: pinned_host"),
+    ("with_memory_kind", lambda m, d: NamedSharding(m, P("x")).with_memory_kind("pinned_host"),
+     "ValueError", "Could not find memory addressable by device cpu. Device cpu can address "
+     "the following memory kinds: . Got memory kind: pinned_host"),
+    ("mesh_utils count", lambda m, d: mesh_utils.create_device_mesh((3, 2)),
+     "ValueError", "Number of devices 8 must equal the product of mesh_shape (3, 2)"),
+    ("callback shard shape", lambda m, d: jax.make_array_from_callback(
+        (8,), NamedSharding(m, P("x")), lambda i: np.zeros(3)),
+     "ValueError", "Expected shard shape (4,) doesn't match the single device array shape "
+     f"(3,). Shape of Array is float32[8] with sharding {M24}'x',))"),
+    ("callback scalar", lambda m, d: jax.make_array_from_callback(
+        (8,), NamedSharding(m, P("x")), lambda i: 1.0),
+     "ValueError", "Expected shard shape (4,) doesn't match the single device array shape (). "
+     f"Shape of Array is float32[8] with sharding {M24}'x',))"),
+]
+
+
+@pytest.mark.parametrize("what, f, kind, text", ERRORS, ids=[e[0] for e in ERRORS])
+def test_errors_match_jax(what: str, f: Any, kind: str, text: str) -> None:
+    with cpu_devices(8):
+        devs = jax.devices()
+        m = Mesh(np.array(devs).reshape(2, 4), ("x", "y"))
+        assert _err(lambda: f(m, devs)) == (kind, text)
+
+
+def test_single_device_arrays_errors() -> None:
+    with cpu_devices(4):
+        devs = jax.devices()
+        s = NamedSharding(Mesh(devs, ("i",)), P("i"))
+        parts = [jax.device_put(np.arange(2.) + 2 * k, devs[k]) for k in range(4)]
+        mesh_i = "NamedSharding(mesh=Mesh('i': 4), spec=PartitionSpec('i',))"
+        cases = [
+            (lambda: jax.make_array_from_single_device_arrays((8,), s, parts[:3]),
+             ("ValueError", "Expected 4 per-device arrays (this is how many devices are "
+              "addressable by the sharding), but got 3")),
+            (lambda: jax.make_array_from_single_device_arrays((8,), s, [np.arange(2.)] * 4),
+             ("TypeError", "Unsupported type for elements in `arrays`: "
+              "<class 'numpy.ndarray'>")),
+            (lambda: jax.make_array_from_single_device_arrays(
+                (8,), s, [jax.device_put(np.arange(3.), devs[k]) for k in range(4)]),
+             ("ValueError", "Expected shard shape (2,) doesn't match the single device array "
+              f"shape (3,). Shape of Array is float32[8] with sharding {mesh_i}")),
+            (lambda: jax.make_array_from_single_device_arrays((8,), s, [
+                jax.device_put(np.arange(2, dtype=np.int32 if k == 0 else np.float32),
+                               devs[k]) for k in range(4)]),
+             ("ValueError", "INVALID_ARGUMENT: Every input must have the same dtype: S32 "
+              "(shard 0) vs. F32 (shard 1)")),
+        ]
+        for f, expected in cases:
+            assert _err(f) == expected
+
+
+# ---- sharded Arrays ------------------------------------------------------------------------
+
+MESHES = [  # (device count, mesh shape, axis names, specs to try)
+    (1, (1,), ("i",), [P("i"), P()]),
+    (2, (2,), ("i",), [P("i"), P(None, "i"), P()]),
+    (4, (2, 2), ("x", "y"), [P("x", "y"), P("y"), P(("x", "y")), P()]),
+    (8, (2, 4), ("x", "y"), [P("x", "y"), P("y", "x"), P(None, "x"), P(("y", "x")), P()]),
+]
+
+
+@pytest.mark.parametrize("n, mesh_shape, names, specs", MESHES, ids=[str(m[0]) for m in MESHES])
+def test_device_put_round_trips(n: int, mesh_shape: tuple[int, ...], names: tuple[str, ...],
+                                specs: list[PartitionSpec]) -> None:
+    value = np.arange(64, dtype=np.float32).reshape(8, 8)
+    with cpu_devices(n):
+        m = Mesh(np.array(jax.devices()).reshape(mesh_shape), names)
+        for spec in specs:
+            s = NamedSharding(m, spec)
+            x = jax.device_put(value, s)
+            assert x.sharding is s and x._committed
+            assert x.is_fully_replicated is s.is_fully_replicated
+            np.testing.assert_array_equal(np.asarray(x), value)
+            indices = s.devices_indices_map(value.shape)
+            for shard in x.addressable_shards:
+                assert shard.index == indices[shard.device]
+                assert shard.data.shape == s.shard_shape(value.shape)
+                assert shard.data.sharding == SingleDeviceSharding(shard.device)
+                np.testing.assert_array_equal(np.asarray(shard.data), value[shard.index])
+            # Devices holding the same part share one buffer object.
+            by_index: dict[str, set[int]] = {}
+            for shard, buf in zip(x.addressable_shards, x._shard_buffers(), strict=True):
+                by_index.setdefault(repr(shard.index), set()).add(id(buf))
+            assert all(len(ids) == 1 for ids in by_index.values())
+            assert len({id(b) for b in x._shard_buffers()}) == len(by_index)
+            # Resharding to every other spec, and back to one device.
+            for other in specs:
+                y = jax.device_put(x, NamedSharding(m, other))
+                assert y.sharding == NamedSharding(m, other)
+                np.testing.assert_array_equal(np.asarray(y), value)
+            z = jax.device_put(x, jax.devices()[-1])
+            assert z.sharding == SingleDeviceSharding(jax.devices()[-1])
+            np.testing.assert_array_equal(np.asarray(z), value)
+            assert jax.device_put(x, s) is x  # already laid out so: the same Array
+
+
+def test_sharded_arrays_from_shards_and_eager_ops() -> None:
+    with cpu_devices(8):
+        devs = jax.devices()
+        m = Mesh(np.array(devs).reshape(2, 4), ("x", "y"))
+        value = np.arange(32, dtype=np.float32).reshape(4, 8)
+        s = NamedSharding(m, P("x", "y"))
+        # Assembled from per-device parts: the global value is put together on first use.
+        x = jax.make_array_from_callback(value.shape, s, lambda index: value[index])
+        assert x.sharding == s and x.shape == (4, 8) and x.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(x), value)
+        # Eager operations compute on the global value.
+        np.testing.assert_allclose(np.asarray(jnp.sin(x) + 1), np.sin(value) + 1, rtol=1e-6)
+        np.testing.assert_array_equal(np.asarray(x.sum(axis=0)), value.sum(axis=0))
+        np.testing.assert_array_equal(np.asarray(x[1, 2:5]), value[1, 2:5])
+        np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: a * 2)(x)), value * 2)
+        # A callback value's dtype is kept (int32 here); a replicated sharding calls it once.
+        calls: list[Any] = []
+        y = jax.make_array_from_callback(
+            (4,), NamedSharding(m, P()), lambda index: calls.append(index) or np.arange(4))
+        assert calls == [(slice(None),)] and y.dtype == np.int32 and not y.weak_type
+        assert len({id(b) for b in y._shard_buffers()}) == 1
+        one = jax.make_array_from_callback((4,), SingleDeviceSharding(devs[2]),
+                                           lambda index: np.arange(4)[index])
+        assert one.sharding == SingleDeviceSharding(devs[2])
+        # Parts given as Arrays are matched to the devices they are on, as JAX does.
+        s4 = NamedSharding(Mesh(devs[:4], ("i",)), P("i"))
+        parts = [jax.device_put(np.arange(2.) + 2 * k, devs[3 - k]) for k in range(4)]
+        z = jax.make_array_from_single_device_arrays((8,), s4, parts)
+        np.testing.assert_array_equal(np.asarray(z), [6., 7., 4., 5., 2., 3., 0., 1.])
+        assert z.sharding == s4 and [sh.replica_id for sh in z.addressable_shards] == [0] * 4
+
+
+def test_device_put_keeps_weak_type_and_takes_pytrees_of_shardings() -> None:
+    with cpu_devices(2):
+        m = Mesh(np.array(jax.devices()), ("x",))
+        w = jax.device_put(1.0, NamedSharding(m, P()))
+        assert w.weak_type and repr(w) == "Array(1., dtype=float32, weak_type=True)"
+        assert [sh.replica_id for sh in w.addressable_shards] == [0, 1]
+        a, b = jax.device_put([np.ones(2), np.ones(4)],
+                              [NamedSharding(m, P("x")), NamedSharding(m, P())])
+        assert a.sharding == NamedSharding(m, P("x")) and b.sharding == NamedSharding(m, P())
+        tree = jax.device_put({"a": np.ones(2), "b": np.ones(4)}, NamedSharding(m, P("x")))
+        assert tree["b"].sharding == NamedSharding(m, P("x"))
+
+
+def test_transfer_guard_names_the_sharding() -> None:
+    with cpu_devices(2):
+        m = Mesh(np.array(jax.devices()), ("x",))
+        s = NamedSharding(m, P("x"))
+        with jax.transfer_guard("disallow"):
+            x = jax.device_put(np.arange(4.), s)  # explicit: allowed
+            jax.device_put(x, NamedSharding(m, P()))
+        with jax.transfer_guard("disallow_explicit"), pytest.raises(Exception) as info:
+            jax.device_put(np.arange(4.), s)
+        assert ("host-to-device transfer: aval=ShapedArray(float32[4]), dst_sharding="
+                "NamedSharding(mesh=Mesh('x': 2), spec=PartitionSpec('x',))") in str(info.value)
+
+
+def test_inspect_array_sharding() -> None:
+    with cpu_devices(8):
+        m = Mesh(np.array(jax.devices()).reshape(2, 4), ("x", "y"))
+        x = jax.device_put(np.zeros((4, 4), np.float32), NamedSharding(m, P("x", "y")))
+        seen: list[str] = []
+
+        def f(v: Any) -> Any:
+            jax.debug.inspect_array_sharding(v, callback=lambda s: seen.append(repr(s)))
+            return v * 2
+
+        f(x)  # eagerly: the Array's own sharding, at once
+        assert seen == [repr(NamedSharding(m, P("x", "y")))]
+        seen.clear()
+        g = jax.jit(f)
+        g(jnp.ones(3))  # in jit: when compiled (not again when the compiled code runs)
+        g(jnp.ones(3))
+        assert seen == ["PositionalSharding([{CPU 0}], shape=(1,))"]
+        seen.clear()
+        jax.grad(lambda v: f(v).sum())(jnp.ones(3))
+        jax.vmap(f)(jnp.ones((2, 3)))
+        assert seen == ["SingleDeviceSharding(device=CpuDevice(id=0))"] * 2
+        text = str(jax.make_jaxpr(f)(jnp.ones(3)))
+        assert "inspect_sharding[" in text and "callback=<function test_inspect" in text
+
+
+def test_docstring_examples() -> None:
+    from numjax._src.api import make_array, sharding_debug
+    from numjax._src.runtime import mesh, named_sharding
+    for module in (make_array, sharding_debug, mesh, named_sharding):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0 and result.attempted > 0
