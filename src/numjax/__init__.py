@@ -33,6 +33,7 @@ from numjax import stages as stages  # noqa: E402
 from numjax import tree as tree  # noqa: E402
 from numjax import tree_util as tree_util  # noqa: E402
 from numjax import typing as typing  # noqa: E402
+from numjax import util as util  # noqa: E402
 from numjax._src.api.callbacks import pure_callback as pure_callback  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
@@ -114,8 +115,20 @@ from numjax._src.runtime.transfer_guard import (  # noqa: E402
 )
 
 __version__ = "0.1.0"
+# The JAX release whose API numjax implements: libraries choose code paths by comparing it.
+__version_info__ = (0, 4, 30)
 
 _LAZY_SUBMODULES = ("image",)  # public after `import numjax`, loaded on first use
+
+# Top-level pytree functions JAX 0.4.30 still serves with a DeprecationWarning (its texts).
+_DEPRECATED_TREE_FUNCTIONS = {
+    "treedef_is_leaf": "jax.treedef_is_leaf is deprecated: use jax.tree_util.treedef_is_leaf.",
+    **{
+        name: f"jax.tree_{name} is deprecated: use jax.tree.{name} (jax v0.4.25 or newer) "
+        f"or jax.tree_util.tree_{name} (any JAX version)."
+        for name in ("flatten", "leaves", "structure", "transpose", "unflatten", "map")
+    },
+}
 
 
 def __getattr__(name: str) -> object:
@@ -123,4 +136,9 @@ def __getattr__(name: str) -> object:
         import importlib
 
         return importlib.import_module(f"numjax.{name}")
+    short = name.removeprefix("tree_")
+    message = _DEPRECATED_TREE_FUNCTIONS.get(name if name == "treedef_is_leaf" else short)
+    if message is not None and (name == "treedef_is_leaf" or name.startswith("tree_")):
+        _warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return getattr(tree_util, name)
     raise AttributeError(f"module 'numjax' has no attribute {name!r}")

@@ -1,0 +1,21 @@
+"""`jax.experimental.checkify`: functionalized user checks (see `numjax._src.checkify`)."""
+
+from numjax._src.checkify import BatchedError as BatchedError
+from numjax._src.checkify import DivisionByZeroError as DivisionByZeroError
+from numjax._src.checkify import Error as Error
+from numjax._src.checkify import ErrorCategory as ErrorCategory
+from numjax._src.checkify import FailedCheckError as FailedCheckError
+from numjax._src.checkify import JaxException as JaxException
+from numjax._src.checkify import JaxRuntimeError as JaxRuntimeError
+from numjax._src.checkify import NaNError as NaNError
+from numjax._src.checkify import OOBError as OOBError
+from numjax._src.checkify import all_checks as all_checks
+from numjax._src.checkify import automatic_checks as automatic_checks
+from numjax._src.checkify import check as check
+from numjax._src.checkify import check_error as check_error
+from numjax._src.checkify import checkify as checkify
+from numjax._src.checkify import div_checks as div_checks
+from numjax._src.checkify import float_checks as float_checks
+from numjax._src.checkify import index_checks as index_checks
+from numjax._src.checkify import nan_checks as nan_checks
+from numjax._src.checkify import user_checks as user_checks
