@@ -86,7 +86,6 @@ BODIES: list[tuple[str, Callable[[Any, int], Any], tuple[int, ...]]] = [
     ("int_psum", lambda v, n: lax.psum((v * 10).astype(jnp.int32), "i"), (3,)),
     ("bool_psum", lambda v, n: lax.psum(v > 0, "i"), (3,)),
     ("psum_const", lambda v, n: v + lax.psum(1, "i"), (3,)),
-    ("f16", lambda v, n: lax.pmean(v.astype(jnp.float16), "i"), (3,)),
     ("matmul", lambda v, n: jnp.tanh(v @ v.T) @ v, (3, 3)),
     ("jit_inside", lambda v, n: jax.jit(lambda u: lax.psum(u * u, "i"))(v), (3,)),
     ("scan_inside", lambda v, n: lax.scan(lambda c, u: (c + lax.psum(u, "i"), c), 0.0,
@@ -106,6 +105,18 @@ def test_pmap_matches_vmap(ndev: int, way: str, name: str, body: Any, shape: Any
     x = _data(ndev, *shape)
     fun = lambda v: body(v, ndev)  # noqa: E731
     _close(jax.pmap(fun, axis_name="i")(x), jax.vmap(fun, axis_name="i")(x))
+
+
+def test_float16_psum_accumulates_device_after_device(way: str) -> None:
+    # JAX 0.4.30: a pmap psum of float16 [2048, 1, ..., 1] over 8 devices is 2048 (XLA's
+    # all-reduce adds in float16; vmap's psum, a reduction, accumulates wider: 2054).
+    x = np.array([2048] + [1] * 7, np.float16).reshape(8, 1)
+    with cpu_devices(8):
+        out = jax.pmap(lambda v: lax.psum(v, "i"), "i")(x)
+        mean = jax.pmap(lambda v: lax.pmean(v, "i"), "i")(x)
+    np.testing.assert_array_equal(np.asarray(out).ravel(), [2048.0] * 8)
+    assert out.dtype == jnp.float16 and mean.dtype == jnp.float16
+    np.testing.assert_array_equal(np.asarray(mean).ravel(), [256.0] * 8)
 
 
 GROUPED = [

@@ -13,8 +13,9 @@ Two ways to run the per-device program, chosen per compiled pmap:
   threshold, `numjax_pmap_spmd_min_bytes`, is per device and measured in benchmarks/pmap_bench.py).
 
 Programs with host callbacks always run SPMD, so that each device's callback sees its device,
-and so do programs with collectives inside a cond or while loop: devices taking different
-branches still meet at those collectives in program order, as XLA's do.
+and so do programs with collectives inside a cond or while loop (devices taking different
+branches still meet at those collectives in program order, as XLA's do) and programs reducing
+float16/bfloat16 values across devices (accumulated in their own type, as XLA's all-reduce).
 Outputs are `PmapSharding` Arrays: one buffer per device, the global value assembled on first
 use (SPMD), or the stacked value with its per-device slices (batched).
 """
@@ -90,6 +91,22 @@ def _collective_in_control_flow(jaxpr: Jaxpr, inside: bool = False) -> bool:
     return False
 
 
+def _narrow_float_collective(jaxpr: Jaxpr) -> bool:
+    """Whether a collective reduces float16/bfloat16 values: XLA's all-reduce accumulates them
+    in their own type, device after device (JAX: a pmap psum of [2048, 1, ..., 1] in float16
+    is 2048), which the devices' threads do, and vmap's float32 accumulation does not."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in batching.collective_primitives and any(
+                getattr(a.aval, "dtype", None) is not None and a.aval.dtype.kind == "f"
+                and a.aval.dtype.itemsize == 2 for a in eqn.invars):
+            return True
+        for value in eqn.params.values():
+            for inner in value if isinstance(value, tuple | list) else (value,):
+                if isinstance(inner, ClosedJaxpr) and _narrow_float_collective(inner.jaxpr):
+                    return True
+    return False
+
+
 def _has_host_callbacks(jaxpr: Jaxpr) -> bool:
     for eqn in jaxpr.eqns:
         if eqn.primitive in host_callback_primitives:
@@ -154,6 +171,7 @@ class PmapExecutable:
         self.spmd = self.processes > 1 or total > 1 and (
             _has_host_callbacks(body.jaxpr) or bool(body.effects)
                                    or _collective_in_control_flow(body.jaxpr)
+                                   or _narrow_float_collective(body.jaxpr)
                                    or per_device >= spmd_min_bytes.value)
         name = f"pmap_{params['name']}"
         # Donated arguments are paired with outputs per device, as in JAX; paired ones are
