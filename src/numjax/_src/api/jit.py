@@ -817,11 +817,33 @@ def _check_donated_uses(flat_args: Sequence[Any], donated: Sequence[bool]) -> No
 def _run_consuming(executable: Any, bufs: Sequence[Any], flat_args: Sequence[Any],
                    donated: Sequence[bool]) -> Any:
     """Run `executable` on `bufs`; the donated inputs paired with an output are consumed by
-    the call, as in JAX (also when it fails: their buffers may hold partial results)."""
+    the call, as in JAX. When the call fails, JAX deletes them too; numjax keeps those whose
+    buffers were not written (a private copy was donated, or the failure came before the
+    first result written into it)."""
     try:
-        return executable(*bufs)
-    finally:
-        _delete_donated(flat_args, donated)
+        outs = executable(*bufs)
+    except BaseException as exc:
+        written = _donated_written(exc)
+        for i, (x, buf, paired) in enumerate(zip(flat_args, bufs, donated, strict=True)):
+            if (paired and type(x) is ArrayImpl and buf is x._buf
+                    and (written is None or written >> i & 1)):
+                x._consume()
+        raise
+    _delete_donated(flat_args, donated)
+    return outs
+
+
+def _donated_written(exc: BaseException) -> int | None:
+    """The bits of the donated inputs the failed code had written into (None: unknown)."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        written = getattr(error, "donated_written", None)
+        if written is not None:
+            return int(written)
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def _delete_donated(flat_args: Sequence[Any], donated: Sequence[bool]) -> None:
