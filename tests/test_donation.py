@@ -152,3 +152,45 @@ def test_an_aot_lowering_warns_about_unusable_donations():
         compiled = f.lower(x).compile()
     compiled(x)
     assert not x.is_deleted()
+
+
+def _failing_callback(v):
+    raise ZeroDivisionError("boom")
+
+
+@pytest.mark.parametrize("body", [
+    # the callback fails before any result is written into x's buffer
+    lambda x: (numjax.debug.callback(_failing_callback, x), x * 2)[1],
+    lambda x: numjax.pure_callback(_failing_callback, numjax.ShapeDtypeStruct((3,), jnp.float32),
+                                   x),
+], ids=["debug_callback", "pure_callback"])
+def test_a_failed_call_keeps_an_intact_donated_input(body):
+    # Deliberately unlike JAX 0.4.30, which deletes a donated input whenever the call fails:
+    # numjax keeps it when nothing was written into its buffer (here the buffer itself is
+    # handed over: the Array owns it and nothing else sees it).
+    x = jnp.arange(3.0) + 0
+    f = numjax.jit(body, donate_argnums=0)
+    with pytest.raises(XlaRuntimeError):
+        f(x).block_until_ready()
+    assert not x.is_deleted()
+    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0])
+    out = numjax.jit(lambda x: x * 2, donate_argnums=0)(x)  # still donatable: consumed on success
+    assert x.is_deleted() and out.tolist() == [0.0, 2.0, 4.0]
+
+
+def test_a_failure_after_the_donated_buffer_was_written_deletes_the_input():
+    def body(x):
+        y = x * 2  # written into x's buffer once x is dead
+        numjax.debug.callback(_failing_callback, y)
+        return y + 1
+
+    x = jnp.arange(3.0) + 0
+    with pytest.raises(XlaRuntimeError):
+        numjax.jit(body, donate_argnums=0)(x).block_until_ready()
+    assert x.is_deleted()
+    # an Array whose buffer something else sees donates a private copy: it survives
+    x = jnp.arange(3.0) + 0
+    view = np.asarray(x)
+    with pytest.raises(XlaRuntimeError):
+        numjax.jit(body, donate_argnums=0)(x).block_until_ready()
+    assert not x.is_deleted() and view.tolist() == [0.0, 1.0, 2.0]

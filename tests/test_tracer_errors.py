@@ -1,5 +1,7 @@
 """Concretization errors name the traced function, its line and the arguments involved."""
 
+import re
+import sys
 import threading
 
 import numpy as np
@@ -138,3 +140,73 @@ def test_check_tracer_leaks_is_the_checking_leaks_option():
     with jax.checking_leaks(True):
         assert jax.config.jax_check_tracer_leaks
     assert not jax.config.jax_check_tracer_leaks
+
+
+# ---- jax.checking_leaks ---------------------------------------------------------------------
+
+LEAKED: list = []
+
+
+def _leaky(x):
+    LEAKED.append(x)
+    return x * 2
+
+
+@pytest.mark.parametrize("transform,arg,head,kind", [
+    # JAX 0.4.30's first lines: the trace that ended with a tracer still reachable
+    (jax.jit, 3, "Leaked trace MainTrace(1,DynamicJaxprTrace)",
+     "Traced<ShapedArray(int32[], weak_type=True)>with<DynamicJaxprTrace(level=1/0)>"),
+    (jax.make_jaxpr, 1.0, "Leaked trace MainTrace(1,DynamicJaxprTrace)",
+     "Traced<ShapedArray(float32[], weak_type=True)>with<DynamicJaxprTrace(level=1/0)>"),
+    (jax.grad, 1.0, "Leaked trace MainTrace(2,JVPTrace)",
+     "Traced<ConcreteArray(1.0, dtype=float32, weak_type=True)>with<JVPTrace(level=2/0)> with"),
+    (jax.vmap, jnp.ones(2), "Leaked trace MainTrace(1,BatchTrace)",
+     "Traced<ShapedArray(float32[])>with<BatchTrace(level=1/0)> with"),
+])
+def test_checking_leaks_reports_a_tracer_kept_in_a_global(transform, arg, head, kind):
+    LEAKED.clear()
+    with jax.checking_leaks(), pytest.raises(Exception) as info:
+        transform(_leaky)(arg)
+    call_line = sys._getframe().f_lineno - 1
+    LEAKED.clear()
+    assert type(info.value) is Exception
+    lines = str(info.value).splitlines()
+    assert lines[0] == f"{head}. Leaked tracer(s):" and lines[1] == "" and lines[2] == kind
+    text = str(info.value)
+    assert re.search(r"<list \d+>\[0\]", text)  # the chain keeping it alive
+    if transform in (jax.jit, jax.make_jaxpr):
+        # an argument tracer: made where the transformation was called
+        assert f"This DynamicJaxprTracer was created on line {__file__}:{call_line}:" in text
+
+
+def test_checking_leaks_names_the_line_of_a_leaked_intermediate_value():
+    kept = []
+
+    def f(x):
+        y = jnp.sin(x)
+        kept.append(y)
+        return y
+
+    with jax.checking_leaks(), pytest.raises(Exception) as info:
+        jax.jit(f)(1.0)
+    line = f.__code__.co_firstlineno + 1
+    assert f"This DynamicJaxprTracer was created on line {__file__}:{line}:12 (f)" in str(
+        info.value)
+    assert "closed-over variable kept" in str(info.value) or "<list" in str(info.value)
+
+
+def test_checking_leaks_passes_programs_that_keep_nothing():
+    @jax.custom_jvp
+    def g(x):
+        return jnp.sin(x)
+
+    g.defjvps(lambda t, ans, x: jnp.cos(x) * t)
+    with jax.checking_leaks():
+        assert int(jax.jit(lambda x: x * 2)(3)) == 6
+        # custom rules close over their operands inside numjax's own structures: no leak
+        assert float(jax.jit(jax.grad(lambda x: g(x) * x))(0.5)) == pytest.approx(
+            float(np.sin(0.5) + 0.5 * np.cos(0.5)), rel=1e-6)
+        assert jax.vmap(lambda x: x + 1)(jnp.ones(3)).shape == (3,)
+    LEAKED.clear()
+    assert float(jax.jit(_leaky)(1.0)) == 2.0  # off: no check
+    LEAKED.clear()

@@ -230,3 +230,17 @@ def test_vmap_of_grad_with_an_unbatched_cotangent_first():
     g = lambda v: jax.grad(lambda v: jax.lax.scan(lambda c, xi: (c * xi, c), v[1], v)[0])(v)
     batch = jnp.arange(1.0, 13.0).reshape(4, 3) / 10
     np.testing.assert_allclose(jax.vmap(g)(batch), np.stack([g(b) for b in batch]), rtol=1e-5)
+
+
+@pytest.mark.parametrize("fn,out_axes,ndim", [
+    # JAX 0.4.30's ValueError: out_axes beyond the rank of the batched output
+    (lambda x: jnp.stack([x, x]), 3, 3), (lambda x: jnp.stack([x, x]), -4, 3),
+    (lambda x: x.sum(), 1, 1), (lambda x: jnp.ones((2, 3)), 3, 3),
+])
+def test_vmap_out_axes_out_of_bounds(fn, out_axes, ndim):
+    f = jax.vmap(fn, out_axes=out_axes)
+    for g in (f, jax.jit(f)):
+        with pytest.raises(ValueError) as info:
+            g(jnp.ones((4, 3)))
+        assert str(info.value) == f"axis {out_axes} is out of bounds for array of dimension {ndim}"
+    assert jax.vmap(lambda x: jnp.stack([x, x]), out_axes=-3)(jnp.ones((4, 3))).shape == (4, 2, 3)

@@ -41,3 +41,28 @@ def test_select_n_takes_any_integer_which():
     with pytest.raises(TypeError, match=r"^select `which` must be boolean or integer type, got "
                                         r"float32\.$"):
         lax.select(np.array([1.0, 0.0, 2.0], np.float32), x, x * 2)
+
+
+@pytest.mark.parametrize("fn,error,message", [
+    # JAX 0.4.30's errors: axes are checked against the rank, not wrapped
+    (lambda: lax.squeeze(jnp.ones((1, 2, 1)), (-4,)), ValueError,
+     "axis -4 is out of bounds for array of dimension 3"),
+    (lambda: lax.squeeze(jnp.ones((1, 2, 1)), (3,)), ValueError,
+     "axis 3 is out of bounds for array of dimension 3"),
+    (lambda: lax.squeeze(jnp.ones((1, 2, 1)), (0, -3)), ValueError,
+     "dimensions are not unique: (0, 0)"),
+    (lambda: lax.squeeze(jnp.ones(()), (0,)), ValueError,
+     "axis 0 is out of bounds for array of dimension 0"),
+    (lambda: lax.expand_dims(jnp.ones(2), (0, 0)), ValueError,
+     "repeated axis in lax.expand_dims: (0, 0)"),
+    (lambda: lax.expand_dims(jnp.ones(2), (0, -3)), ValueError,
+     "repeated axis in lax.expand_dims: [0, 0]"),
+    (lambda: lax.expand_dims(jnp.ones(2), (2,)), ValueError,
+     "axis 2 is out of bounds for array of dimension 2"),
+])
+def test_squeeze_and_expand_dims_check_their_axes(fn, error, message):
+    with pytest.raises(error) as info:
+        fn()
+    assert str(info.value) == message
+    assert lax.squeeze(jnp.ones((1, 2, 1)), (-1,)).shape == (1, 2)
+    assert lax.expand_dims(jnp.ones(2), (-1,)).shape == (2, 1)

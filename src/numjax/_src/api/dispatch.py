@@ -78,11 +78,31 @@ def execute(call: CompiledCall, flat_args: Sequence[Any], device: Any) -> Any:
         return dispatch_async(call, bufs, device)
     try:
         outs = call.executable(*[stream.resolve(b) for b in bufs])
-    finally:
-        # Paired donated inputs are consumed by the call, as in JAX, also when it fails:
-        # their buffers may hold partial results.
-        _delete_donated(flat_args, call.donated)
+    except BaseException as exc:
+        # JAX deletes the donated inputs of a failed call too; numjax keeps those whose
+        # buffers were not written (a private copy was donated, or the failure came before
+        # the first result written into it).
+        written = _donated_written(exc)
+        for i, (x, buf, paired) in enumerate(zip(flat_args, bufs, call.donated, strict=True)):
+            if (paired and type(x) is ArrayImpl and buf is x._buf
+                    and (written is None or written >> i & 1)):
+                x._consume()
+        raise
+    _delete_donated(flat_args, call.donated)
     return placed_outputs(call, outs, device)
+
+
+def _donated_written(exc: BaseException) -> int | None:
+    """The bits of the donated inputs the failed code had written into (None: unknown)."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        written = getattr(error, "donated_written", None)
+        if written is not None:
+            return int(written)
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def check_not_deleted(args: Sequence[Any]) -> None:

@@ -156,6 +156,9 @@ class Emitter:
         self.prelude: list[str] = []
         self.fusion_min_size = fusion_min_size
         self.host_callbacks: list[Any] = []
+        # Donated inputs by variable: the bit the generated code sets in `written_` before it
+        # first writes a result into that input's buffer.
+        self.donated_bits: dict[Var, int] = {}
 
     def _emit_invalid_check(self, eqn: Any, outs: list[str], indent: str) -> None:
         assert self.check_invalid is not None
@@ -203,6 +206,7 @@ class Emitter:
             if i in clusters:
                 stop, cluster = clusters[i]
                 targets = _cluster_targets(cluster, stop, owned, last_use, live_out)
+                self._note_writes(targets.values(), indent)
                 block_fn, call = fusion.emit_cluster(cluster, len(self.prelude), namer.var,
                                                      namer.global_, targets)
                 self.prelude += [*block_fn, ""]
@@ -234,6 +238,7 @@ class Emitter:
                 # Buffer planning: a dying intermediate of the same shape and dtype takes the
                 # result.
                 args += f", out={namer.var(reuse)}"
+                self._note_writes([reuse], indent)
             # A kernel that is a ufunc for these dtypes (float lax.div, real max) is called as
             # that ufunc, which takes the `out=` of buffer planning.
             callee = f"np.{ufunc.__name__}" if ufunc is not None else \
@@ -252,6 +257,13 @@ class Emitter:
             self.lines.append(f"{indent}{assign}{callee}({args})")
             if self.check_invalid:
                 self._emit_invalid_check(eqn, outs, indent)
+
+    def _note_writes(self, targets: Any, indent: str) -> None:
+        bits = 0
+        for v in targets:
+            bits |= self.donated_bits.get(v, 0)
+        if bits:
+            self.lines.append(f"{indent}written_ |= {bits}")
 
     def _emit_implicit_broadcast(self, eqn: Any, indent: str) -> None:
         """A broadcast only ufuncs read, each with a full-shape operand beside it: NumPy's own
@@ -341,14 +353,26 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     emitter.bind_consts(jaxpr, closed.consts)
     params = ", ".join(emitter.namer.var(v) for v in jaxpr.invars)
     emitter.lines.append(f"def {_FUNCTION_NAME}({params}):")
-    emitter.emit_eqns(jaxpr, "    ", donated=[v for v, d in zip(jaxpr.invars, donated)
-                                            if d and v not in jaxpr.outvars])
+    overwritable = [v for v, d in zip(jaxpr.invars, donated) if d and v not in jaxpr.outvars]
+    indent = "    "
+    if any(donated):
+        # Which donated buffers the code has started writing into, told to the caller with a
+        # failure (`donated_written`): an input whose buffer is still intact survives it.
+        emitter.donated_bits = {v: 1 << i for i, v in enumerate(jaxpr.invars)
+                                if v in overwritable}
+        emitter.lines += ["    written_ = 0", "    try:"]
+        indent = "        "
+    emitter.emit_eqns(jaxpr, indent, donated=overwritable)
     # An output that may be a broadcast view gets memory of its own: an Array owns its buffer.
     views = broadcast_outputs(jaxpr)
     owned = emitter.namer.global_(host_memory.owned, "owned") if views else ""
     results = ", ".join(f"{owned}({emitter.atom(a)})" if i in views else emitter.atom(a)
                         for i, a in enumerate(jaxpr.outvars))
-    emitter.lines.append(f"    return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
+    emitter.lines.append(f"{indent}return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
+    if any(donated):
+        emitter.lines += ["    except BaseException as error_:",
+                          "        error_.donated_written = written_",
+                          "        raise"]
     source = "\n".join([*emitter.prelude, *emitter.lines]) + "\n"
     return LoweredModule(name, source, emitter.namer.env, jaxpr,
                          [a.aval for a in jaxpr.outvars], emitter.host_callbacks)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src.core import errors
+from numjax._src.core import errors, leaks
 from numjax._src.core.avals import aval_handlers, eager_operand_error, get_aval
 
 
@@ -312,6 +312,7 @@ def new_trace(trace: Trace) -> Iterator[Trace]:
     finally:
         _trace_state.trace = previous
         trace.is_live = False
+        leaks.note_finished(trace)
 
 
 # How a tracer's NumPy buffer prints (replaced by the runtime: as the Array it stands for).
@@ -442,6 +443,10 @@ class Tracer:
 
     def _dependent_args(self) -> list[str]:
         return []
+
+    def _creation_site(self) -> str | None:
+        """Where user code made this tracer, when the trace knows (for leak reports)."""
+        return None
 
     def __repr__(self) -> str:
         """As JAX prints a tracer: its aval and trace, then what it carries (a JVP tracer's

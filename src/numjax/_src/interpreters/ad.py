@@ -19,6 +19,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.core import leaks
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from numjax._src.core.trace import (
@@ -225,6 +226,7 @@ class JVPTrace(Trace):
         return out if type(out_tangent) is Zero else JVPTracer(self, out, out_tangent)
 
 
+@leaks.checked
 def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
              tangents: Sequence[Any]) -> tuple[list[Any], list[Any]]:
     """Forward mode on a flat function; tangents may be `Zero`. Output tangents may be Zero."""
@@ -330,6 +332,7 @@ class PartialEvalTrace(StagingTrace):
             return primitive.bind(*args, **params)
 
 
+@leaks.checked
 def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
                    ) -> tuple[list[Any], ClosedJaxpr, list[Any]]:
     """Returns (primal outputs, linear jaxpr from input tangents to output tangents, out

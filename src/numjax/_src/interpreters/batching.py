@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.core import leaks
 from numjax._src.core.avals import aval_handlers, get_aval
 from numjax._src.core.trace import (
     Primitive,
@@ -126,6 +127,7 @@ def _uses_axis(primitive: Primitive, params: dict[str, Any], trace: BatchTrace) 
     return trace.axis_name is not None and trace.axis_name in names
 
 
+@leaks.checked
 def vmap_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
               in_dims: Sequence[int | None], out_dims: Sequence[int | None], axis_size: int,
               axis_name: Any = None, spmd_axis_name: Any = None) -> list[Any]:
@@ -165,8 +167,11 @@ def move_dim(x: Any, src: int | None, dst: int | None, axis_size: int) -> Any:
         if src is not_mapped:
             return x
         raise ValueError("vmap has mapped output but out_axes is None")
-    if dst < 0:  # relative to the result, which has the mapped axis
-        dst += len(get_aval(x).shape) + (1 if src is not_mapped else 0)
+    out_ndim = len(get_aval(x).shape) + (1 if src is not_mapped else 0)
+    if not -out_ndim <= dst < out_ndim:  # relative to the result, which has the mapped axis
+        raise ValueError(f"axis {dst} is out of bounds for array of dimension {out_ndim}")
+    if dst < 0:
+        dst += out_ndim
     if src is not_mapped:
         aval = get_aval(x)
         shape = list(aval.shape)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.core import leaks
 from numjax._src.core import trace as _trace_module
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.errors import user_source_line as user_source_line
@@ -188,6 +189,12 @@ class StagingTracer(Tracer):
         assert isinstance(trace, StagingTrace)
         return trace.dependent_arg_names(self._var)
 
+    def _creation_site(self) -> str | None:
+        trace = self._trace
+        assert isinstance(trace, StagingTrace)
+        eqn = trace._producers.get(self._var)
+        return None if eqn is None or eqn.source_info is None else str(eqn.source_info)
+
     def __repr__(self) -> str:
         trace = self._trace
         assert isinstance(trace, StagingTrace)
@@ -343,6 +350,7 @@ def _scalar_value(c: Any, aval: ShapedArray) -> Any:
     return value.item() if aval.weak_type else value
 
 
+@leaks.checked
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[Any],
                    debug_info: DebugInfo | None = None) -> ClosedJaxpr:
     """Trace `fun` (flat positional arrays in, a sequence of arrays out) to a closed jaxpr."""

@@ -456,9 +456,11 @@ squeeze_p = Primitive("squeeze")
 
 @squeeze_p.def_abstract_eval
 def _squeeze_abstract_eval(x: ShapedArray, *, dimensions: Shape) -> ShapedArray:
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"dimensions are not unique: {dimensions}")
     for d in dimensions:
         if not 0 <= d < x.ndim:
-            raise ValueError(f"squeeze: dimension {d} out of range for shape {x.shape}")
+            raise ValueError(f"dimensions outside range [0, ndim): {dimensions}")
         if x.shape[d] != 1:
             raise ValueError(
                 "cannot select an axis to squeeze out which has size not equal to one, got "
@@ -498,9 +500,16 @@ squeeze_p.def_transpose(_squeeze_transpose)
 squeeze_p.def_batch(_squeeze_batch)
 
 
+def _canonical_axis(axis: Any, ndim: int) -> int:
+    axis = operator_index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if axis < 0 else axis
+
+
 def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
     ndim = operand_aval(array).ndim
-    dims = tuple(sorted(int(d) % ndim if ndim else int(d) for d in dimensions))
+    dims = tuple(sorted(_canonical_axis(d, ndim) for d in dimensions))
     if not dims and isinstance(array, (Tracer, *_array_types())):
         return array
     return squeeze_p.bind(array, dimensions=dims)
@@ -508,8 +517,13 @@ def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
 
 def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
     aval = operand_aval(array)
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
     ndim_out = aval.ndim + len(dimensions)
-    dims = sorted(int(d) % ndim_out for d in dimensions)
+    canonical = [_canonical_axis(d, ndim_out) for d in dimensions]
+    if len(set(canonical)) != len(canonical):  # again after canonicalizing
+        raise ValueError(f"repeated axis in lax.expand_dims: {canonical}")
+    dims = sorted(canonical)
     shape = list(aval.shape)
     for d in dims:
         shape.insert(d, 1)

@@ -284,8 +284,11 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     if step is not None and np.all(np.asarray(step) == 0):
         raise ZeroDivisionError("division by zero")  # JAX's error for a zero step
     bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
-    values = np.arange(*bounds)  # type: ignore[call-overload]
-    values = values.astype(dtype or dtypes.canonicalize_dtype(values.dtype))
+    result_dtype = dtype or dtypes.canonicalize_dtype(dtypes.result_type(
+        *(v for v in (start, stop, step) if v is not None)))
+    # NumPy computes in the result dtype, as JAX has it do: float16 steps accumulate in
+    # float16 (jnp.arange(0., 4., .3, dtype=float16)[9] is 2.701171875).
+    values = np.arange(*bounds, dtype=result_dtype)  # type: ignore[call-overload]
     # Computed on the host and placed on the device, as in JAX (only iota is made on device).
     transfer_guard.library_constant(values, values.dtype)
     return array(values)
@@ -307,37 +310,46 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     check_arraylike("linspace", start, stop)
     computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
         dtypes.result_type(start, stop, *(() if dtype is None else (dtype,)))))
-    from numjax._src.numpy.shape import broadcast_arrays, moveaxis
+    from numjax._src.numpy.shape import broadcast_arrays
     start_a, stop_a = broadcast_arrays(lax._convert_element_type(start, computation),
                                        lax._convert_element_type(stop, computation))
     bshape = get_aval(start_a).shape
+    ax = len(bshape) + axis + 1 if axis < 0 else axis
+    shape = (*bshape[:ax], num, *bshape[ax:])
+    dims = tuple(i for i in range(len(shape)) if i != ax)
     div = (num - 1) if endpoint else num
-    shape = (num, *bshape)
-    dims = tuple(range(1, len(shape)))
-    lo = lax.broadcast_in_dim(start_a, shape, dims)
-    hi = lax.broadcast_in_dim(stop_a, shape, dims)
-    delta = lax.sub(hi, lo)
-    steps = lax.convert_element_type(lax.broadcasted_iota(np.int32, shape, 0), computation)
-    if div > 0:
-        step = lax.div(delta, lax._convert_element_type(div, computation))
-        out = lax.add(lo, lax.mul(steps, step))
-        if endpoint and num > 1:
-            last = lax.eq(lax.broadcasted_iota(np.int32, shape, 0),
-                          lax._convert_element_type(num - 1, np.int32))
-            out = lax.select(last, hi, out)
+    if num > 1:
+        # JAX's interpolation start * (1 - t) + stop * t, t = i / div. JAX compiles linspace,
+        # and XLA makes each division by the constant div a product with its reciprocal
+        # (t = iota * (1/div), folded to a constant; the step (stop - start) * (1/div)).
+        real = np.dtype(dtypes.finfo(computation).dtype)
+        recip_t = np.reciprocal(np.asarray(div, real))
+        t = (np.arange(div).astype(real) * recip_t).astype(computation)
+        t_shape = tuple(div if i == ax else 1 for i in range(len(shape)))
+        t_arr = lax._convert_element_type(t.reshape(t_shape), computation)
+        one_minus_t = lax._convert_element_type((1 - t).reshape(t_shape), computation)
+        head = tuple(div if i == ax else d for i, d in enumerate(shape))
+        lo = lax.broadcast_in_dim(start_a, head, dims)
+        hi = lax.broadcast_in_dim(stop_a, head, dims)
+        out = lax.add(lax.mul(lo, one_minus_t), lax.mul(hi, t_arr))
+        if endpoint:
+            last = lax.broadcast_in_dim(stop_a, tuple(1 if i == ax else d
+                                                      for i, d in enumerate(shape)), dims)
+            out = lax.concatenate([out, last], ax)
+        recip = lax._convert_element_type(np.reciprocal(np.asarray(div, computation)),
+                                          computation)
+        step = lax.mul(lax.sub(stop_a, start_a), recip)
     else:
-        step = lax.full_like(delta, np.nan)
-        out = lo
-    out = moveaxis(out, 0, axis) if bshape else out
+        out = lax.broadcast_in_dim(start_a, shape, dims) if num else lax.full(shape, 0,
+                                                                             computation)
+        step = lax.sub(stop_a, start_a) if num == 1 and not endpoint else \
+            lax.full(bshape, np.nan, computation)
     result_dtype = dtype or computation
     if result_dtype.kind in "iu":
         out = lax.floor(out)
     out = lax.convert_element_type(out, result_dtype)
     if retstep:
-        step_out = lax.slice_in_dim(step, 0, 1, axis=0) if num else step
-        return out, lax.convert_element_type(lax.reshape(step_out, bshape) if num else
-                                             lax.full(bshape, np.nan, computation),
-                                             result_dtype if result_dtype.kind in "fc"
+        return out, lax.convert_element_type(step, result_dtype if result_dtype.kind in "fc"
                                              else computation)
     return out
 

@@ -185,26 +185,19 @@ def _pad_reflect(array: Array, axis: int, before: int, after: int, reflect: bool
 
 
 def _pad_ramp(array: Array, axis: int, before: int, after: int, ends: tuple[Any, Any]) -> Array:
-    dt = get_aval(array).dtype
-    ft = dt if dt.kind in "fc" else np.dtype("float32")
+    """Linear ramps from the end values to the edges, as JAX builds them: `linspace` without
+    its endpoint in the array's dtype (integers floored, so a ramp from -5 to 5 over 2 steps
+    is [-5, 0] and one from -3 to -5 over 2 is [-5, -4])."""
+    from numjax._src.numpy.creation import linspace
+    weak = get_aval(array).weak_type
 
-    def ramp(edge: Array, end: Any, count: int, first: bool) -> Array:
-        edge = lax.convert_element_type(edge, ft)
-        shape = list(get_aval(edge).shape)
-        shape[axis] = count
-        frac = lax.div(lax.convert_element_type(lax.broadcasted_iota(np.int32, tuple(shape), axis),
-                                                ft),
-                       lax._convert_element_type(max(count, 1), ft))
-        end_v = lax._convert_element_type(end, ft)
-        edge_b = lax.broadcast_in_dim(lax.squeeze(edge, (axis,)), tuple(shape),
-                                      tuple(i for i in range(len(shape)) if i != axis))
-        vals = lax.add(end_v, lax.mul(lax.sub(edge_b, end_v), frac))
-        if not first:
-            vals = lax.rev(vals, (axis,))
-        return lax.convert_element_type(vals, dt)
+    def ramp(edge: Array, end: Any, count: int) -> Array:
+        out = linspace(end, lax.squeeze(edge, (axis,)), count, endpoint=False,
+                       dtype=get_aval(array).dtype, axis=axis)
+        return lax._convert_element_type(out, get_aval(out).dtype, weak)
 
-    left = ramp(_edge(array, axis, True), ends[0], before, True)
-    right = ramp(_edge(array, axis, False), ends[1], after, False)
+    left = ramp(_edge(array, axis, True), ends[0], before)
+    right = lax.rev(ramp(_edge(array, axis, False), ends[1], after), (axis,))
     return lax.concatenate([left, array, right], axis)
 
 

@@ -182,6 +182,15 @@ def take_along_axis(arr: Array, indices: Array, axis: int | None, mode: str | No
     if a_shape[axis] == 0:
         # Every index is out of bounds; JAX reads zeros (not the fill value), strongly typed.
         return lax.full(full, 0, get_aval(arr).dtype)
+    if mode == "wrap":  # JAX hands the mode to gather, which has no such mode
+        raise ValueError('Unknown gather mode "wrap"')
+    if mode == "clip":
+        # JAX counts negative indices from the end before clipping: -9 of 10 reads 1, -11
+        # clips to 0.
+        indices = lax.convert_element_type(indices, idt)
+        size = lax._convert_element_type(a_shape[axis], idt)
+        indices = lax.select(lax.lt(indices, lax.full_like(indices, 0)),
+                             lax.add(indices, size), indices)
     indices, m = _normalize_mode("take_along_axis", mode, indices, a_shape[axis])
     indices = broadcast_to(indices, full)
     index = []

@@ -449,6 +449,8 @@ def diff(a: Array, n: int = 1, axis: int = -1, prepend: Array | None = None,
     check_arraylike("diff", a)
     a = ensure_array(a, "diff")
     n = operator.index(n)
+    if n == 0:
+        return a  # before any other check, prepend and append ignored: NumPy's and JAX's
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n}")
     nd = get_aval(a).ndim
