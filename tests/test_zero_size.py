@@ -132,6 +132,36 @@ CASES: list[Row] = [
      (E0, I0)),
     ("delete_bool_scalar", "lambda x: jnp.delete(x, True)", (X3,)),
     ("delete_grad", "lambda x: numjax.grad(lambda y: jnp.delete(y, 1).sum())(x)", (X3,)),
+    # ---- pad: modes that read every axis (edge slices, statistics) and those refusing
+    ("pad_linear_ramp_empty", "lambda x: jnp.pad(x, 2, mode='linear_ramp')", (E0,)),
+    ("pad_linear_ramp_unpadded_empty_axis",
+     "lambda x: jnp.pad(x, ((1, 1), (0, 0)), mode='linear_ramp')", (E30,)),
+    ("pad_maximum_empty", "lambda x: jnp.pad(x, 2, mode='maximum')", (E0,)),
+    ("pad_minimum_unpadded_empty_axis", "lambda x: jnp.pad(x, ((0, 0), (1, 0)), mode='minimum')",
+     (E03,)),
+    ("pad_maximum_stat_length", "lambda x: jnp.pad(x, ((1, 1), (0, 0)), mode='maximum', "
+     "stat_length=2)", (E30,)),
+    ("pad_mean_empty", "lambda x: jnp.pad(x, 2, mode='mean')", (E0,)),
+    ("pad_mean_empty_int", "lambda x: jnp.pad(x, 1, mode='mean')", ("np.zeros(0, np.int32)",)),
+    ("pad_median_empty_rows", "lambda x: jnp.pad(x, ((0, 0), (1, 0)), mode='median')", (E03,)),
+    ("pad_edge_empty", "lambda x: jnp.pad(x, 2, mode='edge')", (E0,)),
+    ("pad_wrap_unpadded_empty_axis", "lambda x: jnp.pad(x, ((1, 1), (0, 0)), mode='wrap')",
+     (E30,)),
+    ("pad_constant_empty", "lambda x: jnp.pad(x, 2)", (E0,)),
+    # ---- unique with a size
+    ("unique_empty_size_no_fill", "lambda x: jnp.unique(x, size=2)", (E0,)),
+    ("unique_empty_size_fill", "lambda x: jnp.unique(x, size=2, fill_value=5.0)", (E0,)),
+    ("unique_empty_size_0", "lambda x: jnp.unique(x, size=0)", (E0,)),
+    ("unique_empty_rows_size_no_fill", "lambda x: jnp.unique(x, axis=0, size=2)", (E03,)),
+    ("unique_empty_columns_size_fill", "lambda x: jnp.unique(x, axis=1, size=2, fill_value=1.0)",
+     (E03,)),
+    # ---- split (JAX slices at the bounds as given: run eagerly its texts are dynamic_slice's)
+    ("split_empty_sections", "lambda x: jnp.split(x, 3)", (E0,)),
+    ("array_split_more_sections", "lambda x: jnp.array_split(x, 5)", (X3,)),
+    ("split_empty_past_end", "lambda x: numjax.jit(lambda y: jnp.split(y, [1, 2]))(x)", (E0,)),
+    ("split_past_end", "lambda x: numjax.jit(lambda y: jnp.split(y, [4, 6]))(x)", (X3,)),
+    ("split_negative", "lambda x: numjax.jit(lambda y: jnp.split(y, [-1]))(x)", (X3,)),
+    ("split_decreasing", "lambda x: numjax.jit(lambda y: jnp.split(y, [2, 1]))(x)", (X3,)),
     # ---- differences and integrals over short axes
     ("diff_n_past_length", "lambda x: jnp.diff(x, n=5)", (X3,)),
     ("diff_empty", "lambda x: jnp.diff(x)", (E0,)),
@@ -503,6 +533,119 @@ EXPECTED: dict[str, Any] = {
     'delete_grad':
         (('ok', [((3,), 'float32', False, [1.0, 0.0, 1.0])]),
          ('ok', [((3,), 'float32', False, [1.0, 0.0, 1.0])])),
+    'pad_linear_ramp_empty':
+        (('raise', 'TypeError',
+          'slice limit_indices must be less than or equal to operand shape, got limit_indices '
+          '(1,) for operand shape (0,).'),
+         ('raise', 'TypeError',
+          'slice limit_indices must be less than or equal to operand shape, got limit_indices '
+          '(1,) for operand shape (0,).')),
+    'pad_linear_ramp_unpadded_empty_axis':
+        (('raise', 'TypeError',
+          'slice limit_indices must be less than or equal to operand shape, got limit_indices '
+          '(5, 1) for operand shape (5, 0).'),
+         ('raise', 'TypeError',
+          'slice limit_indices must be less than or equal to operand shape, got limit_indices '
+          '(5, 1) for operand shape (5, 0).')),
+    'pad_maximum_empty':
+        (('raise', 'ValueError',
+          'zero-size array to reduction operation max which has no identity'),
+         ('raise', 'ValueError',
+          'zero-size array to reduction operation max which has no identity')),
+    'pad_minimum_unpadded_empty_axis':
+        (('raise', 'ValueError',
+          'zero-size array to reduction operation min which has no identity'),
+         ('raise', 'ValueError',
+          'zero-size array to reduction operation min which has no identity')),
+    'pad_maximum_stat_length':
+        (('raise', 'ValueError',
+          'zero-size array to reduction operation max which has no identity'),
+         ('raise', 'ValueError',
+          'zero-size array to reduction operation max which has no identity')),
+    'pad_mean_empty':
+        (('ok', [((4,), 'float32', False, [nan, nan, nan, nan])]),
+         ('ok', [((4,), 'float32', False, [nan, nan, nan, nan])])),
+    'pad_mean_empty_int':
+        (('ok', [((2,), 'int32', False, [0, 0])]), ('ok', [((2,), 'int32', False, [0, 0])])),
+    'pad_median_empty_rows':
+        (('raise', 'TypeError',
+          'Slice size at index 0 in gather op is out of range, must be within [0, 0 + 1), got '
+          '1.'),
+         ('raise', 'TypeError',
+          'Slice size at index 0 in gather op is out of range, must be within [0, 0 + 1), got '
+          '1.')),
+    'pad_edge_empty':
+        (('raise', 'ValueError', "Cannot apply 'edge' padding to empty axis"),
+         ('raise', 'ValueError', "Cannot apply 'edge' padding to empty axis")),
+    'pad_wrap_unpadded_empty_axis':
+        (('ok', [((5, 0), 'float32', False, [[], [], [], [], []])]),
+         ('ok', [((5, 0), 'float32', False, [[], [], [], [], []])])),
+    'pad_constant_empty':
+        (('ok', [((4,), 'float32', False, [0.0, 0.0, 0.0, 0.0])]),
+         ('ok', [((4,), 'float32', False, [0.0, 0.0, 0.0, 0.0])])),
+    'unique_empty_size_no_fill':
+        (('raise', 'ValueError',
+          'jnp.unique: for zero-sized input with nonzero size argument, fill_value must be '
+          'specified'),
+         ('raise', 'ValueError',
+          'jnp.unique: for zero-sized input with nonzero size argument, fill_value must be '
+          'specified')),
+    'unique_empty_size_fill':
+        (('ok', [((2,), 'float32', False, [5.0, 5.0])]),
+         ('ok', [((2,), 'float32', False, [5.0, 5.0])])),
+    'unique_empty_size_0':
+        (('ok', [((0,), 'float32', False, [])]), ('ok', [((0,), 'float32', False, [])])),
+    'unique_empty_rows_size_no_fill':
+        (('raise', 'ValueError',
+          'jnp.unique: for zero-sized input with nonzero size argument, fill_value must be '
+          'specified'),
+         ('raise', 'ValueError',
+          'jnp.unique: for zero-sized input with nonzero size argument, fill_value must be '
+          'specified')),
+    'unique_empty_columns_size_fill':
+        (('ok', [((0, 2), 'float32', False, [])]), ('ok', [((0, 2), 'float32', False, [])])),
+    'split_empty_sections':
+        (('ok',
+          [((0,), 'float32', False, []), ((0,), 'float32', False, []),
+           ((0,), 'float32', False, [])]),
+         ('ok',
+          [((0,), 'float32', False, []), ((0,), 'float32', False, []),
+           ((0,), 'float32', False, [])])),
+    'array_split_more_sections':
+        (('ok',
+          [((1,), 'float32', False, [0.0]), ((1,), 'float32', False, [1.0]),
+           ((1,), 'float32', False, [2.0]), ((0,), 'float32', False, []),
+           ((0,), 'float32', False, [])]),
+         ('ok',
+          [((1,), 'float32', False, [0.0]), ((1,), 'float32', False, [1.0]),
+           ((1,), 'float32', False, [2.0]), ((0,), 'float32', False, []),
+           ((0,), 'float32', False, [])])),
+    'split_empty_past_end':
+        (('raise', 'TypeError',
+          'slice limit_indices must be less than or equal to operand shape, got limit_indices '
+          '(1,) for operand shape (0,).'),
+         ('raise', 'TypeError',
+          'slice limit_indices must be less than or equal to operand shape, got limit_indices '
+          '(1,) for operand shape (0,).')),
+    'split_past_end':
+        (('raise', 'TypeError',
+          'slice limit_indices must be less than or equal to operand shape, got limit_indices '
+          '(4,) for operand shape (3,).'),
+         ('raise', 'TypeError',
+          'slice limit_indices must be less than or equal to operand shape, got limit_indices '
+          '(4,) for operand shape (3,).')),
+    'split_negative':
+        (('raise', 'TypeError',
+          'slice limit_indices must have every element be nonnegative, got (-1,).'),
+         ('raise', 'TypeError',
+          'slice limit_indices must have every element be nonnegative, got (-1,).')),
+    'split_decreasing':
+        (('raise', 'TypeError',
+          'slice limit_indices must be greater than or equal to start_indices, got start_indices '
+          '(2,) and limit_indices (1,).'),
+         ('raise', 'TypeError',
+          'slice limit_indices must be greater than or equal to start_indices, got start_indices '
+          '(2,) and limit_indices (1,).')),
     'diff_n_past_length':
         (('ok', [((0,), 'float32', False, [])]), ('ok', [((0,), 'float32', False, [])])),
     'diff_empty':
@@ -762,6 +905,14 @@ DIFFERENCES: list[tuple[str, str, tuple[str, ...], Any]] = [
     ("vmap_scatter_add_grad", "lambda x, i: numjax.grad(lambda y: numjax.vmap("
      "lambda a, b: a.at[b].add(a[0]))(y, i).sum())(x)", ("np.ones((0, 5), np.float32)", I0),
      [((0, 5), "float32", False, [])]),
+    # JAX ignores `size` for the other outputs of an empty input (index and counts of length
+    # 0) and for the rows of an empty-columned one (1 row); numjax pads every output to size.
+    ("unique_empty_size_all_outputs", "lambda x: jnp.unique(x, size=2, fill_value=5.0, "
+     "return_index=True, return_inverse=True, return_counts=True)", (E0,),
+     [((2,), "float32", False, [5.0, 5.0]), ((2,), "int32", False, [0, 0]),
+      ((0,), "int32", False, []), ((2,), "int32", False, [0, 0])]),
+    ("unique_empty_columns_size", "lambda x: jnp.unique(x, axis=1, size=2)", (E03,),
+     [((0, 2), "float32", False, [])]),
     # JAX: TypeError (its tangent gather along an empty axis); the tangent is empty.
     ("top_k_jvp_empty_rows",
      "lambda x: numjax.jvp(lambda y: lax.top_k(y, 2)[0], (x,), (x,))", (E03,),

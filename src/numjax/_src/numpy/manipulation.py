@@ -285,11 +285,15 @@ def _split(name: str, ary: Array, indices_or_sections: Any, axis: int,
         bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
     else:
         bounds = [0, *[int(i) for i in spec.tolist()], size]
+    # As JAX: the pieces are lax.slice's of the bounds as given, so an index past the end, a
+    # negative or a decreasing one is lax.slice's TypeError (NumPy would clamp it).
+    shape = get_aval(ary).shape
     out = []
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-        lo_c = min(max(lo + size if lo < 0 else lo, 0), size)
-        hi_c = min(max(hi + size if hi < 0 else hi, 0), size)
-        out.append(lax.slice_in_dim(ary, lo_c, max(lo_c, hi_c), axis=axis))
+        starts = [0] * len(shape)
+        limits = list(shape)
+        starts[axis], limits[axis] = lo, hi
+        out.append(lax.slice(ary, starts, limits))
     return out
 
 
