@@ -360,8 +360,9 @@ def resize(a: Array, new_shape: Any) -> Array:
         raise ValueError("all elements of `new_shape` must be non-negative")
     total = int(np.prod(shape, dtype=np.int64))
     n = get_aval(a).shape[0]
-    if n == 0:
-        return lax.full(shape, 0, get_aval(a).dtype)
+    if n == 0 or total == 0:
+        # Zeros of the operand's type (and weak type), a constant even under a transformation
+        return lax.full_like(a, 0, shape=shape)
     reps = -(-total // n)
     return reshape(lax.slice(tile(a, reps), (0,), (total,)), shape)
 
@@ -458,10 +459,9 @@ def insert(arr: Array, obj: Any, values: Array, axis: int | None = None) -> Arra
         raise ValueError("jnp.insert(): boolean indices are not supported")
     scalar_index = idx.ndim == 0
     idx = np.atleast_1d(idx).astype(np.int64)
-    if np.any((idx < -n) | (idx > n)):
-        bad = idx[(idx < -n) | (idx > n)][0]
-        raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
-    idx = np.where(idx < 0, idx + n, idx)
+    # As JAX (not NumPy, which raises IndexError): negative indices count from the end, and
+    # indices out of bounds insert at the nearer end.
+    idx = np.clip(np.where(idx < 0, idx + n, idx), 0, n)
     from numjax._src.numpy.creation import asarray
     vals = lax._convert_element_type(asarray(values), get_aval(a).dtype, get_aval(a).weak_type)
     shape = list(get_aval(a).shape)
