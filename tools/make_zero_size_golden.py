@@ -3,8 +3,9 @@
 Run with a Python that has jax 0.4.30 (and NumPy 1.26) from a directory of its own:
 `cd /tmp/somedir && /tmp/jaxenv/bin/python /work/main/tools/make_zero_size_golden.py`.
 It reads the CASES block of the test file (plain data: a name, a lambda's source over
-`numjax`, `jnp`, `lax` and `np`, and NumPy expressions for its arguments), runs each case
-with `numjax` bound to `jax`, eagerly and under `jax.jit`, and rewrites the EXPECTED block:
+`numjax`, `jnp`, `lax` and `np`, and NumPy expressions for its arguments, passed as Arrays),
+runs each case with `numjax` bound to `jax`, eagerly and under `jax.jit`, and rewrites the
+EXPECTED block:
 per case and mode, ("ok", [(shape, dtype, weak_type, values) per output leaf]) or
 ("raise", exception type name, first line of its message). Not a test module: the tests read
 only the table this writes and never import jax.
@@ -51,7 +52,7 @@ def main() -> None:
         fn = eval(src, scope)
         results = []
         for wrap in (lambda f: f, jax.jit):
-            args = [eval(s, {"np": np}) for s in specs]
+            args = [jax.numpy.asarray(eval(s, {"np": np})) for s in specs]
             results.append(_observe(wrap(fn), args))
         body = pprint.pformat(tuple(results), width=90, compact=True)
         lines.append(f"    {name!r}:")

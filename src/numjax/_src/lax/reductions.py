@@ -82,7 +82,7 @@ def _empty_reduce(x: Any, axes: Axes, which: str) -> Any:
     """An empty max/min gives the identity (-inf/+inf or the integer limits), as in XLA."""
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     dt = x.dtype
-    if dt.kind == "f" or dt == dtypes.bfloat16:
+    if dt.kind in "fc" or dt == dtypes.bfloat16:  # complex: -inf + 0j, as XLA's
         value = -np.inf if which == "max" else np.inf
     elif dt.kind == "b":
         value = which != "max"

@@ -285,11 +285,15 @@ def _split(name: str, ary: Array, indices_or_sections: Any, axis: int,
         bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
     else:
         bounds = [0, *[int(i) for i in spec.tolist()], size]
+    # As JAX: the pieces are lax.slice's of the bounds as given, so an index past the end, a
+    # negative or a decreasing one is lax.slice's TypeError (NumPy would clamp it).
+    shape = get_aval(ary).shape
     out = []
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-        lo_c = min(max(lo + size if lo < 0 else lo, 0), size)
-        hi_c = min(max(hi + size if hi < 0 else hi, 0), size)
-        out.append(lax.slice_in_dim(ary, lo_c, max(lo_c, hi_c), axis=axis))
+        starts = [0] * len(shape)
+        limits = list(shape)
+        starts[axis], limits[axis] = lo, hi
+        out.append(lax.slice(ary, starts, limits))
     return out
 
 
@@ -356,8 +360,9 @@ def resize(a: Array, new_shape: Any) -> Array:
         raise ValueError("all elements of `new_shape` must be non-negative")
     total = int(np.prod(shape, dtype=np.int64))
     n = get_aval(a).shape[0]
-    if n == 0:
-        return lax.full(shape, 0, get_aval(a).dtype)
+    if n == 0 or total == 0:
+        # Zeros of the operand's type (and weak type), a constant even under a transformation
+        return lax.full_like(a, 0, shape=shape)
     reps = -(-total // n)
     return reshape(lax.slice(tile(a, reps), (0,), (total,)), shape)
 
@@ -454,10 +459,9 @@ def insert(arr: Array, obj: Any, values: Array, axis: int | None = None) -> Arra
         raise ValueError("jnp.insert(): boolean indices are not supported")
     scalar_index = idx.ndim == 0
     idx = np.atleast_1d(idx).astype(np.int64)
-    if np.any((idx < -n) | (idx > n)):
-        bad = idx[(idx < -n) | (idx > n)][0]
-        raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
-    idx = np.where(idx < 0, idx + n, idx)
+    # As JAX (not NumPy, which raises IndexError): negative indices count from the end, and
+    # indices out of bounds insert at the nearer end.
+    idx = np.clip(np.where(idx < 0, idx + n, idx), 0, n)
     from numjax._src.numpy.creation import asarray
     vals = lax._convert_element_type(asarray(values), get_aval(a).dtype, get_aval(a).weak_type)
     shape = list(get_aval(a).shape)

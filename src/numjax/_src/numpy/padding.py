@@ -73,11 +73,15 @@ def pad(array: Array, pad_width: Any, mode: str | Callable[..., Any] = "constant
         return _pad_constant(array, widths, kwargs.get("constant_values", 0))
     if mode == "empty":
         return _pad_constant(array, widths, 0)
+    # linear_ramp and the statistics read every axis, padded or not, as JAX does: on an empty
+    # one they fail as its reads do (the edge's slice, max/min of nothing, median's gather)
+    # or pad with NaN (the mean of nothing); the other modes refuse to pad an empty axis.
+    reads_axis = mode == "linear_ramp" or mode in ("maximum", "minimum", "mean", "median")
     for axis, (before, after) in enumerate(widths):
-        if before == after == 0:
-            continue
         n = get_aval(array).shape[axis]
-        if n == 0:
+        if before == after == 0 and not (reads_axis and n == 0):
+            continue
+        if n == 0 and not reads_axis:
             raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
         if mode == "edge":
             array = _pad_edge(array, axis, before, after)

@@ -6,6 +6,7 @@ values; under tracing a static `size=` is required (JAX's ConcretizationTypeErro
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -254,8 +255,13 @@ def unique(ar: Array, return_index: bool = False, return_inverse: bool = False,
     else:
         axis_ = canonicalize_axis(axis, len(in_shape))
         moved = moveaxis(ar, axis_, 0)
-        arr2 = reshape(moved, (in_shape[axis_], -1))
+        rest = in_shape[:axis_] + in_shape[axis_ + 1:]
+        arr2 = reshape(moved, (in_shape[axis_], math.prod(rest)))  # -1 is ambiguous for 0
     n, width = get_aval(arr2).shape
+    if n == 0 and size and fill_value is None:
+        # Nothing to pad with: JAX asks for the fill value.
+        raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
+                         "fill_value must be specified")
     idt = _idt()
     iota = lax.iota(idt, n)
     cols = [arr2[:, j] for j in range(width)]
@@ -280,7 +286,11 @@ def unique(ar: Array, return_index: bool = False, return_inverse: bool = False,
     safe = lax.min(starts, lax._convert_element_type(max(n - 1, 0), idt))
     sorted2 = lax.concatenate([lax.expand_dims(c, (1,)) for c in sorted_cols], 1) if width \
         else arr2
-    rows = sorted2[safe] if n else lax.full((k, width), 0, get_aval(arr2).dtype)
+    if n:
+        rows = sorted2[safe]
+    else:  # only padding (size > 0 needs a fill value, checked above)
+        rows = lax.full((k, width), 0 if fill_value is None else fill_value,
+                        get_aval(arr2).dtype)
     if size is not None and n:
         fill = rows[0:1] if fill_value is None else lax.broadcast_in_dim(
             lax._convert_element_type(fill_value, get_aval(rows).dtype), (1, width), ())
