@@ -139,6 +139,23 @@ def test_mesh_properties() -> None:
         assert mesh_utils.create_device_mesh([2], devs[4:6]).tolist() == devs[4:6]
 
 
+def test_addressability_in_a_multi_process_mesh() -> None:
+    # Process 0 of 2, two devices each: devices 2 and 3 belong to the other process.
+    from numjax._src.runtime.devices import Backend
+    devs = Backend("cpu", 2, process_index=0, process_count=2).devices()
+    m = Mesh(np.array(devs).reshape(2, 2), ("proc", "local"))
+    assert m.is_multi_process and m.local_devices == devs[:2]
+    s = NamedSharding(m, P("proc", "local"))
+    assert not s.is_fully_addressable and s.addressable_devices == set(devs[:2])
+    assert s.addressable_devices_indices_map((4, 4)) == {
+        devs[0]: (slice(0, 2), slice(0, 2)), devs[1]: (slice(0, 2), slice(2, 4))}
+    x = jax.device_put(np.arange(16.).reshape(4, 4), s)
+    assert not x.is_fully_addressable
+    assert [shard.device for shard in x.addressable_shards] == devs[:2]
+    local = Mesh(np.array(devs[:2]), ("i",))
+    assert not local.is_multi_process and NamedSharding(local, P()).is_fully_addressable
+
+
 def test_partition_spec() -> None:
     assert repr(P()) == "PartitionSpec()"
     assert repr(P("x")) == str(P("x")) == "PartitionSpec('x',)"
