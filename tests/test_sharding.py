@@ -399,6 +399,27 @@ def test_sharded_arrays_from_shards_and_eager_ops() -> None:
         assert z.sharding == s4 and [sh.replica_id for sh in z.addressable_shards] == [0] * 4
 
 
+def test_make_array_from_process_local_data() -> None:
+    with cpu_devices(8):
+        m = Mesh(np.array(jax.devices()).reshape(2, 4), ("x", "y"))
+        value = np.arange(32.).reshape(4, 8)
+        x = jax.make_array_from_process_local_data(NamedSharding(m, P("x", "y")), value)
+        assert x.sharding == NamedSharding(m, P("x", "y")) and x.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(x), value)
+        y = jax.make_array_from_process_local_data(NamedSharding(m, P()), np.float64(3.0))
+        assert y.shape == () and y.dtype == np.float32 and float(y) == 3.0
+        s = NamedSharding(m, P("x"))
+        assert _err(lambda: jax.make_array_from_process_local_data(s, np.arange(3.), (8,))) == (
+            "ValueError", "Invalid host data, each dimension should match either global or "
+            "process shape. In dimension i=0, the process data has 3elements. Process addresses "
+            "8 elements and global_shape=(8,).")
+        assert _err(lambda: jax.make_array_from_process_local_data(
+            s, np.arange(8.), (8, None))) == (
+            "ValueError", "global_shape=(8, None) has Nones. This is not supported.")
+        assert _err(lambda: jax.make_array_from_process_local_data(s, [1, 2])) == (
+            "AttributeError", "'list' object has no attribute 'shape'")
+
+
 def test_device_put_keeps_weak_type_and_takes_pytrees_of_shardings() -> None:
     with cpu_devices(2):
         m = Mesh(np.array(jax.devices()), ("x",))
@@ -410,6 +431,14 @@ def test_device_put_keeps_weak_type_and_takes_pytrees_of_shardings() -> None:
         assert a.sharding == NamedSharding(m, P("x")) and b.sharding == NamedSharding(m, P())
         tree = jax.device_put({"a": np.ones(2), "b": np.ones(4)}, NamedSharding(m, P("x")))
         assert tree["b"].sharding == NamedSharding(m, P("x"))
+        # JAX's texts: a PartitionSpec is not a placement; the placements must be a prefix.
+        assert _err(lambda: jax.device_put(np.ones(2), P("x"))) == (
+            "ValueError", "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+            "`jax.Device`, `Layout` or a pytree of these values. Received invalid value: "
+            "PartitionSpec('x',)")
+        assert _err(lambda: jax.device_put([np.ones(2), np.ones(2)], [None])) == (
+            "ValueError", "device_put device specification must be a tree prefix of the "
+            "corresponding value, got specification [None] for value tree PyTreeDef([*, *]).")
 
 
 def test_transfer_guard_names_the_sharding() -> None:
