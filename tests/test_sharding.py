@@ -156,6 +156,19 @@ def test_addressability_in_a_multi_process_mesh() -> None:
     assert not local.is_multi_process and NamedSharding(local, P()).is_fully_addressable
 
 
+def test_devices_and_shardings_cannot_be_copied() -> None:
+    # JAX 0.4.30: TypeError("cannot pickle 'Device' object"); a copy would be a new device.
+    import copy
+    import pickle
+    m = Mesh(np.array(jax.devices()[:1]), ("x",))
+    for obj in (jax.devices()[0], m, NamedSharding(m, P("x"))):
+        assert _err(lambda o=obj: copy.deepcopy(o)) == ("TypeError",
+                                                          "cannot pickle 'Device' object")
+        assert _err(lambda o=obj: pickle.dumps(o)) == ("TypeError",
+                                                        "cannot pickle 'Device' object")
+    assert pickle.loads(pickle.dumps(P("x", None))) == P("x", None)
+
+
 def test_partition_spec() -> None:
     assert repr(P()) == "PartitionSpec()"
     assert repr(P("x")) == str(P("x")) == "PartitionSpec('x',)"
