@@ -488,6 +488,12 @@ def test_inspect_array_sharding() -> None:
         jax.grad(lambda v: f(v).sum())(jnp.ones(3))
         jax.vmap(f)(jnp.ones((2, 3)))
         assert seen == ["SingleDeviceSharding(device=CpuDevice(id=0))"] * 2
+        seen.clear()
+        with m:  # in jit under a mesh: replicated on it; eagerly still the Array's own
+            jax.jit(f)(jnp.ones((2, 3)))
+            f(jnp.ones(2))
+        assert seen == ["NamedSharding(mesh=Mesh('x': 2, 'y': 4), spec=PartitionSpec())",
+                        "SingleDeviceSharding(device=CpuDevice(id=0))"]
         text = str(jax.make_jaxpr(f)(jnp.ones(3)))
         assert "inspect_sharding[" in text and "callback=<function test_inspect" in text
 
