@@ -300,6 +300,17 @@ ERRORS = [
 ]
 
 
+ERRORS += [  # deliberate differences (docs/differences.md): JAX fails with an IndexError or a
+    # bare AssertionError; numjax gives the text device_put gives
+    ("shard_shape rank too low", lambda m, d: NamedSharding(m, P("x", "y")).shard_shape((4,)),
+     "ValueError", f"Sharding {M24}'x', 'y')) is only valid for values of rank at least 2, but "
+     "was applied to a value of rank 1."),
+    ("positional rank", lambda m, d: PositionalSharding(d).reshape(4, 2).shard_shape((8,)),
+     "ValueError", f"Sharding {POS42} is only valid for values of rank 2, but was applied to a "
+     "value of rank 1"),
+]
+
+
 @pytest.mark.parametrize("what, f, kind, text", ERRORS, ids=[e[0] for e in ERRORS])
 def test_errors_match_jax(what: str, f: Any, kind: str, text: str) -> None:
     with cpu_devices(8):
@@ -395,6 +406,8 @@ def test_sharded_arrays_from_shards_and_eager_ops() -> None:
         np.testing.assert_array_equal(np.asarray(x.sum(axis=0)), value.sum(axis=0))
         np.testing.assert_array_equal(np.asarray(x[1, 2:5]), value[1, 2:5])
         np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: a * 2)(x)), value * 2)
+        # ... and give an Array on one device (docs/differences.md; JAX keeps x's sharding).
+        assert jnp.sin(x).sharding == SingleDeviceSharding(devs[0])
         # A callback value's dtype is kept (int32 here); a replicated sharding calls it once.
         calls: list[Any] = []
         y = jax.make_array_from_callback(
