@@ -139,6 +139,36 @@ def test_mesh_properties() -> None:
         assert mesh_utils.create_device_mesh([2], devs[4:6]).tolist() == devs[4:6]
 
 
+def test_addressability_in_a_multi_process_mesh() -> None:
+    # Process 0 of 2, two devices each: devices 2 and 3 belong to the other process.
+    from numjax._src.runtime.devices import Backend
+    devs = Backend("cpu", 2, process_index=0, process_count=2).devices()
+    m = Mesh(np.array(devs).reshape(2, 2), ("proc", "local"))
+    assert m.is_multi_process and m.local_devices == devs[:2]
+    s = NamedSharding(m, P("proc", "local"))
+    assert not s.is_fully_addressable and s.addressable_devices == set(devs[:2])
+    assert s.addressable_devices_indices_map((4, 4)) == {
+        devs[0]: (slice(0, 2), slice(0, 2)), devs[1]: (slice(0, 2), slice(2, 4))}
+    x = jax.device_put(np.arange(16.).reshape(4, 4), s)
+    assert not x.is_fully_addressable
+    assert [shard.device for shard in x.addressable_shards] == devs[:2]
+    local = Mesh(np.array(devs[:2]), ("i",))
+    assert not local.is_multi_process and NamedSharding(local, P()).is_fully_addressable
+
+
+def test_devices_and_shardings_cannot_be_copied() -> None:
+    # JAX 0.4.30: TypeError("cannot pickle 'Device' object"); a copy would be a new device.
+    import copy
+    import pickle
+    m = Mesh(np.array(jax.devices()[:1]), ("x",))
+    for obj in (jax.devices()[0], m, NamedSharding(m, P("x"))):
+        assert _err(lambda o=obj: copy.deepcopy(o)) == ("TypeError",
+                                                          "cannot pickle 'Device' object")
+        assert _err(lambda o=obj: pickle.dumps(o)) == ("TypeError",
+                                                        "cannot pickle 'Device' object")
+    assert pickle.loads(pickle.dumps(P("x", None))) == P("x", None)
+
+
 def test_partition_spec() -> None:
     assert repr(P()) == "PartitionSpec()"
     assert repr(P("x")) == str(P("x")) == "PartitionSpec('x',)"
@@ -270,6 +300,17 @@ ERRORS = [
 ]
 
 
+ERRORS += [  # deliberate differences (docs/differences.md): JAX fails with an IndexError or a
+    # bare AssertionError; numjax gives the text device_put gives
+    ("shard_shape rank too low", lambda m, d: NamedSharding(m, P("x", "y")).shard_shape((4,)),
+     "ValueError", f"Sharding {M24}'x', 'y')) is only valid for values of rank at least 2, but "
+     "was applied to a value of rank 1."),
+    ("positional rank", lambda m, d: PositionalSharding(d).reshape(4, 2).shard_shape((8,)),
+     "ValueError", f"Sharding {POS42} is only valid for values of rank 2, but was applied to a "
+     "value of rank 1"),
+]
+
+
 @pytest.mark.parametrize("what, f, kind, text", ERRORS, ids=[e[0] for e in ERRORS])
 def test_errors_match_jax(what: str, f: Any, kind: str, text: str) -> None:
     with cpu_devices(8):
@@ -365,6 +406,8 @@ def test_sharded_arrays_from_shards_and_eager_ops() -> None:
         np.testing.assert_array_equal(np.asarray(x.sum(axis=0)), value.sum(axis=0))
         np.testing.assert_array_equal(np.asarray(x[1, 2:5]), value[1, 2:5])
         np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: a * 2)(x)), value * 2)
+        # ... and give an Array on one device (docs/differences.md; JAX keeps x's sharding).
+        assert jnp.sin(x).sharding == SingleDeviceSharding(devs[0])
         # A callback value's dtype is kept (int32 here); a replicated sharding calls it once.
         calls: list[Any] = []
         y = jax.make_array_from_callback(
@@ -382,6 +425,27 @@ def test_sharded_arrays_from_shards_and_eager_ops() -> None:
         assert z.sharding == s4 and [sh.replica_id for sh in z.addressable_shards] == [0] * 4
 
 
+def test_make_array_from_process_local_data() -> None:
+    with cpu_devices(8):
+        m = Mesh(np.array(jax.devices()).reshape(2, 4), ("x", "y"))
+        value = np.arange(32.).reshape(4, 8)
+        x = jax.make_array_from_process_local_data(NamedSharding(m, P("x", "y")), value)
+        assert x.sharding == NamedSharding(m, P("x", "y")) and x.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(x), value)
+        y = jax.make_array_from_process_local_data(NamedSharding(m, P()), np.float64(3.0))
+        assert y.shape == () and y.dtype == np.float32 and float(y) == 3.0
+        s = NamedSharding(m, P("x"))
+        assert _err(lambda: jax.make_array_from_process_local_data(s, np.arange(3.), (8,))) == (
+            "ValueError", "Invalid host data, each dimension should match either global or "
+            "process shape. In dimension i=0, the process data has 3elements. Process addresses "
+            "8 elements and global_shape=(8,).")
+        assert _err(lambda: jax.make_array_from_process_local_data(
+            s, np.arange(8.), (8, None))) == (
+            "ValueError", "global_shape=(8, None) has Nones. This is not supported.")
+        assert _err(lambda: jax.make_array_from_process_local_data(s, [1, 2])) == (
+            "AttributeError", "'list' object has no attribute 'shape'")
+
+
 def test_device_put_keeps_weak_type_and_takes_pytrees_of_shardings() -> None:
     with cpu_devices(2):
         m = Mesh(np.array(jax.devices()), ("x",))
@@ -393,6 +457,14 @@ def test_device_put_keeps_weak_type_and_takes_pytrees_of_shardings() -> None:
         assert a.sharding == NamedSharding(m, P("x")) and b.sharding == NamedSharding(m, P())
         tree = jax.device_put({"a": np.ones(2), "b": np.ones(4)}, NamedSharding(m, P("x")))
         assert tree["b"].sharding == NamedSharding(m, P("x"))
+        # JAX's texts: a PartitionSpec is not a placement; the placements must be a prefix.
+        assert _err(lambda: jax.device_put(np.ones(2), P("x"))) == (
+            "ValueError", "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+            "`jax.Device`, `Layout` or a pytree of these values. Received invalid value: "
+            "PartitionSpec('x',)")
+        assert _err(lambda: jax.device_put([np.ones(2), np.ones(2)], [None])) == (
+            "ValueError", "device_put device specification must be a tree prefix of the "
+            "corresponding value, got specification [None] for value tree PyTreeDef([*, *]).")
 
 
 def test_transfer_guard_names_the_sharding() -> None:
@@ -429,6 +501,12 @@ def test_inspect_array_sharding() -> None:
         jax.grad(lambda v: f(v).sum())(jnp.ones(3))
         jax.vmap(f)(jnp.ones((2, 3)))
         assert seen == ["SingleDeviceSharding(device=CpuDevice(id=0))"] * 2
+        seen.clear()
+        with m:  # in jit under a mesh: replicated on it; eagerly still the Array's own
+            jax.jit(f)(jnp.ones((2, 3)))
+            f(jnp.ones(2))
+        assert seen == ["NamedSharding(mesh=Mesh('x': 2, 'y': 4), spec=PartitionSpec())",
+                        "SingleDeviceSharding(device=CpuDevice(id=0))"]
         text = str(jax.make_jaxpr(f)(jnp.ones(3)))
         assert "inspect_sharding[" in text and "callback=<function test_inspect" in text
 

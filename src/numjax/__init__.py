@@ -53,6 +53,9 @@ from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
 from numjax._src.api.make_array import make_array_from_callback as make_array_from_callback  # noqa: E402,E501
 from numjax._src.api.make_array import (  # noqa: E402
+    make_array_from_process_local_data as make_array_from_process_local_data,
+)
+from numjax._src.api.make_array import (  # noqa: E402
     make_array_from_single_device_arrays as make_array_from_single_device_arrays,
 )
 from numjax._src.api.pmap import pmap as pmap  # noqa: E402

@@ -23,7 +23,7 @@ from numjax._src.runtime import devices, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, sharded_array, split_buffer
 from numjax._src.runtime.named_sharding import TiledSharding, check_shape
 from numjax._src.runtime.sharding import PmapSharding, Sharding, SingleDeviceSharding
-from numjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from numjax._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 
 def _host_buffer(x: Any) -> tuple[np.ndarray, bool]:
@@ -104,8 +104,14 @@ def device_put(x: Any, device: Any = None, *, src: Any = None) -> Any:
             raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
                              "`jax.Device`, `Layout` or a pytree of these values. Received "
                              f"invalid value: {target}")
+    try:
+        subtrees = tree.flatten_up_to(x)
+    except ValueError:
+        raise ValueError("device_put device specification must be a tree prefix of the "
+                         f"corresponding value, got specification {device} for value tree "
+                         f"{tree_structure(x)}.") from None
     parts = [tree_map(lambda leaf, t=target: _put(leaf, t), part)
-             for target, part in zip(targets, tree.flatten_up_to(x), strict=True)]
+             for target, part in zip(targets, subtrees, strict=True)]
     return tree_unflatten(tree, parts)
 
 

@@ -121,3 +121,54 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
         raise ValueError(message)
     bufs = [stream.resolve(by_device[d.id]._buf) for d in devices]
     return _assemble(shape, dtype, sharding, bufs)
+
+
+def make_array_from_process_local_data(sharding: Sharding, local_data: Any,
+                                       global_shape: Sequence[int] | None = None
+                                       ) -> ArrayImpl:
+    """The Array laid out as `sharding` whose parts on this process's devices come from
+    `local_data`: along each dimension either the whole global extent or just the part this
+    process's devices hold (in one process, the whole value).
+
+    >>> import numpy as np, numjax
+    >>> s = numjax.sharding.SingleDeviceSharding(numjax.devices()[0])
+    >>> numjax.make_array_from_process_local_data(s, np.arange(3))
+    Array([0, 1, 2], dtype=int32)
+    """
+    if global_shape is None:
+        if not sharding.is_fully_addressable:
+            raise NotImplementedError("make_array_from_process_local_data needs `global_shape` "
+                                      "when the sharding spans several processes")
+        global_shape = tuple(local_data.shape)
+    elif None in global_shape:
+        raise ValueError(f"global_shape={tuple(global_shape)} has Nones. This is not "
+                         "supported.")
+    shape = tuple(global_shape)
+    shard_shape = sharding.shard_shape(shape)
+    indices = sharding.addressable_devices_indices_map(shape)
+    # Per dimension, the sorted starts of the tiles this process holds: the local data has them
+    # side by side, in that order.
+    starts = [sorted({(index[i].start or 0) for index in indices.values()})
+              for i in range(len(shape))]
+    whole = []
+    for i, (data_dim, global_dim) in enumerate(zip(local_data.shape, shape, strict=True)):
+        whole.append(data_dim == global_dim)
+        if data_dim != global_dim and len(starts[i]) * shard_shape[i] != data_dim:
+            # JAX's text, its missing space included.
+            raise ValueError(
+                "Invalid host data, each dimension should match either global or process "
+                f"shape. In dimension i={i}, the process data has {data_dim}elements. Process "
+                f"addresses {len(starts[i]) * shard_shape[i]} elements and "
+                f"global_shape={shape}.")
+
+    def local_part(index: Index) -> Any:
+        parts = []
+        for i, s in enumerate(index):
+            if whole[i]:
+                parts.append(s)
+            else:
+                start = starts[i].index(s.start or 0) * shard_shape[i]
+                parts.append(slice(start, start + shard_shape[i]))
+        return local_data[tuple(parts)]
+
+    return make_array_from_callback(shape, sharding, local_part)

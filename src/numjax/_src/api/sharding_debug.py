@@ -17,7 +17,8 @@ from numjax._src.api.callbacks import _Repr
 from numjax._src.core.effects import debug_effect
 from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
-from numjax._src.runtime.named_sharding import PositionalSharding
+from numjax._src.runtime.mesh import PartitionSpec, current_mesh
+from numjax._src.runtime.named_sharding import NamedSharding, PositionalSharding
 from numjax._src.runtime.sharding import Sharding
 from numjax._src.tree_util import tree_map
 
@@ -42,10 +43,13 @@ inspect_sharding_p.eager_impl = _inspect_sharding_eager
 
 def _inspect_sharding_kernel_factory(in_avals: Any, *, callback: Callable[..., Any]
                                      ) -> Callable[..., Any]:
-    """A compiled computation runs on one device, whole: its values are replicated there.
-    JAX calls back when the computation is compiled, not when it runs; so does this."""
+    """A compiled computation runs on one device, whole: its values are replicated there
+    (named on the mesh of an enclosing `with mesh:`, as JAX does). JAX calls back when the
+    computation is compiled, not when it runs; so does this."""
     from numjax._src.runtime.devices import default_device
-    callback(PositionalSharding([default_device()]).replicate())
+    mesh = current_mesh()
+    callback(PositionalSharding([default_device()]).replicate() if mesh is None
+             else NamedSharding(mesh, PartitionSpec()))
     return lambda x: []
 
 

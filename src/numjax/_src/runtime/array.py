@@ -27,6 +27,7 @@ from numjax._src.runtime.sharding import (
     Shard,
     Sharding,
     SingleDeviceSharding,
+    is_addressable,
 )
 from numjax._src.runtime.stream import Deferred
 
@@ -141,7 +142,8 @@ class ArrayImpl(Array):
 
     @property
     def is_fully_addressable(self) -> bool:
-        return True
+        sharding = getattr(self, "_sharding", None)
+        return sharding is None or sharding.is_fully_addressable  # type: ignore[no-any-return]
 
     @property
     def addressable_shards(self) -> list[Shard]:
@@ -158,7 +160,8 @@ class ArrayImpl(Array):
         devices = sharding._device_assignment
         return [Shard(d, indices[d], replica, ArrayImpl(buf, self.weak_type, d, True))
                 for d, buf, replica in zip(devices, self._shard_buffers(),
-                                           replica_ids(indices, devices), strict=True)]
+                                           replica_ids(indices, devices), strict=True)
+                if is_addressable(d)]
 
     def _shard_at(self, index: Any) -> ArrayImpl | None:
         """`x[i]` of an Array split along axis 0 across devices: device i's shard, left there

@@ -57,6 +57,11 @@ class Device:
         # By id, as JAX's devices: sets of devices print in id order.
         return self.id
 
+    def __reduce__(self) -> Any:
+        # A device is its backend's object: a copy would be a different, unequal device (meshes
+        # and shardings compare devices by identity). JAX's devices cannot be pickled either.
+        raise TypeError("cannot pickle 'Device' object")
+
     def __repr__(self) -> str:
         return f"CpuDevice(id={self.id})"
 

@@ -103,7 +103,7 @@ class Mesh:
 
     @property
     def is_multi_process(self) -> bool:
-        return False
+        return len({d.process_index for d in self.devices.flat}) > 1
 
     @property
     def device_ids(self) -> np.ndarray:
@@ -111,11 +111,9 @@ class Mesh:
 
     @property
     def local_devices(self) -> list[Any]:
-        return list(self.devices.flat)
-
-    @property
-    def local_mesh(self) -> Mesh:
-        return self  # one process: every device is local
+        """The devices of this process, in mesh order."""
+        from numjax._src.runtime.sharding import is_addressable
+        return [d for d in self.devices.flat if is_addressable(d)]
 
     @property
     def _flat_devices_tuple(self) -> tuple[Any, ...]:

@@ -21,6 +21,11 @@ Index = tuple[Any, ...]
 TileGrid = tuple[tuple[int, ...], list[tuple[int, ...]]]
 
 
+def is_addressable(device: Any) -> bool:
+    """Whether `device` belongs to this process (in a multi-process run, others' do not)."""
+    return device.process_index == device.client.process_index()  # type: ignore[no-any-return]
+
+
 def check_memory_kind(device: Any, memory_kind: str | None) -> None:
     """JAX 0.4.30's CPU devices expose no memory kinds: any kind named is an error."""
     if memory_kind is not None:
@@ -50,11 +55,11 @@ class Sharding:
 
     @property
     def addressable_devices(self) -> set[Any]:
-        return {d for d in self.device_set if d.process_index == d.client.process_index()}
+        return {d for d in self.device_set if is_addressable(d)}
 
     @property
     def is_fully_addressable(self) -> bool:
-        return True
+        return all(is_addressable(d) for d in self.device_set)
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -72,7 +77,9 @@ class Sharding:
 
     def addressable_devices_indices_map(self, global_shape: tuple[int, ...]
                                         ) -> dict[Any, Index]:
-        return self.devices_indices_map(global_shape)
+        """The index map of the devices of this process."""
+        return {d: index for d, index in self.devices_indices_map(global_shape).items()
+                if is_addressable(d)}
 
     def shard_shape(self, global_shape: tuple[int, ...]) -> tuple[int, ...]:
         raise NotImplementedError
