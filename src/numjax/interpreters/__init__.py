@@ -1,0 +1,1 @@
+"""`jax.interpreters`: the transformation registries libraries use to define primitives."""
