@@ -193,3 +193,99 @@ def test_callable_with_value_hash_is_not_hashed_to_name_arguments() -> None:
     np.testing.assert_array_equal(numjax.vmap(Model())(jnp.arange(2.0)), [0.0, 2.0])
     np.testing.assert_array_equal(numjax.grad(lambda x: Model()(x))(1.0), 2.0)
     assert Model.hashed == 0  # (jit keys its caches on the function, and hashes it, as JAX's)
+
+
+def test_linear_util_transformations_and_flatten_fun() -> None:
+    from numjax import api_util
+    from numjax.extend import linear_util as lu
+
+    @lu.transformation
+    def scale_args(k, *args):  # type: ignore[no-untyped-def]
+        out = yield tuple(k * a for a in args), {}
+        yield out + 1
+
+    @lu.transformation_with_aux
+    def with_len(*args):  # type: ignore[no-untyped-def]
+        out = yield args, {}
+        yield out, len(args)
+
+    f = lu.wrap_init(lambda x, y, *, z: x * y + z, {"z": 100})
+    g, aux = with_len(scale_args(f, 2))
+    assert g.call_wrapped(1, 2) == 2 * 4 + 100 + 1  # the last added runs outermost
+    assert aux() == 2
+    with pytest.raises(lu.StoreException, match="Store occupied"):
+        g.call_wrapped(1, 2)  # a second call would overwrite the aux output
+    _, empty = with_len(f)
+    with pytest.raises(lu.StoreException, match="Store empty"):
+        empty()
+    assert g.__name__ == "<lambda>" and scale_args(f, 2) == scale_args(f, 2)
+
+    args, in_tree = numjax.tree_util.tree_flatten((((1, 2),), {"k": 3}))
+    flat, out_tree = api_util.flatten_fun(lu.wrap_init(lambda p, k: {"s": p[0] + p[1] + k}),
+                                          in_tree)
+    assert flat.call_wrapped(*args) == [6]
+    assert out_tree() == numjax.tree_util.tree_structure({"s": 0})
+
+
+def test_trace_to_jaxpr_dynamic() -> None:
+    from numjax.api_util import shaped_abstractify
+    from numjax.extend import linear_util as lu
+    from numjax.interpreters import partial_eval as pe
+
+    c = np.arange(3.0, dtype=np.float32)
+    jaxpr, out_avals, consts, attrs = pe.trace_to_jaxpr_dynamic(
+        lu.wrap_init(lambda x: [x * c]), [shaped_abstractify(jnp.ones(3))])
+    assert [repr(a) for a in out_avals] == ["ShapedArray(float32[3])"]
+    assert len(jaxpr.constvars) == len(consts) == 1 and attrs == []
+    np.testing.assert_array_equal(consts[0], c)
+
+
+def test_interpreters_load_with_the_package() -> None:
+    assert numjax.interpreters.xla.xe.PjitFunction is numjax.lib.xla_extension.PjitFunction
+    assert numjax.interpreters.ad.primitive_jvps is ad.primitive_jvps
+    assert numjax.api_util.flatten_fun is not None
+
+
+def test_trace_to_jaxpr_nounits() -> None:
+    from numjax.extend import linear_util as lu
+    from numjax.interpreters import partial_eval as pe
+
+    def f(x, y):  # type: ignore[no-untyped-def]
+        return [x * 2.0, jnp.sin(y) + x, jnp.cos(x)]
+
+    pvals = [pe.PartialVal.known(jnp.float32(3.0)),
+             pe.PartialVal.unknown(core.ShapedArray((), np.dtype(np.float32)))]
+    for instantiate, known in [(False, [True, False, True]), (True, [False, False, False])]:
+        jaxpr, out_pvals, consts = pe.trace_to_jaxpr_nounits(lu.wrap_init(f), pvals, instantiate)
+        assert [p.is_known() for p in out_pvals] == known
+        assert [repr(p.get_aval()) for p in out_pvals] == ["ShapedArray(float32[])"] * 3
+        staged = core.eval_jaxpr(jaxpr, consts, jnp.float32(0.5))
+        expected = [6.0, np.sin(np.float32(0.5)) + 3.0, np.cos(np.float32(3.0))]
+        values = iter(staged)
+        for pval, want in zip(out_pvals, expected, strict=True):
+            got = pval.get_known() if pval.is_known() else next(values)
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_trace_stack_view() -> None:
+    seen = []
+
+    def record(x):  # type: ignore[no-untyped-def]
+        stack = core.thread_local_state.trace_state.trace_stack.stack
+        seen.append(([m.level for m in stack], stack[-1].trace_type.display_name,
+                     core.cur_sublevel()))
+        return x
+
+    record(1.0)
+    numjax.vmap(record)(jnp.ones(2))
+    numjax.grad(record)(1.0)
+    assert seen == [([0], None, 0), ([0, 1], None, 0), ([0, 1, 2], None, 0)]
+    assert core.thread_local_state.trace_state.trace_stack.stack[0].trace_type is type(
+        core.find_top_trace(()))
+
+
+def test_private_core_names() -> None:
+    from numjax._src import core as private_core
+
+    assert private_core.ShapedArray is core.ShapedArray
+    assert core.Atom == core.Var | core.Literal

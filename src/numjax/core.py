@@ -8,6 +8,7 @@ from numjax._src.core import jaxpr as _jaxpr
 from numjax._src.core.avals import AbstractToken as AbstractToken
 from numjax._src.core.avals import ShapedArray as ShapedArray
 from numjax._src.core.avals import get_aval as get_aval
+from numjax._src.core.jaxpr import Atom as Atom
 from numjax._src.core.jaxpr import ClosedJaxpr as ClosedJaxpr
 from numjax._src.core.jaxpr import DropVar as DropVar
 from numjax._src.core.jaxpr import Jaxpr as Jaxpr
@@ -20,8 +21,10 @@ from numjax._src.core.jaxpr import jaxpr_as_fun as jaxpr_as_fun
 from numjax._src.core.trace import Primitive as Primitive
 from numjax._src.core.trace import Trace as Trace
 from numjax._src.core.trace import Tracer as Tracer
+from numjax._src.core.trace import cur_sublevel as cur_sublevel
 from numjax._src.core.trace import ensure_compile_time_eval as ensure_compile_time_eval
 from numjax._src.core.trace import find_top_trace as find_top_trace
+from numjax._src.core.trace import thread_local_state as thread_local_state
 
 _DEPRECATED = {"pp_eqn_rules": _jaxpr.pp_eqn_rules, "pp_kv_pairs": _jaxpr.pp_kv_pairs,
                "pp_vars": _jaxpr.pp_vars}

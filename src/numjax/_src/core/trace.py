@@ -343,6 +343,56 @@ def find_top_trace(xs: Iterable[Any]) -> Trace:
     return top
 
 
+class MainTraceView:
+    """One entry of JAX's trace stack (`MainTrace`): a trace's level and type."""
+
+    __slots__ = ("level", "trace_type")
+
+    def __init__(self, trace: Trace) -> None:
+        self.level = trace.level
+        self.trace_type = type(trace)
+
+    def __repr__(self) -> str:
+        return f"MainTrace({self.level},{self.trace_type.__name__})"
+
+
+class TraceStackView:
+    """JAX's `thread_local_state.trace_state.trace_stack`, read from this thread's traces:
+    `stack` from eager evaluation up to the current trace, `dynamic` the innermost trace that
+    records a program (or eager evaluation)."""
+
+    @property
+    def stack(self) -> list[MainTraceView]:
+        chain: list[Trace] = []
+        trace: Trace | None = _trace_state.trace
+        while trace is not None:
+            chain.append(trace)
+            trace = trace.parent
+        return [MainTraceView(t) for t in reversed(chain)]
+
+    @property
+    def dynamic(self) -> MainTraceView:
+        return MainTraceView(find_top_trace(()))
+
+
+class _TraceStateView:
+    trace_stack = TraceStackView()
+
+
+class ThreadLocalStateView:
+    """JAX's `core.thread_local_state`: `.trace_state.trace_stack` (see TraceStackView)."""
+
+    trace_state = _TraceStateView()
+
+
+thread_local_state = ThreadLocalStateView()
+
+
+def cur_sublevel() -> int:
+    """JAX's sublevel of the current trace: numjax has none (a jit is a level of its own)."""
+    return 0
+
+
 def current_trace() -> Trace:
     return _trace_state.trace
 
