@@ -13,6 +13,7 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numjax\._src(\.|$)")
 
 from numjax import ad_checkpoint as ad_checkpoint  # noqa: E402
+from numjax import api_util as api_util  # noqa: E402
 from numjax import core as core  # noqa: E402
 from numjax import custom_derivatives as custom_derivatives  # noqa: E402
 from numjax import debug as debug  # noqa: E402
@@ -20,6 +21,7 @@ from numjax import distributed as distributed  # noqa: E402
 from numjax import dtypes as dtypes  # noqa: E402
 from numjax import errors as errors  # noqa: E402
 from numjax import experimental as experimental  # noqa: E402
+from numjax import interpreters as interpreters  # noqa: E402
 from numjax import lax as lax  # noqa: E402
 from numjax import lib as lib  # noqa: E402
 from numjax import nn as nn  # noqa: E402

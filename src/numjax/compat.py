@@ -1,4 +1,5 @@
-"""Run JAX programs unchanged: `import jax` (and every `jax.*` submodule) resolves to numjax.
+"""Run JAX programs unchanged: `import jax` (and every `jax.*` submodule) resolves to numjax,
+and `import jaxlib` to `numjax.lib`.
 
 `install()` puts a finder at the front of `sys.meta_path` that answers for `jax` and `jax.X.Y`
 with the already-importable `numjax` and `numjax.X.Y`: the module object is shared, not copied,
@@ -30,15 +31,18 @@ from collections.abc import Sequence
 
 ALIAS = "jax"
 TARGET = "numjax"
+# jaxlib, JAX's runtime package, which libraries also import directly (`jaxlib.xla_extension`),
+# is `numjax.lib` (what `jax.lib` re-exports of it in JAX).
+_ALIASES = {ALIAS: TARGET, "jaxlib": TARGET + ".lib"}
 
 
 def _target_name(fullname: str) -> str | None:
-    """`numjax.X` for `jax.X`; None for names outside the `jax` package (e.g. `jaxlib`)."""
-    if fullname == ALIAS:
-        return TARGET
-    if fullname.startswith(ALIAS + "."):
-        return TARGET + fullname[len(ALIAS) :]
-    return None
+    """`numjax.X` for `jax.X`, `numjax.lib.X` for `jaxlib.X`; None for other names."""
+    package, dot, rest = fullname.partition(".")
+    target = _ALIASES.get(package)
+    if target is None:
+        return None
+    return target + dot + rest
 
 
 class _AliasLoader(importlib.abc.Loader):

@@ -93,6 +93,7 @@ def test_chexify_reports_value_assertions_from_jitted_code() -> None:
         return v * 2
 
     assert g(jnp.ones(2)).tolist() == [2.0, 2.0]
+    chex.block_until_chexify_assertions_complete()
     with pytest.raises(AssertionError) as info:
         g(jnp.array([1.0, jnp.nan]))
         chex.block_until_chexify_assertions_complete()

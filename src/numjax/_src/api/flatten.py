@@ -67,6 +67,10 @@ _signatures: weakref.WeakKeyDictionary[Any, inspect.Signature] = weakref.WeakKey
 
 
 def _signature(fun: Callable[..., Any]) -> inspect.Signature:
+    if type(fun).__hash__ is not object.__hash__:
+        # A callable object hashing by value (a module holding arrays or tracers, a bound
+        # method hashing its instance) is not hashed just to name its arguments.
+        return inspect.signature(fun)
     try:
         sig = _signatures.get(fun)
     except Exception:  # not hashable, or not weakly referenceable: not cached

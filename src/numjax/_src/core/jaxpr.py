@@ -347,7 +347,38 @@ def _pp_params(params: dict[str, Any], context: _NameContext) -> pp.Doc:
 param_printers: dict[Primitive, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
+@dataclass(frozen=True)
+class JaxprPpSettings:
+    """What a custom equation printer (`pp_eqn_rules`) may consult, with JAX's field names."""
+
+    print_shapes: bool = True
+    source_info: bool = False
+    name_stack: bool = False
+    custom_pp_eqn_rules: bool = True
+    print_effects: bool = False
+
+
+# Primitives printed by a rule of their own, `rule(eqn, context, settings) -> Doc` (JAX's
+# `jax.core.pp_eqn_rules`: libraries that define primitives register theirs here).
+pp_eqn_rules: dict[Primitive, Callable[[JaxprEqn, _NameContext, JaxprPpSettings], pp.Doc]] = {}
+
+
+def pp_vars(vs: Sequence[Atom], context: _NameContext, *, separator: str = "",
+            print_shapes: bool = False) -> pp.Doc:
+    """The names of `vs` (with `name:f32[3]` shapes if asked), for custom equation printers."""
+    return _pp_vars(vs, context, separator=separator, print_shapes=print_shapes)
+
+
+def pp_kv_pairs(kv_pairs: Sequence[tuple[str, Any]], context: _NameContext,
+                settings: JaxprPpSettings | None = None) -> pp.Doc:
+    """`[k=v ...]` as equation params print, for custom equation printers."""
+    return _pp_params(dict(kv_pairs), context)
+
+
 def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
+    rule = pp_eqn_rules.get(eqn.primitive)
+    if rule is not None:
+        return rule(eqn, context, JaxprPpSettings())
     lhs = _pp_vars(eqn.outvars, context, print_shapes=True)
     printer = param_printers.get(eqn.primitive)
     params = printer(eqn.params) if printer is not None else dict(sorted(eqn.params.items()))

@@ -16,6 +16,21 @@ class Doc:
     def flat_width(self) -> int:
         raise NotImplementedError
 
+    def format(self, width: int = 80, use_color: bool = False,
+               annotation_prefix: str = " # ") -> str:
+        """The laid-out text (JAX's `Doc.format`; these docs carry no colors or annotations).
+
+        >>> group(concat([text("f("), nest(2, concat([brk(""), text("x")])), text(")")])).format()
+        'f(x)'
+        """
+        return render(self, width)
+
+    def __str__(self) -> str:
+        return render(self)
+
+    def __add__(self, other: Doc) -> Doc:
+        return concat([self, other])
+
 
 class Text(Doc):
     __slots__ = ("text",)

@@ -13,7 +13,7 @@ import contextlib
 import functools
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -153,6 +153,47 @@ no_effects: frozenset[Any] = frozenset()
 primitives: list[Primitive] = []
 
 
+class RuleRegistry(MutableMapping[Primitive, Any]):
+    """JAX's per-transformation rule tables (`ad.primitive_jvps`, ...) as views of the rules
+    that live on each primitive: `registry[p] = rule` installs `rule` as `p.<attribute>`.
+
+    >>> p = Primitive("my_id")
+    >>> jvps = RuleRegistry("jvp")
+    >>> jvps[p] = lambda primals, tangents: (primals[0], tangents[0])
+    >>> p.jvp is jvps[p] and p in jvps
+    True
+    """
+
+    def __init__(self, attribute: str) -> None:
+        self.attribute = attribute
+
+    def __getitem__(self, primitive: Primitive) -> Any:
+        rule = None
+        if isinstance(primitive, Primitive):
+            rule = getattr(primitive, self.attribute, None)
+        if rule is None:
+            raise KeyError(primitive)
+        return rule
+
+    def __setitem__(self, primitive: Primitive, rule: Any) -> None:
+        if not isinstance(primitive, Primitive):
+            raise TypeError(f"rules are registered for primitives, not {type(primitive).__name__}")
+        setattr(primitive, self.attribute, rule)
+
+    def __delitem__(self, primitive: Primitive) -> None:
+        self[primitive]  # KeyError when there is no rule
+        setattr(primitive, self.attribute, None)
+
+    def __iter__(self) -> Iterator[Primitive]:
+        return (p for p in primitives if getattr(p, self.attribute, None) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"RuleRegistry({self.attribute!r}, {len(self)} primitives)"
+
+
 class Trace:
     """A transformation in progress. Subclasses implement `process_primitive`."""
 
@@ -184,6 +225,12 @@ class Trace:
         while trace is not None:
             level, trace = level + 1, trace.parent
         return level
+
+    @property
+    def main(self) -> Trace:
+        """JAX's `trace.main` (the record identifying a transformation): a numjax trace is its
+        own identity, so code comparing `x._trace.main is main` compares traces."""
+        return self
 
     def __repr__(self) -> str:
         return f"{self.display_name or type(self).__name__}(level={self.level}/0)"
@@ -278,6 +325,72 @@ def running_eagerly() -> bool:
             return False
         trace = trace.parent
     return True
+
+
+def find_top_trace(xs: Iterable[Any]) -> Trace:
+    """The trace a primitive applied to `xs` would run on (JAX's `core.find_top_trace`): the
+    deepest trace among the tracers in `xs`, unless the innermost trace recording a program
+    (jit, make_jaxpr) is deeper; with neither, eager evaluation's trace."""
+    dynamic: Trace = _trace_state.trace
+    while dynamic.parent is not None and not dynamic.stages:
+        dynamic = dynamic.parent
+    top, top_level = dynamic, dynamic.level
+    for x in xs:
+        if isinstance(x, Tracer):
+            level = x._trace.level
+            if level > top_level:
+                top, top_level = x._trace, level
+    return top
+
+
+class MainTraceView:
+    """One entry of JAX's trace stack (`MainTrace`): a trace's level and type."""
+
+    __slots__ = ("level", "trace_type")
+
+    def __init__(self, trace: Trace) -> None:
+        self.level = trace.level
+        self.trace_type = type(trace)
+
+    def __repr__(self) -> str:
+        return f"MainTrace({self.level},{self.trace_type.__name__})"
+
+
+class TraceStackView:
+    """JAX's `thread_local_state.trace_state.trace_stack`, read from this thread's traces:
+    `stack` from eager evaluation up to the current trace, `dynamic` the innermost trace that
+    records a program (or eager evaluation)."""
+
+    @property
+    def stack(self) -> list[MainTraceView]:
+        chain: list[Trace] = []
+        trace: Trace | None = _trace_state.trace
+        while trace is not None:
+            chain.append(trace)
+            trace = trace.parent
+        return [MainTraceView(t) for t in reversed(chain)]
+
+    @property
+    def dynamic(self) -> MainTraceView:
+        return MainTraceView(find_top_trace(()))
+
+
+class _TraceStateView:
+    trace_stack = TraceStackView()
+
+
+class ThreadLocalStateView:
+    """JAX's `core.thread_local_state`: `.trace_state.trace_stack` (see TraceStackView)."""
+
+    trace_state = _TraceStateView()
+
+
+thread_local_state = ThreadLocalStateView()
+
+
+def cur_sublevel() -> int:
+    """JAX's sublevel of the current trace: numjax has none (a jit is a level of its own)."""
+    return 0
 
 
 def current_trace() -> Trace:

@@ -42,6 +42,11 @@ class BatchTracer(Tracer):
         shape = aval.shape[:self.dim] + aval.shape[self.dim + 1:]
         return aval.update(shape=shape)
 
+    @property
+    def batch_dim(self) -> int:
+        """JAX's name for `dim`."""
+        return self.dim
+
     def _contents(self) -> list[tuple[str, Any]]:
         return [("val", self.val), ("batch_dim", self.dim)]
 
@@ -105,6 +110,11 @@ class _RuleAxis(threading.local):
 # maps it over that trace's named axis, so collectives inside see the axis (JAX passes the axis
 # to such rules).
 _rule_axis = _RuleAxis()
+
+
+def rule_trace() -> BatchTrace | None:
+    """The vmap whose batch rule is running (its axis size and name), else None."""
+    return _rule_axis.trace
 
 
 def rule_axis_names() -> tuple[Any, Any]:

@@ -1,0 +1,3 @@
+"""`jax.extend`: access to internal machinery for libraries (`linear_util`)."""
+
+from numjax.extend import linear_util as linear_util

@@ -1,0 +1,291 @@
+"""JAX's extension surface on numjax: primitives defined through `jax.interpreters` registries,
+custom equation printers, `find_top_trace`, jaxlib's names, `pjit`, the pretty printer.
+
+Expected values and texts were recorded from JAX 0.4.30 running the same programs.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import numjax
+import numjax.numpy as jnp
+from numjax import compat, core
+from numjax._src import pretty_printer as pp
+from numjax._src import source_info_util
+from numjax.interpreters import ad, batching, mlir, pxla
+
+
+def _cube_primitive():  # type: ignore[no-untyped-def]
+    cube_p = core.Primitive("cube")
+    cube_p.def_impl(lambda x: x * x * x)
+    cube_p.def_abstract_eval(lambda x: core.ShapedArray(x.shape, x.dtype))
+    mlir.register_lowering(cube_p, mlir.lower_fun(lambda x: x * x * x, multiple_results=False))
+
+    def jvp(primals, tangents):  # type: ignore[no-untyped-def]
+        (x,), (t,) = primals, tangents
+        return cube_p.bind(x), 3 * x * x * t
+
+    ad.primitive_jvps[cube_p] = jvp
+    batching.primitive_batchers[cube_p] = lambda args, dims: (cube_p.bind(args[0]), dims[0])
+    return cube_p, jvp
+
+
+def test_primitive_defined_through_the_registries() -> None:
+    cube_p, jvp = _cube_primitive()
+    x = jnp.arange(3.0)
+    np.testing.assert_array_equal(cube_p.bind(x), [0.0, 1.0, 8.0])
+    np.testing.assert_array_equal(numjax.jit(cube_p.bind)(x), [0.0, 1.0, 8.0])
+    grad = numjax.grad(lambda v: cube_p.bind(v).sum())
+    np.testing.assert_array_equal(grad(x), [0.0, 3.0, 12.0])
+    np.testing.assert_array_equal(numjax.jit(grad)(x), [0.0, 3.0, 12.0])
+    assert numjax.vmap(cube_p.bind)(x.reshape(3, 1)).shape == (3, 1)
+    assert str(numjax.make_jaxpr(cube_p.bind)(x)) == (
+        "{ lambda ; a:f32[3]. let b:f32[3] = cube a in (b,) }")
+    # The registries are views of the rules on the primitive.
+    assert cube_p in ad.primitive_jvps and ad.primitive_jvps[cube_p] is jvp is cube_p.jvp
+    assert cube_p in batching.primitive_batchers and cube_p not in ad.primitive_transposes
+    del ad.primitive_jvps[cube_p]
+    assert cube_p.jvp is None and cube_p not in ad.primitive_jvps
+    with pytest.raises(KeyError):
+        ad.primitive_jvps[cube_p]
+
+
+def test_deflinear2_and_axis_batchers() -> None:
+    scale_p = core.Primitive("scale")
+    scale_p.def_impl(lambda x, *, k: x * k)
+    scale_p.def_abstract_eval(lambda x, *, k: core.ShapedArray(x.shape, x.dtype))
+    mlir.register_lowering(scale_p, mlir.lower_fun(lambda x, *, k: x * k, multiple_results=False))
+    ad.deflinear2(scale_p, lambda ct, x, *, k: [scale_p.bind(ct, k=k)])
+    x = jnp.arange(3.0)
+    np.testing.assert_array_equal(numjax.grad(lambda v: scale_p.bind(v, k=3.0).sum())(x),
+                                  [3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(numjax.jvp(lambda v: scale_p.bind(v, k=2.0), (x,),
+                                             (jnp.ones(3),))[1], [2.0, 2.0, 2.0])
+
+    seen = []
+
+    def axis_rule(axis_size, axis_name, trace_type, args, dims, *, k):  # type: ignore[no-untyped-def]
+        seen.append((axis_size, axis_name))
+        return scale_p.bind(args[0], k=k), dims[0]
+
+    batching.axis_primitive_batchers[scale_p] = axis_rule
+    out = numjax.vmap(lambda v: scale_p.bind(v, k=2.0), axis_name="i")(x)
+    np.testing.assert_array_equal(out, [0.0, 2.0, 4.0])
+    assert seen == [(3, "i")]
+    assert batching.axis_primitive_batchers[scale_p] is axis_rule
+    assert scale_p in batching.primitive_batchers  # the same rule, taking the axis first
+
+
+def test_lowering_rule_emitting_mlir_raises_when_run() -> None:
+    p = core.Primitive("needs_mlir")
+    p.def_abstract_eval(lambda x: x)
+
+    def mlir_rule(ctx, x):  # type: ignore[no-untyped-def]
+        raise AssertionError("never called")
+
+    mlir.register_lowering(p, mlir_rule)  # registering succeeds, as in JAX
+    mlir.register_lowering(p, mlir_rule, platform="cuda")  # another platform: kept aside
+    with pytest.raises(NotImplementedError, match="needs_mlir: its lowering rule mlir_rule "
+                       "emits MLIR"):
+        numjax.jit(p.bind)(jnp.ones(2))
+
+
+def test_custom_equation_printer() -> None:
+    p = core.Primitive("fancy")
+    p.def_impl(lambda x: x)
+    p.def_abstract_eval(lambda x: x)
+    with pytest.warns(DeprecationWarning, match=r"jax\.core\.pp_eqn_rules is deprecated\."):
+        rules = core.pp_eqn_rules
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pp_vars = core.pp_vars
+
+    def rule(eqn, context, settings):  # type: ignore[no-untyped-def]
+        return pp.concat([pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes),
+                          pp.text(" := fancy"), pp.text(" "), pp_vars(eqn.invars, context)])
+
+    rules[p] = rule
+    try:
+        text = str(numjax.make_jaxpr(lambda x: p.bind(x) + 1)(1.0))
+    finally:
+        del rules[p]
+    assert text == "{ lambda ; a:f32[]. let b:f32[] := fancy a; c:f32[] = add b 1.0 in (c,) }"
+
+
+def test_pretty_printer_docs() -> None:
+    sep = pp.concat([pp.text(","), pp.brk()])
+    doc = pp.group(pp.concat([
+        pp.text("f("), pp.nest(2, pp.concat([pp.brk(""), pp.join(sep, [pp.text("a" * 30)] * 3)])),
+        pp.brk(""), pp.text(")")]))
+    assert doc.format(width=40) == "f(\n" + "  " + ",\n  ".join(["a" * 30] * 3) + "\n)"
+    assert doc.format(width=200) == "f(" + ", ".join(["a" * 30] * 3) + ")"
+    assert str(pp.text("x") + pp.text("y")) == "xy"
+    assert source_info_util.summarize(None) == "unknown"
+
+
+def test_find_top_trace_and_trace_identity() -> None:
+    names = []
+
+    def f(x):  # type: ignore[no-untyped-def]
+        trace = core.find_top_trace([x, 1.0])
+        assert trace.main is trace
+        names.append(trace.display_name or type(trace).__name__)
+        return x
+
+    numjax.jit(f)(1.0)
+    numjax.vmap(f)(jnp.ones(2))
+    f(1.0)
+    numjax.grad(f)(1.0)
+    numjax.jit(lambda x: f(2.0))(1.0)  # no tracer: the jit's trace, which records the program
+    assert names == ["DynamicJaxprTrace", "BatchTrace", "EvalTrace", "JVPTrace",
+                     "DynamicJaxprTrace"]
+
+    def g(x):  # type: ignore[no-untyped-def]
+        assert isinstance(x, batching.BatchTracer) and x.batch_dim == 0
+        assert not isinstance(x, pxla.MapTracer)
+        return x
+
+    numjax.vmap(g)(jnp.ones(2))
+
+
+def test_jaxlib_names() -> None:
+    from numjax.lib import xla_extension
+
+    assert isinstance(numjax.jit(abs), xla_extension.PjitFunction)
+    assert isinstance(numjax.devices()[0], xla_extension.Device)
+    assert isinstance(jnp.ones(2), xla_extension.ArrayImpl)
+    assert numjax.lib.__version__ == "0.4.30"
+    assert "jaxlib" not in sys.modules
+    compat.install()
+    try:
+        import jaxlib.xla_extension  # type: ignore[import-not-found]
+
+        assert jaxlib.xla_extension is xla_extension
+    finally:
+        compat.uninstall()
+    assert "jaxlib" not in sys.modules and "jaxlib.xla_extension" not in sys.modules
+
+
+def test_pjit_is_jit() -> None:
+    from numjax.experimental.pjit import pjit, pjit_p
+
+    f = pjit(lambda x: x * 2)
+    np.testing.assert_array_equal(f(jnp.arange(3)), [0, 2, 4])
+    assert numjax.make_jaxpr(lambda x: f(x))(1.0).eqns[0].primitive is pjit_p
+
+
+def test_callable_with_value_hash_is_not_hashed_to_name_arguments() -> None:
+    class Model:
+        hashed = 0
+
+        def __hash__(self) -> int:
+            Model.hashed += 1
+            return 0
+
+        def __call__(self, x):  # type: ignore[no-untyped-def]
+            return x * 2
+
+    np.testing.assert_array_equal(numjax.vmap(Model())(jnp.arange(2.0)), [0.0, 2.0])
+    np.testing.assert_array_equal(numjax.grad(lambda x: Model()(x))(1.0), 2.0)
+    assert Model.hashed == 0  # (jit keys its caches on the function, and hashes it, as JAX's)
+
+
+def test_linear_util_transformations_and_flatten_fun() -> None:
+    from numjax import api_util
+    from numjax.extend import linear_util as lu
+
+    @lu.transformation
+    def scale_args(k, *args):  # type: ignore[no-untyped-def]
+        out = yield tuple(k * a for a in args), {}
+        yield out + 1
+
+    @lu.transformation_with_aux
+    def with_len(*args):  # type: ignore[no-untyped-def]
+        out = yield args, {}
+        yield out, len(args)
+
+    f = lu.wrap_init(lambda x, y, *, z: x * y + z, {"z": 100})
+    g, aux = with_len(scale_args(f, 2))
+    assert g.call_wrapped(1, 2) == 2 * 4 + 100 + 1  # the last added runs outermost
+    assert aux() == 2
+    with pytest.raises(lu.StoreException, match="Store occupied"):
+        g.call_wrapped(1, 2)  # a second call would overwrite the aux output
+    _, empty = with_len(f)
+    with pytest.raises(lu.StoreException, match="Store empty"):
+        empty()
+    assert g.__name__ == "<lambda>" and scale_args(f, 2) == scale_args(f, 2)
+
+    args, in_tree = numjax.tree_util.tree_flatten((((1, 2),), {"k": 3}))
+    flat, out_tree = api_util.flatten_fun(lu.wrap_init(lambda p, k: {"s": p[0] + p[1] + k}),
+                                          in_tree)
+    assert flat.call_wrapped(*args) == [6]
+    assert out_tree() == numjax.tree_util.tree_structure({"s": 0})
+
+
+def test_trace_to_jaxpr_dynamic() -> None:
+    from numjax.api_util import shaped_abstractify
+    from numjax.extend import linear_util as lu
+    from numjax.interpreters import partial_eval as pe
+
+    c = np.arange(3.0, dtype=np.float32)
+    jaxpr, out_avals, consts, attrs = pe.trace_to_jaxpr_dynamic(
+        lu.wrap_init(lambda x: [x * c]), [shaped_abstractify(jnp.ones(3))])
+    assert [repr(a) for a in out_avals] == ["ShapedArray(float32[3])"]
+    assert len(jaxpr.constvars) == len(consts) == 1 and attrs == []
+    np.testing.assert_array_equal(consts[0], c)
+
+
+def test_interpreters_load_with_the_package() -> None:
+    assert numjax.interpreters.xla.xe.PjitFunction is numjax.lib.xla_extension.PjitFunction
+    assert numjax.interpreters.ad.primitive_jvps is ad.primitive_jvps
+    assert numjax.api_util.flatten_fun is not None
+
+
+def test_trace_to_jaxpr_nounits() -> None:
+    from numjax.extend import linear_util as lu
+    from numjax.interpreters import partial_eval as pe
+
+    def f(x, y):  # type: ignore[no-untyped-def]
+        return [x * 2.0, jnp.sin(y) + x, jnp.cos(x)]
+
+    pvals = [pe.PartialVal.known(jnp.float32(3.0)),
+             pe.PartialVal.unknown(core.ShapedArray((), np.dtype(np.float32)))]
+    for instantiate, known in [(False, [True, False, True]), (True, [False, False, False])]:
+        jaxpr, out_pvals, consts = pe.trace_to_jaxpr_nounits(lu.wrap_init(f), pvals, instantiate)
+        assert [p.is_known() for p in out_pvals] == known
+        assert [repr(p.get_aval()) for p in out_pvals] == ["ShapedArray(float32[])"] * 3
+        staged = core.eval_jaxpr(jaxpr, consts, jnp.float32(0.5))
+        expected = [6.0, np.sin(np.float32(0.5)) + 3.0, np.cos(np.float32(3.0))]
+        values = iter(staged)
+        for pval, want in zip(out_pvals, expected, strict=True):
+            got = pval.get_known() if pval.is_known() else next(values)
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_trace_stack_view() -> None:
+    seen = []
+
+    def record(x):  # type: ignore[no-untyped-def]
+        stack = core.thread_local_state.trace_state.trace_stack.stack
+        seen.append(([m.level for m in stack], stack[-1].trace_type.display_name,
+                     core.cur_sublevel()))
+        return x
+
+    record(1.0)
+    numjax.vmap(record)(jnp.ones(2))
+    numjax.grad(record)(1.0)
+    assert seen == [([0], None, 0), ([0, 1], None, 0), ([0, 1, 2], None, 0)]
+    assert core.thread_local_state.trace_state.trace_stack.stack[0].trace_type is type(
+        core.find_top_trace(()))
+
+
+def test_private_core_names() -> None:
+    from numjax._src import core as private_core
+
+    assert private_core.ShapedArray is core.ShapedArray
+    assert core.Atom == core.Var | core.Literal
