@@ -8,7 +8,8 @@ bit (NaN equal to NaN, zeros by sign) unless the case gives a tolerance `[rtol, 
 
 The cases cover: result dtypes of sums, products, means and variances (integers widened to the
 default integer as in JAX, x64 on and off); weak inputs giving strong results; float16 and
-bfloat16 accumulation in float32; and var/std with ddof >= n (NaN).
+bfloat16 accumulation in float32; var/std with ddof >= n (NaN); and abs's and copysign's
+derivatives at 0, -0, NaN and infinities.
 """
 
 from __future__ import annotations

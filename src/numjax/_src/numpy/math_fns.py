@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy import ufuncs
@@ -321,8 +322,15 @@ def float_power(x1: Array, x2: Array, /) -> Array:
                    lax._convert_element_type(x2, wide, weak))
 
 
+@custom_jvp
 def logaddexp2(x1: Array, x2: Array, /) -> Array:
-    """log2(2**x1 + 2**x2) without overflow."""
+    """log2(2**x1 + 2**x2) without overflow; its derivative is JAX's custom rule
+    (2**(x - out) for each operand).
+
+    >>> import numjax.numpy as jnp
+    >>> logaddexp2(jnp.float32(1), jnp.float32(1))
+    Array(2., dtype=float32)
+    """
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
     # JAX's result is never weakly typed (it is a custom_jvp function of its operands).
     x1 = lax._convert_element_type(x1, get_aval(x1).dtype, False)
@@ -331,6 +339,16 @@ def logaddexp2(x1: Array, x2: Array, /) -> Array:
     ln2 = _const(x1, np.log(2))
     out = lax.add(amax, lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), ln2))
     return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+
+
+@logaddexp2.defjvp
+def _logaddexp2_jvp(primals: Any, tangents: Any) -> tuple[Array, Array]:
+    from numjax._src.numpy.ufuncs import _binary_jvp_args, _replace_posinf
+    x1, x2, t1, t2 = _binary_jvp_args("logaddexp2_jvp", primals, tangents)
+    out = logaddexp2(x1, x2)
+    out_ = _replace_posinf(out)
+    return out, lax.add(lax.mul(t1, lax.exp2(lax.sub(_replace_posinf(x1), out_))),
+                        lax.mul(t2, lax.exp2(lax.sub(_replace_posinf(x2), out_))))
 
 
 def fix(x: Array, out: None = None) -> Array:

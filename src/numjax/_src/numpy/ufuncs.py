@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.util import (
@@ -428,12 +429,44 @@ def _float_divmod(x1: Array, x2: Array) -> tuple[Array, Array]:
     return lax.round(div, lax.RoundingMethod.AWAY_FROM_ZERO), mod
 
 
+@custom_jvp
 def logaddexp(x1: Array, x2: Array, /) -> Array:
+    """log(exp(x1) + exp(x2)) without overflow; its derivative is JAX's custom rule
+    (exp(x - out) for each operand, so a tie splits the tangent in halves).
+
+    >>> import numjax.numpy as jnp
+    >>> logaddexp(jnp.float32(0), jnp.float32(0))
+    Array(0.6931472, dtype=float32)
+    """
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
     return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+
+
+def _replace_posinf(x: Array) -> Array:
+    """x with +inf (in the real part) replaced by 0: keeps inf - inf out of the tangents."""
+    real = lax.real(x) if get_aval(x).dtype.kind == "c" else x
+    return lax.select(lax.eq(real, lax.full_like(real, np.inf)), lax.full_like(x, 0), x)
+
+
+def _binary_jvp_args(name: str, primals: Any, tangents: Any) -> list[Array]:
+    """x1, x2, t1, t2 in the operands' promoted inexact dtype; the float0 tangent of an
+    integer operand (softplus's `logaddexp(x, 0)`) becomes a zero."""
+    x1, x2 = primals
+    t1, t2 = (lax.full_like(x, 0) if get_aval(t).dtype == dtypes.float0 else t
+              for x, t in zip(primals, tangents, strict=True))
+    return promote_args_inexact(name, x1, x2, t1, t2)
+
+
+@logaddexp.defjvp
+def _logaddexp_jvp(primals: Any, tangents: Any) -> tuple[Array, Array]:
+    x1, x2, t1, t2 = _binary_jvp_args("logaddexp_jvp", primals, tangents)
+    out = logaddexp(x1, x2)
+    out_ = _replace_posinf(out)
+    return out, lax.add(lax.mul(t1, lax.exp(lax.sub(_replace_posinf(x1), out_))),
+                        lax.mul(t2, lax.exp(lax.sub(_replace_posinf(x2), out_))))
 
 
 def hypot(x1: Array, x2: Array, /) -> Array:
