@@ -72,7 +72,10 @@ def _sign_kernel(x: Any) -> Any:
         return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype)
     if x.dtype.kind == "u":
         return (x > 0).astype(x.dtype)
-    return np.sign(x)
+    if x.dtype.kind in "iu":
+        return np.sign(x)
+    # XLA's sign keeps the zero's sign (sign(-0.0) is -0.0); NumPy's gives +0.0.
+    return np.where(x == 0, x, np.sign(x))
 
 
 def _round_half_away(x: Any) -> Any:

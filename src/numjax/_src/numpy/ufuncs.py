@@ -18,6 +18,7 @@ from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.util import (
     check_arraylike,
+    ensure_array,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
@@ -137,10 +138,25 @@ maximum = _binary("maximum", _max, fast_op=lax.max)
 minimum = _binary("minimum", _min, fast_op=lax.min)
 equal = _binary("equal", lax.eq, fast_op=lax.eq)
 not_equal = _binary("not_equal", lax.ne, fast_op=lax.ne)
-less = _binary("less", lax.lt, fast_op=lax.lt)
-less_equal = _binary("less_equal", lax.le, fast_op=lax.le)
-greater = _binary("greater", lax.gt, fast_op=lax.gt)
-greater_equal = _binary("greater_equal", lax.ge, fast_op=lax.ge)
+
+
+def _ordered(op: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+    """An order comparison; complex operands compare lexicographically by (real, imag), as
+    in JAX (lax's comparisons refuse them)."""
+
+    def compare(x: Array, y: Array) -> Array:
+        if get_aval(x).dtype.kind != "c":
+            return op(x, y)
+        rx, ry = lax.real(x), lax.real(y)
+        return lax.select(lax.eq(rx, ry), op(lax.imag(x), lax.imag(y)), op(rx, ry))
+
+    return compare
+
+
+less = _binary("less", _ordered(lax.lt), fast_op=lax.lt, fast_kinds="iuf")
+less_equal = _binary("less_equal", _ordered(lax.le), fast_op=lax.le, fast_kinds="iuf")
+greater = _binary("greater", _ordered(lax.gt), fast_op=lax.gt, fast_kinds="iuf")
+greater_equal = _binary("greater_equal", _ordered(lax.ge), fast_op=lax.ge, fast_kinds="iuf")
 arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
 nextafter = _binary("nextafter", lax.nextafter, promote_args_inexact)
 
@@ -255,22 +271,37 @@ def log10(x: Array, /) -> Array:
 
 
 def negative(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("negative", x)
-    if get_aval(x).dtype == _BOOL:
-        raise TypeError("The numpy boolean negative, the `-` operator, is not supported, use "
-                        "the `~` operator or the logical_not function instead.")
+    """-x; bool is refused (by lax.neg), as in JAX.
+
+    >>> import numjax.numpy as jnp
+    >>> negative(jnp.array([1, -2]))
+    Array([-1,  2], dtype=int32)
+    """
+    (x,) = promote_args("negative", x)
     return lax.neg(x)
 
 
 def positive(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("positive", x)
-    return x
+    """`x` itself, as an array of its own dtype (bool stays bool).
+
+    >>> import numjax.numpy as jnp
+    >>> positive(jnp.array([True, False]))
+    Array([ True, False], dtype=bool)
+    """
+    check_arraylike("positive", x)
+    return ensure_array(x)
 
 
 def absolute(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("absolute", x)
-    dt = get_aval(x).dtype
-    if dt.kind in "ub":
+    """|x|; bool and unsigned values are returned unchanged, complex gives the real modulus.
+
+    >>> import numjax.numpy as jnp
+    >>> absolute(jnp.array([-2, 3]))
+    Array([2, 3], dtype=int32)
+    """
+    check_arraylike("absolute", x)
+    x = ensure_array(x)
+    if get_aval(x).dtype.kind in "ub":
         return x
     return lax.abs(x)
 
@@ -279,7 +310,14 @@ abs = absolute
 
 
 def sign(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("sign", x)
+    """-1, 0 or 1 by the sign of x (the zero's sign kept: sign(-0.0) is -0.0; NaN for NaN);
+    x / |x| for complex. Bool is refused, as lax.sign does.
+
+    >>> import numjax.numpy as jnp
+    >>> sign(jnp.array([-2., 0., 3.]))
+    Array([-1.,  0.,  1.], dtype=float32)
+    """
+    (x,) = promote_args("sign", x)
     return lax.sign(x)
 
 
@@ -470,8 +508,31 @@ def _logaddexp_jvp(primals: Any, tangents: Any) -> tuple[Array, Array]:
 
 
 def hypot(x1: Array, x2: Array, /) -> Array:
+    """sqrt(x1**2 + x2**2) without overflow or underflow in the squares; inf where either
+    operand is infinite, even when the other is NaN (IEEE's hypot).
+
+    >>> import numjax.numpy as jnp
+    >>> hypot(jnp.float32(3e30), jnp.float32(4e30))
+    Array(5.e+30, dtype=float32)
+    """
     x1, x2 = promote_args_inexact("hypot", x1, x2)
-    return lax.sqrt(lax.add(lax.square(x1), lax.square(x2)))
+    if get_aval(x1).dtype.kind == "c":
+        import warnings
+        warnings.warn(
+            "Passing complex-valued inputs to hypot is deprecated and will raise a ValueError "
+            "in the future. Please convert to real values first, such as by using jnp.real or "
+            "jnp.imag to take the real or imaginary components respectively.",
+            DeprecationWarning, stacklevel=2)
+    from numjax._src.numpy.lax_numpy import where
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    inf = lax.full_like(x1, np.inf)
+    infinite = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
+    big, small = maximum(x1, x2), minimum(x1, x2)
+    zero, one = lax.full_like(big, 0), lax.full_like(big, 1)
+    is_zero = lax.eq(big, zero)
+    ratio = lax.div(small, where(is_zero, one, big))
+    out = where(is_zero, big, lax.mul(big, lax.sqrt(lax.add(one, lax.square(ratio)))))
+    return where(infinite, inf, out)
 
 
 def deg2rad(x: Array, /) -> Array:
@@ -509,7 +570,20 @@ def signbit(x: Array, /) -> Array:
 
 
 def rint(x: Array, /) -> Array:
-    (x,) = promote_args_inexact("rint", x)
+    """Round half to even. Bool and integers give the default float dtype (float64 with x64,
+    as JAX converts them to float_), complex numbers round both parts.
+
+    >>> import numjax.numpy as jnp
+    >>> rint(jnp.array([0.5, 1.5, -2.5]))
+    Array([ 0.,  2., -2.], dtype=float32)
+    """
+    check_arraylike("rint", x)
+    x = ensure_array(x)
+    dtype = get_aval(x).dtype
+    if dtype.kind in "biu":
+        return lax.convert_element_type(x, dtypes.default_float_dtype())
+    if dtype.kind == "c":
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
     from numjax._src.lax.special import round as lax_round
     return lax_round(x, 1)
 
