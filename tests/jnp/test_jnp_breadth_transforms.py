@@ -84,7 +84,8 @@ CASES: dict[str, tuple[F, tuple[Any, ...], bool]] = {
     "nanargmin": (lambda a: jnp.nanargmin(a, axis=1), (_A,), False),
     "ptp": (lambda a: jnp.ptp(a, axis=0), (_A,), True),
     "median": (lambda a: jnp.median(a, axis=1), (_A,), True),
-    "quantile": (lambda a: jnp.quantile(a, np.array([0.2, 0.7], np.float32), axis=0),
+    # q's dtype is the interpolation's (JAX's rule), so q follows x to float64 under x64.
+    "quantile": (lambda a: jnp.quantile(a, jnp.asarray([0.2, 0.7], a.dtype), axis=0),
                  (_A,), True),
     "percentile_nearest": (lambda v: jnp.percentile(v, 40.0, method="nearest"), (_V,), True),
     "average": (lambda a: jnp.average(a, axis=1, weights=np.arange(1.0, 6.0, dtype=np.float32)),

@@ -8,7 +8,9 @@ bit (NaN equal to NaN, zeros by sign) unless the case gives a tolerance `[rtol, 
 
 The cases cover: result dtypes of sums, products, means and variances (integers widened to the
 default integer as in JAX, x64 on and off); weak inputs giving strong results; float16 and
-bfloat16 accumulation in float32; and var/std with ddof >= n (NaN).
+bfloat16 accumulation in float32; var/std with ddof >= n (NaN); abs's and copysign's
+derivatives at 0, -0, NaN and infinities; and the dtypes and values of sign, hypot, top_k,
+float_power, quantile, argpartition, searchsorted and others.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ _NS_FN = {"np": np, "jnp": jnp, "lax": lax, "jax": numjax, "bf16": ml_dtypes.bfl
 
 # Cases whose error message is JAX's dtype-rule text, which lists the accepted types in the
 # order of a Python set; numjax raises the same exception type with its own listing.
-_TYPE_ONLY: set[str] = set()
+_TYPE_ONLY = {"argpartition[bool]", "ediff1d_bool", "negative[bool]", "ptp_bool", "sign_bool"}
 
 
 def _params() -> list[Any]:
@@ -101,3 +103,17 @@ def test_matches_jax(case: str, config: str, mode: str) -> None:
         actual = _encode(_run(entry, mode))
     _compare(expected, actual, entry.get("tol"), case)
 
+
+@pytest.mark.parametrize("dtype, values, smallest", [
+    # JAX 0.4.30 partitions by top_k of -x, which wraps here: it gives [2, 0, 1, 3, 4] (5 and
+    # 3 as the two smallest) and [4, 2, 0, 1, 3] (-128 as the largest).
+    ("uint8", [5, 0, 3, 200, 0], {1, 4}),
+    ("int8", [5, -128, 3, 127, 0], {1, 4}),
+])
+def test_argpartition_orders_integer_extremes(dtype: str, values: list[int],
+                                              smallest: set[int]) -> None:
+    for f in (jnp.argpartition, numjax.jit(jnp.argpartition, static_argnums=1)):
+        out = np.asarray(f(jnp.asarray(np.array(values, dtype)), 1))
+        assert out.dtype == np.int32
+        assert set(out[:2].tolist()) == smallest
+        assert sorted(out.tolist()) == list(range(len(values)))

@@ -54,9 +54,10 @@ def test_bitwise_monoids() -> None:
 @pytest.mark.parametrize("dtype", ["float32", "int32"])
 def test_generic_vs_numpy(shape: Any, dims: Any, dtype: str) -> None:
     x = _rand(shape, dtype)
-    f = lambda v: lax.reduce(v, 2, lambda a, b: a + b, dims)
+    # The init must have the operand's dtype (JAX refuses a Python int for a float operand).
+    f = lambda v: lax.reduce(v, np.asarray(2, dtype), lambda a, b: a + b, dims)
     out = f(jnp.asarray(x))
-    # over no dimensions XLA returns the operand without the initial value (JAX 0.4.30)
+    # Over no dimensions XLA's reduce returns its operand, the init unused (as JAX 0.4.30).
     expected = np.sum(x, axis=dims) + 2 if dims else x
     np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5)
     assert out.dtype == x.dtype

@@ -74,7 +74,10 @@ def _sign_kernel(x: Any) -> Any:
             return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype)
     if x.dtype.kind == "u":
         return (x > 0).astype(x.dtype)
-    return np.sign(x)
+    if x.dtype.kind in "iu":
+        return np.sign(x)
+    # XLA's sign keeps the zero's sign (sign(-0.0) is -0.0); NumPy's gives +0.0.
+    return np.where(x == 0, x, np.sign(x))
 
 
 def _round_half_away(x: Any) -> Any:
@@ -552,7 +555,7 @@ ad.defjvp2(min_p,
            lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x)))
 ad.defjvp(rem_p, lambda t, x, y: _bcast(t, x, y),
           lambda t, x, y: mul(neg(t), _round_toward_zero(div(x, y))))
-ad.defjvp(abs_p, lambda t, x: _abs_jvp(t, x))
+ad.defjvp2(abs_p, lambda t, ans, x: _abs_jvp(t, ans, x))
 ad.defjvp2(exp_p, lambda t, ans, x: mul(t, ans))
 ad.defjvp(exp2_p, lambda t, x: mul(t, mul(exp2(x), _const(x, np.log(2)))))
 ad.defjvp(log_p, lambda t, x: div(t, x))
@@ -606,11 +609,15 @@ def _round_toward_zero(x: Array) -> Array:
     return select_n(lt(x, _const(x, 0)), floor(x), ceil(x))
 
 
-def _abs_jvp(t: Array, x: Array) -> Array:
+def _abs_jvp(t: Array, ans: Array, x: Array) -> Array:
+    """JAX's rule: the tangent where x >= 0 (so at +-0 too), its negation elsewhere (NaN
+    included); for complex x, Re(t * conj(x) / |x|) with |x| = 0 read as 1 (so 0 at 0)."""
     if get_aval(x).dtype.kind == "c":
         from numjax._src.lax import complex_ops
-        return complex_ops.real(mul(complex_ops.conj(sign(x)), t))
-    return mul(t, sign(x))
+        mag = _convert_element_type(ans, get_aval(x).dtype)
+        mag = select_n(eq(mag, full_like(mag, 0)), mag, full_like(mag, 1))
+        return complex_ops.real(mul(t, div(complex_ops.conj(x), mag)))
+    return select_n(ge(x, full_like(x, 0)), neg(t), t)
 
 
 def _pow_jvp_x(t: Array, x: Array, y: Array) -> Array:

@@ -124,8 +124,8 @@ def _merge_reduced(x: Array, dimensions: Ints) -> Array:
 def _reduce_program(*args: Array, jaxpr: ClosedJaxpr, dimensions: Ints) -> list[Array]:
     n = len(args) // 2
     if not dimensions:
-        # Nothing is reduced: XLA returns the operands as they are, without combining them
-        # with the initial values (lax.reduce(x, 5., lax.add, ()) is x).
+        # XLA's reduce over no dimensions is its operands, the initial values unused (JAX's
+        # lax.reduce(x, 0., lax.max, ()) is x, negative entries included).
         return list(args[:n])
     merged = [_merge_reduced(x, dimensions) for x in args[:n]]
     return tree_reduce_last_axis(jaxpr, merged, args[n:])
@@ -251,10 +251,13 @@ def monoid_init(init: Any, operand_dtype: np.dtype) -> np.ndarray | None:
     return concrete_scalar(init)
 
 
-def _as_init(init: Any, operand_dtype: np.dtype) -> Any:
-    # Python scalars (weak) take the operand's dtype, as in JAX.
-    if type(init) in (bool, int, float, complex) or get_aval(init).weak_type:
-        return st._convert_element_type(init, operand_dtype)
+def as_init(init: Any) -> Any:
+    """A non-identity initial value as JAX binds it: a Python scalar becomes a weak array of
+    its default dtype, which must then be the operand's (an int init of a float reduction is
+    refused; only a monoid's identity is read by value)."""
+    if type(init) in (bool, int, float, complex):
+        return st._convert_element_type(init, dtypes.canonicalize_dtype(type(init)),
+                                        type(init) is not bool)
     return init
 
 
@@ -298,7 +301,7 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
                 raise ValueError(f"duplicate value in 'axes' of reduction: {dims}")
             out = _MONOID_REDUCERS[kind](flat_ops[0], dims)
             return tree_unflatten(treedef, [out])
-    flat_inits = [_as_init(i, a.dtype) for i, a in zip(flat_inits, op_avals, strict=True)]
+    flat_inits = [as_init(i) for i in flat_inits]
     init_avals = [get_aval(i) for i in flat_inits]
     _check_reduce(op_avals, init_avals, dims)
     jaxpr = trace_scalar_computation("reduce", computation, treedef,

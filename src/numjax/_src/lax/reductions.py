@@ -249,6 +249,12 @@ def _arg_abstract_eval(name: str) -> Callable[..., ShapedArray]:
             raise ValueError(f"Invalid axis {axis} for operand shape {x.shape}")
         if x.shape[axis] == 0:
             raise ValueError(f"{name} on an axis of size 0")
+        if x.dtype.kind == "c":
+            # JAX's argmax/argmin compare with lax.gt/lt, which refuse complex operands.
+            op = "gt" if name == "argmax" else "lt"
+            raise TypeError(f"{op} does not accept dtype {x.dtype.name} at position 0. "
+                            f"Accepted dtypes at position 0 are subtypes of integer, bool_, "
+                            "floating.")
         return ShapedArray(tuple(d for i, d in enumerate(x.shape) if i != axis), index_dtype)
 
     return rule

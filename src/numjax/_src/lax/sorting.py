@@ -233,12 +233,13 @@ top_k_p.def_jvp(_top_k_jvp)
 top_k_p.def_batch(_top_k_batch)
 
 
-def top_k(operand: Array, k: int) -> tuple[Array, Array]:
-    """The `k` largest entries along the last axis, in descending order, and their int32 indices.
+def top_k(operand: Array, k: int) -> list[Array]:
+    """The `k` largest entries along the last axis, in descending order, and their int32
+    indices, as a list (the primitive's results, as JAX returns them).
 
     >>> import numjax.numpy as jnp
     >>> top_k(jnp.array([1.0, 3.0, 2.0]), 2)
-    (Array([3., 2.], dtype=float32), Array([1, 2], dtype=int32))
+    [Array([3., 2.], dtype=float32), Array([1, 2], dtype=int32)]
     """
     values, indices = top_k_p.bind(operand, k=int(k))
-    return values, indices
+    return [values, indices]

@@ -429,7 +429,12 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
                 init == np.asarray(identity).astype(init.dtype)):
             out = _MONOID_PRIMS[kind].bind(flat_ops[0], **params)
             return tree_unflatten(treedef, [out])
-    flat_inits = [rg._as_init(i, a.dtype) for i, a in zip(flat_inits, avals, strict=True)]
+    flat_inits = [rg.as_init(i) for i in flat_inits]
+    init_dtypes = [get_aval(i).dtype for i in flat_inits]
+    if [a.dtype for a in avals] != init_dtypes:
+        raise TypeError("reduce_window got inconsistent dtypes for operands and init_values: "
+                        f"got operand dtypes {[a.dtype for a in avals]} and init_value dtypes "
+                        f"{init_dtypes}.")
     jaxpr = rg.trace_scalar_computation("reduce_window", computation, treedef,
                                         [ShapedArray((), a.dtype) for a in avals])
     outs = reduce_window_p.bind(*flat_ops, *flat_inits, jaxpr=jaxpr, **params)

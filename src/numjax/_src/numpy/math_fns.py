@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy import ufuncs
@@ -313,22 +314,40 @@ def lcm(x1: Array, x2: Array, /) -> Array:
 
 
 def float_power(x1: Array, x2: Array, /) -> Array:
-    """x1 ** x2 computed in the widest float type available."""
+    """x1 ** x2 in the operands' promoted inexact dtype. Unlike NumPy's, JAX's float_power
+    does not widen to float64: float16 stays float16, integers give float32.
+
+    >>> import numjax.numpy as jnp
+    >>> float_power(jnp.array([2, 3]), 2)
+    Array([4., 9.], dtype=float32)
+    """
     check_arraylike("float_power", x1, x2)
-    x1, x2 = promote_args_inexact("float_power", x1, x2)
-    dt = get_aval(x1).dtype
-    wide = dtypes.canonicalize_dtype(np.complex128 if dt.kind == "c" else np.float64)
-    weak = get_aval(x1).weak_type
-    return lax.pow(lax._convert_element_type(x1, wide, weak),
-                   lax._convert_element_type(x2, wide, weak))
+    return lax.pow(*promote_args_inexact("float_power", x1, x2))
 
 
+@custom_jvp
 def logaddexp2(x1: Array, x2: Array, /) -> Array:
-    """log2(2**x1 + 2**x2) without overflow."""
+    """log2(2**x1 + 2**x2) without overflow; its derivative is JAX's custom rule
+    (2**(x - out) for each operand).
+
+    >>> import numjax.numpy as jnp
+    >>> logaddexp2(jnp.float32(1), jnp.float32(1))
+    Array(2., dtype=float32)
+    """
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
     # JAX's result is never weakly typed (it is a custom_jvp function of its operands).
     x1 = lax._convert_element_type(x1, get_aval(x1).dtype, False)
     return ufuncs.log_add_exp2(x1, x2)
+
+
+@logaddexp2.defjvp
+def _logaddexp2_jvp(primals: Any, tangents: Any) -> tuple[Array, Array]:
+    from numjax._src.numpy.ufuncs import _binary_jvp_args, _replace_posinf
+    x1, x2, t1, t2 = _binary_jvp_args("logaddexp2_jvp", primals, tangents)
+    out = logaddexp2(x1, x2)
+    out_ = _replace_posinf(out)
+    return out, lax.add(lax.mul(t1, lax.exp2(lax.sub(_replace_posinf(x1), out_))),
+                        lax.mul(t2, lax.exp2(lax.sub(_replace_posinf(x2), out_))))
 
 
 def fix(x: Array, out: None = None) -> Array:
@@ -397,9 +416,10 @@ def interp(x: Array, xp: Array, fp: Array, left: Any = None, right: Any = None,
         fp = lax.concatenate([fp[-1:], fp, fp[:1]], 0)
     from numjax._src.numpy.sorting import searchsorted
     n = get_aval(xp).shape[0]
-    i = lax.clamp(lax._convert_element_type(1, dtypes.default_int_dtype()),
-                  searchsorted(xp, x, side="right"),
-                  lax._convert_element_type(max(n - 1, 1), dtypes.default_int_dtype()))
+    i = searchsorted(xp, x, side="right")
+    idt = get_aval(i).dtype
+    i = lax.clamp(lax._convert_element_type(1, idt), i,
+                  lax._convert_element_type(max(n - 1, 1), idt))
     x0, x1 = xp[i - 1], xp[i]
     f0, f1 = fp[i - 1], fp[i]
     dx = lax.sub(x1, x0)

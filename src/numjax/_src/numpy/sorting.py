@@ -116,17 +116,34 @@ def partition(a: Array, kth: int, axis: int = -1) -> Array:
 
 
 def argpartition(a: Array, kth: int, axis: int = -1) -> Array:
-    """Indices that would partition `a` (see `partition`)."""
+    """Indices that would partition `a` (see `partition`), as JAX orders them: the kth + 1
+    smallest (by lax.top_k of the reversed order, smallest first), then the other indices
+    in increasing order. int32, as lax.top_k's indices.
+
+    >>> import numjax.numpy as jnp
+    >>> jnp.argpartition(jnp.array([3, 1, 2, 1, 5]), 1)
+    Array([1, 3, 0, 2, 4], dtype=int32)
+    """
+    check_arraylike("partition", a)
     a = ensure_array(a)
+    if get_aval(a).dtype.kind == "c":
+        raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
     axis = canonicalize_axis(axis, get_aval(a).ndim)
     a = moveaxis(a, axis, -1)
-    n = get_aval(a).shape[-1]
+    shape = get_aval(a).shape
+    n = shape[-1]
     kth = canonicalize_axis(kth, n)
-    from numjax._src.numpy.ufuncs import negative
-    bottom = lax.top_k(negative(a), kth + 1)[1]
-    top = lax.top_k(a, n - kth - 1)[1]
-    out = lax.convert_element_type(lax.concatenate([bottom, top], get_aval(a).ndim - 1), _idt())
-    return moveaxis(out, -1, axis)
+    # The complement reverses an integer order without overflow (JAX negates, which wraps the
+    # most negative int and puts unsigned zeros last); floats are negated, bool is refused.
+    reversed_ = lax.bitwise_not(a) if get_aval(a).dtype.kind in "iu" else lax.neg(a)
+    bottom = lax.top_k(reversed_, kth + 1)[1]
+    # The rest in index order: a top_k (ties in index order) of ones zeroed at the bottom.
+    ishape = get_aval(bottom).shape
+    where_ = tuple(lax.broadcasted_iota(np.dtype(np.int32), ishape, d)
+                   for d in range(len(ishape) - 1)) + (bottom,)
+    proxy = lax.full(shape, 1, np.dtype(np.int32)).at[where_].set(0)
+    top = lax.top_k(proxy, n - kth - 1)[1]
+    return moveaxis(lax.concatenate([bottom, top], len(shape) - 1), -1, axis)
 
 
 # ---- searching -----------------------------------------------------------------------------
@@ -156,7 +173,8 @@ def searchsorted(a: Array, v: Array, side: str = "left", sorter: Array | None = 
     a, v = promote_dtypes(a, v)
     n = get_aval(a).shape[0]
     vshape = get_aval(v).shape
-    idt = _idt()
+    # JAX's insertion points are int32 (int64 only past 2**31 - 1 elements), with x64 too.
+    idt = np.dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
     if n == 0:
         return lax.full(vshape, 0, idt)
     # NaN-aware order: NaN sorts last, as in sort.
@@ -174,13 +192,14 @@ def searchsorted(a: Array, v: Array, side: str = "left", sorter: Array | None = 
 
 
 def _nan_less(x: Array, y: Array) -> Array:
-    """x < y in sort order: NaNs last; complex numbers by real part, then imaginary part."""
-    if get_aval(x).dtype.kind == "c":
-        rx, ry = lax.real(x), lax.real(y)
-        real_tie = lax.bitwise_not(lax.bitwise_or(_nan_less(rx, ry), _nan_less(ry, rx)))
-        return lax.bitwise_or(_nan_less(rx, ry),
-                              lax.bitwise_and(real_tie, _nan_less(lax.imag(x), lax.imag(y))))
-    if get_aval(x).dtype.kind != "f" and get_aval(x).dtype != dtypes.bfloat16:
+    """x < y in sort's order: NaN after everything (and equal to NaN); complex numbers
+    lexicographically by (real, imag)."""
+    dtype = get_aval(x).dtype
+    if dtype.kind == "c":
+        xr, yr = lax.real(x), lax.real(y)
+        same_real = lax.bitwise_not(_nan_less(xr, yr) | _nan_less(yr, xr))
+        return _nan_less(xr, yr) | (same_real & _nan_less(lax.imag(x), lax.imag(y)))
+    if dtype.kind != "f" and dtype != dtypes.bfloat16:
         return lax.lt(x, y)
     x_nan, y_nan = lax.ne(x, x), lax.ne(y, y)
     return lax.select(x_nan, lax.full_like(x_nan, False),
@@ -199,15 +218,14 @@ def digitize(x: Array, bins: Array, right: bool = False, *, method: str = "scan"
         raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
     n = get_aval(bins).shape[0]
     if n == 0:
-        return lax.full(get_aval(ensure_array(x, "digitize")).shape, 0, _idt())
+        return lax.full(get_aval(ensure_array(x, "digitize")).shape, 0, np.dtype(np.int32))
     side = "left" if right else "right"
     inc = searchsorted(bins, x, side=side, method=method)
     # Decreasing bins: the count of bins above x (at or above when `right`).
-    dec = lax.sub(lax._convert_element_type(n, _idt()),
-                  searchsorted(lax.rev(bins, (0,)), x, side=side, method=method))
-    from numjax._src.numpy.ufuncs import greater_equal  # complex bins compare lexicographically
-    return lax.select(lax.broadcast_in_dim(greater_equal(bins[-1], bins[0]),
-                                           get_aval(inc).shape, ()), inc, dec)
+    rev = searchsorted(lax.rev(bins, (0,)), x, side=side, method=method)
+    dec = lax.sub(lax._convert_element_type(n, get_aval(rev).dtype), rev)
+    return lax.select(lax.broadcast_in_dim(lax.ge(bins[-1], bins[0]), get_aval(inc).shape, ()),
+                      inc, dec)
 
 
 # ---- unique and sets -----------------------------------------------------------------------

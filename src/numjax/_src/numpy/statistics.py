@@ -233,9 +233,10 @@ def nanstd(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof
 def ptp(a: Array, axis: Any = None, out: None = None, keepdims: bool = False) -> Array:
     """max - min along `axis`."""
     check_arraylike("ptp", a)
-    from numjax._src.numpy.ufuncs import subtract
-    return subtract(reductions.max(a, axis, keepdims=keepdims),
-                    reductions.min(a, axis, keepdims=keepdims))
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.ptp is not supported.")
+    return lax.sub(reductions.max(a, axis, keepdims=keepdims),
+                   reductions.min(a, axis, keepdims=keepdims))
 
 
 def count_nonzero(a: Array, axis: Any = None, keepdims: bool = False) -> Array:
@@ -308,18 +309,24 @@ def nanmedian(a: Array, axis: Any = None, out: None = None, overwrite_input: boo
 
 def _quantile(a: Array, q: Array, axis: Any, method: str, keepdims: bool,
               squash_nans: bool) -> Array:
+    """Quantiles as JAX computes them: positions and weights in q's dtype, the result in a's
+    inexact dtype (float16 stays float16, int32 gives float32 even with x64)."""
+    from numjax._src.numpy.selection import take_along_axis
     from numjax._src.numpy.sorting import sort
     if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', or "
                          "'nearest'")
-    a, q = promote_dtypes_inexact(a, q)
+    (a,) = promote_dtypes_inexact(ensure_array(a))
+    q = ensure_array(q)
+    if get_aval(a).dtype.kind == "c":
+        raise ValueError("quantile does not support complex input, as the operation is poorly "
+                         "defined.")
     a_shape = get_aval(a).shape
     if get_aval(q).ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {get_aval(q).shape}")
     if axis is None:
         a = ravel(a)
         axes: tuple[int, ...] = tuple(range(len(a_shape)))
-        axis_ = 0
     else:
         axes = reductions._axes(axis, len(a_shape))
         # Move the reduced axes to the end and merge them.
@@ -327,59 +334,46 @@ def _quantile(a: Array, q: Array, axis: Any, method: str, keepdims: bool,
         keep = get_aval(a).shape[:len(a_shape) - len(axes)]
         a = lax.reshape(a, (*keep, int(np.prod(get_aval(a).shape[len(keep):],
                                                 dtype=np.int64))))
-        axis_ = get_aval(a).ndim - 1
-    a = moveaxis(a, axis_, -1)
-    batch = get_aval(a).shape[:-1]
-    n = get_aval(a).shape[-1]
-    if n == 0:
-        _empty_quantile_error(axis, len(a_shape), batch, get_aval(q).shape, keepdims,
-                              squash_nans)
-    dt = get_aval(a).dtype
-    s = sort(a, axis=-1)
+    batch, n = get_aval(a).shape[:-1], get_aval(a).shape[-1]
+    a_dtype, q_dtype = get_aval(a).dtype, get_aval(q).dtype
+    nan = lax._convert_element_type(np.nan, a_dtype)
     if squash_nans:
-        valid = lax.bitwise_not(_isnan(a))
-        count = reductions.sum(valid, -1, dtype=dt, keepdims=True)
+        # NaNs (made positive) sort last; only the others are counted.
+        a = _where(_isnan(a), nan, a)
+        counts = reductions.sum(lax.bitwise_not(_isnan(a)), -1, dtype=q_dtype, keepdims=True)
     else:
-        count = lax.full((*batch, 1), n, dt)
-    q_flat = lax.reshape(q, (get_aval(q).size,))
-    nq = get_aval(q_flat).shape[0]
-    q_b = lax.broadcast_in_dim(q_flat, (*batch, nq), (len(batch),))
-    pos = lax.mul(q_b, lax.sub(count, lax._convert_element_type(1, dt)))
-    from numjax._src.numpy.ufuncs import maximum, minimum
-    last = maximum(lax.sub(count, lax._convert_element_type(1, dt)),
-                   lax._convert_element_type(0, dt))
-    pos = minimum(maximum(pos, lax._convert_element_type(0, dt)), last)
-    lo = lax.floor(pos)
-    hi = lax.ceil(pos)
+        a = _where(reductions.any(_isnan(a), -1, keepdims=True), nan, a)
+        counts = lax.full((*batch, 1), n, q_dtype)
+    a = sort(a, axis=-1)
+    nq = get_aval(q).size
+    q_b = lax.broadcast_in_dim(lax.reshape(q, (nq,)), (*batch, nq), (len(batch),))
+    one, zero = lax._convert_element_type(1, q_dtype), lax._convert_element_type(0, q_dtype)
+    last = lax.sub(counts, one)
+    pos = lax.mul(q_b, last)
+    low, high = lax.floor(pos), lax.ceil(pos)
+    high_weight = lax.sub(pos, low)
+    low_weight = lax.sub(one, high_weight)
     idt = dtypes.default_int_dtype()
 
-    def take(idx: Array) -> Array:
-        i = lax.clamp(lax._convert_element_type(0, idt), lax.convert_element_type(idx, idt),
-                      lax._convert_element_type(max(n - 1, 0), idt))
-        from numjax._src.numpy.selection import take_along_axis
-        return take_along_axis(s, i, axis=-1)
+    def take(index: Array) -> Array:
+        index = lax.max(zero, lax.min(index, last))
+        return take_along_axis(a, lax.convert_element_type(index, idt), axis=-1)
 
-    low_v, high_v = take(lo), take(hi)
-    if method == "lower":
-        out_ = low_v
+    low_value, high_value = take(low), take(high)
+    if method == "linear":
+        out_ = lax.add(lax.mul(lax.convert_element_type(low_value, q_dtype), low_weight),
+                       lax.mul(lax.convert_element_type(high_value, q_dtype), high_weight))
+    elif method == "lower":
+        out_ = low_value
     elif method == "higher":
-        out_ = high_v
-    elif method == "midpoint":
-        out_ = lax.mul(lax.add(low_v, high_v), lax._convert_element_type(0.5, dt))
+        out_ = high_value
     elif method == "nearest":
-        from numjax._src.numpy.rounding import round as jnp_round
-        out_ = take(jnp_round(pos))
+        half = lax._convert_element_type(0.5, q_dtype)
+        out_ = lax.select(lax.le(high_weight, lax.full_like(high_weight, half)), low_value,
+                          high_value)
     else:
-        frac = lax.sub(pos, lo)
-        out_ = lax.add(lax.mul(low_v, lax.sub(lax._convert_element_type(1, dt), frac)),
-                       lax.mul(high_v, frac))
-    if squash_nans:
-        out_ = _where(lax.eq(count, lax.full_like(count, 0)),
-                     lax._convert_element_type(np.nan, dt), out_)
-    elif _is_inexact(a) and n:
-        any_nan = reductions.any(_isnan(a), -1, keepdims=True)
-        out_ = _where(any_nan, lax._convert_element_type(np.nan, dt), out_)
-    out_ = moveaxis(out_, -1, 0)
+        out_ = lax.mul(lax.add(low_value, high_value), lax._convert_element_type(0.5, a_dtype))
+    out_ = lax.convert_element_type(moveaxis(out_, -1, 0), a_dtype)
     if keepdims:
         kshape = tuple(1 if i in axes else d for i, d in enumerate(a_shape))
         out_ = lax.reshape(out_, (nq, *kshape))
@@ -481,19 +475,27 @@ def diff(a: Array, n: int = 1, axis: int = -1, prepend: Array | None = None,
 
 
 def ediff1d(ary: Array, to_end: Array | None = None, to_begin: Array | None = None) -> Array:
-    """Differences of the flattened array, with optional values before and after."""
+    """Differences of the flattened array (lax.sub, so bool is refused), with optional values
+    before and after.
+
+    >>> import numjax.numpy as jnp
+    >>> ediff1d(jnp.array([1, 4, 9]), to_begin=0)
+    Array([0, 3, 5], dtype=int32)
+    """
     check_arraylike("ediff1d", ary)
     a = ravel(ensure_array(ary, "ediff1d"))
-    out = diff(a)
+    n = get_aval(a).shape[0]
+    out = lax.sub(lax.slice_in_dim(a, min(1, n), n), lax.slice_in_dim(a, 0, max(n - 1, 0)))
+    from numjax._src.numpy.creation import asarray
     from numjax._src.numpy.shape import concatenate
-    parts = []
+    dtype = get_aval(a).dtype
     if to_begin is not None:
-        parts.append(ravel(lax.convert_element_type(ensure_array(to_begin),
-                                                    get_aval(out).dtype)))
-    parts.append(out)
+        check_arraylike("ediff1d", to_begin)
+        out = concatenate((ravel(asarray(to_begin, dtype=dtype)), out))
     if to_end is not None:
-        parts.append(ravel(lax.convert_element_type(ensure_array(to_end), get_aval(out).dtype)))
-    return concatenate(parts) if len(parts) > 1 else out
+        check_arraylike("ediff1d", to_end)
+        out = concatenate((out, ravel(asarray(to_end, dtype=dtype))))
+    return out
 
 
 def gradient(f: Array, *varargs: Any, axis: Any = None, edge_order: int | None = None) -> Any:

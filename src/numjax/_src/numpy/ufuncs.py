@@ -15,11 +15,13 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
 from numjax._src.core.trace import running_eagerly
 from numjax._src.lax import lax
 from numjax._src.numpy.util import (
     check_arraylike,
+    ensure_array,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
@@ -282,22 +284,37 @@ def log10(x: Array, /) -> Array:
 
 
 def negative(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("negative", x)
-    if get_aval(x).dtype == _BOOL:
-        raise TypeError("The numpy boolean negative, the `-` operator, is not supported, use "
-                        "the `~` operator or the logical_not function instead.")
+    """-x; bool is refused (by lax.neg), as in JAX.
+
+    >>> import numjax.numpy as jnp
+    >>> negative(jnp.array([1, -2]))
+    Array([-1,  2], dtype=int32)
+    """
+    (x,) = promote_args("negative", x)
     return lax.neg(x)
 
 
 def positive(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("positive", x)
-    return x
+    """`x` itself, as an array of its own dtype (bool stays bool).
+
+    >>> import numjax.numpy as jnp
+    >>> positive(jnp.array([True, False]))
+    Array([ True, False], dtype=bool)
+    """
+    check_arraylike("positive", x)
+    return ensure_array(x)
 
 
 def absolute(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("absolute", x)
-    dt = get_aval(x).dtype
-    if dt.kind in "ub":
+    """|x|; bool and unsigned values are returned unchanged, complex gives the real modulus.
+
+    >>> import numjax.numpy as jnp
+    >>> absolute(jnp.array([-2, 3]))
+    Array([2, 3], dtype=int32)
+    """
+    check_arraylike("absolute", x)
+    x = ensure_array(x)
+    if get_aval(x).dtype.kind in "ub":
         return x
     return lax.abs(x)
 
@@ -306,7 +323,14 @@ abs = absolute
 
 
 def sign(x: Array, /) -> Array:
-    (x,) = promote_args_numeric("sign", x)
+    """-1, 0 or 1 by the sign of x (the zero's sign kept: sign(-0.0) is -0.0; NaN for NaN);
+    x / |x| for complex. Bool is refused, as lax.sign does.
+
+    >>> import numjax.numpy as jnp
+    >>> sign(jnp.array([-2., 0., 3.]))
+    Array([-1.,  0.,  1.], dtype=float32)
+    """
+    (x,) = promote_args("sign", x)
     return lax.sign(x)
 
 
@@ -481,6 +505,7 @@ def _float_divmod(x1: Array, x2: Array) -> tuple[Array, Array]:
     return lax.round(div, lax.RoundingMethod.AWAY_FROM_ZERO), mod
 
 
+@custom_jvp
 def logaddexp(x1: Array, x2: Array, /) -> Array:
     """log(exp(x1) + exp(x2)) without overflow; its derivative is JAX's custom one (NaN at a
     NaN operand, an infinite operand's share taken as 1).
@@ -553,6 +578,30 @@ def _wrap_between(x: Array, a: float) -> Array:
     return lax.sub(rem, lax._convert_element_type(a, dtype))
 
 
+def _replace_posinf(x: Array) -> Array:
+    """x with +inf (in the real part) replaced by 0: keeps inf - inf out of the tangents."""
+    real = lax.real(x) if get_aval(x).dtype.kind == "c" else x
+    return lax.select(lax.eq(real, lax.full_like(real, np.inf)), lax.full_like(x, 0), x)
+
+
+def _binary_jvp_args(name: str, primals: Any, tangents: Any) -> list[Array]:
+    """x1, x2, t1, t2 in the operands' promoted inexact dtype; the float0 tangent of an
+    integer operand (softplus's `logaddexp(x, 0)`) becomes a zero."""
+    x1, x2 = primals
+    t1, t2 = (lax.full_like(x, 0) if get_aval(t).dtype == dtypes.float0 else t
+              for x, t in zip(primals, tangents, strict=True))
+    return promote_args_inexact(name, x1, x2, t1, t2)
+
+
+@logaddexp.defjvp
+def _logaddexp_jvp(primals: Any, tangents: Any) -> tuple[Array, Array]:
+    x1, x2, t1, t2 = _binary_jvp_args("logaddexp_jvp", primals, tangents)
+    out = logaddexp(x1, x2)
+    out_ = _replace_posinf(out)
+    return out, lax.add(lax.mul(t1, lax.exp(lax.sub(_replace_posinf(x1), out_))),
+                        lax.mul(t2, lax.exp(lax.sub(_replace_posinf(x2), out_))))
+
+
 def hypot(x1: Array, x2: Array, /) -> Array:
     """sqrt(x1**2 + x2**2) without overflow: the larger magnitude times sqrt(1 + r**2), r the
     ratio of the smaller to it (inf if either is inf, even against NaN).
@@ -617,7 +666,20 @@ def signbit(x: Array, /) -> Array:
 
 
 def rint(x: Array, /) -> Array:
-    (x,) = promote_args_inexact("rint", x)
+    """Round half to even. Bool and integers give the default float dtype (float64 with x64,
+    as JAX converts them to float_), complex numbers round both parts.
+
+    >>> import numjax.numpy as jnp
+    >>> rint(jnp.array([0.5, 1.5, -2.5]))
+    Array([ 0.,  2., -2.], dtype=float32)
+    """
+    check_arraylike("rint", x)
+    x = ensure_array(x)
+    dtype = get_aval(x).dtype
+    if dtype.kind in "biu":
+        return lax.convert_element_type(x, dtypes.default_float_dtype())
+    if dtype.kind == "c":
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
     from numjax._src.lax.special import round as lax_round
     if get_aval(x).dtype.kind == "c":  # real and imaginary parts rounded separately
         return lax.complex(lax_round(lax.real(x), 1), lax_round(lax.imag(x), 1))
