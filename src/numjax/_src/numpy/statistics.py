@@ -335,6 +335,9 @@ def _quantile(a: Array, q: Array, axis: Any, method: str, keepdims: bool,
         a = lax.reshape(a, (*keep, int(np.prod(get_aval(a).shape[len(keep):],
                                                 dtype=np.int64))))
     batch, n = get_aval(a).shape[:-1], get_aval(a).shape[-1]
+    if n == 0:
+        _empty_quantile_error(axis, len(a_shape), batch, get_aval(q).shape, keepdims,
+                              squash_nans)
     a_dtype, q_dtype = get_aval(a).dtype, get_aval(q).dtype
     nan = lax._convert_element_type(np.nan, a_dtype)
     if squash_nans:
