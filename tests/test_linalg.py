@@ -493,3 +493,48 @@ def test_triangular_solve_vector_b_on_either_side() -> None:
     batched = L.triangular_solve(jnp.stack([a, 2 * a]), jnp.stack([b, b]), lower=True,
                                  transpose_a=True)
     assert batched.tolist() == [[1.5, 0.875], [0.75, 0.4375]]
+
+
+@pytest.mark.parametrize("a,grad", [
+    # JAX 0.4.30: the gradient of det is the cofactor matrix, finite at singular matrices
+    ([[1.0, 2.0], [2.0, 4.0]], [[4.0, -2.0], [-2.0, 1.0]]),
+    ([[1.0, 2.0], [3.0, 4.0]], [[4.0, -3.0], [-2.0, 1.0]]),
+    ([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [3.0, 6.0, 9.0]], np.zeros((3, 3))),  # rank 1
+    ([[1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.0, 8.0], [0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]],
+     [[4.0, -4.0, -4.0, 4.0], [-2.0, 2.0, 2.0, -2.0], [0.0, 0.0, 0.0, 0.0], [0.0] * 4]),
+    ([[2.0, 1.0, 0.0, 1.0], [1.0, 3.0, 1.0, 0.0], [0.0, 1.0, 4.0, 1.0], [1.0, 0.0, 1.0, 5.0]],
+     [[52.0, -20.0, 8.0, -12.0], [-20.0, 34.0, -10.0, 6.0], [8.0, -10.0, 22.0, -6.0],
+      [-12.0, 6.0, -6.0, 18.0]]),
+])
+def test_det_gradient_is_the_cofactor_matrix(a, grad):
+    a = np.array(a, np.float32)
+    for g in (numjax.grad(jnp.linalg.det), numjax.jit(numjax.grad(jnp.linalg.det))):
+        np.testing.assert_allclose(g(a), grad, rtol=1e-5, atol=1e-5)
+    _, tangent = numjax.jvp(jnp.linalg.det, (a,), (np.ones_like(a),))
+    np.testing.assert_allclose(float(tangent), np.sum(grad), rtol=1e-5, atol=1e-5)
+
+
+def test_det_gradient_batches_and_matches_finite_differences():
+    a = np.array([[[2.0, 1.0], [1.0, 3.0]], [[1.0, 2.0], [2.0, 4.0]]], np.float32)
+    g = numjax.vmap(numjax.grad(jnp.linalg.det))(a)
+    np.testing.assert_allclose(g, [[[3.0, -1.0], [-1.0, 2.0]], [[4.0, -2.0], [-2.0, 1.0]]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(numjax.grad(lambda x: jnp.linalg.det(x).sum())(a), g, rtol=1e-6)
+    from numjax.test_util import check_grads
+    check_grads(jnp.linalg.det, (np.array([[2.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.1, 0.4, 1.5]],
+                                          np.float32),), order=2, modes=("fwd", "rev"),
+                atol=1e-2, rtol=1e-2)
+    assert "custom_jvp_call" in str(numjax.make_jaxpr(jnp.linalg.det)(a[0]))
+
+
+def test_pinv_derivative_at_the_identity():
+    # JAX 0.4.30: d pinv = -dA at the identity, where the SVD's own derivative is undefined
+    jac = numjax.jacobian(jnp.linalg.pinv)(jnp.eye(2, dtype=jnp.float32))
+    np.testing.assert_allclose(jac[0, 1], [[0.0, -1.0], [0.0, 0.0]], atol=1e-6)
+    np.testing.assert_allclose(jac[1, 0], [[0.0, 0.0], [-1.0, 0.0]], atol=1e-6)
+    expected = -np.einsum("ik,lj->ijkl", np.eye(2), np.eye(2))
+    np.testing.assert_allclose(jac, expected, atol=1e-6)
+    from numjax.test_util import check_grads
+    for a in (np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]], np.float32),
+              np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], np.float32)):
+        check_grads(jnp.linalg.pinv, (a,), order=1, modes=("fwd", "rev"), atol=2e-2, rtol=2e-2)

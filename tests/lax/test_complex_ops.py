@@ -78,3 +78,20 @@ def test_errors() -> None:
         lax.real(jnp.zeros(2))
     with pytest.raises(TypeError, match="conj does not accept dtype int32"):
         lax.conj(jnp.int32(1))
+
+
+@pytest.mark.parametrize("tangent,expected", [
+    # JAX 0.4.30: the jvp of abs's vjp at 3+4j (the second derivative of |z|)
+    (1.0 + 0j, 0.12799999 + 0.096j), (1j, -0.096 - 0.072j),
+])
+def test_second_derivative_of_complex_abs(tangent, expected) -> None:
+    z = np.complex64(3 + 4j)
+
+    def vjp_abs(z):
+        return numjax.vjp(lax.abs, z)[1](np.float32(1.0))[0]
+
+    assert complex(vjp_abs(z)) == pytest.approx(0.6 - 0.8j)
+    out = numjax.jvp(vjp_abs, (z,), (np.complex64(tangent),))[1]
+    np.testing.assert_allclose(complex(out), expected, rtol=1e-6, atol=1e-7)
+    # |x| = 0: the first derivative is finite (t conj(0) / 1)
+    assert float(numjax.jvp(lax.abs, (np.complex64(0),), (np.complex64(1),))[1]) == 0.0

@@ -3,6 +3,7 @@ differentiates, vmaps and jits through the decompositions' rules."""
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Sequence
 from functools import reduce
@@ -258,7 +259,9 @@ def slogdet(a: Array, *, method: str | None = None) -> SlogdetResult:
 
 
 def det(a: Array) -> Array:
-    """Determinant: the product of LU's diagonal times the permutation's sign.
+    """Determinant: closed forms for 2x2 and 3x3 matrices, sign * exp(logdet) beyond, as JAX
+    computes it; its derivative is the cofactor matrix (JAX's custom rule), finite at singular
+    matrices.
 
     >>> import numjax.numpy as jnp
     >>> det(jnp.array([[2.0, 1.0], [1.0, 3.0]]))
@@ -266,12 +269,75 @@ def det(a: Array) -> Array:
     """
     (a,) = _inexact("det", a)
     _square("det", a)
-    if a.shape[-1] == 0:
+    return _custom_rules()[0](a)
+
+
+def _det_value(a: Array) -> Array:
+    n = a.shape[-1]
+    if n == 0:
         return jnp.ones(a.shape[:-2], a.dtype)
-    lu_, pivots, _ = lax_linalg.lu(a)
-    swaps = reductions.sum(pivots != jnp.arange(a.shape[-1], dtype=np.int32), axis=-1)
-    parity = (1 - 2 * (swaps % 2)).astype(a.dtype)
-    return parity * reductions.prod(_diag(lu_), axis=-1)
+    if n == 2:
+        return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+    if n == 3:
+        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
+                + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+                + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+                - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+                - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+                - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
+    sign, logdet = slogdet(a)
+    return sign * ufuncs.exp(logdet).astype(sign.dtype)
+
+
+def _det_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (a,), (t,) = primals, tangents
+    value, adj_t = _cofactor_solve(a, t)
+    return value, jnp.trace(adj_t, axis1=-1, axis2=-2)
+
+
+def _cofactor_solve(a: Array, b: Array) -> tuple[Array, Array]:
+    """(det(a), adj(a) @ b), finite for singular `a`: adj(a) = det(a) a^-1 where a is
+    invertible, a rank-one matrix where its rank is n - 1, zero below that. From the LU
+    factors a = P L U: adj(a) b = prod(diag U) U^-1 L^-1 P^T b; dividing by the last pivot
+    u_nn, which is zero at rank n - 1, is avoided by replacing u_nn with 1 / (the product of
+    the other pivots) and scaling every row but the last by det(a) instead."""
+    n = a.shape[-1]
+    if n == 0:
+        return jnp.ones(a.shape[:-2], a.dtype), b
+    if n == 1:
+        return a[..., 0, 0], b
+    lu_, pivots, permutation = lax_linalg.lu(a)
+    batch = np.broadcast_shapes(lu_.shape[:-2], b.shape[:-2])
+    x = jnp.broadcast_to(b, (*batch, *b.shape[-2:]))
+    lu_ = jnp.broadcast_to(lu_, (*batch, *lu_.shape[-2:]))
+    swaps = reductions.sum(pivots != jnp.arange(n, dtype=pivots.dtype), axis=-1)
+    sign = (1 - 2 * (swaps % 2)).astype(a.dtype)
+    partial = jnp.cumprod(_diag(lu_), axis=-1) * sign[..., None]
+    lu_ = lu_.at[..., -1, -1].set(1.0 / partial[..., -2])
+    # Rank below n - 1: even the patched U is singular, and the adjugate is zero.
+    probe = lax_linalg.triangular_solve(lu_, jnp.ones(x.shape[:-1], x.dtype)[..., None],
+                                        left_side=True, lower=False)[..., 0]
+    low_rank = reductions.any(~ufuncs.isfinite(probe), axis=-1)[..., None, None]
+    x = jnp.where(low_rank, jnp.zeros_like(x), x)
+    perm = jnp.broadcast_to(permutation, (*batch, n))
+    x = jnp.take_along_axis(x, perm[..., None], axis=-2)
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    x = jnp.concatenate([x[..., :-1, :] * partial[..., -1, None, None], x[..., -1:, :]],
+                        axis=-2)
+    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=False)
+    return partial[..., -1], jnp.where(low_rank, jnp.zeros_like(x), x)
+
+
+@functools.cache
+def _custom_rules() -> tuple[Any, Any]:
+    """det and pinv as custom_jvp functions, as JAX defines them (built on first use: the
+    custom derivatives live in the api layer above this one)."""
+    from numjax._src.api.custom_derivatives import custom_jvp
+    det_fn = custom_jvp(_det_value)
+    det_fn.defjvp(_det_jvp)
+    pinv_fn = custom_jvp(_pinv_value, nondiff_argnums=(1, 2))
+    pinv_fn.defjvp(_pinv_jvp)
+    return det_fn, pinv_fn
 
 
 def solve(a: Array, b: Array) -> Array:
@@ -321,6 +387,10 @@ def pinv(a: Array, rtol: Array | None = None, hermitian: bool = False, *,
     _at_least_2d("pinv", a)
     if rcond is not None:
         rtol = rcond
+    return _custom_rules()[1](a, rtol, hermitian)
+
+
+def _pinv_value(a: Array, rtol: Array | None, hermitian: bool) -> Array:
     m, n = a.shape[-2:]
     if m == 0 or n == 0:
         return jnp.zeros((*a.shape[:-2], n, m), a.dtype)
@@ -332,6 +402,31 @@ def pinv(a: Array, rtol: Array | None = None, hermitian: bool = False, *,
     cutoff = rtol[..., None] * reductions.max(s, axis=-1, keepdims=True)
     s_inv = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0).astype(a.dtype)
     return jnp.matmul(_H(vh) * s_inv[..., None, :], _H(u))
+
+
+def _pinv_jvp(rtol: Array | None, hermitian: bool, primals: tuple[Array],
+              tangents: tuple[Array]) -> tuple[Array, Array]:
+    """JAX's rule (Golub and Pereyra, 1973): dP = -P dA P + P P^H dA^H (I - A P)
+    + (I - P A) dA^H P^H P, finite where the SVD's derivative is not (repeated singular
+    values: at the identity dP = -dA)."""
+    (a,), (da,) = primals, tangents
+    p = _pinv_value(a, rtol, hermitian)
+    if hermitian:  # the SVD symmetrizes its input, and so must the derivative
+        a, da = _symmetrize(a), _symmetrize(da)
+    m, n = a.shape[-2:]
+    if m >= n:
+        s = (p @ _H(p)) @ _H(da)
+        t = (_H(da) @ _H(p)) @ p
+        dp = -(p @ da) @ p + s - (s @ a) @ p + t - (p @ a) @ t
+    else:
+        s = p @ (_H(p) @ _H(da))
+        t = _H(da) @ (_H(p) @ p)
+        dp = -p @ (da @ p) + s - s @ (a @ p) + t - p @ (a @ t)
+    return p, dp
+
+
+def _symmetrize(x: Array) -> Array:
+    return (x + _H(x)) / 2
 
 
 def lstsq(a: Array, b: Array, rcond: float | None = None, *,

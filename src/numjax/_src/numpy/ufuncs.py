@@ -365,7 +365,9 @@ def trunc(x: Array, /) -> Array:
 def isfinite(x: Array, /) -> Array:
     (x,) = promote_args("isfinite", x)
     dt = get_aval(x).dtype
-    if dt.kind in "fc" or dt == dtypes.bfloat16:
+    if dt.kind == "c":  # both parts finite
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    if dt.kind == "f" or dt == dtypes.bfloat16:
         return lax.is_finite(x)
     return lax.full_like(x, True, _BOOL)
 
