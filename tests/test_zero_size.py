@@ -174,6 +174,13 @@ CASES: list[Row] = [
     ("resize_to_empty", "lambda x: jnp.resize(x, (2, 0))", ("np.arange(3, dtype=np.int32)",)),
     ("vmap_trim_zeros_of_resize_to_empty", "lambda x: numjax.vmap(lambda a: jnp.trim_zeros("
      "jnp.ravel(jnp.resize(a, (0,)))))(x)", ("np.ones((2, 3), np.int32)",)),
+    # ---- nonzero with a size: zeros for an empty input, whatever the fill value (as JAX)
+    ("nonzero_empty_size_fill", "lambda x: jnp.nonzero(x, size=3, fill_value=-1)", (E0,)),
+    ("nonzero_empty_columns_size", "lambda x: jnp.nonzero(x, size=2, fill_value=(1, 2, 3))",
+     (E30,)),
+    ("argwhere_empty_size_fill", "lambda x: jnp.argwhere(x, size=2, fill_value=7)", (E30,)),
+    ("where_empty_size_fill", "lambda x: jnp.where(x, size=2, fill_value=7)", (E0,)),
+    ("nonzero_size_0_fill", "lambda x: jnp.nonzero(x, size=0, fill_value=-1)", (X3,)),
     # ---- max/min over empty axes: the reduction's identity (complex: -inf + 0j)
     ("max_complex_empty_axes", "lambda x: jnp.max(x, axis=(0, -1))",
      ("np.zeros((2, 0, 3), np.complex64)",)),
@@ -685,6 +692,18 @@ EXPECTED: dict[str, Any] = {
          ('raise', 'ConcretizationTypeError',
           'Abstract tracer value encountered where concrete value is expected: traced array with '
           'shape int32[0].')),
+    'nonzero_empty_size_fill':
+        (('ok', [((3,), 'int32', False, [0, 0, 0])]), ('ok', [((3,), 'int32', False, [0, 0, 0])])),
+    'nonzero_empty_columns_size':
+        (('ok', [((2,), 'int32', False, [0, 0]), ((2,), 'int32', False, [0, 0])]),
+         ('ok', [((2,), 'int32', False, [0, 0]), ((2,), 'int32', False, [0, 0])])),
+    'argwhere_empty_size_fill':
+        (('ok', [((2, 2), 'int32', False, [[0, 0], [0, 0]])]),
+         ('ok', [((2, 2), 'int32', False, [[0, 0], [0, 0]])])),
+    'where_empty_size_fill':
+        (('ok', [((2,), 'int32', False, [0, 0])]), ('ok', [((2,), 'int32', False, [0, 0])])),
+    'nonzero_size_0_fill':
+        (('ok', [((0,), 'int32', False, [])]), ('ok', [((0,), 'int32', False, [])])),
     'max_complex_empty_axes':
         (('ok', [((0,), 'complex64', False, [])]), ('ok', [((0,), 'complex64', False, [])])),
     'min_complex_empty_axis_initial':

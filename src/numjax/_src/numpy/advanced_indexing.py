@@ -494,6 +494,10 @@ def nonzero(a: Array, *, size: int | None = None,
     if aval.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
                          "jnp.atleast_1d(scalar).nonzero() instead.")
+    if aval.size == 0 and size is not None:
+        # As JAX: `size` zeros per dimension, whatever the fill value (nothing is checked).
+        n = operator.index(size)
+        return tuple(lax.full((n,), 0, _index_dtype()) for _ in aval.shape)
     fills = _fill_values(fill_value, aval.ndim)
     value = _concrete(a)
     if value is not None:

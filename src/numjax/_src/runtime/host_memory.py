@@ -142,9 +142,10 @@ def oversized(avals: Any) -> int:
     limit = physical_memory()
     for aval in avals:
         shape = getattr(aval, "shape", None)
-        if shape is None:
+        itemsize = getattr(getattr(aval, "dtype", None), "itemsize", None)
+        if shape is None or itemsize is None:  # not an array (a token, a key's extended type)
             continue
-        nbytes = int(np.prod(shape, dtype=object)) * aval.dtype.itemsize
+        nbytes = int(np.prod(shape, dtype=object)) * itemsize
         if nbytes > limit:
             return nbytes
     return 0
