@@ -122,3 +122,14 @@ def test_error_categories() -> None:
                                    | checkify.float_checks)
     with pytest.raises(NotImplementedError, match="NaNError"):
         checkify.checkify(f, errors=checkify.nan_checks)
+
+
+def test_check_in_a_loop_body_is_not_functionalized() -> None:
+    # A deliberate difference (docs/differences.md): JAX threads the error through the scan
+    # and reports 'neg (`check` failed)'; numjax's checkify records checks on its own trace.
+    def body(c, x):  # type: ignore[no-untyped-def]
+        checkify.check(x > 0, "neg")
+        return c + x, None
+
+    with pytest.raises(ValueError, match="Cannot abstractly evaluate a checkify.check"):
+        checkify.checkify(lambda xs: numjax.lax.scan(body, 0.0, xs)[0])(jnp.array([1.0, -1.0]))

@@ -289,3 +289,12 @@ def test_private_core_names() -> None:
 
     assert private_core.ShapedArray is core.ShapedArray
     assert core.Atom == core.Var | core.Literal
+
+
+def test_lower_fun_primitive_runs_eagerly_without_an_impl() -> None:
+    # A deliberate difference (docs/differences.md): JAX raises NotImplementedError
+    # "Evaluation rule for 'double' not implemented" outside jit; numjax runs the lowering.
+    double_p = core.Primitive("double")
+    double_p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(double_p, mlir.lower_fun(lambda x: x * 2, multiple_results=False))
+    np.testing.assert_array_equal(double_p.bind(jnp.arange(3.0)), [0.0, 2.0, 4.0])
