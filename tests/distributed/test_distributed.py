@@ -53,6 +53,8 @@ COLLECTIVES = [
     ("psum_scatter", lambda v: lax.psum_scatter(v[:1].repeat(G, 0), "i")),
     ("all_to_all", lambda v: lax.all_to_all(v[:1].repeat(G, 0), "i", 0, 0)),
     ("psum_int", lambda v: lax.psum((v * 10).astype(np.int32), "i")),
+    ("psum_scalar", lambda v: lax.psum(v.sum(), "i")),
+    ("pmean_scalar", lambda v: lax.pmean(v[0], "i")),
     ("psum_bf16", lambda v: lax.psum(v.astype(jax.numpy.bfloat16), "i")),
     ("psum_groups", lambda v: lax.psum(v, "i", axis_index_groups=[list(range(0, G, 2)),
                                                                    list(range(1, G, 2))])

@@ -108,7 +108,7 @@ class Communicator:
             return
         if self._reduce is not None:
             # One local device: its value is the send buffer as it is (MPI only reads it).
-            total = np.ascontiguousarray(slots[0]) if len(slots) == 1 else \
+            total = _contiguous(slots[0]) if len(slots) == 1 else \
                 _local_reduce(slots, self._reduce)
             if total.dtype.kind in "biufc" and total.dtype.itemsize in (1, 2, 4, 8, 16) \
                     and total.dtype.name not in ("float16", "bfloat16"):
@@ -171,6 +171,12 @@ def _each_group(comm: Communicator, axes: Sequence[Hashable], index_groups: Grou
 
 
 _REDUCERS = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def _contiguous(value: Any) -> Any:
+    """`value` as a C-contiguous array of its own shape (0-d stays 0-d)."""
+    array = np.asarray(value)
+    return array if array.flags.c_contiguous else array.copy()
 
 
 def _local_reduce(values: list[Any], op: str) -> Any:
