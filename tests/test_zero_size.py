@@ -1047,3 +1047,16 @@ def test_zero_size_where_jax_fails(name: str, src: str, specs: tuple[str, ...], 
 def test_every_case_has_jax_expectations() -> None:
     assert sorted(EXPECTED) == sorted(c[0] for c in CASES)
     assert len({c[0] for c in CASES}) == len(CASES)
+
+
+def test_eager_slice_checks_as_under_jit() -> None:
+    # JAX 0.4.30 runs an eager unit-stride slice as a clamping dynamic_slice ("slice slice_sizes
+    # must be greater than or equal to zero, got slice_sizes of (-1,)."); numjax raises the
+    # traced slice's text in both modes (docs/differences.md).
+    x = jnp.arange(3.0)
+    for fn in (lax.slice, numjax.jit(lax.slice, static_argnums=(1, 2))):
+        with pytest.raises(TypeError, match=r"^slice limit_indices must be greater than or "
+                           r"equal to start_indices, got start_indices \(2,\) and "
+                           r"limit_indices \(1,\)\."):
+            fn(x, (2,), (1,))
+
