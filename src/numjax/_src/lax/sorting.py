@@ -195,16 +195,15 @@ def _top_k_kernel(x: Any, *, k: int) -> list[Any]:
 
 @top_k_p.def_abstract_eval
 def _top_k_abstract_eval(x: ShapedArray, *, k: int) -> list[ShapedArray]:
-    if x.ndim == 0:
-        raise TypeError(f"top_k operand must have >= 1 dimension, got {x.shape}")
+    if x.dtype.kind == "c":
+        raise ValueError("top_k is not compatible with complex inputs.")
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    if x.ndim == 0:
+        raise TypeError(f"top_k operand must have >= 1 dimension, got {x.shape}")
     if x.shape[-1] < k:
         raise ValueError("k argument to top_k must be no larger than minor dimension; "
                          f"{k} vs {list(x.shape)}")
-    if x.dtype.kind == "c":
-        raise TypeError(f"top_k does not accept dtype {x.dtype.name}: complex numbers are not "
-                        "ordered.")
     shape = (*x.shape[:-1], k)
     return [ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, np.dtype(np.int32))]
 

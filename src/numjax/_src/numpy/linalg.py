@@ -527,7 +527,8 @@ def matrix_rank(M: Array, rtol: Array | None = None, *, tol: Array | None = None
         cutoff = creation.asarray(rtol, s.dtype)[..., None]
         if tol is None:
             cutoff = cutoff * reductions.max(s, axis=-1, keepdims=True)
-    return reductions.sum(s > cutoff, axis=-1).astype(np.int32)
+    # The count is jnp.sum's default integer (int64 with x64), as in JAX.
+    return reductions.sum(s > cutoff, axis=-1)
 
 
 # ---- norms ---------------------------------------------------------------------------------

@@ -405,6 +405,8 @@ def interp(x: Array, xp: Array, fp: Array, left: Any = None, right: Any = None,
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
     from numjax._src.numpy.util import promote_dtypes_inexact
     x, xp, fp = promote_dtypes_inexact(x, xp, fp)
+    if get_aval(x).dtype.kind == "c":
+        raise ValueError("jnp.interp: complex x values not supported.")
     if period is not None:
         per = lax.abs(_const(x, period))
         x = ufuncs.remainder(x, per)

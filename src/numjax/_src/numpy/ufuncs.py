@@ -22,6 +22,7 @@ from numjax._src.lax import lax
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,
+    lax_const,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
@@ -626,7 +627,9 @@ def hypot(x1: Array, x2: Array, /) -> Array:
     ratio = lax.div(small, lax.select(zero, lax.full_like(big, 1), big))
     out = lax.mul(big, lax.sqrt(lax.add(lax.full_like(big, 1), lax.square(ratio))))
     out = lax.select(zero, big, out)
-    return lax.select(any_inf, lax.full_like(out, np.inf), out)
+    # JAX's infinity is lax._const-typed: the result of a weak array is strong.
+    inf_out = lax.broadcast_in_dim(lax_const(out, np.inf), get_aval(out).shape, ())
+    return lax.select(any_inf, inf_out, out)
 
 
 def deg2rad(x: Array, /) -> Array:

@@ -20,17 +20,12 @@ from numjax._src.lax import lax
 from numjax._src.lax import structural as st
 from numjax._src.lax.rules import FLOAT, elementwise_primitive, upcast_kernel
 from numjax._src.numpy.manipulation import _concrete_or_error
-from numjax._src.numpy.util import promote_args_inexact
+from numjax._src.numpy.util import lax_const, promote_args_inexact
 
 Array = Any
 
 
-def _const(x: Array, value: Any) -> Array:
-    """`value` in x's dtype, typed as JAX's `lax._const` types it: weak only when x is a weak
-    scalar (a Python scalar's stand-in); a weakly typed array gets a strong constant, so
-    results computed from it are strong, as in JAX."""
-    aval = get_aval(x)
-    return lax._convert_element_type(value, aval.dtype, aval.weak_type and aval.ndim == 0)
+_const = lax_const  # JAX's lax._const typing (weak only for weak scalars)
 
 
 # ---- gamma family --------------------------------------------------------------------------
