@@ -281,7 +281,7 @@ def test_adding_or_multiplying_into_booleans_is_refused(combine, name):
     b = numjax.numpy.array([True, False, True])
     with pytest.raises(TypeError, match=f"^{name} does not accept dtype bool at position 0. "
                                         "Accepted dtypes at position 0 are subtypes of integer, "
-                                        "floating, complexfloating.$"):
+                                        "complexfloating, floating.$"):
         getattr(b.at[0], combine)(True)
     np.testing.assert_array_equal(b.at[0].max(False), [True, False, True])
     np.testing.assert_array_equal(b.at[0].set(False), [False, False, True])

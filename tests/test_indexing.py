@@ -285,3 +285,45 @@ def test_traced_masks_on_0d_and_complex_arrays_are_not_concrete(fn, aval):
     with pytest.raises(numjax.errors.NonConcreteBooleanIndexError) as info:
         numjax.jit(fn)(jnp.array(5.0), jnp.array(True))
     assert str(info.value).startswith(f"Array boolean indices must be concrete; got {aval}\n")
+
+
+@pytest.mark.parametrize("fn,expected,dtype", [
+    # JAX 0.4.30: the update runs in the promoted dtype and is cast back, with a FutureWarning
+    (lambda: jnp.array([10, 8, 12, 10], jnp.uint32).at[jnp.array([0, 1, 2, 3])].multiply(0.5),
+     [5, 4, 6, 5], "uint32"),
+    (lambda: jnp.array([10, 8, 12, 10]).at[jnp.array([0, 1])].multiply(2.7),
+     [27, 21, 12, 10], "int32"),
+    (lambda: jnp.array([10, 8, 12, 10]).at[jnp.array([0, 1])].add(2.7), [12, 10, 12, 10],
+     "int32"),
+    (lambda: jnp.array([False, False, False]).at[0].multiply(2), [False, False, False], "bool"),
+    (lambda: jnp.array([True, False, False]).at[0].divide(1), [1.0, 0.0, 0.0], "float32"),
+    (lambda: jnp.array([False, False, False]).at[0].power(2), [0, 0, 0], "int32"),
+])
+def test_updates_of_another_dtype_are_promoted_then_cast_back(fn, expected, dtype):
+    with pytest.warns(FutureWarning, match="^scatter inputs have incompatible types: cannot "
+                                           "safely cast value from dtype="):
+        out = fn()
+    assert out.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_safe_updates_do_not_warn():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = jnp.array([1, 2], jnp.int8).at[0].add(3)
+        assert out.dtype == np.int8 and out.tolist() == [4, 2]
+        assert jnp.zeros(2).at[1].set(1).tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("fn,result", [("sin", "f32"), ("astype", "i32")])
+def test_at_apply_must_keep_the_dtype(fn, result):
+    x = jnp.array([6, 5, 4]) if fn == "sin" else jnp.array([6.0, 5.0, 4.0])
+    func = jnp.sin if fn == "sin" else (lambda v: v.astype(jnp.int32))
+    operand = "i32" if fn == "sin" else "f32"
+    for f in (lambda x: x.at[0].apply(func), numjax.jit(lambda x: x.at[0].apply(func))):
+        with pytest.raises(ValueError, match="^Cannot lower jaxpr with verifier errors:\n\tThe "
+                           "type of reduction-region's parameter at index 0 is different than "
+                           f"the corresponding result type: 'tensor<{operand}>' vs "
+                           f"'tensor<{result}>'"):
+            f(x)

@@ -154,3 +154,43 @@ def test_shift_errors(fn, message):
     with pytest.raises(TypeError) as info:
         fn()
     assert str(info.value) == message
+
+
+def test_select_reads_conditions_as_booleans():
+    v = jnp.array([-2.93, -0.75])
+    # JAX 0.4.30: nonzero conditions are true
+    np.testing.assert_allclose(jnp.select([v, v < 1], [v, v], 1), [-2.93, -0.75])
+    np.testing.assert_allclose(jnp.select([jnp.array([0, 2])], [v], 1), [1.0, -0.75])
+
+
+def test_nextafter_has_no_derivative():
+    with pytest.raises(NotImplementedError,
+                       match="^Differentiation rule for 'nextafter' not implemented(\n|$)"):
+        numjax.grad(lambda x: jnp.nextafter(x, 2.0))(1.0)
+
+
+def test_custom_jvp_rules_get_integer_zeros_for_integer_inputs():
+    # JAX 0.4.30 hands a custom rule zeros of an integer input's own dtype, not float0
+    import numjax.scipy.special as jsp
+    a = np.float32(-1.85)
+    for x in (np.uint32(3), np.int32(3)):
+        for grad in (numjax.grad, lambda f: numjax.jit(numjax.grad(f))):
+            g = grad(lambda a, x=x: jsp.xlogy(x, a))(a)
+            np.testing.assert_allclose(g, -1.6216216, rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn,dtype,weak", [
+    (lambda: jnp.fft.fftn(0.5), "complex64", True),
+    (lambda: jnp.fft.fftn(jnp.float32(0.5)), "complex64", False),
+    (lambda: jnp.fft.ifftn(jnp.float32(0.5)), "complex64", False),
+])
+def test_fft_of_a_0d_value_is_complex(fn, dtype, weak):
+    out = fn()
+    assert out.dtype == np.dtype(dtype) and out.weak_type == weak and complex(out) == 0.5
+
+
+def test_tri_defaults_to_float32_under_x64():
+    from numjax._src.config import enable_x64
+    with enable_x64(True):
+        assert jnp.tri(3, k=-1).dtype == np.float32
+        assert jnp.tri(2, dtype=int).dtype == np.int64

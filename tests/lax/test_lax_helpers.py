@@ -66,3 +66,33 @@ def test_squeeze_and_expand_dims_check_their_axes(fn, error, message):
     assert str(info.value) == message
     assert lax.squeeze(jnp.ones((1, 2, 1)), (-1,)).shape == (1, 2)
     assert lax.expand_dims(jnp.ones(2), (-1,)).shape == (2, 1)
+
+
+_B = np.array([True])
+_F = np.array([1.5], np.float32)
+
+
+@pytest.mark.parametrize("fn,message", [
+    # JAX 0.4.30's texts (accepted types in its order; n-ary operations name the position)
+    (lambda: lax.add(_B, _B), "add does not accept dtype bool at position 0. Accepted dtypes at "
+     "position 0 are subtypes of integer, complexfloating, floating."),
+    (lambda: lax.mul(_B, _B), "mul does not accept dtype bool at position 0. Accepted dtypes at "
+     "position 0 are subtypes of integer, complexfloating, floating."),
+    (lambda: lax.neg(_B), "neg does not accept dtype bool. Accepted dtypes are subtypes of "
+     "integer, complexfloating, floating."),
+    (lambda: lax.integer_pow(_B, 2), "integer_pow does not accept dtype bool. Accepted dtypes "
+     "are subtypes of integer, complexfloating, floating."),
+    (lambda: lax.pow(_B, _B), "pow does not accept dtype bool at position 0. Accepted dtypes at "
+     "position 0 are subtypes of floating, complexfloating."),
+    (lambda: lax.abs(_B), "abs does not accept dtype bool. Accepted dtypes are subtypes of "
+     "floating, complexfloating, signedinteger."),
+    (lambda: lax.bitwise_and(_F, _F), "and does not accept dtype float32 at position 0. "
+     "Accepted dtypes at position 0 are subtypes of integer, bool_."),
+    (lambda: lax.lt(_F.astype(np.complex64), _F.astype(np.complex64)), "lt does not accept "
+     "dtype complex64 at position 0. Accepted dtypes at position 0 are subtypes of integer, "
+     "bool_, floating."),
+])
+def test_dtype_errors_as_jax_words_them(fn, message):
+    with pytest.raises(TypeError) as info:
+        fn()
+    assert str(info.value) == message

@@ -25,7 +25,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from numjax._src import traceback_util
+from numjax._src import dtypes, traceback_util
 from numjax._src.api.custom_primitives import (
     const_dependence,
     custom_jvp_call_p,
@@ -405,7 +405,10 @@ class custom_jvp(_CustomFunction):  # noqa: N801 (JAX's name)
             if symbolic:
                 tangents = [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
             else:
-                tangents = [ad.instantiate_zeros(t) for t in tangents]
+                # As JAX: an integer input's (float0) tangent reaches the rule as zeros of the
+                # input's own dtype, so arithmetic on it works (xlogy of an int x).
+                tangents = [_replace_float0(p, ad.instantiate_zeros(t))
+                            for p, t in zip(primals, tangents, strict=True)]
             p_tree = tree_unflatten(in_tree, primals)
             t_tree = tree_unflatten(in_tree, tangents)
             assert user_jvp is not None
@@ -431,6 +434,12 @@ class custom_jvp(_CustomFunction):  # noqa: N801 (JAX's name)
             return out_flat, t_flat
 
         return fun, jvp_flat, store
+
+
+def _replace_float0(primal: Any, tangent: Any) -> Any:
+    if get_aval(tangent).dtype != dtypes.float0:
+        return tangent
+    return ad.zeros_like_aval(get_aval(primal))
 
 
 def _check_tangent_avals(outs: Sequence[Any], tangents: Sequence[Any]) -> None:

@@ -64,9 +64,11 @@ def checked(fun: F) -> F:
             return fun(*args, **kwargs)
         mark = len(_state.finished)
         site = _user_position(sys._getframe(1))
-        out = fun(*args, **kwargs)
-        finished = _state.finished[mark:]
-        del _state.finished[mark:]
+        try:
+            out = fun(*args, **kwargs)
+        finally:
+            finished = _state.finished[mark:]
+            del _state.finished[mark:]
         for ref in finished:
             _check(ref, site)
         return out

@@ -25,8 +25,8 @@ from numjax._src.lax.rules import (
     FLOAT_OR_COMPLEX,
     INT,
     INT_OR_BOOL,
-    NUMBER,
     NUMBER_NOT_COMPLEX,
+    NUMERIC,
     SIGNED_OR_FLOAT_OR_COMPLEX,
     binary,
     to_bool,
@@ -173,16 +173,16 @@ def _pow_kernel(x: Any, y: Any) -> Any:
 
 # ---- arithmetic ----------------------------------------------------------------------------
 
-neg_p = unary("neg", np.negative, NUMBER)
-sign_p = unary("sign", _sign_kernel, NUMBER)
+neg_p = unary("neg", np.negative, NUMERIC)
+sign_p = unary("sign", _sign_kernel, NUMERIC)
 floor_p = unary("floor", np.floor, FLOAT)
 ceil_p = unary("ceil", np.ceil, FLOAT)
 is_finite_p = unary("is_finite", np.isfinite, FLOAT, to_bool)
 abs_p = unary("abs", np.abs, SIGNED_OR_FLOAT_OR_COMPLEX, to_real)
-add_p = binary("add", np.add, NUMBER)
-sub_p = binary("sub", np.subtract, NUMBER)
-mul_p = binary("mul", np.multiply, NUMBER)
-div_p = binary("div", _div_kernel, NUMBER)
+add_p = binary("add", np.add, NUMERIC)
+sub_p = binary("sub", np.subtract, NUMERIC)
+mul_p = binary("mul", np.multiply, NUMERIC)
+div_p = binary("div", _div_kernel, NUMERIC)
 rem_p = binary("rem", _rem_kernel, NUMBER_NOT_COMPLEX)
 max_p = binary("max", _max_kernel, ANY)
 min_p = binary("min", _min_kernel, ANY)
@@ -192,7 +192,7 @@ pow_p = binary("pow", _pow_kernel, FLOAT_OR_COMPLEX)
 @pow_p.def_abstract_eval
 def _pow_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     # As in JAX: an inexact base, and an exponent of the same dtype or of any integer dtype.
-    rules.check_dtype("pow", x.dtype, FLOAT_OR_COMPLEX)
+    rules.check_dtype("pow", x.dtype, FLOAT_OR_COMPLEX, 0)
     if x.dtype != y.dtype and not dtypes.issubdtype(y.dtype, np.integer):
         raise TypeError(
             "the first argument to pow must have an inexact dtype (float or complex), and the "
@@ -227,7 +227,7 @@ atanh_p = unary("atanh", np.arctanh, FLOAT_OR_COMPLEX)
 sqrt_p = unary("sqrt", np.sqrt, FLOAT_OR_COMPLEX)
 rsqrt_p = unary("rsqrt", _rsqrt, FLOAT_OR_COMPLEX)
 cbrt_p = unary("cbrt", np.cbrt, FLOAT)
-square_p = unary("square", np.square, NUMBER)
+square_p = unary("square", np.square, NUMERIC)
 
 # ---- comparisons and logic -----------------------------------------------------------------
 
@@ -247,10 +247,17 @@ shift_right_logical_p = binary("shift_right_logical", _shift_right_logical, INT)
 
 # Piecewise-constant functions: their derivative is zero wherever it exists.
 for _p in (floor_p, ceil_p, is_finite_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, not_p, and_p,
-           or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p,
-           nextafter_p, sign_p):
+           or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p, sign_p):
     ad.defjvp_zero(_p)
 del _p
+
+
+def _nextafter_jvp(primals: Any, tangents: Any) -> Any:
+    # JAX 0.4.30 defines no derivative for nextafter (a tangent reaching it is an error).
+    raise NotImplementedError("Differentiation rule for 'nextafter' not implemented")
+
+
+nextafter_p.def_jvp(_nextafter_jvp)
 
 # integer_pow: x ** y for a static integer y (what `x ** 2` lowers to).
 integer_pow_p = Primitive("integer_pow")
@@ -276,7 +283,7 @@ def _integer_pow_kernel(x: Any, *, y: int) -> Any:
     return acc.copy() if acc is x else acc
 
 
-_integer_pow_elementwise = rules.elementwise_abstract_eval("integer_pow", [NUMBER])
+_integer_pow_elementwise = rules.elementwise_abstract_eval("integer_pow", [NUMERIC])
 
 
 @integer_pow_p.def_abstract_eval

@@ -226,9 +226,9 @@ def fft(x: Array, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Array:
     else:
         target = dtypes.to_complex_dtype(dtype)
     target = dtypes.canonicalize_dtype(target)
+    lengths = tuple(int(n) for n in fft_lengths)
+    if not lengths:  # no transform: only the promotion, which keeps a weak type
+        return st._convert_element_type(x, target, dtypes.is_weakly_typed(x))
     if dtype != target or dtypes.is_weakly_typed(x):
         x = st.convert_element_type(x, target)
-    lengths = tuple(int(n) for n in fft_lengths)
-    if not lengths:
-        return x
     return fft_p.bind(x, fft_type=typ, fft_lengths=lengths)

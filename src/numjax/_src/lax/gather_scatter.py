@@ -598,8 +598,8 @@ def _make_scatter(name: str, combine: np.ufunc | None) -> Primitive:
             # The combiner is an add or mul computation, which takes no booleans (JAX's text).
             if operand.dtype == np.bool_:
                 raise TypeError(f"{combiner} does not accept dtype bool at position 0. Accepted "
-                                "dtypes at position 0 are subtypes of integer, floating, "
-                                "complexfloating.")
+                                "dtypes at position 0 are subtypes of integer, complexfloating, "
+                                "floating.")
             return _scatter_abstract_eval(operand, *args, **params)
 
         p.def_abstract_eval(abstract_eval)
@@ -733,7 +733,15 @@ def scatter_apply(operand: Array, scatter_indices: Array, func: Callable[[Array]
     def apply_once(x: Any) -> Any:
         current = _gather_like_updates(x, scatter_indices, update_shape, dn, parsed,
                                        fill_value=None)
-        return _scatter_bind(scatter_p, x, scatter_indices, func(current), dn,
+        updated = func(current)
+        if get_aval(updated).dtype != get_aval(current).dtype:
+            # XLA's scatter combiner must keep the operand's type (JAX fails to lower it).
+            raise ValueError(
+                "Cannot lower jaxpr with verifier errors:\n\tThe type of reduction-region's "
+                "parameter at index 0 is different than the corresponding result type: "
+                f"'tensor<{_hlo_type(get_aval(current).dtype)}>' vs "
+                f"'tensor<{_hlo_type(get_aval(updated).dtype)}>'")
+        return _scatter_bind(scatter_p, x, scatter_indices, updated, dn,
                              indices_are_sorted, unique_indices, parsed)
 
     if unique_indices:
@@ -765,6 +773,18 @@ def scatter_apply(operand: Array, scatter_indices: Array, func: Callable[[Array]
         return lax.add(k, np.int32(1)), lax.select(lax.gt(hits, k), apply_once(x), x)
 
     return while_loop(lambda carry: lax.lt(carry[0], rounds), body, (np.int32(0), operand))[1]
+
+
+def _hlo_type(dtype: np.dtype) -> str:
+    """The MLIR spelling of an element type (f32, ui8, i1, complex<f32>) in XLA's messages."""
+    if dtype == np.bool_:
+        return "i1"
+    if dtype.kind == "c":
+        return f"complex<f{dtype.itemsize * 4}>"
+    if dtype == np.dtype(dtypes.bfloat16):
+        return "bf16"
+    prefix = {"f": "f", "i": "i", "u": "ui"}.get(dtype.kind, dtype.name)
+    return f"{prefix}{dtype.itemsize * 8}"
 
 
 def _concrete_value(x: Any) -> np.ndarray | None:

@@ -25,12 +25,14 @@ FLOAT = _FLOAT
 FLOAT_OR_COMPLEX = _FLOAT + _COMPLEX
 INT = _INT
 INT_OR_BOOL = _INT + _BOOL
-SIGNED_OR_FLOAT_OR_COMPLEX = (np.signedinteger,) + _FLOAT + _COMPLEX
+SIGNED_OR_FLOAT_OR_COMPLEX = _FLOAT + _COMPLEX + (np.signedinteger,)
+# The numeric types of arithmetic (np.number), spelled out as JAX's errors list them.
+NUMERIC = _INT + _COMPLEX + _FLOAT
 NUMBER_NOT_COMPLEX = _INT + _FLOAT
 # In the order JAX names them in its errors ("subtypes of integer, bool, floating").
 ANY_NOT_COMPLEX = _INT + _BOOL + _FLOAT
 
-_TYPE_NAMES = {np.bool_: "bool", np.number: "number", np.integer: "integer",
+_TYPE_NAMES = {np.bool_: "bool_", np.number: "number", np.integer: "integer",
                np.floating: "floating", np.complexfloating: "complexfloating",
                np.signedinteger: "signedinteger", np.unsignedinteger: "unsignedinteger"}
 

@@ -11,6 +11,7 @@ one code path for every index form, with out-of-bounds positions dropped.
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -454,11 +455,23 @@ def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Ar
     from numjax._src.numpy.util import ensure_array
     x = ensure_array(x)
     aval = get_aval(x)
+    values = ensure_array(values)
+    values_dtype = get_aval(values).dtype
+    if values_dtype != aval.dtype and dtypes.result_type(values, aval.dtype) != aval.dtype:
+        from numjax._src import config
+        warnings.warn(
+            "scatter inputs have incompatible types: cannot safely cast value from "
+            f"dtype={values_dtype} to dtype={aval.dtype} with "
+            f"jax_numpy_dtype_promotion={config.numpy_dtype_promotion.value!r}. In future JAX "
+            "releases this will result in an error.", FutureWarning, stacklevel=4)
     positions, parsed = _flat_positions(x, index, mode)
     target = get_aval(positions).shape[:-1]
     if 0 in target:
         return x  # nothing indexed: as JAX, `x` itself, whatever the values
-    values = lax._convert_element_type(ensure_array(values), aval.dtype, aval.weak_type)
+    # As JAX: the update runs in the promoted dtype and its result is cast back, so
+    # int32 x.at[i].multiply(0.5) halves (10 -> 5) rather than multiplying by int(0.5) == 0.
+    from numjax._src.numpy.util import promote_dtypes
+    x, values = promote_dtypes(x, values)
     if transfer_guard._in_use:
         _guard_index_constants(index)
     vshape = get_aval(values).shape
@@ -472,7 +485,7 @@ def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Ar
     out = scatter(flat, positions, values, _FLAT_DNUMS,
                   indices_are_sorted=indices_are_sorted or basic,
                   unique_indices=unique_indices or basic, mode=parsed)
-    return lax.reshape(out, aval.shape)
+    return lax._convert_element_type(lax.reshape(out, aval.shape), aval.dtype, aval.weak_type)
 
 
 # ---- nonzero -------------------------------------------------------------------------------

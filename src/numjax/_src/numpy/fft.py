@@ -82,7 +82,7 @@ def _fft_core(func_name: str, fft_type: FftType, a: Array, s: Sequence[int] | No
             lengths += (max(0, 2 * (arr.shape[axes[-1]] - 1)),)
     else:
         lengths = tuple(arr.shape[ax] for ax in axes)
-    out = lax_fft(arr, fft_type, lengths) if axes else arr
+    out = lax_fft(arr, fft_type, lengths)  # no axes too: the dtype still changes, as in JAX
     factor = _norm_factor(lengths, func_name, norm)
     if factor != 1.0:
         out = ew.mul(out, np.array(factor, get_aval(out).dtype))

@@ -26,7 +26,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
            [1, 1]], dtype=int32)
     """
     M = N if M is None else M
-    dtype = _dtype(dtype, "tri") or dtypes.default_float_dtype()
+    dtype = _dtype(dtype, "tri") or np.dtype(np.float32)  # JAX: float32, also under x64
     # JAX adds k to an iota op by op: k is placed on the device.
     transfer_guard.library_constant(k, np.int32)
     return lax.convert_element_type(_tri_mask(N, M, k), dtype)

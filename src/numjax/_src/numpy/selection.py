@@ -47,9 +47,9 @@ def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Any 
         from numjax._src.numpy.shape import broadcast_arrays
         broadcast_arrays(False, *condlist)  # JAX broadcasts the conditions first: its errors
         raise
-    for c in conds:
-        if get_aval(c).dtype != np.bool_:
-            raise TypeError(f"condlist must be a list of boolean arrays, got {get_aval(c)}")
+    # JAX reads each condition as booleans (nonzero is true).
+    conds = [c if get_aval(c).dtype == np.bool_ else lax.ne(c, lax.full_like(c, 0))
+             for c in conds]
     out = choices[0]
     # Earlier conditions win: apply them last.
     for c, v in reversed(list(zip(conds, choices[1:], strict=True))):
