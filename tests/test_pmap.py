@@ -442,6 +442,33 @@ def test_pmap_compiles_once_per_signature() -> None:
         assert f._cache_size() == 2
 
 
+def test_numpy_arguments_reuse_the_compiled_call() -> None:
+    """NumPy arguments take the same cached call as Arrays: each call gives the new values,
+    the dtype is canonicalized (float64 under x32), and nothing is traced twice."""
+    with cpu_devices(2):
+        f = jax.pmap(lambda v: lax.psum(v, "i"), "i")
+        for k in range(3):
+            x = np.arange(6.0).reshape(2, 3) + k
+            out = f(x)
+            assert out.dtype == np.float32
+            np.testing.assert_array_equal(np.asarray(out), np.broadcast_to(x.sum(0), (2, 3)))
+        f(jnp.asarray(x, np.float32))
+        assert f._cache_size() == 1
+        with pytest.raises(ValueError, match="requires 3 logical devices"):
+            f(np.ones((3, 3)))
+
+
+def test_block_until_ready_waits_for_shards_only(way: str) -> None:
+    """Waiting for a sharded output does not put its global value together: only reading it
+    does."""
+    with cpu_devices(2):
+        out = jax.pmap(lambda v: v + 1)(jnp.ones((2, 1000)))
+        assert out.block_until_ready() is out
+        if way == "threads":  # batched, the program's one output buffer is the value
+            assert out._buf._value is None
+        np.testing.assert_array_equal(np.asarray(out), np.full((2, 1000), 2.0, np.float32))
+
+
 def test_data_parallel_training_matches_one_device() -> None:
     # JAX's pmap tutorial: replicated parameters, the batch split across devices, gradients
     # averaged with pmean. The same steps on one device (the whole batch) give the same model.

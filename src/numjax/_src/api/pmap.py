@@ -31,7 +31,7 @@ from numjax._src.compiler import compile_log
 from numjax._src.compiler.executables import cycle_collection_paused
 from numjax._src.core import axis_env
 from numjax._src.core import trace as trace_mod
-from numjax._src.core.avals import ShapeDtypeStruct, shaped_abstractify
+from numjax._src.core.avals import ShapeDtypeStruct, numpy_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import eval_trace
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
@@ -85,11 +85,14 @@ class PmapFunction:
         if trace_mod._trace_state.trace is not eval_trace:
             flat_args, params, out_tree = self._prepare(args, kwargs)
             return tree_unflatten(out_tree, xla_pmap_p.bind(*flat_args, **params))
-        fast = not kwargs and not self._static and all(type(a) is ArrayImpl for a in args)
+        fast = not kwargs and not self._static and all(
+            type(a) is ArrayImpl or type(a) is np.ndarray for a in args)
         if fast:
-            # Positional Arrays: the signature is their avals (each is a leaf of the input
-            # tree, which the avals' count gives), with no flattening or axis checks.
-            key = (*[a.aval for a in args], config.trace_context())
+            # Positional Arrays or NumPy arrays: the signature is their avals (each is a leaf
+            # of the input tree, which the avals' count gives), with no flattening or axis
+            # checks.
+            key = (*[a.aval if type(a) is ArrayImpl else numpy_aval(a) for a in args],
+                   config.trace_context())
             hit = self._calls.get(key)
             if hit is not None:
                 return tree_unflatten(hit[1], hit[0].call(args))

@@ -139,7 +139,8 @@ def _python_scalar_aval(x: Any) -> ShapedArray:
     return ShapedArray((), dtype, weak_type=type(x) is not bool)
 
 
-def _numpy_aval(x: Any) -> ShapedArray:
+def numpy_aval(x: Any) -> ShapedArray:
+    """The abstract value JAX reads a NumPy array or scalar as (canonical dtype, not weak)."""
     dtype = x.dtype
     if dtype not in dtypes._VALID_DTYPES:
         dtype = np.result_type(dtype)  # native byte order, as JAX reads a NumPy value
@@ -149,12 +150,12 @@ def _numpy_aval(x: Any) -> ShapedArray:
 
 for _scalar_type in (bool, int, float, complex):
     aval_handlers[_scalar_type] = _python_scalar_aval
-aval_handlers[np.ndarray] = _numpy_aval
+aval_handlers[np.ndarray] = numpy_aval
 # NumPy scalars of array dtypes only: np.str_, np.datetime64, np.void and np.object_ values
 # are not arrays to JAX (`Value np.str_('a') with type ... is not a valid JAX type`).
 for _numpy_type in set(np.sctypeDict.values()):
     if issubclass(_numpy_type, np.generic) and np.dtype(_numpy_type) in dtypes._VALID_DTYPES:
-        aval_handlers[_numpy_type] = _numpy_aval
+        aval_handlers[_numpy_type] = numpy_aval
 
 
 def get_aval(x: Any) -> Any:

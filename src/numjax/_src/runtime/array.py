@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import abc
 import enum
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -238,7 +239,7 @@ class ArrayImpl(Array):
         """Wait until the value is computed; re-raises the computation's error, if any."""
         buf = self._buf
         if isinstance(buf, Deferred):
-            buf.wait()
+            buf.finish()
         return self
 
     def is_deleted(self) -> bool:
@@ -411,7 +412,7 @@ class _DeletedBuffer:
         self.shape = aval.shape
         self.dtype = aval.dtype
         self.ndim = len(aval.shape)
-        self.size = int(np.prod(aval.shape, dtype=np.int64))
+        self.size = math.prod(aval.shape)
         self.nbytes = self.size * aval.dtype.itemsize
 
     def _error(self) -> RuntimeError:

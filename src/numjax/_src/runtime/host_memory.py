@@ -19,6 +19,7 @@ import (and restores glibc's fixed 128 KB thresholds when set later). Elsewhere 
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import sys
 from typing import Any
@@ -108,14 +109,14 @@ def broadcast(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         if x.size == 1 and not x.tobytes().strip(b"\0"):
             # All bits zero (not -0.0): calloc's pages are zero until written.
             return np.zeros(shape, x.dtype)
-        nbytes = int(np.prod(shape, dtype=object)) * x.dtype.itemsize
+        nbytes = math.prod(shape) * x.dtype.itemsize
         if nbytes >= _CHECKED_FILL and nbytes > available_memory():
             # Filling it would page in more than the machine has free: refused, rather than
             # left to the kernel's out-of-memory killer.
             raise MemoryError
         out = np.empty(shape, x.dtype)
     except MemoryError:
-        raise out_of_memory(int(np.prod(shape, dtype=object)) * x.dtype.itemsize) from None
+        raise out_of_memory(math.prod(shape) * x.dtype.itemsize) from None
     np.copyto(out, x)
     return out
 
@@ -145,7 +146,7 @@ def oversized(avals: Any) -> int:
         itemsize = getattr(getattr(aval, "dtype", None), "itemsize", None)
         if shape is None or itemsize is None:  # not an array (a token, a key's extended type)
             continue
-        nbytes = int(np.prod(shape, dtype=object)) * itemsize
+        nbytes = math.prod(shape) * itemsize
         if nbytes > limit:
             return nbytes
     return 0

@@ -358,3 +358,8 @@ class Assembled(Deferred):
                 value[index] = resolve(shard)
             self._value = value
         return value
+
+    def finish(self) -> None:
+        """Every shard computed; the global buffer is not made until something reads it."""
+        for shard in self._shards:
+            resolve(shard)

@@ -15,6 +15,7 @@ A device whose program raises aborts the barrier, so the others stop at their ne
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
@@ -39,7 +40,7 @@ class Communicator:
         runs ranks `offset .. offset + local - 1`, and the combinations cross processes."""
         self.names = tuple(names)
         self.sizes = tuple(sizes)
-        self.size = int(np.prod(self.sizes, dtype=np.int64))
+        self.size = math.prod(self.sizes)
         self.local = self.size if local is None else local
         self.offset = offset
         self.mpi_comm = mpi_comm
@@ -182,8 +183,12 @@ def _contiguous(value: Any) -> Any:
 def _local_reduce(values: list[Any], op: str) -> Any:
     """One new buffer holding the reduction of `values`, accumulated in place."""
     reducer = _REDUCERS[op]
-    total = np.array(values[0], copy=True)
-    for v in values[1:]:
+    if len(values) == 1:
+        return np.array(values[0], copy=True)
+    # The first combination makes the buffer (one pass, not a copy and then a pass); a 0-d
+    # result stays an array.
+    total = np.asarray(reducer(values[0], values[1]))
+    for v in values[2:]:
         reducer(total, v, out=total)
     return total
 
@@ -236,9 +241,7 @@ def reduce_scatter(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
                    index_groups: Groups | None, dimension: int, tiled: bool) -> Any:
     def combine(slots: list[Any]) -> list[Any]:
         def scatter(values: list[Any]) -> list[Any]:
-            total = np.array(values[0], copy=True)
-            for v in values[1:]:
-                np.add(total, v, out=total)
+            total = _local_reduce(values, "sum")
             parts = np.split(total, len(values), axis=dimension)
             return parts if tiled else [np.squeeze(p, dimension) for p in parts]
         return _each_group(ctx.comm, axes, index_groups, slots, scatter)

@@ -16,6 +16,7 @@ on every output, and the stream goes on with the next computation.
 
 from __future__ import annotations
 
+import math
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -55,7 +56,7 @@ class Deferred:
         self.shape = aval.shape
         self.dtype = aval.dtype
         self.ndim = len(aval.shape)
-        self.size = int(np.prod(aval.shape, dtype=np.int64))
+        self.size = math.prod(aval.shape)
         self.nbytes = self.size * aval.dtype.itemsize
 
     def ready(self) -> bool:
@@ -63,6 +64,11 @@ class Deferred:
 
     def wait(self) -> Any:
         raise NotImplementedError
+
+    def finish(self) -> None:
+        """Wait until the value is computed (raising its error, if any), without making
+        more of it than that takes (`block_until_ready`)."""
+        self.wait()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         value = np.asarray(self.wait())
