@@ -67,7 +67,14 @@ def test_collectives_across_processes(name: str, body: object) -> None:
     # Against the same global computation on this process alone: vmap over all G rows.
     x = _global(3)
     out = jax.pmap(body, "i")(_mine(x))  # type: ignore[arg-type]
-    if name == "psum_groups" and G % 2 == 0:
+    if name == "psum_bf16":
+        # bfloat16 sums device after device in its own type, as XLA's all-reduce does.
+        rows = x.astype(jax.numpy.bfloat16)
+        total = rows[0]
+        for row in rows[1:]:
+            total = total + row
+        whole = np.broadcast_to(total, x.shape)
+    elif name == "psum_groups" and G % 2 == 0:
         groups = [list(range(0, G, 2)), list(range(1, G, 2))]
         whole = np.empty_like(x)
         for g in groups:
@@ -76,7 +83,8 @@ def test_collectives_across_processes(name: str, body: object) -> None:
         whole = np.asarray(jax.vmap(body, axis_name="i")(x))  # type: ignore[arg-type]
     assert [s.device for s in out.addressable_shards] == jax.local_devices()
     np.testing.assert_allclose(np.asarray(out, np.float32), _mine(whole).astype(np.float32),
-                               rtol=1e-2 if name == "psum_bf16" else 1e-5, atol=1e-5)
+                               rtol=0 if name == "psum_bf16" else 1e-5,
+                               atol=0 if name == "psum_bf16" else 1e-5)
 
 
 def test_large_psum_uses_one_allreduce() -> None:
@@ -97,6 +105,27 @@ def test_data_parallel_gradients_match_one_process() -> None:
     whole = jax.grad(lambda w: jax.vmap(lambda v: loss(w, v))(x).mean())(w)
     for g in np.asarray(grads):
         np.testing.assert_allclose(g, np.asarray(whole), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("always", [False, True])
+def test_mismatched_shapes_across_processes_are_an_error_everywhere(always: bool) -> None:
+    """Processes passing different shapes to one collective all get the same ValueError (on the
+    first call of a compiled program, or on every call with numjax_check_collectives), and
+    the job goes on."""
+    f = jax.pmap(lambda v: lax.psum(v, "i"), "i")
+    jax.config.update("numjax_check_collectives", always)
+    try:
+        for _ in range(2):  # the second call of each program: checked only when `always`
+            out = f(np.ones((L, 3), np.float32))
+            np.testing.assert_array_equal(np.asarray(out), np.full((L, 3), G, np.float32))
+        if P > 1:
+            with pytest.raises(ValueError, match=r"process 0: psum of float32\[1, 3\]; "
+                                                 r"process 1: psum of float32\[1, 4\]"):
+                f(np.ones((L, 1, 3 + R), np.float32))
+    finally:
+        jax.config.update("numjax_check_collectives", False)
+    out = f(np.full((L, 2), 2.0, np.float32))  # a later program runs as before
+    np.testing.assert_array_equal(np.asarray(out), np.full((L, 2), 2.0 * G, np.float32))
 
 
 def test_multihost_utils() -> None:

@@ -246,6 +246,12 @@ default_prng_impl = State(
     validator=_one_of("jax_default_prng_impl", ("threefry2x32", "rbg", "unsafe_rbg")),
     traced=True,
 )
+check_collectives = _bool(
+    "numjax_check_collectives", False,
+    "Before every collective of a pmap across processes, check that every process reached the "
+    "same collective with the same shape and dtype (one small extra MPI call each). Without "
+    "it the check runs on each compiled program's first call only.",
+    env_var="NUMJAX_CHECK_COLLECTIVES")
 debug_nans = _bool("jax_debug_nans", False, "Raise FloatingPointError on NaN outputs.", traced=True)
 debug_infs = _bool("jax_debug_infs", False, "Raise FloatingPointError on Inf outputs.", traced=True)
 default_device = State("jax_default_device", None, "Default device for uncommitted arrays.",

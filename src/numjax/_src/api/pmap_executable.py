@@ -173,6 +173,8 @@ class PmapExecutable:
                                    or _collective_in_control_flow(body.jaxpr)
                                    or _narrow_float_collective(body.jaxpr)
                                    or per_device >= spmd_min_bytes.value)
+        # Whether a call has compared the collectives across processes yet (see _run_spmd).
+        self._checked = False
         name = f"pmap_{params['name']}"
         # Donated arguments are paired with outputs per device, as in JAX; paired ones are
         # deleted after each call. A compiled program may overwrite a paired buffer it owns:
@@ -251,10 +253,14 @@ class PmapExecutable:
             from numjax._src.runtime import distributed
             mpi_comm = distributed.state.comm
             offset = distributed.state.process_index * len(self.devices)
+        # Across processes, the first call compares every collective's shape and dtype
+        # between the processes before the MPI call (a mismatch is an error on every process,
+        # not a hang or an overrun buffer).
         results = spmd.run(self.devices, self.names, self.sizes,
                            lambda rank: executable(*[stream.resolve(b)
                                                      for b in per_rank[rank]]),
-                           mpi_comm, offset)
+                           mpi_comm, offset, check=not self._checked)
+        self._checked = True
         return [[r[j] for r in results] for j in range(len(self.out_axes))]
 
     def _slice_index(self, rank: int) -> int:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import config
 from numjax._src.runtime import blas, stream
 
 Groups = tuple[tuple[int, ...], ...]
@@ -48,8 +49,12 @@ class Communicator:
         self._results: list[Any] = []
         self._combine: Callable[[list[Any]], list[Any]] | None = None
         self._reduce: str | None = None
+        self._name = "collective"
+        # Compare the collective, shape and dtype across processes before each MPI call.
+        self.check = False
         self._barrier = threading.Barrier(self.local, action=self._run_combine)
         self._groups: dict[Any, Groups] = {}
+        self._contexts: dict[int, SpmdContext] = {}
 
     def coords(self, rank: int) -> dict[Hashable, int]:
         """The device's index along each named axis."""
@@ -87,13 +92,17 @@ class Communicator:
         return groups
 
     def exchange(self, rank: int, value: Any, combine: Callable[[list[Any]], list[Any]],
-                 reduce: str | None = None) -> Any:
+                 reduce: str | None = None, name: str = "collective") -> Any:
         """Deposit `value`, wait for every device, return this device's part of
         `combine(values of all ranks)`. `reduce` names a reduction over every rank of the
-        grid (one MPI Allreduce across processes)."""
+        grid (one MPI Allreduce across processes); `name` is the collective's, for errors."""
         self._slots[rank - self.offset] = value
         self._combine = combine
         self._reduce = reduce
+        self._name = name
+        if self.local == 1:  # nothing to meet here: combine at once
+            self._run_combine()
+            return self._results[0]
         try:
             self._barrier.wait()
         except threading.BrokenBarrierError:
@@ -107,21 +116,60 @@ class Communicator:
         if self.mpi_comm is None:
             self._results = self._combine(slots)
             return
-        if self._reduce is not None:
-            # One local device: its value is the send buffer as it is (MPI only reads it).
-            total = _contiguous(slots[0]) if len(slots) == 1 else \
-                _local_reduce(slots, self._reduce)
-            if total.dtype.kind in "biufc" and total.dtype.itemsize in (1, 2, 4, 8, 16) \
-                    and total.dtype.name not in ("float16", "bfloat16"):
+        slots = [np.asarray(v) for v in slots]
+        if self.check:
+            self._check_across_processes(slots[0])
+        total = slots[0]
+        if self._reduce is not None and total.dtype.kind in "biufc" \
+                and total.dtype.name not in ("float16", "bfloat16"):
+            if len(slots) == 1:
+                # The value is the send buffer as it is (MPI only reads it); the sum lands in
+                # the output's own new buffer.
                 out = np.empty_like(total)
-                self.mpi_comm.Allreduce(total, out, op=_mpi_op(self._reduce))
-                self._results = [out] * self.local
-                return
-        # Any other collective: every process gets every rank's value, combines them all and
-        # keeps its ranks' results.
-        everything = [v for part in self.mpi_comm.allgather(slots) for v in part]
+                self.mpi_comm.Allreduce(_contiguous(total), out, op=_mpi_op(self._reduce))
+            else:
+                # The local devices' reduction is a new buffer: the processes' sum goes into
+                # it in place.
+                out = _local_reduce(slots, self._reduce)
+                self.mpi_comm.Allreduce(_mpi().IN_PLACE, out, op=_mpi_op(self._reduce))
+            self._results = [out] * self.local
+            return
+        # Any other collective: every process gets every rank's value (one Allgather of raw
+        # bytes: every rank runs the same program, so the values agree in shape and dtype),
+        # combines them all and keeps its ranks' results.
+        everything = self._allgather(slots)
         results = self._combine(everything)
         self._results = results[self.offset:self.offset + self.local]
+
+    def _allgather(self, slots: list[np.ndarray]) -> list[np.ndarray]:
+        first = slots[0]
+        send = np.empty((len(slots), *first.shape), first.dtype)
+        for i, v in enumerate(slots):
+            send[i] = v
+        received = np.empty((self.size, *first.shape), first.dtype)
+        self.mpi_comm.Allgather(send.reshape(-1).view(np.uint8),
+                                received.reshape(-1).view(np.uint8))
+        return list(received)
+
+    def _check_across_processes(self, value: np.ndarray) -> None:
+        """Every process is at the same collective with the same shape and dtype, or every
+        process raises the same error (none is left waiting in MPI, no buffer overrun)."""
+        mine = (self._name, value.shape, value.dtype.name)
+        every = self.mpi_comm.allgather(mine)
+        if any(h != every[0] for h in every):
+            described = "; ".join(f"process {i}: {n} of {d}{list(shape)}"
+                                  for i, (n, shape, d) in enumerate(every))
+            raise ValueError(
+                "The processes of a multi-process pmap reached different collectives or "
+                f"passed different shapes or dtypes to one: {described}. Every process must "
+                "run the same program on local shards of the same shape and dtype.")
+
+    def context(self, rank: int, device: Any) -> SpmdContext:
+        """The context a device's program reads in runs on this communicator."""
+        context = self._contexts.get(rank)
+        if context is None or context.device is not device:
+            context = self._contexts[rank] = SpmdContext(self, rank, device)
+        return context
 
     def abort(self) -> None:
         self._barrier.abort()
@@ -193,9 +241,13 @@ def _local_reduce(values: list[Any], op: str) -> Any:
     return total
 
 
-def _mpi_op(op: str) -> Any:
+def _mpi() -> Any:
     from numjax._src.runtime import distributed
-    mpi = distributed.state.mpi
+    return distributed.state.mpi
+
+
+def _mpi_op(op: str) -> Any:
+    mpi = _mpi()
     return {"sum": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}[op]
 
 
@@ -206,7 +258,7 @@ def all_reduce(ctx: SpmdContext, x: Any, op: str, axes: Sequence[Hashable],
                            lambda values: [_local_reduce(values, op)] * len(values))
 
     whole = index_groups is None and set(axes) == set(ctx.comm.names)
-    return ctx.comm.exchange(ctx.rank, x, combine, op if whole else None)
+    return ctx.comm.exchange(ctx.rank, x, combine, op if whole else None, f"p{op}")
 
 
 def all_gather(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups: Groups | None,
@@ -219,7 +271,7 @@ def all_gather(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups:
             return [out] * len(values)
         return _each_group(ctx.comm, axes, index_groups, slots, gather)
 
-    return ctx.comm.exchange(ctx.rank, x, combine)
+    return ctx.comm.exchange(ctx.rank, x, combine, name="all_gather")
 
 
 def all_to_all(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups: Groups | None,
@@ -234,7 +286,7 @@ def all_to_all(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups:
             return [np.concatenate([c[k] for c in chunks], concat_axis) for k in range(m)]
         return _each_group(ctx.comm, axes, index_groups, slots, exchange)
 
-    return ctx.comm.exchange(ctx.rank, x, combine)
+    return ctx.comm.exchange(ctx.rank, x, combine, name="all_to_all")
 
 
 def reduce_scatter(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
@@ -246,7 +298,7 @@ def reduce_scatter(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
             return parts if tiled else [np.squeeze(p, dimension) for p in parts]
         return _each_group(ctx.comm, axes, index_groups, slots, scatter)
 
-    return ctx.comm.exchange(ctx.rank, x, combine)
+    return ctx.comm.exchange(ctx.rank, x, combine, name="psum_scatter")
 
 
 def permute(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
@@ -262,7 +314,7 @@ def permute(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
             return out
         return _each_group(ctx.comm, axes, None, slots, send)
 
-    return ctx.comm.exchange(ctx.rank, x, combine)
+    return ctx.comm.exchange(ctx.rank, x, combine, name="ppermute")
 
 
 def broadcast(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], source: int) -> Any:
@@ -270,7 +322,7 @@ def broadcast(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], source: int) -
         return _each_group(ctx.comm, axes, None, slots,
                            lambda values: [values[source]] * len(values))
 
-    return ctx.comm.exchange(ctx.rank, x, combine)
+    return ctx.comm.exchange(ctx.rank, x, combine, name="pbroadcast")
 
 
 def axis_index(ctx: SpmdContext, axes: Sequence[Hashable]) -> int:
@@ -291,13 +343,36 @@ def axis_index(ctx: SpmdContext, axes: Sequence[Hashable]) -> int:
 _submit_lock = threading.Lock()
 
 
+# Communicators of finished runs, by grid, for the next run on the same grid (their barrier,
+# groups and contexts are made once). A run takes one for itself, so concurrent runs on one
+# grid (from several threads) each have their own.
+_idle: dict[Any, list[Communicator]] = {}
+_idle_lock = threading.Lock()
+
+
+def _communicator(key: Any, names: Sequence[Hashable], sizes: Sequence[int], local: int,
+                  offset: int, mpi_comm: Any) -> Communicator:
+    with _idle_lock:
+        free = _idle.get(key)
+        while free:
+            comm = free.pop()
+            if comm.mpi_comm is mpi_comm:
+                return comm
+    return Communicator(names, sizes, local, offset, mpi_comm)
+
+
 def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
-        program: Callable[[int], Any], mpi_comm: Any = None, offset: int = 0) -> list[Any]:
+        program: Callable[[int], Any], mpi_comm: Any = None, offset: int = 0,
+        check: bool = False) -> list[Any]:
     """Run `program(r)` for each of this process's ranks r, on `devices[r]`'s thread, all at
     once; returns their results in order, or raises the first device's error. With
-    `mpi_comm`, the grid spans the processes and this one's ranks start at `offset`."""
-    comm = Communicator(names, sizes, len(devices), offset, mpi_comm)
+    `mpi_comm`, the grid spans the processes and this one's ranks start at `offset`; `check`
+    (or the `numjax_check_collectives` option) compares every collective's shape and dtype
+    across the processes before it runs."""
+    key = (tuple(devices), tuple(names), tuple(sizes), offset)
+    comm = _communicator(key, names, sizes, len(devices), offset, mpi_comm)
     assert comm.size == len(devices) or mpi_comm is not None, (comm.size, len(devices))
+    comm.check = mpi_comm is not None and (check or config.check_collectives.value)
     results: list[Any] = [None] * comm.local
     errors: list[BaseException | None] = [None] * comm.local
     done = threading.Semaphore(0)
@@ -306,7 +381,7 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
     def task(rank: int) -> Callable[[], None]:
         def run_rank() -> None:
             previous = _current.context
-            _current.context = SpmdContext(comm, offset + rank, devices[rank])
+            _current.context = comm.context(offset + rank, devices[rank])
             try:
                 _limit_blas(n_threads)
                 results[rank] = program(rank)
@@ -337,6 +412,8 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
         raise failures[0]
     if any(e is not None for e in errors):
         raise next(e for e in errors if e is not None)
+    with _idle_lock:
+        _idle.setdefault(key, []).append(comm)
     return results
 
 
