@@ -128,6 +128,20 @@ def test_mismatched_shapes_across_processes_are_an_error_everywhere(always: bool
     np.testing.assert_array_equal(np.asarray(out), np.full((L, 2), 2.0 * G, np.float32))
 
 
+def test_nested_pmap_across_processes() -> None:
+    """The outer axis over the processes, the inner over each one's local devices: axis
+    indices and collectives over either axis or both, as vmap of vmap over the whole input."""
+    def body(b: object) -> object:
+        return (b + 10 * lax.axis_index("i") + 100 * lax.axis_index("j")
+                + 1000 * lax.psum(b, ("i", "j")) + 10000 * lax.psum(b, "j")
+                + lax.all_gather(b, "i").sum())
+
+    x = np.arange(G, dtype=np.float32).reshape(P, L, 1)
+    out = jax.pmap(lambda v: jax.pmap(body, "j")(v), "i")(x[R:R + 1])
+    whole = jax.vmap(jax.vmap(body, axis_name="j"), axis_name="i")(x)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(whole)[R:R + 1])
+
+
 def test_multihost_utils() -> None:
     np.testing.assert_array_equal(mh.process_allgather(np.array([R, R])),
                                   [[p, p] for p in range(P)])

@@ -152,9 +152,6 @@ class PmapExecutable:
         self.names, self.sizes = grid(params)
         # Across processes (numjax.distributed), this process runs its local part of the grid.
         self.processes = params["global_axis_size"] // self.size
-        if self.processes > 1 and len(self.sizes) > 1:
-            raise NotImplementedError("nested pmaps across processes are not supported; "
-                                      "map the outer axis within each process.")
         total = math.prod(self.sizes) // self.processes
         self.devices = choose_devices(params, total)
         # The devices holding the outer axis's slices: the first of each group of the grid.
