@@ -270,7 +270,8 @@ def _integer_pow_kernel(x: Any, *, y: int) -> Any:
     x = np.asarray(x)
     if y == 0:
         return np.ones_like(x)
-    n, base = abs(y), x
+    # (`abs` here is this module's lax.abs: a Python int's magnitude is taken by hand.)
+    n, base = -y if y < 0 else y, x
     acc: Any = None
     while n:
         if n & 1:

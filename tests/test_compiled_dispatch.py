@@ -1,0 +1,102 @@
+"""A compiled program runs its kernels and nothing else: no primitive is dispatched eagerly
+while it runs (each eager dispatch is a Python-level call costing microseconds, which a
+sampler's loop body would pay per operation per iteration)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import numjax as jax
+import numjax.numpy as jnp
+from numjax import lax
+from numjax._src.core import trace
+
+
+@pytest.fixture
+def eager_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The names of the primitives dispatched eagerly while the test runs."""
+    calls: list[str] = []
+    original = trace.eager_apply
+
+    def counting(primitive: Any, args: Any, params: Any) -> Any:
+        calls.append(primitive.name)
+        return original(primitive, args, params)
+
+    monkeypatch.setattr(trace, "eager_apply", counting)
+    yield calls
+
+
+def _log_density(q: Any) -> Any:
+    # Powers of every kind (integer_pow with 2, 3 and -1), a dot, a gather.
+    scale = jnp.array([1.0, 2.0, 0.5])
+    return (-0.5 * jnp.sum((q / scale) ** 2) - 0.1 * jnp.sum(q ** 3) ** 2
+            + 0.01 * jnp.sum(1.0 / (1.0 + q ** 2)) + q @ jnp.ones(3) * 0.0 + q[jnp.array(1)])
+
+
+def _hmc(key: Any, q0: Any, steps: int) -> Any:
+    """Hamiltonian Monte Carlo with a leapfrog `fori_loop` inside a `while_loop` of draws."""
+    grad = jax.grad(_log_density)
+
+    def leapfrog(_: Any, state: Any) -> Any:
+        q, p = state
+        p = p + 0.05 * grad(q)
+        q = q + 0.1 * p
+        p = p + 0.05 * grad(q)
+        return q, p
+
+    def draw(state: Any) -> Any:
+        i, key, q, total = state
+        key, k_momentum, k_accept = jax.random.split(key, 3)
+        p = jax.random.normal(k_momentum, q.shape)
+        q_new, p_new = lax.fori_loop(0, 5, leapfrog, (q, p))
+        log_ratio = (_log_density(q_new) - 0.5 * p_new @ p_new
+                     - _log_density(q) + 0.5 * p @ p)
+        accept = jnp.log(jax.random.uniform(k_accept)) < log_ratio
+        q = lax.cond(accept, lambda: q_new, lambda: q)
+        return i + 1, key, q, total + q
+
+    _, _, q, total = lax.while_loop(lambda s: s[0] < steps, draw,
+                                    (0, key, q0, jnp.zeros_like(q0)))
+    return q, total / steps
+
+
+def test_a_jitted_sampler_dispatches_nothing_eagerly(eager_calls: list[str]) -> None:
+    run = jax.jit(_hmc, static_argnums=2)
+    key, q0 = jax.random.PRNGKey(0), jnp.zeros(3)
+    first = run(key, q0, 20)
+    del eager_calls[:]  # tracing and compiling may dispatch (constants, keys)
+    second = run(key, q0, 20)
+    jax.block_until_ready(second)
+    assert eager_calls == []
+    for a, b in zip(first, second, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_a_jitted_scan_of_draws_dispatches_nothing_eagerly(eager_calls: list[str]) -> None:
+    def body(carry: Any, key: Any) -> Any:
+        x = carry + jax.random.normal(key, (2,)) ** 2 - carry ** -1 * 0.01
+        return x, jnp.sum(x ** 3)
+
+    run = jax.jit(lambda keys: lax.scan(body, jnp.ones(2), keys))
+    keys = jax.random.split(jax.random.PRNGKey(1), 50)
+    run(keys)
+    del eager_calls[:]
+    jax.block_until_ready(run(keys))
+    assert eager_calls == []
+
+
+@pytest.mark.parametrize("y", [-3, -2, -1, 0, 1, 2, 3, 7, 12])
+def test_integer_pow_under_jit_equals_eager_products(y: int) -> None:
+    x = np.array([0.5, -1.25, 3.0, -2.0], np.float32)
+    got = np.asarray(jax.jit(lambda v: lax.integer_pow(v, y))(x))
+    want = np.ones_like(x)
+    for _ in range(abs(y)):
+        want = want * x
+    if y < 0:
+        want = np.float32(1) / want
+    np.testing.assert_allclose(got, want, rtol=2e-7)
+    np.testing.assert_array_equal(got, np.asarray(lax.integer_pow(x, y)))
