@@ -238,8 +238,51 @@ def rnn_scan() -> None:
     row("1000-step scan of a 64-wide RNN", t, t_np, tj)
 
 
+def _hmc(lib: Any, np_: Any, lax_: Any, key: Any, q0: Any, draws: int) -> Any:
+    """A small-model sampler: HMC on a 3-d density, 5 leapfrog steps per draw, the draws in a
+    while_loop (the shape of a NUTS/HMC step: many tiny operations per iteration)."""
+    scale = np_.array([1.0, 2.0, 0.5])
+
+    def log_density(q: Any) -> Any:
+        return -0.5 * np_.sum((q / scale) ** 2) - 0.1 * np_.sum(q ** 3) ** 2
+
+    grad = lib.grad(log_density)
+
+    def leapfrog(_: Any, state: Any) -> Any:
+        q, p = state
+        p = p + 0.05 * grad(q)
+        q = q + 0.1 * p
+        return q, p + 0.05 * grad(q)
+
+    def draw(state: Any) -> Any:
+        i, key, q, total = state
+        key, k_momentum, k_accept = lib.random.split(key, 3)
+        p = lib.random.normal(k_momentum, q.shape)
+        q_new, p_new = lax_.fori_loop(0, 5, leapfrog, (q, p))
+        log_ratio = (log_density(q_new) - 0.5 * p_new @ p_new
+                     - log_density(q) + 0.5 * p @ p)
+        accept = np_.log(lib.random.uniform(k_accept)) < log_ratio
+        q = np_.where(accept, q_new, q)
+        return i + 1, key, q, total + q
+
+    return lax_.while_loop(lambda s: s[0] < draws, draw,
+                           (0, key, q0, np_.zeros_like(q0)))[3] / draws
+
+
+def sampler() -> None:
+    f = numjax.jit(lambda k, q: _hmc(numjax, jnp, lax, k, q, 1000))
+    key, q0 = numjax.random.PRNGKey(0), jnp.zeros(3)
+    t = best(lambda: f(key, q0).block_until_ready(), 1, 3)
+    tj = None
+    if jax is not None:
+        g = jax.jit(lambda k, q: _hmc(jax, jjnp, jlax, k, q, 1000))
+        jkey, jq0 = jax.random.PRNGKey(0), jjnp.zeros(3)
+        tj = best(lambda: g(jkey, jq0).block_until_ready(), 1, 3)
+    row("HMC sampler, 1000 draws x 5 leapfrogs", t, None, tj)
+
+
 SECTIONS = {"dispatch": dispatch, "first_call": first_call, "chain": elementwise_chain,
-            "logsumexp": logsumexp_rows, "mlp": mlp_step, "scan": rnn_scan}
+            "logsumexp": logsumexp_rows, "mlp": mlp_step, "scan": rnn_scan, "sampler": sampler}
 
 
 def main() -> None:
