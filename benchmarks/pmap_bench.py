@@ -107,6 +107,13 @@ def mlp() -> None:
         jy = jax.device_put_sharded(list(ys), jax.devices())
         tj = best(lambda: jax.block_until_ready(jtwo(jp, jx, jy)), 5, 3)
     row("MLP step, batch 1024, 2 devices vs 1", t_two, "1 device", t_one, tj)
+    # One device's BLAS already runs on every core; with it on one core (as each of the 2
+    # devices' BLAS is) the row shows how the data-parallel split itself scales.
+    from numjax._src.runtime import blas
+    if blas.limit_this_thread(N):
+        t_one_core = best(lambda: _block(one(p1, x, y)), 5, 3)
+        blas.limit_this_thread(1)
+        row("  ... vs 1 device with BLAS on 1 core", t_two, "1 dev/1 core", t_one_core)
 
 
 def dispatch() -> None:

@@ -16,9 +16,9 @@ import numjax
 import numjax.numpy as jnp
 import numjax.scipy.linalg as sl
 from numjax._src.lax import hessenberg as lax_hessenberg
-from numjax._src.lax import qdwh as lax_qdwh
 from numjax._src.scipy import linalg as src_linalg
 from numjax._src.scipy import matfuncs as src_matfuncs
+from numjax._src.scipy import qdwh as scipy_qdwh
 from numjax.experimental import enable_x64
 from numjax.test_util import check_grads
 
@@ -888,7 +888,7 @@ def test_bad_input_raises_jax_errors(name: str, fn: Callable[[], Any], exc: type
         fn()
 
 
-@pytest.mark.parametrize("module", [src_linalg, src_matfuncs, lax_hessenberg, lax_qdwh, sl])
+@pytest.mark.parametrize("module", [src_linalg, src_matfuncs, lax_hessenberg, scipy_qdwh, sl])
 def test_docstring_examples(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0

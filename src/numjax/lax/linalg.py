@@ -24,4 +24,4 @@ from numjax._src.lax.linalg import triangular_solve as triangular_solve
 from numjax._src.lax.linalg import triangular_solve_p as triangular_solve_p
 from numjax._src.lax.linalg import tridiagonal_solve as tridiagonal_solve
 from numjax._src.lax.linalg import tridiagonal_solve_p as tridiagonal_solve_p
-from numjax._src.lax.qdwh import qdwh as qdwh
+from numjax._src.scipy.qdwh import qdwh as qdwh

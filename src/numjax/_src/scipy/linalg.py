@@ -19,8 +19,8 @@ from numjax import numpy as jnp  # complete by the time any function runs
 from numjax._src import dtypes
 from numjax._src.lax import linalg as lax_linalg
 from numjax._src.lax.hessenberg import hessenberg as _lax_hessenberg
-from numjax._src.lax.qdwh import qdwh
 from numjax._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes_inexact
+from numjax._src.scipy.qdwh import qdwh
 
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "eigh_tridiagonal",
