@@ -373,6 +373,18 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
     comm = _communicator(key, names, sizes, len(devices), offset, mpi_comm)
     assert comm.size == len(devices) or mpi_comm is not None, (comm.size, len(devices))
     comm.check = mpi_comm is not None and (check or config.check_collectives.value)
+    if len(devices) == 1:
+        # One device here (one per process): the calling thread runs it, nothing to hand off.
+        previous = _current.context
+        _current.context = comm.context(offset, devices[0])
+        try:
+            _limit_blas(1)
+            result = program(0)
+        finally:
+            _current.context = previous
+        with _idle_lock:
+            _idle.setdefault(key, []).append(comm)
+        return [result]
     results: list[Any] = [None] * comm.local
     errors: list[BaseException | None] = [None] * comm.local
     done = threading.Semaphore(0)
@@ -397,10 +409,8 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
     with _submit_lock:
         for rank, device in enumerate(devices):
             device_stream = stream.stream_for(device)
-            if device_stream.on_this_thread() or len(devices) == 1:
-                # A device's own thread runs its part itself; so does the calling thread when
-                # it is the only device here (one device per process): no handoff.
-                inline.append(rank)
+            if device_stream.on_this_thread():
+                inline.append(rank)  # a device's own thread runs its part itself
             else:
                 device_stream.run(task(rank))
     for rank in inline:
