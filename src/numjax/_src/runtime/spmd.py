@@ -120,8 +120,10 @@ class Communicator:
         if self.check:
             self._check_across_processes(slots[0])
         total = slots[0]
-        if self._reduce is not None and total.dtype.kind in "biufc" \
-                and total.dtype.name not in ("float16", "bfloat16"):
+        dtype = total.dtype
+        # MPI reduces the types C has (not float16; bfloat16's kind is "V").
+        if self._reduce is not None and (dtype.kind in "biuc" or dtype.kind == "f"
+                                         and dtype.itemsize > 2):
             if len(slots) == 1:
                 # The value is the send buffer as it is (MPI only reads it); the sum lands in
                 # the output's own new buffer.
@@ -246,9 +248,15 @@ def _mpi() -> Any:
     return distributed.state.mpi
 
 
+_mpi_ops: dict[str, Any] = {}
+
+
 def _mpi_op(op: str) -> Any:
-    mpi = _mpi()
-    return {"sum": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}[op]
+    found = _mpi_ops.get(op)
+    if found is None:
+        mpi = _mpi()
+        found = _mpi_ops[op] = {"sum": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}[op]
+    return found
 
 
 def all_reduce(ctx: SpmdContext, x: Any, op: str, axes: Sequence[Hashable],
