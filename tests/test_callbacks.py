@@ -498,3 +498,23 @@ def test_callbacks_see_operand_avals(capsys: pytest.CaptureFixture[str]) -> None
     numjax.debug.callback(lambda c: print(repr(c)), 1.0)
     assert capsys.readouterr().out == ("Array([1., 1., 1.], dtype=float32)\n"
                                        "Array(1., dtype=float32, weak_type=True)\n")
+
+
+@pytest.mark.parametrize("jitted", [False, True])
+def test_print_in_a_batched_while_cond_runs_once_per_iteration(
+        jitted: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    """JAX 0.4.30 carries a batched predicate with the loop: the condition runs once before
+    the loop and once per iteration on the body's new values (finished examples included),
+    printing each example's value."""
+    def f(x: Any) -> Any:
+        def cond(x: Any) -> Any:
+            numjax.debug.print("x: {x}", x=x, ordered=True)
+            return x < 5
+        return lax.while_loop(cond, lambda x: x + 1, x)
+
+    g = numjax.vmap(f)
+    out = (numjax.jit(g) if jitted else g)(jnp.arange(2))
+    numjax.effects_barrier()
+    np.testing.assert_array_equal(np.asarray(out), [5, 5])
+    printed = capsys.readouterr().out.split("\n")
+    assert printed[:-1] == [f"x: {v}" for v in (0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6)]

@@ -112,3 +112,35 @@ def test_print_saved_residuals_matches_jax(capsys):
     for f, args, expected in cases:
         jax.ad_checkpoint.print_saved_residuals(f, *args)
         assert capsys.readouterr().out.splitlines() == expected
+
+
+def _io_callback_in(x):
+    from numjax.experimental import io_callback
+    io_callback(lambda: None, None)
+    return x * 1.0
+
+
+@pytest.mark.parametrize("transform", [
+    lambda f: jax.grad(f)(1.0),
+    lambda f: jax.vjp(f, 1.0),
+    lambda f: jax.linearize(f, 1.0),
+    lambda f: jax.jit(jax.grad(f))(1.0),
+])
+def test_an_io_callback_cannot_be_rematerialized(transform):
+    # JAX 0.4.30 refuses to differentiate (in reverse) a checkpoint holding an io_callback:
+    # recomputing it would run the callback again.
+    with pytest.raises(NotImplementedError, match=r"Effects not supported in partial-eval of "
+                                                  r"`checkpoint`/`remat`: \[IO\]"):
+        transform(jax.checkpoint(_io_callback_in))
+    # Forward mode and plain calls run it once, as in JAX.
+    assert jax.jvp(jax.checkpoint(_io_callback_in), (1.0,), (1.0,))[1] == 1.0
+    assert jax.checkpoint(_io_callback_in)(2.0) == 2.0
+
+
+def test_a_debug_callback_may_be_rematerialized(capsys):
+    def f(x):
+        jax.debug.print("x={}", x)
+        return jnp.sin(x)
+
+    assert np.isclose(jax.grad(jax.checkpoint(f))(0.5), np.cos(0.5))
+    assert "x=0.5" in capsys.readouterr().out

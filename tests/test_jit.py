@@ -1,6 +1,7 @@
 """jit: values equal eager ones, caching, static arguments, AOT stages, transformations."""
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -490,6 +491,38 @@ def test_debug_nans_and_infs_name_the_primitive_and_line():
         with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in log"):
             f(0.0)
     assert np.isnan(float(f(-1.0)))  # checks are compiled only while the option is on
+
+
+# JAX 0.4.30: a jitted computation's outputs are checked as a whole; an invalid value no
+# operation made (a constant, an input passed through, a branch's constant) fails with this.
+DEOPTIMIZED = (
+    "Because jax_config.debug_nans.value and/or config.jax_debug_infs is set, the "
+    "de-optimized function (i.e., the function as if the `jit` decorator were removed) was "
+    "called in an attempt to get a more precise error message. However, the de-optimized "
+    "function did not produce invalid values during its execution. This behavior can result "
+    "from `jit` optimizations causing the invalid value to be produced. It may also arise from "
+    "having nan/inf constants as outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`. "
+    "\n\nIt may be possible to avoid the invalid value by removing the `jit` decorator, at the "
+    "cost of losing optimizations. \n\nIf you see this error, consider opening a bug report at "
+    "https://github.com/google/jax.")
+
+
+def _nan_constant(x: Any) -> Any:
+    return jnp.nan
+
+
+@pytest.mark.parametrize("f,arg,name", [
+    (_nan_constant, 1.0, "_nan_constant"),
+    (lambda x: x, np.nan, "<lambda>"),
+    (lambda x: (2.0, x), np.nan, "<lambda>"),
+    (lambda x: lax.cond(x > 0, lambda _: jnp.nan, lambda _: 2.0, None), 1.0, "<lambda>"),
+])
+def test_debug_nans_checks_a_jitted_functions_outputs(f: Any, arg: float, name: str) -> None:
+    with jax.debug_nans(True):
+        with pytest.raises(FloatingPointError) as info:
+            jax.jit(f)(np.float32(arg))
+    assert str(info.value) == f"invalid value (nan) encountered in jit({name}). " + DEOPTIMIZED
+    jax.jit(f)(np.float32(arg))  # off again outside the context
 
 
 def test_compiles_pause_the_cycle_collector_and_restore_it():

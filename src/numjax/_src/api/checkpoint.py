@@ -20,6 +20,7 @@ from numjax._src import traceback_util
 from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.core import effects
 from numjax._src.core.avals import get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
@@ -78,6 +79,13 @@ def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, 
     from the inputs, except those the policy lets us save: those are computed now too and
     passed in (residuals)."""
     closed: ClosedJaxpr = params["jaxpr"]
+    # Rematerializing would run an input/output callback twice (or never, if its result is
+    # saved): JAX refuses, and so do we. Debug callbacks may run again.
+    refused = [e for e in closed.effects
+               if isinstance(e, effects.IOEffect | effects.OrderedIOEffect)]
+    if refused:
+        raise NotImplementedError(
+            f"Effects not supported in partial-eval of `checkpoint`/`remat`: {refused}")
     policy = params["policy"]
     if policy is everything_saveable:
         return eval_jaxpr(closed.jaxpr, closed.consts, *args)

@@ -88,7 +88,7 @@ class Traced(_Stage):
             compile_log.log_compile(wrapped._name, self.in_avals)
         paired = dispatch.pair_donations(self.donated, self.jaxpr, self.in_avals,
                                          wrapped._keep_unused)
-        module = lower_module(self.jaxpr, wrapped._name, paired)
+        module = lower_module(self.jaxpr, wrapped._name, paired, check_outputs=True)
         if self._key is not None:
             wrapped._lowerings[self._key] = (module, paired, backend)
         return Lowered(self, module, paired, backend)

@@ -339,11 +339,37 @@ def _check_invalid(value: Any, primitive: str, where: str, nans: bool, infs: boo
                                  + (f" at {where}" if where else ""))
 
 
+_DEOPTIMIZED = (
+    "Because jax_config.debug_nans.value and/or config.jax_debug_infs is set, the "
+    "de-optimized function (i.e., the function as if the `jit` decorator were removed) was "
+    "called in an attempt to get a more precise error message. However, the de-optimized "
+    "function did not produce invalid values during its execution. This behavior can result "
+    "from `jit` optimizations causing the invalid value to be produced. It may also arise "
+    "from having nan/inf constants as outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`. "
+    "\n\nIt may be possible to avoid the invalid value by removing the `jit` decorator, at "
+    "the cost of losing optimizations. \n\nIf you see this error, consider opening a bug "
+    "report at https://github.com/google/jax.")
+
+
+def _check_outputs(values: Sequence[Any], function: str, nans: bool, infs: bool) -> None:
+    """A jitted program's outputs are checked as a whole, as JAX checks a jitted
+    computation's: those no checked equation made (inputs, constants, literals, a branch's
+    result) fail here."""
+    for value in values:
+        if nans and np.isnan(value).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in jit({function}). "
+                                     + _DEOPTIMIZED)
+        if infs and np.isinf(value).any():
+            raise FloatingPointError(f"invalid value (inf) encountered in jit({function}). "
+                                     + _DEOPTIMIZED)
+
+
 def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
-                donated: Sequence[bool] = ()) -> LoweredModule:
+                donated: Sequence[bool] = (), check_outputs: bool = False) -> LoweredModule:
     """Generate the source of a function computing `closed` on NumPy buffers. The buffers of
     `donated` inputs (flags per invar) are the callee's to overwrite once their last reader
-    has run: results of the same shape and dtype are written into them."""
+    has run: results of the same shape and dtype are written into them. `check_outputs` (a
+    jitted function's program) checks the outputs under jax_debug_nans/infs."""
     from numjax._src import config
     jaxpr = closed.jaxpr
     checks = (bool(config.debug_nans.value), bool(config.debug_infs.value))
@@ -368,6 +394,12 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     owned = emitter.namer.global_(host_memory.owned, "owned") if views else ""
     results = ", ".join(f"{owned}({emitter.atom(a)})" if i in views else emitter.atom(a)
                         for i, a in enumerate(jaxpr.outvars))
+    if any(checks) and check_outputs:
+        unchecked = [emitter.atom(a) for a in jaxpr.outvars if a.aval.dtype.kind in "fc"]
+        if unchecked:
+            check = emitter.namer.global_(_check_outputs, "check_outputs")
+            emitter.lines.append(f"{indent}{check}(({', '.join(unchecked)},), {name!r}, "
+                                 f"{checks[0]}, {checks[1]})")
     emitter.lines.append(f"{indent}return ({results}{',' if len(jaxpr.outvars) == 1 else ''})")
     if any(donated):
         emitter.lines += ["    except BaseException as error_:",

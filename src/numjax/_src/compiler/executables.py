@@ -39,12 +39,14 @@ def cycle_collection_paused(fn: Callable[..., Any]) -> Callable[..., Any]:
     return paused
 
 
-def lower_module(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = ()
-                 ) -> LoweredModule:
+def lower_module(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = (),
+                 check_outputs: bool = False) -> LoweredModule:
     """Run the passes over `closed` and lower it to Python source. `donated` flags the inputs
-    whose buffers the executable may overwrite."""
+    whose buffers the executable may overwrite; `check_outputs` marks a jitted function's
+    program (its outputs are checked under jax_debug_nans/infs)."""
     start = time.perf_counter()
-    module = lower_jaxpr(passes.run_passes(closed), name, donated=donated)
+    module = lower_jaxpr(passes.run_passes(closed), name, donated=donated,
+                         check_outputs=check_outputs)
     if config.log_compiles.value:
         compile_log.log_lowering(name, time.perf_counter() - start)
     return module
