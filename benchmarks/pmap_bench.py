@@ -161,7 +161,31 @@ def psum() -> None:
         row("  ... on the devices' threads", t, "np.add", t_np, tj, unit)
 
 
-SECTIONS = {"mlp": mlp, "dispatch": dispatch, "psum": psum}
+def threshold() -> None:
+    """Where running on the devices' threads starts to pay: a small elementwise program with
+    a psum, per-device sizes from 1 K to 4 M floats, as one batched program against the
+    devices' threads. numjax_pmap_spmd_min_bytes (default 1 MB per device) is set from this."""
+    from numjax._src.api import pmap_executable
+
+    def body(v: Any) -> Any:
+        h = jnp.tanh(v * 1.5 + 0.5) * jnp.exp(-v * v)
+        return h + lax.psum(jnp.sum(h), "i")
+
+    for count in [1 << 10, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22]:
+        x = numjax.device_put_sharded(
+            [np.linspace(-1, 1, count, dtype=np.float32) for _ in range(N)], numjax.devices())
+        number = max(3, min(500, (1 << 24) // (count * 8)))
+        with pmap_executable.spmd_min_bytes(1 << 62):
+            f = numjax.pmap(body, "i")
+            t_batched = best(lambda f=f, x=x: _block(f(x)), number)
+        with pmap_executable.spmd_min_bytes(0):
+            f = numjax.pmap(body, "i")
+            t_threads = best(lambda f=f, x=x: _block(f(x)), number)
+        row(f"elementwise+psum, {count * 4 >> 10} KB/device, threads", t_threads,
+            "batched", t_batched, unit="us" if count < 1 << 16 else "ms")
+
+
+SECTIONS = {"mlp": mlp, "dispatch": dispatch, "psum": psum, "threshold": threshold}
 
 if __name__ == "__main__":
     print(f"numjax {numjax.__version__} on {numjax.device_count()} devices"
