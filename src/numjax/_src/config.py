@@ -263,6 +263,13 @@ host_callback_outfeed = _bool(
 
 # ---- options that do not change the traced program ----
 disable_jit = _bool("jax_disable_jit", False, "Run jitted functions op by op.")
+eager_pmap = _bool(
+    "jax_eager_pmap", True,
+    "Under disable_jit, run the pmapped function's Python on every call (no cached trace), "
+    "as JAX's op-by-op pmap does.")
+pmap_shmap_merge = _bool(
+    "jax_pmap_shmap_merge", False,
+    "Accepted for compatibility; numjax's pmap always runs its own per-device programs.")
 log_compiles = _bool("jax_log_compiles", False, "Log each compilation with its function and avals.")
 explain_cache_misses = _bool(
     "jax_explain_cache_misses", False, "Log why each compile-cache miss happened."

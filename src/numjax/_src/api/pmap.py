@@ -85,7 +85,10 @@ class PmapFunction:
         if trace_mod._trace_state.trace is not eval_trace:
             flat_args, params, out_tree = self._prepare(args, kwargs)
             return tree_unflatten(out_tree, xla_pmap_p.bind(*flat_args, **params))
-        fast = not kwargs and not self._static and all(
+        # Under disable_jit JAX runs a pmapped function's Python again on every call (its
+        # op-by-op pmap keeps no trace), unless arguments are donated.
+        eager = config.disable_jit.value and config.eager_pmap.value and not self._donate
+        fast = not eager and not kwargs and not self._static and all(
             type(a) is ArrayImpl or type(a) is np.ndarray for a in args)
         if fast:
             # Positional Arrays or NumPy arrays: the signature is their avals (each is a leaf
@@ -96,14 +99,14 @@ class PmapFunction:
             hit = self._calls.get(key)
             if hit is not None:
                 return tree_unflatten(hit[1], hit[0].call(args))
-        flat_args, params, out_tree = self._prepare(args, kwargs)
+        flat_args, params, out_tree = self._prepare(args, kwargs, cache=not eager)
         executable = pmap_executable.executable_for(params, flat_args)
         if fast and len(flat_args) == len(args):
             self._calls[key] = (executable, out_tree)
         return tree_unflatten(out_tree, executable.call(flat_args))
 
     # -- one call ----------------------------------------------------------------------------
-    def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any], cache: bool = True
                  ) -> tuple[list[Any], dict[str, Any], PyTreeDef]:
         """The flat arguments (closed-over tracers first), the `xla_pmap` params and the
         output tree of this call."""
@@ -129,10 +132,10 @@ class PmapFunction:
         size = _mapped_size(flat_args, dims, self._axis_size, names, "pmap")
         avals = tuple(_abstractify(x) for x in flat_args)
         key = (avals, tuple(dims), size, statics, in_tree, config.trace_context())
-        cached = self._traces.get(key)
+        cached = self._traces.get(key) if cache else None
         if cached is None:
             cached = self._trace(args, kwargs, statics, in_tree, avals, dims, size)
-            if not cached[1]:  # a program closing over a tracer is that trace's own
+            if cache and not cached[1]:  # a program closing over a tracer is that trace's own
                 self._traces[key] = cached
         body, extra, out_tree, params = cached
         return [*extra, *flat_args], params, out_tree

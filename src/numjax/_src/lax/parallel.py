@@ -322,15 +322,17 @@ def _axis_index_batch(trace: Any, vals: Sequence[Any], dims: Sequence[Any], *,
     names = _names(axis_name)
     if trace.axis_name not in names:
         return axis_index_p.bind(axis_name=axis_name), None
-    # Row-major over the names given: the index along the other names scales this one's.
+    # Row-major over the names given: index = (before * size + own) * size(after) + after,
+    # with the indices along the names before and after this one from the other traces.
+    pos = names.index(trace.axis_name)
+    before, after = names[:pos], names[pos + 1:]
     index = st.iota(np.int32, trace.axis_size)
-    after = names[names.index(trace.axis_name) + 1:]
+    if before:
+        outer = axis_index_p.bind(axis_name=before if len(before) > 1 else before[0])
+        index = ew.add(ew.mul(outer, np.int32(trace.axis_size)), index)
     if after:
-        index = ew.mul(index, np.int32(axis_size(after)))
-    rest = tuple(n for n in names if n != trace.axis_name)
-    if rest:
-        other = axis_index_p.bind(axis_name=rest if len(rest) > 1 else rest[0])
-        index = ew.add(index, other)
+        inner = axis_index_p.bind(axis_name=after if len(after) > 1 else after[0])
+        index = ew.add(ew.mul(index, np.int32(axis_size(after))), inner)
     return index, 0
 
 
@@ -586,8 +588,54 @@ def _all_to_all_batch(trace: Any, vals: Sequence[Any], dims: Sequence[Any], *,
         return all_to_all_p.bind(batching.moveaxis(x, d, 0), split_axis=split_axis + 1,
                                  concat_axis=concat_axis + 1, **params), 0
     x = batching.move_dim(x, d, 0, trace.axis_size)
-    return _per_group(x, axis_index_groups,
-                      lambda g: _exchanged(g, split_axis, concat_axis)), 0
+    names = _names(axis_name)
+    if len(names) == 1:
+        return _per_group(x, axis_index_groups,
+                          lambda g: _exchanged(g, split_axis, concat_axis)), 0
+    if axis_index_groups is not None:
+        raise NotImplementedError("all_to_all over several axis names with axis_index_groups "
+                                  "is not supported under vmap or a batched pmap.")
+    return _exchanged_over_names(x, names, trace.axis_name, split_axis, concat_axis, tiled), 0
+
+
+def _exchanged_over_names(x: Array, names: tuple[Any, ...], own: Any, split_axis: int,
+                          concat_axis: int, tiled: bool) -> Array:
+    """all_to_all over several names, this trace owning `own` (its rows at axis 0).
+
+    The devices are numbered row-major over `names`, (a, r, b) for the names before `own`,
+    `own` and the names after it; the split axis holds one chunk per target device. The rows
+    first trade chunks among themselves (row r_t takes chunk r_t of every row), then one
+    all_to_all over the other names trades each (a, b) block; the received chunks are put in
+    source order (a, r, b) and concatenated along the concat axis."""
+    pos = names.index(own)
+    before, after = names[:pos], names[pos + 1:]
+    a_size = axis_size(before) if before else 1
+    b_size = axis_size(after) if after else 1
+    shape = get_aval(x).shape
+    s, rest = shape[0], list(shape[1:])
+    pre, post = rest[:split_axis], rest[split_axis + 1:]
+    c = rest[split_axis] // (a_size * s * b_size)
+    p = 1 + split_axis  # the split axis, counting the rows' axis
+    tail = list(range(p + 4, len(shape) + 3))
+    # (r_src, pre, a_t, r_t, b_t, c, post) -> (r_t, pre, a_t, b_t, r_src, c, post)
+    y = st.reshape(x, (s, *pre, a_size, s, b_size, c, *post))
+    y = st.transpose(y, (p + 1, *range(1, p), p, p + 2, 0, p + 3, *tail))
+    # Trade the (a_t, b_t) blocks, received along a new axis in (a_src, b_src) order.
+    y = st.reshape(y, (s, *pre, a_size * b_size, 1, s, c, *post))
+    others = before + after
+    y = all_to_all_p.bind(y, axis_name=others if len(others) > 1 else others[0],
+                          split_axis=p, concat_axis=p + 1, axis_index_groups=None, tiled=tiled,
+                          axis_size=a_size * b_size)
+    # (r_t, pre, a_src, b_src, r_src, c, post) -> (r_t, pre, a_src, r_src, b_src, c, post)
+    y = st.reshape(y, (s, *pre, a_size, b_size, s, c, *post))
+    y = st.transpose(y, (*range(p), p, p + 2, p + 1, p + 3, *tail))
+    m = a_size * s * b_size
+    y = st.reshape(y, (s, *pre, m, c, *post))
+    # The sources, in order, just before the concat axis, then merged with it.
+    y = batching.moveaxis(y, p, 1 + concat_axis)
+    out = [*pre, c, *post]
+    out[concat_axis] *= m
+    return st.reshape(y, (s, *out))
 
 
 @all_to_all_p.def_kernel_factory
