@@ -6,7 +6,12 @@ donation.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import builtins
+import collections
+import json
+import pathlib
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -141,3 +146,120 @@ def test_pmap_under_disable_jit_runs_python_every_call(dev8: None, eager: bool,
     want = [[-12.0, -15.0], [-10.0, -13.0], [-8.0, -11.0], [-6.0, -9.0]]  # JAX's
     assert first.tolist() == want and second.tolist() == want
     assert jax.config.jax_eager_pmap is True and jax.config.jax_pmap_shmap_merge is False
+
+
+# ---- errors, as JAX words them -----------------------------------------------------------------
+
+# name -> (exception type, JAX 0.4.30's message); "{array}" stands for the Array class's name.
+ERRORS = json.loads((pathlib.Path(__file__).parent / "data" / "pmap_errors_golden.json")
+                    .read_text())
+_NT = collections.namedtuple("P", "u v")  # the namedtuple of the recorded case
+
+
+def _error_cases() -> dict[str, Callable[[], Any]]:
+    jnp = jax.numpy
+    x = jnp.array([3.14])
+
+    def nested_devices() -> Any:
+        inner = jax.pmap(lambda y: lax.psum(y, "j"), "j", devices=jax.devices())
+        return jax.pmap(lambda v: inner(v), "i")(jnp.ones((8, 1)))
+
+    return {
+        "in_axes_tuple_length":
+            lambda: jax.pmap(lambda x, y: x, in_axes=((0, 0, 0), 0))((x, x), x),
+        "in_axes_with_kwargs":
+            lambda: jax.pmap(lambda x, y: x, in_axes=((0, 0), 0))(x=(x, x), y=x),
+        "in_axes_type": lambda: jax.pmap(lambda x: x, in_axes=({"a": 0},))([x, x]),
+        "in_axes_dict_keys":
+            lambda: jax.pmap(lambda a: a, in_axes=({"a": 0, "b": 0},))({"a": x, "c": x}),
+        "in_axes_dict_size": lambda: jax.pmap(lambda a: a, in_axes=({"a": 0, "b": 0},))({"a": x}),
+        "in_axes_list_for_args": lambda: jax.pmap(lambda a, b: a, in_axes=[0, 0])(x, x),
+        "in_axes_none_first":
+            lambda: jax.pmap(lambda a, b: a, in_axes=(None, (0, 0, 0)))(x, (x, x)),
+        "in_axes_namedtuple": lambda: jax.pmap(lambda a: a, in_axes=(_NT(0, (0, 0)),))(_NT(x, x)),
+        "out_axes_tuple_length":
+            lambda: jax.pmap(lambda x, y: ((x, x), x), out_axes=((0, 0, 0), 0))(x, x),
+        "out_axes_type": lambda: jax.pmap(lambda x: {"a": x}, out_axes=[0])(x),
+        "in_axes_leaf_type": lambda: jax.pmap(lambda a: a, in_axes=(1.0,)),
+        "out_axes_leaf_type": lambda: jax.pmap(lambda a: a, out_axes=(1.0,)),
+        "in_axes_string": lambda: jax.pmap(lambda a: a, in_axes="a"),
+        "static_not_passed":
+            lambda: jax.pmap(lambda a, n: a, static_broadcasted_argnums=(1,))(x),
+        "static_not_passed3":
+            lambda: jax.pmap(lambda a, n, m: a, static_broadcasted_argnums=(2,))(x, 1),
+        "no_devices": lambda: jax.pmap(lambda x: x, devices=[])(x),
+        "nested_devices": nested_devices,
+        "nested_too_few_devices": lambda: jax.pmap(
+            jax.pmap(lambda x: lax.psum(x, ("i", "j")), axis_name="j"), axis_name="i",
+            devices=[jax.local_devices()[0]])(jnp.ones((1, 4))),
+        "psum_unbound": lambda: lax.psum(1.0, "i"),
+        "psum_unbound_in_jit": lambda: jax.jit(lambda v: lax.psum(v, "i"))(1.0),
+        "psum_other_name": lambda: jax.pmap(lambda v: lax.psum(v, "j"), "i")(jnp.ones(8)),
+        "axis_index_unbound": lambda: lax.axis_index("i"),
+        "all_gather_unbound": lambda: lax.all_gather(x, "i"),
+        "ppermute_unbound": lambda: lax.ppermute(x, "i", [(0, 1)]),
+        "pmean_unbound": lambda: lax.pmean(x, "i"),
+        "pmax_unbound": lambda: lax.pmax(x, "i"),
+        "pmin_unbound": lambda: lax.pmin(x, "i"),
+        "all_to_all_unbound": lambda: lax.all_to_all(x, "i", 0, 0),
+        "psum_scatter_unbound": lambda: lax.psum_scatter(x, "i"),
+        "axis_index_unnamed_pmap":
+            lambda: jax.pmap(lambda v: v + lax.axis_index("i"))(jnp.ones(8)),
+    }
+
+
+def test_error_cases_cover_the_recorded_ones() -> None:
+    assert set(_error_cases()) == set(ERRORS)
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_pmap_error_matches_jax(dev8: None, name: str) -> None:
+    kind, message = ERRORS[name]
+    array = type(jax.numpy.zeros(1))
+    message = message.replace("{array}", f"{array.__module__}.{array.__qualname__}")
+    with pytest.raises(getattr(builtins, kind)) as info:
+        _error_cases()[name]()
+    assert str(info.value) == message
+
+
+def test_tuple_in_axes_include_static_arguments(dev8: None) -> None:
+    # JAX: a tuple in_axes has one entry per positional argument, static ones included (the
+    # static one's entry is dropped); the program only sees the dynamic ones.
+    f = jax.pmap(lambda a, n, b: a * n + b, in_axes=(0, None, 0), static_broadcasted_argnums=1)
+    x = np.arange(2.0, dtype=np.float32)
+    assert f(x, 3, x).tolist() == [0.0, 4.0]
+    assert f(x, 3, b=x).tolist() == [0.0, 4.0]
+    text = str(jax.make_jaxpr(f, static_argnums=1)(x, 3, x))
+    assert "in_axes=(0, 0)" in text and "mul d 3.0" in text
+
+
+# (donate_argnums, in_axes) -> JAX: the UserWarning (or None), whether each argument was deleted.
+# The first argument is a pmap's output (sharded over the devices); the second is replicated
+# (in_axes None: an unmapped argument, which JAX donates too) or, with in_axes 0, sharded.
+_UNUSABLE = ("Some donated buffers were not usable: ShapedArray(float32[4]).\nSee an explanation "
+             "at https://jax.readthedocs.io/en/latest/faq.html#buffer-donation.")
+DONATION = [
+    (1, (0, None), None, False, True),
+    ((0, 1), (0, None), _UNUSABLE, True, False),
+    (0, (0, None), None, True, False),
+    ((0, 1), (0, 0), _UNUSABLE, True, False),
+    (1, (0, 0), None, False, True),
+]
+
+
+@pytest.mark.parametrize("donate,in_axes,warning,a_deleted,b_deleted", DONATION)
+def test_pmap_donation_of_mapped_and_unmapped_arguments(
+        dev8: None, donate: Any, in_axes: Any, warning: str | None, a_deleted: bool,
+        b_deleted: bool) -> None:
+    xs = np.arange(32, dtype=np.float32).reshape(8, 4)
+    ident = jax.pmap(lambda v: v)
+    a = ident(xs)
+    b = jax.numpy.asarray(xs[0]) if in_axes[1] is None else ident(xs)
+    f = jax.pmap(lambda x, y: x + y, in_axes=in_axes, donate_argnums=donate)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = f(a, b)
+    assert [str(w.message) for w in caught] == ([] if warning is None else [warning])
+    assert all(w.category is UserWarning for w in caught)
+    assert (a.is_deleted(), b.is_deleted()) == (a_deleted, b_deleted)
+    np.testing.assert_array_equal(out, xs + (xs[0] if in_axes[1] is None else xs))

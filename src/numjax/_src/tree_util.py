@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import difflib
 import functools
 import sys
+import textwrap
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeAlias, TypeVar
@@ -1055,8 +1057,8 @@ def equality_errors(tree1: Any, tree2: Any) -> Iterator[tuple[KeyPath, str, str,
     return _equality_errors((), tree1, tree2)
 
 
-def _is_strict_leaf(tree: Any) -> bool:
-    treedef = tree_structure(tree)
+def _is_strict_leaf(tree: Any, is_leaf: IsLeaf = None) -> bool:
+    treedef = tree_structure(tree, is_leaf)
     return treedef.num_nodes == 1 and treedef.num_leaves == 1
 
 
@@ -1096,6 +1098,80 @@ def _equality_errors(path: KeyPath, t1: Any, t2: Any) -> Iterator[tuple[KeyPath,
         return
     for (k, c1), (_, c2) in zip(keyed1, keyed2, strict=True):
         yield from _equality_errors((*path, k), c1, c2)
+
+
+def prefix_errors(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None
+                  ) -> list[Callable[[str], ValueError]]:
+    """Where `prefix_tree` fails to be a tree prefix of `full_tree`: one error maker per
+    place (given the name of the prefix, e.g. "pmap in_axes"); the walk stops below the first
+    difference on each path. A leaf of `prefix_tree` is a prefix of anything; `None` is a
+    node without children unless `is_leaf` says otherwise.
+
+    >>> print(prefix_errors((0, (0, 0)), (1, (2,)))[0]("in_axes"))
+    pytree structure error: different lengths of tuple at key path
+        in_axes[1]
+    At that key path, the prefix pytree in_axes has a subtree of type tuple of length 2, but the full pytree has a subtree of the same type but of length 1.
+    """  # noqa: E501
+    return list(_prefix_errors((), prefix_tree, full_tree, is_leaf))
+
+
+def _prefix_errors(path: KeyPath, prefix: Any, full: Any, is_leaf: IsLeaf
+                   ) -> Iterator[Callable[[str], ValueError]]:
+    if _is_strict_leaf(prefix, is_leaf):
+        return
+    at = keystr(path)
+    head = "pytree structure error: different {what} at key path\n    {name}" + at + "\n"
+    if type(prefix) is not type(full):
+        text = (head.replace("{what}", "types")
+                + "At that key path, the prefix pytree {name} has a subtree of type\n"
+                f"    {type(prefix)}\nbut at the same key path the full pytree has a subtree "
+                f"of different type\n    {type(full)}.")
+        yield lambda name: ValueError(text.replace("{name}", name))
+        return
+    if isinstance(prefix, list | tuple) and len(prefix) != len(full):
+        kind = type(prefix).__name__
+        text = (head.replace("{what}", f"lengths of {kind}")
+                + f"At that key path, the prefix pytree {{name}} has a subtree of type {kind} "
+                f"of length {len(prefix)}, but the full pytree has a subtree of the same type "
+                f"but of length {len(full)}.")
+        yield lambda name: ValueError(text.replace("{name}", name))
+        return
+    handler = _handlers.get(type(prefix)) or _namedtuple_handler(type(prefix))
+    assert handler is not None  # not a leaf, so a node type
+    keyed_p, meta_p = _keyed_children(handler, prefix)
+    keyed_f, meta_f = _keyed_children(handler, full)
+    keyed_p, keyed_f = list(keyed_p), list(keyed_f)
+    if len(keyed_p) != len(keyed_f):
+        keys_p = [k for k, _ in keyed_p]
+        keys_f = [k for k, _ in keyed_f]
+
+        def names(keys: Iterable[Any]) -> str:
+            return " ".join(str(getattr(k, "key", k)) for k in keys)
+        try:
+            diff: str | None = names(set(keys_p) ^ set(keys_f))
+        except TypeError:  # unhashable keys
+            diff = None
+        text = (head.replace("{what}", "numbers of pytree children")
+                + f"At that key path, the prefix pytree {{name}} has a subtree of type\n"
+                f"    {type(prefix)}\nwith {len(keyed_p)} child keys\n    {names(keys_p)}\n"
+                f"but at the same key path the full pytree has a subtree of the same type but "
+                f"with {len(keyed_f)} child keys\n    {names(keys_f)}\n"
+                + ("" if diff is None else
+                   f"so the symmetric difference on key sets is\n    {diff}"))
+        yield lambda name: ValueError(text.replace("{name}", name))
+        return
+    if not _aux_equal(meta_p, meta_f):
+        lines = difflib.ndiff(str(meta_p).splitlines(), str(meta_f).splitlines())
+        text = (head.replace("{what}", "pytree metadata")
+                + f"At that key path, the prefix pytree {{name}} has a subtree of type\n"
+                f"    {type(prefix)}\nwith metadata\n    {meta_p}\nbut at the same key path "
+                f"the full pytree has a subtree of the same type but with metadata\n"
+                f"    {meta_f}\nso the diff in the metadata at these pytree nodes is\n"
+                + textwrap.indent("\n".join(lines), "    "))
+        yield lambda name: ValueError(text.replace("{name}", name))
+        return
+    for (k, p), (_, f) in zip(keyed_p, keyed_f, strict=True):
+        yield from _prefix_errors((*path, k), p, f, is_leaf)
 
 
 def tree_flatten_with_path(

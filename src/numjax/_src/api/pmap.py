@@ -38,7 +38,14 @@ from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime.array import ArrayImpl
-from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from numjax._src.tree_util import (
+    PyTreeDef,
+    prefix_errors,
+    tree_flatten,
+    tree_leaves,
+    tree_structure,
+    tree_unflatten,
+)
 
 
 class PmapFunction:
@@ -83,6 +90,9 @@ class PmapFunction:
     @traceback_util.boundary_method
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if trace_mod._trace_state.trace is not eval_trace:
+            if self._devices is not None and axis_env.names():
+                # Inside another pmap the devices are the outer pmap's to choose.
+                raise ValueError("Nested pmap with explicit devices argument.")
             flat_args, params, out_tree = self._prepare(args, kwargs)
             return tree_unflatten(out_tree, xla_pmap_p.bind(*flat_args, **params))
         # Under disable_jit JAX runs a pmapped function's Python again on every call (its
@@ -110,7 +120,14 @@ class PmapFunction:
                  ) -> tuple[list[Any], dict[str, Any], PyTreeDef]:
         """The flat arguments (closed-over tracers first), the `xla_pmap` params and the
         output tree of this call."""
+        if self._devices is not None and not self._devices:
+            raise ValueError("'devices' argument to pmap must be non-empty, or None.")
         n = len(args)
+        if self._static and max(self._static) >= n:
+            raise ValueError(f"pmapped function has static_broadcasted_argnums={self._static}"
+                             f" but was called with only {n} positional "
+                             f"argument{'s' if n > 1 else ''}. All static broadcasted "
+                             "arguments must be passed positionally.")
         static_positions = {i % n for i in self._static if -n <= i < n}
         statics = tuple((i, hashable_static(args[i])) for i in sorted(static_positions))
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_positions)
@@ -120,12 +137,14 @@ class PmapFunction:
                              f"containing an array, got empty *args={args} and "
                              f"**kwargs={kwargs}")
         in_axes = self._in_axes
-        if isinstance(in_axes, tuple) and len(in_axes) != len(dyn_args):
-            raise ValueError("pmap in_axes must be an int, None, or a tuple of entries "
-                             "corresponding to the positional arguments passed to the "
-                             f"function, but got len(in_axes)={len(in_axes)}, "
-                             f"len(args)={len(dyn_args)}")
-        dims = _flatten_axes("pmap in_axes", in_tree, (in_axes, 0), dyn_args, kwargs)
+        if static_positions and isinstance(in_axes, tuple):
+            # A tuple of in_axes has an entry per positional argument, static ones included.
+            in_axes = tuple(in_axes[i] for i in range(min(n, len(in_axes)))
+                            if i not in static_positions)
+        try:
+            dims = _flatten_axes("pmap in_axes", in_tree, (in_axes, 0), dyn_args, kwargs)
+        except ValueError:
+            raise _in_axes_error(in_axes, dyn_args, kwargs) from None
         dims = [_canonical_dim(d, x, "pmap") for d, x in zip(dims, flat_args, strict=True)]
         names = _LazyNames(lambda: debug_info("pmap", self._fun, args, kwargs,
                                               self._static).arg_names)
@@ -151,7 +170,13 @@ class PmapFunction:
             it = iter(dyn)
             full = [static_values[i] if i in static_values else next(it)
                     for i in range(len(args))]
-            return self._fun(*full, **kw)
+            out = self._fun(*full, **kw)
+            # Checked on the traced outputs, so the error names their types as JAX's does.
+            try:
+                _flatten_out_axes(tree_structure(out), self._out_axes, "pmap")
+            except ValueError:
+                raise _out_axes_error(self._out_axes, out) from None
+            return out
 
         flat_fun, out = flatten_fun(with_statics, in_tree)
         per_device = [mapped_aval(a, d) for a, d in zip(avals, dims, strict=True)]
@@ -224,6 +249,39 @@ class _TempAxisName:
 
     def __repr__(self) -> str:
         return f"<axis {hex(id(self))}>"
+
+
+def _in_axes_error(in_axes: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ValueError:
+    """JAX's error for `in_axes` that is not a tree prefix of the positional arguments: the
+    first structural difference, then what the full tree is."""
+    first = prefix_errors((in_axes, 0), (args, kwargs))[0]
+    msg = first("pmap in_axes").args[0]
+    msg += ("\n\nThe 'full pytree' here is the tuple of arguments passed positionally to the "
+            "pmapped function, and the value of `in_axes` must be a tree prefix of that "
+            "tuple. But it was not a prefix.")
+    if kwargs:
+        msg += ("\n\nWhen some arguments are passed by keyword to the pmapped function, they "
+                "are not included in the comparison to `in_axes`. Instead, each argument "
+                "passed by keyword is mapped over its leading axis. See the description of "
+                "`in_axes` in the `pmap` docstring: "
+                "https://jax.readthedocs.io/en/latest/_autosummary/jax.pmap.html#jax.pmap")
+    msg += ("\n\nCheck that the value of the `in_axes` argument to `pmap` is a tree prefix of "
+            "the tuple of arguments passed positionally to the pmapped function.")
+    return ValueError(msg)
+
+
+def _out_axes_error(out_axes: Any, out: Any) -> ValueError:
+    """JAX's error for `out_axes` that is not a tree prefix of the function's output."""
+    msg = prefix_errors(out_axes, out)[0]("pmap out_axes").args[0]
+    return ValueError(msg + "\n\nThe full pytree is the output of the pmapped function. "
+                      "Ensure that the `out_axes` argument to `pmap` is a pytree prefix of "
+                      "the pmapped function's output.")
+
+
+def _check_axes_leaves(what: str, axes: Any) -> None:
+    if not all(type(leaf) is int for leaf in tree_leaves(axes)):
+        raise TypeError(f"pmap {what} must be an int, None, or (nested) container with those "
+                        f"types as leaves, but got {axes}.")
 
 
 def _processes(devices: Any) -> int:
@@ -338,6 +396,8 @@ def pmap(fun: Callable[..., Any] | None = None, axis_name: Hashable | None = Non
                          "global_arg_shapes from pmap.")
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
+    _check_axes_leaves("in_axes", in_axes)
+    _check_axes_leaves("out_axes", out_axes)
     if backend is not None:
         devices_mod.get_backend(backend)  # JAX's error for an absent platform
     static = normalize_argnums(static_broadcasted_argnums)

@@ -126,6 +126,12 @@ def choose_devices(params: dict[str, Any], total: int) -> list[Any]:
         chosen = list(chosen)
         if len(chosen) != total:
             local = ", ".join(str(d) for d in chosen)
+            if total != params["axis_size"]:  # nested pmaps make the grid larger
+                raise ValueError(f"pmapped function requires {total} local devices to run due "
+                                 "to nested pmapped or other parallel functions, but only "
+                                 f"{len(chosen)} are available.\n(outer axis size: "
+                                 f"{params['axis_size']}, local devices available to pmap: "
+                                 f"{local})")
             raise ValueError("Leading axis size of input to pmapped function must equal the "
                              "number of local devices passed to pmap. Got axis_size="
                              f"{params['axis_size']}, num_local_devices={len(chosen)}.\n"
