@@ -22,6 +22,10 @@ from numjax import lax
 from numjax._src.api import pmap_executable
 from numjax.test_util import check_grads, cpu_devices
 
+# jit of pmap warns as in JAX (tests/test_pmap_conformance.py checks the warning); the tests
+# here that compose them are about values.
+pytestmark = pytest.mark.filterwarnings("ignore:The jitted function .* includes a pmap")
+
 COUNTS = [1, 2, 4, 8]
 WAYS = {"threads": 0, "batched": 1 << 62}
 

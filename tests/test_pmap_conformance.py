@@ -21,7 +21,7 @@ import numjax as jax
 from numjax import lax
 from numjax._src import config
 from numjax._src.api import pmap_executable
-from numjax.test_util import cpu_devices
+from numjax.test_util import check_grads, cpu_devices
 
 WAYS = {"threads": 0, "batched": 1 << 62}
 
@@ -263,3 +263,166 @@ def test_pmap_donation_of_mapped_and_unmapped_arguments(
     assert all(w.category is UserWarning for w in caught)
     assert (a.is_deleted(), b.is_deleted()) == (a_deleted, b_deleted)
     np.testing.assert_array_equal(out, xs + (xs[0] if in_axes[1] is None else xs))
+
+
+# ---- second-order gradients through pmap ------------------------------------------------------
+
+
+@pytest.mark.parametrize("in_axes,out_axes", [
+    ((None, 0, None), 0), ((None, None, 1), 2), ((0, None, 2), 1), ((1, 0, None), 0),
+])
+def test_pmap_second_order_grads_with_shared_arguments(way: str, in_axes: Any,
+                                                       out_axes: int) -> None:
+    # JAX's testPmapAllAxesGrad: an argument every device shares (in_axes None) gets the sum
+    # of the devices' cotangents; its second-order terms were counted once per device.
+    def f(x: Any, y: Any, z: Any) -> Any:
+        return jax.numpy.sin(x + y) * z
+
+    rng = np.random.default_rng(0)
+    shapes = [(3, 4), (3, 1), (1, 4)]
+    args = [rng.normal(size=s if a is None else (*s[:a], 8, *s[a:])).astype(np.float32)
+            for a, s in zip(in_axes, shapes, strict=True)]
+    check_grads(jax.pmap(f, in_axes=in_axes, out_axes=out_axes), args, order=2, atol=2e-2,
+                rtol=2e-2, eps=1e-3)
+
+
+def test_grad_through_an_output_returned_once(way: str) -> None:
+    # An out_axes=None output is device 0's value: d/dx sum(psum(x)) is 1 for every element.
+    # (JAX 0.4.30 fails here with an internal AssertionError; n times the cotangent was wrong.)
+    x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    f = jax.pmap(lambda a: lax.psum(a, "i"), "i", out_axes=None)
+    np.testing.assert_array_equal(jax.grad(lambda v: f(v).sum())(x), np.ones((4, 2)))
+    vmapped = jax.vmap(lambda a: lax.psum(a, "i"), axis_name="i", out_axes=None)
+    np.testing.assert_array_equal(jax.grad(lambda v: vmapped(v).sum())(x), np.ones((4, 2)))
+
+
+# ---- psum and pmean dtypes ----------------------------------------------------------------------
+
+# (input, collective) -> JAX's output dtype, weak type and values under pmap (and vmap).
+REDUCTION_DTYPES = [
+    ([True, False], "bool", "psum", "int32", False, [1, 1]),
+    ([True, False], "bool", "pmean", "float32", False, [0.5, 0.5]),
+    ([1, 2], "int32", "psum", "int32", False, [3, 3]),
+    ([1, 2], "int32", "pmean", "float32", False, [1.5, 1.5]),
+    ([1, 2], "uint8", "pmean", "float32", False, [1.5, 1.5]),
+    ([1.0, 2.0], "float16", "pmean", "float16", False, [1.5, 1.5]),
+]
+
+
+@pytest.mark.parametrize("values,dtype,op,want_dtype,weak,want", REDUCTION_DTYPES)
+def test_psum_pmean_dtypes(way: str, values: Any, dtype: str, op: str, want_dtype: str,
+                           weak: bool, want: Any) -> None:
+    x = jax.numpy.array(values, dtype)
+    collective = getattr(lax, op)
+    with jax.numpy_dtype_promotion("strict"):
+        outs = [jax.pmap(lambda v: collective(v, "i"), "i")(x),
+                jax.vmap(lambda v: collective(v, "i"), axis_name="i")(x)]
+    for out in outs:
+        assert (out.dtype, out.weak_type, out.tolist()) == (np.dtype(want_dtype), weak, want)
+
+
+def test_pmean_of_a_python_int_is_a_weak_float(way: str) -> None:
+    out = jax.pmap(lambda v: lax.pmean(3, "i"), "i")(jax.numpy.ones(2))
+    assert (out.dtype, out.weak_type, out.tolist()) == (np.dtype("float32"), True, [3.0, 3.0])
+
+
+# ---- jit of pmap ------------------------------------------------------------------------------
+
+JIT_OF_PMAP_WARNING = (
+    "The jitted function {name} includes a pmap. Using jit-of-pmap can lead to inefficient "
+    "data movement, as the outer jit does not preserve sharded data representations and "
+    "instead collects input and output arrays onto a single device. Consider removing the "
+    "outer jit unless you know what you're doing. See https://github.com/google/jax/issues/2926.")
+
+
+def _foo(x: Any) -> Any:
+    return x
+
+
+# (program, size of the mapped axis, the name JAX's warning gives or None: no warning)
+JIT_OF_PMAP = [
+    ("jit(pmap)", lambda: jax.jit(jax.pmap(_foo)), 8, "_foo"),
+    ("jit(lambda: pmap + 1)", lambda: jax.jit(lambda x: jax.pmap(_foo)(x) + 1), 8, "<lambda>"),
+    ("jit(pmap) on one device", lambda: jax.jit(jax.pmap(_foo)), 1, None),
+    ("jit(pmap(pmap))", lambda: jax.jit(jax.pmap(jax.pmap(_foo))), (1, 4), "_foo"),
+]
+
+
+@pytest.mark.parametrize("case,make,size,name", JIT_OF_PMAP, ids=[c[0] for c in JIT_OF_PMAP])
+def test_jit_of_pmap_warns_once_per_compile(dev8: None, case: str, make: Any, size: Any,
+                                            name: str | None) -> None:
+    f = make()
+    x = jax.numpy.ones(size)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f(x)
+        f(x)  # cached: no second warning
+    want = [] if name is None else [JIT_OF_PMAP_WARNING.format(name=name)]
+    assert [str(w.message) for w in caught] == want
+    assert all(w.category is UserWarning for w in caught)
+
+
+@pytest.mark.filterwarnings("ignore:The jitted function")
+def test_jit_of_pmap_needing_more_devices_than_there_are(dev8: None) -> None:
+    with pytest.raises(ValueError) as info:
+        jax.jit(jax.pmap(_foo))(jax.numpy.arange(16))
+    assert str(info.value) == ("compiling computation `_foo` that requires 16 replicas, but only "
+                               "8 XLA devices are available.")
+
+
+# ---- the Arrays pmap returns ------------------------------------------------------------------
+
+
+def test_indexing_a_pmap_output(dev8: None) -> None:
+    # JAX: x[i] for 0 <= i < n is device i's shard, left on that device; any other index
+    # (x[-1] too) is a gather, onto the default device.
+    out = jax.pmap(lambda v: v)(jax.numpy.ones((8, 2)))
+    devices = jax.devices()
+    for index, device in [(7, 7), (np.int32(7), 7), (0, 0), (-1, 0), (-8, 0)]:
+        assert out[index].devices() == {devices[device]}
+        assert out[index].tolist() == [1.0, 1.0]
+
+
+def test_deleted_pmap_output_raises_on_use(dev8: None) -> None:
+    x = jax.device_put_replicated(1, jax.devices())
+    x.delete()
+    x.delete()  # deleting again is fine
+    for use in (lambda: x[0], lambda: np.asarray(x), lambda: x + 1,
+                lambda: x.addressable_shards):
+        with pytest.raises(RuntimeError, match="Array has been deleted with shape=int32"):
+            use()
+
+
+# ---- ahead-of-time stages ---------------------------------------------------------------------
+
+
+def test_pmap_lower_compile_stages(dev8: None) -> None:
+    f = jax.pmap(lambda x, y: x - lax.pmean(x, "i") + y, axis_name="i")
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    lowered = f.lower(x, x)
+    compiled = lowered.compile()
+    np.testing.assert_array_equal(compiled(x, x), f(x, x))
+    for stage in (lowered, compiled):
+        assert stage._no_kwargs is False
+        assert stage.in_tree == jax.tree_util.tree_structure(((0, 0), {}))
+        assert stage.in_avals == ((jax.core.ShapedArray((8, 4), np.float32),) * 2, {})
+    assert lowered.compiler_ir() is not None
+    assert compiled.runtime_executable() is not None
+    assert compiled.memory_analysis().argument_size_in_bytes == 2 * 4 * 4  # one device's
+    with pytest.raises(TypeError) as info:
+        compiled(x.astype(np.int32), x[:, :2])
+    assert str(info.value) == (  # JAX's text
+        "Argument types differ from the types for which this computation was compiled. The "
+        "mismatches are:\nArgument 'x' compiled with float32[8,4] and called with int32[8,4]\n"
+        "Argument 'y' compiled with float32[8,4] and called with float32[8,2]")
+
+
+def test_private_arrays_accessor(dev8: None) -> None:
+    # JAX's `_arrays`: one single-device Array per device, in the sharding's device order.
+    devices = jax.local_devices()
+    y = jax.device_put_sharded([np.arange(i, i + 4) for i in range(8)], devices)
+    assert [(b.shape, b.devices(), b.tolist()) for b in y._arrays] == [
+        ((4,), {d}, list(range(i, i + 4))) for i, d in enumerate(devices)]
+    out = jax.pmap(lambda v: v * 2, in_axes=1, out_axes=1)(jax.numpy.ones((3, 8)))
+    assert [b.shape for b in out._arrays] == [(3,)] * 8
+    assert [b.shape for b in jax.numpy.arange(4.0)._arrays] == [(4,)]

@@ -20,6 +20,7 @@ from numjax._src import config, traceback_util
 from numjax._src.api import pmap_executable
 from numjax._src.api.argnums import hashable_static, normalize_argnums
 from numjax._src.api.flatten import debug_info, flatten_fun
+from numjax._src.api.stages import MemoryAnalysis
 from numjax._src.api.transformations import (
     _canonical_dim,
     _flatten_axes,
@@ -212,7 +213,8 @@ class PmapFunction:
         """Trace and compile for these arguments (arrays or `ShapeDtypeStruct`s)."""
         flat_args, params, out_tree = self._prepare(args, kwargs)
         avals = [_abstractify(x) for x in flat_args]
-        return PmapLowered(params, avals, tree_flatten((args, kwargs))[1], out_tree)
+        names = debug_info("pmap", self._fun, args, kwargs, self._static).arg_names
+        return PmapLowered(params, avals, tree_flatten((args, kwargs))[1], out_tree, names)
 
     def _cache_size(self) -> int:
         return len(self._traces)
@@ -313,18 +315,31 @@ def _donation_flags(args: tuple[Any, ...], static: Sequence[int], donate: Sequen
 class PmapLowered:
     """`pmap(f).lower(*args)`: the compiled per-device program for these arguments."""
 
+    _no_kwargs = False  # JAX's stages take keyword arguments too
+
     def __init__(self, params: dict[str, Any], avals: Sequence[Any], in_tree: PyTreeDef,
-                 out_tree: PyTreeDef) -> None:
+                 out_tree: PyTreeDef, arg_names: Sequence[str] = ()) -> None:
         self._params = params
         self._avals = list(avals)
         self.in_tree = in_tree
         self.out_tree = out_tree
+        self.arg_names = tuple(arg_names)
+
+    @property
+    def in_avals(self) -> Any:
+        """The arguments' avals, as (positional, keyword) like the arguments."""
+        return tree_unflatten(self.in_tree, self._avals[len(self._avals)
+                                                        - self.in_tree.num_leaves:])
 
     def _executable(self) -> pmap_executable.PmapExecutable:
         return pmap_executable._executable(self._params, self._avals)
 
     def as_text(self, dialect: str | None = None) -> str:
         return self._executable().executable.as_text()
+
+    def compiler_ir(self, dialect: str | None = None) -> Any:
+        """The per-device program, compiled (its `as_text()` is the generated source)."""
+        return self._executable().executable
 
     def compile(self, compiler_options: Any = None) -> PmapCompiled:
         return PmapCompiled(self, self._executable())
@@ -344,8 +359,21 @@ class PmapCompiled:
         self.in_tree = lowered.in_tree
         self.out_tree = lowered.out_tree
 
+    _no_kwargs = False
+
+    @property
+    def in_avals(self) -> Any:
+        return self._lowered.in_avals
+
     def as_text(self) -> str:
         return self._executable.executable.as_text()
+
+    def runtime_executable(self) -> pmap_executable.PmapExecutable:
+        return self._executable
+
+    def memory_analysis(self) -> MemoryAnalysis:
+        """Sizes of one device's program: its arguments, outputs and temporaries."""
+        return MemoryAnalysis(self._lowered._params["call_jaxpr"])
 
     def cost_analysis(self) -> list[dict[str, float]]:
         return [self._lowered.cost_analysis()]
@@ -358,12 +386,17 @@ class PmapCompiled:
                             f"pytree it was called with: compiled for {self.in_tree}, called "
                             f"with {in_tree}.")
         extra = len(self._lowered._avals) - len(flat_args)
-        for x, aval in zip(flat_args, self._lowered._avals[extra:], strict=True):
+        names = self._lowered.arg_names
+        mismatches = []
+        for i, (x, aval) in enumerate(zip(flat_args, self._lowered._avals[extra:], strict=True)):
             got = shaped_abstractify(x)
             if got.shape != aval.shape or got.dtype != aval.dtype:
-                raise TypeError("Argument types differ from the types for which this "
-                                f"computation was compiled: compiled with {aval.str_short()} "
-                                f"and called with {got.str_short()}")
+                name = names[i] if i < len(names) else f"args[{i}]"
+                mismatches.append(f"Argument '{name}' compiled with {aval.str_short()} and "
+                                  f"called with {got.str_short()}")
+        if mismatches:
+            raise TypeError("Argument types differ from the types for which this computation "
+                            "was compiled. The mismatches are:\n" + "\n".join(mismatches))
         if extra:
             raise TypeError("A pmap closing over traced values cannot be called compiled.")
         outs = self._executable.call(flat_args)

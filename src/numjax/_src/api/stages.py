@@ -8,6 +8,7 @@ in JAX, whose `jax_log_compiles` lines the stages write).
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from numjax._src import config, traceback_util
 from numjax._src.api import dispatch
+from numjax._src.api.xla_pmap import replicas
 from numjax._src.compiler import compile_log
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.compiler.executables import (
@@ -84,6 +86,7 @@ class Traced(_Stage):
         if cached is not None:
             return Lowered(self, *cached)
         backend = devices.get_backend(wrapped._backend)
+        _check_pmaps_inside(self.jaxpr, wrapped._name, backend)
         if config.log_compiles.value:
             compile_log.log_compile(wrapped._name, self.in_avals)
         paired = dispatch.pair_donations(self.donated, self.jaxpr, self.in_avals,
@@ -92,6 +95,22 @@ class Traced(_Stage):
         if self._key is not None:
             wrapped._lowerings[self._key] = (module, paired, backend)
         return Lowered(self, module, paired, backend)
+
+
+def _check_pmaps_inside(closed: ClosedJaxpr, name: str, backend: Any) -> None:
+    """A jitted program holding a pmap: JAX's warning (its inputs and outputs gather onto one
+    device), and its error when the pmaps need more devices than there are."""
+    nreps = replicas(closed.jaxpr)
+    if nreps > 1:
+        warnings.warn(f"The jitted function {name} includes a pmap. Using jit-of-pmap can lead "
+                      "to inefficient data movement, as the outer jit does not preserve "
+                      "sharded data representations and instead collects input and output "
+                      "arrays onto a single device. Consider removing the outer jit unless "
+                      "you know what you're doing. See https://github.com/google/jax/issues/"
+                      "2926.", stacklevel=2)
+    if nreps > backend.device_count():
+        raise ValueError(f"compiling computation `{name}` that requires {nreps} replicas, but "
+                         f"only {backend.device_count()} XLA devices are available.")
 
 
 class Lowered(_Stage):

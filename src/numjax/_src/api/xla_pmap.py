@@ -7,7 +7,8 @@ JAX 0.4.30's, so `make_jaxpr(pmap(f))` prints as JAX's does.
 
 Rules transform the per-device program and bind `xla_pmap` again: jvp (tangents mapped like
 their primals), vmap (the vmapped dimension leading, the device dimension after it), transpose
-(cotangents of arguments every device shares are summed over the devices with `psum`) and
+(cotangents of arguments every device shares are summed over the devices with `psum`; an
+output returned once is device 0's, so only device 0's program gets its cotangent) and
 partial evaluation (the known program returns its residuals per device, mapped on axis 0).
 Evaluated, or inside a compiled program, it runs through `pmap_executable`.
 """
@@ -17,12 +18,16 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
+
 from numjax._src.core import axis_env
-from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
+from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, param_printers
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace, eval_jaxpr_keeping_sources
+from numjax._src.lax import elementwise as lax_ew
 from numjax._src.lax import parallel
+from numjax._src.lax import structural as st
 
 xla_pmap_p = Primitive("xla_pmap")
 xla_pmap_p.multiple_results = True
@@ -78,6 +83,25 @@ def in_axis_env(params: dict[str, Any], fun: Any) -> Any:
         with axis_env.extend_axis_env(params["axis_name"], params["global_axis_size"]):
             return fun(*args)
     return wrapped
+
+
+def replicas(jaxpr: Jaxpr) -> int:
+    """How many devices a program's pmaps use at once (1: none): an `xla_pmap` uses its axis
+    size times what its per-device program uses; the programs inside other equations (jit,
+    control flow) count too."""
+    most = 1
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is xla_pmap_p:
+            inner = eqn.params["call_jaxpr"].jaxpr
+            most = max(most, eqn.params["global_axis_size"] * replicas(inner))
+            continue
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, tuple | list) else (value,):
+                if isinstance(sub, ClosedJaxpr):
+                    most = max(most, replicas(sub.jaxpr))
+                elif isinstance(sub, Jaxpr):
+                    most = max(most, replicas(sub))
+    return most
 
 
 def _xla_pmap_impl(*args: Any, **params: Any) -> list[Any]:
@@ -138,36 +162,38 @@ def _xla_pmap_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[A
     name = params["axis_name"]
     cts = [ad.instantiate_zeros(c) for c in cts]
     transposed = jaxpr_transforms.transpose_jaxpr(body, linear)
-
-    # Arguments every device shares (in_axes None) get the sum of every device's cotangent.
+    known_axes = [ax for ax, lin in zip(in_axes, linear, strict=True) if not lin]
+    ct_axes = list(params["out_axes"])
+    n_known = len(known_axes)
+    # Arguments every device shares (in_axes None) get the sum of every device's cotangent,
+    # returned once.
     shared = [ax is None for ax, lin in zip(in_axes, linear, strict=True) if lin]
 
-    def summed(*xs: Any) -> list[Any]:
-        outs = eval_jaxpr_keeping_sources(transposed.jaxpr, transposed.consts, *xs)
+    def per_device(*xs: Any) -> list[Any]:
+        known, ct_vals = list(xs[:n_known]), list(xs[n_known:])
+        if any(ax is None for ax in ct_axes):
+            # An output returned once (out_axes None) is device 0's value, so only device 0's
+            # program gets its cotangent (given to every device, a psum in the program, whose
+            # transpose is a psum, would count it once per device).
+            first = lax_ew.eq(parallel.axis_index(name), np.int32(0))
+            ct_vals = [c if ax is not None else st.select_n(first, st.zeros_like_array(c), c)
+                       for c, ax in zip(ct_vals, ct_axes, strict=True)]
+        outs = eval_jaxpr_keeping_sources(transposed.jaxpr, transposed.consts, *known, *ct_vals)
         return [parallel.psum_p.bind(o, axes=(name,), axis_index_groups=None)[0] if s else o
                 for o, s in zip(outs, shared, strict=True)]
 
-    known_axes = [ax for ax, lin in zip(in_axes, linear, strict=True) if not lin]
-    ct_axes = list(params["out_axes"])
     ct_avals = [parallel_mapped(c, ax) for c, ax in zip(cts, ct_axes, strict=True)]
     with axis_env.extend_axis_env(name, params["global_axis_size"]):
-        body_t = jaxpr_transforms.trace_closed(summed, [*transposed.in_avals[:len(known_axes)],
-                                                        *ct_avals])
+        body_t = jaxpr_transforms.trace_closed(
+            per_device, [*transposed.in_avals[:n_known], *ct_avals])
     known = [x for x, lin in zip(args, linear, strict=True) if not lin]
-    out_axes = [None if s else ax for ax, lin, s in
-                zip(in_axes, linear, _expand(shared, linear), strict=True) if lin]
+    out_axes = [ax for ax, lin in zip(in_axes, linear, strict=True) if lin]
     outs = iter(_rebind(params, body_t, [*known_axes, *ct_axes], out_axes, [*known, *cts]))
     return [next(outs) if lin else None for lin in linear]
 
 
 def parallel_mapped(x: Any, axis: int | None) -> Any:
     return mapped_aval(batching.get_aval(x), axis)
-
-
-def _expand(flags: Sequence[bool], where: Sequence[bool]) -> list[bool]:
-    """`flags` (one per True of `where`) spread over `where`'s positions (False elsewhere)."""
-    it = iter(flags)
-    return [next(it) if w else False for w in where]
 
 
 def _xla_pmap_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]

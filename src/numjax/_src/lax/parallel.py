@@ -308,7 +308,18 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """
     total = psum(x, axis_name, axis_index_groups=axis_index_groups)
     n = psum(1, axis_name, axis_index_groups=axis_index_groups)
-    return tree_map(lambda v: ew.div(v, _const_like(v, n)), total)
+    return tree_map(lambda v: _true_divide(v, n), total)
+
+
+def _true_divide(v: Any, n: int) -> Any:
+    """`v / n` as JAX's pmean computes it: true division, so integer and boolean sums become
+    the default float type (keeping their weak type); inexact ones keep their dtype."""
+    if type(v) in (bool, int):
+        v = float(v)
+    elif not dtypes.issubdtype(get_aval(v).dtype, np.inexact):
+        v = st._convert_element_type(v, dtypes.default_float_dtype(),
+                                     weak_type=dtypes.is_weakly_typed(v))
+    return ew.div(v, _const_like(v, n))
 
 
 # ---- axis_index ----------------------------------------------------------------------------

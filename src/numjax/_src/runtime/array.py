@@ -164,6 +164,12 @@ class ArrayImpl(Array):
                                            replica_ids(indices, devices), strict=True)
                 if is_addressable(d)]
 
+    @property
+    def _arrays(self) -> list[ArrayImpl]:
+        """One single-device Array per device of the sharding, in its device order: JAX's
+        private accessor, which libraries and JAX's own tests read."""
+        return [shard.data for shard in self.addressable_shards]
+
     def _shard_at(self, index: Any) -> ArrayImpl | None:
         """`x[i]` of an Array split along axis 0 across devices: device i's shard, left there
         (uncommitted, as JAX gives it). None for any other index."""
@@ -174,10 +180,11 @@ class ArrayImpl(Array):
             index = int(index._host_buf())
         if type(index) is not int and not isinstance(index, np.integer):
             return None
-        n = self.shape[0]
-        if not -n <= index < n:
+        # Only the shard's own index: JAX gathers `x[-1]` (onto the default device) rather
+        # than finding the shard it names.
+        if not 0 <= index < self.shape[0]:
             return None
-        i = int(index) % n
+        i = int(index)
         return ArrayImpl(self._shard_buffers()[i], self.weak_type,
                          sharding._device_assignment[i])
 
@@ -190,6 +197,8 @@ class ArrayImpl(Array):
         if sharding is None:
             return (self._buf,)
         buf = self._buf
+        if type(buf) is _DeletedBuffer:
+            raise buf._error()
         if isinstance(buf, Deferred):
             buf = buf.wait()
         shards = self._shards = split_buffer(buf, sharding)
