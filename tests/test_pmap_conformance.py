@@ -426,3 +426,23 @@ def test_private_arrays_accessor(dev8: None) -> None:
     out = jax.pmap(lambda v: v * 2, in_axes=1, out_axes=1)(jax.numpy.ones((3, 8)))
     assert [b.shape for b in out._arrays] == [(3,)] * 8
     assert [b.shape for b in jax.numpy.arange(4.0)._arrays] == [(4,)]
+
+
+# ---- remat of pmap (and of jit) -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wrap", ["pmap", "jit"])
+def test_remat_of_a_call_keeps_primal_outputs_known(way: str, wrap: str) -> None:
+    # JAX's test_remat_of_pmap: the jvp of a pmap (or jit) inside checkpoint computes primal
+    # and tangent outputs in one equation; linearize must still return the primal as a value
+    # (it returned a staged tracer) and recompute sin and cos in the linear program.
+    inner = {"pmap": jax.pmap, "jit": jax.jit}[wrap](lambda x: jax.numpy.sin(jax.numpy.sin(x)))
+    f = jax.checkpoint(inner)
+    x = jax.numpy.arange(1.0)
+    out, f_vjp = jax.vjp(f, x)
+    assert type(out) is type(x)
+    np.testing.assert_allclose(out, np.sin(np.sin(np.arange(1.0))), rtol=1e-6)
+    np.testing.assert_allclose(f_vjp(jax.numpy.ones(1))[0], np.cos(0.0) ** 2, rtol=1e-6)
+    check_grads(f, (x,), order=2, modes=["rev"])
+    text = str(jax.make_jaxpr(jax.linearize(f, x)[1])(x))
+    assert " sin " in text and " cos " in text

@@ -22,7 +22,7 @@ from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core import effects
 from numjax._src.core.avals import get_aval, shaped_abstractify
-from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr, fresh_copy
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
@@ -89,8 +89,9 @@ def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, 
     policy = params["policy"]
     if policy is everything_saveable:
         return eval_jaxpr(closed.jaxpr, closed.consts, *args)
-    jaxpr = closed.jaxpr
     unknowns = [partial_eval.is_unknown(trace, x) for x in args]
+    closed = _split_mixed_equations(closed, unknowns)
+    jaxpr = closed.jaxpr
     unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns, strict=True) if u}
     known_eqns, unknown_eqns = [], []
     for eqn in jaxpr.eqns:
@@ -127,6 +128,63 @@ def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, 
                                                     "differentiated": True})
     known_it, unknown_it = iter(known_outs), iter(unknown_outs)
     return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+def _split_mixed_equations(closed: ClosedJaxpr, unknowns: Sequence[bool]) -> ClosedJaxpr:
+    """Each equation reading both known and unknown values whose primitive splits itself
+    under partial evaluation (jit, pmap, control flow) replaced by its known part and its
+    unknown part: its outputs computable from the known values stay known (a jvp'd jit or
+    pmap computes the primal outputs and the tangents in one equation; with the whole
+    equation unknown, linearize would return a staged primal)."""
+    jaxpr = closed.jaxpr
+    unknown = {v for v, u in zip(jaxpr.invars, unknowns, strict=True) if u}
+    constvars, consts = list(jaxpr.constvars), list(closed.consts)
+    eqns: list[Any] = []
+    renames: dict[Var, Any] = {}
+    split_any = False
+    for eqn in jaxpr.eqns:
+        eqn = passes._renamed(eqn, renames)
+        reads = [isinstance(a, Var) and a in unknown for a in eqn.invars]
+        if not any(reads):
+            eqns.append(eqn)
+            continue
+        if all(reads) or eqn.primitive.partial_eval is None or eqn.effects:
+            eqns.append(eqn)
+            unknown.update(eqn.outvars)
+            continue
+        split_any = True
+        in_vars = [Var(a.aval) for a in eqn.invars]
+        single = ClosedJaxpr(Jaxpr(constvars=[], invars=in_vars, outvars=list(eqn.outvars),
+                                   eqns=[eqn.replace(invars=in_vars)]), [])
+        split = partial_eval.partial_eval_jaxpr(single, reads)
+        known_in = [a for a, r in zip(eqn.invars, reads, strict=True) if not r]
+        known_outs = _inline(split.known, known_in, eqns, constvars, consts)
+        n_res = len(split.res_avals)
+        residuals = known_outs[len(known_outs) - n_res:]
+        start = len(eqns)
+        unknown_in = [a for a, r in zip(eqn.invars, reads, strict=True) if r]
+        unknown_outs = _inline(split.unknown, [*residuals, *unknown_in], eqns, constvars,
+                               consts)
+        unknown.update(v for e in eqns[start:] for v in e.outvars)
+        known_it, unknown_it = iter(known_outs[:len(known_outs) - n_res]), iter(unknown_outs)
+        for v, u in zip(eqn.outvars, split.out_unknowns, strict=True):
+            renames[v] = next(unknown_it) if u else next(known_it)
+    if not split_any:
+        return closed
+    outvars = [passes._sub(a, renames) for a in jaxpr.outvars]
+    return ClosedJaxpr(jaxpr.replace(constvars=constvars, eqns=eqns, outvars=outvars), consts)
+
+
+def _inline(closed: ClosedJaxpr, args: Sequence[Any], eqns: list[Any], constvars: list[Var],
+            consts: list[Any]) -> list[Any]:
+    """Append a fresh copy of `closed`'s equations reading `args`; its outputs' atoms."""
+    inner = fresh_copy(closed.jaxpr)
+    renames: dict[Var, Any] = dict(zip(inner.invars, args, strict=True))
+    for v, c in zip(inner.constvars, closed.consts, strict=True):
+        constvars.append(v)
+        consts.append(c)
+    eqns.extend(passes._renamed(e, renames) for e in inner.eqns)
+    return [passes._sub(a, renames) for a in inner.outvars]
 
 
 def _checkpoint_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr,
