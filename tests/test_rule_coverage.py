@@ -35,8 +35,11 @@ from numjax._src.core.trace import Primitive, primitives
 from numjax._src.random import prng, xla_math
 from numjax._src.tree_util import tree_leaves, tree_map
 from numjax.ad_checkpoint import checkpoint_name
+from numjax.experimental.shard_map import shard_map
 from numjax.lax import linalg
 from numjax.scipy.special import betainc
+from numjax.sharding import Mesh
+from numjax.sharding import PartitionSpec as P
 from numjax.test_util import check_grads
 
 Gen = Callable[[np.random.Generator], np.ndarray]
@@ -334,6 +337,10 @@ ROWS: list[Row] = [
     # -- calls --
     Row("pjit", numjax.jit(_sin_times), (normal(3), normal(3)), grad=(0, 1)),
     Row("xla_pmap", numjax.pmap(_sin_times), (normal(1, 3), normal(1, 3)), grad=(0, 1)),
+    Row("shard_map", lambda x, y: shard_map(_sin_times, Mesh(np.array(numjax.devices()[:1]),
+                                                             ("i",)),
+                                            in_specs=(P("i"), P()), out_specs=P("i"))(x, y),
+        (normal(2, 3), normal(3)), grad=(0, 1)),
     Row("checkpoint", numjax.checkpoint(_sin_times), (normal(3), normal(3)), grad=(0, 1),
         staged_by="vjp"),
     Row("name", lambda x, y: checkpoint_name(_sin_times(x, y), "f"), (normal(3), normal(3)),
