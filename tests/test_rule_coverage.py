@@ -38,7 +38,7 @@ from numjax.ad_checkpoint import checkpoint_name
 from numjax.experimental.shard_map import shard_map
 from numjax.lax import linalg
 from numjax.scipy.special import betainc
-from numjax.sharding import Mesh
+from numjax.sharding import Mesh, NamedSharding
 from numjax.sharding import PartitionSpec as P
 from numjax.test_util import check_grads
 
@@ -341,6 +341,9 @@ ROWS: list[Row] = [
                                                              ("i",)),
                                             in_specs=(P("i"), P()), out_specs=P("i"))(x, y),
         (normal(2, 3), normal(3)), grad=(0, 1)),
+    Row("sharding_constraint", lambda x: lax.with_sharding_constraint(
+        jnp.sin(x), NamedSharding(Mesh(np.array(numjax.devices()[:1]), ("i",)), P("i"))),
+        (normal(2, 3),), grad=(0,)),
     Row("checkpoint", numjax.checkpoint(_sin_times), (normal(3), normal(3)), grad=(0, 1),
         staged_by="vjp"),
     Row("name", lambda x, y: checkpoint_name(_sin_times(x, y), "f"), (normal(3), normal(3)),

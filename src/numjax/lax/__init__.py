@@ -3,6 +3,8 @@
 import functools as _functools
 
 from numjax._src import dtypes as _dtypes
+from numjax._src.api.sharding_constraint import sharding_constraint_p as sharding_constraint_p
+from numjax._src.api.sharding_constraint import with_sharding_constraint as with_sharding_constraint
 from numjax._src.control_flow.cond import cond as cond
 from numjax._src.control_flow.cond import cond_p as cond_p
 from numjax._src.control_flow.cond import platform_dependent as platform_dependent

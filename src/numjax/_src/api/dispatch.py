@@ -33,11 +33,14 @@ class CompiledCall:
     whether it runs on the device's stream."""
 
     __slots__ = ("executable", "out_tree", "out_avals", "closed", "donated", "single",
-                 "async_", "aliased")
+                 "async_", "aliased", "plan", "out_shardings")
 
     def __init__(self, executable: Executable, out_tree: PyTreeDef, closed: ClosedJaxpr,
-                 donated: tuple[bool, ...]) -> None:
+                 donated: tuple[bool, ...], plan: Any = None) -> None:
         self.executable = executable
+        # A program with shardings (`sharded_jit.Plan`): its outputs' layouts.
+        self.plan = plan
+        self.out_shardings = None if plan is None else plan.out_shardings
         self.out_tree = out_tree
         self.out_avals = list(closed.out_avals)
         self.closed = closed
@@ -45,14 +48,14 @@ class CompiledCall:
         self.aliased = _aliased_inputs(executable)
         # The aval of the only output when the output tree is a single leaf (hot-path shortcut).
         self.single = self.out_avals[0] if out_tree.num_leaves == 1 and out_tree.num_nodes == 1 \
-            else None
+            and plan is None else None
         # Large computations run on the device's stream (see runtime/stream.py); effectful ones
         # stay inline, in program order with the caller, and so do checked ones (debug_nans
         # raises at the call, as in JAX) and any calling back into Python (a pure callback may
         # itself dispatch to the stream it would be running on).
         calls_host = getattr(getattr(executable, "module", None), "host_callbacks", None)
         # A refused call (an output too large to allocate) raises at the call, as in JAX.
-        self.async_ = (not closed.jaxpr.effects and not calls_host
+        self.async_ = (plan is None and not closed.jaxpr.effects and not calls_host
                        and not getattr(executable, "refuses", 0)
                        and not config.debug_nans.value
                        and not config.debug_infs.value
@@ -236,10 +239,28 @@ def wrap_outputs(outs: Sequence[Any], avals: Sequence[Any]) -> list[ArrayImpl]:
 
 def placed_outputs(call: CompiledCall, outs: Sequence[Any], device: Any) -> Any:
     """The call's output tree; committed to `device` unless it is None."""
+    if call.out_shardings is not None:
+        arrays = [laid_out(buf, aval, s) for buf, aval, s in
+                  zip(outs, call.out_avals, call.out_shardings, strict=True)]
+        return tree_unflatten(call.out_tree, arrays)
     arrays = wrap_outputs(outs, call.out_avals)
     if device is not None:
         placement.place(arrays, device)
     return tree_unflatten(call.out_tree, arrays)
+
+
+def laid_out(buf: Any, aval: Any, sharding: Any) -> ArrayImpl:
+    """An output Array with `sharding` (None: on the default device, uncommitted): one
+    device's is committed there; a split one's blocks are views of the value."""
+    from numjax._src.runtime.array import sharded_array
+    from numjax._src.runtime.sharding import SingleDeviceSharding
+    if sharding is None:
+        return make_array(buf, aval)
+    if isinstance(sharding, SingleDeviceSharding):
+        array = make_array(buf, aval)
+        placement.place([array], next(iter(sharding.device_set)))
+        return array
+    return sharded_array(None, aval, sharding, global_buf=buf)
 
 
 def pair_donations(donated: tuple[bool, ...], closed: ClosedJaxpr, in_avals: Sequence[Any],

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from numjax._src import config, traceback_util
-from numjax._src.api import cache_miss, dispatch
+from numjax._src.api import cache_miss, dispatch, sharded_jit
 from numjax._src.api.argnums import (
     hashable_static,
     infer_argnums_and_argnames,
@@ -62,7 +62,7 @@ class _SharedState:
         # share one trace.
         self.traces: dict[Any, tuple[ClosedJaxpr, PyTreeDef]] = {}
         # Lowered modules (module, paired donations, backend), for `Traced.lower`.
-        self.lowerings: dict[Any, tuple[Any, tuple[bool, ...], Any]] = {}
+        self.lowerings: dict[Any, tuple[Any, tuple[bool, ...], Any, Any]] = {}
         self.signatures: list[cache_miss.Signature] = []
         # (cache entry, device, argument devices) of the pinned calls made so far.
         self.placements: set[tuple[Any, ...]] = set()
@@ -128,7 +128,8 @@ class JitWrapped:
                  static_argnames: Any = None, donate_argnums: Any = None,
                  donate_argnames: Any = None, device: Any = None, backend: Any = None,
                  inline: bool = False, keep_unused: bool = False,
-                 abstracted_axes: Any = None) -> None:
+                 abstracted_axes: Any = None, in_shardings: Any = None,
+                 out_shardings: Any = None) -> None:
         if isinstance(fun, staticmethod):
             raise TypeError(f"staticmethod arguments are not supported, got {fun}")
         if not callable(fun):
@@ -165,8 +166,14 @@ class JitWrapped:
         self._inline = inline
         self._keep_unused = keep_unused
         self._name = getattr(fun, "__name__", "<unnamed wrapped function>")
+        sharded_jit.check_sharding_options(in_shardings, out_shardings)
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        # Shardings asked for: every call takes the sharded path (`sharded_jit`).
+        self._sharded = in_shardings is not None or out_shardings is not None
         state = _state_for(fun, (self._static_argnums, self._static_argnames, donate_nums,
-                                 donate_names, device, backend, inline, keep_unused))
+                                 donate_names, device, backend, inline, keep_unused,
+                                 in_shardings, out_shardings))
         self._cache = state.entries
         self._traces = state.traces
         self._lowerings = state.lowerings
@@ -175,7 +182,7 @@ class JitWrapped:
         _wrappers.add(self)
         self._simple = not (self._static_argnums or self._static_argnames
                             or self._donate_argnums or self._donate_argnames
-                            or device is not None)
+                            or device is not None or self._sharded)
         if device is not None and backend is not None:
             raise ValueError("can't specify both a device and a backend for jit, got "
                              f"device={device!r} and backend={backend!r}")
@@ -234,6 +241,8 @@ class JitWrapped:
                             raise
                         if entry.single is not None:
                             return make_array(outs[0], entry.single)
+                        if entry.plan is not None:  # outputs with layouts
+                            return dispatch.placed_outputs(entry, outs, None)
                         return tree_unflatten(entry.out_tree,
                                               dispatch.wrap_outputs(outs, entry.out_avals))
             call = self._prepare(args, kwargs)
@@ -241,7 +250,10 @@ class JitWrapped:
             flat_args = call.flat_args
             dispatch.check_not_deleted(flat_args)
             device = self._device
-            if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
+            if entry.out_shardings is not None:
+                device = None  # outputs laid out by their shardings
+            elif device is not None or any(type(x) is ArrayImpl and x._committed
+                                           for x in flat_args):
                 device = self._placement(entry, flat_args, args, kwargs)
             return dispatch.execute(entry, flat_args, device)
         except Exception as exc:
@@ -304,6 +316,12 @@ class JitWrapped:
             key: Any = (*avals, context)
         else:
             key = (*avals, context, tuple(statics), in_tree)
+        placed = sharded_jit.argument_placements(flat_args)
+        if placed is not None or self._sharded:
+            if self._in_shardings is not None and dyn_kwargs:
+                raise ValueError("pjit does not support kwargs when in_shardings is specified.")
+            # Where sharded arguments are is part of the program (its partitioning).
+            key = (*key, placed)
         return _CallArgs(flat_args, in_tree, tuple(statics), avals, key)
 
     def _avals(self, flat_args: Sequence[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -383,8 +401,15 @@ class JitWrapped:
     def _stage(self, call: _CallArgs, args: tuple[Any, ...], kwargs: dict[str, Any]
                ) -> Traced:
         closed, out_tree, key = self._trace(call, args, kwargs)
+        names = self._arg_names(args, kwargs)
+        shardings = None
+        if (self._sharded or sharded_jit.argument_placements(call.flat_args) is not None
+                or sharded_jit.has_layout_hints(closed)):
+            shardings = sharded_jit.resolve_shardings(
+                self._in_shardings, self._out_shardings, call, closed, out_tree, names,
+                getattr(self._fun, "__qualname__", self._name), len(args))
         return Traced(self, key, closed, call.in_tree, out_tree, list(call.avals),
-                      self._donation_vector(args, kwargs), self._arg_names(args, kwargs))
+                      self._donation_vector(args, kwargs), names, shardings)
 
     def _lookup(self, call: _CallArgs, args: tuple[Any, ...], kwargs: dict[str, Any]
                 ) -> CompiledCall:
@@ -490,7 +515,8 @@ def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
             keep_unused=keep_unused, device=device, backend=backend, inline=inline,
             abstracted_axes=abstracted_axes)
     return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                      device, backend, inline, keep_unused, abstracted_axes)
+                      device, backend, inline, keep_unused, abstracted_axes, in_shardings,
+                      out_shardings)
 
 
 def clear_caches() -> None:

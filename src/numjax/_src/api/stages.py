@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from numjax._src import config, traceback_util
-from numjax._src.api import dispatch
+from numjax._src.api import dispatch, sharded_jit
 from numjax._src.api.xla_pmap import replicas
 from numjax._src.compiler import compile_log
 from numjax._src.compiler.cost import cost_analysis
@@ -29,6 +29,8 @@ from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import devices
 from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.mesh import PartitionSpec
+from numjax._src.runtime.named_sharding import NamedSharding
 from numjax._src.runtime.sharding import SingleDeviceSharding
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -60,7 +62,7 @@ class Traced(_Stage):
 
     def __init__(self, wrapped: JitWrapped, key: Any, closed: ClosedJaxpr, in_tree: PyTreeDef,
                  out_tree: PyTreeDef, in_avals: list[Any], donated: tuple[bool, ...],
-                 arg_names: Sequence[str] = ()) -> None:
+                 arg_names: Sequence[str] = (), shardings: Any = None) -> None:
         self._wrapped = wrapped
         self._key = key  # the jitted function's cache key for this signature (None: uncached)
         self.jaxpr = closed
@@ -69,6 +71,8 @@ class Traced(_Stage):
         self.in_avals = in_avals
         self.donated = donated
         self.arg_names = tuple(arg_names)
+        # `sharded_jit.Shardings` when the program's inputs or outputs have shardings.
+        self.shardings = shardings
 
     @property
     def _traced(self) -> Traced:  # type: ignore[override]
@@ -91,10 +95,17 @@ class Traced(_Stage):
             compile_log.log_compile(wrapped._name, self.in_avals)
         paired = dispatch.pair_donations(self.donated, self.jaxpr, self.in_avals,
                                          wrapped._keep_unused)
-        module = lower_module(self.jaxpr, wrapped._name, paired, check_outputs=True)
+        plan = None
+        program = self.jaxpr
+        if self.shardings is not None:
+            plan = sharded_jit.partition(self.jaxpr, self.shardings.ins, self.shardings.outs)
+            program = plan.jaxpr
+            if plan.spmd:
+                paired = ()  # each device reads its block of the inputs: none is overwritten
+        module = lower_module(program, wrapped._name, paired, check_outputs=True)
         if self._key is not None:
-            wrapped._lowerings[self._key] = (module, paired, backend)
-        return Lowered(self, module, paired, backend)
+            wrapped._lowerings[self._key] = (module, paired, backend, plan)
+        return Lowered(self, module, paired, backend, plan)
 
 
 def _check_pmaps_inside(closed: ClosedJaxpr, name: str, backend: Any) -> None:
@@ -117,16 +128,18 @@ class Lowered(_Stage):
     """`jit(f).lower(*args)`: the generated source, ready to compile."""
 
     def __init__(self, traced: Traced, module: Any, paired: tuple[bool, ...],
-                 backend: Any) -> None:
+                 backend: Any, plan: Any = None) -> None:
         self._traced = traced
         self._module = module
+        self._plan = plan  # `sharded_jit.Plan` of a program with shardings
         self._backend = backend  # the Backend it compiles for
         self._paired = paired  # donated inputs an output takes over
         self.in_tree = traced.in_tree
         self.out_tree = traced.out_tree
 
     def as_text(self, dialect: str | None = None) -> str:
-        return self._module.as_text()  # type: ignore[no-any-return]
+        text: str = self._module.as_text()
+        return text if self._plan is None else f"{self._plan.describe()}\n{text}"
 
     def compiler_ir(self, dialect: str | None = None) -> Any:
         """The lowered module (its `as_text()` is the generated source)."""
@@ -141,7 +154,7 @@ class Lowered(_Stage):
             executable = compile_module(self._module, wrapped._name, self._backend,
                                         compiler_options)
             call = dispatch.CompiledCall(executable, traced.out_tree, traced.jaxpr,
-                                         self._paired)
+                                         self._paired, self._plan)
             if key is not None and compiler_options is None:
                 wrapped._cache[key] = call
         return Compiled(traced, call)
@@ -233,21 +246,34 @@ class Compiled(_Stage):
         self.out_tree = traced.out_tree
 
     def as_text(self) -> str:
-        return self._call.executable.as_text()
+        text: str = self._call.executable.as_text()
+        plan = self._call.plan
+        return text if plan is None else f"{plan.describe()}\n{text}"
 
     def memory_analysis(self) -> MemoryAnalysis:
         return MemoryAnalysis(self._traced.jaxpr)
 
     @property
     def input_shardings(self) -> Any:
-        """The arguments' shardings (args, kwargs): every one whole on the default device."""
+        """The arguments' shardings (args, kwargs): as given or as the arguments were when
+        split across devices (the others whole on every device of the mesh), else every one
+        whole on the default device."""
         whole = SingleDeviceSharding(devices.default_device())
-        return tree_unflatten(self.in_tree, [whole] * self.in_tree.num_leaves)
+        plan = self._call.plan
+        shardings = self._traced.shardings
+        if plan is None or shardings is None:
+            return tree_unflatten(self.in_tree, [whole] * self.in_tree.num_leaves)
+        mesh_whole = whole if plan.mesh is None else NamedSharding(plan.mesh, PartitionSpec())
+        return tree_unflatten(self.in_tree, [mesh_whole if s is None else s
+                                             for s in shardings.ins])
 
     @property
     def output_shardings(self) -> Any:
         whole = SingleDeviceSharding(devices.default_device())
-        return tree_unflatten(self.out_tree, [whole] * self.out_tree.num_leaves)
+        plan = self._call.plan
+        outs = [whole] * self.out_tree.num_leaves if plan is None else \
+            [whole if s is None else s for s in plan.out_shardings]
+        return tree_unflatten(self.out_tree, outs)
 
     def cost_analysis(self) -> list[dict[str, float]]:
         """One dict per program, as JAX's compiled executables report it."""
@@ -279,7 +305,10 @@ class Compiled(_Stage):
                             "was compiled. The mismatches are:\n" + "\n".join(mismatches))
         dispatch.check_not_deleted(flat_args)
         device = wrapped._device
-        if device is not None or any(type(x) is ArrayImpl and x._committed for x in flat_args):
+        if self._call.plan is not None:
+            device = None  # outputs laid out by their shardings
+        elif device is not None or any(type(x) is ArrayImpl and x._committed
+                                       for x in flat_args):
             device = wrapped._placement(self._call, flat_args, args, kwargs)
         return dispatch.execute(self._call, flat_args, device)
 
