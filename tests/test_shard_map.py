@@ -434,3 +434,15 @@ def test_check_rep_false_takes_the_first_block() -> None:
         out = shard_map(lambda a: a, _mesh1(2), in_specs=P("i"), out_specs=P(),
                         check_rep=False)(jnp.arange(4.0))
         np.testing.assert_array_equal(np.asarray(out), [0.0, 1.0])  # JAX 0.4.30
+
+
+def test_deliberate_differences() -> None:
+    """docs/differences.md: the jaxpr holds psum (JAX 0.4.30: psum2 under check_rep), and
+    auto= is not supported."""
+    with cpu_devices(2):
+        mesh = _mesh1(2)
+        text = str(jax.make_jaxpr(shard_map(lambda a: lax.psum(a, "i"), mesh, in_specs=P("i"),
+                                            out_specs=P()))(jnp.arange(4.0)))
+        assert "psum[axes=('i',) axis_index_groups=None]" in text
+        with pytest.raises(NotImplementedError):
+            shard_map(lambda a: a, mesh, in_specs=P(), out_specs=P(), auto=frozenset({"i"}))

@@ -694,3 +694,22 @@ def test_pjit_reads_partition_specs_against_the_mesh() -> None:
             out = f(jnp.arange(8.0))
         assert repr(out.sharding) == "NamedSharding(mesh=Mesh('x': 2), spec=PartitionSpec())"
         np.testing.assert_array_equal(np.asarray(out), np.arange(8.0) * 2)
+
+
+def test_with_sharding_constraint_errors() -> None:
+    """JAX 0.4.30's texts; None and a Python scalar are docs/differences.md entries (JAX
+    fails with internal AttributeErrors)."""
+    with cpu_devices(2):
+        mesh = Mesh(np.array(jax.devices()), ("x",))
+        s = NamedSharding(mesh, P("x"))
+        wsc = jax.lax.with_sharding_constraint
+        with pytest.raises(RuntimeError, match="requires a non-empty mesh"):
+            wsc(jnp.arange(8.0), None)
+        with pytest.raises(ValueError) as info:
+            wsc(3, s)
+        assert str(info.value).startswith(
+            "One of with_sharding_constraint arguments is incompatible with its sharding "
+            "annotation NamedSharding(mesh=Mesh('x': 2), spec=PartitionSpec('x',)): ")
+        with mesh:
+            out = wsc(jnp.arange(8.0), None)
+        assert repr(out.sharding) == "NamedSharding(mesh=Mesh('x': 2), spec=PartitionSpec())"

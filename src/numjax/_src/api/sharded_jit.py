@@ -232,18 +232,35 @@ class _Partitioner:
         for v, x, n in zip(jaxpr.invars, args, in_names, strict=True):
             env[v] = (x, n)
 
-        def read(a: Any) -> tuple[Any, AxisNames]:
+        def read(a: Any, pending: bool = False) -> tuple[Any, AxisNames]:
             if isinstance(a, Literal):
                 return a.val, AxisNames()
-            return env[a]
+            value, names = env[a]
+            if type(value) is _PendingSum and not pending:
+                value = value.total()
+                env[a] = (value, names)
+            return value, names
 
         for eqn in jaxpr.eqns:
-            vals, names = zip(*[read(a) for a in eqn.invars]) if eqn.invars else ((), ())
-            outs, out_names = self.eqn(eqn, list(vals), list(names))
+            if _passes_sums(eqn, env):
+                outs, out_names = self.pending(eqn, [read(a, True) for a in eqn.invars])
+            else:
+                vals, names = zip(*[read(a) for a in eqn.invars]) if eqn.invars else ((), ())
+                outs, out_names = self.eqn(eqn, list(vals), list(names))
             for v, o, n in zip(eqn.outvars, outs, out_names, strict=True):
                 env[v] = (o, n)
         results = [read(a) for a in jaxpr.outvars]
         return [r[0] for r in results], [r[1] for r in results]
+
+    def pending(self, eqn: Any, args: list[tuple[Any, AxisNames]]
+                ) -> tuple[list[Any], list[AxisNames]]:
+        """A linear operation of a sum not yet taken across devices: applied to each device's
+        part, the sum taken later (a transposed product then stays a product, which the
+        compiler swaps rather than transposing the summed result)."""
+        partial = next(v for v, _ in args if type(v) is _PendingSum)
+        vals = [v.part if type(v) is _PendingSum else v for v, _ in args]
+        out = self.bind(eqn.primitive, vals, eqn.params)[0]
+        return [_PendingSum(out, partial.axes)], [AxisNames()]
 
     def eqn(self, eqn: Any, vals: list[Any], names: list[AxisNames]
             ) -> tuple[list[Any], list[AxisNames]]:
@@ -310,6 +327,39 @@ class _Partitioner:
 def broadcast_in_dim_p() -> Primitive:
     from numjax._src.lax.structural import broadcast_in_dim_p as p
     return p
+
+
+class _PendingSum:
+    """Each device's part of a value whose whole is the sum of the parts across `axes`."""
+
+    __slots__ = ("part", "axes", "_total")
+
+    def __init__(self, part: Any, axes: tuple[Hashable, ...]) -> None:
+        self.part = part
+        self.axes = axes
+        self._total: Any = None
+
+    def total(self) -> Any:
+        if self._total is None:
+            self._total = parallel.psum_p.bind(self.part, axes=self.axes,
+                                               axis_index_groups=None)[0]
+        return self._total
+
+
+def _passes_sums(eqn: Any, env: dict[Var, tuple[Any, AxisNames]]) -> bool:
+    """Whether `eqn` is linear in an operand that is a pending sum (and in nothing else
+    split): a transpose or negation of it, or its product with a scalar every device holds."""
+    vals = [env[a] if isinstance(a, Var) else (a.val, AxisNames()) for a in eqn.invars]
+    pending = [type(v) is _PendingSum for v, _ in vals]
+    if sum(pending) != 1 or eqn.effects:
+        return False
+    name = eqn.primitive.name
+    if name in ("transpose", "neg"):
+        return True
+    if name == "mul":
+        (other, names), = [x for x, p in zip(vals, pending, strict=True) if not p]
+        return not names and not batching.get_aval(other).shape
+    return False
 
 
 Rule = Callable[[_Partitioner, Any, list[Any], list[AxisNames]],
@@ -485,6 +535,9 @@ def _dot_general(part: _Partitioner, eqn: Any, vals: list[Any], names: list[Axis
     if len(used) != len(set(used)):
         raise _Unpartitionable()  # one mesh axis splitting two dimensions of the result
     result = part.bind(eqn.primitive, [lhs, rhs], eqn.params)
+    if across and not out:
+        # Summed across the devices when first read by an operation that is not linear.
+        return [_PendingSum(result[0], tuple(across))], [AxisNames()]
     if across:
         result = parallel.psum_p.bind(*result, axes=tuple(across), axis_index_groups=None)
     return list(result), [AxisNames.of(out)]

@@ -25,6 +25,7 @@ import numpy as np
 
 from numjax._src.compiler.lowering import Ufunc
 from numjax._src.core.jaxpr import DropVar, JaxprEqn, Literal, Var
+from numjax._src.runtime import spmd
 
 # Elements per block: 64K float32 = 256 KB per operand. Measured on a 7-op chain over 8M
 # float32 (2 cores, loaded): 4K blocks 100 ms, 16K 54 ms, 64K 40 ms, 256K 39 ms; NumPy op by
@@ -214,7 +215,13 @@ _pool: ThreadPoolExecutor | None = None
 
 
 def _threads() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
+    threads = max(1, min(4, os.cpu_count() or 1))
+    context = spmd.current()
+    if context is not None:
+        # Devices of an SPMD run already run side by side, one thread each: a device splits
+        # a cluster only over its share of the cores.
+        threads = max(1, threads // context.comm.local)
+    return threads
 
 
 def run_blocks(block_fn: Callable[..., None], n: int, args: Sequence[Any],

@@ -1,0 +1,156 @@
+"""Sharded jit and shard_map on 2 CPU devices: numjax against one device and (when installed)
+JAX, measured in one run. Prints times and ratios; asserts nothing.
+
+    python benchmarks/sharding_bench.py            # everything
+    python benchmarks/sharding_bench.py mlp        # one section: mlp, elementwise
+
+The device count is set here before either library starts its backend.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("NUMJAX_NUM_CPU_DEVICES", "2")
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
+
+import sys  # noqa: E402
+import timeit  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import numjax  # noqa: E402
+import numjax.numpy as jnp  # noqa: E402
+from numjax import lax  # noqa: E402
+from numjax.experimental.shard_map import shard_map  # noqa: E402
+from numjax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
+
+try:  # JAX is optional: compared against when present.
+    import jax
+    import jax.numpy as jjnp
+    from jax import lax as jlax
+    from jax.experimental.shard_map import shard_map as jshard_map
+    from jax.sharding import Mesh as JMesh
+    from jax.sharding import NamedSharding as JNamedSharding
+    from jax.sharding import PartitionSpec as JP
+except ImportError:
+    jax = None
+
+N = 2
+P = PartitionSpec
+
+
+def best(fn: Callable[[], Any], number: int = 10, repeat: int = 5) -> float:
+    """Best seconds per call."""
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def row(name: str, numjax_s: float, base_name: str, base_s: float | None = None,
+        jax_s: float | None = None, unit: str = "ms") -> None:
+    scale = {"us": 1e6, "ms": 1e3}[unit]
+    text = f"{name:46} numjax {numjax_s * scale:9.3f} {unit}"
+    if base_s is not None:
+        text += f" | {base_name} {base_s * scale:9.3f} {unit} ({numjax_s / base_s:5.2f}x)"
+    if jax_s is not None:
+        text += f" | jax {jax_s * scale:9.3f} {unit} (numjax/jax {numjax_s / jax_s:5.2f}x)"
+    print(text)
+
+
+def _block(x: Any) -> Any:
+    for leaf in numjax.tree_util.tree_leaves(x):
+        leaf.block_until_ready()
+    return x
+
+
+def _data(batch: int) -> tuple[Any, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    sizes = [784, 1024, 1024, 10]
+    params = [((rng.normal(size=(a, b)) / np.sqrt(a)).astype(np.float32),
+               np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
+    x = rng.normal(size=(batch, 784)).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, batch)]  # one-hot labels
+    return params, x, y
+
+
+def _step(lib: Any, np_: Any, lax_: Any, axis: str | None) -> Callable[..., Any]:
+    """One SGD step of softmax cross-entropy; with `axis`, the gradient averaged over it."""
+    def loss(params: Any, x: Any, y: Any) -> Any:
+        h = x
+        for w, b in params[:-1]:
+            h = lib.nn.relu(h @ w + b)
+        w, b = params[-1]
+        return -np_.mean(np_.sum(lib.nn.log_softmax(h @ w + b) * y, axis=1))
+
+    def step(params: Any, x: Any, y: Any) -> Any:
+        grads = lib.grad(loss)(params, x, y)
+        if axis is not None:
+            grads = lax_.pmean(grads, axis)
+        return lib.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
+    return step
+
+
+def mlp() -> None:
+    """A data-parallel MLP step (784-1024-1024-10, SGD, global batch 1024): under jit with the
+    batch split over 2 devices and the parameters on both, and the same through shard_map,
+    against the whole batch on one device."""
+    params, x, y = _data(1024)
+    one = numjax.jit(_step(numjax, jnp, lax, None))
+    t_one = best(lambda: _block(one(params, x, y)), 5, 3)
+
+    mesh = Mesh(np.array(numjax.devices()), ("batch",))
+    split, whole = NamedSharding(mesh, P("batch")), NamedSharding(mesh, P())
+    ps = numjax.device_put(params, whole)
+    xs, ys = numjax.device_put(x, split), numjax.device_put(y, split)
+    sharded = numjax.jit(_step(numjax, jnp, lax, None))
+    t_jit = best(lambda: _block(sharded(ps, xs, ys)), 5, 3)
+    mapped = numjax.jit(shard_map(_step(numjax, jnp, lax, "batch"), mesh,
+                                  in_specs=(P(), P("batch"), P("batch")), out_specs=P()))
+    t_map = best(lambda: _block(mapped(ps, xs, ys)), 5, 3)
+
+    tj_jit = tj_map = None
+    if jax is not None:
+        jmesh = JMesh(np.array(jax.devices()), ("batch",))
+        jsplit, jwhole = JNamedSharding(jmesh, JP("batch")), JNamedSharding(jmesh, JP())
+        jps = jax.device_put(params, jwhole)
+        jxs, jys = jax.device_put(x, jsplit), jax.device_put(y, jsplit)
+        jstep = jax.jit(_step(jax, jjnp, jlax, None))
+        tj_jit = best(lambda: jax.block_until_ready(jstep(jps, jxs, jys)), 5, 3)
+        jmapped = jax.jit(jshard_map(_step(jax, jjnp, jlax, "batch"), jmesh,
+                                     in_specs=(JP(), JP("batch"), JP("batch")),
+                                     out_specs=JP()))
+        tj_map = best(lambda: jax.block_until_ready(jmapped(jps, jxs, jys)), 5, 3)
+    row("MLP step, batch 1024: jit, batch on 2 devices", t_jit, "1 device", t_one, tj_jit)
+    row("  ... through shard_map", t_map, "1 device", t_one, tj_map)
+
+
+def elementwise() -> None:
+    """A long elementwise chain over 16 M floats split over 2 devices, against one device."""
+    x = np.random.default_rng(1).normal(size=(4096, 4096)).astype(np.float32)
+
+    def f(np_: Any) -> Callable[[Any], Any]:
+        return lambda v: np_.sum(np_.tanh(v) * 2.0 + np_.exp(-v * v))
+
+    one = numjax.jit(f(jnp))
+    t_one = best(lambda: one(x).block_until_ready(), 3, 3)
+    mesh = Mesh(np.array(numjax.devices()), ("x",))
+    xs = numjax.device_put(x, NamedSharding(mesh, P("x")))
+    t_two = best(lambda: one(xs).block_until_ready(), 3, 3)
+    tj = None
+    if jax is not None:
+        jmesh = JMesh(np.array(jax.devices()), ("x",))
+        jxs = jax.device_put(x, JNamedSharding(jmesh, JP("x")))
+        jf = jax.jit(f(jjnp))
+        tj = best(lambda: jf(jxs).block_until_ready(), 3, 3)
+    row("tanh/exp chain + sum, 16 M floats, 2 devices", t_two, "1 device", t_one, tj)
+
+
+SECTIONS = {"mlp": mlp, "elementwise": elementwise}
+
+if __name__ == "__main__":
+    print(f"numjax {numjax.__version__} on {numjax.device_count()} devices"
+          + (f", jax {jax.__version__}" if jax is not None else ""))
+    for name in sys.argv[1:] or list(SECTIONS):
+        SECTIONS[name]()
