@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 import numjax  # noqa: E402
 import numjax.numpy as jnp  # noqa: E402
 from numjax import lax  # noqa: E402
+from numjax._src.runtime import blas  # noqa: E402
 from numjax.experimental.shard_map import shard_map  # noqa: E402
 from numjax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
 
@@ -124,6 +125,13 @@ def mlp() -> None:
         tj_map = best(lambda: jax.block_until_ready(jmapped(jps, jxs, jys)), 5, 3)
     row("MLP step, batch 1024: jit, batch on 2 devices", t_jit, "1 device", t_one, tj_jit)
     row("  ... through shard_map", t_map, "1 device", t_one, tj_map)
+    # One device's BLAS already runs on every core; with it on one core (as each of the 2
+    # devices' BLAS is) the rows show how the data-parallel split itself scales.
+    if blas.limit_this_thread(N):
+        t_one_core = best(lambda: _block(one(params, x, y)), 5, 3)
+        blas.limit_this_thread(1)
+        row("  jit vs 1 device with BLAS on 1 core", t_jit, "1 dev/1 core", t_one_core)
+        row("  shard_map vs 1 device with BLAS on 1 core", t_map, "1 dev/1 core", t_one_core)
 
 
 def elementwise() -> None:

@@ -23,7 +23,8 @@ from numjax._src.core.avals import get_aval
 from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.jaxpr import ClosedJaxpr, Var
 from numjax._src.runtime import placement, stream, transfer_guard
-from numjax._src.runtime.array import ArrayImpl, make_array
+from numjax._src.runtime.array import ArrayImpl, make_array, sharded_array
+from numjax._src.runtime.sharding import SingleDeviceSharding
 from numjax._src.tree_util import PyTreeDef, tree_unflatten
 
 
@@ -252,8 +253,6 @@ def placed_outputs(call: CompiledCall, outs: Sequence[Any], device: Any) -> Any:
 def laid_out(buf: Any, aval: Any, sharding: Any) -> ArrayImpl:
     """An output Array with `sharding` (None: on the default device, uncommitted): one
     device's is committed there; a split one's blocks are views of the value."""
-    from numjax._src.runtime.array import sharded_array
-    from numjax._src.runtime.sharding import SingleDeviceSharding
     if sharding is None:
         return make_array(buf, aval)
     if isinstance(sharding, SingleDeviceSharding):

@@ -169,7 +169,7 @@ def _broadcast_prefix(specs: Any, tree: Any, what: str) -> list[Any]:
     try:
         per_subtree = structure.flatten_up_to(tree)
     except (ValueError, TypeError):
-        raise _prefix_error(specs, tree, what) from None
+        raise prefix_error(specs, tree, what) from None
     spec_leaves = tree_flatten(specs)[0]
     out = []
     for spec, sub in zip(spec_leaves, per_subtree, strict=True):
@@ -177,7 +177,7 @@ def _broadcast_prefix(specs: Any, tree: Any, what: str) -> list[Any]:
     return out
 
 
-def _prefix_error(specs: Any, tree: Any, what: str) -> ValueError:
+def prefix_error(specs: Any, tree: Any, what: str) -> ValueError:
     if isinstance(specs, tuple | list) and type(specs) is type(tree) and \
             len(specs) != len(tree):
         kind = type(tree).__name__

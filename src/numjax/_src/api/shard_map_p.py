@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.api import dispatch
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.executables import compile_jaxpr
 from numjax._src.core import axis_env
@@ -40,6 +41,7 @@ from numjax._src.lax import structural as st
 from numjax._src.runtime import spmd, stream
 from numjax._src.runtime.array import ArrayImpl, sharded_array
 from numjax._src.runtime.mesh import Mesh, PartitionSpec
+from numjax._src.runtime.named_sharding import NamedSharding
 
 shard_map_p = Primitive("shard_map")
 shard_map_p.multiple_results = True
@@ -201,7 +203,6 @@ class ShardMapExecutable:
             if sharding is not None and sharding == _named_sharding(self.mesh, names, x.ndim):
                 per_arg.append(list(x._shard_buffers()))
             else:
-                from numjax._src.api import dispatch
                 per_arg.append(self.blocks(dispatch.buffer(x), names))
         outs = self.run([[p[r] for p in per_arg] for r in range(len(self.devices))])
         return [sharded_array([np.asarray(b) for b in o], aval, sharding)
@@ -209,7 +210,6 @@ class ShardMapExecutable:
 
 
 def _named_sharding(mesh: Mesh, names: AxisNames, ndim: int) -> Any:
-    from numjax._src.runtime.named_sharding import NamedSharding
     return NamedSharding(mesh, spec_of_names(names, ndim))
 
 

@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
+from numjax._src.api.shard_map import prefix_error
 from numjax._src.api.shard_map_p import (
     AxisNames,
     block_count,
@@ -42,10 +43,13 @@ from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import batching
 from numjax._src.interpreters.staging import trace_to_jaxpr
-from numjax._src.lax import dynamic_slicing, parallel
-from numjax._src.runtime.mesh import Mesh
-from numjax._src.runtime.named_sharding import NamedSharding
+from numjax._src.lax import dynamic_slicing, parallel, structural
+from numjax._src.runtime import placement
+from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.mesh import Mesh, PartitionSpec
+from numjax._src.runtime.named_sharding import NamedSharding, TiledSharding, check_shape
 from numjax._src.runtime.sharding import Sharding
+from numjax._src.tree_util import tree_flatten, tree_structure, tree_unflatten
 
 
 class Plan(NamedTuple):
@@ -140,8 +144,8 @@ def _layout_hints(closed: ClosedJaxpr) -> list[Sharding | None]:
         if eqn is not None and eqn.primitive.name == "sharding_constraint":
             hint = eqn.params["sharding"]
             if not _divides(hint, aval.shape):
-                hint = NamedSharding(hint.mesh, _P()) if isinstance(hint, NamedSharding) \
-                    else None
+                mesh = hint.mesh if isinstance(hint, NamedSharding) else None
+                hint = NamedSharding(mesh, PartitionSpec()) if mesh is not None else None
         elif eqn is not None and eqn.primitive is shard_map_p:
             j = list(eqn.outvars).index(v)  # type: ignore[arg-type]
             hint = NamedSharding(eqn.params["mesh"],
@@ -178,14 +182,9 @@ def _fallback_out_shardings(closed: ClosedJaxpr, mesh: Mesh | None,
                 and closed.in_avals[list(in_shardings).index(first)].ndim == aval.ndim:
             chosen = first
         if chosen is None and mesh is not None:
-            chosen = NamedSharding(mesh, _P())
+            chosen = NamedSharding(mesh, PartitionSpec())
         out.append(chosen)
     return tuple(out)
-
-
-def _P() -> Any:
-    from numjax._src.runtime.mesh import PartitionSpec
-    return PartitionSpec()
 
 
 def _divides(sharding: Any, shape: tuple[int, ...]) -> bool:
@@ -312,7 +311,7 @@ class _Partitioner:
                     shape[d] //= block_count(self.mesh, axes)
             else:
                 # Every split dimension is one the operand is broadcast along.
-                return self.bind(broadcast_in_dim_p(), [operand],
+                return self.bind(structural.broadcast_in_dim_p, [operand],
                                  {**params, "shape": tuple(shape)})[0]
         for d, axes in names:
             size = batching.get_aval(x).shape[d]
@@ -322,11 +321,6 @@ class _Partitioner:
             start = parallel.axis_index(axes if len(axes) > 1 else axes[0]) * block
             x = dynamic_slicing.dynamic_slice_in_dim(x, start, block, d)
         return x
-
-
-def broadcast_in_dim_p() -> Primitive:
-    from numjax._src.lax.structural import broadcast_in_dim_p as p
-    return p
 
 
 class _PendingSum:
@@ -579,13 +573,11 @@ class Shardings(NamedTuple):
 
 
 def _leaves(tree: Any) -> list[Any]:
-    from numjax._src.tree_util import tree_flatten
     return tree_flatten(tree, is_leaf=lambda x: x is None)[0]
 
 
 def check_sharding_options(in_shardings: Any, out_shardings: Any) -> None:
     """JAX's errors for jit options that are not Shardings."""
-    from numjax._src.runtime.mesh import PartitionSpec
     if any(isinstance(s, PartitionSpec) for s in _leaves(in_shardings)):
         raise RuntimeError(
             "jax.jit only supports `Sharding`s being passed to in_shardings. Looks like you are "
@@ -604,7 +596,6 @@ def check_sharding_options(in_shardings: Any, out_shardings: Any) -> None:
 def argument_placements(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
     """Where each argument is when any is split across devices (its sharding; a committed
     device; None), else None: part of a sharded call's cache key."""
-    from numjax._src.runtime.array import ArrayImpl
     if not any(type(x) is ArrayImpl and getattr(x, "_sharding", None) is not None
                for x in flat_args):
         return None
@@ -614,13 +605,11 @@ def argument_placements(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
 
 def _broadcast(specs: Any, tree: Any, what: str) -> list[Any]:
     """The spec (None-as-leaf prefix `specs` of `tree`) of each leaf of `tree`."""
-    from numjax._src.tree_util import tree_flatten, tree_structure
     structure = tree_structure(specs, is_leaf=lambda x: x is None)
     try:
         subtrees = structure.flatten_up_to(tree)
     except (ValueError, TypeError):
-        from numjax._src.api.shard_map import _prefix_error
-        raise _prefix_error(specs, tree, what) from None
+        raise prefix_error(specs, tree, what) from None
     out: list[Any] = []
     for spec, sub in zip(_leaves(specs), subtrees, strict=True):
         out.extend([spec] * len(tree_flatten(sub)[0]))
@@ -632,10 +621,6 @@ def resolve_shardings(in_shardings: Any, out_shardings: Any, call: Any, closed: 
                       n_positional: int) -> Shardings:
     """Each input's and output's sharding, with JAX's errors for shardings that do not fit
     their values or disagree with the arguments'."""
-    from numjax._src.runtime import placement
-    from numjax._src.runtime.array import ArrayImpl
-    from numjax._src.runtime.named_sharding import TiledSharding, check_shape
-    from numjax._src.tree_util import tree_unflatten
     flat_args = call.flat_args
     n = len(flat_args)
     asked: list[Any] = [None] * n
@@ -694,7 +679,6 @@ def _check_same_devices(flat_args: Sequence[Any], ins: Sequence[Sharding | None]
                         names: Sequence[str], fun_name: str) -> None:
     """JAX's error for arguments on different devices: split over other devices (or in
     another order), or committed to one device beside split ones."""
-    from numjax._src.runtime import placement
     first = -1
     for i, (x, s) in enumerate(zip(flat_args, ins, strict=True)):
         devices = tuple(s._device_assignment) if s is not None and is_multi_device(s) else None

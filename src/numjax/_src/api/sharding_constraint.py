@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from numjax._src import traceback_util
+from numjax._src.api.device_put import device_put
 from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
@@ -91,7 +92,6 @@ sharding_constraint_p.def_abstract_eval(lambda aval, **params: aval)
 
 
 def _impl(x: Any, *, sharding: Sharding, **params: Any) -> Any:
-    from numjax._src.api.device_put import device_put
     if isinstance(sharding, TiledSharding):
         check_shape(sharding, tuple(batching.get_aval(x).shape), "pjit outputs")
     if len(sharding._device_assignment) == 1:
