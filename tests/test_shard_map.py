@@ -446,3 +446,26 @@ def test_deliberate_differences() -> None:
         assert "psum[axes=('i',) axis_index_groups=None]" in text
         with pytest.raises(NotImplementedError):
             shard_map(lambda a: a, mesh, in_specs=P(), out_specs=P(), auto=frozenset({"i"}))
+
+
+def test_replication_through_loops_and_branches() -> None:
+    """A carry stays replicated when every iteration keeps it so (JAX 0.4.30 accepts these
+    out_specs=P() programs); a value varying along the axis does not."""
+    with cpu_devices(2):
+        mesh = _mesh1(2)
+        x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+        summed = shard_map(
+            lambda v: lax.scan(lambda c, r: (c + lax.psum(r, "i"), None), jnp.zeros(4), v)[0],
+            mesh, in_specs=P("i"), out_specs=P())(x)
+        np.testing.assert_array_equal(np.asarray(summed), x.sum(0))
+        looped = shard_map(lambda v: lax.fori_loop(0, 3, lambda _, c: c + lax.psum(v, "i"),
+                                                   jnp.zeros(2)), mesh, in_specs=P("i"),
+                           out_specs=P())(x[0])
+        np.testing.assert_array_equal(np.asarray(looped), (x[0, :2] + x[0, 2:]) * 3)
+        branch = shard_map(lambda v: lax.cond(True, lambda u: lax.psum(u, "i"),
+                                              lambda u: lax.psum(-u, "i"), v),
+                           mesh, in_specs=P("i"), out_specs=P())(x[0])
+        np.testing.assert_array_equal(np.asarray(branch), x[0, :2] + x[0, 2:])
+        with pytest.raises(ValueError, match="could not infer replication"):
+            shard_map(lambda v: lax.scan(lambda c, r: (c + r, None), jnp.zeros(4), v)[0],
+                      mesh, in_specs=P("i"), out_specs=P())(x)

@@ -713,3 +713,14 @@ def test_with_sharding_constraint_errors() -> None:
         with mesh:
             out = wsc(jnp.arange(8.0), None)
         assert repr(out.sharding) == "NamedSharding(mesh=Mesh('x': 2), spec=PartitionSpec())"
+
+
+def test_donated_sharded_argument_is_deleted() -> None:
+    with cpu_devices(2):
+        mesh = Mesh(np.array(jax.devices()), ("i",))
+        x = jax.device_put(np.arange(8.0, dtype=np.float32), NamedSharding(mesh, P("i")))
+        out = jax.jit(lambda a: a + 1, donate_argnums=0)(x)
+        np.testing.assert_array_equal(np.asarray(out), np.arange(8.0) + 1)
+        assert x.is_deleted()
+        with pytest.raises(ValueError, match="buffer has been deleted or donated"):
+            jax.jit(lambda a: a * 2)(x)

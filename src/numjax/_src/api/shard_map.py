@@ -391,6 +391,14 @@ def _replication(mesh: Mesh, jaxpr: Jaxpr, in_rep: Sequence[set[Hashable] | None
             out = [every - set(_axis_tuple(eqn.params["axis_name"]))]
         elif name == "pjit":
             out = _replication(mesh, eqn.params["jaxpr"].jaxpr, reps)
+        elif name in ("custom_jvp_call", "custom_vjp_call"):
+            out = _replication(mesh, eqn.params["call_jaxpr"].jaxpr, reps)
+        elif name == "scan":
+            out = _scan_replication(mesh, eqn.params, reps)
+        elif name == "while":
+            out = _while_replication(mesh, eqn.params, reps)
+        elif name == "cond":
+            out = _cond_replication(mesh, eqn.params, reps)
         else:
             known = [r for r in reps if r is not None]
             joint = set.intersection(*known) if known else None
@@ -398,6 +406,57 @@ def _replication(mesh: Mesh, jaxpr: Jaxpr, in_rep: Sequence[set[Hashable] | None
         for v, r in zip(eqn.outvars, out, strict=True):
             env[v] = r
     return [read(a) for a in jaxpr.outvars]
+
+
+Rep = set[Hashable] | None
+
+
+def _meet(a: Rep, b: Rep) -> Rep:
+    """Replicated over the axes both are (None: a constant, replicated everywhere)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a & b
+
+
+def _scan_replication(mesh: Mesh, params: dict[str, Any], reps: list[Rep]) -> list[Rep]:
+    """A loop carry is replicated over the axes it stays replicated over in every iteration
+    (the fixed point of the body, from the initial carry)."""
+    body = params["jaxpr"].jaxpr
+    n_consts, n_carry = params["num_consts"], params["num_carry"]
+    consts, carry, xs = reps[:n_consts], reps[n_consts:n_consts + n_carry], \
+        reps[n_consts + n_carry:]
+    while True:
+        out = _replication(mesh, body, [*consts, *carry, *xs])
+        new = [_meet(c, o) for c, o in zip(carry, out[:n_carry], strict=True)]
+        if new == carry:
+            return [*carry, *out[n_carry:]]
+        carry = new
+
+
+def _while_replication(mesh: Mesh, params: dict[str, Any], reps: list[Rep]) -> list[Rep]:
+    n_cond, n_body = params["cond_nconsts"], params["body_nconsts"]
+    cond_consts, body_consts = reps[:n_cond], reps[n_cond:n_cond + n_body]
+    carry = reps[n_cond + n_body:]
+    while True:
+        out = _replication(mesh, params["body_jaxpr"].jaxpr, [*body_consts, *carry])
+        # Devices whose predicates differ run different numbers of iterations.
+        pred, = _replication(mesh, params["cond_jaxpr"].jaxpr, [*cond_consts, *carry])
+        new = [_meet(_meet(c, o), pred) for c, o in zip(carry, out, strict=True)]
+        if new == carry:
+            return carry
+        carry = new
+
+
+def _cond_replication(mesh: Mesh, params: dict[str, Any], reps: list[Rep]) -> list[Rep]:
+    index, ops = reps[0], reps[1:]
+    outs: list[Rep] | None = None
+    for branch in params["branches"]:
+        got = _replication(mesh, branch.jaxpr, ops)
+        outs = got if outs is None else [_meet(a, b) for a, b in zip(outs, got, strict=True)]
+    assert outs is not None
+    return [_meet(o, index) for o in outs]
 
 
 def _axis_tuple(name: Any) -> tuple[Any, ...]:

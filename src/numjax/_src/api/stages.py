@@ -97,12 +97,15 @@ class Traced(_Stage):
                                          wrapped._keep_unused)
         plan = None
         program = self.jaxpr
+        writable = paired
         if self.shardings is not None:
             plan = sharded_jit.partition(self.jaxpr, self.shardings.ins, self.shardings.outs)
             program = plan.jaxpr
             if plan.spmd:
-                paired = ()  # each device reads its block of the inputs: none is overwritten
-        module = lower_module(program, wrapped._name, paired, check_outputs=True)
+                # Each device reads its block of the inputs: none is overwritten (donated
+                # ones are still deleted after the call).
+                writable = ()
+        module = lower_module(program, wrapped._name, writable, check_outputs=True)
         if self._key is not None:
             wrapped._lowerings[self._key] = (module, paired, backend, plan)
         return Lowered(self, module, paired, backend, plan)
