@@ -576,6 +576,13 @@ def test_data_parallel_mlp_step_runs_per_shard(n: int) -> None:
         text = step.lower(*args).compile().as_text()
         per_shard = text.startswith("# sharded jit: per shard")
         assert per_shard is (n > 1)
+        if per_shard:
+            # Nothing is cut out of a whole value: blocks of broadcasts (biases, the loss's
+            # cotangent) are broadcast directly; the weight gradients are summed once each,
+            # after their transposes and scaling.
+            body = str(step.lower(*args)._plan.jaxpr.jaxpr.eqns[0].params["jaxpr"])
+            assert "dynamic_slice" not in body
+            assert body.count("psum[") <= 7  # 3 weights, 3 biases, the loss
         got = step(*args)
         for (w, b), (gw, gb) in zip(want, got, strict=True):
             np.testing.assert_allclose(np.asarray(gw), np.asarray(w), rtol=1e-5, atol=1e-6)

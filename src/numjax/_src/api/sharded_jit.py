@@ -304,15 +304,19 @@ class _Partitioner:
             operand, params = made[1], made[2]
             dims = params["broadcast_dimensions"]
             shape = list(params["shape"])
+            operand_split: dict[int, tuple[Hashable, ...]] = {}
             for d, axes in names:
+                if shape[d] == 1:
+                    continue
+                shape[d] //= block_count(self.mesh, axes)
                 if d in dims and batching.get_aval(operand).shape[dims.index(d)] != 1:
-                    break
-                if shape[d] != 1:
-                    shape[d] //= block_count(self.mesh, axes)
-            else:
-                # Every split dimension is one the operand is broadcast along.
-                return self.bind(structural.broadcast_in_dim_p, [operand],
-                                 {**params, "shape": tuple(shape)})[0]
+                    operand_split[dims.index(d)] = axes
+            # The block of a broadcast is the broadcast of the operand's block (itself cut
+            # the same way when it is a broadcast too).
+            if operand_split:
+                operand = self.local(operand, AxisNames.of(operand_split))
+            return self.bind(structural.broadcast_in_dim_p, [operand],
+                             {**params, "shape": tuple(shape)})[0]
         for d, axes in names:
             size = batching.get_aval(x).shape[d]
             if size == 1:
