@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config
+from numjax._src.compiler import native_tier
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.core.avals import get_aval
@@ -61,6 +62,8 @@ class CompiledCall:
                        and not config.debug_nans.value
                        and not config.debug_infs.value
                        and cost_analysis(closed)["bytes accessed"] >= stream.async_min_bytes.value)
+        # A hot program whose primitives all have native rules swaps in native code.
+        native_tier.attach(executable)
 
 
 def execute(call: CompiledCall, flat_args: Sequence[Any], device: Any) -> Any:

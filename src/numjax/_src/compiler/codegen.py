@@ -55,6 +55,8 @@ class LoweredModule:
         self.host_callbacks = list(host_callbacks)
         # Positions of the inputs whose buffers an output may be, or be a view of.
         self.aliased_inputs = inputs_reaching_outputs(jaxpr)
+        # The jaxpr after the passes, with its constants (set by `executables.lower_module`).
+        self.closed: ClosedJaxpr | None = None
 
     def compile(self, options: Any = None) -> Executable:
         filename = f"<numjax jit {self.name} #{next(_module_ids)}>"

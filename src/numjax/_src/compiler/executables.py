@@ -45,8 +45,9 @@ def lower_module(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = (),
     whose buffers the executable may overwrite; `check_outputs` marks a jitted function's
     program (its outputs are checked under jax_debug_nans/infs)."""
     start = time.perf_counter()
-    module = lower_jaxpr(passes.run_passes(closed), name, donated=donated,
-                         check_outputs=check_outputs)
+    optimized = passes.run_passes(closed)
+    module = lower_jaxpr(optimized, name, donated=donated, check_outputs=check_outputs)
+    module.closed = optimized  # what the native tier compiles (`native_tier.attach`)
     if config.log_compiles.value:
         compile_log.log_lowering(name, time.perf_counter() - start)
     return module

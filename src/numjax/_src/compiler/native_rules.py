@@ -1,0 +1,229 @@
+"""Native lowering rules, one per primitive: elementwise operations as scalar expressions
+(looped over arrays), structural operations, reductions, products, control flow and the PRNG.
+A rule writes lines into the emitter; a form it cannot lower raises `Unsupported`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from numjax._src.compiler.native import (
+    Elementwise,
+    Unsupported,
+    cast,
+    literal_text,
+    rules,
+)
+
+Expr = Callable[[list[str], Any], str]
+
+
+def elementwise(expr: Expr, helper: str | None = None) -> Elementwise:
+    return Elementwise(expr, helper)
+
+
+def _in_dtype(eqn: Any, i: int = 0) -> np.dtype:
+    return np.dtype(eqn.invars[i].aval.dtype)
+
+
+def _one(eqn: Any) -> str:
+    return literal_text(1, eqn.outvars[0].aval.dtype)
+
+
+def _float_only(fn: str) -> Expr:
+    def expr(ins: list[str], eqn: Any) -> str:
+        if _in_dtype(eqn).kind != "f":
+            raise Unsupported(f"{eqn.primitive.name} of {_in_dtype(eqn)}")
+        return f"{fn}({', '.join(ins)})"
+    return expr
+
+
+def _div(ins: list[str], eqn: Any) -> str:
+    a, b = ins
+    dtype = _in_dtype(eqn)
+    if dtype.kind == "f":
+        return f"({a} / {b})"
+    if dtype.kind == "b":
+        raise Unsupported("div of bool")
+    # Truncation toward zero; dividing by zero gives -1 (signed) or the maximum (unsigned).
+    zero = "-1" if dtype.kind == "i" else str(np.iinfo(dtype).max)
+    return (f"(({a} // {b}) + (1 if (({a} % {b}) != 0 and (({a} < 0) != ({b} < 0))) else 0) "
+            f"if {b} != 0 else {zero})")
+
+
+def _rem(ins: list[str], eqn: Any) -> str:
+    a, b = ins
+    dtype = _in_dtype(eqn)
+    if dtype.kind == "f":
+        return f"np.fmod({a}, {b})"
+    if dtype.kind == "b":
+        raise Unsupported("rem of bool")
+    # The sign of the dividend (C's %); x rem 0 is x.
+    return (f"((({a} % {b}) - ({b} if (({a} % {b}) != 0 and (({a} < 0) != ({b} < 0))) else 0)) "
+            f"if {b} != 0 else {a})")
+
+
+def _max(ins: list[str], eqn: Any) -> str:
+    a, b = ins  # np.maximum: a NaN operand wins
+    return f"({a} if ({a} >= {b} or {a} != {a}) else {b})"
+
+
+def _min(ins: list[str], eqn: Any) -> str:
+    a, b = ins
+    return f"({a} if ({a} <= {b} or {a} != {a}) else {b})"
+
+
+def _clamp(ins: list[str], eqn: Any) -> str:
+    lo, x, hi = ins  # np.minimum(np.maximum(x, lo), hi)
+    return _min([_max([x, lo], eqn), hi], eqn)
+
+
+def _sign(ins: list[str], eqn: Any) -> str:
+    (a,) = ins
+    kind = _in_dtype(eqn).kind
+    if kind == "f":  # keeps a zero's sign and NaN
+        return f"({a} if ({a} == 0 or {a} != {a}) else (1.0 if {a} > 0 else -1.0))"
+    if kind == "u":
+        return f"(1 if {a} > 0 else 0)"
+    return f"(1 if {a} > 0 else (-1 if {a} < 0 else 0))"
+
+
+def _pow(ins: list[str], eqn: Any) -> str:
+    a, b = ins
+    dtype = _in_dtype(eqn)
+    if dtype.kind != "f":
+        raise Unsupported("pow of non-float")
+    if _in_dtype(eqn, 1) != dtype:
+        b = cast(dtype, b)
+    return f"np.power({a}, {b})"
+
+
+def _integer_pow(ins: list[str], eqn: Any) -> str:
+    # By squaring, each product rounded, as the NumPy kernel (and XLA) computes it.
+    (x,) = ins
+    y = eqn.params["y"]
+    dtype = eqn.outvars[0].aval.dtype
+    if y == 0:
+        return _one(eqn)
+    n, base = abs(y), x
+    acc: str | None = None
+    while n:
+        if n & 1:
+            acc = base if acc is None else cast(dtype, f"{acc} * {base}")
+        n >>= 1
+        if n:
+            base = cast(dtype, f"{base} * {base}")
+    assert acc is not None
+    return f"({_one(eqn)} / {acc})" if y < 0 else acc
+
+
+def _logistic(ins: list[str], eqn: Any) -> str:
+    (x,) = ins
+    dtype = eqn.outvars[0].aval.dtype
+    one = _one(eqn)
+    t = cast(dtype, f"np.exp(-{x})")
+    return f"({one} / {cast(dtype, one + ' + ' + t)})"
+
+
+def _shift(kind: str) -> Expr:
+    def expr(ins: list[str], eqn: Any) -> str:
+        a, b = ins
+        dtype = _in_dtype(eqn)
+        bits = dtype.itemsize * 8
+        zero = literal_text(0, dtype)
+        if kind == "left":
+            return f"({cast(dtype, f'{a} << {b}')} if (0 <= {b} < {bits}) else {zero})"
+        if kind == "right_logical":
+            unsigned = np.dtype(f"u{dtype.itemsize}")
+            shifted = cast(dtype, f"{cast(unsigned, a)} >> {b}")
+            return f"({shifted} if (0 <= {b} < {bits}) else {zero})"
+        return f"({a} >> min(max({b}, 0), {bits - 1}))"
+    return expr
+
+
+def _select_n(ins: list[str], eqn: Any) -> str:
+    pred, *cases = ins
+    if len(cases) == 1:
+        return cases[0]
+    if _in_dtype(eqn).kind == "b":
+        return f"({cases[1]} if {pred} else {cases[0]})"
+    expr = cases[-1]
+    for i in range(len(cases) - 2, -1, -1):
+        expr = f"({cases[i]} if {pred} <= {i} else {expr})"
+    return expr
+
+
+def _convert(ins: list[str], eqn: Any) -> str:
+    (x,) = ins
+    src = _in_dtype(eqn)
+    dst = np.dtype(eqn.params["new_dtype"])
+    if dst.kind == "b":
+        return f"({x} != 0)"
+    if src.kind == "b":
+        return f"(1 if {x} else 0)"
+    if src.kind == "f" and dst.kind in "iu":
+        # XLA's conversion: truncation saturating at the bounds, NaN to 0.
+        info = np.iinfo(dst)
+        lo, top = float(info.min), float(info.max) + 1.0
+        return (f"(0 if {x} != {x} else ({info.min} if {x} <= {lo!r} else "
+                f"({info.max} if {x} >= {top!r} else {cast(dst, x)})))")
+    return x
+
+
+def _random_fma(ins: list[str], eqn: Any) -> str:
+    a, b, c = ins
+    if np.dtype(eqn.outvars[0].aval.dtype).itemsize == 4:
+        return f"(np.float64({a}) * np.float64({b}) + np.float64({c}))"
+    return f"({a} * {b} + {c})"
+
+
+_UNARY_FLOAT = {"exp": "np.exp", "exp2": "np.exp2", "log": "np.log", "log1p": "np.log1p",
+                "expm1": "np.expm1", "tanh": "np.tanh", "sin": "np.sin", "cos": "np.cos",
+                "tan": "np.tan", "asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan",
+                "sinh": "np.sinh", "cosh": "np.cosh", "asinh": "np.arcsinh",
+                "acosh": "np.arccosh", "atanh": "np.arctanh", "sqrt": "np.sqrt",
+                "floor": "np.floor", "ceil": "np.ceil", "is_finite": "np.isfinite",
+                "atan2": "np.arctan2", "nextafter": "np.nextafter"}
+_BINARY = {"add": "+", "add_any": "+", "sub": "-", "mul": "*", "eq": "==", "ne": "!=",
+           "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "and": "&", "or": "|", "xor": "^"}
+
+for _name, _fn in _UNARY_FLOAT.items():
+    rules[_name] = elementwise(_float_only(_fn))
+def _binary(op: str) -> Expr:
+    return lambda ins, eqn: f"({ins[0]} {op} {ins[1]})"
+
+
+for _name, _op in _BINARY.items():
+    rules[_name] = elementwise(_binary(_op))
+rules["neg"] = elementwise(lambda ins, eqn: f"(-{ins[0]})")
+rules["abs"] = elementwise(lambda ins, eqn: f"abs({ins[0]})")
+rules["square"] = elementwise(lambda ins, eqn: f"({ins[0]} * {ins[0]})")
+rules["not"] = elementwise(lambda ins, eqn: f"(not {ins[0]})" if _in_dtype(eqn).kind == "b"
+                           else f"(~{ins[0]})")
+rules["rsqrt"] = elementwise(lambda ins, eqn: f"({_one(eqn)} / np.sqrt({ins[0]}))")
+rules["copy"] = rules["copy_p"] = elementwise(lambda ins, eqn: ins[0])
+rules.update(div=elementwise(_div), rem=elementwise(_rem), max=elementwise(_max),
+             min=elementwise(_min), clamp=elementwise(_clamp), sign=elementwise(_sign),
+             pow=elementwise(_pow),
+             integer_pow=elementwise(_integer_pow), logistic=elementwise(_logistic),
+             shift_left=elementwise(_shift("left")),
+             shift_right_logical=elementwise(_shift("right_logical")),
+             shift_right_arithmetic=elementwise(_shift("right_arithmetic")),
+             select_n=elementwise(_select_n), convert_element_type=elementwise(_convert),
+             random_fma=elementwise(_random_fma))
+
+
+def _erf_inv(ins: list[str], eqn: Any) -> str:
+    if np.dtype(eqn.outvars[0].aval.dtype) != np.float32:
+        raise Unsupported("random_erf_inv of float64")
+    return f"erf_inv_f32({ins[0]})"
+
+
+rules["random_erf_inv"] = elementwise(_erf_inv, helper="erf_inv_f32")
+
+# Structural rules, reductions, products, control flow and the PRNG.
+from numjax._src.compiler import native_structural as _structural  # noqa: E402, F401
+
+__all__: Sequence[str] = ()
