@@ -19,6 +19,7 @@ import numpy as np
 import numjax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax._src.compiler import native_tier
 
 try:  # JAX is optional: compared against when present.
     import jax
@@ -216,14 +217,33 @@ def mlp_step() -> None:
     row("MLP 784-1024-1024-10 b256 value_and_grad+SGD", t, None, tj)
 
 
+def _tiers() -> list[tuple[str, str]]:
+    """The tiers to measure: the NumPy tier, and the native one when numba is installed."""
+    return [("numpy tier", "off")] + ([("native", "auto")] if native_tier.available else [])
+
+
+def _hot(f: Callable[[], Any]) -> Callable[[], Any]:
+    """`f` after the calls that make it hot, once any native compile they started has ended."""
+    _block(f())
+    _block(f())
+    native_tier.wait_idle(900)
+    return f
+
+
 def rnn_scan() -> None:
     rng = np.random.default_rng(0)
     h0 = np.zeros(64, np.float32)
     xs = rng.normal(size=(1000, 64)).astype(np.float32)
     w = (rng.normal(size=(64, 64)) * 0.1).astype(np.float32)
-    f = numjax.jit(lambda h, xs, w: _rnn(lax, jnp, h, xs, w))
-    t = best(lambda: f(h0, xs, w).block_until_ready(), 5, 3)
+    for tier, mode in _tiers():
+        with native_tier.native_mode(mode):
+            f = numjax.jit(lambda h, xs, w: _rnn(lax, jnp, h, xs, w))
+            run = _hot(lambda f=f: f(h0, xs, w))
+            t = best(run, 5, 3)
+        _rnn_row(tier, t, h0, xs, w)
 
+
+def _rnn_row(tier: str, t: float, h0: Any, xs: Any, w: Any) -> None:
     def loop() -> Any:
         h = h0
         for x in xs:
@@ -235,7 +255,7 @@ def rnn_scan() -> None:
     if jax is not None:
         g = jax.jit(lambda h, xs, w: _rnn(jlax, jjnp, h, xs, w))
         tj = best(lambda: g(h0, xs, w).block_until_ready(), 5, 3)
-    row("1000-step scan of a 64-wide RNN", t, t_np, tj)
+    row(f"1000-step scan of a 64-wide RNN ({tier})", t, t_np, tj)
 
 
 def _hmc(lib: Any, np_: Any, lax_: Any, key: Any, q0: Any, draws: int) -> Any:
@@ -270,15 +290,18 @@ def _hmc(lib: Any, np_: Any, lax_: Any, key: Any, q0: Any, draws: int) -> Any:
 
 
 def sampler() -> None:
-    f = numjax.jit(lambda k, q: _hmc(numjax, jnp, lax, k, q, 1000))
-    key, q0 = numjax.random.PRNGKey(0), jnp.zeros(3)
-    t = best(lambda: f(key, q0).block_until_ready(), 1, 3)
     tj = None
     if jax is not None:
         g = jax.jit(lambda k, q: _hmc(jax, jjnp, jlax, k, q, 1000))
         jkey, jq0 = jax.random.PRNGKey(0), jjnp.zeros(3)
         tj = best(lambda: g(jkey, jq0).block_until_ready(), 1, 3)
-    row("HMC sampler, 1000 draws x 5 leapfrogs", t, None, tj)
+    for tier, mode in _tiers():
+        with native_tier.native_mode(mode):
+            f = numjax.jit(lambda k, q: _hmc(numjax, jnp, lax, k, q, 1000))
+            key, q0 = numjax.random.PRNGKey(0), jnp.zeros(3)
+            run = _hot(lambda f=f, key=key, q0=q0: f(key, q0))
+            t = best(run, 1 if mode == "off" else 5, 3)
+        row(f"HMC sampler, 1000 draws x 5 leapfrogs ({tier})", t, None, tj)
 
 
 SECTIONS = {"dispatch": dispatch, "first_call": first_call, "chain": elementwise_chain,

@@ -172,13 +172,6 @@ def _convert(ins: list[str], eqn: Any) -> str:
     return x
 
 
-def _random_fma(ins: list[str], eqn: Any) -> str:
-    a, b, c = ins
-    if np.dtype(eqn.outvars[0].aval.dtype).itemsize == 4:
-        return f"(np.float64({a}) * np.float64({b}) + np.float64({c}))"
-    return f"({a} * {b} + {c})"
-
-
 _UNARY_FLOAT = {"exp": "np.exp", "exp2": "np.exp2", "log": "np.log", "log1p": "np.log1p",
                 "expm1": "np.expm1", "tanh": "np.tanh", "sin": "np.sin", "cos": "np.cos",
                 "tan": "np.tan", "asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan",
@@ -211,17 +204,8 @@ rules.update(div=elementwise(_div), rem=elementwise(_rem), max=elementwise(_max)
              shift_left=elementwise(_shift("left")),
              shift_right_logical=elementwise(_shift("right_logical")),
              shift_right_arithmetic=elementwise(_shift("right_arithmetic")),
-             select_n=elementwise(_select_n), convert_element_type=elementwise(_convert),
-             random_fma=elementwise(_random_fma))
+             select_n=elementwise(_select_n), convert_element_type=elementwise(_convert))
 
-
-def _erf_inv(ins: list[str], eqn: Any) -> str:
-    if np.dtype(eqn.outvars[0].aval.dtype) != np.float32:
-        raise Unsupported("random_erf_inv of float64")
-    return f"erf_inv_f32({ins[0]})"
-
-
-rules["random_erf_inv"] = elementwise(_erf_inv, helper="erf_inv_f32")
 
 # Structural rules, reductions, products, control flow and the PRNG.
 from numjax._src.compiler import native_structural as _structural  # noqa: E402, F401

@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config
+from numjax._src.compiler import native
+from numjax._src.compiler.codegen import _host_buffer
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 
 logger = logging.getLogger(__name__)
@@ -87,7 +89,6 @@ MIN_EQUATIONS = 16
 def worth_compiling(closed: ClosedJaxpr, forced: bool = False) -> bool:
     """Whether every primitive has a native rule and (unless `forced`) every array is small
     and the program loops or has `MIN_EQUATIONS` equations."""
-    from numjax._src.compiler import native
     counts = [0, 0, 0]  # equations, loops, elements of the largest array
     if not _walk(closed.jaxpr, native.rules, counts):
         return False
@@ -224,7 +225,6 @@ def cache_dir() -> str:
 def _compile(closed: ClosedJaxpr) -> Callable[..., Any] | None:
     """The native function of `closed` wrapped to take and return NumPy buffers as the
     NumPy executable does; None (logged) when it cannot be made."""
-    from numjax._src.compiler import native
     try:
         source = native.lower(closed)
         dispatcher = _load(source)
@@ -263,7 +263,6 @@ def _numba_type(aval: Any) -> Any:
 
 
 def _wrap(dispatcher: Any, closed: ClosedJaxpr) -> Callable[..., Any]:
-    from numjax._src.compiler.codegen import _host_buffer
     jaxpr = closed.jaxpr
     consts = []
     for v, c in zip(jaxpr.constvars, closed.consts, strict=True):

@@ -736,3 +736,7 @@ def lgamma(x: Array) -> Array:
     Array(1.7917603, dtype=float32)
     """
     return lgamma_p.bind(x)
+
+
+# The native tier's lowerings of these primitives (registered on import).
+from numjax._src.random import xla_math_native as _xla_math_native  # noqa: E402, F401
