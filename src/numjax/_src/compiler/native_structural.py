@@ -242,6 +242,12 @@ def _iota(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -
 def _slice(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
     starts, limits = eqn.params["start_indices"], eqn.params["limit_indices"]
     strides = eqn.params["strides"] or (1,) * len(starts)
+    shape = _shape(eqn.invars[0])
+    if all(st == 1 for st in strides) and all(
+            s == 0 and e == d for s, e, d in zip(starts[1:], limits[1:], shape[1:], strict=True)):
+        # Rows of a C-contiguous array are C-contiguous: a view (nothing writes into it).
+        em.lines.append(f"{indent}{outs[0]} = {ins[0]}[{starts[0]}:{limits[0]}]")
+        return
     index = ", ".join(f"{s}:{e}:{st}" for s, e, st in zip(starts, limits, strides, strict=True))
     em.lines.append(f"{indent}{outs[0]} = {ins[0]}[{index},].copy()")
 
@@ -264,6 +270,9 @@ def _dynamic_slice(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: lis
     if len(eqn.invars) != 1 + len(sizes) or is_scalar(x):
         raise Unsupported("this dynamic_slice")
     starts = _clamped_starts(em, ins[1:], _shape(x), sizes, indent)
+    if sizes[1:] == _shape(x)[1:]:
+        em.lines.append(f"{indent}{outs[0]} = {ins[0]}[{starts[0]}:{starts[0]} + {sizes[0]}]")
+        return
     index = ", ".join(f"{s}:{s} + {n}" for s, n in zip(starts, sizes, strict=True))
     em.lines.append(f"{indent}{outs[0]} = {ins[0]}[{index},].copy()")
 
@@ -353,12 +362,13 @@ def _custom_call(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[
 
 
 def _carries(em: Emitter, avars: list[Any], values: list[str], indent: str) -> list[str]:
-    """Fresh names holding a loop's initial carries (arrays copied: a carry must be a
-    mutable C-contiguous array whatever it starts as, one numba type for every iteration)."""
+    """Fresh names holding a loop's initial carries. Every array value is a mutable
+    C-contiguous array (arguments are made so by the caller, rules copy anything else), so a
+    carry keeps one numba type across iterations without a copy."""
     names = []
-    for a, value in zip(avars, values, strict=True):
+    for value in values:
         name = em.fresh("c")
-        em.lines.append(f"{indent}{name} = {value}" + ("" if is_scalar(a) else ".copy()"))
+        em.lines.append(f"{indent}{name} = {value}")
         names.append(name)
     return names
 
@@ -417,8 +427,7 @@ def _cond(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -
             head = f"elif {index} == {k}:"
         em.lines.append(f"{indent}{head}")
         values = em.emit_closed(branch, ops, inner)
-        for name, value, v in zip(results, values, eqn.outvars, strict=True):
-            # Branch results may be operands; a copy gives every branch one array type.
-            em.lines.append(f"{inner}{name} = {value}" + ("" if is_scalar(v) else ".copy()"))
+        for name, value in zip(results, values, strict=True):
+            em.lines.append(f"{inner}{name} = {value}")
     _assign(em, outs, results, indent)
 

@@ -102,6 +102,8 @@ def _walk(jaxpr: Jaxpr, rules: dict[str, Any], counts: list[int]) -> bool:
         counts[2] = max(counts[2], math.prod(v.aval.shape))
     for eqn in jaxpr.eqns:
         if eqn.primitive.name not in rules or eqn.effects:
+            logger.debug("no native lowering: %s%s", eqn.primitive.name,
+                         " (effects)" if eqn.effects else "")
             return False
         if eqn.primitive.name in ("while", "scan"):
             counts[1] += 1
