@@ -322,6 +322,21 @@ def test_unsupported_primitive_falls_back() -> None:
 
 
 @needs_numba
+def test_recompiling_a_program_reuses_its_native_module() -> None:
+    # The same source again (the jit caches cleared): the loaded module's compiled function
+    # serves it.
+    x = _operand("float32", (3,))
+    f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * 3.0 - x, x)  # noqa: E731
+    first = _compiled(f, (x,), "force")
+    jax.clear_caches()
+    second = _compiled(f, (x,), "force")
+    assert _executable(first) is not _executable(second)
+    assert native_tier.is_native(_executable(first))
+    assert native_tier.is_native(_executable(second))
+    _assert_same(first(x), second(x))
+
+
+@needs_numba
 def test_numba_failure_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(source: str) -> Any:
         raise RuntimeError("numba refused")

@@ -271,8 +271,11 @@ def _wrap(dispatcher: Any, closed: ClosedJaxpr) -> Callable[..., Any]:
         buf = np.array(_host_buffer(c), v.aval.dtype, copy=True, order="C")
         consts.append(buf[()] if not v.aval.shape else buf)
     signature = tuple(_numba_type(v.aval) for v in [*jaxpr.constvars, *jaxpr.invars])
-    dispatcher.compile(signature)
-    # Later calls never compile: a mismatched argument raises (and the caller falls back).
+    if signature not in dispatcher.overloads:  # a module loaded before may have it
+        with _lock:
+            dispatcher.disable_compile(False)
+        dispatcher.compile(signature)
+    # Calls never compile: a mismatched argument raises (and the caller falls back).
     dispatcher.disable_compile()
     return _caller(dispatcher, consts, [v.aval for v in jaxpr.invars],
                    [a.aval for a in jaxpr.outvars])
