@@ -124,13 +124,16 @@ _REDUCERS = {
     "reduce_prod": ("{acc} * {x}", 1),
     "reduce_max": ("({acc} if ({acc} >= {x} or {acc} != {acc}) else {x})", "lowest"),
     "reduce_min": ("({acc} if ({acc} <= {x} or {acc} != {acc}) else {x})", "highest"),
-    "reduce_and": ("({acc} and {x})", True),
-    "reduce_or": ("({acc} or {x})", False),
+    # Bitwise on integers, logical on booleans (& and | on numba booleans stay booleans).
+    "reduce_and": ("({acc} & {x})", "all_ones"),
+    "reduce_or": ("({acc} | {x})", 0),
 }
 
 
 def _identity(dtype: np.dtype, init: Any) -> str:
-    if init == "lowest":
+    if init == "all_ones":
+        init = True if dtype.kind == "b" else (-1 if dtype.kind == "i" else np.iinfo(dtype).max)
+    elif init == "lowest":
         init = -np.inf if dtype.kind == "f" else (np.iinfo(dtype).min if dtype.kind in "iu"
                                                   else False)
     elif init == "highest":
