@@ -246,7 +246,14 @@ def _gather_shape(batch_shape: tuple[int, ...], kept: list[int],
 
 def _check_integer_on_empty_axis(items: list[Any], shape: tuple[int, ...]) -> None:
     """An integer (0-d) index on an axis of length 0 is out of bounds in every mode (JAX's
-    IndexError, naming the axis of the indexed array); index arrays there may be empty."""
+    IndexError, naming the axis of the indexed array); index arrays there may be empty.
+
+    As in JAX, this holds only while every index is a scalar: next to an index array of
+    rank >= 1, integers join the advanced index (a gather then refuses the empty axis with its
+    slice-size TypeError, and a scatter into the empty array returns it unchanged)."""
+    if any(isinstance(i, _Adv) and not i.new and type(i.value) is not int
+           and get_aval(i.value).ndim > 0 for i in items):
+        return
     axis = 0
     for d, i in enumerate(items):
         if i is None or (isinstance(i, _Adv) and i.new):

@@ -204,6 +204,8 @@ def outer(a: Array, b: Array, out: None = None) -> Array:
     except (TypeError, ValueError):
         check_arraylike("outer", a, b)
         raise
+    from numjax._src.numpy.ufuncs import multiply
+
     a = lax.reshape(a, (get_aval(a).size, 1))
     b = lax.reshape(b, (1, get_aval(b).size))
-    return lax.mul(a, b)
+    return multiply(a, b)  # jnp's product: logical and for bools
