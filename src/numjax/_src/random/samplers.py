@@ -17,6 +17,7 @@ import numjax.numpy as jnp
 from numjax._src import dtypes
 from numjax._src.control_flow.loops import while_loop
 from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import Trace, Tracer, current_trace
 from numjax._src.lax import lax, special
 from numjax._src.random import prng, xla_math
 from numjax._src.random.keys import check_prng_key
@@ -67,6 +68,31 @@ def _float_dtype(name: str, dtype: Any, kinds: Any = np.floating,
 
 def _const(dtype: Any, value: Any) -> np.ndarray:
     return np.array(value, dtype)
+
+
+def _folded(*xs: Any) -> bool:
+    """Whether XLA would see the sampler parameters `xs` as compile-time constants.
+
+    JAX's samplers are jitted functions taking their parameters as arguments: called eagerly
+    (or under vmap alone) a parameter is a runtime value, but inside an outer jit a Python or
+    concrete parameter becomes a constant of the compiled program. XLA then folds operations
+    on it with its evaluator (libm's accurate functions, true division) and rewrites a division
+    by it into a product with its rounded reciprocal, which changes the draws' last bits:
+    truncated_normal(-1.5, 2.0) under jit differs from eager JAX in 25 of 35 draws.
+    """
+    if any(isinstance(x, Tracer) for x in xs):
+        return False
+    trace: Trace | None = current_trace()
+    while trace is not None:
+        if trace.stages:
+            return True
+        trace = trace.parent
+    return False
+
+
+def _reciprocal(dtype: np.dtype, x: Any) -> np.ndarray:
+    """`1 / x` rounded to `dtype`, as XLA folds it."""
+    return np.asarray(_const(dtype, 1) / np.asarray(x, dtype))
 
 
 def _split(key: Array, num: int = 2) -> list[Array]:
@@ -244,12 +270,9 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None = Non
         shp = _canon_shape(shape)
         _check_shape("truncated_normal", shp, _shape_of(lower), _shape_of(upper))
     sqrt2 = _const(dt, np.sqrt(2))
+    a, b = (_truncation_cdf(bound, dt) for bound in (lower, upper))
     lower = lax.convert_element_type(lower, dt)
     upper = lax.convert_element_type(upper, dt)
-    # XLA turns the division by the constant sqrt(2) into a product with its float reciprocal.
-    inv_sqrt2 = _const(dt, 1) / sqrt2
-    a = xla_math.erf(lax.mul(lower, inv_sqrt2))
-    b = xla_math.erf(lax.mul(upper, inv_sqrt2))
     u = _uniform(raw, shp, dt, a, b)
     out = lax.mul(sqrt2, xla_math.erf_inv(u))
     # Rounding can land on the bounds; clip strictly inside them (with the gradient stopped
@@ -257,6 +280,21 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None = Non
     lo = lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dt))
     hi = lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dt))
     return jnp.clip(out, lo, hi)
+
+
+def _truncation_cdf(bound: Any, dt: np.dtype) -> Array:
+    """erf(bound / sqrt(2)), as XLA:CPU computes it for a runtime bound or folds it for a
+    constant one (see `_folded`)."""
+    sqrt2 = _const(dt, np.sqrt(2))
+    if _folded(bound):
+        from scipy import special as scipy_special
+
+        # Folded: a true division and an accurate erf, rounded once to `dt`.
+        ratio = np.asarray(np.asarray(bound, dt) / sqrt2)
+        return np.asarray(scipy_special.erf(ratio.astype(np.float64)).astype(dt))
+    # At run time XLA turns the division by the constant sqrt(2) into a product with its
+    # rounded reciprocal, and erf is its own polynomial.
+    return xla_math.erf(lax.mul(lax.convert_element_type(bound, dt), _reciprocal(dt, sqrt2)))
 
 
 def lognormal(key: Any, sigma: Any = 1.0, shape: Shape | None = None,
@@ -593,8 +631,10 @@ def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> 
     else:
         shp = _canon_shape(shape)
         _check_shape("pareto", shp)
-    b = lax.convert_element_type(b, dt)
-    return xla_math.exp(lax.div(_exponential(raw, shp, dt), b))
+    e = _exponential(raw, shp, dt)
+    if _folded(b):  # a division by a constant is a product with its reciprocal (`_folded`)
+        return xla_math.exp(lax.mul(e, _reciprocal(dt, b)))
+    return xla_math.exp(lax.div(e, lax.convert_element_type(b, dt)))
 
 
 def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
@@ -1013,6 +1053,20 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
     key_dfd, key_dfn = _split(raw)
     chi2_dfn = _chisquare(key_dfn, dfnum, shp, dt)
     chi2_dfd = _chisquare(key_dfd, dfden, shp, dt)
+    num_folded, den_folded = _folded(dfnum), _folded(dfden)
+    if num_folded and den_folded:
+        # Both divisions by constants became products with reciprocals (`_folded`).
+        return lax.div(lax.mul(chi2_dfn, _reciprocal(dt, dfnum)),
+                       lax.mul(chi2_dfd, _reciprocal(dt, dfden)))
+    # With one constant, XLA's rewrites group the runtime parameter with the constant's
+    # reciprocal (matched against JAX 0.4.30 under jit): a * (d * (1/b)) / c, or
+    # a / (c * (b * (1/d))).
+    if num_folded:
+        dfden = jnp.broadcast_to(lax.convert_element_type(dfden, dt), shp)
+        return lax.div(lax.mul(chi2_dfn, lax.mul(dfden, _reciprocal(dt, dfnum))), chi2_dfd)
+    if den_folded:
+        dfnum = jnp.broadcast_to(lax.convert_element_type(dfnum, dt), shp)
+        return lax.div(chi2_dfn, lax.mul(chi2_dfd, lax.mul(dfnum, _reciprocal(dt, dfden))))
     dfden = jnp.broadcast_to(lax.convert_element_type(dfden, dt), shp)
     dfnum = jnp.broadcast_to(lax.convert_element_type(dfnum, dt), shp)
     # XLA rewrites (a / b) / (c / d) as (a * d) / (b * c), each product rounded once.
