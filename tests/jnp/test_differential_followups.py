@@ -245,6 +245,62 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
             "v": ["nan", "nan", "0.42278462648391724"],
         },
     ),
+    (
+        "jnp.zeros((0, 3), np.bool_)[None, 0, jnp.array([0, -2], dtype=jnp.int32)]",
+        False,
+        {
+            "raises": "TypeError",
+            "msg": "Slice size at index 0 in gather op is out of range, must be within "
+            "[0, 0 + 1), got 1.",
+        },
+    ),
+    (
+        "jnp.zeros((2, 0))[jnp.array([0]), None, jnp.array([1])]",
+        False,
+        {
+            "raises": "TypeError",
+            "msg": "Slice size at index 1 in gather op is out of range, must be within "
+            "[0, 0 + 1), got 1.",
+        },
+    ),
+    ("jnp.isreal(0.5)", False, {"dtype": "bool", "shape": [], "weak": True, "v": True}),
+    ("jnp.isreal(jnp.array(2))", False, {"dtype": "bool", "shape": [], "weak": True, "v": True}),
+    (
+        "jnp.isreal(np.float32(0.5))",
+        False,
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "jnp.isreal(jnp.asarray(1j) * 2)",
+        False,
+        {"dtype": "bool", "shape": [], "weak": True, "v": False},
+    ),
+    ("jnp.iscomplex(1j)", False, {"dtype": "bool", "shape": [], "weak": True, "v": True}),
+    (
+        "jnp.inner(np.array(True), np.array(True))",
+        False,
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "jnp.inner(np.array(2, np.int8), np.array([1, 2], np.int8), "
+        "preferred_element_type=np.float32)",
+        False,
+        {"dtype": "float32", "shape": [2], "weak": False, "v": ["2.0", "4.0"]},
+    ),
+    (
+        "jnp.kron(np.array([True, False]), np.array([True, True]))",
+        False,
+        {
+            "raises": "TypeError",
+            "msg": "mul does not accept dtype bool at position 0. Accepted dtypes at position 0 "
+            "are subtypes of integer, complexfloating, floating.",
+        },
+    ),
+    (
+        "jnp.kron(np.array([1., 2.], np.float16), 3.0)",
+        False,
+        {"dtype": "float16", "shape": [2], "weak": False, "v": ["3.0", "6.0"]},
+    ),
 ]
 
 
