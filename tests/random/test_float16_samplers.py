@@ -1,9 +1,11 @@
-"""float16 samplers and their float16 primitives against JAX 0.4.30's recorded output.
+"""float16 and bfloat16 samplers against JAX 0.4.30's recorded output.
 
 XLA:CPU computes float16 arithmetic op by op, unfused, and evaluates its own formulas for
 log1p (Cephes) and tan (sin / cos) in float16; float32 computation rounded once differed on
 thousands of inputs and on ~5-30% of draws. The sweeps hash JAX's output bits over every
 finite float16 (NaNs canonicalized); the draws are JAX's bits for PRNGKey(3), shape (24,).
+bfloat16 samplers are computed in float32 with bfloat16 constants and rounded at the end (and
+where a reshape keeps XLA from dropping a rounding), as XLA:CPU does.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import numjax
 import numjax.numpy as jnp
 from numjax import random
 from numjax._src.random import xla_math
@@ -195,4 +198,167 @@ SAMPLERS: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("name,bits", DRAWS, ids=[d[0] for d in DRAWS])
 def test_float16_draws_match_jax(name: str, bits: list[int]) -> None:
     out = np.asarray(SAMPLERS[name](random.PRNGKey(3)))
+    np.testing.assert_array_equal(out.view(np.uint16), np.array(bits, np.uint16))
+
+
+BFLOAT16_DRAWS = [
+    (
+        "normal",
+        [
+            49057,
+            16292,
+            48915,
+            48979,
+            48750,
+            48575,
+            48958,
+            48800,
+            16326,
+            15930,
+            48952,
+            48615,
+            49016,
+            16092,
+            15827,
+            16214,
+            49057,
+            16038,
+            48909,
+            16081,
+            48952,
+            16059,
+            48843,
+            16237,
+        ],
+    ),
+    (
+        "logistic",
+        [
+            49159,
+            16396,
+            49001,
+            49066,
+            48823,
+            48653,
+            49049,
+            48890,
+            16430,
+            16023,
+            49043,
+            48686,
+            49098,
+            16177,
+            15920,
+            16304,
+            49159,
+            16134,
+            48991,
+            16168,
+            49043,
+            16151,
+            48928,
+            16323,
+        ],
+    ),
+    (
+        "cauchy",
+        [
+            49203,
+            16449,
+            48970,
+            49062,
+            48787,
+            48609,
+            49039,
+            48843,
+            16545,
+            15985,
+            49032,
+            48650,
+            49110,
+            16148,
+            15882,
+            16302,
+            49203,
+            16090,
+            48960,
+            16140,
+            49032,
+            16120,
+            48900,
+            16331,
+        ],
+    ),
+    (
+        "gumbel",
+        [
+            48980,
+            16399,
+            48756,
+            48879,
+            15830,
+            16003,
+            48842,
+            15519,
+            16431,
+            16148,
+            48831,
+            15983,
+            48920,
+            16229,
+            16118,
+            16318,
+            48980,
+            16193,
+            48733,
+            16221,
+            48831,
+            16207,
+            48518,
+            16335,
+        ],
+    ),
+    (
+        "normal_jit",
+        [
+            49057,
+            16292,
+            48915,
+            48979,
+            48750,
+            48575,
+            48958,
+            48800,
+            16326,
+            15930,
+            48952,
+            48615,
+            49016,
+            16092,
+            15827,
+            16214,
+            49057,
+            16038,
+            48909,
+            16081,
+            48952,
+            16059,
+            48843,
+            16237,
+        ],
+    ),
+]
+
+BFLOAT16_SAMPLERS: dict[str, Callable[[Any], Any]] = {
+    "normal": lambda k: random.normal(k, (24,), jnp.bfloat16),
+    "logistic": lambda k: random.logistic(k, (24,), jnp.bfloat16),
+    "cauchy": lambda k: random.cauchy(k, (24,), jnp.bfloat16),
+    "gumbel": lambda k: random.gumbel(k, (24,), jnp.bfloat16),
+    "normal_jit": lambda k: numjax.jit(lambda k: random.normal(k, (24,), jnp.bfloat16))(k),
+}
+
+
+@pytest.mark.parametrize("name,bits", BFLOAT16_DRAWS, ids=[d[0] for d in BFLOAT16_DRAWS])
+def test_bfloat16_draws_match_jax(name: str, bits: list[int]) -> None:
+    out = np.asarray(BFLOAT16_SAMPLERS[name](random.PRNGKey(3)))
     np.testing.assert_array_equal(out.view(np.uint16), np.array(bits, np.uint16))

@@ -228,8 +228,57 @@ def randint(key: Any, shape: Shape, minval: Any, maxval: Any, dtype: Any = int) 
 def _normal_real(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
     _check_shape("normal", shape)
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+    if dtype == dtypes.bfloat16:
+        return _normal_bfloat16(raw, shape, lo)
     u = _uniform(raw, shape, dtype, lo, np.array(1.0, dtype))
     return lax.mul(_const(dtype, np.sqrt(2)), xla_math.erf_inv(u))
+
+
+def _normal_bfloat16(raw: Array, shape: tuple[int, ...], lo: np.ndarray) -> Array:
+    """bfloat16 normal values, computed in float32 and rounded once (see `_uniform_wide`)."""
+    u = _uniform_wide(raw, shape, lo.dtype, lo, 1.0)
+    return _narrow(lax.mul(_wide_const(lo.dtype, np.sqrt(2)), xla_math.erf_inv(u)), lo.dtype)
+
+
+def _wide_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype XLA:CPU computes `dtype`'s arithmetic in: float32 for bfloat16."""
+    return np.dtype(np.float32) if dtype == dtypes.bfloat16 else dtype
+
+
+def _wide_const(dtype: np.dtype, value: Any) -> np.ndarray:
+    """A constant of `dtype` (rounded to it, as XLA folds it) in `_wide_dtype(dtype)`."""
+    return np.array(np.array(value, dtype), _wide_dtype(dtype))
+
+
+def _uniform_wide(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: Any,
+                  maxval: Any) -> Array:
+    """`_uniform` with constant bounds, for a sampler that goes on computing with it.
+
+    XLA:CPU folds a bfloat16 program's constants in bfloat16 (normal's span 1 - lo rounds to 2)
+    and then runs its arithmetic in float32, dropping the bfloat16 rounding of every
+    intermediate as excess precision; only the result is rounded (`_narrow`). So for bfloat16
+    this returns float32 values; rounding after each operation differed from JAX 0.4.30 on
+    30-80% of the draws of normal, logistic, cauchy and gumbel.
+    """
+    if dtype != dtypes.bfloat16:
+        return _uniform(raw, shape, dtype, minval, maxval)
+    f32 = np.dtype(np.float32)
+    # Mantissa bits under the exponent of 1.0, minus 1: exact in bfloat16 and in float32.
+    floats = lax.convert_element_type(_uniform(raw, shape, dtype, 0.0, 1.0), f32)
+    lo = _wide_const(dtype, minval)
+    span = _wide_const(dtype, np.array(maxval, dtype) - np.array(minval, dtype))
+    return lax.max(jnp.full(shape, lo), xla_math.fma(floats, jnp.full(shape, span),
+                                                     jnp.full(shape, lo)))
+
+
+def _narrow(x: Array, dtype: np.dtype) -> Array:
+    """A sampler's float32 result rounded once to bfloat16, float32 denormals flushed to zero
+    first as XLA:CPU does; other dtypes pass through."""
+    if dtype != dtypes.bfloat16:
+        return x
+    tiny = np.float32(np.finfo(np.float32).tiny)
+    x = lax.select(lax.lt(lax.abs(x), lax.full_like(x, tiny)), lax.mul(x, np.float32(0)), x)
+    return lax.convert_element_type(x, dtype)
 
 
 def _normal(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
@@ -535,8 +584,8 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = Non
 
 
 def _gumbel(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
-    u = _uniform(raw, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
-    return lax.neg(xla_math.log(lax.neg(xla_math.log(u))))
+    u = _uniform_wide(raw, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+    return _narrow(lax.neg(xla_math.log(lax.neg(xla_math.log(u)))), dtype)
 
 
 def gumbel(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
@@ -598,8 +647,11 @@ def logistic(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     dt = _float_dtype("logistic", dtype)
     shp = _canon_shape(shape)
     _check_shape("logistic", shp)
-    x = _uniform(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
-    return xla_math.log(lax.div(x, lax.sub(_const(dt, 1), x)))
+    x = _uniform_wide(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
+    # XLA:CPU rounds the ratio to bfloat16 before the log: a reshape (from the uniform's
+    # [n, 1] to [n]) separates the two conversions there, so they are not dropped.
+    ratio = _narrow(lax.div(x, lax.sub(_wide_const(dt, 1), x)), dt)
+    return _narrow(xla_math.log(lax.convert_element_type(ratio, _wide_dtype(dt))), dt)
 
 
 def cauchy(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
@@ -613,8 +665,10 @@ def cauchy(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     dt = _float_dtype("cauchy", dtype)
     shp = _canon_shape(shape)
     _check_shape("cauchy", shp)
-    u = _uniform(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
-    return xla_math.tan(lax.mul(_const(dt, np.pi), lax.sub(u, _const(dt, 0.5))))
+    u = _uniform_wide(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
+    # bfloat16: the tangent's argument is rounded, as the logistic's ratio (see there).
+    arg = _narrow(lax.mul(_wide_const(dt, np.pi), lax.sub(u, _wide_const(dt, 0.5))), dt)
+    return _narrow(xla_math.tan(lax.convert_element_type(arg, _wide_dtype(dt))), dt)
 
 
 def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
