@@ -301,6 +301,61 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "float16", "shape": [2], "weak": False, "v": ["3.0", "6.0"]},
     ),
+    (
+        "jnp.right_shift(3, np.array([-4, 2, 17, 15, -1], np.int16))",
+        False,
+        {"dtype": "int16", "shape": [5], "weak": False, "v": [0, 0, 0, 0, 0]},
+    ),
+    (
+        "jnp.right_shift(np.int16(-3), np.array([-4, 2, 17, 15, -1], np.int16))",
+        False,
+        {"dtype": "int16", "shape": [5], "weak": False, "v": [-1, -1, -1, -1, -1]},
+    ),
+    (
+        "jnp.left_shift(np.int16(3), np.array([-4, 2, 17, 15, 16], np.int16))",
+        False,
+        {"dtype": "int16", "shape": [5], "weak": False, "v": [0, 12, 0, -32768, 0]},
+    ),
+    (
+        "lax.shift_right_logical(np.int16(-3), np.array([-4, 2, 17, 15, 16], np.int16))",
+        False,
+        {"dtype": "int16", "shape": [5], "weak": False, "v": [0, 16383, 0, 1, 0]},
+    ),
+    (
+        "lax.shift_right_arithmetic(np.int8(-3), np.array([-4, 2, 17, 7, 8], np.int8))",
+        False,
+        {"dtype": "int8", "shape": [5], "weak": False, "v": [-1, -1, -1, -1, -1]},
+    ),
+    (
+        "lax.shift_right_arithmetic(np.uint8(200), np.array([2, 9], np.uint8))",
+        False,
+        {"dtype": "uint8", "shape": [2], "weak": False, "v": [242, 255]},
+    ),
+    (
+        "jnp.swapaxes(np.float32(1.5), 0, 0)",
+        False,
+        {"raises": "IndexError", "msg": "index 0 is out of bounds for axis 0 with size 0"},
+    ),
+    (
+        "jnp.swapaxes(np.ones((2, 3)), 0, 5)",
+        False,
+        {"raises": "IndexError", "msg": "index 5 is out of bounds for axis 0 with size 2"},
+    ),
+    (
+        "jnp.swapaxes(np.ones((2, 3)), -3, 0)",
+        False,
+        {"raises": "IndexError", "msg": "index -3 is out of bounds for axis 0 with size 2"},
+    ),
+    (
+        "jnp.swapaxes(np.ones((2, 3)), -1, 0)",
+        False,
+        {
+            "dtype": "float32",
+            "shape": [3, 2],
+            "weak": False,
+            "v": ["1.0", "1.0", "1.0", "1.0", "1.0", "1.0"],
+        },
+    ),
 ]
 
 

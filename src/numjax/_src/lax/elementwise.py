@@ -124,8 +124,14 @@ def _shift_left(x: Any, y: Any) -> Any:
 
 
 def _shift_right_arithmetic(x: Any, y: Any) -> Any:
+    """XLA's arithmetic shift: the bits as a signed integer (uint8 200 >> 2 is 242), and a
+    shift amount out of [0, bits) -- negative ones included, read as unsigned -- fills with the
+    sign bit."""
+    x = np.asarray(x)
     bits = x.dtype.itemsize * 8
-    return np.right_shift(x, np.clip(y, 0, bits - 1).astype(x.dtype)).astype(x.dtype)
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    amount = np.where((y < 0) | (y >= bits), bits - 1, y).astype(signed)
+    return np.right_shift(x.view(signed), amount).astype(signed).view(x.dtype)
 
 
 def _nextafter(x: Any, y: Any) -> Any:
