@@ -314,3 +314,19 @@ def test_scalar_int64_randint_matches_jax() -> None:
         jitted = [int(draw(random.PRNGKey(s))) for s in range(6)]
     assert eager == RANDINT64_EAGER
     assert jitted == RANDINT64_JIT
+
+
+def test_rademacher_under_x64_draws_a_float64_uniform() -> None:
+    # JAX's rademacher is bernoulli(key, 0.5): with x64 the Python float's dtype is float64, so
+    # its uniform takes 64 bits per draw. JAX 0.4.30's draws for PRNGKey(3):
+    signs = [-1, 1, 1, -1, -1, 1, 1, 1, -1, -1, -1, 1, 1, -1, -1, -1, -1, 1, -1, 1, -1, 1, 1, -1]
+    maxwell_bits = [3224961424, 3213438357, 3227287313, 3229844407, 3223511452, 3230738782,
+                    3221115798, 3219970562]
+    from numjax._src.config import enable_x64
+
+    with enable_x64(True):
+        out = random.rademacher(random.PRNGKey(3), (24,), np.int32)
+        dsm = random.double_sided_maxwell(random.PRNGKey(3), 0.5, 2.0, (8,), np.float32)
+    assert np.asarray(out).tolist() == signs
+    np.testing.assert_array_equal(np.asarray(dsm).view(np.uint32), np.array(maxwell_bits,
+                                                                            np.uint32))

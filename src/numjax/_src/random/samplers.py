@@ -399,8 +399,10 @@ def rademacher(key: Any, shape: Shape = (), dtype: Any = int) -> Array:
     dtypes.check_user_dtype_supported(dtype)
     dt = dtypes.canonicalize_dtype(dtype)
     shp = _canon_shape(shape)
-    b = lax.convert_element_type(lax.lt(_uniform(raw, shp, np.dtype(np.float32), 0.0, 1.0),
-                                        np.float32(0.5)), dt)
+    # JAX draws bernoulli(key, 0.5): a uniform of the Python float's dtype, float64 under x64.
+    fdt = dtypes.canonicalize_dtype(np.float64)
+    b = lax.convert_element_type(lax.lt(_uniform(raw, shp, fdt, 0.0, 1.0),
+                                        np.array(0.5, fdt)), dt)
     return lax.convert_element_type(2 * b - 1, dt)
 
 
