@@ -259,3 +259,19 @@ def test_dtype_errors() -> None:
         lax.erf_inv(jnp.int32(1))
     with pytest.raises(TypeError, match="population_count does not accept dtype float32"):
         lax.population_count(jnp.float32(1))
+
+
+@pytest.mark.parametrize("op,x,y,expected", [
+    # JAX 0.4.30's values: exact 64-bit integer arithmetic, also for 0-d operands.
+    ("rem", np.uint64(2**62 + 12345), np.uint64(2**41), 12345),
+    ("div", np.uint64(2**63 + 12345), np.uint64(3), 3074457345618262717),
+    ("rem", np.int64(-2**62 - 12345), np.int64(2**41 + 1), -2199021170746),
+])
+def test_64_bit_integer_div_rem_of_scalars(op: str, x: Any, y: Any, expected: int) -> None:
+    from numjax._src.config import enable_x64
+
+    with enable_x64(True):
+        fn = getattr(lax, op)
+        assert int(fn(x, y)) == expected
+        assert int(numjax.jit(fn)(x, y)) == expected
+        assert int(fn(np.array([x, x]), np.array([y, y]))[1]) == expected

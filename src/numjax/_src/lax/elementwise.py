@@ -48,10 +48,17 @@ Array = Any
 # ---- kernels whose NumPy spelling differs from lax's semantics -----------------------------
 
 
+def _nonzero_divisor(y: Any) -> Any:
+    """`y` with zeros replaced by ones, in `y`'s dtype: NumPy 1.26's value-based promotion
+    makes np.where(y == 0, 1, y) float64 for a 0-d uint64 `y`, which rounded 64-bit
+    remainders (randint's int64 draws of shape () were off by up to 2**11)."""
+    return np.where(y == 0, np.ones((), y.dtype), y)
+
+
 def _div_kernel(x: Any, y: Any) -> Any:
     """lax.div: true division for inexact types, truncation toward zero for integers."""
     if x.dtype.kind in "iu":
-        y_safe = np.where(y == 0, 1, y)
+        y_safe = _nonzero_divisor(y)
         q = np.floor_divide(x, y_safe)
         fix = (np.remainder(x, y_safe) != 0) & ((x < 0) != (y_safe < 0))
         return np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max,
@@ -62,7 +69,7 @@ def _div_kernel(x: Any, y: Any) -> Any:
 def _rem_kernel(x: Any, y: Any) -> Any:
     """lax.rem: the remainder has the sign of the dividend (C fmod)."""
     if x.dtype.kind in "iu":
-        y_safe = np.where(y == 0, 1, y)
+        y_safe = _nonzero_divisor(y)
         return np.where(y == 0, x, np.fmod(x, y_safe)).astype(x.dtype)
     return np.fmod(x, y)
 
@@ -117,8 +124,14 @@ def _shift_left(x: Any, y: Any) -> Any:
 
 
 def _shift_right_arithmetic(x: Any, y: Any) -> Any:
+    """XLA's arithmetic shift: the bits as a signed integer (uint8 200 >> 2 is 242), and a
+    shift amount out of [0, bits) -- negative ones included, read as unsigned -- fills with the
+    sign bit."""
+    x = np.asarray(x)
     bits = x.dtype.itemsize * 8
-    return np.right_shift(x, np.clip(y, 0, bits - 1).astype(x.dtype)).astype(x.dtype)
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    amount = np.where((y < 0) | (y >= bits), bits - 1, y).astype(signed)
+    return np.right_shift(x.view(signed), amount).astype(signed).view(x.dtype)
 
 
 def _nextafter(x: Any, y: Any) -> Any:

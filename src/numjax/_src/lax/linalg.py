@@ -181,6 +181,14 @@ def _stacked(fn: Callable[[np.ndarray], Sequence[np.ndarray]], x: np.ndarray
             for i in range(len(results[0]))]
 
 
+def _check_lapack_dtype(x: np.ndarray, even_if_empty: bool = True) -> None:
+    """XLA:CPU hands these decompositions to LAPACK, which has no float16/bfloat16 routines:
+    JAX refuses them (NotImplementedError), also for empty matrices except where it
+    short-cuts those (qr, svd) before LAPACK."""
+    if x.dtype.itemsize == 2 and x.dtype.kind in "fV" and (even_if_empty or x.size):
+        raise NotImplementedError(f"Unsupported dtype {x.dtype.name}")
+
+
 # ---- cholesky ------------------------------------------------------------------------------
 
 cholesky_p = Primitive("cholesky")
@@ -192,6 +200,7 @@ def _cholesky_kernel(x: Any) -> Any:
     # LAPACK's potrf on the lower triangle, as XLA:CPU calls it (NumPy's batched cholesky
     # rounds some entries differently); ~1.6 us per matrix.
     x = np.asarray(x)
+    _check_lapack_dtype(x)
 
     def one(m: np.ndarray) -> tuple[np.ndarray]:
         (potrf,) = get_lapack_funcs(("potrf",), (m,))
@@ -390,6 +399,7 @@ lu_p.multiple_results = True
 def _lu_kernel(x: Any) -> list[Any]:
     """Partial-pivoting LU (getrf) vectorized over the batch: one Python step per column."""
     x = np.asarray(x)
+    _check_lapack_dtype(x)
     batch, (m, n) = x.shape[:-2], x.shape[-2:]
     k = min(m, n)
     a = np.array(x.reshape((math.prod(batch), m, n)), copy=True)
@@ -533,6 +543,7 @@ qr_p.multiple_results = True
 
 def _qr_kernel(x: Any, *, full_matrices: bool) -> list[Any]:
     x = np.asarray(x)
+    _check_lapack_dtype(x, even_if_empty=False)
     m, n = x.shape[-2:]
     if x.size == 0:
         k = m if full_matrices else min(m, n)
@@ -618,6 +629,7 @@ def _householder_product_kernel(a: Any, taus: Any) -> Any:
     from scipy.linalg import get_lapack_funcs
 
     a, taus = np.asarray(a), np.asarray(taus)
+    _check_lapack_dtype(a, even_if_empty=False)
     name = "ungqr" if a.dtype.kind == "c" else "orgqr"
     tb = taus.reshape((math.prod(taus.shape[:-1]), taus.shape[-1]))
 
@@ -675,6 +687,7 @@ svd_p.multiple_results = True
 def _svd_kernel(x: Any, *, full_matrices: bool, compute_uv: bool,
                 subset_by_index: tuple[int, int] | None) -> list[Any]:
     x = np.asarray(x)
+    _check_lapack_dtype(x, even_if_empty=False)
     m, n = x.shape[-2:]
     k = min(m, n)
     if x.size == 0:
@@ -818,6 +831,7 @@ eigh_p.multiple_results = True
 def _eigh_kernel(x: Any, *, lower: bool, sort_eigenvalues: bool,
                  subset_by_index: tuple[int, int] | None) -> list[Any]:
     x = np.asarray(x)
+    _check_lapack_dtype(x)
     if x.size == 0:
         n = x.shape[-1]
         k = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
@@ -922,6 +936,7 @@ def _eig_kernel(x: Any, *, compute_left_eigenvectors: bool,
     from scipy.linalg import eig as scipy_eig
 
     x = np.asarray(x)
+    _check_lapack_dtype(x)
     out_dtype = _complex_dtype(x.dtype)
 
     def one(m: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -1003,6 +1018,7 @@ def _schur_kernel(x: Any, *, compute_schur_vectors: bool, sort_eig_vals: bool,
     from scipy.linalg import schur as scipy_schur
 
     x = np.asarray(x)
+    _check_lapack_dtype(x)
     output = "complex" if x.dtype.kind == "c" else "real"
 
     def one(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

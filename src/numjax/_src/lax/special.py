@@ -363,7 +363,19 @@ erf_p = _special_unary("erf", "erf")
 erfc_p = _special_unary("erfc", "erfc")
 erf_inv_p = _special_unary("erf_inv", "erfinv")
 lgamma_p = _special_unary("lgamma", "gammaln")
-digamma_p = _special_unary("digamma", "digamma")
+
+
+def _digamma_kernel(x: Any) -> Any:
+    """digamma with XLA's value at the poles: NaN at every non-positive integer, +-0 included
+    (SciPy gives -inf/+inf at +-0)."""
+    import scipy.special
+
+    out = np.asarray(scipy.special.digamma(x))
+    pole = (x <= 0) & (np.floor(x) == x)
+    return np.where(pole, np.array(np.nan, out.dtype), out) if pole.any() else out
+
+
+digamma_p = unary("digamma", upcast_kernel(_digamma_kernel), FLOAT)
 bessel_i0e_p = _special_unary("bessel_i0e", "i0e")
 bessel_i1e_p = _special_unary("bessel_i1e", "i1e")
 def _igamma_kernel(a: Any, x: Any) -> Any:

@@ -168,8 +168,10 @@ class _GatherPlan(NamedTuple):
     out_shape: tuple[int, ...]
 
 
-def _plan_gather(x: Array, index: Any) -> tuple[Array, _GatherPlan | None]:
-    """(`x` after the basic part of `index`, the gather for its advanced part, if any)."""
+def _plan_gather(x: Array, index: Any, reading: bool = True
+                 ) -> tuple[Array, _GatherPlan | None]:
+    """(`x` after the basic part of `index`, the gather for its advanced part, if any).
+    `reading`: the plan reads `x` (a scatter only takes positions from it)."""
     from numjax._src.numpy.indexing import getitem
     items = _parse(index, get_aval(x).shape)
     basic = tuple(None if isinstance(i, _Adv) and i.new else
@@ -202,6 +204,15 @@ def _plan_gather(x: Array, index: Any) -> tuple[Array, _GatherPlan | None]:
                                 start_index_map=tuple(adv_dims))
     slice_sizes = tuple(1 if d in adv_dims else shape[d] for d in range(len(shape)))
     out_shape = _gather_shape(batch_shape, [shape[d] for d in kept], offset_dims)
+    if reading and 0 not in out_shape:
+        for d in adv_dims:
+            if shape[d] == 0:
+                # JAX gathers from `x` itself, so its error counts the axes of `x`, not those
+                # an index's None inserts.
+                axis = d - sum(1 for i in items[:d] if i is None or (isinstance(i, _Adv)
+                                                                     and i.new))
+                raise TypeError(f"Slice size at index {axis} in gather op is out of range, "
+                                f"must be within [0, 0 + 1), got 1.")
     return x, _GatherPlan(x, indices, dn, slice_sizes, out_shape)
 
 
@@ -246,7 +257,14 @@ def _gather_shape(batch_shape: tuple[int, ...], kept: list[int],
 
 def _check_integer_on_empty_axis(items: list[Any], shape: tuple[int, ...]) -> None:
     """An integer (0-d) index on an axis of length 0 is out of bounds in every mode (JAX's
-    IndexError, naming the axis of the indexed array); index arrays there may be empty."""
+    IndexError, naming the axis of the indexed array); index arrays there may be empty.
+
+    As in JAX, this holds only while every index is a scalar: next to an index array of
+    rank >= 1, integers join the advanced index (a gather then refuses the empty axis with its
+    slice-size TypeError, and a scatter into the empty array returns it unchanged)."""
+    if any(isinstance(i, _Adv) and not i.new and type(i.value) is not int
+           and get_aval(i.value).ndim > 0 for i in items):
+        return
     axis = 0
     for d, i in enumerate(items):
         if i is None or (isinstance(i, _Adv) and i.new):
@@ -431,7 +449,7 @@ def _flat_positions(x: Array, index: Any, mode: str | GatherScatterMode | None
     if parsed is not GatherScatterMode.CLIP:
         parsed = GatherScatterMode.FILL_OR_DROP
     iota = lax.reshape(lax.iota(_index_dtype(), aval.size), aval.shape)
-    iota, plan = _plan_gather(iota, index)
+    iota, plan = _plan_gather(iota, index, reading=False)
     if plan is None:
         positions = iota
     elif aval.size == 0 or 0 in plan.out_shape:

@@ -452,7 +452,8 @@ def meshgrid(*xi: Array, copy: bool = True, sparse: bool = False,
 def indices(dimensions: Any, dtype: Any = None, sparse: bool = False) -> Any:
     """Index grids of an array of shape `dimensions` (stacked, or a tuple when sparse)."""
     dims = _shape(dimensions)
-    dtype = _dtype(dtype, "indices") or dtypes.default_int_dtype()
+    # JAX's default is int32 itself, not the default integer type: int32 under x64 too.
+    dtype = _dtype(dtype, "indices") or np.dtype(np.int32)
     n = len(dims)
     out = []
     for i, d in enumerate(dims):

@@ -257,8 +257,8 @@ def kron(a: Array, b: Array) -> Array:
     inter = tuple(d for pair in zip(sa, sb, strict=True) for d in pair)
     a_e = lax.broadcast_in_dim(a, inter, tuple(range(0, 2 * n, 2)))
     b_e = lax.broadcast_in_dim(b, inter, tuple(range(1, 2 * n, 2)))
-    from numjax._src.numpy.ufuncs import multiply
-    return lax.reshape(multiply(a_e, b_e), tuple(x * y for x, y in zip(sa, sb, strict=True)))
+    # lax.mul, as JAX: booleans are refused (JAX 0.4.30's TypeError), not and-ed.
+    return lax.reshape(lax.mul(a_e, b_e), tuple(x * y for x, y in zip(sa, sb, strict=True)))
 
 
 def cross(a: Array, b: Array, axisa: int = -1, axisb: int = -1, axisc: int = -1,

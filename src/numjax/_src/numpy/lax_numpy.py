@@ -193,7 +193,12 @@ def inner(a: Array, b: Array, *, precision: Any = None,
         raise
     a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
     if a_nd == 0 or b_nd == 0:
-        return dot(a, b)
+        from numjax._src.numpy.ufuncs import multiply
+
+        if preferred_element_type is not None:
+            a = lax.convert_element_type(a, preferred_element_type)
+            b = lax.convert_element_type(b, preferred_element_type)
+        return multiply(a, b)  # as JAX, jnp's product: logical and for bools
     return lax.dot_general(a, b, (((a_nd - 1,), (b_nd - 1,)), ((), ())), precision,
                            _result_dtype(a, preferred_element_type))
 
@@ -204,6 +209,8 @@ def outer(a: Array, b: Array, out: None = None) -> Array:
     except (TypeError, ValueError):
         check_arraylike("outer", a, b)
         raise
+    from numjax._src.numpy.ufuncs import multiply
+
     a = lax.reshape(a, (get_aval(a).size, 1))
     b = lax.reshape(b, (1, get_aval(b).size))
-    return lax.mul(a, b)
+    return multiply(a, b)  # jnp's product: logical and for bools

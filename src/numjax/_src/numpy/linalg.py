@@ -395,7 +395,7 @@ def _pinv_value(a: Array, rtol: Array | None, hermitian: bool) -> Array:
     if m == 0 or n == 0:
         return jnp.zeros((*a.shape[:-2], n, m), a.dtype)
     if rtol is None:
-        rtol = 10.0 * max(m, n) * float(np.finfo(dtypes.to_inexact_dtype(
+        rtol = 10.0 * max(m, n) * float(dtypes.finfo(dtypes.to_inexact_dtype(
             np.dtype(a.dtype).char.lower() if a.dtype.kind == "c" else a.dtype)).eps)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     rtol = creation.asarray(rtol, s.dtype)

@@ -196,11 +196,15 @@ def array_equiv(a1: Array, a2: Array) -> Array:
 
 def isreal(x: Array, /) -> Array:
     x = ensure_array(x, "imag")  # JAX's isreal reads the imaginary part first
-    if get_aval(x).dtype.kind == "c":
+    aval = get_aval(x)
+    if aval.dtype.kind == "c":
         from numjax._src.lax import complex_ops
-        return lax.eq(complex_ops.imag(x), lax._convert_element_type(0, complex_ops.imag(
+        out = lax.eq(complex_ops.imag(x), lax._convert_element_type(0, complex_ops.imag(
             x).dtype))
-    return lax.full_like(x, True, _BOOL)
+    else:
+        out = lax.full_like(x, True, _BOOL)
+    # JAX compares imag(x), weak when `x` is, with a constant of its type: weak for weak `x`.
+    return lax._convert_element_type(out, _BOOL, aval.weak_type)
 
 
 def iscomplex(x: Array, /) -> Array:

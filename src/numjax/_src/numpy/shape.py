@@ -156,10 +156,11 @@ def swapaxes(a: Array, axis1: int, axis2: int) -> Array:
     if not isinstance(a, extended.array_types):
         a = ensure_array(a, "swapaxes")
     n = _ndim(a)
-    perm = list(range(n))
-    i, j = canonicalize_axis(axis1, n), canonicalize_axis(axis2, n)
-    perm[i], perm[j] = perm[j], perm[i]
-    return transpose(a, tuple(perm))
+    # As JAX, the axes index a NumPy permutation, so bad axes raise NumPy's IndexError ("index
+    # 5 is out of bounds for axis 0 with size 2").
+    perm = np.arange(n)
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return transpose(a, tuple(int(p) for p in perm))
 
 
 def moveaxis(a: Array, source: Any, destination: Any) -> Array:

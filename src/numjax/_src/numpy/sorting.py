@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -342,21 +342,80 @@ def unique(ar: Array, return_index: bool = False, return_inverse: bool = False,
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+class _UniqueAllResult(NamedTuple):
+    """What `unique_all` returns (JAX's field names)."""
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
+
+
+class _UniqueCountsResult(NamedTuple):
+    """What `unique_counts` returns."""
+    values: Array
+    counts: Array
+
+
+class _UniqueInverseResult(NamedTuple):
+    """What `unique_inverse` returns."""
+    values: Array
+    inverse_indices: Array
+
+
+# The array-API variants compare NaNs as distinct (equal_nan=False), unlike `unique`'s default:
+# unique_values([nan, nan, 1]) is [1, nan, nan] in JAX 0.4.30.
+
+
 def unique_values(x: Array, /, *, size: int | None = None, fill_value: Any = None) -> Array:
-    return unique(ensure_array(x, "unique_values"), size=size, fill_value=fill_value)
+    """Sorted unique values, NaNs kept apart.
 
-
-def unique_counts(x: Array, /, *, size: int | None = None, fill_value: Any = None) -> Any:
-    return unique(x, return_counts=True, size=size, fill_value=fill_value)
-
-
-def unique_inverse(x: Array, /, *, size: int | None = None, fill_value: Any = None) -> Any:
-    return unique(x, return_inverse=True, size=size, fill_value=fill_value)
-
-
-def unique_all(x: Array, /, *, size: int | None = None, fill_value: Any = None) -> Any:
-    return unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
+    >>> import numjax.numpy as jnp
+    >>> unique_values(jnp.array([2, 1, 2]))
+    Array([1, 2], dtype=int32)
+    """
+    return unique(ensure_array(x, "unique_values"), equal_nan=False, size=size,
                   fill_value=fill_value)
+
+
+def unique_counts(x: Array, /, *, size: int | None = None,
+                  fill_value: Any = None) -> _UniqueCountsResult:
+    """Sorted unique values and how often each occurs, as a named tuple.
+
+    >>> import numjax.numpy as jnp
+    >>> unique_counts(jnp.array([2, 1, 2])).counts
+    Array([1, 2], dtype=int32)
+    """
+    values, counts = unique(x, return_counts=True, equal_nan=False, size=size,
+                            fill_value=fill_value)
+    return _UniqueCountsResult(values=values, counts=counts)
+
+
+def unique_inverse(x: Array, /, *, size: int | None = None,
+                   fill_value: Any = None) -> _UniqueInverseResult:
+    """Sorted unique values and, for each element of `x`, its index among them.
+
+    >>> import numjax.numpy as jnp
+    >>> unique_inverse(jnp.array([2, 1, 2])).inverse_indices
+    Array([1, 0, 1], dtype=int32)
+    """
+    values, inverse = unique(x, return_inverse=True, equal_nan=False, size=size,
+                             fill_value=fill_value)
+    return _UniqueInverseResult(values=values, inverse_indices=inverse)
+
+
+def unique_all(x: Array, /, *, size: int | None = None,
+               fill_value: Any = None) -> _UniqueAllResult:
+    """Sorted unique values with first indices, inverse indices and counts.
+
+    >>> import numjax.numpy as jnp
+    >>> unique_all(jnp.array([2, 1, 2])).indices
+    Array([1, 0], dtype=int32)
+    """
+    values, indices, inverse, counts = unique(
+        x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False,
+        size=size, fill_value=fill_value)
+    return _UniqueAllResult(values=values, indices=indices, inverse_indices=inverse,
+                            counts=counts)
 
 
 def isin(element: Array, test_elements: Array, assume_unique: bool = False,
@@ -375,7 +434,9 @@ def isin(element: Array, test_elements: Array, assume_unique: bool = False,
     eq = lax.eq(lax.broadcast_in_dim(element, (*shape, m), tuple(range(nd))),
                 lax.broadcast_in_dim(test, (*shape, m), (nd,)))
     out = lax.reduce_or(eq, (nd,))
-    return lax.bitwise_not(out) if invert else out
+    out = lax.bitwise_not(out) if invert else out
+    # JAX reduces with jnp.any, whose result is strong even for weak inputs.
+    return lax._convert_element_type(out, np.dtype(bool), False)
 
 
 def in1d(ar1: Array, ar2: Array, assume_unique: bool = False, invert: bool = False) -> Array:
