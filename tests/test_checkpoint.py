@@ -144,3 +144,49 @@ def test_a_debug_callback_may_be_rematerialized(capsys):
 
     assert np.isclose(jax.grad(jax.checkpoint(f))(0.5), np.cos(0.5))
     assert "x=0.5" in capsys.readouterr().out
+
+
+# ---- control flow inside a checkpoint: its equations mix primal and tangent values ----------
+# JAX 0.4.30's values (float32).
+
+def _scan_body(c, a):
+    b = jnp.sum(jnp.sin(a)) + jnp.sum(jnp.sin(c))
+    return jnp.sin(c * b), b
+
+
+@pytest.mark.parametrize("policy", POLICIES[:3])
+@pytest.mark.parametrize("output, expected", [(0, -144.23414611816406),
+                                              (1, 17.362247467041016)])
+@pytest.mark.parametrize("wrap", [lambda f: f, jax.jit])
+def test_grad_of_a_checkpointed_scan(policy, output, expected, wrap):
+    from functools import partial
+
+    from numjax import lax
+    c, xs = jnp.ones(4) * 0.3, jnp.ones((5, 3)) * 0.2
+    scan_ckpt = jax.checkpoint(partial(lax.scan, _scan_body), policy=policy)
+    g = wrap(jax.grad(lambda c: scan_ckpt(c, xs)[output].sum()))(c)
+    np.testing.assert_allclose(g, [expected] * 4, rtol=2e-6)
+
+
+def test_grad_of_checkpointed_fori_loop_and_cond():
+    from numjax import lax
+    g = jax.checkpoint(lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * x, x))
+    assert float(jax.grad(g)(0.7)) == pytest.approx(1.0875581502914429, rel=1e-6)
+    g = jax.checkpoint(lambda x: lax.cond(x > 0, lambda x: jnp.sin(x) * x, jnp.cos, x))
+    assert float(jax.grad(g)(0.7)) == pytest.approx(1.1796071529388428, rel=1e-6)
+    assert float(jax.grad(jax.grad(g))(0.7)) == pytest.approx(1.0787320137023926, rel=1e-6)
+
+
+def test_hessian_through_jit_of_a_checkpointed_switch():
+    # The switch index is an integer: its tangent (float0) is a symbolic zero at every order.
+    from numjax import lax
+
+    def f(x):
+        branch = jax.checkpoint(
+            lambda i, x: lax.switch(i, [jnp.sin, lambda x: jnp.array([1., 2.]) * x], x))
+        return jax.jit(lambda x: branch(jnp.int32(x[0] < 2), x))(x).sum()
+
+    h = jax.hessian(f)(2.14 * jnp.ones(2))
+    np.testing.assert_allclose(h, [[-0.8423303961753845, 0.0], [0.0, -0.8423303961753845]],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(jax.hessian(f)(jnp.ones(2)), np.zeros((2, 2)))

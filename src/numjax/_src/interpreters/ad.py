@@ -230,6 +230,10 @@ class JVPTrace(Trace):
 def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
              tangents: Sequence[Any]) -> tuple[list[Any], list[Any]]:
     """Forward mode on a flat function; tangents may be `Zero`. Output tangents may be Zero."""
+    # A float0 tangent (of an integer or boolean primal) is zero whatever its value: making it
+    # symbolic keeps rules from ever seeing one (it supports no arithmetic).
+    tangents = [Zero(get_aval(t)) if type(t) is not Zero and get_aval(t).dtype == dtypes.float0
+                else t for t in tangents]
     with new_trace(JVPTrace(current_trace())) as trace:
         assert isinstance(trace, JVPTrace)
         outs = fun(*[JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)])
