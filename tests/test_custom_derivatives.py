@@ -2,6 +2,7 @@
 written anew), Jacobians and linear_transpose."""
 
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -338,3 +339,70 @@ def test_custom_vjp_bwd_output_checks():
         "Custom VJP bwd rule must produce an output with the same shape/dtypes as the args "
         "tuple of the primal function, but at output[0] the bwd rule produced an output of "
         "shape/dtype float32[2] corresponding to an input of shape/dtype float32[].")
+
+
+# ---- linear_call and transposing custom functions: JAX 0.4.30's results --------------------
+
+def _div_add(x, y):
+    return x + jax.custom_derivatives.linear_call(lambda r, x: x / r, lambda r, t: t / r, y, x)
+
+
+def _custom_id(x):
+    return jax.custom_derivatives.linear_call(lambda _, x: x, lambda _, t: 7., (), x)
+
+
+def _transpose(f, example):
+    return lambda y: jax.linear_transpose(f, example)(y)[0]
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, jax.jit])
+def test_linear_call_transposes_to_its_transpose(wrap):
+    y = jnp.ones(2) * 3.
+    np.testing.assert_array_equal(wrap(_div_add)(jnp.ones(2) * 6., y), [8., 8.])
+    (ct,) = wrap(jax.linear_transpose(lambda x: _div_add(x, y), jnp.ones(2)))(jnp.ones(2) * 6.)
+    np.testing.assert_array_equal(ct, [8., 8.])
+    assert ct.dtype == np.float32
+    # The transpose of the transpose is the function again.
+    assert [float(_transpose(f, 1.)(1.)) for f in (
+        _custom_id, _transpose(_custom_id, 1.), _transpose(_transpose(_custom_id, 1.), 1.))] \
+        == [7.0, 1.0, 7.0]
+
+
+def test_linear_call_jaxpr_and_errors():
+    text = str(jax.make_jaxpr(lambda x: _div_add(x, jnp.ones(2)))(jnp.ones(2)))
+    assert "linear_call[" in text and "num_res=1" in text and "transpose={ lambda" in text
+    y = jnp.ones(2)
+    for transform, message in [
+        (lambda f: jax.grad(lambda x: f(x).sum())(y),
+         "Differentiation rule for 'linear_call' not implemented"),
+        (lambda f: jax.jvp(f, (y,), (y,)),
+         "Differentiation rule for 'linear_call' not implemented"),
+        (lambda f: jax.vmap(f)(jnp.ones((3, 2))),
+         "Batching rule for 'linear_call' not implemented")]:
+        with pytest.raises(NotImplementedError, match=message):
+            transform(lambda x: _div_add(x, y))
+    with pytest.raises(TypeError, match=re.escape(
+            "transpose output pytree structure must match that of linear inputs, got output "
+            "structure PyTreeDef((*, *)) and input structure PyTreeDef(*).")):
+        jax.custom_derivatives.linear_call(lambda r, x: x, lambda r, t: (t, t), (), 1.)
+
+
+def test_linear_transpose_of_custom_functions():
+    # A custom_jvp function transposes as the function itself; a custom_vjp one does not.
+    @jax.custom_jvp
+    def cj(x):
+        return 2. * x
+    cj.defjvp(lambda p, t: (cj(*p), 3. * t[0]))
+
+    @jax.custom_vjp
+    def cv(x):
+        return 2. * x
+    cv.defvjp(lambda x: (2. * x, None), lambda r, g: (3. * g,))
+
+    (ct,) = jax.linear_transpose(cj, 1.)(1.)
+    assert float(ct) == 2.0 and ct.dtype == np.float32 and ct.weak_type
+    with pytest.raises(NotImplementedError, match=re.escape(
+            "Transpose rule (for reverse-mode differentiation) for 'custom_vjp_call_jaxpr' "
+            "not implemented")):
+        jax.linear_transpose(cv, 1.)(1.)
+    assert float(jax.grad(cv)(1.)) == 3.0

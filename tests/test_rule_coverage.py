@@ -356,6 +356,11 @@ ROWS: list[Row] = [
         staged_by="linearize", vmap=False),
     Row("custom_lin", lambda x, y, ct: numjax.vjp(_cv, x, y)[1](ct), (normal(3),) * 3,
         grad=(0, 1, 2), modes=("rev",), staged_by=""),
+    # As in JAX, linear_call is only transposable (tests/test_custom_derivatives.py): no jvp
+    # or batching rule.
+    Row("linear_call", lambda r, x: numjax.custom_derivatives.linear_call(
+        lambda r, x: x / r, lambda r, t: t / r, r, x), (uniform(1, 2, 3), normal(3)),
+        vmap=False),
     # -- collectives over a vmapped axis "i" of size 3 --
     Row("psum", _named(lambda v: lax.psum(v, "i")), (normal(3, 2),), grad=(0,),
         staged_by=""),

@@ -189,25 +189,9 @@ def _inline(closed: ClosedJaxpr, args: Sequence[Any], eqns: list[Any], constvars
 
 def _checkpoint_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr,
                           prevent_cse: bool, differentiated: bool, policy: Any) -> list[Any]:
-    """Recompute the primal values from the non-linear inputs, then transpose the rest.
-
-    An equation may read both kinds of input (a scan carrying primal and tangent values, a
-    cond whose branches compute both), so the jaxpr is first split by partial evaluation with
-    the linear inputs unknown: the known part (the recomputation) runs now and the unknown
-    part, linear in its non-residual inputs, is transposed."""
-    linear = [ad.is_undefined_primal(x) for x in args]
-    known = [x for x, lin in zip(args, linear, strict=True) if not lin]
-    split = partial_eval.partial_eval_jaxpr(jaxpr, linear)
-    known_outs = eval_jaxpr(split.known.jaxpr, split.known.consts, *known)
-    residuals = known_outs[len(known_outs) - len(split.res_avals):]
-    unknown = split.unknown.jaxpr
-    n_res = len(residuals)
-    linear_jaxpr = unknown.replace(constvars=unknown.invars[:n_res],
-                                   invars=unknown.invars[n_res:])
-    lin_cts = [c for c, u in zip(cts, split.out_unknowns, strict=True) if u]
-    in_cts = ad.backward_pass(linear_jaxpr, residuals, lin_cts)
-    it = iter(in_cts)
-    return [next(it) if lin else None for lin in linear]
+    # The backward pass recomputes the primal values from the non-linear operands (the
+    # rematerialization), then transposes the linear rest.
+    return jaxpr_transforms.backward_pass_closed(jaxpr, args, cts)
 
 
 checkpoint_p.def_impl(_checkpoint_impl)

@@ -32,10 +32,11 @@ from numjax._src.api.custom_primitives import (
     custom_lin_p,
     custom_vjp_call_p,
     custom_vjp_jvp,
+    linear_call_p,
 )
 from numjax._src.control_flow.common import hoist_consts
 from numjax._src.core import errors
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
 from numjax._src.core.trace import (
     EvalTrace,
@@ -729,19 +730,44 @@ def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Any, l
 
 def linear_call(fun: Callable[..., Any], fun_transpose: Callable[..., Any], residual_args: Any,
                 linear_args: Any) -> Any:
-    """`fun(residual_args, linear_args)` whose transpose is `fun_transpose`."""
-    @custom_vjp
-    def call(res: Any, lin: Any) -> Any:
-        return fun(res, lin)
+    """`fun(residual_args, linear_args)`, linear in `linear_args`, whose transpose with
+    respect to them is `fun_transpose(residual_args, cotangents)`.
 
-    def fwd(res: Any, lin: Any) -> Any:
-        return fun(res, lin), res
+    >>> import numjax
+    >>> f = lambda x: x + linear_call(lambda r, x: x / r, lambda r, t: t / r, 3.0, x)
+    >>> numjax.linear_transpose(f, 1.0)(18.0)
+    (Array(24., dtype=float32, weak_type=True),)
+    """
+    res_flat, res_tree = tree_flatten(residual_args)
+    lin_flat, lin_tree = tree_flatten(linear_args)
+    res_avals = [shaped_abstractify(x) for x in res_flat]
+    lin_avals = [shaped_abstractify(x) for x in lin_flat]
+    store: dict[str, Any] = {}
 
-    def bwd(res: Any, ct: Any) -> Any:
-        return (tree_map(lambda x: x * 0, res), fun_transpose(res, ct))
+    def flat_fun(*xs: Any) -> list[Any]:
+        res = tree_unflatten(res_tree, xs[:len(res_flat)])
+        out = fun(res, tree_unflatten(lin_tree, xs[len(res_flat):]))
+        leaves, store["out_tree"] = tree_flatten(out)
+        return leaves
 
-    call.defvjp(fwd, bwd)
-    return call(residual_args, linear_args)
+    callee, f_consts = hoist_tracer_consts(trace_to_jaxpr(flat_fun, [*res_avals, *lin_avals]))
+
+    def flat_transpose(*xs: Any) -> list[Any]:
+        res = tree_unflatten(res_tree, xs[:len(res_flat)])
+        out = fun_transpose(res, tree_unflatten(store["out_tree"], xs[len(res_flat):]))
+        leaves, store["t_tree"] = tree_flatten(out)
+        return leaves
+
+    transpose, t_consts = hoist_tracer_consts(
+        trace_to_jaxpr(flat_transpose, [*res_avals, *callee.out_avals]))
+    if store["t_tree"] != lin_tree:
+        raise TypeError(
+            "transpose output pytree structure must match that of linear inputs, got output "
+            f"structure {store['t_tree']} and input structure {lin_tree}.")
+    outs = linear_call_p.bind(*f_consts, *t_consts, *res_flat, *lin_flat, callee=callee,
+                              transpose=transpose, num_callee_consts=len(f_consts),
+                              num_transpose_consts=len(t_consts), num_res=len(res_flat))
+    return tree_unflatten(store["out_tree"], outs)
 
 
 class _RuleResiduals:

@@ -1,4 +1,4 @@
-"""The primitives behind `custom_jvp` and `custom_vjp`, and their rules.
+"""The primitives behind `custom_jvp`, `custom_vjp` and `linear_call`, and their rules.
 
 `custom_jvp_call` holds the function's jaxpr (`call_jaxpr`) and a rule
 `jvp(primals, tangents) -> (outs, out_tangents)`; `custom_vjp_call` holds `call_jaxpr`,
@@ -135,6 +135,11 @@ custom_jvp_call_p.def_impl(_custom_jvp_impl)
 custom_jvp_call_p.def_jvp(_custom_jvp_rule)
 custom_jvp_call_p.def_batch(_custom_jvp_batch)
 custom_jvp_call_p.def_partial_eval(_inline_call_jaxpr)
+# Transposing a custom_jvp function (linear_transpose of it) transposes the function itself:
+# the custom rule is about differentiation only.
+custom_jvp_call_p.def_transpose(
+    lambda cts, *args, call_jaxpr, **_: jaxpr_transforms.backward_pass_closed(
+        call_jaxpr, args, cts))
 
 
 # ---- custom_vjp ----------------------------------------------------------------------------
@@ -263,3 +268,65 @@ custom_vjp_call_p.def_impl(_custom_vjp_impl)
 custom_vjp_call_p.def_jvp(custom_vjp_jvp)
 custom_vjp_call_p.def_batch(_custom_vjp_batch)
 custom_vjp_call_p.def_partial_eval(_inline_call_jaxpr)
+# A custom_vjp function is not transposable (JAX's primitive is named custom_vjp_call_jaxpr).
+custom_vjp_call_p.declare_undefined(
+    "transpose", "Transpose rule (for reverse-mode differentiation) for "
+    "'custom_vjp_call_jaxpr' not implemented", NotImplementedError)
+
+
+# ---- linear_call ---------------------------------------------------------------------------
+# `callee(residuals, linear)` is linear in `linear`, and `transpose(residuals, cts)` is its
+# transpose, given by the user. The operands are the callee's hoisted constants, the
+# transpose's, the residuals, then the linear operands (JAX's params and layout). As in JAX
+# 0.4.30 it is only transposable: it has no jvp or batching rule.
+
+linear_call_p = Primitive("linear_call")
+linear_call_p.multiple_results = True
+
+
+@linear_call_p.def_effectful_abstract_eval
+def _linear_call_abstract_eval(*args: Any, callee: ClosedJaxpr, transpose: ClosedJaxpr,
+                               num_callee_consts: int, num_transpose_consts: int,
+                               num_res: int) -> Any:
+    return callee.out_avals, callee.effects
+
+
+def _linear_call_operands(args: Sequence[Any], num_callee_consts: int,
+                          num_transpose_consts: int, num_res: int
+                          ) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    a = num_callee_consts
+    b = a + num_transpose_consts
+    c = b + num_res
+    return list(args[:a]), list(args[a:b]), list(args[b:c]), list(args[c:])
+
+
+def _linear_call_impl(*args: Any, callee: ClosedJaxpr, transpose: ClosedJaxpr,
+                      num_callee_consts: int, num_transpose_consts: int, num_res: int
+                      ) -> list[Any]:
+    f_consts, _, res, lin = _linear_call_operands(args, num_callee_consts,
+                                                  num_transpose_consts, num_res)
+    return executable_for(callee, "linear_call")(*f_consts, *res, *lin)
+
+
+def _linear_call_transpose(cts: Sequence[Any], *args: Any, callee: ClosedJaxpr,
+                           transpose: ClosedJaxpr, num_callee_consts: int,
+                           num_transpose_consts: int, num_res: int) -> list[Any]:
+    """The transpose of a linear_call is a linear_call of the user's transpose, whose own
+    transpose is the callee again."""
+    f_consts, t_consts, res, lin = _linear_call_operands(args, num_callee_consts,
+                                                         num_transpose_consts, num_res)
+    ct_avals = transpose.in_avals[num_transpose_consts + num_res:]
+    cts = [ad.zeros_like_aval(a) if type(c) is Zero else c
+           for c, a in zip(cts, ct_avals, strict=True)]
+    outs = linear_call_p.bind(*t_consts, *f_consts, *res, *cts, callee=transpose,
+                              transpose=callee, num_callee_consts=len(t_consts),
+                              num_transpose_consts=len(f_consts), num_res=num_res)
+    return [None] * (len(args) - len(lin)) + list(outs)
+
+
+linear_call_p.def_impl(_linear_call_impl)
+linear_call_p.def_transpose(_linear_call_transpose)
+linear_call_p.declare_undefined(
+    "jvp", "Differentiation rule for 'linear_call' not implemented", NotImplementedError)
+linear_call_p.declare_undefined(
+    "batch", "Batching rule for 'linear_call' not implemented", NotImplementedError)

@@ -74,6 +74,8 @@ class Primitive:
         self.eager_impl: Callable[..., Any] | None = None
         # Declarations of rules that cannot apply: {"jvp": message, ...}.
         self.undefined_rules: dict[str, str] = {}
+        # The exception type each declared rule raises (TypeError unless declared otherwise).
+        self.undefined_errors: dict[str, type[Exception]] = {}
         self.is_linear = False
         primitives.append(self)
 
@@ -142,9 +144,12 @@ class Primitive:
         self.partial_eval = rule
         return rule
 
-    def declare_undefined(self, rule: str, message: str) -> None:
-        """Declare that `rule` ("jvp", "transpose", "batch") cannot apply to this primitive."""
+    def declare_undefined(self, rule: str, message: str,
+                          error: type[Exception] = TypeError) -> None:
+        """Declare that `rule` ("jvp", "transpose", "batch") cannot apply to this primitive;
+        using it raises `error(message)`."""
         self.undefined_rules[rule] = message
+        self.undefined_errors[rule] = error
 
 
 no_effects: frozenset[Any] = frozenset()

@@ -213,7 +213,7 @@ class JVPTrace(Trace):
         if rule is None:
             message = primitive.undefined_rules.get("jvp")
             if message is not None:
-                raise TypeError(message)
+                raise primitive.undefined_errors.get("jvp", TypeError)(message)
             raise NotImplementedError(
                 f"Differentiation rule for '{primitive.name}' not implemented")
         with set_current_trace(parent):
@@ -404,6 +404,9 @@ def _backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any],
                (a.val if isinstance(a, Literal) else env[a]) for a in eqn.invars]
         rule = eqn.primitive.transpose
         if rule is None:
+            message = eqn.primitive.undefined_rules.get("transpose")
+            if message is not None:
+                raise eqn.primitive.undefined_errors["transpose"](message)
             raise NotImplementedError(
                 f"Transpose rule (for reverse-mode differentiation) for "
                 f"'{eqn.primitive.name}' not implemented")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from numjax._src.core.jaxpr import ClosedJaxpr
-from numjax._src.interpreters import ad, batching
+from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.interpreters import ad, batching, partial_eval
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import eval_jaxpr_keeping_sources, trace_to_jaxpr
 
@@ -83,3 +83,28 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
         return [ad.instantiate_zeros(c) for c in in_cts]
 
     return trace_closed(fun, [*known_avals, *cts_avals])
+
+
+def backward_pass_closed(closed: ClosedJaxpr, args: Sequence[Any], cts: Sequence[Any]
+                         ) -> list[Any]:
+    """The transpose rule of a primitive that calls `closed`: `args` are its operands
+    (`UndefinedPrimal` for the linear ones), `cts` its outputs' cotangents; returns the linear
+    operands' cotangents (None for the others).
+
+    An equation may read both kinds of operand (a scan carrying primal and tangent values, a
+    cond whose branches compute both), so the jaxpr is first split by partial evaluation with
+    the linear operands unknown: the known part (primal work) runs now and the unknown part,
+    linear in its non-residual inputs, is transposed."""
+    linear = [ad.is_undefined_primal(x) for x in args]
+    known = [x for x, lin in zip(args, linear, strict=True) if not lin]
+    split = partial_eval.partial_eval_jaxpr(closed, linear)
+    known_outs = eval_jaxpr(split.known.jaxpr, split.known.consts, *known)
+    residuals = known_outs[len(known_outs) - len(split.res_avals):]
+    unknown = split.unknown.jaxpr
+    n_res = len(residuals)
+    linear_jaxpr = unknown.replace(constvars=unknown.invars[:n_res],
+                                   invars=unknown.invars[n_res:])
+    lin_cts = [c for c, u in zip(cts, split.out_unknowns, strict=True) if u]
+    in_cts = ad.backward_pass(linear_jaxpr, residuals, lin_cts)
+    it = iter(in_cts)
+    return [next(it) if lin else None for lin in linear]
