@@ -188,8 +188,42 @@ def test_vmap_of_grad() -> None:
     np.testing.assert_allclose(np.asarray(out), loop, rtol=1e-6)
 
 
-def test_generic_not_differentiable() -> None:
-    with pytest.raises(TypeError, match="reduce_window"):
+# JAX 0.4.30's jvps of generic windowed reductions: (primal out, tangent out).
+_X4 = np.array([1., 2., 3., 4.], np.float32)
+GENERIC_JVPS = [
+    ("add, init 1", lambda x: lax.reduce_window(x, 1., lax.add, (2,), (1,), "VALID"),
+     (_X4,), (np.ones(4, np.float32),), ([4., 6., 8.], [2., 2., 2.])),
+    ("mul, padded", lambda x: lax.reduce_window(x, 1., lax.mul, (2,), (1,), ((1, 0),)),
+     (_X4,), (np.arange(4, dtype=np.float32),), ([1., 2., 6., 12.], [0., 1., 7., 17.])),
+    # Not associative: the window is folded in order, the accumulator on the left.
+    ("pair", lambda x, y: lax.reduce_window(
+        (x, y), (0., 0.), lambda a, b: (a[0] + b[0], jnp.maximum(a[1], b[1]) * a[0]), (2,), (1,),
+        "SAME"), (_X4, 2 * _X4), (np.ones(4, np.float32), np.arange(4, dtype=np.float32)),
+     (([3., 5., 7., 4.], [4., 12., 24., 0.]), ([2., 2., 2., 1.], [5., 10., 17., 0.]))),
+]
+
+
+@pytest.mark.parametrize("name, f, primals, tangents, expected", GENERIC_JVPS,
+                         ids=[c[0] for c in GENERIC_JVPS])
+@pytest.mark.parametrize("wrap", [lambda f: f, numjax.jit])
+def test_generic_jvp(name: str, f: Any, primals: Any, tangents: Any, expected: Any,
+                     wrap: Any) -> None:
+    out = wrap(lambda p, t: numjax.jvp(f, p, t))(primals, tangents)
+    # Expected leaves are lists of numbers: flatten only down to them.
+    want_leaves = numjax.tree_util.tree_leaves(
+        expected, is_leaf=lambda v: isinstance(v, list) and not isinstance(v[0], list | tuple))
+    for got, want in zip(numjax.tree_util.tree_leaves(out), want_leaves, strict=True):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want, np.float32))
+        assert got.dtype == np.float32
+
+
+def test_generic_derivative_errors() -> None:
+    # JAX 0.4.30: a tangent of the initial value is refused, and reverse mode has no transpose.
+    with pytest.raises(TypeError, match="reduce_window jvp does not support non-zero "
+                                        "init_value_tangent."):
+        numjax.jvp(lambda i: lax.reduce_window(jnp.ones(4), i, lax.mul, (2,), (1,), "VALID"),
+                   (1.,), (1.,))
+    with pytest.raises(NotImplementedError, match="Transpose rule .* for 'reduce_window'"):
         numjax.grad(lambda v: jnp.sum(lax.reduce_window(v, 1.0, lax.mul, (2,), (1,), "VALID")))(
             jnp.ones(4))
 

@@ -7,8 +7,8 @@ reduced axes are merged into one, and each round combines its first and second h
 jaxpr applied elementwise (through vmap, so any scalar program works), halving the axis. The
 tree is written with lax ops, so the jvp is the jvp of that same program.
 
-Helpers here (`trace_scalar_computation`, `apply_elementwise`, `tree_reduce_last_axis`) are
-shared with the generic `reduce_window`.
+Helpers here (`trace_scalar_computation`, `apply_elementwise`, `fold_last_axis`) are shared
+with the generic `reduce_window`.
 """
 
 from __future__ import annotations
@@ -105,6 +105,21 @@ def tree_reduce_last_axis(jaxpr: ClosedJaxpr, operands: Sequence[Array],
         xs, width = combined, half + width % 2
     last = [st.reshape(x, lead) for x in xs]
     return apply_elementwise(jaxpr, base, last)
+
+
+def fold_last_axis(jaxpr: ClosedJaxpr, operands: Sequence[Array], inits: Sequence[Array]
+                   ) -> list[Array]:
+    """Reduce the last axis of every operand with the computation in sequence, the
+    accumulator (starting at `inits`) on the left: XLA's order for a window, which decides the
+    result when the computation is not associative."""
+    shape = get_aval(operands[0]).shape
+    lead = shape[:-1]
+    acc = [st.broadcast_in_dim(i, lead, ()) for i in inits]
+    for k in range(shape[-1]):
+        acc = apply_elementwise(
+            jaxpr, acc, [st.reshape(st.slice_in_dim(x, k, k + 1, axis=len(lead)), lead)
+                         for x in operands])
+    return acc
 
 
 # ---- the reduce primitive ------------------------------------------------------------------

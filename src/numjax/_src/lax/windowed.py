@@ -13,7 +13,8 @@ Derivatives:
   (`select_and_gather_add`); its transpose scatters cotangents back to the selected positions
   (`select_and_scatter_add`), and vice versa. Ties pick the first element, as XLA's CPU
   select does.
-- generic computations: not differentiated (as in JAX 0.4.30).
+- generic computations: forward mode reduces (primal, tangent) pairs with the computation's
+  jvp; reverse mode is not defined (no transpose, as in JAX 0.4.30).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import Primitive, operand_aval
-from numjax._src.interpreters import ad, batching
+from numjax._src.interpreters import ad, batching, jaxpr_transforms
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import reduce_generic as rg
@@ -342,7 +343,7 @@ def _reduce_window_kernel(*args: Any, jaxpr: ClosedJaxpr, **params: Any) -> list
     inits = [np.asarray(a) for a in args[n:]]
     windows = [np.ascontiguousarray(_windows(x, i, **params))
                for x, i in zip(operands, inits, strict=True)]
-    outs = rg.tree_reduce_last_axis(jaxpr, windows, inits)
+    outs = rg.fold_last_axis(jaxpr, windows, inits)
     return [np.asarray(o) for o in outs]
 
 
@@ -375,11 +376,30 @@ def _reduce_window_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: Clo
     return outs, [0] * n
 
 
+def _reduce_window_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+                       jaxpr: ClosedJaxpr, **params: Any) -> tuple[list[Any], list[Any]]:
+    """A windowed reduction of (primal, tangent) pairs by the computation's jvp: each window
+    folds pairs as the computation folds values, padding with (init, 0)."""
+    n = len(primals) // 2
+    if any(type(t) is not Zero for t in tangents[n:]):
+        raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+    operands, inits = primals[:n], primals[n:]
+    operand_t = [ad.instantiate_zeros(t) for t in tangents[:n]]
+    init_t = [ad.zeros_like_aval(ad.tangent_aval(get_aval(i))) for i in inits]
+    # jvp_jaxpr takes (left primals, right primals, left tangents, right tangents); the
+    # reduction of 2n operands takes (left primals, left tangents, right primals, right ...).
+    jvp = jaxpr_transforms.jvp_jaxpr(jaxpr, [True] * 2 * n)
+    v = jvp.jaxpr.invars
+    order = [*v[:n], *v[2 * n:3 * n], *v[n:2 * n], *v[3 * n:]]
+    computation = ClosedJaxpr(jvp.jaxpr.replace(invars=order), jvp.consts)
+    outs = reduce_window_p.bind(*operands, *operand_t, *inits, *init_t, jaxpr=computation,
+                                **params)
+    return outs[:n], outs[n:]
+
+
 reduce_window_p.def_impl(_reduce_window_kernel)
 reduce_window_p.def_batch(_reduce_window_batch)
-reduce_window_p.declare_undefined(
-    "jvp", "Differentiation rule for 'reduce_window' not implemented: use lax.add, lax.max or "
-    "lax.min with their identity as the initial value for a differentiable windowed reduction.")
+reduce_window_p.def_jvp(_reduce_window_jvp)
 
 
 # ---- the wrapper ---------------------------------------------------------------------------
