@@ -244,3 +244,56 @@ def test_vmap_out_axes_out_of_bounds(fn, out_axes, ndim):
             g(jnp.ones((4, 3)))
         assert str(info.value) == f"axis {out_axes} is out of bounds for array of dimension {ndim}"
     assert jax.vmap(lambda x: jnp.stack([x, x]), out_axes=-3)(jnp.ones((4, 3))).shape == (4, 2, 3)
+
+
+# ---- float0 values (integer inputs' tangents and cotangents): JAX 0.4.30's behaviour --------
+_F0 = np.zeros((), dtype=jax.dtypes.float0)
+_JNP_FLOAT0 = (
+    "Called {} with a float0 array. float0s do not support any operations by design because "
+    "they are not compatible with non-trivial vector spaces. No implicit dtype conversion is "
+    "done. You can use np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular "
+    "zeros array. \nIf you didn't expect to get a float0 you might have accidentally taken a "
+    "gradient with respect to an integer argument.")
+_LAX_FLOAT0 = _JNP_FLOAT0.replace("by design because", "by design, because")
+
+
+@pytest.mark.parametrize("name, make", [
+    ("grad", lambda: jax.grad(lambda x, i: x[i], argnums=1, allow_int=True)(np.ones(2), 1)),
+    ("jit(grad)", lambda: jax.jit(jax.grad(lambda x, i: x[i], argnums=(0, 1),
+                                            allow_int=True))(np.ones(2), 1)[1]),
+    ("jit(identity)", lambda: jax.jit(lambda x: x)(_F0)),
+    ("jit(jvp) tangent", lambda: jax.jit(lambda t: jax.jvp(lambda i: i * 2, (3,), (t,)))(_F0)[1]),
+    ("jnp.asarray", lambda: jnp.asarray(_F0)),
+    ("jnp.zeros_like", lambda: jnp.zeros_like(_F0)),
+    ("device_put", lambda: jax.device_put(_F0)),
+])
+def test_float0_values_are_numpy_arrays(name, make):
+    out = make()
+    assert type(out) is np.ndarray and out.dtype == jax.dtypes.float0 and out.shape == ()
+    assert bool(out == _F0)
+
+
+@pytest.mark.parametrize("name, call, message", [
+    ("add", lambda: jnp.add(_F0, 1.), _JNP_FLOAT0.format("add")),
+    ("add", lambda: jnp.zeros(()) + _F0, _JNP_FLOAT0.format("add")),
+    ("add", lambda: jax.jit(lambda a: a + 1.)(_F0), _JNP_FLOAT0.format("add")),
+    ("multiply", lambda: jnp.multiply(_F0, 2), _JNP_FLOAT0.format("multiply")),
+    ("sin", lambda: jnp.sin(_F0), _JNP_FLOAT0.format("sin")),
+    ("lax.add", lambda: jax.lax.add(_F0, _F0),
+     _LAX_FLOAT0.format("add").replace("float0 array", "float0 at position 0", 1)),
+    ("lax.sin", lambda: jax.lax.sin(_F0), _LAX_FLOAT0.format("sin")),
+])
+def test_float0_refuses_arithmetic(name, call, message):
+    with pytest.raises(TypeError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_jvp_of_jnp_asarray_at_python_numbers_gives_arrays():
+    # JAX 0.4.30: jnp.asarray/jnp.array make Arrays of the primal and tangent; the identity
+    # returns the Python numbers themselves.
+    for f in (jnp.asarray, jnp.array):
+        p, t = jax.jvp(f, (1.,), (2.,))
+        assert type(p) is type(jnp.ones(())) and type(t) is type(jnp.ones(()))
+        assert (float(p), float(t), p.dtype, p.weak_type) == (1.0, 2.0, np.float32, True)
+    assert jax.jvp(lambda x: x, (1.,), (2.,)) == (1.0, 2.0)

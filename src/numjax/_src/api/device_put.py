@@ -58,6 +58,8 @@ def _put_tiled(x: Any, sharding: TiledSharding) -> ArrayImpl:
 def _put(x: Any, device: Any) -> Any:
     if isinstance(x, Tracer):
         return x
+    if type(x) is np.ndarray and x.dtype == dtypes.float0:
+        return x  # as in JAX, float0 values stay on the host: no device holds them
     if isinstance(device, TiledSharding):
         return _put_tiled(x, device)
     if isinstance(device, PmapSharding):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import config
+from numjax._src import config, dtypes
 from numjax._src.compiler import native_tier
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
@@ -34,7 +34,7 @@ class CompiledCall:
     avals, the donated inputs an output takes over, the inputs an output may alias, and
     whether it runs on the device's stream."""
 
-    __slots__ = ("executable", "out_tree", "out_avals", "closed", "donated", "single",
+    __slots__ = ("executable", "out_tree", "out_avals", "closed", "donated", "single", "float0",
                  "async_", "aliased", "plan", "out_shardings")
 
     def __init__(self, executable: Executable, out_tree: PyTreeDef, closed: ClosedJaxpr,
@@ -49,8 +49,11 @@ class CompiledCall:
         self.donated = donated if any(donated) else ()
         self.aliased = _aliased_inputs(executable)
         # The aval of the only output when the output tree is a single leaf (hot-path shortcut).
+        # float0 outputs (integer inputs' cotangents) are NumPy arrays, as in JAX: no device
+        # holds them and no operation accepts them.
+        self.float0 = any(a.dtype == dtypes.float0 for a in self.out_avals)
         self.single = self.out_avals[0] if out_tree.num_leaves == 1 and out_tree.num_nodes == 1 \
-            and plan is None else None
+            and plan is None and not self.float0 else None
         # Large computations run on the device's stream (see runtime/stream.py); effectful ones
         # stay inline, in program order with the caller, and so do checked ones (debug_nans
         # raises at the call, as in JAX) and any calling back into Python (a pure callback may
@@ -58,6 +61,7 @@ class CompiledCall:
         calls_host = getattr(getattr(executable, "module", None), "host_callbacks", None)
         # A refused call (an output too large to allocate) raises at the call, as in JAX.
         self.async_ = (plan is None and not closed.jaxpr.effects and not calls_host
+                       and not self.float0
                        and not getattr(executable, "refuses", 0)
                        and not config.debug_nans.value
                        and not config.debug_infs.value
@@ -237,7 +241,11 @@ def dispatch_async(call: CompiledCall, bufs: Sequence[Any], device: Any) -> Any:
     return tree_unflatten(call.out_tree, arrays)
 
 
-def wrap_outputs(outs: Sequence[Any], avals: Sequence[Any]) -> list[ArrayImpl]:
+def wrap_outputs(outs: Sequence[Any], avals: Sequence[Any], float0: bool = False
+                 ) -> list[Any]:
+    if float0:
+        return [np.zeros(aval.shape, dtypes.float0) if aval.dtype == dtypes.float0
+                else make_array(buf, aval) for buf, aval in zip(outs, avals, strict=True)]
     return [make_array(buf, aval) for buf, aval in zip(outs, avals, strict=True)]
 
 
@@ -247,9 +255,9 @@ def placed_outputs(call: CompiledCall, outs: Sequence[Any], device: Any) -> Any:
         arrays = [laid_out(buf, aval, s) for buf, aval, s in
                   zip(outs, call.out_avals, call.out_shardings, strict=True)]
         return tree_unflatten(call.out_tree, arrays)
-    arrays = wrap_outputs(outs, call.out_avals)
+    arrays = wrap_outputs(outs, call.out_avals, call.float0)
     if device is not None:
-        placement.place(arrays, device)
+        placement.place([a for a in arrays if type(a) is ArrayImpl], device)
     return tree_unflatten(call.out_tree, arrays)
 
 

@@ -244,7 +244,8 @@ class JitWrapped:
                         if entry.plan is not None:  # outputs with layouts
                             return dispatch.placed_outputs(entry, outs, None)
                         return tree_unflatten(entry.out_tree,
-                                              dispatch.wrap_outputs(outs, entry.out_avals))
+                                              dispatch.wrap_outputs(outs, entry.out_avals,
+                                                                    entry.float0))
             call = self._prepare(args, kwargs)
             entry = self._lookup(call, args, kwargs)
             flat_args = call.flat_args

@@ -42,6 +42,14 @@ _TYPE_NAMES = {np.bool_: "bool_", np.number: "number", np.integer: "integer",
 _accepted: set[tuple[Any, Any]] = set()
 
 
+_FLOAT0_MESSAGE = (
+    "float0s do not support any operations by design, because they are not compatible with "
+    "non-trivial vector spaces. No implicit dtype conversion is done. You can use "
+    "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. \n"
+    "If you didn't expect to get a float0 you might have accidentally taken a gradient with "
+    "respect to an integer argument.")
+
+
 def check_dtype(name: str, dtype: np.dtype, accepted: Sequence[type],
                 position: int | None = None) -> None:
     """TypeError unless `dtype` is a subtype of one of `accepted`; an n-ary operation's
@@ -51,6 +59,9 @@ def check_dtype(name: str, dtype: np.dtype, accepted: Sequence[type],
         return
     if any(dtypes.issubdtype(dtype, t) for t in accepted):
         _accepted.add(key)
+    elif dtype == dtypes.float0:
+        where = "float0 array" if position is None else f"float0 at position {position}"
+        raise TypeError(f"Called {name} with a {where}. " + _FLOAT0_MESSAGE)
     else:
         names = ", ".join(_TYPE_NAMES.get(t, t.__name__) for t in accepted)
         if position is None:

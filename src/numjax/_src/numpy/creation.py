@@ -12,7 +12,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
-from numjax._src.lax.structural import guard_fill_transfer
+from numjax._src.lax.structural import convert_element_type_p, guard_fill_transfer
 from numjax._src.numpy import extended
 from numjax._src.numpy.util import check_arraylike
 from numjax._src.runtime import host_memory, transfer_guard
@@ -61,9 +61,17 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     Array(2., dtype=float32, weak_type=True)
     """
     requested = _dtype(dtype, "array")
+    if type(object) is np.ndarray and object.dtype == dtypes.float0 and requested in (
+            None, dtypes.float0):
+        # As in JAX, a float0 value (an integer's cotangent) stays a NumPy array.
+        return np.zeros(object.shape, dtypes.float0)  # type: ignore[return-value]
     if isinstance(object, ArrayImpl | Tracer):
         out = object if requested is None else lax._convert_element_type(
             object, requested, False)
+        if out is object and _over_host_value(object):
+            aval = get_aval(object)
+            out = convert_element_type_p.bind(object, new_dtype=aval.dtype,
+                                              weak_type=aval.weak_type)
         if copy and out is object and isinstance(object, ArrayImpl):
             out = ArrayImpl(object._buf, object.weak_type)
             out._aval = object._aval
@@ -177,9 +185,15 @@ def _flatten(seq: Any) -> Any:
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *,
             copy: bool | None = None) -> Array:
     """Like `array`, without copying an Array that already has the requested dtype."""
-    if isinstance(a, ArrayImpl | Tracer) and dtype is None:
+    if isinstance(a, ArrayImpl | Tracer) and dtype is None and not _over_host_value(a):
         return a
     return array(a, dtype=dtype, copy=bool(copy))
+
+
+def _over_host_value(x: Any) -> bool:
+    """A tracer whose concrete value is a Python or NumPy value, not an Array (jvp at Python
+    numbers): as in JAX, jnp.array/asarray convert it, so its value becomes an Array."""
+    return isinstance(x, Tracer) and not isinstance(x.to_concrete_value(), ArrayImpl | None)
 
 
 @transfer_guard.places_constants
@@ -230,6 +244,8 @@ def _like(a: Array, dtype: Any, shape: Any, name: str
 @transfer_guard.places_constants
 def zeros_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape, "zeros_like")
+    if dt == dtypes.float0:
+        return np.zeros(shp, dtypes.float0)  # type: ignore[return-value]  # as in JAX
     guard_fill_transfer(0, dt)
     return lax.broadcast(lax._convert_element_type(0, dt, weak), shp)
 

@@ -205,18 +205,36 @@ def _rank_promotion_check(name: str, shapes: Sequence[tuple[int, ...]]) -> None:
         f"config option jax_numpy_rank_promotion='raise'. For more information, see {url}.")
 
 
+FLOAT0_MESSAGE = (
+    "float0s do not support any operations by design because they are not compatible "
+    "with non-trivial vector spaces. No implicit dtype conversion is done. You can use "
+    "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. \n"
+    "If you didn't expect to get a float0 you might have accidentally taken a gradient with "
+    "respect to an integer argument.")
+
+
+def check_no_float0s(name: str, *args: Any) -> None:
+    """JAX's TypeError for a float0 operand (an integer input's cotangent) of a jnp function."""
+    if any(getattr(a, "dtype", None) == dtypes.float0 for a in args):
+        raise TypeError(f"Called {name} with a float0 array. "
+                        + FLOAT0_MESSAGE)
+
+
 def promote_args(name: str, *args: Array) -> list[Array]:
     check_arraylike(name, *args)
+    check_no_float0s(name, *args)
     return promote_shapes(name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(name: str, *args: Array) -> list[Array]:
     check_arraylike(name, *args)
+    check_no_float0s(name, *args)
     return promote_shapes(name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(name: str, *args: Array) -> list[Array]:
     check_arraylike(name, *args)
+    check_no_float0s(name, *args)
     return promote_shapes(name, *promote_dtypes_numeric(*args))
 
 
