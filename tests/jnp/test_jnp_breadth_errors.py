@@ -142,7 +142,6 @@ TRACED: dict[str, tuple[Callable[..., Any], tuple[Any, ...], type[BaseException]
     "nonzero_method": (lambda a: a.nonzero(), (_x,), errors.ConcretizationTypeError, ""),
     "delete": (lambda i: jnp.delete(_x, i), (jnp.array([1]),),
                errors.ConcretizationTypeError, ""),
-    "insert": (lambda i: jnp.insert(_x, i, 1.0), (1,), errors.ConcretizationTypeError, ""),
 }
 
 

@@ -210,3 +210,57 @@ def test_grad_matches_finite_differences(name: str) -> None:
             down = float(loss(jnp.asarray((flat - e).reshape(x.shape))))
             np.testing.assert_allclose(g.ravel()[k], (up - down) / (2 * eps), rtol=1e-4,
                                        atol=1e-5, err_msg=f"{name} element {k}")
+
+
+# ---- arguments known only at run time (traced under jit): JAX 0.4.30's results ------------
+_X4 = np.arange(4, dtype=np.int32)
+_M23 = np.arange(6, dtype=np.float32).reshape(2, 3)
+TRACED_ARGUMENTS = [
+    ("insert scalar", lambda x, i: jnp.insert(x, i, 9), (_X4, 2), [0, 1, 9, 2, 3]),
+    ("insert negative", lambda x, i: jnp.insert(x, i, 9), (_X4, -1), [0, 1, 2, 9, 3]),
+    ("insert past the end", lambda x, i: jnp.insert(x, i, 9), (_X4, 7), [0, 1, 2, 3, 9]),
+    ("insert before the start", lambda x, i: jnp.insert(x, i, 9), (_X4, -9), [9, 0, 1, 2, 3]),
+    ("insert several", lambda x, i: jnp.insert(x, i, jnp.array([7, 8])),
+     (_X4, np.array([3, 1], np.int32)), [0, 8, 1, 2, 7, 3]),
+    ("insert one index, several values", lambda x, i: jnp.insert(x, i, jnp.array([7, 8])),
+     (_X4, np.array([1], np.int32)), [0, 7, 8, 1, 2, 3]),
+    ("insert axis 1", lambda m, i: jnp.insert(m, i, jnp.array([7., 8.]), axis=1), (_M23, 1),
+     [[0., 7., 1., 2.], [3., 8., 4., 5.]]),
+    ("insert axis 0", lambda m, i: jnp.insert(m, i, 5., axis=0), (_M23, 1),
+     [[0., 1., 2.], [5., 5., 5.], [3., 4., 5.]]),
+    ("insert flattened", lambda m, i: jnp.insert(m, i, 5.), (_M23, 4),
+     [0., 1., 2., 3., 5., 4., 5.]),
+    ("eye k=1", lambda k: jnp.eye(3, k=k), (1,), [[0., 1., 0.], [0., 0., 1.], [0., 0., 0.]]),
+    ("eye k=-2", lambda k: jnp.eye(3, k=k), (-2,), [[0., 0., 0.], [0., 0., 0.], [1., 0., 0.]]),
+    ("eye k=5", lambda k: jnp.eye(3, k=k), (5,), [[0.] * 3] * 3),
+    ("eye 2x4 int", lambda k: jnp.eye(2, 4, k=k, dtype=jnp.int32), (1,),
+     [[0, 1, 0, 0], [0, 0, 1, 0]]),
+]
+
+
+@pytest.mark.parametrize("name, f, args, expected", TRACED_ARGUMENTS,
+                         ids=[c[0] for c in TRACED_ARGUMENTS])
+def test_traced_arguments_match_eager(name: str, f: F, args: tuple[Any, ...],
+                                      expected: Any) -> None:
+    jitted = numjax.jit(f)(*args)
+    eager = f(*args)
+    np.testing.assert_array_equal(jitted, np.asarray(expected))
+    np.testing.assert_array_equal(eager, np.asarray(expected))
+    assert jitted.dtype == eager.dtype
+
+
+def test_traced_argument_errors_and_gradient() -> None:
+    with pytest.raises(ValueError, match="jnp.insert\\(\\): index array must be integer typed"):
+        numjax.jit(lambda m, i: jnp.insert(m, i, 5.))(_M23, 1.)
+    # The inserted value's cotangent flows back to where it came from.
+    g = numjax.grad(lambda v: numjax.jit(lambda v, i: jnp.insert(v, i, v[0] * 3.))(v, 1).sum())(
+        jnp.ones(3))
+    np.testing.assert_array_equal(g, [4., 1., 1.])
+
+
+def test_nbytes_and_itemsize_of_tracers_are_static() -> None:
+    # JAX 0.4.30: Python ints from the aval, so a jitted function returns them as weak int32.
+    out = numjax.jit(lambda x: (x.nbytes, x.itemsize))(jnp.ones(3))
+    assert [(int(o), o.dtype, o.weak_type) for o in out] == [(12, np.int32, True),
+                                                             (4, np.int32, True)]
+    np.testing.assert_array_equal(numjax.vmap(lambda x: x.nbytes)(jnp.ones((2, 3))), [12, 12])

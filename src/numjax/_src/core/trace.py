@@ -471,6 +471,15 @@ class Tracer:
         return int(np.prod(self.aval.shape, dtype=np.int64))
 
     @property
+    def itemsize(self) -> int:
+        return self.aval.dtype.itemsize  # type: ignore[no-any-return]
+
+    @property
+    def nbytes(self) -> int:
+        # Known from the aval alone, so a static Python int under every trace, as in JAX.
+        return self.size * self.itemsize
+
+    @property
     def weak_type(self) -> bool:
         return self.aval.weak_type  # type: ignore[no-any-return]
 

@@ -378,6 +378,15 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     M = None if M is None else _dim(M, "'M' argument of jnp.eye()")
     if N < 0 or (M is not None and M < 0):
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
+    if isinstance(k, Tracer) and k.to_concrete_value() is None:
+        # A diagonal known only at run time: compare iotas shifted by it, as JAX always does.
+        k_aval = get_aval(k)
+        if k_aval.shape != () or not dtypes.issubdtype(k_aval.dtype, np.integer):
+            raise ValueError(f"k must be a scalar integer; got {k}")
+        shape = (N, N if M is None else M)
+        rows = lax.broadcasted_iota(k_aval.dtype, shape, 0)
+        cols = lax.broadcasted_iota(k_aval.dtype, shape, 1)
+        return lax._convert_element_type(lax.eq(lax.add(rows, k), cols), dtype, False)
     # JAX compares iotas shifted by k op by op: k is placed on the device.
     transfer_guard.library_constant(k, np.int32)
     too_big = host_memory.oversized([ShapedArray((N, N if M is None else M), np.dtype(dtype))])

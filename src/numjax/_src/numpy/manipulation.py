@@ -453,6 +453,8 @@ def insert(arr: Array, obj: Any, values: Array, axis: int | None = None) -> Arra
     ndim = get_aval(a).ndim
     axis = canonicalize_axis(axis, ndim)
     n = get_aval(a).shape[axis]
+    if isinstance(obj, Tracer) and obj.to_concrete_value() is None:
+        return _insert_traced(a, obj, values, axis)
     idx = np.arange(n)[obj] if isinstance(obj, slice) else _concrete_or_error(
         obj, "jnp.insert(arr, obj, values): obj must be concrete.\n")
     if idx.dtype == bool:
@@ -465,12 +467,13 @@ def insert(arr: Array, obj: Any, values: Array, axis: int | None = None) -> Arra
     from numjax._src.numpy.creation import asarray
     vals = lax._convert_element_type(asarray(values), get_aval(a).dtype, get_aval(a).weak_type)
     shape = list(get_aval(a).shape)
-    if scalar_index:
-        # NumPy's rule: a scalar index inserts `values` (ndmin=arr.ndim, first axis moved to
-        # `axis`) as one block, however long it is along `axis`.
+    if len(idx) == 1:
+        # NumPy's rule: a single index inserts `values` (ndmin=arr.ndim; for a scalar index,
+        # first axis moved to `axis`) as one block, however long it is along `axis`.
         if get_aval(vals).ndim < ndim:
             vals = lax.broadcast_to_rank(vals, ndim)
-        vals = moveaxis(vals, 0, axis)
+        if scalar_index:
+            vals = moveaxis(vals, 0, axis)
         shape[axis] = get_aval(vals).shape[axis]
         idx = np.full(shape[axis], idx[0])
     else:
@@ -481,6 +484,43 @@ def insert(arr: Array, obj: Any, values: Array, axis: int | None = None) -> Arra
     keys = np.concatenate([np.arange(n) * 2 + 1, idx * 2])
     order = np.argsort(keys, kind="stable")
     return take_static(joined, order, axis)
+
+
+def _insert_traced(a: Array, obj: Tracer, values: Array, axis: int) -> Array:
+    """`insert` at indices known only at run time (their number is static): the same stable
+    order as the concrete path, sorted by lax."""
+    aval = get_aval(obj)
+    if aval.ndim > 1:
+        raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a "
+                         f"scalar; got {obj}")
+    if not dtypes.issubdtype(aval.dtype, np.integer):
+        raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+    from numjax._src.numpy.creation import asarray
+    ndim = get_aval(a).ndim
+    n = get_aval(a).shape[axis]
+    vals = lax._convert_element_type(asarray(values), get_aval(a).dtype, get_aval(a).weak_type)
+    if get_aval(vals).ndim < ndim:
+        vals = lax.broadcast_to_rank(vals, ndim)
+    shape = list(get_aval(a).shape)
+    idx = lax._convert_element_type(obj, np.dtype(np.int32), False)
+    if aval.ndim == 0 or aval.shape[0] == 1:
+        if aval.ndim == 0:
+            vals = moveaxis(vals, 0, axis)
+        shape[axis] = get_aval(vals).shape[axis]
+        idx = lax.broadcast(lax.reshape(idx, ()), (shape[axis],))
+    else:
+        shape[axis] = aval.shape[0]
+    vals = broadcast_to(vals, tuple(shape))
+    # Negative indices count from the end; out of bounds ones insert at the nearer end.
+    size = lax.full((), n, np.int32)
+    idx = lax.select(lax.lt(idx, lax.full_like(idx, 0)), lax.add(idx, size), idx)
+    idx = lax.clamp(np.int32(0), idx, np.int32(n))
+    joined = lax.concatenate([a, vals], axis)
+    keys = lax.concatenate([lax.add(lax.mul(lax.iota(np.int32, n), np.int32(2)), np.int32(1)),
+                            lax.mul(idx, np.int32(2))], 0)
+    total = get_aval(keys).shape[0]
+    _, order = lax.sort((keys, lax.iota(np.int32, total)), num_keys=1, is_stable=True)
+    return moveaxis(moveaxis(joined, axis, 0)[order], 0, axis)
 
 
 def trim_zeros(filt: Array, trim: str = "fb") -> Array:
