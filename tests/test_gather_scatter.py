@@ -285,3 +285,55 @@ def test_adding_or_multiplying_into_booleans_is_refused(combine, name):
         getattr(b.at[0], combine)(True)
     np.testing.assert_array_equal(b.at[0].max(False), [True, False, True])
     np.testing.assert_array_equal(b.at[0].set(False), [False, False, True])
+
+
+# ---- gather's shape checks: JAX 0.4.30's order and messages ---------------------------------
+# (name, operand shape, indices shape, (offset_dims, collapsed_slice_dims, start_index_map),
+#  slice_sizes, error, message)
+GATHER_SHAPE_ERRORS = [
+    ('unsorted collapsed', (10, 9), (5, 1), ((1,), (1, 0), (0,)), (1, 1),
+     TypeError, 'collapsed_slice_dims in gather op must be sorted; got (1, 0)'),
+    ('repeated collapsed', (10, 9), (5, 1), ((1,), (0, 0), (0,)), (1, 1),
+     TypeError, 'collapsed_slice_dims in gather op must not repeat; got: (0, 0).'),
+    ('collapsed out of range', (10, 9), (5, 1), ((1,), (2,), (0,)), (1, 1),
+     TypeError, 'Invalid collapsed_slice_dims set in gather op; valid range is [0, 2); got: 2.'),
+    ('unsorted offset', (10, 9, 8), (5, 1), ((2, 1), (0,), (0,)), (1, 9, 8),
+     TypeError, 'offset_dims in gather op must be sorted; got (2, 1)'),
+    ('repeated offset', (10, 9, 8), (5, 1), ((1, 1), (0,), (0,)), (1, 9, 8),
+     TypeError, 'offset_dims in gather op must not repeat; got: (1, 1).'),
+    ('offset out of bounds', (10, 9), (5, 1), ((2,), (0,), (0,)), (1, 9),
+     TypeError, 'Offset dimension 0 in gather op is out of bounds; got 2, but should have been '
+                'in [0, 2)'),
+    ('start_index_map length', (10, 9), (5, 2), ((1,), (0,), (0,)), (1, 9),
+     TypeError, 'Gather op has 1 elements in start_index_map and the bound of dimension '
+                'index_vector_dim=1 of indices is 2. These two numbers must be equal.'),
+    ('start_index_map range', (10, 9), (5, 1), ((1,), (0,), (2,)), (1, 9),
+     TypeError, 'Invalid start_index_map; domain is [0, 2), got: 0->2.'),
+    ('start_index_map repeat', (10, 9), (5, 2), ((1,), (0,), (0, 0)), (1, 9),
+     TypeError, 'start_index_map in gather op must not repeat; got: (0, 0).'),
+    ('slice_sizes length', (10, 9), (5, 1), ((1,), (0,), (0,)), (1,),
+     TypeError, 'Gather op must have one slice size for every input dimension; got: '
+                'len(slice_sizes)=1, input_shape.rank=2'),
+    ('not all dims', (10, 9), (5, 1), ((1,), (), (0,)), (1, 9),
+     TypeError, 'All components of the offset index in a gather op must either be a offset '
+                'dimension or explicitly collapsed; got len(slice_sizes)=2, '
+                'output_slice_sizes=(1,), collapsed_slice_dims=().'),
+    ('slice size range', (10, 9), (5, 1), ((1,), (0,), (0,)), (1, 10),
+     TypeError, 'Slice size at index 1 in gather op is out of range, must be within [0, 9 + '
+                '1), got 10.'),
+    ('collapse bound', (10, 9), (5, 1), ((1,), (0,), (0,)), (2, 9),
+     TypeError, 'Gather op can only collapse slice dims with bound 1, but bound is 2 for index '
+                '0 at position 0.'),
+]
+
+
+@pytest.mark.parametrize("name, oshape, ishape, dn, slice_sizes, error, message",
+                         GATHER_SHAPE_ERRORS, ids=[c[0] for c in GATHER_SHAPE_ERRORS])
+def test_gather_shape_error_messages(name, oshape, ishape, dn, slice_sizes, error, message):
+    offset_dims, collapsed, start_index_map = dn
+    dnums = lax.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=collapsed,
+                                       start_index_map=start_index_map)
+    with pytest.raises(error) as info:
+        lax.gather(jnp.ones(oshape), jnp.zeros(ishape, jnp.int32), dnums,
+                   slice_sizes=slice_sizes)
+    assert str(info.value) == message

@@ -62,9 +62,18 @@ def test_dependent_arguments_are_named():
     def f(a, b, c):
         return bool(a * c > 0)
 
-    with pytest.raises(errors.TracerBoolConversionError,
-                       match="depends on the value of the arguments a, c."):
-        jax.make_jaxpr(f)(1.0, 2.0, 3.0)
+    # JAX 0.4.30's wording for one, two and more arguments.
+    cases = [(lambda a, b, c: bool(a > 0), "depends on the value of the argument a."),
+             (f, "depends on the values of the arguments a and c."),
+             (lambda a, b, c: bool(a * b * c > 0),
+              "depends on the values of the arguments a, b, and c.")]
+    for fn, message in cases:
+        with pytest.raises(errors.TracerBoolConversionError) as info:
+            jax.make_jaxpr(fn)(1.0, 2.0, 3.0)
+        assert message in str(info.value)
+    with pytest.raises(errors.TracerBoolConversionError) as info:
+        jax.jit(lambda x, y: x if x > y else y)(1, 2)
+    assert "on the values of the arguments x and y." in str(info.value)
 
 
 def test_leaked_tracer_raises_unexpected_tracer_error():

@@ -557,10 +557,14 @@ class Tracer:
                    f"for {info.traced_for}.")
             args = self._dependent_args()
             if args:
-                names = ", ".join(args)
-                noun = "argument" if len(args) == 1 else "arguments"
+                if len(args) == 1:
+                    names = f"value of the argument {args[0]}"
+                elif len(args) == 2:
+                    names = f"values of the arguments {args[0]} and {args[1]}"
+                else:
+                    names = f"values of the arguments {', '.join(args[:-1])}, and {args[-1]}"
                 msg += (" This concrete value was not available in Python because it depends "
-                        f"on the value of the {noun} {names}.")
+                        f"on the {names}.")
             return msg
         line = getattr(self, "_line_info", None)
         if line:

@@ -145,6 +145,24 @@ def _check_sorted_unique(name: str, what: str, dims: Sequence[int], bound: int) 
                             f"got {tuple(dims)}.")
 
 
+def _check_sorted(op: str, name: str, dims: Sequence[int]) -> None:
+    if any(b < a for a, b in zip(dims[:-1], dims[1:], strict=True)):
+        raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
+
+
+def _check_no_repeats(op: str, name: str, dims: Sequence[int]) -> None:
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
+
+
+def _check_sorted_in_range(op: str, name: str, dims: Sequence[int], rank: int) -> None:
+    """`dims` is sorted: its ends are its extremes."""
+    if dims and (dims[0] < 0 or dims[-1] >= rank):
+        bad = dims[0] if dims[0] < 0 else dims[-1]
+        raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); got: "
+                        f"{bad}.")
+
+
 def _check_indices(name: str, indices: ShapedArray) -> None:
     if not dtypes.issubdtype(indices.dtype, np.integer):
         raise TypeError(f"{name} indices must have an integer type; got {indices.dtype.name}")
@@ -188,35 +206,48 @@ def _gather_abstract_eval(operand: ShapedArray, indices: ShapedArray, *,
                           mode: GatherScatterMode, fill_value: Any) -> ShapedArray:
     dn = dimension_numbers
     _check_indices("gather", indices)
-    if len(slice_sizes) != operand.ndim:
-        raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
-                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
-    for d, (s, n) in enumerate(zip(slice_sizes, operand.shape, strict=True)):
-        if not 0 <= s <= n:
-            raise TypeError(f"Slice size at index {d} in gather op is out of range, must be "
-                            f"within [0, {n} + 1), got {s}.")
-    _check_sorted_unique("gather", "collapsed_slice_dims", dn.collapsed_slice_dims, operand.ndim)
-    for d in dn.collapsed_slice_dims:
-        if slice_sizes[d] > 1:
-            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
-                            f"{slice_sizes[d]} for index {d} at position "
-                            f"{dn.collapsed_slice_dims.index(d)}.")
+    # JAX's checks, in its order and words (XLA's gather shape inference).
+    if indices.ndim < 1:
+        raise TypeError("Gather index leaf dimension must be within [0, rank(indices) + 1). "
+                        f"rank(indices) is {indices.ndim} and gather index leaf dimension is "
+                        f"{indices.ndim - 1}.")
+    _check_sorted("gather", "offset_dims", dn.offset_dims)
+    _check_no_repeats("gather", "offset_dims", dn.offset_dims)
+    out_rank = len(dn.offset_dims) + indices.ndim - 1
+    for i, d in enumerate(dn.offset_dims):
+        if not 0 <= d < out_rank:
+            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {d}, but "
+                            f"should have been in [0, {out_rank})")
     if len(dn.start_index_map) != indices.shape[-1]:
         raise TypeError(f"Gather op has {len(dn.start_index_map)} elements in start_index_map "
                         f"and the bound of dimension index_vector_dim={indices.ndim - 1} of "
                         f"indices is {indices.shape[-1]}. These two numbers must be equal.")
-    if len(set(dn.start_index_map)) != len(dn.start_index_map) or any(
-            not 0 <= d < operand.ndim for d in dn.start_index_map):
-        raise TypeError(f"gather start_index_map must be unique operand dimensions; got "
-                        f"{dn.start_index_map} for operand shape {operand.shape}.")
-    offset_sizes = tuple(s for d, s in enumerate(slice_sizes) if d not in dn.collapsed_slice_dims)
-    out_rank = indices.ndim - 1 + len(offset_sizes)
-    if len(dn.offset_dims) != len(offset_sizes):
+    for i, d in enumerate(dn.start_index_map):
+        if not 0 <= d < operand.ndim:
+            raise TypeError(f"Invalid start_index_map; domain is [0, {operand.ndim}), got: "
+                            f"{i}->{d}.")
+    _check_no_repeats("gather", "start_index_map", dn.start_index_map)
+    _check_sorted("gather", "collapsed_slice_dims", dn.collapsed_slice_dims)
+    _check_sorted_in_range("gather", "collapsed_slice_dims", dn.collapsed_slice_dims,
+                           operand.ndim)
+    _check_no_repeats("gather", "collapsed_slice_dims", dn.collapsed_slice_dims)
+    if len(slice_sizes) != operand.ndim:
+        raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
+                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
+    if len(slice_sizes) != len(dn.offset_dims) + len(dn.collapsed_slice_dims):
         raise TypeError(f"All components of the offset index in a gather op must either be a "
                         f"offset dimension or explicitly collapsed; got len(slice_sizes)="
                         f"{len(slice_sizes)}, output_slice_sizes={dn.offset_dims}, "
                         f"collapsed_slice_dims={dn.collapsed_slice_dims}.")
-    _check_sorted_unique("gather", "offset_dims", dn.offset_dims, out_rank)
+    for d, (size, n) in enumerate(zip(slice_sizes, operand.shape, strict=True)):
+        if not 0 <= size <= n:
+            raise TypeError(f"Slice size at index {d} in gather op is out of range, must be "
+                            f"within [0, {n} + 1), got {size}.")
+    for i, d in enumerate(dn.collapsed_slice_dims):
+        if slice_sizes[d] != 1:
+            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
+                            f"{slice_sizes[d]} for index {d} at position {i}.")
+    offset_sizes = tuple(s for d, s in enumerate(slice_sizes) if d not in dn.collapsed_slice_dims)
     batch = iter(indices.shape[:-1])
     offsets = iter(offset_sizes)
     shape = tuple(next(offsets) if i in dn.offset_dims else next(batch) for i in range(out_rank))
