@@ -104,9 +104,20 @@ def test_host_conversions():
 
 
 def test_unhashable_and_immutable():
+    import collections.abc
     x = jnp.ones(2)
-    with pytest.raises(TypeError, match="unhashable type: 'jaxlib.xla_extension.ArrayImpl'"):
+    # As in JAX, Arrays are not Hashable (libraries read this to tell static values apart).
+    assert not isinstance(x, collections.abc.Hashable)
+    assert not isinstance(jnp.float32(1), collections.abc.Hashable)
+    with pytest.raises(TypeError, match="unhashable type"):
         hash(x)
+    # A static argument must hash: JAX's error names its C++ Array type.
+    with pytest.raises(ValueError) as info:
+        jax.jit(lambda a, n: a * 2, static_argnums=1)(1., x)
+    assert str(info.value) == (
+        "Non-hashable static arguments are not supported. An error occurred while trying to "
+        "hash an object of type <class 'jaxlib.xla_extension.ArrayImpl'>, [1. 1.]. The error "
+        "was:\nTypeError: unhashable type: 'jaxlib.xla_extension.ArrayImpl'\n")
     with pytest.raises(TypeError, match="does not support item assignment"):
         x[0] = 1.0
 

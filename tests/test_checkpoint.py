@@ -190,3 +190,31 @@ def test_hessian_through_jit_of_a_checkpointed_switch():
     np.testing.assert_allclose(h, [[-0.8423303961753845, 0.0], [0.0, -0.8423303961753845]],
                                rtol=1e-6)
     np.testing.assert_array_equal(jax.hessian(f)(jnp.ones(2)), np.zeros((2, 2)))
+
+
+def test_a_checkpointed_function_is_traced_once_per_signature():
+    # JAX 0.4.30 traces it once over five grad calls; a new signature or static value retraces.
+    count = [0]
+
+    def g(x, n=1):
+        count[0] += 1
+        return jnp.sin(x) * n
+
+    ck = jax.checkpoint(g)
+    for _ in range(5):
+        assert float(jax.grad(ck)(3.)) == pytest.approx(np.cos(3.), rel=1e-6)
+    assert count[0] == 1
+    jax.grad(lambda x: ck(x).sum())(jnp.ones(3))
+    assert count[0] == 2
+    static = jax.checkpoint(g, static_argnums=1)
+    for n in (2, 2, 3):
+        assert float(jax.grad(static)(3., n)) == pytest.approx(n * np.cos(3.), rel=1e-6)
+    assert count[0] == 4
+    # Reading a tracer of an enclosing transformation: traced on every call (the tracer
+    # belongs to that call only).
+    cell = []
+    reads_cell = jax.checkpoint(lambda x: g(x) * cell[0])
+    outer = jax.grad(lambda y: (cell.insert(0, y), reads_cell(2.))[1])
+    assert float(outer(1.)) == pytest.approx(np.sin(2.), rel=1e-6)
+    assert float(outer(1.)) == pytest.approx(np.sin(2.), rel=1e-6)
+    assert count[0] == 6

@@ -8,6 +8,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from numjax._src.runtime.array import ArrayImpl
+
 
 def normalize_argnums(argnums: int | Sequence[int] | None) -> tuple[int, ...]:
     if argnums is None:
@@ -92,8 +94,13 @@ def hashable_static(value: Any) -> Any:
     try:
         hash(value)
     except TypeError as e:
+        type_text, error = str(type(value)), str(e)
+        if isinstance(value, ArrayImpl):
+            # JAX's Array is the C++ type jaxlib.xla_extension.ArrayImpl, so named by Python.
+            type_text = "<class 'jaxlib.xla_extension.ArrayImpl'>"
+            error = "unhashable type: 'jaxlib.xla_extension.ArrayImpl'"
         raise ValueError(
             "Non-hashable static arguments are not supported. An error occurred while trying "
-            f"to hash an object of type {type(value)}, {value}. The error was:\n"
-            f"TypeError: {e}\n") from None
+            f"to hash an object of type {type_text}, {value}. The error was:\n"
+            f"TypeError: {error}\n") from None
     return value

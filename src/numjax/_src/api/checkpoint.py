@@ -13,10 +13,11 @@ the forward pass and passed to the unknown part instead of being recomputed.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from numjax._src import traceback_util
+from numjax._src import config, traceback_util
 from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
@@ -212,28 +213,54 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
     """
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
+    traces = _trace_cache(fun)
+
     @traceback_util.api_boundary
     @functools.wraps(fun)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         dyn = [a for i, a in enumerate(args) if i not in statics]
         flat, in_tree = tree_flatten((tuple(dyn), kwargs))
-        store: dict[str, Any] = {}
-
-        def flat_fun(*xs: Any) -> list[Any]:
-            d_args, d_kwargs = tree_unflatten(in_tree, xs)
-            it = iter(d_args)
-            full = [a if i in statics else next(it) for i, a in enumerate(args)]
-            out = fun(*full, **d_kwargs)
-            leaves, store["tree"] = tree_flatten(out)
-            return leaves
-
         avals = [shaped_abstractify(x) for x in flat]
-        closed, consts = hoist_tracer_consts(trace_to_jaxpr(flat_fun, avals))
+        static_values = tuple((i, a) for i, a in enumerate(args) if i in statics)
+        key: Any = (in_tree, tuple(avals), static_values, config.trace_context())
+        try:
+            hit = traces.get(key)
+        except TypeError:  # an unhashable static argument: traced every call
+            hit, key = None, None
+        if hit is None:
+            store: dict[str, Any] = {}
+
+            def flat_fun(*xs: Any) -> list[Any]:
+                d_args, d_kwargs = tree_unflatten(in_tree, xs)
+                it = iter(d_args)
+                full = [a if i in statics else next(it) for i, a in enumerate(args)]
+                out = fun(*full, **d_kwargs)
+                leaves, store["tree"] = tree_flatten(out)
+                return leaves
+
+            closed, consts = hoist_tracer_consts(trace_to_jaxpr(flat_fun, avals))
+            hit = (closed, consts, store["tree"])
+            # As JAX does, a function is traced once per signature; not when it closes over
+            # tracers of an enclosing transformation (they belong to this call only).
+            if key is not None and not consts:
+                traces[key] = hit
+        closed, consts, out_tree = hit
         outs = checkpoint_p.bind(*consts, *flat, jaxpr=closed, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
-        return tree_unflatten(store["tree"], outs)
+        return tree_unflatten(out_tree, outs)
 
     return wrapped
+
+
+# The traces of each checkpointed function, per signature, kept while the function lives.
+_traces: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def _trace_cache(fun: Callable[..., Any]) -> dict[Any, Any]:
+    try:
+        return _traces.setdefault(fun, {})
+    except TypeError:  # not weakly referenceable: a cache for this checkpoint(fun) only
+        return {}
 
 
 remat = checkpoint

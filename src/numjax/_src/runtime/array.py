@@ -341,9 +341,9 @@ class ArrayImpl(Array):
             return (ArrayImpl(row, weak, device, True) for row in np.asarray(self._buf))
         return (ArrayImpl(row, weak) for row in np.asarray(self._buf))
 
-    def __hash__(self) -> int:
-        # JAX's text: its ArrayImpl is the C++ type jaxlib.xla_extension.ArrayImpl.
-        raise TypeError("unhashable type: 'jaxlib.xla_extension.ArrayImpl'")
+    # Unhashable, as in JAX: `isinstance(x, collections.abc.Hashable)` is False, which
+    # libraries read to tell static values from arrays; `hash(x)` is Python's TypeError.
+    __hash__ = None  # type: ignore[assignment]
 
     def __setitem__(self, index: Any, value: Any) -> None:
         # JAX names the type as Python prints it: its C++ jaxlib.xla_extension.ArrayImpl.
