@@ -23,7 +23,7 @@ from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core import effects
 from numjax._src.core.avals import get_aval, shaped_abstractify
-from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr, fresh_copy
+from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Var, eval_jaxpr, fresh_copy
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
@@ -155,8 +155,10 @@ def _split_mixed_equations(closed: ClosedJaxpr, unknowns: Sequence[bool]) -> Clo
             continue
         split_any = True
         in_vars = [Var(a.aval) for a in eqn.invars]
-        single = ClosedJaxpr(Jaxpr(constvars=[], invars=in_vars, outvars=list(eqn.outvars),
-                                   eqns=[eqn.replace(invars=in_vars)]), [])
+        # A dropped output (a loop's counter) is still an output of the one-equation jaxpr.
+        out_vars: list[Any] = [Var(v.aval) if type(v) is DropVar else v for v in eqn.outvars]
+        single = ClosedJaxpr(Jaxpr(constvars=[], invars=in_vars, outvars=out_vars,
+                                   eqns=[eqn.replace(invars=in_vars, outvars=out_vars)]), [])
         split = partial_eval.partial_eval_jaxpr(single, reads)
         known_in = [a for a, r in zip(eqn.invars, reads, strict=True) if not r]
         known_outs = _inline(split.known, known_in, eqns, constvars, consts)
