@@ -139,7 +139,11 @@ def _shift(kind: str) -> Expr:
             unsigned = np.dtype(f"u{dtype.itemsize}")
             shifted = cast(dtype, f"{cast(unsigned, a)} >> {b}")
             return f"({shifted} if (0 <= {b} < {bits}) else {zero})"
-        return f"({a} >> min(max({b}, 0), {bits - 1}))"
+        # XLA's arithmetic shift: the bits read as signed, and an amount out of [0, bits)
+        # (negative included) fills with the sign bit, as the NumPy tier's kernel does.
+        signed = np.dtype(f"i{dtype.itemsize}")
+        amount = f"({b} if (0 <= {b} < {bits}) else {bits - 1})"
+        return cast(dtype, f"{cast(signed, a)} >> {amount}")
     return expr
 
 
