@@ -136,6 +136,21 @@ VALUES = [  # (function, float32 arguments, JAX 0.4.30's float32 result)
     ("rel_entr", [[0, 0, 1, 2, -1], [0, 1, 0, 0.5, 1]], [0, 0, INF, 2.7725887, INF]),
     ("kl_div", [[0, 0, 1, 2, -1], [0, 1, 0, 0.5, 1]], [0, 1, INF, 1.2725887, INF]),
     ("zeta", [[2, 3, 4.5], [0.5, 1, 2]], [4.9348021, 1.202057, 0.054707512]),
+    # JAX's conventions at the edges: Ei(0) is NaN, E1 of a negative number NaN.
+    (
+        "expi",
+        [[-10, -2.5, -1, -0.1, 0, 1e-3, 0.5, 1, 2, 5, 10, 30]],
+        [-4.15696922573261e-06, -0.024914920330047607, -0.21938422322273254, -1.822923183441162,
+         NAN, -6.3295392990112305, 0.4542198181152344, 1.8951178789138794, 4.954234600067139,
+         40.18527603149414, 2492.228759765625, 368973217792.0],
+    ),
+    (
+        "exp1",
+        [[-1, 0, 1e-3, 0.5, 1, 2, 5, 10, 30, 80]],
+        [NAN, INF, 6.331536293029785, 0.5597735643386841, 0.21938422322273254,
+         0.048900507390499115, 0.0011482955887913704, 4.15696922573261e-06,
+         3.021552023071538e-15, 2.2285432418318725e-37],
+    ),
 ]
 SCALAR_TYPES = {  # function -> (dtype, weak_type) for Python-float arguments
     "gammaln": ("float32", True),
@@ -165,6 +180,10 @@ SCALAR_TYPES = {  # function -> (dtype, weak_type) for Python-float arguments
     "rel_entr": ("float32", True),
     "kl_div": ("float32", True),
     "zeta": ("float32", True),
+    # JAX 0.4.30's expi and exp1 fail on a Python scalar (AttributeError inside expn, a bug);
+    # numjax promotes it like every other function here.
+    "expi": ("float32", True),
+    "exp1": ("float32", True),
 }
 INT_TYPES = {  # function -> (dtype, weak_type) for int32 arguments, or the error JAX raises
     "gammaln": ("float32", False),
@@ -194,6 +213,8 @@ INT_TYPES = {  # function -> (dtype, weak_type) for int32 arguments, or the erro
     "rel_entr": ("float32", False),
     "kl_div": ("float32", False),
     "zeta": ("float32", False),
+    "expi": ("float32", False),
+    "exp1": ("float32", False),
 }
 GRADS = [  # (function, arguments, argnum, JAX's gradient of the sum; its custom rules at 0)
     ("xlogy", [[0, 0, 1.5, 2], [0, 2, 0.5, 3]], 0, [-INF, 0.69314718, -0.69314718, 1.0986123]),
@@ -232,6 +253,8 @@ GRADS = [  # (function, arguments, argnum, JAX's gradient of the sum; its custom
     ),
     ("rel_entr", [[0, 1, 2], [1, 0.5, 0.5]], 0, [0, 1.6931472, 2.3862944]),
     ("rel_entr", [[0, 1, 2], [1, 0.5, 0.5]], 1, [0, -2, -4]),
+    ("expi", [[-2, 0.5, 3]], 0, [-0.06766764, 3.2974424, 6.695179]),
+    ("exp1", [[0.5, 3]], 0, [-1.2130613, -0.01659569]),
 ]
 A = np.array([[1.0, -2.0, 3.0], [-INF, -INF, -INF], [0.5, 100.0, -1.0]], np.float32)
 B = np.array([[1.0, 2.0, -1.0], [1.0, 1.0, 1.0], [0.0, 1.0, -3.0]], np.float32)
@@ -415,6 +438,8 @@ GRAD_POINTS = [  # (function, arguments away from singularities)
     ("i1e", [[-1.2, 0.4]]),
     ("rel_entr", [[0.5, 2.0], [1.5, 0.5]]),
     ("kl_div", [[0.5, 2.0], [1.5, 0.5]]),
+    ("expi", [[-2.0, 0.5, 3.0]]),
+    ("exp1", [[0.5, 3.0]]),
 ]
 
 

@@ -18,6 +18,8 @@ from numjax._src.scipy.special import entr as entr
 from numjax._src.scipy.special import erf as erf
 from numjax._src.scipy.special import erfc as erfc
 from numjax._src.scipy.special import erfinv as erfinv
+from numjax._src.scipy.special import exp1 as exp1
+from numjax._src.scipy.special import expi as expi
 from numjax._src.scipy.special import expit as expit
 from numjax._src.scipy.special import factorial as factorial
 from numjax._src.scipy.special import gamma as gamma

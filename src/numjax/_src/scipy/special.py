@@ -432,3 +432,47 @@ def i1(x: Array) -> Array:
     """
     (x,) = promote_args_inexact("i1", x)
     return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+
+
+# ---- exponential integrals -------------------------------------------------------------------
+
+
+def _expi_kernel(x: Any) -> Any:
+    import scipy.special
+    out = np.asarray(scipy.special.expi(x))
+    # SciPy gives Ei(0) = -inf; JAX's expi (its series evaluated at 0) gives NaN.
+    return np.where(np.asarray(x) == 0, np.nan, out).astype(out.dtype)
+
+
+def _exp1_kernel(x: Any) -> Any:
+    import scipy.special
+    out = np.asarray(scipy.special.exp1(x))
+    # E1 of a negative real is complex; SciPy's real kernel returns inf there, JAX's NaN.
+    return np.where(np.asarray(x) < 0, np.nan, out).astype(out.dtype)
+
+
+expi_p = elementwise_primitive("expi", upcast_kernel(_expi_kernel), [FLOAT])
+exp1_p = elementwise_primitive("exp1", upcast_kernel(_exp1_kernel), [FLOAT])
+# d/dx Ei(x) = e^x / x and d/dx E1(x) = -e^-x / x (from their integral definitions).
+ad.defjvp(expi_p, lambda t, x: lax.mul(t, lax.div(lax.exp(x), x)))
+ad.defjvp(exp1_p, lambda t, x: lax.mul(t, lax.neg(lax.div(lax.exp(lax.neg(x)), x))))
+
+
+def expi(x: Array) -> Array:
+    """The exponential integral Ei(x) (NaN at 0, as in JAX).
+
+    >>> expi(1.0)
+    Array(1.8951178, dtype=float32, weak_type=True)
+    """
+    (x,) = promote_args_inexact("expi", x)
+    return expi_p.bind(x)
+
+
+def exp1(x: Array) -> Array:
+    """The exponential integral E1(x) for x >= 0 (NaN for x < 0, as in JAX).
+
+    >>> exp1(1.0)
+    Array(0.21938394, dtype=float32, weak_type=True)
+    """
+    (x,) = promote_args_inexact("exp1", x)
+    return exp1_p.bind(x)
