@@ -298,3 +298,139 @@ def test_lower_fun_primitive_runs_eagerly_without_an_impl() -> None:
     double_p.def_abstract_eval(lambda x: x)
     mlir.register_lowering(double_p, mlir.lower_fun(lambda x: x * 2, multiple_results=False))
     np.testing.assert_array_equal(double_p.bind(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+
+
+def test_concrete_avals_and_the_aval_hierarchy() -> None:
+    # JAX 0.4.30: get_aval of a known value is a ConcreteArray, of a traced one a ShapedArray.
+    assert repr(core.get_aval(jnp.arange(3.))) == "ConcreteArray([0. 1. 2.], dtype=float32)"
+    assert repr(core.get_aval(np.int64(2))) == "ConcreteArray(2, dtype=int32)"
+    assert repr(core.get_aval(True)) == "ConcreteArray(True, dtype=bool)"
+    aval = core.get_aval(1.0)
+    assert repr(aval) == "ConcreteArray(1.0, dtype=float32, weak_type=True)"
+    assert isinstance(aval, core.ShapedArray) and isinstance(aval, core.AbstractValue)
+    assert isinstance(core.ShapedArray((), np.float32), core.AbstractValue)
+    assert repr(core.raise_to_shaped(aval)) == "ShapedArray(float32[], weak_type=True)"
+    seen = []
+    numjax.jit(lambda x: seen.append(repr(core.get_aval(x))))(1.0)
+    assert seen == ["ShapedArray(float32[], weak_type=True)"]
+    # The tangent space: float0 for integers, the weak type kept.
+    assert core.ShapedArray((2,), np.int32, True).at_least_vspace() == core.ShapedArray(
+        (2,), numjax.dtypes.float0, True)
+    assert core.ShapedArray((2,), np.float32, True).at_least_vspace() == core.ShapedArray(
+        (2,), np.float32, True)
+    assert aval.at_least_vspace() == core.ShapedArray((), np.float32, True)
+
+
+def test_closed_call_and_call_primitives() -> None:
+    from numjax.extend import linear_util as lu
+
+    def f(x):  # type: ignore[no-untyped-def]
+        return core.closed_call_p.bind(lu.wrap_init(lambda x: [jnp.sin(x) * 2.0]), x)[0]
+
+    # JAX 0.4.30's values (eager sin may differ from XLA's by an ulp).
+    np.testing.assert_allclose(f(1.0), 1.6829419, rtol=1e-6)
+    np.testing.assert_allclose(numjax.jit(f)(1.0), 1.6829419, rtol=1e-6)
+    np.testing.assert_allclose(numjax.grad(f)(1.0), 1.0806046, rtol=1e-6)
+    np.testing.assert_allclose(numjax.vmap(f)(jnp.arange(3.0)), [0., 1.6829419, 1.8185948],
+                               rtol=1e-6)
+    np.testing.assert_allclose(numjax.linearize(f, 1.0)[1](1.0), 1.0806046, rtol=1e-6)
+    closed = numjax.make_jaxpr(f)(1.0)
+    assert str(closed) == (
+        "{ lambda ; a:f32[]. let\n    b:f32[] = closed_call[\n      call_jaxpr={ lambda ; c:f32[]. "
+        "let\n          d:f32[] = sin c\n          e:f32[] = mul d 2.0\n        in (e,) }\n"
+        "    ] a\n  in (b,) }")
+    assert closed.jaxpr.eqns[0].primitive is core.closed_call_p
+    np.testing.assert_allclose(core.jaxpr_as_fun(closed)(0.5)[0], 0.9588511, rtol=1e-6)
+
+    c = jnp.arange(3.0)
+
+    def h(x):  # type: ignore[no-untyped-def]
+        return core.call_p.bind(lu.wrap_init(lambda x: [x * c]), x)[0]
+
+    assert str(numjax.make_jaxpr(lambda x: core.call_p.bind(
+        lu.wrap_init(lambda x: [x * 2]), x))(3.0)) == (
+        "{ lambda ; a:f32[]. let\n    b:f32[] = call[\n      call_jaxpr={ lambda ; c:f32[]. "
+        "let d:f32[] = mul c 2.0 in (d,) }\n    ] a\n  in (b,) }")
+    np.testing.assert_array_equal(h(2.0), [0., 2., 4.])
+    np.testing.assert_array_equal(numjax.jit(h)(2.0), [0., 2., 4.])
+    assert float(numjax.grad(lambda x: h(x).sum())(2.0)) == 3.0
+    np.testing.assert_array_equal(numjax.vmap(h)(jnp.ones(2)), [[0., 1., 2.]] * 2)
+
+
+class _Proxy:
+    """A library's own array-like type (as TFP's variables wrap a NumPy array)."""
+
+    def __init__(self, value: np.ndarray) -> None:
+        self.value = value
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.value.dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.value.shape
+
+    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+        return self.value if dtype is None else self.value.astype(dtype)
+
+
+def test_registering_an_array_type_makes_it_an_operand() -> None:
+    from numjax.interpreters import xla
+
+    assert xla.pytype_aval_mappings is core.pytype_aval_mappings
+    np.testing.assert_array_equal(xla.canonicalize_dtype_handlers[np.ndarray](np.arange(2.0)),
+                                  np.arange(2.0, dtype=np.float32))
+    core.pytype_aval_mappings[_Proxy] = core.pytype_aval_mappings[np.ndarray]
+    xla.canonicalize_dtype_handlers[_Proxy] = xla.canonicalize_dtype_handlers[np.ndarray]
+    try:
+        x = _Proxy(np.arange(3.0))
+        out = numjax.lax.sin(x)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, np.sin(np.arange(3.0)), rtol=1e-6)
+        np.testing.assert_allclose(numjax.jit(lambda v: v * 2)(x), [0., 2., 4.])
+        assert repr(core.get_aval(x)) == "ConcreteArray([0. 1. 2.], dtype=float32)"
+    finally:
+        del core.pytype_aval_mappings[_Proxy]
+        del xla.canonicalize_dtype_handlers[_Proxy]
+
+
+def test_custom_vjp_fwd_gets_an_array_for_a_constant_under_jit() -> None:
+    # grad of a jit whose custom_vjp call reads a concrete weakly typed Array: the jvp of the
+    # jaxpr binds the call again from the equation's literal, and fwd sees an Array (JAX's
+    # ArrayImpl), not a Python int (equinox reads `.shape` off such values).
+    seen = []
+
+    @numjax.custom_vjp
+    def f(x, n):  # type: ignore[no-untyped-def]
+        return x * n
+
+    def fwd(x, n):  # type: ignore[no-untyped-def]
+        seen.append(type(n.value))
+        return x.value * n.value, n.value
+
+    f.defvjp(fwd, lambda n, g: (g * n, None), symbolic_zeros=True)
+    assert float(numjax.grad(numjax.jit(lambda x: f(x, jnp.array(3))))(2.0)) == 3.0
+    assert seen and all(t is not int for t in seen)
+    assert all(hasattr(t, "shape") for t in seen)
+
+
+def test_mapped_and_unmapped_avals() -> None:
+    a = core.ShapedArray((3, 4), np.float32, weak_type=True)
+    assert repr(core.mapped_aval(3, 0, a)) == "ShapedArray(float32[4], weak_type=True)"
+    assert repr(core.mapped_aval(4, 1, a)) == "ShapedArray(float32[3], weak_type=True)"
+    assert core.mapped_aval(3, None, a) is a
+    assert repr(core.unmapped_aval(5, "i", 1, a)) == "ShapedArray(float32[3,5,4], weak_type=True)"
+    assert core.unmapped_aval(5, None, None, a) is a
+    assert repr(core.mapped_aval(3, 0, core.get_aval(jnp.ones(3)))) == "ShapedArray(float32[])"
+    with pytest.raises(ValueError, match="not the map's size 2"):
+        core.mapped_aval(2, 0, a)
+
+
+@pytest.mark.parametrize("name", ["numjax.core", "numjax._src.core.avals"])
+def test_docstring_examples(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0

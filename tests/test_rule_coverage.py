@@ -30,14 +30,14 @@ import pytest
 
 import numjax
 import numjax.numpy as jnp
-from numjax import lax
+from numjax import core, lax
 from numjax._src.core.trace import Primitive, primitives
 from numjax._src.random import prng, xla_math
 from numjax._src.tree_util import tree_leaves, tree_map
 from numjax.ad_checkpoint import checkpoint_name
 from numjax.experimental.shard_map import shard_map
 from numjax.lax import linalg
-from numjax.scipy.special import betainc
+from numjax.scipy.special import betainc, exp1, expi
 from numjax.sharding import Mesh, NamedSharding
 from numjax.sharding import PartitionSpec as P
 from numjax.test_util import check_grads
@@ -337,6 +337,10 @@ ROWS: list[Row] = [
         grad=(0, 1), x64=True),
     # -- calls --
     Row("pjit", numjax.jit(_sin_times), (normal(3), normal(3)), grad=(0, 1)),
+    Row("closed_call", lambda x, y: core.closed_call_p.bind(
+        lambda x, y: [_sin_times(x, y)], x, y)[0], (normal(3), normal(3)), grad=(0, 1)),
+    Row("call", lambda x, y: core.call_p.bind(
+        lambda x, y: [_sin_times(x, y)], x, y)[0], (normal(3), normal(3)), grad=(0, 1)),
     Row("xla_pmap", numjax.pmap(_sin_times), (normal(1, 3), normal(1, 3)), grad=(0, 1)),
     Row("shard_map", lambda x, y: shard_map(_sin_times, Mesh(np.array(numjax.devices()[:1]),
                                                              ("i",)),
@@ -408,6 +412,8 @@ ROWS: list[Row] = [
     Row("regularized_incomplete_beta", betainc,
         (uniform(0.5, 4.0, 3), uniform(0.5, 4.0, 3), uniform(0.05, 0.95, 3)), grad=(2,),
         x64=True),
+    Row("expi", expi, (uniform(0.2, 4.0, 3),), grad=(0,), x64=True),
+    Row("exp1", exp1, (uniform(0.2, 4.0, 3),), grad=(0,), x64=True),
 ]
 
 assert len({r.name for r in ROWS}) == len(ROWS), "row names must be unique"

@@ -18,6 +18,7 @@ from numjax._src import compiler, config
 from numjax._src.compiler import compile_log
 from numjax._src.compiler.lowering import broadcast_results, host_callback_primitives
 from numjax._src.core.avals import get_aval
+from numjax._src.core.canonicalize import canonicalize_dtype_handlers
 from numjax._src.core.errors import user_source_line
 from numjax._src.core.trace import (
     Primitive,
@@ -244,7 +245,8 @@ def host_value(x: Any, guard: bool = True) -> tuple[Any, Any]:
         return x._buf, aval
     if hasattr(x, "__jax_array__"):
         return host_value(x.__jax_array__(), guard)
-    buf = np.asarray(x)
+    handler = canonicalize_dtype_handlers.get(type(x))
+    buf = np.asarray(x) if handler is None else handler(x)
     if guard and transfer_guard._in_use:
         transfer_guard.host_operand(x, aval.dtype)
     if buf.dtype != aval.dtype:

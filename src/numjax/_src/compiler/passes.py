@@ -12,7 +12,8 @@ import numpy as np
 from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var, fresh_copy
 
-# Primitives whose equations hold a call to a jaxpr (`params["jaxpr"]`) that can be inlined.
+# Primitives whose equations hold a call to a jaxpr that can be inlined: `params["jaxpr"]`
+# (pjit) or `params["call_jaxpr"]` (closed_call's ClosedJaxpr, call's open Jaxpr).
 call_primitives: set[Any] = set()
 
 
@@ -36,7 +37,9 @@ def _inline_into(jaxpr: Jaxpr, renames: dict[Var, Any], out: list[JaxprEqn],
                  constvars: list[Var], consts: list[Any]) -> None:
     for eqn in jaxpr.eqns:
         if eqn.primitive in call_primitives:
-            closed_inner: ClosedJaxpr = eqn.params["jaxpr"]
+            closed_inner = eqn.params.get("jaxpr") or eqn.params["call_jaxpr"]
+            if isinstance(closed_inner, Jaxpr):  # `call`'s callee: an open jaxpr
+                closed_inner = ClosedJaxpr(closed_inner, [])
             inner = ClosedJaxpr(fresh_copy(closed_inner.jaxpr), closed_inner.consts)
             inner_renames: dict[Var, Any] = {}
             for v, c in zip(inner.jaxpr.constvars, inner.consts, strict=True):

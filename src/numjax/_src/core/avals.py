@@ -25,7 +25,13 @@ def short_dtype_name(dtype: np.dtype) -> str:
     return name
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base of every aval (`jax.core.AbstractValue`: libraries test `isinstance` with it)."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The aval of an array: shape, dtype and whether the dtype is weak (from a Python scalar).
 
     >>> import numpy as np
@@ -95,6 +101,12 @@ class ShapedArray:
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
+    def at_least_vspace(self) -> ShapedArray:
+        """The aval of this value's tangents: float0 for integers and booleans (the weak type
+        kept, as in JAX)."""
+        inexact = dtypes.issubdtype(self.dtype, np.inexact)
+        return ShapedArray(self.shape, self.dtype if inexact else dtypes.float0, self.weak_type)
+
     def str_short(self, short_dtypes: bool = False) -> str:
         name = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
         return f"{name}[{','.join(str(d) for d in self.shape)}]"
@@ -106,7 +118,69 @@ class ShapedArray:
     __str__ = str_short
 
 
-class AbstractToken:
+class ConcreteArray(ShapedArray):
+    """The aval of a known value, as `jax.core.get_aval` reports it for an Array, a NumPy value or
+    a Python scalar (libraries test `type(get_aval(x)) is ConcreteArray` to specialize on
+    constants). numjax's transformations work with ShapedArrays only; these are not interned.
+
+    >>> ConcreteArray(np.dtype("float32"), np.float32(1.0), weak_type=True)
+    ConcreteArray(1.0, dtype=float32, weak_type=True)
+    """
+
+    __slots__ = ("val",)
+    val: Any
+
+    def __new__(cls, dtype: Any, val: Any, weak_type: bool = False) -> ConcreteArray:
+        aval = object.__new__(cls)
+        aval.shape = tuple(int(d) for d in np.shape(val))
+        aval.dtype = np.dtype(dtype)
+        aval.weak_type = bool(weak_type)
+        aval.val = val
+        return aval
+
+    def __reduce__(self) -> Any:
+        return (ConcreteArray, (self.dtype, self.val, self.weak_type))
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is ConcreteArray and self.dtype == other.dtype
+                and self.weak_type == other.weak_type and self.val is other.val)
+
+    def __hash__(self) -> int:
+        return id(self.val)
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ConcreteArray({self.val}, dtype={self.dtype.name}{weak})"
+
+
+def raise_to_shaped(aval: Any, weak_type: bool | None = None) -> Any:
+    """The ShapedArray of an aval (a ConcreteArray forgets its value)."""
+    if isinstance(aval, ShapedArray):
+        return ShapedArray(aval.shape, aval.dtype,
+                           aval.weak_type if weak_type is None else weak_type)
+    return aval
+
+
+def mapped_aval(size: int, axis: int | None, aval: Any) -> Any:
+    """The aval of one slice of `aval` along `axis` (None: not mapped), as a map (vmap, pmap)
+    sees each element."""
+    if axis is None:
+        return aval
+    if aval.shape[axis] != size:
+        raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short()} has size "
+                         f"{aval.shape[axis]}, not the map's size {size}.")
+    return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype, aval.weak_type)
+
+
+def unmapped_aval(size: int, axis_name: Any, axis: int | None, aval: Any) -> Any:
+    """The aval of `size` values of `aval` stacked along `axis` (None: not mapped)."""
+    if axis is None:
+        return aval
+    return ShapedArray(aval.shape[:axis] + (size,) + aval.shape[axis:], aval.dtype,
+                       aval.weak_type)
+
+
+class AbstractToken(AbstractValue):
     """The aval of an ordering token threaded through effectful computations."""
 
     __slots__ = ()

@@ -339,9 +339,14 @@ class StagingTrace(Trace):
 
 
 def _scalar_value(c: Any, aval: ShapedArray) -> Any:
-    """A literal's value: a Python scalar when weakly typed (so re-binding it keeps the weak
-    type), else a NumPy scalar of the aval's dtype."""
+    """A literal's value: a Python scalar or weakly typed Array when weakly typed (so
+    re-binding it keeps the weak type), else a NumPy scalar of the aval's dtype."""
     if type(c) in (bool, int, float, complex):
+        return c
+    if aval.weak_type and hasattr(c, "weak_type"):
+        # A weakly typed Array stays itself (its weak type rebinds with it): rules that hand
+        # their operands to user code (a custom_vjp's fwd) get an Array, as in JAX, not a
+        # Python scalar.
         return c
     try:
         value = np.asarray(c).astype(aval.dtype)[()]
