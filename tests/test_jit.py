@@ -327,6 +327,18 @@ def test_disable_jit_runs_python():
     assert len(calls) == 2
 
 
+def test_disable_jit_takes_disable_as_a_keyword():
+    # JAX 0.4.30's signature, disable_jit(disable: bool = True) (chex's fake_pmap passes it).
+    seen = []
+    f = jax.jit(lambda x: seen.append(type(x).__name__) or x)
+    with jax.disable_jit(disable=True):
+        f(1.0)
+        with jax.disable_jit(disable=False):
+            f(2.0)
+    assert seen == ["float", "StagingTracer"]
+    assert not jax.config.jax_disable_jit
+
+
 def test_methods_and_partial():
     class Model:
         def __init__(self, scale):
@@ -705,3 +717,18 @@ def test_cost_analysis_counts_flops_and_transcendentals_as_xla():
     assert (cost["flops"], cost["transcendentals"]) == (100.0, 100.0)
     cost = jax.jit(lambda x: x.sum()).lower(jnp.ones((10, 10))).cost_analysis()
     assert cost["flops"] == 100.0 and "transcendentals" not in cost
+
+
+def test_jitted_function_reports_its_signature():
+    import inspect
+
+    def foo(x, y=2):
+        return x + y
+
+    sig = inspect.signature(foo)
+    assert jax.jit(foo).__signature__ == sig  # JAX 0.4.30: (x, y=2)
+    assert inspect.signature(jax.jit(foo, static_argnums=1)) == sig
+    # A wrapper that reads the signature without unwrapping (chex's fake_pmap, pmap over jit).
+    assert inspect.signature(jax.jit(foo), follow_wrapped=False) == sig
+    out = jax.pmap(jax.jit(foo))(x=jax.numpy.ones((1, 2)), y=jax.numpy.ones((1, 2)))
+    np.testing.assert_array_equal(out, [[2.0, 2.0]])

@@ -1308,3 +1308,24 @@ def _iterable_tree(tree):
     if isinstance(tree, (list, tuple, collections.OrderedDict)):
         return [_iterable_tree(c) for c in (tree.values() if isinstance(tree, dict) else tree)]
     return [] if tree is None else tree
+
+
+class _Fields:
+    def __init__(self, **fields: object) -> None:
+        self.__dict__.update(fields)
+
+
+def test_flatten_with_path_keeps_plain_flattening_structure() -> None:
+    # A type registered with both a keyed and a plain flatten that give different aux data
+    # (chex's dataclasses): the structure is the plain one's, as JAX 0.4.30 builds it.
+    tu.register_pytree_with_keys(
+        _Fields,
+        lambda p: ([(tu.GetAttrKey(k), v) for k, v in sorted(p.__dict__.items())],
+                   [tu.GetAttrKey(k) for k in sorted(p.__dict__)]),
+        lambda names, values: _Fields(**dict(zip(names, values, strict=True))),
+        flatten_func=lambda p: ([v for _, v in sorted(p.__dict__.items())], sorted(p.__dict__)))
+    pairs, treedef = tu.tree_flatten_with_path(_Fields(a=1, b=2))
+    assert pairs == [((tu.GetAttrKey("a"),), 1), ((tu.GetAttrKey("b"),), 2)]
+    assert str(treedef) == "PyTreeDef(CustomNode(_Fields[['a', 'b']], [*, *]))"
+    assert treedef.unflatten([3, 4]).__dict__ == {"a": 3, "b": 4}
+    assert treedef == tu.tree_structure(_Fields(a=5, b=6))

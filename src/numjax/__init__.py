@@ -52,6 +52,7 @@ from numjax._src.api.device_put import device_put_replicated as device_put_repli
 from numjax._src.api.device_put import device_put_sharded as device_put_sharded  # noqa: E402
 from numjax._src.api.device_put import effects_barrier as effects_barrier  # noqa: E402
 from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
+from numjax._src.api.jit import disable_jit as disable_jit  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
 from numjax._src.api.make_array import make_array_from_callback as make_array_from_callback  # noqa: E402,E501
 from numjax._src.api.make_array import (  # noqa: E402
@@ -84,7 +85,6 @@ from numjax._src.config import debug_nans as debug_nans  # noqa: E402
 from numjax._src.config import default_device as default_device  # noqa: E402
 from numjax._src.config import default_matmul_precision as default_matmul_precision  # noqa: E402
 from numjax._src.config import default_prng_impl as default_prng_impl  # noqa: E402
-from numjax._src.config import disable_jit as disable_jit  # noqa: E402
 from numjax._src.config import enable_checks as enable_checks  # noqa: E402
 from numjax._src.config import explain_cache_misses as explain_cache_misses  # noqa: E402
 from numjax._src.config import log_compiles as log_compiles  # noqa: E402

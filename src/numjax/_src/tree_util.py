@@ -224,7 +224,13 @@ def _keyed_children(handler: _Handler, tree: Any) -> tuple[Iterable[tuple[Any, A
     if kind == _NONE:
         return (), None
     if handler.flatten_with_keys is not None:
-        return _call_flatten(handler.flatten_with_keys, tree)
+        keyed, aux = _call_flatten(handler.flatten_with_keys, tree)
+        if handler.flatten is not None:
+            # The structure is plain flattening's, as JAX builds it with tree_flatten: a type
+            # registered with both functions may give each different aux data (chex's
+            # dataclasses give their key objects to one, field names to the other).
+            aux = _call_flatten(handler.flatten, tree)[1]
+        return keyed, aux
     assert handler.flatten is not None
     children, aux = _call_flatten(handler.flatten, tree)
     return [(FlattenedIndexKey(i), child) for i, child in enumerate(children)], aux

@@ -137,6 +137,7 @@ class JitWrapped:
         functools.update_wrapper(self, fun)  # type: ignore[arg-type]
         self._fun = fun
         sig = signature_of(fun)
+        self._signature = sig
         self._static_argnums, self._static_argnames = infer_argnums_and_argnames(
             sig, static_argnums, static_argnames)
         donate_nums, donate_names = infer_argnums_and_argnames(
@@ -191,6 +192,14 @@ class JitWrapped:
         if obj is None:
             return self
         return types.MethodType(self, obj)
+
+    @property
+    def __signature__(self) -> Any:
+        # The wrapped function's, as JAX's jitted functions report it: with `__get__` defined,
+        # `inspect` would otherwise read this object as a builtin method with no signature.
+        if self._signature is None:
+            raise AttributeError("__signature__")
+        return self._signature
 
     def __repr__(self) -> str:
         return f"<PjitFunction of {self._fun!r}>"
@@ -490,6 +499,18 @@ _INT_MIN, _INT_MAX = -2**31, 2**31 - 1
 
 
 # ---- entry points --------------------------------------------------------------------------
+
+
+def disable_jit(disable: bool = True) -> Any:
+    """A context manager in which jitted functions (and the loops and conditionals of lax)
+    run op by op on concrete values, `disable=False` turning that back off.
+
+    >>> import numjax
+    >>> with disable_jit():
+    ...     numjax.jit(lambda x: type(x).__name__)(1.0)
+    'float'
+    """
+    return config.disable_jit(disable)
 
 
 def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
