@@ -133,3 +133,23 @@ def test_check_in_a_loop_body_is_not_functionalized() -> None:
 
     with pytest.raises(ValueError, match="Cannot abstractly evaluate a checkify.check"):
         checkify.checkify(lambda xs: numjax.lax.scan(body, 0.0, xs)[0])(jnp.array([1.0, -1.0]))
+
+
+@pytest.mark.parametrize("transform", ["eager", "jit", "vmap"])
+def test_formatting_arguments_stay_arrays(transform: str) -> None:
+    # JAX 0.4.30 formats them as Arrays: a container's repr shows `Array(...)`.
+    def f(x):  # type: ignore[no-untyped-def]
+        checkify.check(jnp.all(x > 0), "bad {x} {y}", x={"a": x}, y=jnp.int32(3))
+        return x
+
+    g = checkify.checkify(f)
+    if transform == "jit":
+        g = numjax.jit(g)
+    if transform == "vmap":
+        err, _ = numjax.vmap(g)(jnp.array([[-1.0, 2.0], [1.0, 1.0]]))
+        prefix = "at mapped index 0: "
+    else:
+        err, _ = g(jnp.array([-1.0, 2.0]))
+        prefix = ""
+    assert err.get() == (prefix + "bad {'a': Array([-1.,  2.], dtype=float32)} 3 "
+                         "(`check` failed)")

@@ -150,9 +150,10 @@ class Error:
 
 
 def _index(x: Any, idx: tuple[int, ...]) -> Any:
-    # Formatting arguments are batched like the predicates when the Error is.
-    value = np.asarray(x)
-    return value[idx] if idx and value.ndim >= len(idx) else value
+    # Formatting arguments are batched like the predicates when the Error is. They stay
+    # Arrays, so a message formats them as JAX's does (`Array([-1.,  2.], dtype=float32)`
+    # inside a container's repr).
+    return x[idx] if idx and np.ndim(x) >= len(idx) else x
 
 
 functionalization_error_text = (
