@@ -1,0 +1,181 @@
+"""Run JAX libraries' own test suites against numjax and print the pass counts beside JAX's.
+
+Each library's tests run in a fresh interpreter under pytest, with `import jax` resolved to
+numjax (`numjax.compat.install()` before collection). The suites are the ones the pinned
+wheels ship (`tests/ecosystem/requirements.txt` installs them without jax or jaxlib); a
+library whose wheel has none takes a source checkout's test folder with `--tests DIR`.
+
+    python tools/run_library_suites.py chex optax
+    python tools/run_library_suites.py --jax-python ~/jax-env/bin/python chex
+    python tools/run_library_suites.py --tests ~/src/lineax/tests lineax
+
+The table prints, per library, numjax's passed/failed/errors/skipped and JAX 0.4.30's passed
+count: recorded below, or measured now with `--jax-python` (an interpreter that has jax 0.4.30
+and the same library versions). Failures are listed per test with `--list-failures`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+
+@dataclasses.dataclass(frozen=True)
+class Library:
+    module: str  # the import name
+    version: str  # the pinned version (tests/ecosystem/requirements.txt)
+    pattern: str = "*_test.py"  # the test files the wheel ships
+
+
+LIBRARIES = {
+    "chex": Library("chex", "0.1.86"),
+    "optax": Library("optax", "0.2.3"),
+    "distrax": Library("distrax", "0.1.5"),
+    "flax": Library("flax", "0.8.5"),
+    "dm-haiku": Library("haiku", "0.0.12"),
+    "lineax": Library("lineax", "0.0.5", "test_*.py"),
+    "optimistix": Library("optimistix", "0.0.7", "test_*.py"),
+    "einops": Library("einops", "0.8.0", "test_*.py"),
+}
+
+# JAX 0.4.30's counts for the same test files, measured with this script's --jax-python
+# (library -> tests passed).
+RECORDED_JAX_PASSED: dict[str, int] = {}
+
+# Installs numjax as `jax`, then runs pytest on the arguments given after `--`.
+_NUMJAX_RUNNER = (
+    "import sys, numjax.compat; numjax.compat.install(); import pytest; "
+    "sys.exit(pytest.main(sys.argv[1:]))"
+)
+_JAX_RUNNER = "import sys, pytest; sys.exit(pytest.main(sys.argv[1:]))"
+
+
+@dataclasses.dataclass
+class Counts:
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    failures: list[str] = dataclasses.field(default_factory=list)
+    passed_names: set[str] = dataclasses.field(default_factory=set)
+
+    @property
+    def run(self) -> int:
+        return self.passed + self.failed + self.errors
+
+
+def test_files(library: Library, tests_dir: Path | None) -> list[Path]:
+    """The library's test files: under `tests_dir`, else those its installed package ships."""
+    if tests_dir is None:
+        spec = importlib.util.find_spec(library.module)
+        if spec is None or not spec.submodule_search_locations:
+            raise SystemExit(f"{library.module} is not installed (see "
+                             "tests/ecosystem/requirements.txt)")
+        tests_dir = Path(next(iter(spec.submodule_search_locations)))
+    files = sorted(tests_dir.rglob(library.pattern))
+    if not files:
+        raise SystemExit(f"no {library.pattern} files under {tests_dir}: pass a source "
+                         "checkout's test folder with --tests")
+    return files
+
+
+def run_suite(python: str, runner: str, files: list[Path], timeout: float,
+              workers: int) -> Counts:
+    """Run pytest on `files` in a fresh `python`; the counts from its JUnit report."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.xml"
+        args = [python, "-c", runner, "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                "--import-mode=importlib", "--continue-on-collection-errors",
+                f"--junitxml={report}", "-o", "addopts=",
+                "-W", "ignore::DeprecationWarning", *map(str, files)]
+        if workers > 1:
+            args[3:3] = ["-n", str(workers)]
+        env = dict(os.environ, JAX_PLATFORMS="cpu")
+        try:
+            subprocess.run(args, cwd=tmp, env=env, timeout=timeout, check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            print(f"  timed out after {timeout:.0f} s; counting what was reported",
+                  file=sys.stderr)
+        return _read_report(report)
+
+
+def _read_report(report: Path) -> Counts:
+    counts = Counts()
+    if not report.exists():
+        return counts
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        tags = {child.tag for child in case}
+        if "failure" in tags:
+            counts.failed += 1
+            counts.failures.append(name)
+        elif "error" in tags:
+            counts.errors += 1
+            counts.failures.append(name)
+        elif "skipped" in tags:
+            counts.skipped += 1
+        else:
+            counts.passed += 1
+            counts.passed_names.add(name)
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("libraries", nargs="*", default=["chex", "optax"],
+                        help=f"some of {', '.join(LIBRARIES)}")
+    parser.add_argument("--tests", type=Path, help="a source checkout's test folder "
+                        "(for a single library whose wheel ships no tests)")
+    parser.add_argument("--jax-python", help="an interpreter with jax 0.4.30 and the same "
+                        "library versions: measure JAX's counts now")
+    parser.add_argument("--timeout", type=float, default=3600.0,
+                        help="seconds per suite and interpreter")
+    parser.add_argument("--workers", type=int, default=1, help="pytest-xdist workers")
+    parser.add_argument("--list-failures", action="store_true")
+    args = parser.parse_args(argv)
+    if args.tests is not None and len(args.libraries) != 1:
+        parser.error("--tests goes with exactly one library")
+
+    rows = []
+    for name in args.libraries:
+        library = LIBRARIES[name]
+        files = test_files(library, args.tests)
+        print(f"{name} {library.version}: {len(files)} test files", file=sys.stderr)
+        ours = run_suite(sys.executable, _NUMJAX_RUNNER, files, args.timeout, args.workers)
+        # Of the tests JAX passes, the share numjax passes (measured: by name; recorded: by
+        # count).
+        if args.jax_python:
+            theirs = run_suite(args.jax_python, _JAX_RUNNER, files, args.timeout, args.workers)
+            jax_passed: int | None = theirs.passed
+            both = len(theirs.passed_names & ours.passed_names)
+            share = f"{both / theirs.passed:.1%}" if theirs.passed else "-"
+            if args.list_failures:
+                for failure in sorted(theirs.passed_names - ours.passed_names):
+                    print(f"  passes under JAX, not numjax: {failure}")
+        else:
+            jax_passed = RECORDED_JAX_PASSED.get(name)
+            share = f"{min(ours.passed / jax_passed, 1.0):.1%}" if jax_passed else "-"
+            if args.list_failures:
+                for failure in ours.failures:
+                    print(f"  fails under numjax: {failure}")
+        rows.append((name, library.version, ours, jax_passed, share))
+
+    print(f"{'library':<12} {'version':<8} {'passed':>7} {'failed':>7} {'errors':>7} "
+          f"{'skipped':>8} {'JAX passed':>11} {'share':>7}")
+    for name, version, ours, jax_passed, share in rows:
+        print(f"{name:<12} {version:<8} {ours.passed:>7} {ours.failed:>7} {ours.errors:>7} "
+              f"{ours.skipped:>8} {jax_passed if jax_passed is not None else '-':>11} "
+              f"{share:>7}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
