@@ -434,3 +434,10 @@ def test_docstring_examples(name: str) -> None:
 
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_main_trace_is_the_trace() -> None:
+    # flax.nnx annotates `find_top_trace(...).main` as a `jax.core.MainTrace`.
+    seen = []
+    numjax.jit(lambda x: seen.append(core.find_top_trace([x]).main))(1.0)
+    assert isinstance(seen[0], core.MainTrace)

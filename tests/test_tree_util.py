@@ -1329,3 +1329,14 @@ def test_flatten_with_path_keeps_plain_flattening_structure() -> None:
     assert str(treedef) == "PyTreeDef(CustomNode(_Fields[['a', 'b']], [*, *]))"
     assert treedef.unflatten([3, 4]).__dict__ == {"a": 3, "b": 4}
     assert treedef == tu.tree_structure(_Fields(a=5, b=6))
+
+
+def test_broadcast_prefix() -> None:
+    # jax._src.tree_util.broadcast_prefix (flax.nnx imports it), JAX 0.4.30's results.
+    from numjax._src.tree_util import broadcast_prefix
+
+    assert broadcast_prefix((0, 1), ([1, 2], {"a": 3})) == [0, 0, 1]
+    assert broadcast_prefix((0, None), ([1, 2], {"a": 3}), is_leaf=lambda x: x is None) == [
+        0, 0, None]
+    with pytest.raises(ValueError):
+        broadcast_prefix((0, 1, 2), ([1, 2], {"a": 3}))

@@ -36,6 +36,9 @@ from numjax._src.core.trace import ensure_compile_time_eval as ensure_compile_ti
 from numjax._src.core.trace import find_top_trace as find_top_trace
 from numjax._src.core.trace import thread_local_state as thread_local_state
 
+# JAX's record of a transformation, `trace.main`: a numjax trace is its own main.
+MainTrace = Trace
+
 # type -> the aval of its values: the table `get_aval` reads, so a type a library registers here
 # (TFP's variables, say) is an array to every numjax operation.
 pytype_aval_mappings = _avals.aval_handlers

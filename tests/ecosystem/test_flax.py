@@ -31,3 +31,27 @@ def test_linen_mlp() -> None:
                                [0.06310612708330154] * 2, rtol=1e-6)
     grads = jax.grad(lambda p: model.apply(p, jnp.ones((2, 3))).sum())(params)
     assert float(grads["params"]["Dense_1"]["bias"][0]) == 2.0
+
+
+def test_nnx_mlp() -> None:
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    class MLP(nnx.Module):  # type: ignore[misc]
+        def __init__(self, din, dh, dout, rngs):  # type: ignore[no-untyped-def]
+            self.l1 = nnx.Linear(din, dh, rngs=rngs)
+            self.l2 = nnx.Linear(dh, dout, rngs=rngs)
+
+        def __call__(self, x):  # type: ignore[no-untyped-def]
+            return self.l2(jax.nn.relu(self.l1(x)))
+
+    model = MLP(2, 8, 1, nnx.Rngs(0))
+    x = jnp.ones((4, 2))
+    # JAX 0.4.30's values.
+    np.testing.assert_allclose(model(x).ravel(), [-0.40266538] * 4, rtol=1e-6)
+    np.testing.assert_allclose(nnx.jit(lambda m, x: m(x))(model, x).ravel(), [-0.40266538] * 4,
+                               rtol=1e-6)
+    grads = nnx.grad(lambda m: (m(x) ** 2).mean())(model)
+    np.testing.assert_allclose(jax.tree_util.tree_leaves(nnx.state(grads))[0].ravel()[:3],
+                               [-0.00250852, 0.0, 0.0], atol=1e-7, rtol=1e-5)

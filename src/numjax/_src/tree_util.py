@@ -1198,6 +1198,19 @@ def _tree_flatten_with_path(tree: Any, is_leaf: IsLeaf, handlers: dict[type, _Ha
     return out, PyTreeDef(node, len(out))
 
 
+def broadcast_prefix(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -> list[Any]:
+    """Each leaf of `prefix_tree` repeated once per leaf of the matching subtree of `full_tree`
+    (how an `in_axes`-like prefix spreads over arguments); ValueError if it is no prefix.
+
+    >>> broadcast_prefix((0, 1), ([1, 2], {'a': 3}))
+    [0, 0, 1]
+    """
+    result: list[Any] = []
+    tree_map(lambda x, subtree: result.extend([x] * tree_structure(subtree).num_leaves),
+             prefix_tree, full_tree, is_leaf=is_leaf)
+    return result
+
+
 def tree_leaves_with_path(tree: Any, is_leaf: IsLeaf = None) -> list[tuple[KeyPath, Any]]:
     """The `(key path, leaf)` pairs of a pytree.
 
