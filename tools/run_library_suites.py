@@ -49,12 +49,11 @@ LIBRARIES = {
 # (library -> tests passed).
 RECORDED_JAX_PASSED: dict[str, int] = {}
 
-# Installs numjax as `jax`, then runs pytest on the arguments given after `--`.
-_NUMJAX_RUNNER = (
-    "import sys, numjax.compat; numjax.compat.install(); import pytest; "
-    "sys.exit(pytest.main(sys.argv[1:]))"
-)
-_JAX_RUNNER = "import sys, pytest; sys.exit(pytest.main(sys.argv[1:]))"
+# Runs pytest on the command line's arguments; numjax's run loads `_PLUGIN` first in every
+# process (pytest-xdist's workers too), which resolves `import jax` to numjax.
+_RUNNER = "import sys, pytest; sys.exit(pytest.main(sys.argv[1:]))"
+_PLUGIN = "numjax_as_jax"
+_PLUGIN_SOURCE = "import numjax.compat\n\nnumjax.compat.install()\n"
 
 
 @dataclasses.dataclass
@@ -86,18 +85,26 @@ def test_files(library: Library, tests_dir: Path | None) -> list[Path]:
     return files
 
 
-def run_suite(python: str, runner: str, files: list[Path], timeout: float,
+def run_suite(python: str, numjax: bool, files: list[Path], timeout: float,
               workers: int) -> Counts:
-    """Run pytest on `files` in a fresh `python`; the counts from its JUnit report."""
+    """Run pytest on `files` in a fresh `python` (with `import jax` resolved to numjax if
+    `numjax`); the counts from its JUnit report."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
-        args = [python, "-c", runner, "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+        env = dict(os.environ, JAX_PLATFORMS="cpu")
+        plugin: list[str] = []
+        if numjax:
+            (Path(tmp) / f"{_PLUGIN}.py").write_text(_PLUGIN_SOURCE)
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (tmp, os.environ.get("PYTHONPATH")) if p)
+            plugin = ["-p", _PLUGIN]
+        args = [python, "-c", _RUNNER, *plugin, "-q", "-p", "no:cacheprovider",
+                "-p", "no:randomly",
                 "--import-mode=importlib", "--continue-on-collection-errors",
                 f"--junitxml={report}", "-o", "addopts=",
                 "-W", "ignore::DeprecationWarning", *map(str, files)]
         if workers > 1:
             args[3:3] = ["-n", str(workers)]
-        env = dict(os.environ, JAX_PLATFORMS="cpu")
         try:
             subprocess.run(args, cwd=tmp, env=env, timeout=timeout, check=False,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -149,11 +156,11 @@ def main(argv: list[str] | None = None) -> int:
         library = LIBRARIES[name]
         files = test_files(library, args.tests)
         print(f"{name} {library.version}: {len(files)} test files", file=sys.stderr)
-        ours = run_suite(sys.executable, _NUMJAX_RUNNER, files, args.timeout, args.workers)
+        ours = run_suite(sys.executable, True, files, args.timeout, args.workers)
         # Of the tests JAX passes, the share numjax passes (measured: by name; recorded: by
         # count).
         if args.jax_python:
-            theirs = run_suite(args.jax_python, _JAX_RUNNER, files, args.timeout, args.workers)
+            theirs = run_suite(args.jax_python, False, files, args.timeout, args.workers)
             jax_passed: int | None = theirs.passed
             both = len(theirs.passed_names & ours.passed_names)
             share = f"{both / theirs.passed:.1%}" if theirs.passed else "-"
