@@ -23,6 +23,7 @@ from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, jaxpr_as_fun
 from numjax._src.core.trace import Primitive
+from numjax._src.interpreters.staging import trace_to_jaxpr
 
 
 class CallPrimitive(Primitive):
@@ -34,8 +35,6 @@ class CallPrimitive(Primitive):
         if "call_jaxpr" in params:  # re-bound from an equation
             return super().bind(*args, **params)
         fun, *operands = args
-        from numjax._src.interpreters.staging import trace_to_jaxpr
-
         call: Callable[..., Any] = getattr(fun, "call_wrapped", fun)
         closed = trace_to_jaxpr(lambda *xs: list(call(*xs)),
                                 [shaped_abstractify(x) for x in operands])
