@@ -9,8 +9,11 @@ Two ways to run the per-device program, chosen per compiled pmap:
   program, and an inner pmap takes the device's slice along its axis and gathers the results.
 - *batched*: the per-device program, vmapped over the device axis, is compiled as one program
   and run on the calling thread; collectives become the vmap's batch rules. For small shards this
-  is faster than waking the devices' threads (each handoff costs tens of microseconds; the
-  threshold, `numjax_pmap_spmd_min_bytes`, is per device and measured in benchmarks/pmap_bench.py).
+  is faster than waking the devices' threads (each handoff costs tens of microseconds, and one
+  thread's fused loops already use every core). The threshold, `numjax_pmap_spmd_min_bytes`,
+  is the per-device program's estimated bytes accessed: 32 MB, from `pmap_bench.py threshold`
+  on 2 cores (an elementwise program with a psum: threads 1.14x slower than batched at 20 MB
+  accessed per device, 0.55x at 80 MB; the 784-1024-1024-10 MLP step, 176 MB, 0.82x).
 
 Programs with host callbacks always run SPMD, so that each device's callback sees its device,
 and so do programs with collectives inside a cond or while loop (devices taking different
@@ -48,7 +51,7 @@ from numjax._src.runtime.array import ArrayImpl, make_array, sharded_array
 from numjax._src.runtime.sharding import PmapSharding
 
 spmd_min_bytes = config.State(
-    "numjax_pmap_spmd_min_bytes", 1 << 20,
+    "numjax_pmap_spmd_min_bytes", 32 << 20,
     "A pmap whose per-device program touches at least this many bytes (estimated) runs on the "
     "devices' threads side by side; a smaller one runs as one batched program on the calling "
     "thread. 0 runs every pmap on the devices' threads.",
