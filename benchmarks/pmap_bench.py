@@ -2,7 +2,7 @@
 measured in one run. Prints times and ratios; asserts nothing.
 
     python benchmarks/pmap_bench.py            # everything
-    python benchmarks/pmap_bench.py mlp        # one section: mlp, dispatch, psum
+    python benchmarks/pmap_bench.py mlp        # one section: mlp, dispatch, psum, threshold
 
 The device count is set here before either library starts its backend.
 """
@@ -15,11 +15,11 @@ os.environ.setdefault("NUMJAX_NUM_CPU_DEVICES", "2")
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
 
 import sys  # noqa: E402
-import timeit  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
+from _report import best, block, row  # noqa: E402
 
 import numjax  # noqa: E402
 import numjax.numpy as jnp  # noqa: E402
@@ -33,29 +33,6 @@ except ImportError:
     jax = None
 
 N = 2
-
-
-def best(fn: Callable[[], Any], number: int = 10, repeat: int = 5) -> float:
-    """Best seconds per call."""
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
-
-
-def row(name: str, numjax_s: float, base_name: str, base_s: float | None = None,
-        jax_s: float | None = None, unit: str = "ms") -> None:
-    scale = {"us": 1e6, "ms": 1e3}[unit]
-    text = f"{name:46} numjax {numjax_s * scale:9.3f} {unit}"
-    if base_s is not None:
-        text += f" | {base_name} {base_s * scale:9.3f} {unit} ({numjax_s / base_s:5.2f}x)"
-    if jax_s is not None:
-        text += f" | jax {jax_s * scale:9.3f} {unit} (numjax/jax {numjax_s / jax_s:5.2f}x)"
-    print(text)
-
-
-def _block(x: Any) -> Any:
-    for leaf in numjax.tree_util.tree_leaves(x):
-        leaf.block_until_ready()
-    return x
 
 
 def _mlp(lib: Any, lax_: Any, rng: np.random.Generator, batch: int) -> tuple[Any, ...]:
@@ -92,13 +69,13 @@ def mlp() -> None:
 
     one = sgd(numjax, jnp, numjax.nn, lax, False)
     p1 = numjax.device_put(params)
-    t_one = best(lambda: _block(one(p1, x, y)), 5, 3)
+    t_one = best(lambda: block(one(p1, x, y)), 5, 3)
     two = sgd(numjax, jnp, numjax.nn, lax, True)
     p2 = numjax.device_put_replicated(params, numjax.devices())
     xs, ys = x.reshape(N, -1, 784), y.reshape(N, -1)
     xs_d = numjax.device_put_sharded(list(xs), numjax.devices())
     ys_d = numjax.device_put_sharded(list(ys), numjax.devices())
-    t_two = best(lambda: _block(two(p2, xs_d, ys_d)), 5, 3)
+    t_two = best(lambda: block(two(p2, xs_d, ys_d)), 5, 3)
     tj = None
     if jax is not None:
         jtwo = sgd(jax, jjnp, jax.nn, jlax, True)
@@ -111,7 +88,7 @@ def mlp() -> None:
     # devices' BLAS is) the row shows how the data-parallel split itself scales.
     from numjax._src.runtime import blas
     if blas.limit_this_thread(N):
-        t_one_core = best(lambda: _block(one(p1, x, y)), 5, 3)
+        t_one_core = best(lambda: block(one(p1, x, y)), 5, 3)
         blas.limit_this_thread(1)
         row("  ... vs 1 device with BLAS on 1 core", t_two, "1 dev/1 core", t_one_core)
 
@@ -153,11 +130,11 @@ def psum() -> None:
             jx = jax.device_put_sharded(shards, jax.devices())
             tj = best(lambda jf=jf, jx=jx: jf(jx).block_until_ready(), number)
         f = numjax.pmap(lambda v: lax.psum(v, "i"), "i")
-        t = best(lambda f=f, x=x: _block(f(x)), number)
+        t = best(lambda f=f, x=x: block(f(x)), number)
         row(f"psum of {label} floats over 2 devices", t, "np.add", t_np, tj, unit)
         with pmap_executable.spmd_min_bytes(0):
             f = numjax.pmap(lambda v: lax.psum(v, "i"), "i")
-            t = best(lambda f=f, x=x: _block(f(x)), number)
+            t = best(lambda f=f, x=x: block(f(x)), number)
         row("  ... on the devices' threads", t, "np.add", t_np, tj, unit)
 
 
@@ -177,10 +154,10 @@ def threshold() -> None:
         number = max(3, min(500, (1 << 24) // (count * 8)))
         with pmap_executable.spmd_min_bytes(1 << 62):
             f = numjax.pmap(body, "i")
-            t_batched = best(lambda f=f, x=x: _block(f(x)), number)
+            t_batched = best(lambda f=f, x=x: block(f(x)), number)
         with pmap_executable.spmd_min_bytes(0):
             f = numjax.pmap(body, "i")
-            t_threads = best(lambda f=f, x=x: _block(f(x)), number)
+            t_threads = best(lambda f=f, x=x: block(f(x)), number)
         row(f"elementwise+psum, {count * 4 >> 10} KB/device, threads", t_threads,
             "batched", t_batched, unit="us" if count < 1 << 16 else "ms")
 

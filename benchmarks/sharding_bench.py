@@ -15,11 +15,11 @@ os.environ.setdefault("NUMJAX_NUM_CPU_DEVICES", "2")
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
 
 import sys  # noqa: E402
-import timeit  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
+from _report import best, block, row  # noqa: E402
 
 import numjax  # noqa: E402
 import numjax.numpy as jnp  # noqa: E402
@@ -41,29 +41,6 @@ except ImportError:
 
 N = 2
 P = PartitionSpec
-
-
-def best(fn: Callable[[], Any], number: int = 10, repeat: int = 5) -> float:
-    """Best seconds per call."""
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
-
-
-def row(name: str, numjax_s: float, base_name: str, base_s: float | None = None,
-        jax_s: float | None = None, unit: str = "ms") -> None:
-    scale = {"us": 1e6, "ms": 1e3}[unit]
-    text = f"{name:46} numjax {numjax_s * scale:9.3f} {unit}"
-    if base_s is not None:
-        text += f" | {base_name} {base_s * scale:9.3f} {unit} ({numjax_s / base_s:5.2f}x)"
-    if jax_s is not None:
-        text += f" | jax {jax_s * scale:9.3f} {unit} (numjax/jax {numjax_s / jax_s:5.2f}x)"
-    print(text)
-
-
-def _block(x: Any) -> Any:
-    for leaf in numjax.tree_util.tree_leaves(x):
-        leaf.block_until_ready()
-    return x
 
 
 def _data(batch: int) -> tuple[Any, np.ndarray, np.ndarray]:
@@ -99,17 +76,17 @@ def mlp() -> None:
     against the whole batch on one device."""
     params, x, y = _data(1024)
     one = numjax.jit(_step(numjax, jnp, lax, None))
-    t_one = best(lambda: _block(one(params, x, y)), 5, 3)
+    t_one = best(lambda: block(one(params, x, y)), 5, 3)
 
     mesh = Mesh(np.array(numjax.devices()), ("batch",))
     split, whole = NamedSharding(mesh, P("batch")), NamedSharding(mesh, P())
     ps = numjax.device_put(params, whole)
     xs, ys = numjax.device_put(x, split), numjax.device_put(y, split)
     sharded = numjax.jit(_step(numjax, jnp, lax, None))
-    t_jit = best(lambda: _block(sharded(ps, xs, ys)), 5, 3)
+    t_jit = best(lambda: block(sharded(ps, xs, ys)), 5, 3)
     mapped = numjax.jit(shard_map(_step(numjax, jnp, lax, "batch"), mesh,
                                   in_specs=(P(), P("batch"), P("batch")), out_specs=P()))
-    t_map = best(lambda: _block(mapped(ps, xs, ys)), 5, 3)
+    t_map = best(lambda: block(mapped(ps, xs, ys)), 5, 3)
 
     tj_jit = tj_map = None
     if jax is not None:
@@ -128,7 +105,7 @@ def mlp() -> None:
     # One device's BLAS already runs on every core; with it on one core (as each of the 2
     # devices' BLAS is) the rows show how the data-parallel split itself scales.
     if blas.limit_this_thread(N):
-        t_one_core = best(lambda: _block(one(params, x, y)), 5, 3)
+        t_one_core = best(lambda: block(one(params, x, y)), 5, 3)
         blas.limit_this_thread(1)
         row("  jit vs 1 device with BLAS on 1 core", t_jit, "1 dev/1 core", t_one_core)
         row("  shard_map vs 1 device with BLAS on 1 core", t_map, "1 dev/1 core", t_one_core)
