@@ -398,3 +398,26 @@ def test_matches_jax(expr: str, x64: bool, expected: dict[str, Any]) -> None:
             assert str(info.value).split("\n")[0] == expected["msg"], expr
             return
         _compare(expected, eval(expr, scope), expr)  # noqa: S307
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_frexp_mantissa_has_jax_gradient(dtype: str) -> None:
+    # JAX 0.4.30 reads the mantissa off the bits: its gradient is 0, except at 0, inf and nan,
+    # where frexp returns x itself (gradient 1).
+    x = jnp.asarray(np.array([-2.90625, 1.46875, 0.0, np.inf, -3.0, np.nan], np.float32), dtype)
+    mantissa, pullback = numjax.vjp(lambda a: jnp.frexp(a)[0], x)
+    np.testing.assert_array_equal(np.asarray(mantissa[:2], np.float32), [-0.7265625, 0.734375])
+    np.testing.assert_array_equal(np.asarray(pullback(jnp.ones_like(mantissa))[0], np.float32),
+                                  [0, 0, 1, 1, 0, 1])
+
+
+def test_trigamma_of_negative_float32_is_scipys() -> None:
+    # A deliberate difference (docs/differences.md): JAX 0.4.30's float32 polygamma(1, x) for
+    # negative non-integer x is wrong (-0.029999524 at -32.83136, 7.6032424e+14 at -10.4);
+    # numjax gives SciPy's values, so the gradient of digamma is right there too.
+    import numjax.scipy.special as jsp
+    x = np.array([-32.83136, -10.4, -0.97, 2.5], np.float32)
+    want = [38.615541, 10.8198873, 1113.74955, 0.490357756]
+    np.testing.assert_allclose(np.asarray(jsp.polygamma(1, x)), want, rtol=2e-5)
+    np.testing.assert_allclose(np.asarray(numjax.grad(lambda a: jsp.digamma(a).sum())(x)), want,
+                               rtol=2e-5)

@@ -261,7 +261,9 @@ def frexp(x: Array, /) -> tuple[Array, Array]:
     e = lax.select(too_big, lax.add(e, _const(e, 1)), e)
     too_small = lax.lt(lax.abs(lax.div(x, lax.exp2(e))), _const(x, 0.5))
     e = lax.select(too_small & lax.bitwise_not(special), lax.sub(e, _const(e, 1)), e)
-    m = lax.div(x, lax.exp2(e))
+    # JAX reads the mantissa off the bits: no derivative flows through it, except where x
+    # itself is returned (0, inf, nan).
+    m = lax.div(lax.stop_gradient(x), lax.exp2(e))
     m = lax.select(special, x, m)
     e = lax.select(special, lax.full_like(e, 0), e)
     return m, lax.convert_element_type(e, idt)
