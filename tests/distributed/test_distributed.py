@@ -93,6 +93,23 @@ def test_large_psum_uses_one_allreduce() -> None:
     np.testing.assert_array_equal(np.asarray(out)[:, :4], L * P * (P + 1) / 2)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
+def test_outputs_never_alias_the_callers_numpy_input(dtype: type) -> None:
+    """A NumPy argument (of its canonical dtype or not, so both input paths) read by an
+    identity output and a psum: writing to the argument afterwards changes neither."""
+    x = _mine(_global(3)).astype(dtype)
+    keep = x.copy()
+    same, total = jax.pmap(lambda v: (v, lax.psum(v, "i")), "i")(x)
+    x[...] = 7
+    want = _global(3).astype(dtype)
+    expected_dtype = jax.numpy.asarray(x).dtype  # float64 is float32 with x64 off
+    np.testing.assert_array_equal(np.asarray(same), keep.astype(expected_dtype))
+    np.testing.assert_allclose(np.asarray(total, np.float64),
+                               np.broadcast_to(want.sum(0, dtype=np.float64), keep.shape),
+                               rtol=1e-2 if dtype == np.float16 else 1e-5)
+    assert total.dtype == expected_dtype and same.sharding == total.sharding
+
+
 def test_data_parallel_gradients_match_one_process() -> None:
     x = _global(4, seed=1)
     w = np.linspace(-1, 1, 4).astype(np.float32)

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import config
+from numjax._src import config, dtypes
 from numjax._src.api import dispatch
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
@@ -181,6 +181,16 @@ class PmapExecutable:
                                    or per_device >= spmd_min_bytes.value)
         # Whether a call has compared the collectives across processes yet (see _run_spmd).
         self._checked = False
+        # Across processes, this process's ranks start at `offset` on the world communicator.
+        self._mpi_comm, offset = None, 0
+        if self.processes > 1:
+            from numjax._src.runtime import distributed
+            self._mpi_comm = distributed.state.comm
+            offset = distributed.state.process_index * len(self.devices)
+        self._grid = (tuple(self.devices), tuple(self.names), tuple(self.sizes), offset)
+        self._idle: list[spmd.Communicator] = []  # for `_call_alone`'s runs
+        # Where each output's shards sit in its global value (made on the first call).
+        self._out_indices: list[list[Any] | None] = [None] * len(self.out_axes)
         name = f"pmap_{params['name']}"
         # Donated arguments are paired with outputs per device, as in JAX; paired ones are
         # deleted after each call. A compiled program may overwrite a paired buffer it owns:
@@ -193,6 +203,9 @@ class PmapExecutable:
         self.executable = compile_jaxpr(program, name, writable, params["backend"])
         self.writable = writable
         self.aliased = dispatch._aliased_inputs(self.executable)
+        # One device of an SPMD grid in this process (a multi-process pmap, one local device
+        # each) and nothing donated: calls take the short path, `_call_alone`.
+        self.alone = self.spmd and len(self.devices) == 1 and not any(self.paired)
 
     def _batched_jaxpr(self, body: ClosedJaxpr, in_avals: Sequence[Any]) -> ClosedJaxpr:
         """The per-device program vmapped over the device axis (at each argument's in_axes,
@@ -222,6 +235,8 @@ class PmapExecutable:
                 if type(x) is ArrayImpl and not (axis is not None
                                                  and self._sharded_here(x, axis)):
                     self._guard_reshard(x)
+        if self.alone:
+            return self._call_alone(args)
         if self.spmd:
             per_arg = [self._rank_args(x, ax, d)
                        for x, ax, d in zip(args, self.in_axes, donated, strict=True)]
@@ -254,20 +269,37 @@ class PmapExecutable:
     def _run_spmd(self, per_rank: list[list[Any]]) -> list[list[Any]]:
         """Every rank's program on its arguments; the outputs, per output, in rank order."""
         executable = self.executable
-        mpi_comm, offset = None, 0
-        if self.processes > 1:
-            from numjax._src.runtime import distributed
-            mpi_comm = distributed.state.comm
-            offset = distributed.state.process_index * len(self.devices)
         # Across processes, the first call compares every collective's shape and dtype
         # between the processes before the MPI call (a mismatch is an error on every process,
         # not a hang or an overrun buffer).
         results = spmd.run(self.devices, self.names, self.sizes,
                            lambda rank: executable(*[stream.resolve(b)
                                                      for b in per_rank[rank]]),
-                           mpi_comm, offset, check=not self._checked)
+                           self._mpi_comm, self._grid[3], check=not self._checked)
         self._checked = True
         return [[r[j] for r in results] for j in range(len(self.out_axes))]
+
+    def _call_alone(self, args: Sequence[Any]) -> list[Any]:
+        """`call` for the one device of this process: its block of each argument, its program
+        run on the calling thread, each output its global Array's one local shard. (The
+        general path's per-rank lists, thread hand-off and barrier have nothing to do here:
+        this path is what a small collective across processes costs.)"""
+        bufs = [self._block(x, ax) for x, ax in zip(args, self.in_axes, strict=True)]
+        executable = self.executable
+        outs = spmd.run_alone(self._grid, self._idle, lambda _: executable(*bufs),
+                              self._mpi_comm, not self._checked)
+        self._checked = True
+        return [self._output([o], j) for j, o in enumerate(outs)]
+
+    def _block(self, x: Any, axis: int | None) -> Any:
+        """An argument's block on this process's one device (`_call_alone`)."""
+        if (type(x) is np.ndarray and axis is not None and not transfer_guard._in_use
+                and x.dtype == dtypes.canonicalize_dtype(x.dtype)):
+            # A NumPy array of its canonical dtype is its own device buffer (a view of it
+            # when no output can alias it, as `_rank_args` gives).
+            block = x[(slice(None),) * axis + (0,)]
+            return np.array(block, copy=True) if self.aliased else block
+        return stream.resolve(self._rank_args(x, axis, False)[0])
 
     def _slice_index(self, rank: int) -> int:
         """The index along this pmap's axis of a rank of the grid."""
@@ -328,7 +360,11 @@ class PmapExecutable:
         stride = len(self.devices) // self.size
         sharding = self.out_shardings[j]
         assert sharding is not None
-        return sharded_array(per_rank[::stride], aval, sharding)
+        indices = self._out_indices[j]
+        if indices is None:
+            where = sharding.devices_indices_map(aval.shape)
+            indices = self._out_indices[j] = [where[d] for d in sharding._device_assignment]
+        return sharded_array(per_rank[::stride], aval, sharding, indices=indices)
 
     def _stacked_output(self, buf: Any, j: int) -> Any:
         axis = self.out_axes[j]

@@ -494,17 +494,20 @@ def make_array(buf: Any, aval: ShapedArray) -> ArrayImpl:
 
 
 def sharded_array(shards: Sequence[Any] | None, aval: ShapedArray, sharding: Sharding,
-                  global_buf: Any = None) -> ArrayImpl:
+                  global_buf: Any = None, indices: Sequence[Any] | None = None) -> ArrayImpl:
     """An Array split across the devices of `sharding`: `shards[i]` is the buffer on its i-th
     device (`_device_assignment` order). Its global value is `global_buf` when the caller has
     it (then `shards` may be None: views of it, made when first asked for), else assembled
-    from the shards on first use. Committed to its devices, as JAX's sharded Arrays are."""
+    from the shards on first use (`indices`: where each shard goes, when the caller knows).
+    Committed to its devices, as JAX's sharded Arrays are."""
     devices = sharding._device_assignment
     shards = None if shards is None else tuple(shards)
     if global_buf is None:
         assert shards is not None
-        indices = sharding.devices_indices_map(aval.shape)
-        global_buf = Assembled(aval, shards, [indices[d] for d in devices])
+        if indices is None:
+            where = sharding.devices_indices_map(aval.shape)
+            indices = [where[d] for d in devices]
+        global_buf = Assembled(aval, shards, indices)
     array = _new_object(ArrayImpl)
     array._buf = global_buf
     array.weak_type = aval.weak_type

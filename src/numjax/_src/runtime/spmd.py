@@ -109,6 +109,21 @@ class Communicator:
             raise SpmdAborted() from None
         return self._results[rank - self.offset]
 
+    def allreduce_alone(self, value: Any, op: str) -> Any:
+        """A reduction over the whole grid by this process's only device: one MPI Allreduce
+        into a new buffer, on the calling thread (nothing to meet locally). None when MPI
+        cannot reduce the dtype (the caller then takes the general path)."""
+        value = np.asarray(value)
+        if not _mpi_reduces(value.dtype):
+            return None
+        if self.check:
+            self._check_across_processes(value, f"p{op}")
+        # The value is the send buffer as it is (MPI only reads it); the sum lands in the
+        # output's own new buffer.
+        out = np.empty_like(value)
+        self.mpi_comm.Allreduce(_contiguous(value), out, op=_mpi_op(op))
+        return out
+
     def _run_combine(self) -> None:
         assert self._combine is not None
         slots = self._slots
@@ -118,15 +133,10 @@ class Communicator:
             return
         slots = [np.asarray(v) for v in slots]
         if self.check:
-            self._check_across_processes(slots[0])
+            self._check_across_processes(slots[0], self._name)
         total = slots[0]
-        dtype = total.dtype
-        # MPI reduces the types C has (not float16; bfloat16's kind is "V").
-        if self._reduce is not None and (dtype.kind in "biuc" or dtype.kind == "f"
-                                         and dtype.itemsize > 2):
+        if self._reduce is not None and _mpi_reduces(total.dtype):
             if len(slots) == 1:
-                # The value is the send buffer as it is (MPI only reads it); the sum lands in
-                # the output's own new buffer.
                 out = np.empty_like(total)
                 self.mpi_comm.Allreduce(_contiguous(total), out, op=_mpi_op(self._reduce))
             else:
@@ -153,10 +163,10 @@ class Communicator:
                                 received.reshape(-1).view(np.uint8))
         return list(received)
 
-    def _check_across_processes(self, value: np.ndarray) -> None:
+    def _check_across_processes(self, value: np.ndarray, name: str) -> None:
         """Every process is at the same collective with the same shape and dtype, or every
         process raises the same error (none is left waiting in MPI, no buffer overrun)."""
-        mine = (self._name, value.shape, value.dtype.name)
+        mine = (name, value.shape, value.dtype.name)
         every = self.mpi_comm.allgather(mine)
         if any(h != every[0] for h in every):
             described = "; ".join(f"process {i}: {n} of {d}{list(shape)}"
@@ -224,6 +234,12 @@ def _each_group(comm: Communicator, axes: Sequence[Hashable], index_groups: Grou
 _REDUCERS = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
 
+def _mpi_reduces(dtype: np.dtype[Any]) -> bool:
+    """Whether MPI reduces the dtype: the types C has (not float16; bfloat16's kind is
+    "V")."""
+    return dtype.kind in "biuc" or dtype.kind == "f" and dtype.itemsize > 2
+
+
 def _contiguous(value: Any) -> Any:
     """`value` as a C-contiguous array of its own shape (0-d stays 0-d)."""
     array = np.asarray(value)
@@ -265,8 +281,13 @@ def all_reduce(ctx: SpmdContext, x: Any, op: str, axes: Sequence[Hashable],
         return _each_group(ctx.comm, axes, index_groups, slots,
                            lambda values: [_local_reduce(values, op)] * len(values))
 
-    whole = index_groups is None and set(axes) == set(ctx.comm.names)
-    return ctx.comm.exchange(ctx.rank, x, combine, op if whole else None, f"p{op}")
+    comm = ctx.comm
+    whole = index_groups is None and (tuple(axes) == comm.names or set(axes) == set(comm.names))
+    if whole and comm.local == 1 and comm.mpi_comm is not None:
+        out = comm.allreduce_alone(x, op)
+        if out is not None:
+            return out
+    return comm.exchange(ctx.rank, x, combine, op if whole else None, f"p{op}")
 
 
 def all_gather(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups: Groups | None,
@@ -378,21 +399,13 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
     (or the `numjax_check_collectives` option) compares every collective's shape and dtype
     across the processes before it runs."""
     key = (tuple(devices), tuple(names), tuple(sizes), offset)
+    if len(devices) == 1:
+        with _idle_lock:
+            idle = _idle.setdefault(key, [])
+        return [run_alone(key, idle, program, mpi_comm, check)]
     comm = _communicator(key, names, sizes, len(devices), offset, mpi_comm)
     assert comm.size == len(devices) or mpi_comm is not None, (comm.size, len(devices))
     comm.check = mpi_comm is not None and (check or config.check_collectives.value)
-    if len(devices) == 1:
-        # One device here (one per process): the calling thread runs it, nothing to hand off.
-        previous = _current.context
-        _current.context = comm.context(offset, devices[0])
-        try:
-            _limit_blas(1)
-            result = program(0)
-        finally:
-            _current.context = previous
-        with _idle_lock:
-            _idle.setdefault(key, []).append(comm)
-        return [result]
     results: list[Any] = [None] * comm.local
     errors: list[BaseException | None] = [None] * comm.local
     done = threading.Semaphore(0)
@@ -433,6 +446,31 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
     with _idle_lock:
         _idle.setdefault(key, []).append(comm)
     return results
+
+
+def run_alone(grid: tuple[Any, ...], idle: list[Communicator], program: Callable[[int], Any],
+              mpi_comm: Any = None, check: bool = False) -> Any:
+    """`run` for one device in this process (one per process, or a grid of one): the calling
+    thread runs `program(0)` itself, nothing to hand off. `grid` is (devices, names, sizes,
+    offset); `idle` holds the caller's communicators for it between runs (each run takes its
+    own, so runs from several threads never share one)."""
+    devices, names, sizes, offset = grid
+    try:
+        comm = idle.pop()  # atomic: no lock needed
+    except IndexError:
+        comm = None
+    if comm is None or comm.mpi_comm is not mpi_comm:
+        comm = Communicator(names, sizes, 1, offset, mpi_comm)
+    comm.check = mpi_comm is not None and (check or config.check_collectives.value)
+    previous = _current.context
+    _current.context = comm.context(offset, devices[0])
+    try:
+        _limit_blas(1)
+        result = program(0)
+    finally:
+        _current.context = previous
+    idle.append(comm)
+    return result
 
 
 _limited = threading.local()
