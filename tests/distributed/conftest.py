@@ -11,3 +11,7 @@ _LAUNCHED = any(k in os.environ for k in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "P
 
 if not (_LAUNCHED or os.environ.get("NUMJAX_TEST_DISTRIBUTED") == "1"):
     collect_ignore_glob = ["test_*.py"]
+else:
+    import numjax
+
+    numjax.distributed.initialize()  # once, before any computation, as a JAX program does

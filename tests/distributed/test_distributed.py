@@ -16,7 +16,6 @@ import numjax as jax
 from numjax import lax
 from numjax.experimental import multihost_utils as mh
 
-jax.distributed.initialize()  # before any computation, as a JAX program does
 P, R = jax.process_count(), jax.process_index()
 L = jax.local_device_count()
 G = P * L  # devices in all

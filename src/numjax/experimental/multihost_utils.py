@@ -4,6 +4,12 @@ identity (or a no-op), as in JAX."""
 
 from numjax._src.runtime.multihost import assert_equal as assert_equal
 from numjax._src.runtime.multihost import broadcast_one_to_all as broadcast_one_to_all
+from numjax._src.runtime.multihost import (
+    global_array_to_host_local_array as global_array_to_host_local_array,
+)
+from numjax._src.runtime.multihost import (
+    host_local_array_to_global_array as host_local_array_to_global_array,
+)
 from numjax._src.runtime.multihost import process_allgather as process_allgather
 from numjax._src.runtime.multihost import (
     reached_preemption_sync_point as reached_preemption_sync_point,

@@ -73,6 +73,8 @@ class CompiledCall:
 def execute(call: CompiledCall, flat_args: Sequence[Any], device: Any) -> Any:
     """Run `call` on the flat arguments (Arrays or host values, already placed on `device`);
     returns the output tree, committed to `device` unless it is None."""
+    if call.plan is not None and call.plan.spans_processes(flat_args):
+        return tree_unflatten(call.out_tree, call.plan.run_per_shard(flat_args))
     if not call.donated:
         bufs = [buffer(x) for x in flat_args]
         if call.aliased:

@@ -15,7 +15,7 @@ from numjax._src.core.errors import UnexpectedTracerError
 from numjax._src.core.trace import Tracer
 from numjax._src.runtime import stream
 from numjax._src.runtime.array import ArrayImpl, sharded_array
-from numjax._src.runtime.sharding import Index, Sharding, SingleDeviceSharding
+from numjax._src.runtime.sharding import Index, Sharding, SingleDeviceSharding, is_addressable
 from numjax._src.runtime.transfer_guard import _XLA_NAMES
 
 
@@ -26,7 +26,7 @@ def _assemble(shape: tuple[int, ...], dtype: np.dtype, sharding: Sharding,
     aval = ShapedArray(shape, dtype, False)
     expected = sharding.shard_shape(shape)
     for buf in bufs:
-        if tuple(buf.shape) != tuple(expected):
+        if buf is not None and tuple(buf.shape) != tuple(expected):
             raise ValueError(
                 f"Expected shard shape {tuple(expected)} doesn't match the single device array "
                 f"shape {tuple(buf.shape)}. Shape of Array is {aval.str_short()} with sharding "
@@ -63,17 +63,19 @@ def make_array_from_callback(shape: Sequence[int], sharding: Sharding,
     if sharding.is_fully_replicated:
         values = [data_callback((slice(None),) * len(shape))] * len(devices)
     else:
+        # Parts on other processes' devices are theirs to make (None here).
         indices = sharding.addressable_devices_indices_map(shape)
-        values = [data_callback(indices[d]) for d in devices]
-    if isinstance(values[0], Tracer):
+        values = [data_callback(indices[d]) if d in indices else None for d in devices]
+    first = next(v for v in values if v is not None)
+    if isinstance(first, Tracer):
         raise UnexpectedTracerError(
             "jax.make_array_from_callback cannot be called within a traced context.")
-    dtype = dtypes.canonicalize_dtype(_host_part(values[0]).dtype)
+    dtype = dtypes.canonicalize_dtype(_host_part(first).dtype)
     parts: dict[int, Any] = {}  # one buffer per distinct value: replicas share it
     bufs = []
     for value in values:
         buf = parts.get(id(value))
-        if buf is None:
+        if buf is None and value is not None:
             buf = parts[id(value)] = _host_part(value, dtype)
         bufs.append(buf)
     return _assemble(shape, dtype, sharding, bufs)
@@ -104,11 +106,13 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
             raise ValueError("INVALID_ARGUMENT: Every input must have the same dtype: "
                              f"{first} (shard 0) vs. {other} (shard {i})")
     devices = sharding._device_assignment
-    if len(arrays) != len(devices):
-        raise ValueError(f"Expected {len(devices)} per-device arrays (this is how many devices "
-                         f"are addressable by the sharding), but got {len(arrays)}")
+    # The arrays are this process's parts: one per addressable device of the sharding.
+    addressable = [d for d in devices if is_addressable(d)]
+    if len(arrays) != len(addressable):
+        raise ValueError(f"Expected {len(addressable)} per-device arrays (this is how many "
+                         f"devices are addressable by the sharding), but got {len(arrays)}")
     by_device = {next(iter(a.devices())).id: a for a in arrays}
-    wanted = {d.id for d in devices}
+    wanted = {d.id for d in addressable}
     if set(by_device) != wanted:
         message = "Addressable devices and per-device arrays devices do not match."
         missing, extra = wanted - set(by_device), set(by_device) - wanted
@@ -119,7 +123,8 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
             message += (f" Per-device arrays contain devices {extra} that are not present in "
                         "the sharding.")
         raise ValueError(message)
-    bufs = [stream.resolve(by_device[d.id]._buf) for d in devices]
+    bufs = [stream.resolve(by_device[d.id]._buf) if d.id in by_device else None
+            for d in devices]
     return _assemble(shape, dtype, sharding, bufs)
 
 

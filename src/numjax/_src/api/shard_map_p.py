@@ -38,10 +38,11 @@ from numjax._src.interpreters.staging import StagingTrace, eval_jaxpr_keeping_so
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import parallel
 from numjax._src.lax import structural as st
-from numjax._src.runtime import spmd, stream
+from numjax._src.runtime import distributed, spmd, stream
 from numjax._src.runtime.array import ArrayImpl, sharded_array
 from numjax._src.runtime.mesh import Mesh, PartitionSpec
 from numjax._src.runtime.named_sharding import NamedSharding
+from numjax._src.runtime.sharding import is_addressable
 
 shard_map_p = Primitive("shard_map")
 shard_map_p.multiple_results = True
@@ -163,26 +164,49 @@ class ShardMapExecutable:
                           for n, a in zip(self.out_names, self.out_avals, strict=True)]
         with mesh_axis_env(self.mesh):
             self.executable: Executable = compile_jaxpr(body, "shmap_body")
+        # This process runs the ranks of its own devices: all of them on one process; on a
+        # mesh spanning processes, a contiguous run of ranks starting at `offset` (the
+        # processes' devices in order, as `numjax.devices()` lists them), whose collectives
+        # cross processes through MPI.
+        self.mpi_comm: Any = None
+        local = [r for r, d in enumerate(self.devices) if is_addressable(d)]
+        self.offset, self.ranks = local[0], len(local)
+        if self.ranks < len(self.devices):
+            if local != list(range(self.offset, self.offset + self.ranks)):
+                raise NotImplementedError(
+                    f"shard_map over a mesh spanning several processes needs each process's "
+                    f"devices side by side in the mesh's device order; {self.mesh} interleaves "
+                    "them. Build the mesh from numjax.devices() in order (for example with "
+                    "numjax.experimental.mesh_utils.create_device_mesh).")
+            self.mpi_comm = distributed.state.comm
 
     def run(self, per_rank: list[list[Any]]) -> list[list[Any]]:
-        """Every device's program on its blocks; the outputs, per output, in rank order."""
+        """This process's devices' programs on their blocks (`per_rank[i]`: rank
+        `offset + i`'s); the outputs, per output, in rank order."""
         executable = self.executable
-        results = spmd.run(self.devices, self.names, self.sizes,
-                           lambda rank: executable(*[stream.resolve(b) for b in per_rank[rank]]))
+        results = spmd.run(self.devices[self.offset:self.offset + self.ranks], self.names,
+                           self.sizes,
+                           lambda rank: executable(*[stream.resolve(b) for b in per_rank[rank]]),
+                           self.mpi_comm, self.offset)
         return [[r[j] for r in results] for j in range(len(self.out_names))]
 
     def blocks(self, buf: Any, names: AxisNames) -> list[Any]:
-        """A whole value cut into each rank's block (views)."""
+        """A whole value cut into the block of each of this process's ranks (views)."""
         buf = np.asarray(stream.resolve(buf))
         if not names:
-            return [buf] * len(self.devices)
-        return [buf[_block_index(self.mesh, c, names, buf.shape)] for c in self.coords]
+            return [buf] * self.ranks
+        return [buf[_block_index(self.mesh, c, names, buf.shape)]
+                for c in self.coords[self.offset:self.offset + self.ranks]]
 
     def assemble(self, per_rank: list[Any], j: int) -> Any:
-        """Output j's whole value from every rank's block."""
+        """Output j's whole value from every rank's block (across processes: every process's
+        blocks, gathered)."""
         names = self.out_names[j]
         if not names:
             return per_rank[0]
+        if self.mpi_comm is not None:
+            per_rank = [b for blocks in self.mpi_comm.allgather([np.asarray(b) for b in per_rank])
+                        for b in blocks]
         aval = self.out_avals[j]
         out = np.empty(aval.shape, aval.dtype)
         for c, block in zip(self.coords, per_rank, strict=True):
@@ -191,21 +215,32 @@ class ShardMapExecutable:
 
     def call_buffers(self, bufs: Sequence[Any]) -> list[Any]:
         per_arg = [self.blocks(b, n) for b, n in zip(bufs, self.in_names, strict=True)]
-        outs = self.run([[p[r] for p in per_arg] for r in range(len(self.devices))])
+        outs = self.run([[p[r] for p in per_arg] for r in range(self.ranks)])
         return [self.assemble(o, j) for j, o in enumerate(outs)]
 
     def call_arrays(self, args: Sequence[Any]) -> list[Any]:
         """Run on Arrays (or host values); blocks of Arrays already laid out as this
-        shard_map splits them are used where they are. Returns sharded Arrays."""
+        shard_map splits them are used where they are. Returns sharded Arrays (holding this
+        process's blocks, on a mesh spanning processes)."""
         per_arg = []
+        mine = slice(self.offset, self.offset + self.ranks)
         for x, names in zip(args, self.in_names, strict=True):
             sharding = getattr(x, "_sharding", None) if type(x) is ArrayImpl else None
             if sharding is not None and sharding == _named_sharding(self.mesh, names, x.ndim):
-                per_arg.append(list(x._shard_buffers()))
+                per_arg.append(list(x._shard_buffers()[mine]))
+            elif type(x) is ArrayImpl and not x.is_fully_addressable:
+                raise NotImplementedError(
+                    f"An argument of shape {x.shape} spanning several processes is laid out "
+                    f"as {sharding}, but the program splits it as "
+                    f"{_named_sharding(self.mesh, names, x.ndim)}: numjax does not reshard "
+                    "Arrays across processes. Lay it out as the program reads it (for "
+                    "example with make_array_from_process_local_data and that sharding).")
             else:
                 per_arg.append(self.blocks(dispatch.buffer(x), names))
-        outs = self.run([[p[r] for p in per_arg] for r in range(len(self.devices))])
-        return [sharded_array([np.asarray(b) for b in o], aval, sharding)
+        outs = self.run([[p[r] for p in per_arg] for r in range(self.ranks)])
+        before = [None] * self.offset
+        after = [None] * (len(self.devices) - self.offset - self.ranks)
+        return [sharded_array([*before, *[np.asarray(b) for b in o], *after], aval, sharding)
                 for o, aval, sharding in zip(outs, self.out_avals, self.shardings, strict=True)]
 
 

@@ -38,6 +38,7 @@ from numjax._src.api.shard_map_p import (
     shard_map_p,
     spec_of_names,
 )
+from numjax._src.api.shard_map_p import executable_for as shard_map_executable
 from numjax._src.compiler import passes
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from numjax._src.core.trace import Primitive
@@ -60,6 +61,39 @@ class Plan(NamedTuple):
     out_shardings: tuple[Sharding | None, ...]
     spmd: bool
     mesh: Mesh | None
+
+    def spans_processes(self, flat_args: Sequence[Any]) -> bool:
+        """Whether an argument is an Array laid out across several processes' devices (its
+        value is nowhere whole: the program runs per shard, `run_per_shard`)."""
+        return any(type(x) is ArrayImpl and not x.is_fully_addressable for x in flat_args)
+
+    def run_per_shard(self, flat_args: Sequence[Any]) -> list[Any]:
+        """The outputs of a per-shard (SPMD) program on Arrays spanning processes: each
+        process runs its devices' blocks (the program's shard_map), collectives meeting
+        across processes; outputs hold this process's blocks. A program that is not per
+        shard, or outputs asked for in another layout, would need whole values no process
+        has: NotImplementedError."""
+        eqns = self.jaxpr.jaxpr.eqns
+        if not self.spmd or len(eqns) != 1 or eqns[0].primitive is not shard_map_p:
+            raise NotImplementedError(
+                "This jitted program reads Arrays laid out across several processes, but it "
+                "does not run per shard (an operation needs values from other blocks, or the "
+                "arguments are on different meshes), and numjax does not move values between "
+                "processes inside a jitted program. Per-shard programs (elementwise, "
+                "reductions and dots over the split dimension, shard_map) run; see "
+                "docs/architecture.md, 'Sharded jit'.")
+        eqn = eqns[0]
+        jaxpr = self.jaxpr.jaxpr
+        if list(eqn.invars) != list(jaxpr.invars) or list(eqn.outvars) != list(jaxpr.outvars):
+            raise NotImplementedError("A per-shard program across processes must pass its "
+                                      "arguments and results straight through its shard_map.")
+        outs = shard_map_executable(eqn.params).call_arrays(flat_args)
+        for out, wanted in zip(outs, self.out_shardings, strict=True):
+            if wanted is not None and not out.sharding.is_equivalent_to(wanted, out.ndim):
+                raise NotImplementedError(
+                    f"An output laid out as {out.sharding} across processes was asked for as "
+                    f"{wanted}: numjax does not reshard Arrays across processes.")
+        return outs
 
     def describe(self) -> str:
         if self.spmd:

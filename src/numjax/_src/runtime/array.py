@@ -374,6 +374,10 @@ class ArrayImpl(Array):
 
     # -- printing ------------------------------------------------------------------------
     def __repr__(self) -> str:
+        if not (self.is_fully_addressable or self.is_fully_replicated):
+            # Spans other processes' devices: JAX prints the shape, not the value.
+            dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+            return f"Array({self.shape}, {dtype})"
         return array_repr(self._value(), self.weak_type)
 
     def __str__(self) -> str:
@@ -496,10 +500,11 @@ def make_array(buf: Any, aval: ShapedArray) -> ArrayImpl:
 def sharded_array(shards: Sequence[Any] | None, aval: ShapedArray, sharding: Sharding,
                   global_buf: Any = None, indices: Sequence[Any] | None = None) -> ArrayImpl:
     """An Array split across the devices of `sharding`: `shards[i]` is the buffer on its i-th
-    device (`_device_assignment` order). Its global value is `global_buf` when the caller has
-    it (then `shards` may be None: views of it, made when first asked for), else assembled
-    from the shards on first use (`indices`: where each shard goes, when the caller knows).
-    Committed to its devices, as JAX's sharded Arrays are."""
+    device (`_device_assignment` order; None on another process's device). Its global value
+    is `global_buf` when the caller has it (then `shards` may be None: views of it, made when
+    first asked for), else assembled from the shards on first use (`indices`: where each
+    shard goes, when the caller knows; a RuntimeError when this process's shards do not
+    cover it). Committed to its devices, as JAX's sharded Arrays are."""
     devices = sharding._device_assignment
     shards = None if shards is None else tuple(shards)
     if global_buf is None:

@@ -116,6 +116,15 @@ class Mesh:
         return [d for d in self.devices.flat if is_addressable(d)]
 
     @property
+    def local_mesh(self) -> Mesh:
+        """The part of the mesh on this process's devices: along each axis, the positions
+        where it has a device (the whole mesh on one process)."""
+        from numjax._src.runtime.sharding import is_addressable
+        mine = np.vectorize(is_addressable, otypes=[bool])(self.devices)
+        where = [np.unique(i) for i in np.nonzero(mine)]
+        return Mesh(self.devices[np.ix_(*where)], self.axis_names)
+
+    @property
     def _flat_devices_tuple(self) -> tuple[Any, ...]:
         return tuple(self.devices.flat)
 

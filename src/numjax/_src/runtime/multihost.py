@@ -4,12 +4,18 @@ every process must call each function, in the same order."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from numjax._src import dtypes
+from numjax._src.core.avals import ShapedArray
 from numjax._src.runtime import distributed
-from numjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from numjax._src.runtime.array import ArrayImpl, sharded_array
+from numjax._src.runtime.mesh import Mesh
+from numjax._src.runtime.named_sharding import NamedSharding
+from numjax._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 
 def _comm() -> Any:
@@ -17,7 +23,6 @@ def _comm() -> Any:
 
 
 def _as_array(x: Any) -> Any:
-    from numjax._src.runtime.array import ArrayImpl
     return ArrayImpl(np.array(x, copy=True), False)
 
 
@@ -44,15 +49,131 @@ def broadcast_one_to_all(in_tree: Any, is_source: bool | None = None) -> Any:
 
 def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
     """Every process's value, stacked on a new leading axis (concatenated along axis 0 with
-    `tiled`), on every process, as NumPy arrays."""
+    `tiled`), on every process, as NumPy arrays. An Array laid out across processes is
+    gathered whole instead: its global value, on every process."""
     comm = _comm()
 
     def gather(x: Any) -> Any:
+        if type(x) is ArrayImpl and not x.is_fully_addressable:
+            return _global_value(x, comm)
         value = np.asarray(x)
         parts = [value] if comm is None else comm.allgather(value)
         return np.concatenate(parts) if tiled else np.stack(parts)
 
     return tree_map(gather, in_tree)
+
+
+def _global_value(x: ArrayImpl, comm: Any) -> np.ndarray:
+    """The whole value of an Array laid out across processes: each process's shards (one per
+    distinct index), gathered from every process and put in place."""
+    mine = {repr(shard.index): (shard.index, np.asarray(shard.data._buf))
+            for shard in x.addressable_shards}
+    out = np.empty(x.shape, x.dtype)
+    for parts in comm.allgather(list(mine.values())):
+        for index, block in parts:
+            out[index] = block
+    return out
+
+
+def _specs(pspecs: Any, tree: Any) -> list[Any]:
+    """The PartitionSpec of each leaf of `tree` (`pspecs`: a prefix of it, None a leaf)."""
+    structure = tree_structure(pspecs, is_leaf=lambda x: x is None)
+    subtrees = structure.flatten_up_to(tree)
+    leaves = tree_flatten(pspecs, is_leaf=lambda x: x is None)[0]
+    return [spec for spec, sub in zip(leaves, subtrees, strict=True)
+            for _ in tree_flatten(sub)[0]]
+
+
+def _check_spec(spec: Any) -> None:
+    if spec is None:
+        raise ValueError("`None` is not a valid input to the pspecs argument. Please use "
+                         "jax.sharding.PartitionSpec() if you wanted to replicate your input.")
+
+
+def _scale(shape: tuple[int, ...], sharding: NamedSharding, local: NamedSharding,
+           up: bool) -> tuple[int, ...]:
+    """A shape on the local mesh scaled to the global one (`up`), or back: each split
+    dimension by the ratio of its block counts."""
+    out = []
+    for d, size in enumerate(shape):
+        axes = sharding._partitions[d] if d < len(sharding._partitions) else ()
+        whole = math.prod(sharding.mesh.shape[a] for a in axes)
+        here = math.prod(local.mesh.shape[a] for a in axes)
+        out.append(size * whole // here if up else size * here // whole)
+    return tuple(out)
+
+
+def _on_devices(aval: ShapedArray, sharding: NamedSharding, blocks: dict[Any, Any]
+                ) -> ArrayImpl:
+    """The Array laid out as `sharding` whose blocks on this process's devices are
+    `blocks[device]`."""
+    return sharded_array([blocks.get(d) for d in sharding._device_assignment], aval, sharding)
+
+
+def host_local_array_to_global_array(local_inputs: Any, global_mesh: Mesh,
+                                     pspecs: Any) -> Any:
+    """Each process's local data (its part of every split dimension, laid out over its own
+    devices as `pspecs` say) as one global Array over `global_mesh`.
+
+    >>> import numpy as np, numjax
+    >>> from numjax.sharding import Mesh, PartitionSpec as P
+    >>> mesh = Mesh(np.array(numjax.devices()[:1]), ("x",))
+    >>> host_local_array_to_global_array(np.arange(4.), mesh, P("x")).shape
+    (4,)
+    """
+    leaves, tree = tree_flatten(local_inputs)
+    out = []
+    for x, spec in zip(leaves, _specs(pspecs, local_inputs), strict=True):
+        _check_spec(spec)
+        if type(x) is ArrayImpl and not x.is_fully_addressable:
+            out.append(x)
+            continue
+        sharding = NamedSharding(global_mesh, spec)
+        local = NamedSharding(global_mesh.local_mesh, spec)
+        if type(x) is ArrayImpl and getattr(x, "_sharding", None) is not None \
+                and x.sharding.is_equivalent_to(local, x.ndim):
+            blocks = {s.device: np.asarray(s.data._buf) for s in x.addressable_shards}
+            value_shape, dtype = x.shape, x.dtype
+        else:
+            value = np.asarray(x)
+            value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
+            where = local.devices_indices_map(value.shape)
+            blocks = {d: value[index] for d, index in where.items()}
+            value_shape, dtype = value.shape, value.dtype
+        shape = _scale(value_shape, sharding, local, up=True)
+        out.append(_on_devices(ShapedArray(shape, dtype), sharding, blocks))
+    return tree_unflatten(tree, out)
+
+
+def global_array_to_host_local_array(global_inputs: Any, global_mesh: Mesh,
+                                     pspecs: Any) -> Any:
+    """Each global Array's blocks on this process's devices as one Array laid out over the
+    process's part of the mesh (the inverse of `host_local_array_to_global_array`)."""
+    leaves, tree = tree_flatten(global_inputs)
+    out = []
+    for x, spec in zip(leaves, _specs(pspecs, global_inputs), strict=True):
+        _check_spec(spec)
+        if type(x) is ArrayImpl and x.is_fully_addressable:
+            out.append(x)
+            continue
+        sharding = NamedSharding(global_mesh, spec)
+        local = NamedSharding(global_mesh.local_mesh, spec)
+        if type(x) is ArrayImpl:
+            if not x.sharding.is_equivalent_to(sharding, x.ndim):
+                raise NotImplementedError(
+                    f"An Array laid out as {x.sharding} across processes was asked for as "
+                    f"{sharding}: numjax does not reshard Arrays across processes.")
+            blocks = {s.device: np.asarray(s.data._buf) for s in x.addressable_shards}
+            shape, dtype = x.shape, x.dtype
+        else:  # a host value: every process holds all of it
+            value = np.asarray(x)
+            value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
+            blocks = {d: value[index]
+                      for d, index in sharding.addressable_devices_indices_map(value.shape).items()}
+            shape, dtype = value.shape, value.dtype
+        local_shape = _scale(shape, sharding, local, up=False)
+        out.append(_on_devices(ShapedArray(local_shape, dtype), local, blocks))
+    return tree_unflatten(tree, out)
 
 
 def sync_global_devices(name: str) -> None:

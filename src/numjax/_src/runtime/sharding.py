@@ -333,6 +333,14 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
+# JAX's text when a value spans devices of other processes (shards this one does not hold).
+NON_ADDRESSABLE_VALUE = (
+    "Fetching value for `jax.Array` that spans non-addressable (non process local) devices is "
+    "not possible. You can use `jax.experimental.multihost_utils.process_allgather` to print "
+    "the global array or use `.addressable_shards` method of jax.Array to inspect the "
+    "addressable (process local) shards.")
+
+
 class Assembled(Deferred):
     """The global value of an Array held as per-device shards, put together on first use
     (each shard copied to its place in one new buffer; replicas are read once) and kept."""
@@ -350,16 +358,23 @@ class Assembled(Deferred):
         if value is None:
             value = np.empty(self.shape, self.dtype)
             seen: set[Any] = set()
+            missing: set[Any] = set()
             for shard, index in zip(self._shards, self._indices, strict=True):
                 key = repr(index)
+                if shard is None:  # on another process's device
+                    missing.add(key)
+                    continue
                 if key in seen:
                     continue
                 seen.add(key)
                 value[index] = resolve(shard)
+            if missing - seen:
+                raise RuntimeError(NON_ADDRESSABLE_VALUE)
             self._value = value
         return value
 
     def finish(self) -> None:
         """Every shard computed; the global buffer is not made until something reads it."""
         for shard in self._shards:
-            resolve(shard)
+            if shard is not None:
+                resolve(shard)
