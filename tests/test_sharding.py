@@ -149,9 +149,21 @@ def test_addressability_in_a_multi_process_mesh() -> None:
     assert not s.is_fully_addressable and s.addressable_devices == set(devs[:2])
     assert s.addressable_devices_indices_map((4, 4)) == {
         devs[0]: (slice(0, 2), slice(0, 2)), devs[1]: (slice(0, 2), slice(2, 4))}
-    x = jax.device_put(np.arange(16.).reshape(4, 4), s)
+    value = np.arange(16.).reshape(4, 4)
+    # JAX 0.4.30: device_put cannot place a host value on other processes' devices.
+    with pytest.raises(ValueError, match="device_put's second argument must be a Device or a "
+                                         "Sharding which represents addressable devices"):
+        jax.device_put(value, s)
+    x = jax.make_array_from_callback((4, 4), s, lambda index: value[index])
     assert not x.is_fully_addressable
     assert [shard.device for shard in x.addressable_shards] == devs[:2]
+    assert [np.asarray(shard.data).tolist() for shard in x.addressable_shards] == [
+        [[0.0, 1.0], [4.0, 5.0]], [[2.0, 3.0], [6.0, 7.0]]]
+    assert repr(x) == "Array((4, 4), dtype=float32)"
+    with pytest.raises(RuntimeError, match="Fetching value for `jax.Array` that spans "
+                                           "non-addressable"):
+        np.asarray(x)
+    assert m.local_mesh.devices.tolist() == [devs[:2]]
     local = Mesh(np.array(devs[:2]), ("i",))
     assert not local.is_multi_process and NamedSharding(local, P()).is_fully_addressable
 

@@ -127,6 +127,21 @@ def test_shard_map_collectives_across_processes() -> None:
     np.testing.assert_allclose(_whole(g(y)), want, rtol=1e-5)
 
 
+def test_jitted_shard_map_across_processes_and_replicated_arguments() -> None:
+    value = _global(2 * G, 4, seed=11)
+    scale = mh.host_local_array_to_global_array(np.float32(3.0), MESH, P())
+    f = jax.jit(shard_map(lambda s, b: (lax.psum(b.sum(0), "x") * s, b - lax.pmean(b, "x")),
+                          mesh=MESH, in_specs=(P(), P("x")), out_specs=(P(), P("x"))))
+    total, centred = f(scale, _split(value))
+    np.testing.assert_allclose(np.asarray(total), value.sum(0) * 3, rtol=1e-5, atol=1e-5)
+    blocks = value.reshape(G, 2, 4)
+    want = (blocks - blocks.mean(0)).reshape(2 * G, 4)
+    np.testing.assert_allclose(_whole(centred), want, rtol=1e-5, atol=1e-6)
+    # A replicated global Array is whole on every process: any jitted program reads it.
+    np.testing.assert_allclose(np.asarray(jax.jit(lambda t: t[::-1] * 2)(total)),
+                               value.sum(0)[::-1] * 6, rtol=1e-5, atol=1e-5)
+
+
 def test_jit_runs_per_shard_across_processes() -> None:
     value = _global(2 * G, 5, seed=4)
     w = _global(5, 3, seed=5)
@@ -149,13 +164,27 @@ def test_data_parallel_step_on_global_arrays_matches_one_process() -> None:
     def loss(p: dict[str, jax.Array], x: jax.Array, y: jax.Array) -> jax.Array:
         return jnp.mean((jnp.tanh(x @ p["w"] + p["b"]) - y) ** 2)
 
-    replicated = jax.device_put(params, WHOLE)
+    replicated = mh.host_local_array_to_global_array(params, MESH, P())
     grads = jax.jit(jax.grad(loss))(replicated, _split(xs), _split(ys))
     want = jax.grad(loss)(params, xs, ys)
     for k in params:
         assert grads[k].is_fully_replicated
         np.testing.assert_allclose(np.asarray(grads[k]), np.asarray(want[k]), rtol=1e-4,
                                    atol=1e-6)
+
+
+def test_device_put_onto_other_processes_devices_is_jax_error() -> None:
+    value = _global(2 * G, 3, seed=10)
+    x = _split(value)
+    assert jax.device_put(x, SPLIT) is x
+    if NP == 1:
+        return
+    with pytest.raises(ValueError, match="device_put's second argument must be a Device or a "
+                                         "Sharding which represents addressable devices"):
+        jax.device_put(value, SPLIT)
+    with pytest.raises(ValueError, match="device_put's first argument must be a fully "
+                                         "addressable array"):
+        jax.device_put(x, jax.local_devices()[0])
 
 
 def test_programs_that_need_other_blocks_say_so() -> None:

@@ -60,6 +60,11 @@ def _put(x: Any, device: Any) -> Any:
         return x
     if type(x) is np.ndarray and x.dtype == dtypes.float0:
         return x  # as in JAX, float0 values stay on the host: no device holds them
+    if isinstance(device, Sharding) and not device.is_fully_addressable:
+        return _put_across_processes(x, device)
+    if isinstance(x, ArrayImpl) and not x.is_fully_addressable:
+        raise ValueError("device_put's first argument must be a fully addressable array, but "
+                         f"got value with devices {x.devices()}")
     if isinstance(device, TiledSharding):
         return _put_tiled(x, device)
     if isinstance(device, PmapSharding):
@@ -85,6 +90,24 @@ def _put(x: Any, device: Any) -> Any:
     transfer_guard.host_to_device(x, aval.dtype, device=target, explicit=True)
     buf, weak = _host_buffer(x)
     return ArrayImpl(buf, weak, device, committed=device is not None)
+
+
+def _put_across_processes(x: Any, sharding: Sharding) -> Any:
+    """A sharding spanning several processes' devices: no process holds the whole value, so
+    only an Array already laid out so is accepted (JAX's error otherwise: such Arrays are made
+    with make_array_from_* or multihost_utils)."""
+    if isinstance(x, ArrayImpl) and not x.is_fully_addressable:
+        if x.sharding == sharding or x.sharding.is_equivalent_to(sharding, x.ndim):
+            return x
+        raise NotImplementedError(
+            f"An Array laid out as {x.sharding} across processes was asked for as {sharding}: "
+            "numjax does not reshard Arrays across processes.")
+    raise ValueError(
+        "device_put's second argument must be a Device or a Sharding which represents "
+        f"addressable devices, but got {sharding}. You are probably trying to use device_put "
+        "in multi-controller JAX which is not supported. Please use "
+        "jax.make_array_from_single_device_arrays API or pass device or Sharding which "
+        "represents addressable devices.")
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None) -> Any:

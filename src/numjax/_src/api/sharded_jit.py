@@ -63,9 +63,11 @@ class Plan(NamedTuple):
     mesh: Mesh | None
 
     def spans_processes(self, flat_args: Sequence[Any]) -> bool:
-        """Whether an argument is an Array laid out across several processes' devices (its
-        value is nowhere whole: the program runs per shard, `run_per_shard`)."""
-        return any(type(x) is ArrayImpl and not x.is_fully_addressable for x in flat_args)
+        """Whether an argument is an Array split across several processes' devices (its
+        value is nowhere whole: the program runs per shard, `run_per_shard`). One replicated
+        on every device is whole on each process, like a host value."""
+        return any(type(x) is ArrayImpl and not x.is_fully_addressable
+                   and not x.is_fully_replicated for x in flat_args)
 
     def run_per_shard(self, flat_args: Sequence[Any]) -> list[Any]:
         """The outputs of a per-shard (SPMD) program on Arrays spanning processes: each
@@ -73,8 +75,10 @@ class Plan(NamedTuple):
         across processes; outputs hold this process's blocks. A program that is not per
         shard, or outputs asked for in another layout, would need whole values no process
         has: NotImplementedError."""
-        eqns = self.jaxpr.jaxpr.eqns
-        if not self.spmd or len(eqns) != 1 or eqns[0].primitive is not shard_map_p:
+        # A per-shard plan is its shard_map; so is a jitted shard_map itself.
+        jaxpr = passes.inline_calls(self.jaxpr).jaxpr
+        eqns = jaxpr.eqns
+        if len(eqns) != 1 or eqns[0].primitive is not shard_map_p:
             raise NotImplementedError(
                 "This jitted program reads Arrays laid out across several processes, but it "
                 "does not run per shard (an operation needs values from other blocks, or the "
@@ -83,7 +87,6 @@ class Plan(NamedTuple):
                 "reductions and dots over the split dimension, shard_map) run; see "
                 "docs/architecture.md, 'Sharded jit'.")
         eqn = eqns[0]
-        jaxpr = self.jaxpr.jaxpr
         if list(eqn.invars) != list(jaxpr.invars) or list(eqn.outvars) != list(jaxpr.outvars):
             raise NotImplementedError("A per-shard program across processes must pass its "
                                       "arguments and results straight through its shard_map.")
