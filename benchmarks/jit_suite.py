@@ -217,6 +217,54 @@ def mlp_step() -> None:
     row("MLP 784-1024-1024-10 b256 value_and_grad+SGD", t, None, tj)
 
 
+def _adam_step(mod: Any, m: Any) -> Callable[..., Any]:
+    """One Adam step (as optax's `adam` computes it: moments, bias correction, update) on the
+    loss of a small MLP."""
+    b1, b2, eps, lr = 0.9, 0.999, 1e-8, 1e-3
+    tree_map = mod.tree_util.tree_map
+
+    def step(p: Any, state: Any, x: Any, y: Any) -> Any:
+        mu, nu, count = state
+        loss, g = mod.value_and_grad(lambda p: _mlp_loss(m, p, x, y))(p)
+        mu = tree_map(lambda a, b: b1 * a + (1 - b1) * b, mu, g)
+        nu = tree_map(lambda a, b: b2 * a + (1 - b2) * b * b, nu, g)
+        count = count + 1
+        mu_hat = tree_map(lambda a: a / (1 - b1 ** count), mu)
+        nu_hat = tree_map(lambda a: a / (1 - b2 ** count), nu)
+        p = tree_map(lambda a, u, v: a - lr * u / (m.sqrt(v) + eps), p, mu_hat, nu_hat)
+        return p, (mu, nu, count), loss
+
+    return mod.jit(step)
+
+
+def adam_step() -> None:
+    rng = np.random.default_rng(0)
+    params = _mlp_init(rng, [32, 128, 10])
+    xb = rng.normal(size=(256, 32)).astype(np.float32)
+    yb = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]
+
+    def loop(mod: Any, m: Any) -> Callable[[], Any]:
+        step = _adam_step(mod, m)
+        p = mod.tree_util.tree_map(m.asarray, params)
+        zeros = mod.tree_util.tree_map(m.zeros_like, p)
+        state = [p, (zeros, zeros, m.zeros((), m.int32))]
+
+        def run() -> Any:
+            state[0], state[1], loss = step(state[0], state[1], xb, yb)
+            return loss
+        return run
+
+    tj = None
+    if jax is not None:
+        run_j = loop(jax, jjnp)
+        tj = best(lambda: run_j().block_until_ready(), 20, 3)
+    for tier, mode in _tiers():
+        with native_tier.native_mode(mode):
+            run = _hot(loop(numjax, jnp))
+            t = best(lambda run=run: _block(run()), 20, 3)
+        row(f"Adam step, MLP 32-128-10 b256 ({tier})", t, None, tj)
+
+
 def _tiers() -> list[tuple[str, str]]:
     """The tiers to measure: the NumPy tier, and the native one when numba is installed."""
     return [("numpy tier", "off")] + ([("native", "auto")] if native_tier.available else [])
@@ -305,7 +353,8 @@ def sampler() -> None:
 
 
 SECTIONS = {"dispatch": dispatch, "first_call": first_call, "chain": elementwise_chain,
-            "logsumexp": logsumexp_rows, "mlp": mlp_step, "scan": rnn_scan, "sampler": sampler}
+            "logsumexp": logsumexp_rows, "mlp": mlp_step, "adam": adam_step, "scan": rnn_scan,
+            "sampler": sampler}
 
 
 def main() -> None:

@@ -45,3 +45,26 @@ def test_products_match_numpy_bit_for_bit(lhs_shape, rhs_shape, contract, refere
         out = np.asarray(fn(a, b))
         assert out.dtype == expected.dtype and out.shape == expected.shape
         np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("shapes", [((256, 32), (32, 128)), ((32, 256), (256, 128))])
+def test_mid_size_products_run_blas_on_the_calling_thread(shapes):
+    """Products OpenBLAS would thread but that are too small to gain from it run on one thread;
+    the thread's own BLAS setting is put back after each one."""
+    from numjax._src.lax.dot import ONE_THREAD_MACS
+    from numjax._src.runtime import blas
+
+    (m, k), (_, n) = shapes
+    assert 1 << 18 <= m * k * n <= ONE_THREAD_MACS
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=shapes[0]).astype(np.float32)
+    b = rng.normal(size=shapes[1]).astype(np.float32)
+    setter = blas._find_setter()
+    seen = []
+    if setter is not None:
+        before = setter(2)
+        blas_kernel = blas.on_one_thread(lambda: seen.append(setter(1)))
+        blas_kernel()
+        assert seen == [1] and setter(before) == 2  # one thread inside, restored after
+    out = jax.jit(lambda x, y: x @ y)(a, b)
+    np.testing.assert_allclose(np.asarray(out), a @ b, rtol=1e-5, atol=1e-4)

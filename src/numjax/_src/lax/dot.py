@@ -19,6 +19,7 @@ from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.lax import structural as st
+from numjax._src.runtime import blas
 
 Array = Any
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
@@ -261,6 +262,12 @@ class _ListsText(str):
 
 param_printers[dot_general_p] = _dot_general_params
 _SMALL_PRODUCT = 4096  # result elements up to which ndarray.dot's lower call cost wins
+# Products of up to this many multiply-adds run BLAS on the calling thread alone. OpenBLAS
+# threads a GEMM from 2**18 of them; below about ONE_THREAD_MACS the threads' start and
+# hand-back cost more than the split saves, and on a busy machine its spinning workers take
+# the cores from the caller (an Adam step of a 32-128-10 MLP, three such products: 21 ms of
+# CPU with threaded BLAS under load, 0.37 ms on one thread).
+ONE_THREAD_MACS = 1 << 21
 
 
 def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
@@ -283,12 +290,17 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
             * math.prod(d for i, d in enumerate(rhs.shape) if i not in rc)
         dot = np.ndarray.dot if out_size <= _SMALL_PRODUCT else np.matmul
         if transpose_a and transpose_b:
-            return lambda a, b: dot(a.T, b.T)
-        if transpose_a:
-            return lambda a, b: dot(a.T, b)
-        if transpose_b:
-            return lambda a, b: dot(a, b.T)
-        return dot
+            kernel = lambda a, b: dot(a.T, b.T)  # noqa: E731
+        elif transpose_a:
+            kernel = lambda a, b: dot(a.T, b)  # noqa: E731
+        elif transpose_b:
+            kernel = lambda a, b: dot(a, b.T)  # noqa: E731
+        else:
+            kernel = dot
+        macs = out_size * lhs.shape[lc[0]]
+        if 1 << 18 <= macs <= ONE_THREAD_MACS:
+            return blas.on_one_thread(kernel)
+        return kernel
     return functools.partial(_dot_general_kernel, dimension_numbers=dimension_numbers,
                              precision=precision,
                              preferred_element_type=preferred_element_type)

@@ -57,3 +57,20 @@ def limit_this_thread(devices_running: int) -> bool:
         (os.cpu_count() or 1)
     setter(max(1, cores // max(1, devices_running)))
     return True
+
+
+def on_one_thread(fn: Any) -> Any:
+    """`fn` with its BLAS calls made on the calling thread alone (the thread's setting put
+    back after each call); `fn` itself where the BLAS has no per-thread setting."""
+    setter = _find_setter()
+    if setter is None:
+        return fn
+
+    def one_thread(*args: Any) -> Any:
+        previous = setter(1)
+        try:
+            return fn(*args)
+        finally:
+            setter(previous)
+
+    return one_thread
