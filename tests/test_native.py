@@ -259,6 +259,24 @@ def test_rnn_scan_program() -> None:
     _assert_same(ref, got, rtol=2e-5)
 
 
+@needs_numba
+def test_blas_products_and_their_gradients() -> None:
+    """Products of BLAS_MIN_MACS multiply-adds and more call BLAS from native code (every
+    operand layout: the gradient's products contract transposed operands)."""
+    from numjax._src.compiler.native_structural import BLAS_MIN_MACS
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(64, 32)).astype(np.float32)
+    w = rng.normal(size=(32, 48)).astype(np.float32)
+    assert 64 * 32 * 48 >= BLAS_MIN_MACS
+
+    def loss(w: Any, x: Any) -> Any:
+        return jnp.sum(jnp.tanh(x @ w) ** 2)
+
+    ref, got = _both(jax.value_and_grad(loss), w, x)
+    _assert_same(ref, got, rtol=1e-5)
+
+
 # ---- the PRNG and a sampler --------------------------------------------------------------------
 
 @needs_numba
@@ -418,6 +436,38 @@ def test_auto_mode_swaps_in_on_the_jit_hot_path() -> None:
         np.testing.assert_array_equal(np.asarray(f(x)), want)  # the hot call
         assert native_tier.wait_idle(300)
         assert native_tier.is_native(executable)
+        np.testing.assert_allclose(np.asarray(f(x)), want, rtol=1e-6)
+
+
+@needs_numba
+@pytest.mark.parametrize("slower", [True, False])
+def test_auto_mode_keeps_native_code_only_when_it_is_faster(monkeypatch: pytest.MonkeyPatch,
+                                                             slower: bool) -> None:
+    """The first native calls are timed against the NumPy tier's: slower native code (here
+    made so by a sleep) gives the program back to the NumPy tier for good."""
+    original = native_tier._compile
+
+    def timed(closed: Any) -> Any:
+        fn = original(closed)
+
+        def native_call(*bufs: Any) -> Any:
+            if slower:
+                time.sleep(0.05)
+            return fn(*bufs)
+        return native_call
+
+    monkeypatch.setattr(native_tier, "_compile", timed)
+    x = _operand("float32", (3,))
+    with native_tier.native_mode("auto"):
+        f = jax.jit(lambda x: lax.fori_loop(0, 50, lambda i, c: jnp.sin(c) * 0.5 - 1.0, x))
+        want = np.asarray(f(x))
+        executable = _executable(f.lower(x).compile())
+        np.testing.assert_array_equal(np.asarray(f(x)), want)  # the hot call
+        assert native_tier.wait_idle(300)
+        assert native_tier.is_native(executable)
+        for _ in range(native_tier.TRIAL_CALLS):
+            np.testing.assert_allclose(np.asarray(f(x)), want, rtol=1e-6)
+        assert native_tier.is_native(executable) == (not slower)
         np.testing.assert_allclose(np.asarray(f(x)), want, rtol=1e-6)
 
 

@@ -202,6 +202,13 @@ def _argmax(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str])
                  f"{indent}{outs[0]} = {_reshaped_buffer(buf, _shape(out))}"]
 
 
+# Multiply-adds from which a native product calls BLAS rather than its own loops. Measured
+# on the loaded 2-core machine (CPU time of an Adam step on a 32-128-10 MLP, products of 80K
+# to 1M multiply-adds): 1.58 ms with loops, 0.91 ms with BLAS on the calling thread (native
+# programs run BLAS single-threaded: threaded, the same step took 24.8 ms).
+BLAS_MIN_MACS = 4096
+
+
 @rule("dot_general")
 def _dot_general(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
@@ -217,6 +224,14 @@ def _dot_general(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[
     a, m, k = _as_matrix(em, lhs, ins[0], lf, list(lc), indent)
     b, _, n = _as_matrix(em, rhs, ins[1], list(rc), rf, indent)
     buf, i, p, j, s = em.fresh("dot"), em.fresh("i"), em.fresh("p"), em.fresh("j"), em.fresh("s")
+    if dtype.kind == "f" and dtype.itemsize >= 4 and m * k * n >= BLAS_MIN_MACS:
+        # Floating-point products large enough to pay for the call go to BLAS (numba's
+        # np.dot: the GEMM of SciPy's BLAS, so within float tolerance of the NumPy tier).
+        em.lines.append(f"{indent}{buf} = np.dot({a}, {b})")
+        shape = _shape(out)
+        em.lines.append(f"{indent}{outs[0]} = " + (f"{buf}[0, 0]" if not shape
+                                                   else f"{buf}.reshape({shape})"))
+        return
     # Each output element sums its k products in order, in the result's dtype.
     em.lines += [f"{indent}{buf} = np.zeros(({m}, {n}), {dtype_name(dtype)})",
                  f"{indent}for {i} in range({m}):",

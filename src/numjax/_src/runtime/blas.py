@@ -1,11 +1,14 @@
-"""How many threads NumPy's BLAS uses on the calling thread.
+"""How many threads the BLAS libraries use on the calling thread.
 
 Local devices run their programs on threads of their own, side by side; each of them calling a
 BLAS that starts a thread per core would run devices x cores threads on the machine's cores.
 A device's thread therefore asks OpenBLAS for `cores // local devices` threads for its own
-calls (`openblas_set_num_threads_local`, OpenBLAS 0.3.26 and later: NumPy 2's wheels). Where
-the BLAS offers no per-thread setting (older OpenBLAS, other BLAS libraries) nothing is
-changed, and BLAS calls of several devices may oversubscribe the cores.
+calls (`openblas_set_num_threads_local`, OpenBLAS 0.3.26 and later: NumPy 2's and SciPy's
+wheels). Small products run on the calling thread alone (`on_one_thread`). Every OpenBLAS
+loaded is set (NumPy's, which the NumPy tier's products call, and SciPy's, which native
+programs' products call). Where a BLAS offers no per-thread setting (older OpenBLAS, other
+BLAS libraries) nothing is changed for it, and BLAS calls of several devices may
+oversubscribe the cores.
 """
 
 from __future__ import annotations
@@ -14,63 +17,78 @@ import ctypes
 import os
 from typing import Any
 
-_setter: Any = None
-_searched = False
+_setters: list[Any] | None = None
+
+_SYMBOLS = ("openblas_set_num_threads_local", "scipy_openblas_set_num_threads_local",
+            "openblas_set_num_threads_local64_")
 
 
-def _find_setter() -> Any:
-    """The per-thread thread-count setter of the OpenBLAS NumPy loaded, or None."""
-    global _setter, _searched
-    if _searched:
-        return _setter
-    _searched = True
+def _find_setters() -> list[Any]:
+    """The per-thread thread-count setter of each OpenBLAS loaded now (found once, after
+    NumPy and SciPy's BLAS have been loaded)."""
+    global _setters
+    if _setters is not None:
+        return _setters
+    import numpy  # noqa: F401  (its BLAS must be loaded before it can be found)
+    import scipy.linalg.cython_blas  # noqa: F401  (the BLAS native programs call)
+
+    found: list[Any] = []
     try:
         with open("/proc/self/maps") as maps:
             paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
     except OSError:
-        return None
+        paths = set()
     for path in sorted(paths):
         try:
             library = ctypes.CDLL(path)
         except OSError:
             continue
-        for symbol in ("openblas_set_num_threads_local", "scipy_openblas_set_num_threads_local",
-                       "openblas_set_num_threads_local64_"):
+        for symbol in _SYMBOLS:
             setter = getattr(library, symbol, None)
             if setter is not None:
                 setter.argtypes = [ctypes.c_int]
                 setter.restype = ctypes.c_int
-                _setter = setter
-                return setter
-    return None
+                found.append(setter)
+                break
+    _setters = found
+    return found
 
 
 def limit_this_thread(devices_running: int) -> bool:
     """Give the calling thread's BLAS calls `cores // devices_running` threads (at least 1).
-    Returns whether the BLAS allowed it."""
-    import numpy  # noqa: F401  (its BLAS must be loaded before it can be found)
-
-    setter = _find_setter()
-    if setter is None:
-        return False
+    Returns whether a BLAS allowed it."""
+    setters = _find_setters()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
         (os.cpu_count() or 1)
-    setter(max(1, cores // max(1, devices_running)))
-    return True
+    for setter in setters:
+        setter(max(1, cores // max(1, devices_running)))
+    return bool(setters)
 
 
 def on_one_thread(fn: Any) -> Any:
-    """`fn` with its BLAS calls made on the calling thread alone (the thread's setting put
-    back after each call); `fn` itself where the BLAS has no per-thread setting."""
-    setter = _find_setter()
-    if setter is None:
+    """`fn` with its BLAS calls made on the calling thread alone (the thread's settings put
+    back after each call); `fn` itself where no BLAS has a per-thread setting."""
+    setters = _find_setters()
+    if not setters:
         return fn
+    if len(setters) == 1:
+        setter = setters[0]
 
-    def one_thread(*args: Any) -> Any:
-        previous = setter(1)
+        def one_thread(*args: Any) -> Any:
+            previous = setter(1)
+            try:
+                return fn(*args)
+            finally:
+                setter(previous)
+
+        return one_thread
+
+    def one_thread_each(*args: Any) -> Any:
+        previous = [setter(1) for setter in setters]
         try:
             return fn(*args)
         finally:
-            setter(previous)
+            for setter, count in zip(setters, previous, strict=True):
+                setter(count)
 
-    return one_thread
+    return one_thread_each
