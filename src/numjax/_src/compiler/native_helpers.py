@@ -31,7 +31,35 @@ def threefry_pair(k1, k2, x1, x2):
 '''
 
 
-_SOURCES: dict[str, Callable[[], str]] = {"threefry_pair": lambda: _THREEFRY}
+# float32 tanh as a rational function of the clamped argument, arithmetic and selects only, so
+# the compiler vectorizes the loops calling it (libm's scalar tanhf dominated a 64-wide RNN
+# step). x * P(u^2) / Q(u^2) with u = clamp(x, -9, 9) / 9 (tanh is 1 in float32 beyond 9);
+# coefficients fitted for relative error on [0, 9]: at most 6 ulp from the correctly rounded
+# value over [-10, 10] (0.8 on average), exact at 0, -0, +-inf; NaN stays NaN.
+_TANH_F32 = '''
+@numba.njit(cache=True, inline='always')
+def tanh_f32(x):
+    c = np.float32(9.0) if x > np.float32(9.0) else (
+        np.float32(-9.0) if x < np.float32(-9.0) else x)
+    u = c * np.float32(0.1111111111111111)
+    s = u * u
+    p = np.float32(-0.2157808244228363)
+    p = p * s + np.float32(1.6563246250152588)
+    p = p * s + np.float32(-7.8358025550842285)
+    p = p * s + np.float32(53.35115432739258)
+    p = p * s + np.float32(183.2860565185547)
+    p = p * s + np.float32(95.38249206542969)
+    p = p * s + np.float32(9.0)
+    q = np.float32(135.31329345703125)
+    q = q * s + np.float32(160.71310424804688)
+    q = q * s + np.float32(37.59804916381836)
+    q = q * s + np.float32(1.0)
+    return np.float32(u * p / q)
+'''
+
+
+_SOURCES: dict[str, Callable[[], str]] = {"threefry_pair": lambda: _THREEFRY,
+                                          "tanh_f32": lambda: _TANH_F32}
 
 
 def register(name: str, source: Callable[[], str]) -> None:

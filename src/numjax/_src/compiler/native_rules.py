@@ -188,6 +188,15 @@ _BINARY = {"add": "+", "add_any": "+", "sub": "-", "mul": "*", "eq": "==", "ne":
 
 for _name, _fn in _UNARY_FLOAT.items():
     rules[_name] = elementwise(_float_only(_fn))
+
+
+def _tanh(ins: list[str], eqn: Any) -> str:
+    if _in_dtype(eqn) == np.float32:
+        return f"tanh_f32({ins[0]})"  # vectorizable (native_helpers)
+    return _float_only("np.tanh")(ins, eqn)
+
+
+rules["tanh"] = elementwise(_tanh, helper="tanh_f32")
 def _binary(op: str) -> Expr:
     return lambda ins, eqn: f"({ins[0]} {op} {ins[1]})"
 
