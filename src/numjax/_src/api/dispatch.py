@@ -25,7 +25,7 @@ from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.jaxpr import ClosedJaxpr, Var
 from numjax._src.runtime import placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array, sharded_array
-from numjax._src.runtime.sharding import SingleDeviceSharding
+from numjax._src.runtime.sharding import SingleDeviceSharding, is_addressable
 from numjax._src.tree_util import PyTreeDef, tree_unflatten
 
 
@@ -74,7 +74,10 @@ def execute(call: CompiledCall, flat_args: Sequence[Any], device: Any) -> Any:
     """Run `call` on the flat arguments (Arrays or host values, already placed on `device`);
     returns the output tree, committed to `device` unless it is None."""
     if call.plan is not None and call.plan.spans_processes(flat_args):
-        return tree_unflatten(call.out_tree, call.plan.run_per_shard(flat_args))
+        per_shard = call.plan.run_per_shard(flat_args)
+        if per_shard is not None:
+            return tree_unflatten(call.out_tree, per_shard)
+        flat_args = call.plan.gathered(flat_args)
     if not call.donated:
         bufs = [buffer(x) for x in flat_args]
         if call.aliased:
@@ -272,6 +275,12 @@ def laid_out(buf: Any, aval: Any, sharding: Any) -> ArrayImpl:
         array = make_array(buf, aval)
         placement.place([array], next(iter(sharding.device_set)))
         return array
+    if not sharding.is_fully_addressable:
+        # Laid out across processes: this process keeps its own devices' blocks only.
+        where = sharding.devices_indices_map(aval.shape)
+        value = np.asarray(stream.resolve(buf))
+        return sharded_array([value[where[d]] if is_addressable(d) else None
+                              for d in sharding._device_assignment], aval, sharding)
     return sharded_array(None, aval, sharding, global_buf=buf)
 
 

@@ -45,7 +45,7 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import batching
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import dynamic_slicing, parallel, structural
-from numjax._src.runtime import placement
+from numjax._src.runtime import multihost, placement
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.runtime.mesh import Mesh, PartitionSpec
 from numjax._src.runtime.named_sharding import NamedSharding, TiledSharding, check_shape
@@ -69,34 +69,32 @@ class Plan(NamedTuple):
         return any(type(x) is ArrayImpl and not x.is_fully_addressable
                    and not x.is_fully_replicated for x in flat_args)
 
-    def run_per_shard(self, flat_args: Sequence[Any]) -> list[Any]:
+    def run_per_shard(self, flat_args: Sequence[Any]) -> list[Any] | None:
         """The outputs of a per-shard (SPMD) program on Arrays spanning processes: each
         process runs its devices' blocks (the program's shard_map), collectives meeting
-        across processes; outputs hold this process's blocks. A program that is not per
-        shard, or outputs asked for in another layout, would need whole values no process
-        has: NotImplementedError."""
+        across processes; outputs hold this process's blocks. None when the program does not
+        run per shard, or an output is asked for in another layout (see `gathered`)."""
         # A per-shard plan is its shard_map; so is a jitted shard_map itself.
         jaxpr = passes.inline_calls(self.jaxpr).jaxpr
         eqns = jaxpr.eqns
         if len(eqns) != 1 or eqns[0].primitive is not shard_map_p:
-            raise NotImplementedError(
-                "This jitted program reads Arrays laid out across several processes, but it "
-                "does not run per shard (an operation needs values from other blocks, or the "
-                "arguments are on different meshes), and numjax does not move values between "
-                "processes inside a jitted program. Per-shard programs (elementwise, "
-                "reductions and dots over the split dimension, shard_map) run; see "
-                "docs/architecture.md, 'Sharded jit'.")
+            return None
         eqn = eqns[0]
         if list(eqn.invars) != list(jaxpr.invars) or list(eqn.outvars) != list(jaxpr.outvars):
-            raise NotImplementedError("A per-shard program across processes must pass its "
-                                      "arguments and results straight through its shard_map.")
-        outs = shard_map_executable(eqn.params).call_arrays(flat_args)
-        for out, wanted in zip(outs, self.out_shardings, strict=True):
-            if wanted is not None and not out.sharding.is_equivalent_to(wanted, out.ndim):
-                raise NotImplementedError(
-                    f"An output laid out as {out.sharding} across processes was asked for as "
-                    f"{wanted}: numjax does not reshard Arrays across processes.")
-        return outs
+            return None
+        executable = shard_map_executable(eqn.params)
+        for out, wanted, aval in zip(executable.shardings, self.out_shardings,
+                                     executable.out_avals, strict=True):
+            if wanted is not None and not out.is_equivalent_to(wanted, aval.ndim):
+                return None
+        return executable.call_arrays(flat_args)
+
+    def gathered(self, flat_args: Sequence[Any]) -> list[Any]:
+        """The arguments with every Array split across processes replaced by its whole value,
+        gathered from every process: a program that does not run per shard runs on whole
+        values on every process (correct, not parallel), its outputs laid out as planned."""
+        return [multihost.global_value(x) if type(x) is ArrayImpl and not x.is_fully_addressable
+                and not x.is_fully_replicated else x for x in flat_args]
 
     def describe(self) -> str:
         if self.spmd:

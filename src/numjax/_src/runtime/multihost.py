@@ -55,7 +55,7 @@ def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
 
     def gather(x: Any) -> Any:
         if type(x) is ArrayImpl and not x.is_fully_addressable:
-            return _global_value(x, comm)
+            return global_value(x)
         value = np.asarray(x)
         parts = [value] if comm is None else comm.allgather(value)
         return np.concatenate(parts) if tiled else np.stack(parts)
@@ -63,13 +63,15 @@ def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
     return tree_map(gather, in_tree)
 
 
-def _global_value(x: ArrayImpl, comm: Any) -> np.ndarray:
+def global_value(x: ArrayImpl) -> np.ndarray:
     """The whole value of an Array laid out across processes: each process's shards (one per
-    distinct index), gathered from every process and put in place."""
+    distinct index), gathered from every process and put in place (every process calls it)."""
+    comm = _comm()
     mine = {repr(shard.index): (shard.index, np.asarray(shard.data._buf))
             for shard in x.addressable_shards}
     out = np.empty(x.shape, x.dtype)
-    for parts in comm.allgather(list(mine.values())):
+    everyone = [list(mine.values())] if comm is None else comm.allgather(list(mine.values()))
+    for parts in everyone:
         for index, block in parts:
             out[index] = block
     return out
