@@ -185,6 +185,21 @@ def test_device_put_onto_other_processes_devices_is_jax_error() -> None:
         jax.device_put(x, jax.local_devices()[0])
 
 
+def test_eager_operations_on_arrays_across_processes() -> None:
+    """An eager operation reading an Array split across processes runs as a jitted one:
+    per shard (elementwise, a reduction over the split dimension) or on gathered values."""
+    value = _global(2 * G, 3, seed=12)
+    x = _split(value)
+    doubled = x * 2 + 1
+    if NP > 1:  # run per shard: the result keeps the split (on one process, eager results
+        assert doubled.sharding == SPLIT  # of split Arrays are whole on the default device)
+    np.testing.assert_allclose(_whole(doubled), value * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.sum(x, axis=0)), value.sum(0), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(float(jnp.mean(x)), value.mean(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(_whole(jnp.flip(x, 0)), value[::-1])
+
+
 def test_programs_that_need_other_blocks_run_on_gathered_values() -> None:
     """A jitted program that does not run per shard runs on the whole values, gathered from
     every process, and lays its outputs out as planned (each process keeping its blocks)."""

@@ -35,6 +35,7 @@ from numjax._src.api.dispatch import CompiledCall
 from numjax._src.api.flatten import debug_info, flatten_fun
 from numjax._src.api.pjit import pjit_p
 from numjax._src.api.stages import Traced, log_trace_time
+from numjax._src.compiler import eager
 from numjax._src.compiler.executables import cycle_collection_paused
 from numjax._src.core import trace as trace_mod
 from numjax._src.core.avals import ShapedArray, ShapeDtypeStruct, shaped_abstractify
@@ -541,13 +542,38 @@ def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
                       out_shardings)
 
 
+# One-operation programs for eager operations on Arrays split across processes, by
+# (primitive, params).
+_one_operation: dict[Any, JitWrapped] = {}
+
+
+def _run_across_processes(primitive: Any, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    """An eager operation reading an Array split across processes runs as a jitted program of
+    that one operation (JAX runs every eager operation so): per shard where it can, else on
+    the gathered values (`sharded_jit`)."""
+    try:
+        key: Any = (primitive, tuple(sorted(params.items())))
+        fn = _one_operation.get(key)
+    except TypeError:  # an unhashable parameter: traced for this call only
+        key, fn = None, None
+    if fn is None:
+        fn = jit(lambda *xs: primitive.bind(*xs, **params))
+        if key is not None:
+            _one_operation[key] = fn
+    return fn(*args)
+
+
+eager.run_across_processes = _run_across_processes
+
+
 def clear_caches() -> None:
     """Clear every compile cache: jitted functions' and eager operations'."""
     from numjax._src.api import pmap
-    from numjax._src.compiler import eager, executables
+    from numjax._src.compiler import executables
     eager.clear_cache()
     executables.clear_cache()
     pmap.clear_caches()
     for wrapped in list(_wrappers):
         wrapped.clear_cache()
     _shared.clear()
+    _one_operation.clear()

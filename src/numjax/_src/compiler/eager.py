@@ -128,6 +128,11 @@ for _state in (config.debug_nans, config.debug_infs):
     _note_debug_option(_state.value)
 
 
+# How an operation on an Array split across processes runs (no process holds its whole value):
+# set by `api/jit.py` to run it as a one-operation jitted program, per shard where it can.
+run_across_processes: Callable[[Primitive, Sequence[Any], dict[str, Any]], Any] | None = None
+
+
 def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any],
                     check: bool = True) -> Any:
     """Run `primitive` on concrete values: Arrays, NumPy values or Python scalars."""
@@ -161,6 +166,9 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
         if type(x) is ArrayImpl:
             aval = x._aval
             if aval is None:  # committed or pending Arrays keep `_aval` unset (off hot paths)
+                if (run_across_processes is not None and not x.is_fully_addressable
+                        and not x.is_fully_replicated):
+                    return run_across_processes(primitive, args, params)
                 aval = x.aval
                 committed = committed or x._committed
                 bufs.append(stream.resolve(x._buf))
