@@ -152,6 +152,25 @@ def test_bit_counts(dtype: str) -> None:
     assert lax.clz(jnp.asarray(x)).dtype == dt
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                   "int64", "uint64"])
+def test_population_count_kernel_without_bitwise_count(dtype: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """NumPy before 2.0 has no bitwise_count: the kernel counts bytes from a table."""
+    from numjax._src.lax import special
+
+    info = np.iinfo(dtype)
+    x = np.random.default_rng(0).integers(info.min, info.max, (4, 3), dtype, endpoint=True)
+    x[0, :2] = [info.min, info.max]
+    as_u = x.view(f"u{x.dtype.itemsize}").ravel()
+    want = np.array([bin(int(v)).count("1") for v in as_u]).reshape(x.shape).astype(dtype)
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    got = special._popcount_kernel(x)
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(special._popcount_kernel(x[1, 1]), want[1, 1])
+
+
 @pytest.mark.parametrize("src,dst,shape", [
     ("float32", "int32", (3,)), ("float32", "int16", (3,)),
                                            ("int16", "float32", (3, 2)),

@@ -214,13 +214,19 @@ def _unsigned(x: Any) -> Any:
     return x.view(np.dtype(f"u{x.dtype.itemsize}"))
 
 
+# Set bits of each byte value, for NumPy without `bitwise_count` (before 2.0).
+_BYTE_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], np.uint8)
+
+
 def _popcount_kernel(x: Any) -> Any:
     x = np.asarray(x)
     u = _unsigned(x)
-    count = np.zeros(u.shape, u.dtype)
-    for _ in range(x.dtype.itemsize * 8):
-        count += u & u.dtype.type(1)
-        u = u >> u.dtype.type(1)
+    if hasattr(np, "bitwise_count"):
+        count = np.bitwise_count(u)
+    else:  # per byte from a table, summed over each element's bytes
+        u = np.ascontiguousarray(u)
+        count = _BYTE_POPCOUNT[u.view(np.uint8)].reshape(*u.shape, u.dtype.itemsize).sum(
+            -1, dtype=np.uint8)
     return count.astype(x.dtype)
 
 
