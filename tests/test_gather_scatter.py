@@ -337,3 +337,39 @@ def test_gather_shape_error_messages(name, oshape, ishape, dn, slice_sizes, erro
         lax.gather(jnp.ones(oshape), jnp.zeros(ishape, jnp.int32), dnums,
                    slice_sizes=slice_sizes)
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize("mode", ["clip", "fill", "promise_in_bounds"])
+@pytest.mark.parametrize("case", [
+    # (operand shape, start_index_map, collapsed dims, slice sizes, offset dims, index shape)
+    ((5, 4), (0,), (0,), (1, 4), (0,), (1,)),        # x[i]
+    ((5, 4), (0, 1), (0, 1), (1, 1), (), (2,)),      # x[i, j]
+    ((5, 4, 3), (1,), (), (5, 2, 3), (0, 1, 2), (1, 1)),  # a window, batch dims of size 1
+    ((6,), (0,), (), (3,), (1,), (1, 1)),            # a slice of 3 at i, batch (1,)
+])
+def test_one_window_gathers_match_the_general_kernel(case, mode):
+    """A gather of one index vector reads its window by slicing (its planned kernel): the same
+    values as the general kernel for starts in range, clamped and out of range."""
+    from numjax._src.lax import gather_scatter as gs
+
+    shape, index_map, collapsed, sizes, offset, index_shape = case
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    dn = lax.GatherDimensionNumbers(offset_dims=offset, collapsed_slice_dims=collapsed,
+                                    start_index_map=index_map)
+    params = dict(dimension_numbers=dn, slice_sizes=sizes, indices_are_sorted=False,
+                  unique_indices=False, mode=gs.GatherScatterMode.from_any(mode),
+                  fill_value=None)
+    avals = [numjax.core.ShapedArray(shape, np.float32),
+             numjax.core.ShapedArray(index_shape, np.int32)]
+    planned = gs.gather_p.kernel_for(avals, params)
+    for start in [-7, -1, 0, 1, 2, 4, 9]:
+        idx = np.full(index_shape, start, np.int32)
+        if len(index_map) == 2:
+            idx = np.array([start, 1], np.int32).reshape(index_shape)
+        want = gs._gather_kernel(x, idx, **params)
+        got = planned(x, idx)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        assert not np.shares_memory(got, x)
+        jitted = numjax.jit(lambda x, i: lax.gather(x, i, dn, sizes, mode=mode))(x, idx)
+        np.testing.assert_array_equal(np.asarray(jitted), want)

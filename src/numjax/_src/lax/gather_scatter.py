@@ -339,6 +339,45 @@ def _gather_batch(args: Sequence[Any], dims: Sequence[Any], *,
 
 
 gather_p.def_impl(_gather_kernel)
+
+
+def _gather_kernel_factory(in_avals: Sequence[Any], **params: Any) -> Any:
+    """A kernel planned once for these shapes: a gather of one window (one index vector, as
+    `x[i]` or `x[i, j]` traced with array indices) reads it by basic slicing from the start
+    indices as Python ints; any other gather takes the general kernel."""
+    operand, indices = in_avals
+    general = lambda o, i: _gather_kernel(o, i, **params)  # noqa: E731
+    if math.prod(indices.shape[:-1]) != 1 or math.prod(operand.shape) == 0:
+        return general
+    dn: GatherDimensionNumbers = params["dimension_numbers"]
+    sizes = tuple(params["slice_sizes"])
+    upper = [n - size for n, size in zip(operand.shape, sizes, strict=True)]
+    out_shape = _gather_abstract_eval(operand, indices, **params).shape
+    index_map = tuple(dn.start_index_map)
+    fill = params["mode"] is GatherScatterMode.FILL_OR_DROP
+    value = params["fill_value"]
+    fill_value = np.asarray(_default_fill(operand.dtype) if value is None else value
+                            ).astype(operand.dtype)
+
+    def kernel(x: Any, idx: Any) -> Any:
+        starts = [0] * len(sizes)
+        inside = True
+        for d, i in zip(index_map, np.asarray(idx).reshape(-1).tolist(), strict=True):
+            top = upper[d]
+            if not 0 <= i <= top:
+                inside = False
+                i = 0 if i < 0 else top
+            starts[d] = i
+        if fill and not inside:
+            return np.full(out_shape, fill_value, operand.dtype)
+        window = np.asarray(x)[tuple(slice(s, s + n) for s, n in zip(starts, sizes,
+                                                                       strict=True))]
+        return window.reshape(out_shape).copy()  # its own buffer, as the general kernel's
+
+    return kernel
+
+
+gather_p.def_kernel_factory(_gather_kernel_factory)
 gather_p.def_jvp(_gather_jvp)
 gather_p.def_transpose(_gather_transpose)
 gather_p.def_batch(_gather_batch)
