@@ -96,3 +96,15 @@ def test_dtype_errors_as_jax_words_them(fn, message):
     with pytest.raises(TypeError) as info:
         fn()
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize("src,shape", [((), (3,)), ((1,), (4, 5)), ((2, 1), (2, 7)),
+                                       ((1, 3), (5000, 3)), ((64,), (100, 64))])
+def test_broadcasted_copies_small_results_and_views_large_ones(src, shape):
+    from numjax._src.lax import structural
+
+    x = np.arange(np.prod(src), dtype=np.float32).reshape(src)
+    out = structural.broadcasted(x, shape)
+    np.testing.assert_array_equal(out, np.broadcast_to(x, shape))
+    small = np.prod(shape) <= structural.SMALL_BROADCAST
+    assert out.flags.writeable == small and np.shares_memory(out, x) == (not small)
