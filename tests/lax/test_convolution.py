@@ -13,6 +13,7 @@ import scipy.signal
 import numjax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax.test_util import check_grads
 
 
 def _dilate(x: np.ndarray, axis: int, d: int) -> np.ndarray:
@@ -342,3 +343,99 @@ def test_shape_helpers_as_jax(name, args, expected):
         assert str(info.value) == expected[1]
     else:
         assert fn(*args) == expected
+
+
+# The planned (im2col) kernel over layouts and parameters: (layouts, canonical lhs and rhs
+# shapes, strides, padding (a name or explicit pairs), lhs dilation, rhs dilation, fgc, bgc).
+LAYOUT_CASES = [
+    (("NHWC", "HWIO", "NHWC"), (2, 3, 7, 6), (4, 3, 3, 3), (1, 1), "SAME", (1, 1), (1, 1), 1, 1),
+    (("NHWC", "HWIO", "NHWC"), (2, 3, 7, 6), (4, 3, 3, 2), (2, 3), "VALID", (1, 1), (1, 1), 1, 1),
+    (("NCHW", "OIHW", "NCHW"), (2, 3, 7, 6), (4, 3, 3, 3), (2, 1), "SAME", (1, 1), (2, 1), 1, 1),
+    (("NCHW", "OIHW", "NCHW"), (2, 4, 5, 6), (6, 2, 2, 3), (1, 2), ((2, -1), (0, 3)), (2, 1),
+     (1, 2), 2, 1),
+    (("NHWC", "HWIO", "NHWC"), (2, 6, 6, 5), (6, 2, 3, 3), (1, 1), "SAME_LOWER", (1, 1), (1, 1),
+     3, 1),
+    (("NHWC", "HWIO", "NCHW"), (6, 2, 5, 5), (6, 2, 2, 2), (2, 1), ((1, 0), (1, 1)), (1, 1),
+     (1, 1), 1, 3),
+    (("NHWC", "OIHW", "NHWC"), (2, 4, 6, 6), (4, 1, 3, 3), (1, 1), "SAME", (1, 1), (1, 1), 4, 1),
+    (("NCH", "OIH", "NCH"), (3, 2, 9), (4, 2, 4), (3,), ((1, 2),), (1,), (2,), 1, 1),
+    (("NHC", "HIO", "NHC"), (2, 3, 8), (3, 3, 3), (2,), "SAME", (1,), (1,), 1, 1),
+    (("NHC", "HIO", "NHC"), (2, 4, 5), (2, 2, 2), (1,), ((-1, 2),), (3,), (1,), 2, 1),
+    (("NCHWD", "OIHWD", "NCHWD"), (1, 2, 4, 5, 3), (3, 2, 2, 3, 2), (1, 2, 1), "SAME",
+     (1, 1, 1), (1, 1, 2), 1, 1),
+    (("NHWDC", "HWDIO", "NHWDC"), (2, 2, 4, 4, 4), (2, 1, 3, 2, 2), (2, 1, 1),
+     ((1, 1), (0, 0), (1, 0)), (1, 2, 1), (1, 1, 1), 2, 1),
+]
+
+
+def _layout_args(case: Any, seed: int = 0) -> tuple[np.ndarray, np.ndarray, Any]:
+    layouts, lhs_shape, rhs_shape, strides, padding, ld, rd, fgc, bgc = case
+    lhs, rhs = _rand(lhs_shape, seed=seed), _rand(rhs_shape, seed=seed + 1)
+    spatial = [ch for ch in layouts[1] if ch not in "OI"]
+    lhs_l = np.transpose(lhs, [("NC" + "".join(spatial)).index(ch) for ch in layouts[0]])
+    rhs_l = np.transpose(rhs, [("OI" + "".join(spatial)).index(ch) for ch in layouts[1]])
+
+    def f(a: Any, b: Any) -> Any:
+        return lax.conv_general_dilated(a, b, strides, padding, ld, rd, layouts,
+                                        feature_group_count=fgc, batch_group_count=bgc)
+
+    return lhs_l, rhs_l, f
+
+
+def _explicit_pads(case: Any) -> Any:
+    _, lhs_shape, rhs_shape, strides, padding, _, rd, _, _ = case
+    if not isinstance(padding, str):
+        return padding
+    window = [(k - 1) * d + 1 for k, d in zip(rhs_shape[2:], rd)]
+    return lax.padtype_to_pads(lhs_shape[2:], window, strides, padding)
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_layouts_vs_loop_and_jit(case: Any) -> None:
+    layouts = case[0]
+    lhs_l, rhs_l, f = _layout_args(case)
+    out = f(jnp.asarray(lhs_l), jnp.asarray(rhs_l))
+    expected = reference_conv(_rand(case[1]), _rand(case[2], seed=1), case[3],
+                              _explicit_pads(case), *case[5:])
+    spatial = "".join(ch for ch in layouts[1] if ch not in "OI")
+    out_c = np.transpose(np.asarray(out), [layouts[2].index(ch) for ch in "NC" + spatial])
+    np.testing.assert_allclose(out_c, expected, rtol=1e-5, atol=1e-5)
+    jitted = numjax.jit(f)(jnp.asarray(lhs_l), jnp.asarray(rhs_l))
+    np.testing.assert_allclose(np.asarray(jitted), np.asarray(out), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_layouts_gradients(case: Any) -> None:
+    lhs_l, rhs_l, f = _layout_args(case)
+    check_grads(f, (lhs_l.astype(np.float64), rhs_l.astype(np.float64)), order=1,
+                modes=("rev",), atol=2e-2, rtol=2e-2, eps=1e-2)
+    # The gradient convolutions compiled (buffer planning around them) equal the eager ones.
+    g = lambda a, b: numjax.grad(lambda a, b: jnp.sum(f(a, b) ** 2), (0, 1))(a, b)
+    eager, jitted = g(lhs_l, rhs_l), numjax.jit(g)(lhs_l, rhs_l)
+    for e, j in zip(eager, jitted):
+        np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-5, atol=1e-5)
+
+
+def test_values_and_gradients_as_jax() -> None:
+    # Integer-valued operands, so every value is exact: JAX 0.4.30's output of a strided,
+    # kernel-dilated, feature-grouped NHWC convolution and its gradients' absolute sums.
+    lhs = (np.arange(2 * 5 * 6 * 4) % 7 - 3).astype(np.float32).reshape(2, 5, 6, 4)
+    rhs = (np.arange(3 * 2 * 2 * 6) % 5 - 2).astype(np.float32).reshape(3, 2, 2, 6)
+
+    def f(a: Any, b: Any) -> Any:
+        return lax.conv_general_dilated(a, b, (2, 1), "SAME", rhs_dilation=(1, 2),
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                        feature_group_count=2)
+
+    out = f(lhs, rhs)
+    assert out.shape == (2, 3, 6, 6) and out.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(out)[0, 0], [
+        [7, 5, 3, 11, -5, -1], [-2, 4, 0, -7, 13, 3], [-6, -1, 14, -2, 3, 13],
+        [-3, 1, 0, -11, -7, 2], [-7, -11, 0, 1, -3, -2], [6, 0, -6, 5, 3, -9]])
+    np.testing.assert_array_equal(np.asarray(out)[1, 2], [
+        [-2, -6, 0, 0, -6, -2], [16, 0, -11, 2, -7, -11], [4, 0, 1, 13, 3, -2],
+        [-1, 14, -1, 3, 13, -7], [1, 0, 4, -7, 2, 16], [-9, 3, 5, -6, 0, 6]])
+    for fn in (numjax.grad(lambda a, b: jnp.sum(f(a, b) ** 2), (0, 1)),
+               numjax.jit(numjax.grad(lambda a, b: jnp.sum(f(a, b) ** 2), (0, 1)))):
+        gl, gr = fn(lhs, rhs)
+        assert float(jnp.abs(gl).sum()) == 16918.0 and float(jnp.abs(gr).sum()) == 15964.0

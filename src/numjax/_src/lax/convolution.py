@@ -18,12 +18,14 @@ Feature groups turn into regrouped kernels and batch groups into feature groups.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Union
 
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler.lowering import fresh_results
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
@@ -31,7 +33,6 @@ from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.lax import structural as st
 from numjax._src.lax.dot import canonicalize_precision
-from numjax._src.lax.padding import _pad_kernel
 
 __all__ = [
     "ConvDimensionNumbers",
@@ -243,57 +244,104 @@ def _accumulation_dtype(dtype: np.dtype) -> np.dtype:
     return dtype
 
 
-def _conv_kernel(lhs: Any, rhs: Any, *, window_strides: Ints, padding: Pads,
-                 lhs_dilation: Ints, rhs_dilation: Ints, dimension_numbers: ConvDimensionNumbers,
-                 feature_group_count: int, batch_group_count: int, precision: Any,
-                 preferred_element_type: Any) -> Any:
+def _placement(n: int, lo: int, hi: int, ld: int) -> tuple[slice, slice] | None:
+    """Where the elements of one lhs dimension land in its dilated, padded copy: (source,
+    destination) slices, or None when padding crops every element away. Negative padding
+    crops, so the first and last kept elements are found from the bounds."""
+    size = _dilate_dim(n, ld) + lo + hi
+    first = (-lo + ld - 1) // ld if lo < 0 else 0
+    last = builtins.min(n - 1, (size - 1 - lo) // ld) if size > lo else -1
+    if last < first:
+        return None
+    start = lo + first * ld
+    return slice(first, last + 1), slice(start, start + (last - first) * ld + 1, ld)
+
+
+def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, padding: Pads,
+                         lhs_dilation: Ints, rhs_dilation: Ints,
+                         dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
+                         batch_group_count: int, precision: Any,
+                         preferred_element_type: Any) -> Callable[..., Any]:
+    """A convolution kernel planned once for these shapes, as one matrix product (per group)
+    of the lhs windows with the kernel: im2col.
+
+    It works channels-last whatever the layout: the lhs as (N, *spatial, C), the kernel as
+    (*window, I, O), the result as (N, *out, O), so that a window's (offset, feature) values are
+    one row of the column matrix and the product is a single BLAS call. NHWC/HWIO operands are
+    read in place; other layouts become strided views that the one copy (padding or the column
+    matrix) reads. The lhs is dilated and padded into a zero buffer only when padding or
+    dilation ask for it; the windows are then a strided view of it (window strides and kernel
+    dilation in its strides) which the column matrix copies once."""
     dn = dimension_numbers
-    out_dtype = np.dtype(preferred_element_type or np.asarray(lhs).dtype)
-    acc = _accumulation_dtype(np.result_type(np.asarray(lhs).dtype, out_dtype))
-    lhs = np.transpose(np.asarray(lhs), dn.lhs_spec).astype(acc)
-    rhs = np.transpose(np.asarray(rhs), dn.rhs_spec).astype(acc)
-    nsp = lhs.ndim - 2
-    n, c = lhs.shape[:2]
-    o, cg = rhs.shape[:2]
-    ks = rhs.shape[2:]
-    outs = tuple(_out_size(*a) for a in zip(lhs.shape[2:], ks, window_strides,
-                                            *zip(*padding, strict=True), lhs_dilation,
-                                            rhs_dilation, strict=True))
-    out_n = n // batch_group_count
-    canonical_shape = (out_n, o, *outs)
-    if 0 in canonical_shape or 0 in (c, *ks):
-        out = np.zeros(canonical_shape, acc)
-        return np.transpose(out, _perm_inverse(dn.out_spec)).astype(out_dtype)
-    config = ((0, 0, 0), (0, 0, 0), *((lo, hi, d - 1) for (lo, hi), d in
-                                      zip(padding, lhs_dilation, strict=True)))
-    x = _pad_kernel(lhs, np.zeros((), acc), padding_config=config)
-    k_eff = tuple(_dilate_dim(k, d) for k, d in zip(ks, rhs_dilation, strict=True))
-    windows = np.lib.stride_tricks.sliding_window_view(x, k_eff, axis=tuple(range(2, 2 + nsp)))
-    select = ((slice(None),) * 2 + tuple(slice(None, None, s) for s in window_strides)
-              + tuple(slice(None, None, d) for d in rhs_dilation))
-    # (N, C, *out, *K) after strides; the slice trims positions past the last full window.
-    windows = windows[select][(slice(None),) * 2 + tuple(slice(0, m) for m in outs)]
-    sp_axes = tuple(range(3, 3 + nsp))
-    k_axes = tuple(range(3 + nsp, 3 + 2 * nsp))
-    if batch_group_count > 1:
-        g = batch_group_count
-        w = windows.reshape(g, out_n, c, *outs, *ks)
-        kern = rhs.reshape(g, o // g, cg, *ks)
-        out = np.einsum(w, [0, 1, 2, *sp_axes, *k_axes], kern, [0, 3 + 2 * nsp, 2, *k_axes],
-                        [1, 0, 3 + 2 * nsp, *sp_axes], optimize=True)
-    elif feature_group_count > 1:
-        g = feature_group_count
-        w = windows.reshape(n, g, cg, *outs, *ks)
-        kern = rhs.reshape(g, o // g, cg, *ks)
-        out = np.einsum(w, [0, 1, 2, *sp_axes, *k_axes], kern, [1, 3 + 2 * nsp, 2, *k_axes],
-                        [0, 1, 3 + 2 * nsp, *sp_axes], optimize=True)
-    else:
-        # One BLAS contraction over (feature, *window): (N, *out, O).
-        out = np.tensordot(windows, rhs, axes=((1, *range(2 + nsp, 2 + 2 * nsp)),
-                                               (1, *range(2, 2 + nsp))))
-        out = np.moveaxis(out, -1, 1)
-    out = out.reshape(canonical_shape)
-    return np.transpose(out, _perm_inverse(dn.out_spec)).astype(out_dtype)
+    lhs_aval, rhs_aval = in_avals
+    out_dtype = np.dtype(preferred_element_type or lhs_aval.dtype)
+    acc = _accumulation_dtype(np.result_type(lhs_aval.dtype, out_dtype))
+    n, c, *space = _permuted(lhs_aval.shape, dn.lhs_spec)
+    o, cg, *ks = _permuted(rhs_aval.shape, dn.rhs_spec)
+    outs = [_out_size(*a) for a in zip(space, ks, window_strides, *zip(*padding, strict=True),
+                                       lhs_dilation, rhs_dilation, strict=True)]
+    fgc, bgc = feature_group_count, batch_group_count
+    groups = builtins.max(fgc, bgc)
+    out_n = n // bgc
+    # Channels-last (N, *out, O) -> the output layout: output axis j holds canonical
+    # dimension out_spec.index(j), which channels-last keeps at 0 (N), last (O) or d - 1.
+    where = [0, len(space) + 1, *range(1, len(space) + 1)]
+    out_perm = tuple(where[d] for d in _perm_inverse(dn.out_spec))
+    if 0 in (out_n, o, c, *outs, *ks):
+        shape = tuple((out_n, *outs, o)[i] for i in out_perm)
+        return lambda lhs, rhs: np.zeros(shape, out_dtype)
+    lhs_perm = (dn.lhs_spec[0], *dn.lhs_spec[2:], dn.lhs_spec[1])
+    rhs_perm = (*dn.rhs_spec[2:], dn.rhs_spec[1], dn.rhs_spec[0])
+    places = [_placement(*a) for a in zip(space, *zip(*padding, strict=True), lhs_dilation,
+                                         strict=True)]
+    padded = tuple(_dilate_dim(m, d) + lo + hi
+                   for m, (lo, hi), d in zip(space, padding, lhs_dilation, strict=True))
+    needs_pad = any(p != (0, 0) for p in padding) or any(d != 1 for d in lhs_dilation)
+    src = (slice(None), *(p[0] for p in places if p), slice(None))
+    dst = (slice(None), *(p[1] for p in places if p), slice(None))
+    empty = None in places
+    rows, taps, og = out_n * math.prod(outs), math.prod(ks), o // groups
+
+    def kernel(lhs: Any, rhs: Any) -> Any:
+        x = np.transpose(np.asarray(lhs), lhs_perm)
+        if needs_pad:
+            buf = np.zeros((n, *padded, c), acc)
+            if not empty:
+                buf[dst] = x[src]
+            x = buf
+        elif x.dtype != acc:
+            x = x.astype(acc)
+        strides = x.strides
+        # (N, *out, *window, C): every window, strided by the window strides and dilations.
+        windows = np.lib.stride_tricks.as_strided(
+            x, (n, *outs, *ks, c),
+            (strides[0], *(st * s for st, s in zip(strides[1:-1], window_strides, strict=True)),
+             *(st * d for st, d in zip(strides[1:-1], rhs_dilation, strict=True)), strides[-1]),
+            writeable=False)
+        w = np.transpose(np.asarray(rhs), rhs_perm).astype(acc, copy=False)
+        if groups == 1:
+            out = np.matmul(windows.reshape(rows, taps * c), w.reshape(taps * c, o))
+        else:
+            if fgc > 1:
+                # Features split as (group, C / group), the group leading the products.
+                cols = np.moveaxis(windows.reshape(*windows.shape[:-1], groups, cg), -2, 0)
+            else:
+                # The batch split as (group, N / group): batch group g meets kernel group g.
+                cols = windows.reshape(groups, out_n, *windows.shape[1:])
+            cols = cols.reshape(groups, rows, taps * cg)
+            kern = np.moveaxis(w.reshape(taps * cg, groups, og), 1, 0)
+            # (group, rows, O / group) -> (rows, O) with the group leading each row's features.
+            out = np.matmul(cols, kern).transpose(1, 0, 2).reshape(rows, o)
+        out = out.reshape(out_n, *outs, o).transpose(out_perm)
+        return out.astype(out_dtype, copy=False)
+
+    return kernel
+
+
+def _conv_kernel(lhs: Any, rhs: Any, **params: Any) -> Any:
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    avals = [ShapedArray(x.shape, x.dtype) for x in (lhs, rhs)]
+    return _conv_kernel_factory(avals, **params)(lhs, rhs)
 
 
 def _check_group_counts(lhs_n: int, lhs_c: int, rhs_o: int, rhs_i: int, fgc: int,
@@ -559,6 +607,8 @@ def _swap(ndim: int, a: int, b: int) -> Ints:
 
 
 conv_general_dilated_p.def_impl(_conv_kernel)
+conv_general_dilated_p.def_kernel_factory(_conv_kernel_factory)
+fresh_results.add(conv_general_dilated_p)  # a matmul result, or zeros: never an operand
 conv_general_dilated_p.def_jvp(_conv_jvp)
 conv_general_dilated_p.def_transpose(_conv_transpose_rule)
 conv_general_dilated_p.def_batch(_conv_batch)
