@@ -265,6 +265,60 @@ def adam_step() -> None:
         row(f"Adam step, MLP 32-128-10 b256 ({tier})", t, None, tj)
 
 
+def _cnn_init(rng: np.random.Generator) -> dict[str, Any]:
+    def dense(*shape: int) -> Any:
+        return (rng.normal(size=shape) / np.sqrt(np.prod(shape[:-1]))).astype(np.float32)
+
+    return {"c1": dense(3, 3, 1, 32), "b1": np.zeros(32, np.float32),
+            "c2": dense(3, 3, 32, 64), "b2": np.zeros(64, np.float32),
+            "d1": dense(7 * 7 * 64, 256), "e1": np.zeros(256, np.float32),
+            "d2": dense(256, 10), "e2": np.zeros(10, np.float32)}
+
+
+def _cnn_loss(m: Any, lax_mod: Any, p: Any, x: Any, y: Any) -> Any:
+    """Flax's MNIST CNN: two 3x3 SAME convolutions (NHWC/HWIO) each followed by relu and a 2x2
+    average pool (reduce_window, as flax.linen.avg_pool), then dense 256, relu, dense 10."""
+    dn = ("NHWC", "HWIO", "NHWC")
+
+    def pool(h: Any) -> Any:
+        return lax_mod.reduce_window(h, 0.0, lax_mod.add, (1, 2, 2, 1), (1, 2, 2, 1),
+                                     "VALID") / 4.0
+
+    h = lax_mod.conv_general_dilated(x, p["c1"], (1, 1), "SAME", dimension_numbers=dn)
+    h = pool(m.maximum(h + p["b1"], 0.0))
+    h = lax_mod.conv_general_dilated(h, p["c2"], (1, 1), "SAME", dimension_numbers=dn)
+    h = pool(m.maximum(h + p["b2"], 0.0))
+    h = h.reshape(h.shape[0], -1)
+    h = m.maximum(h @ p["d1"] + p["e1"], 0.0)
+    logits = h @ p["d2"] + p["e2"]
+    logits = logits - logits.max(axis=1, keepdims=True)
+    logp = logits - m.log(m.exp(logits).sum(axis=1, keepdims=True))
+    return -(logp * y).sum() / x.shape[0]
+
+
+def cnn_step() -> None:
+    rng = np.random.default_rng(0)
+    params = _cnn_init(rng)
+    xb = rng.normal(size=(32, 28, 28, 1)).astype(np.float32)
+    yb = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 32)]
+
+    def make_step(mod: Any, m: Any, lax_mod: Any) -> Callable[..., Any]:
+        def step(p: Any, x: Any, y: Any) -> Any:
+            loss, g = mod.value_and_grad(lambda p: _cnn_loss(m, lax_mod, p, x, y))(p)
+            return mod.tree_util.tree_map(lambda a, b: a - 0.01 * b, p, g), loss
+        return mod.jit(step)
+
+    step = make_step(numjax, jnp, lax)
+    p = numjax.tree_util.tree_map(jnp.asarray, params)
+    t = best(lambda: _block(step(p, xb, yb)), 5, 5)
+    tj = None
+    if jax is not None:
+        jstep = make_step(jax, jjnp, jlax)
+        pj = jax.tree_util.tree_map(jjnp.asarray, params)
+        tj = best(lambda: jax.block_until_ready(jstep(pj, xb, yb)), 5, 5)
+    row("CNN 2 conv + 2 dense b32x28x28x1 step", t, None, tj)
+
+
 def _tiers() -> list[tuple[str, str]]:
     """The tiers to measure: the NumPy tier, and the native one when numba is installed."""
     return [("numpy tier", "off")] + ([("native", "auto")] if native_tier.available else [])
@@ -353,8 +407,8 @@ def sampler() -> None:
 
 
 SECTIONS = {"dispatch": dispatch, "first_call": first_call, "chain": elementwise_chain,
-            "logsumexp": logsumexp_rows, "mlp": mlp_step, "adam": adam_step, "scan": rnn_scan,
-            "sampler": sampler}
+            "logsumexp": logsumexp_rows, "mlp": mlp_step, "adam": adam_step, "cnn": cnn_step,
+            "scan": rnn_scan, "sampler": sampler}
 
 
 def main() -> None:
