@@ -439,3 +439,32 @@ def test_values_and_gradients_as_jax() -> None:
                numjax.jit(numjax.grad(lambda a, b: jnp.sum(f(a, b) ** 2), (0, 1)))):
         gl, gr = fn(lhs, rhs)
         assert float(jnp.abs(gl).sum()) == 16918.0 and float(jnp.abs(gr).sum()) == 15964.0
+
+
+def test_mid_size_products_run_blas_on_the_calling_thread() -> None:
+    # 8 images of 16x18x18, 4 3x3 filters: 2048 windows x 144 x 4 multiply-adds, in the range
+    # dot_general runs on one thread.
+    from numjax._src.core.avals import ShapedArray
+    from numjax._src.lax.convolution import _conv_kernel_factory
+    from numjax._src.lax.dot import ONE_THREAD_MACS
+    from numjax._src.runtime import blas
+
+    lhs, rhs = _rand((8, 16, 18, 18)), _rand((4, 16, 3, 3), seed=1)
+    assert 1 << 18 <= 8 * 16 * 16 * (16 * 9) * 4 <= ONE_THREAD_MACS
+    params = dict(window_strides=(1, 1), padding=((0, 0), (0, 0)), lhs_dilation=(1, 1),
+                  rhs_dilation=(1, 1),
+                  dimension_numbers=lax.conv_dimension_numbers(lhs.shape, rhs.shape, None),
+                  feature_group_count=1, batch_group_count=1, precision=None,
+                  preferred_element_type=None)
+    kernel = _conv_kernel_factory([ShapedArray(lhs.shape, lhs.dtype),
+                                   ShapedArray(rhs.shape, rhs.dtype)], **params)
+    setters = blas._find_setters()
+    if setters:
+        assert kernel.__name__ in ("one_thread", "one_thread_each")
+        before = setters[0](2)
+        out = kernel(lhs, rhs)
+        assert setters[0](before) == 2  # the thread's own setting is put back
+    else:
+        out = kernel(lhs, rhs)
+    expected = reference_conv(lhs, rhs, (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1))
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-4, atol=1e-4)

@@ -32,7 +32,8 @@ from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.lax import structural as st
-from numjax._src.lax.dot import canonicalize_precision
+from numjax._src.lax.dot import ONE_THREAD_MACS, canonicalize_precision
+from numjax._src.runtime import blas
 
 __all__ = [
     "ConvDimensionNumbers",
@@ -335,6 +336,10 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
         out = out.reshape(out_n, *outs, o).transpose(out_perm)
         return out.astype(out_dtype, copy=False)
 
+    # Each group's product as dot_general's: from 2**18 multiply-adds OpenBLAS would thread
+    # it, which only pays from ONE_THREAD_MACS.
+    if 1 << 18 <= rows * taps * cg * og <= ONE_THREAD_MACS:
+        return blas.on_one_thread(kernel)
     return kernel
 
 
