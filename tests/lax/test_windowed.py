@@ -262,3 +262,49 @@ def test_sum_of_negative_zeros(wrap: Any) -> None:
     out = wrap(lambda v: lax.reduce_window(v, 0.0, lax.add, (2,), (2,), "VALID"))(x)
     np.testing.assert_array_equal(np.signbit(np.asarray(out)), [False, False])
     np.testing.assert_array_equal(np.asarray(out), [0.0, 1.0])
+
+
+# JAX 0.4.30's max/min window selection over ties, signed zeros and NaNs (XLA's scan keeps the
+# current element while current >= candidate, <= for min): gradient with cotangents 1, 2, ...
+# and jvp with tangents 1..12, for pooling windows, overlapping ones and one global window.
+_SELECT_X = [1.0, np.nan, np.nan, 2.0, 3.0, 3.0, np.nan, 0.0, -0.0, 0.0, 5.0, np.nan]
+_POOL_GRAD = [0.0, 1.0, 0.0, 2.0, 3.0, 0.0, 0.0, 4.0, 5.0, 0.0, 0.0, 6.0]
+_POOL_JVP = [2.0, 4.0, 5.0, 8.0, 9.0, 12.0]
+SELECTIONS = [
+    ("pool", (2,), (2,), lax.max, _POOL_GRAD, _POOL_JVP),
+    ("pool", (2,), (2,), lax.min, _POOL_GRAD, _POOL_JVP),
+    ("overlap", (3,), (1,), lax.max, [0.0, 0.0, 1.0, 2.0, 7.0, 0.0, 5.0, 21.0, 0.0, 0.0, 9.0, 10.0],
+     [3.0, 4.0, 5.0, 5.0, 7.0, 8.0, 8.0, 8.0, 11.0, 12.0]),
+    ("overlap", (3,), (1,), lax.min, [0.0, 0.0, 1.0, 9.0, 0.0, 0.0, 5.0, 21.0, 9.0, 0.0, 0.0, 10.0],
+     [3.0, 4.0, 4.0, 4.0, 7.0, 8.0, 8.0, 8.0, 9.0, 12.0]),
+    ("global", (12,), (1,), lax.max, [0.0] * 11 + [1.0], [12.0]),
+    ("global", (12,), (1,), lax.min, [0.0] * 11 + [1.0], [12.0]),
+]
+
+
+@pytest.mark.parametrize("name,dims,strides,op,grad,jvp", SELECTIONS)
+def test_selection_as_jax(name: str, dims: Any, strides: Any, op: Any, grad: list[float],
+                          jvp: list[float]) -> None:
+    x = jnp.array(_SELECT_X, jnp.float32)
+    init = -jnp.inf if op is lax.max else jnp.inf
+    f = lambda h: lax.reduce_window(h, init, op, dims, strides, "VALID")
+    ct = jnp.arange(1.0, 1.0 + len(jvp))
+    loss = lambda h: (f(h) * ct).sum()
+    for g in (numjax.grad(loss), numjax.jit(numjax.grad(loss))):
+        np.testing.assert_array_equal(np.asarray(g(x)), grad)
+    np.testing.assert_array_equal(np.asarray(numjax.jvp(f, (x,), (jnp.arange(1.0, 13.0),))[1]),
+                                  jvp)
+
+
+def test_max_pool_gradient_of_a_batch_vs_loop() -> None:
+    # 2x2 max pooling's gradient (the branch-free per-offset path) against a loop over windows.
+    x = _rand((2, 6, 8, 3))
+    ct = _rand((2, 3, 4, 3), seed=1)
+    f = lambda h: lax.reduce_window(h, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    g = numjax.jit(lambda h: numjax.vjp(f, h)[1](jnp.asarray(ct))[0])(x)
+    expected = np.zeros_like(x)
+    for n, i, j, c in itertools.product(range(2), range(3), range(4), range(3)):
+        window = x[n, 2 * i:2 * i + 2, 2 * j:2 * j + 2, c]
+        a, b = np.unravel_index(np.argmax(window), window.shape)
+        expected[n, 2 * i + a, 2 * j + b, c] = ct[n, i, j, c]
+    np.testing.assert_array_equal(np.asarray(g), expected)
