@@ -310,7 +310,8 @@ def _cofactor_solve(a: Array, b: Array) -> tuple[Array, Array]:
     batch = np.broadcast_shapes(lu_.shape[:-2], b.shape[:-2])
     x = jnp.broadcast_to(b, (*batch, *b.shape[-2:]))
     lu_ = jnp.broadcast_to(lu_, (*batch, *lu_.shape[-2:]))
-    swaps = reductions.sum(pivots != jnp.arange(n, dtype=pivots.dtype), axis=-1)
+    iota = jnp.arange(n, dtype=pivots.dtype).reshape((1,) * (pivots.ndim - 1) + (n,))
+    swaps = reductions.sum(pivots != iota, axis=-1)
     sign = (1 - 2 * (swaps % 2)).astype(a.dtype)
     partial = jnp.cumprod(_diag(lu_), axis=-1) * sign[..., None]
     lu_ = lu_.at[..., -1, -1].set(1.0 / partial[..., -2])
@@ -399,7 +400,10 @@ def _pinv_value(a: Array, rtol: Array | None, hermitian: bool) -> Array:
             np.dtype(a.dtype).char.lower() if a.dtype.kind == "c" else a.dtype)).eps)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     rtol = creation.asarray(rtol, s.dtype)
-    cutoff = rtol[..., None] * reductions.max(s, axis=-1, keepdims=True)
+    # rtol's batch dimensions are s's trailing ones: give it s's rank explicitly, so the
+    # product is no rank promotion (which jax_numpy_rank_promotion='raise' would refuse).
+    rtol = rtol.reshape((1,) * max(0, s.ndim - 1 - rtol.ndim) + rtol.shape + (1,))
+    cutoff = rtol * reductions.max(s, axis=-1, keepdims=True)
     s_inv = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0).astype(a.dtype)
     return jnp.matmul(_H(vh) * s_inv[..., None, :], _H(u))
 

@@ -21,7 +21,9 @@ class _ScalarMeta(type):
         return hash(cls.dtype.type)
 
     def __eq__(cls, other: object) -> bool:
-        return cls is other or other is cls.dtype.type
+        # NumPy's comparison of the type decides the rest, as in JAX: a dtype object equals
+        # its scalar type (`jnp.int32 == np.dtype('int32')`), a dtype name does not.
+        return cls is other or bool(cls.dtype.type == other)
 
     def __ne__(cls, other: object) -> bool:
         return not cls == other

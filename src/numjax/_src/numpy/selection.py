@@ -40,7 +40,7 @@ def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Any 
                          f"{len(choicelist)})")
     if len(condlist) == 0:
         raise ValueError("condlist must be non-empty")
-    choices = promote_dtypes(default, *choicelist)
+    choices = promote_dtypes(default, *choicelist, jitted=False)
     try:
         conds = [ensure_array(c) for c in condlist]
     except TypeError:

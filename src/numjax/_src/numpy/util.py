@@ -147,23 +147,47 @@ def _is_arraylike(x: Any) -> bool:
             or np.isscalar(x) or isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType))
 
 
-def promote_dtypes(*args: Array) -> list[Array]:
-    """Convert all arguments to their common dtype (weak if every argument is weak)."""
+def _entry_dtypes(args: Sequence[Any]) -> Sequence[Any]:
+    """`args` with each NumPy array or scalar replaced by its canonical dtype.
+
+    jnp's functions take their operands as JAX's jitted functions do: a NumPy value becomes an
+    array of the canonical dtype on the way in, before any promotion. With x64 off a float64
+    NumPy array meets a float32 array as float32 (so `jax_numpy_dtype_promotion='strict'`
+    accepts the pair, and a uint64 with an int32 gives int32, not float32). A dtype stands for a
+    strong operand in result_type, so the values themselves need no conversion here.
+    """
+    out: list[Any] | None = None
+    for i, x in enumerate(args):
+        if isinstance(x, np.ndarray | np.generic):
+            canonical = dtypes.canonicalize_dtype(x.dtype, allow_extended_dtype=True)
+            if canonical != x.dtype:
+                if out is None:
+                    out = list(args)
+                out[i] = canonical
+    return args if out is None else out
+
+
+def promote_dtypes(*args: Array, jitted: bool = True) -> list[Array]:
+    """Convert all arguments to their common dtype (weak if every argument is weak).
+
+    `jitted=False` for a function JAX runs op by op: its NumPy operands are promoted with
+    their own dtypes (so a float64 one is refused by strict promotion even with x64 off)."""
     if len(args) < 2:
         return [lax._convert_element_type(x, None, dtypes.is_weakly_typed(x)) for x in args]
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    entry = _entry_dtypes(args) if jitted else args
+    dtype, weak = dtypes.result_type(*entry, return_weak_type_flag=True)
     return [lax._convert_element_type(x, dtype, weak) for x in args]
 
 
 def promote_dtypes_inexact(*args: Array) -> list[Array]:
     """Promote to a common dtype, then to the nearest floating/complex type."""
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    dtype, weak = dtypes.result_type(*_entry_dtypes(args), return_weak_type_flag=True)
     dtype = dtypes.to_inexact_dtype(dtype)
     return [lax._convert_element_type(x, dtype, weak) for x in args]
 
 
 def promote_dtypes_numeric(*args: Array) -> list[Array]:
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    dtype, weak = dtypes.result_type(*_entry_dtypes(args), return_weak_type_flag=True)
     dtype = dtypes.to_numeric_dtype(dtype)
     return [lax._convert_element_type(x, dtype, weak) for x in args]
 

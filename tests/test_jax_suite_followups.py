@@ -1,0 +1,247 @@
+"""Behaviours JAX 0.4.30's own test suite (tools/jax_conformance) found numjax getting wrong,
+with JAX's recorded results as data.
+
+Each row is (expression, configuration, what JAX returned): dtype, shape, weak type and values,
+or the exception type and the first line of its message. Configuration keys: `x64`,
+`promotion` (jax_numpy_dtype_promotion) and `rank` (jax_numpy_rank_promotion). The expressions
+run unchanged against numjax (`L` is the library, `jnp` its numpy, `lax` its lax).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import numjax
+import numjax.numpy as jnp  # noqa: F401 -- the expressions read it
+from numjax import lax  # noqa: F401 -- the expressions read it
+
+L = numjax
+
+Row = tuple[str, dict[str, Any], dict[str, Any]]
+
+
+def strict(a: str, b: str) -> str:
+    """JAX's TypePromotionError text for dtypes `a` and `b` under strict promotion."""
+    return (
+        f"Input dtypes ('{a}', '{b}') have no available implicit dtype promotion path when "
+        "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired output "
+        "type, or set jax_numpy_dtype_promotion=standard."
+    )
+
+
+# jnp functions that JAX jits take a NumPy operand at its canonical dtype (float64 -> float32
+# with x64 off) before promotion; those JAX runs op by op (select, result_type) do not.
+NUMPY_OPERANDS: list[Row] = [
+    (
+        "np.ones(3) * jnp.float32(2)",
+        {"promotion": "strict"},
+        {"dtype": "float32", "shape": [3], "weak": False, "v": [2.0, 2.0, 2.0]},
+    ),
+    (
+        "jnp.multiply(np.ones(3), jnp.ones(3, 'float32'))",
+        {"promotion": "strict"},
+        {"dtype": "float32", "shape": [3], "weak": False, "v": [1.0, 1.0, 1.0]},
+    ),
+    (
+        "jnp.dot(np.ones(3), jnp.ones(3, 'float32'))",
+        {"promotion": "strict"},
+        {"dtype": "float32", "shape": [], "weak": False, "v": 3.0},
+    ),
+    (
+        "jnp.where(True, np.ones(2), jnp.zeros(2, 'float32'))",
+        {"promotion": "strict"},
+        {"dtype": "float32", "shape": [2], "weak": False, "v": [1.0, 1.0]},
+    ),
+    (
+        "jnp.clip(jnp.ones(2, 'float32'), np.zeros(2), 2)",
+        {"promotion": "strict"},
+        {"dtype": "float32", "shape": [2], "weak": False, "v": [1.0, 1.0]},
+    ),
+    (
+        "jnp.isclose(np.ones(2), jnp.ones(2, 'float32'))",
+        {"promotion": "strict"},
+        {"dtype": "bool", "shape": [2], "weak": False, "v": [True, True]},
+    ),
+    (
+        "jnp.add(np.ones(2, 'int64'), jnp.ones(2, 'int32'))",
+        {"promotion": "strict"},
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [2, 2]},
+    ),
+    (
+        "jnp.add(np.ones(2, 'uint64'), jnp.ones(2, 'int32'))",
+        {},
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [2, 2]},
+    ),
+    (
+        "jnp.add(np.ones(2, 'float64'), jnp.ones(2, 'float16'))",
+        {},
+        {"dtype": "float32", "shape": [2], "weak": False, "v": [2.0, 2.0]},
+    ),
+    (
+        "lax.fori_loop(0, 2, lambda i, c: c + np.ones(2), jnp.zeros(2, 'float32'))",
+        {"promotion": "strict"},
+        {"dtype": "float32", "shape": [2], "weak": False, "v": [2.0, 2.0]},
+    ),
+    (
+        "jnp.add(jnp.ones(2, 'float16'), np.ones(2))",
+        {"promotion": "strict"},
+        {
+            "raises": "TypePromotionError",
+            "message": strict("float16", "float32"),
+        },
+    ),
+    (
+        "jnp.select([np.array([True, False])], [np.ones(2)], jnp.zeros(2, 'float32'))",
+        {"promotion": "strict"},
+        {
+            "raises": "TypePromotionError",
+            "message": strict("float64", "float32"),
+        },
+    ),
+    (
+        "jnp.multiply(np.ones(2), jnp.ones(2, 'float32'))",
+        {"promotion": "strict", "x64": True},
+        {
+            "raises": "TypePromotionError",
+            "message": strict("float64", "float32"),
+        },
+    ),
+    (
+        "jnp.result_type(np.ones(2), jnp.ones(2, 'float32'))",
+        {"promotion": "strict"},
+        {
+            "raises": "TypePromotionError",
+            "message": strict("float64", "float32"),
+        },
+    ),
+]
+
+# jnp's scalar types compare as NumPy's do: equal to their dtype object, not to its name.
+SCALAR_TYPES: list[Row] = [
+    (
+        "jnp.int32 == np.dtype('int32')",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "np.dtype('float32') == jnp.float32",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    ("jnp.bool_ == np.dtype(bool)", {}, {"dtype": "bool", "shape": [], "weak": False, "v": True}),
+    (
+        "jnp.bfloat16 == np.dtype(jnp.bfloat16)",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "jnp.int32 != np.dtype('int32')",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": False},
+    ),
+    ("jnp.int32 == 'int32'", {}, {"dtype": "bool", "shape": [], "weak": False, "v": False}),
+    ("jnp.float32 == np.float64", {}, {"dtype": "bool", "shape": [], "weak": False, "v": False}),
+    (
+        "jnp.float32 == np.dtype('float64')",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": False},
+    ),
+]
+
+# numjax's own jnp code broadcasts explicitly, so it works under jax_numpy_rank_promotion='raise'.
+LIBRARY_RANKS: list[Row] = [
+    (
+        "jnp.linalg.pinv(jnp.ones((2, 70, 1))).shape == (2, 1, 70)",
+        {"rank": "raise"},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "jnp.linalg.pinv(jnp.ones((2, 3, 2)), rtol=jnp.full(2, 0.5)).shape == (2, 2, 3)",
+        {"rank": "raise"},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "L.jvp(jnp.linalg.det, (jnp.stack([jnp.eye(3)] * 2),), (jnp.ones((2, 3, 3)),))[1]",
+        {"rank": "raise"},
+        {"dtype": "float32", "shape": [2], "weak": False, "v": [3.0, 3.0]},
+    ),
+]
+
+ROWS: list[Row] = NUMPY_OPERANDS + SCALAR_TYPES + LIBRARY_RANKS
+
+
+def _values(v: Any) -> Any:
+    """Recorded values: floats that are not finite are strings (real results only)."""
+    if isinstance(v, list):
+        return [_values(x) for x in v]
+    if isinstance(v, float) and not np.isfinite(v):
+        return str(v)
+    return v
+
+
+def _encode(out: Any) -> dict[str, Any]:
+    if isinstance(out, tuple) and not hasattr(out, "dtype"):
+        return {"items": [_encode(x) for x in out]}
+    a = np.asarray(out)
+    return {
+        "dtype": str(a.dtype),
+        "shape": list(a.shape),
+        "weak": bool(getattr(out, "weak_type", False)),
+        "v": _values(a.tolist()),
+    }
+
+
+# The dtypes in a promotion error come from a set in JAX, so their order is not part of the
+# behaviour: compare the message with the tuple sorted.
+_NODES = re.compile(r"Input dtypes \(([^)]*)\)")
+
+
+def _normalized(message: str) -> str:
+    return _NODES.sub(lambda m: "(" + ", ".join(sorted(m.group(1).split(", "))) + ")", message)
+
+
+def _evaluate(expr: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    with (
+        L.experimental.enable_x64(cfg.get("x64", False)),
+        L.numpy_dtype_promotion(cfg.get("promotion", "standard")),
+        L.numpy_rank_promotion(cfg.get("rank", "allow")),
+    ):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                return _encode(eval(expr))
+        except Exception as e:  # noqa: BLE001 -- the exception is the recorded outcome
+            text = str(e).splitlines()[0] if str(e) else ""
+            return {"raises": type(e).__name__, "message": text}
+
+
+@pytest.mark.parametrize(("expr", "cfg", "expected"), ROWS, ids=[r[0] for r in ROWS])
+def test_matches_jax(expr: str, cfg: dict[str, Any], expected: dict[str, Any]) -> None:
+    got = _evaluate(expr, cfg)
+    if "raises" in expected:
+        assert "raises" in got, got
+        assert got["raises"] == expected["raises"]
+        assert _normalized(got["message"]) == _normalized(expected["message"])
+    else:
+        assert "v" in got, got
+        assert {k: got[k] for k in got if k != "v"} == {
+            k: expected[k] for k in expected if k != "v"
+        }
+        want = np.array(_decoded(expected["v"]), dtype=got["dtype"])
+        have = np.array(_decoded(got["v"]), dtype=got["dtype"])
+        if want.dtype.kind in "fc":  # a few ulp: the platform's BLAS and libm may differ
+            np.testing.assert_allclose(have, want, rtol=1e-5, atol=0, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(have, want)
+
+
+def _decoded(v: Any) -> Any:
+    """Recorded values back to numbers (non-finite floats are recorded as strings)."""
+    if isinstance(v, list):
+        return [_decoded(x) for x in v]
+    return float(v) if isinstance(v, str) else v
