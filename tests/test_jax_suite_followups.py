@@ -245,3 +245,34 @@ def _decoded(v: Any) -> Any:
     if isinstance(v, list):
         return [_decoded(x) for x in v]
     return float(v) if isinstance(v, str) else v
+
+
+def test_donate_argnames_with_keyword_arguments() -> None:
+    """Donation by name marks and deletes the named keyword arguments' buffers, whatever the
+    order the keywords are passed in (JAX 0.4.30: z deleted, y and x kept; args_info's donated
+    flags True, True, False for donate_argnames=('z', 'y'))."""
+    f = L.jit(lambda z, y, x: (z * 2, y * 2, x * 2), donate_argnames=("z",))
+    z, y, x = jnp.ones(3), jnp.ones(3), jnp.ones(3)
+    f(z=z, y=y, x=x)
+    assert (z.is_deleted(), y.is_deleted(), x.is_deleted()) == (True, False, False)
+    for options in ({"donate_argnames": ("z", "y")}, {"donate_argnums": (0, 1)}):
+        g = L.jit(lambda z, y, x: (z, y, x), **options)
+        _, info = g.lower(z={"c": 3.0}, y={"b": 2.0}, x={"a": 1.0}).args_info
+        assert (info["z"]["c"].donated, info["y"]["b"].donated, info["x"]["a"].donated) == (
+            True,
+            True,
+            False,
+        )
+
+
+@pytest.mark.parametrize("option", ["static_argnames", "donate_argnames"])
+@pytest.mark.parametrize("names", [("a", "c"), ("args", "c")])
+def test_argnames_naming_positional_only_parameters(option: str, names: tuple[str, str]) -> None:
+    """A positional-only parameter or *args cannot be named (JAX 0.4.30's ValueError)."""
+
+    def h(a: Any, /, b: Any, c: Any, *args: Any, **kwargs: Any) -> Any:
+        return a
+
+    message = f"Jitted function has invalid argnames {{'{names[0]}'}} in {option}. These are "
+    with pytest.raises(ValueError, match=re.escape(message) + "positional-only$"):
+        L.jit(h, **{option: names})

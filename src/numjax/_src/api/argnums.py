@@ -78,7 +78,7 @@ def validate_argnames(sig: inspect.Signature | None, argnames: tuple[str, ...], 
             valid.add(name)
         elif p.kind is p.VAR_KEYWORD:
             var_kwargs = True
-        elif p.kind is p.POSITIONAL_ONLY:
+        else:  # positional-only, or *args: neither can be passed by name
             positional_only.add(name)
     invalid = positional_only & set(argnames)
     if invalid:

@@ -361,10 +361,10 @@ class JitWrapped:
                 continue
             donated = i in self._donate_argnums
             flags.extend([donated] * len(tree_flatten(a)[0]))
-        for k, v in kwargs.items():
+        for k in sorted(kwargs):  # the order a dict's leaves flatten in
             if k in self._static_argnames:
                 continue
-            flags.extend([k in self._donate_argnames] * len(tree_flatten(v)[0]))
+            flags.extend([k in self._donate_argnames] * len(tree_flatten(kwargs[k])[0]))
         return tuple(flags)
 
     def _bind_statics(self, args: tuple[Any, ...], kwargs: dict[str, Any]
