@@ -276,3 +276,67 @@ def test_argnames_naming_positional_only_parameters(option: str, names: tuple[st
     message = f"Jitted function has invalid argnames {{'{names[0]}'}} in {option}. These are "
     with pytest.raises(ValueError, match=re.escape(message) + "positional-only$"):
         L.jit(h, **{option: names})
+
+
+def test_control_flow_traces_a_function_once_per_signature() -> None:
+    """cond/switch/scan/while_loop keep the traced body per function and signature: the
+    running trace count after each step, as JAX 0.4.30 counts it (a new lambda, a new shape,
+    another matmul precision or clear_caches trace again; jit, grad and vmap of a cond whose
+    branches were traced on the same avals do not)."""
+    count = {"g": 0}
+
+    def g(x: Any) -> Any:
+        count["g"] += 1
+        return x * 2.0
+
+    x = jnp.ones(3)
+    seen = []
+    lax.cond(True, g, g, x)
+    seen.append(count["g"])
+    lax.cond(False, g, g, x)
+    seen.append(count["g"])
+    lax.switch(1, [g, g, g], x)
+    seen.append(count["g"])
+    lax.cond(True, g, g, jnp.ones(4))
+    seen.append(count["g"])
+    lax.scan(lambda c, _: (g(c), None), x, None, length=2)
+    seen.append(count["g"])
+    body = lambda c, _: (g(c), None)
+    lax.scan(body, x, None, length=2)
+    lax.scan(body, x, None, length=2)
+    seen.append(count["g"])
+    cond_fun, body_fun = (lambda c: c[0] < 3.0), (lambda c: g(c))
+    lax.while_loop(cond_fun, body_fun, x)
+    lax.while_loop(cond_fun, body_fun, x)
+    seen.append(count["g"])
+    lax.fori_loop(0, 2, lambda i, c: g(c), x)
+    seen.append(count["g"])
+    with L.default_matmul_precision("float32"):
+        lax.cond(True, g, g, x)
+    seen.append(count["g"])
+    L.clear_caches()
+    lax.cond(True, g, g, x)
+    seen.append(count["g"])
+    L.jit(lambda x: lax.cond(True, g, g, x))(x)
+    seen.append(count["g"])
+    L.grad(lambda x: lax.cond(True, g, g, x).sum())(x)
+    seen.append(count["g"])
+    L.vmap(lambda x: lax.cond(True, g, g, x))(jnp.ones((2, 3)))
+    seen.append(count["g"])
+    assert seen == [1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 9]
+
+
+@pytest.mark.parametrize("wrap", ["jit", "checkpoint", "cond"])
+def test_cached_traces_depend_on_the_bound_axes(wrap: str) -> None:
+    """A function traced under a named vmap of one size is traced again under another:
+    `psum(1, 'i')` is the axis size (JAX 0.4.30: [2. 2.], then [3. 3. 3.])."""
+    body = lambda x: x + lax.psum(1, "i")
+    if wrap == "jit":
+        f = L.jit(body)
+    elif wrap == "checkpoint":
+        f = L.checkpoint(body)
+    else:
+        f = lambda x: lax.cond(True, body, lambda x: x + 0, x)
+    two = L.vmap(f, axis_name="i")(jnp.zeros(2))
+    three = L.vmap(f, axis_name="i")(jnp.zeros(3))
+    assert two.tolist() == [2.0, 2.0] and three.tolist() == [3.0, 3.0, 3.0]

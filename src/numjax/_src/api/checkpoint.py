@@ -32,6 +32,7 @@ from numjax._src.interpreters.staging import (
     eval_jaxpr_keeping_sources,
     trace_to_jaxpr,
 )
+from numjax._src.lax import parallel
 from numjax._src.tree_util import tree_flatten, tree_unflatten
 
 checkpoint_p = Primitive("checkpoint")
@@ -224,7 +225,8 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
         flat, in_tree = tree_flatten((tuple(dyn), kwargs))
         avals = [shaped_abstractify(x) for x in flat]
         static_values = tuple((i, a) for i, a in enumerate(args) if i in statics)
-        key: Any = (in_tree, tuple(avals), static_values, config.trace_context())
+        key: Any = (in_tree, tuple(avals), static_values, config.trace_context(),
+                    parallel.bound_axes())
         try:
             hit = traces.get(key)
         except TypeError:  # an unhashable static argument: traced every call

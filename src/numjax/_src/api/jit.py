@@ -37,6 +37,7 @@ from numjax._src.api.pjit import pjit_p
 from numjax._src.api.stages import Traced, log_trace_time
 from numjax._src.compiler import eager
 from numjax._src.compiler.executables import cycle_collection_paused
+from numjax._src.core import caches
 from numjax._src.core import trace as trace_mod
 from numjax._src.core.avals import ShapedArray, ShapeDtypeStruct, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr
@@ -44,6 +45,7 @@ from numjax._src.core.trace import Tracer, eval_trace
 from numjax._src.dtypes import canonicalize_dtype
 from numjax._src.interpreters import partial_eval
 from numjax._src.interpreters.staging import eval_jaxpr_keeping_sources, trace_to_jaxpr
+from numjax._src.lax import parallel
 from numjax._src.runtime import placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
@@ -323,6 +325,9 @@ class JitWrapped:
         flat_args, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(self._avals(flat_args, args, kwargs))
         context = config.trace_context()
+        bound = parallel.bound_axes()
+        if bound:  # a traced program depends on the axes bound around it (their sizes)
+            context = (*context, bound)
         if not statics and in_tree == _flat_tree(len(flat_args)):
             key: Any = (*avals, context)
         else:
@@ -573,6 +578,7 @@ def clear_caches() -> None:
     eager.clear_cache()
     executables.clear_cache()
     pmap.clear_caches()
+    caches.clear_all()
     for wrapped in list(_wrappers):
         wrapped.clear_cache()
     _shared.clear()

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from numjax._src import dtypes
+from numjax._src import config, dtypes
+from numjax._src.core import caches
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
-from numjax._src.core.trace import DebugInfo, fun_source_info
+from numjax._src.core.trace import DebugInfo, Tracer, fun_source_info
 from numjax._src.interpreters.staging import trace_to_jaxpr
-from numjax._src.lax import lax
+from numjax._src.lax import lax, parallel
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 
@@ -28,9 +30,41 @@ class TracedFun:
         return list(self.closed.out_avals)
 
 
+# Traced callables per function (held weakly: a cache entry must not keep a closure alive)
+# and per signature: input tree and avals, what traces it, the options that change tracing and
+# the bound axis names. A function passed to cond, switch, scan or while_loop again with the
+# same signature is not traced again, nor is one passed as several branches, as in JAX (the
+# Python body runs once). A trace that closes over an outer transformation's tracer belongs to
+# that transformation and is not kept.
+_traced: weakref.WeakKeyDictionary[Callable[..., Any], dict[tuple[Any, ...], TracedFun]] = (
+    weakref.WeakKeyDictionary())
+
+
 def trace_fun(fun: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[Any],
               what: str) -> TracedFun:
     """Trace `fun(*tree_unflatten(in_tree, args))` (a tuple of positional arguments)."""
+    key = (in_tree, tuple(in_avals), what, config.trace_context(), parallel.bound_axes())
+    try:
+        per_fun = _traced.get(fun)
+        cached = None if per_fun is None else per_fun.get(key)
+    except TypeError:  # an unhashable or non-weak-referenceable callable: no cache
+        return _trace_fun(fun, in_tree, in_avals, what)
+    if cached is not None:
+        return cached
+    traced = _trace_fun(fun, in_tree, in_avals, what)
+    if not any(isinstance(c, Tracer) for c in traced.consts):
+        _traced.setdefault(fun, {})[key] = traced
+    return traced
+
+
+@caches.register
+def clear_cache() -> None:
+    """Forget every traced control-flow callable (`jax.clear_caches`)."""
+    _traced.clear()
+
+
+def _trace_fun(fun: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[Any],
+               what: str) -> TracedFun:
     store: dict[str, PyTreeDef] = {}
 
     def flat_fun(*flat_args: Any) -> list[Any]:

@@ -44,6 +44,12 @@ def axis_size_or_none(name: Hashable) -> int | None:
     return None
 
 
+def frames() -> tuple[tuple[Hashable, int], ...]:
+    """Every bound (axis name, size), outermost first: part of a cached trace's key, since a
+    traced program can depend on them (`psum(1, 'i')` is the size of axis i)."""
+    return _env.frames
+
+
 def names() -> list[Hashable]:
     """Every bound axis name, outermost first."""
     return [name for name, _ in _env.frames]

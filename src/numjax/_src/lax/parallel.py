@@ -52,6 +52,18 @@ def _vmap_traces() -> list[batching.BatchTrace]:
     return out
 
 
+def bound_axes() -> tuple[tuple[Any, int], ...]:
+    """Every axis collectives can name here with its size: named vmaps (innermost first), the
+    axes bound by pmap tracing, an SPMD program's axes. A cached trace's key includes them,
+    since the traced program can depend on them (`psum(1, 'i')` is the size of axis i)."""
+    out = [(t.axis_name, t.axis_size) for t in _vmap_traces()]
+    out.extend(axis_env.frames())
+    context = spmd.current()
+    if context is not None:
+        out.extend(zip(context.comm.names, context.comm.sizes, strict=True))
+    return tuple(out)
+
+
 def _unbound_error(name: Any) -> NameError:
     available = [*axis_env.names(), *[t.axis_name for t in reversed(_vmap_traces())]]
     context = spmd.current()
