@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import numjax
-import numjax.numpy as jnp  # noqa: F401 -- the expressions read it
-from numjax import lax  # noqa: F401 -- the expressions read it
+import numjax.numpy as jnp
+from numjax import lax
 
 L = numjax
 
@@ -247,37 +247,6 @@ def _decoded(v: Any) -> Any:
     return float(v) if isinstance(v, str) else v
 
 
-def test_donate_argnames_with_keyword_arguments() -> None:
-    """Donation by name marks and deletes the named keyword arguments' buffers, whatever the
-    order the keywords are passed in (JAX 0.4.30: z deleted, y and x kept; args_info's donated
-    flags True, True, False for donate_argnames=('z', 'y'))."""
-    f = L.jit(lambda z, y, x: (z * 2, y * 2, x * 2), donate_argnames=("z",))
-    z, y, x = jnp.ones(3), jnp.ones(3), jnp.ones(3)
-    f(z=z, y=y, x=x)
-    assert (z.is_deleted(), y.is_deleted(), x.is_deleted()) == (True, False, False)
-    for options in ({"donate_argnames": ("z", "y")}, {"donate_argnums": (0, 1)}):
-        g = L.jit(lambda z, y, x: (z, y, x), **options)
-        _, info = g.lower(z={"c": 3.0}, y={"b": 2.0}, x={"a": 1.0}).args_info
-        assert (info["z"]["c"].donated, info["y"]["b"].donated, info["x"]["a"].donated) == (
-            True,
-            True,
-            False,
-        )
-
-
-@pytest.mark.parametrize("option", ["static_argnames", "donate_argnames"])
-@pytest.mark.parametrize("names", [("a", "c"), ("args", "c")])
-def test_argnames_naming_positional_only_parameters(option: str, names: tuple[str, str]) -> None:
-    """A positional-only parameter or *args cannot be named (JAX 0.4.30's ValueError)."""
-
-    def h(a: Any, /, b: Any, c: Any, *args: Any, **kwargs: Any) -> Any:
-        return a
-
-    message = f"Jitted function has invalid argnames {{'{names[0]}'}} in {option}. These are "
-    with pytest.raises(ValueError, match=re.escape(message) + "positional-only$"):
-        L.jit(h, **{option: names})
-
-
 def test_control_flow_traces_a_function_once_per_signature() -> None:
     """cond/switch/scan/while_loop keep the traced body per function and signature: the
     running trace count after each step, as JAX 0.4.30 counts it (a new lambda, a new shape,
@@ -324,6 +293,56 @@ def test_control_flow_traces_a_function_once_per_signature() -> None:
     L.vmap(lambda x: lax.cond(True, g, g, x))(jnp.ones((2, 3)))
     seen.append(count["g"])
     assert seen == [1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 9]
+
+
+def test_donate_argnames_with_keyword_arguments() -> None:
+    """Donation by name marks and deletes the named keyword arguments' buffers, whatever the
+    order the keywords are passed in (JAX 0.4.30: z deleted, y and x kept; args_info's donated
+    flags True, True, False for donate_argnames=('z', 'y'))."""
+    f = L.jit(lambda z, y, x: (z * 2, y * 2, x * 2), donate_argnames=("z",))
+    z, y, x = jnp.ones(3), jnp.ones(3), jnp.ones(3)
+    f(z=z, y=y, x=x)
+    assert (z.is_deleted(), y.is_deleted(), x.is_deleted()) == (True, False, False)
+    for options in ({"donate_argnames": ("z", "y")}, {"donate_argnums": (0, 1)}):
+        g = L.jit(lambda z, y, x: (z, y, x), **options)
+        _, info = g.lower(z={"c": 3.0}, y={"b": 2.0}, x={"a": 1.0}).args_info
+        assert (info["z"]["c"].donated, info["y"]["b"].donated, info["x"]["a"].donated) == (
+            True,
+            True,
+            False,
+        )
+
+
+@pytest.mark.parametrize("option", ["static_argnames", "donate_argnames"])
+@pytest.mark.parametrize("names", [("a", "c"), ("args", "c")])
+def test_argnames_naming_positional_only_parameters(option: str, names: tuple[str, str]) -> None:
+    """A positional-only parameter or *args cannot be named (JAX 0.4.30's ValueError)."""
+
+    def h(a: Any, /, b: Any, c: Any, *args: Any, **kwargs: Any) -> Any:
+        return a
+
+    message = f"Jitted function has invalid argnames {{'{names[0]}'}} in {option}. These are "
+    with pytest.raises(ValueError, match=re.escape(message) + "positional-only$"):
+        L.jit(h, **{option: names})
+
+
+def test_lowered_and_compiled_report_in_avals_and_donate_argnums() -> None:
+    """`Lowered`/`Compiled.in_avals` is the tree of argument avals and `donate_argnums` the
+    donated flat indices; `Compiled.runtime_executable()` returns the program's executable
+    (JAX 0.4.30's values below)."""
+    f = L.jit(lambda a, b=None, *, c: a, donate_argnums=(0,))
+    lowered = f.lower({"p": 1.0, "q": jnp.ones(3, "int32")}, c=jnp.ones(2))
+    compiled = lowered.compile()
+    p, q = lowered.in_avals[0][0]["p"], lowered.in_avals[0][0]["q"]
+    c = lowered.in_avals[1]["c"]
+    assert ((p.shape, str(p.dtype), p.weak_type), (q.shape, str(q.dtype), q.weak_type)) == (
+        ((), "float32", True),
+        ((3,), "int32", False),
+    )
+    assert (c.shape, str(c.dtype)) == ((2,), "float32")
+    assert compiled.in_avals == lowered.in_avals
+    assert lowered.donate_argnums == compiled.donate_argnums == (0, 1)
+    assert compiled.runtime_executable() is not None
 
 
 @pytest.mark.parametrize("wrap", ["jit", "checkpoint", "cond"])

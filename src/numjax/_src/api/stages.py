@@ -57,6 +57,21 @@ class _Stage:
                                                 for a in traced.jaxpr.out_avals])
 
 
+class _CompilerStage(_Stage):
+    """Lowered and Compiled: their arguments' avals as a tree, and the donated indices."""
+
+    @property
+    def in_avals(self) -> Any:
+        """The arguments' avals, in the tree of (positional arguments, keyword arguments)."""
+        traced = self._traced
+        return tree_unflatten(traced.in_tree, list(traced.in_avals))
+
+    @property
+    def donate_argnums(self) -> tuple[int, ...]:
+        """The donated arguments' indices among the flattened arguments."""
+        return tuple(i for i, donated in enumerate(self._traced.donated) if donated)
+
+
 class Traced(_Stage):
     """`jit(f).trace(*args)`: the jaxpr and trees for one argument signature."""
 
@@ -127,7 +142,7 @@ def _check_pmaps_inside(closed: ClosedJaxpr, name: str, backend: Any) -> None:
                          f"only {backend.device_count()} XLA devices are available.")
 
 
-class Lowered(_Stage):
+class Lowered(_CompilerStage):
     """`jit(f).lower(*args)`: the generated source, ready to compile."""
 
     def __init__(self, traced: Traced, module: Any, paired: tuple[bool, ...],
@@ -239,7 +254,7 @@ def _pytree_mismatch(compiled: PyTreeDef, given: PyTreeDef) -> str:
     return "\n".join(lines)
 
 
-class Compiled(_Stage):
+class Compiled(_CompilerStage):
     """`jit(f).lower(*args).compile()`: callable on arguments of the lowered signature only."""
 
     def __init__(self, traced: Traced, call: dispatch.CompiledCall) -> None:
@@ -255,6 +270,10 @@ class Compiled(_Stage):
 
     def memory_analysis(self) -> MemoryAnalysis:
         return MemoryAnalysis(self._traced.jaxpr)
+
+    def runtime_executable(self) -> Any:
+        """The object that runs the program (for debugging: its form is not promised)."""
+        return self._call.executable
 
     @property
     def input_shardings(self) -> Any:
