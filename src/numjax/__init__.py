@@ -137,6 +137,12 @@ _DEPRECATED_TREE_FUNCTIONS = {
 
 
 def __getattr__(name: str) -> object:
+    if name == "xla_computation":
+        _warnings.warn("jax.xla_computation is deprecated. Please use the AOT APIs.",
+                       DeprecationWarning, stacklevel=2)
+        from numjax._src.api.xla_computation import xla_computation
+
+        return xla_computation
     if name in _LAZY_SUBMODULES:
         import importlib
 
