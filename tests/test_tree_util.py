@@ -1340,3 +1340,34 @@ def test_broadcast_prefix() -> None:
         0, 0, None]
     with pytest.raises(ValueError):
         broadcast_prefix((0, 1, 2), ([1, 2], {"a": 3}))
+
+
+def test_treedef_walk() -> None:
+    """PyTreeDef.walk folds bottom-up: f_leaf on each leaf, f_node(children's results, node
+    data) on each node (JAX 0.4.30's visiting order and results below)."""
+    d = {"b": 2, "a": 1, "c": {"b": 2, "a": 1}, "t": (3, None), "l": [4]}
+    leaves, treedef = tu.tree_flatten(d)
+    log: list[typing.Any] = []
+
+    def f_node(node: typing.Any, data: typing.Any) -> typing.Any:
+        log.append(("node", node, data))
+        return ("N", node)
+
+    def f_leaf(leaf: typing.Any) -> typing.Any:
+        log.append(("leaf", leaf))
+        return leaf * 10
+
+    out = treedef.walk(f_node, f_leaf, leaves)
+    assert out == ("N", (10, 20, ("N", (10, 20)), ("N", (40,)), ("N", (30, ("N", ())))))
+    assert log == [
+        ("leaf", 1), ("leaf", 2), ("leaf", 1), ("leaf", 2), ("node", (10, 20), ["a", "b"]),
+        ("leaf", 4), ("node", (40,), None), ("leaf", 3), ("node", (), None),
+        ("node", (30, ("N", ())), None),
+        ("node", (10, 20, ("N", (10, 20)), ("N", (40,)), ("N", (30, ("N", ())))),
+         ["a", "b", "c", "l", "t"]),
+    ]  # fmt: skip
+    assert tu.tree_structure(5).walk(f_node, lambda x: x + 1, [5]) == 6
+    with pytest.raises(ValueError, match="^Too few leaves for PyTreeDef$"):
+        treedef.walk(f_node, f_leaf, [1, 2])
+    with pytest.raises(ValueError, match="^Too many leaves for PyTreeDef$"):
+        tu.tree_structure(5).walk(f_node, f_leaf, [1, 2])

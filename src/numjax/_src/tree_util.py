@@ -442,6 +442,9 @@ def _treedef_from_picklable(node: Any, num_leaves: int) -> PyTreeDef:
     return PyTreeDef(_from_picklable(node), num_leaves)
 
 
+_NO_MORE = object()  # walk's end-of-leaves marker
+
+
 class PyTreeDef:
     """The structure of a pytree: its nodes and their aux data, with a `*` for each leaf.
 
@@ -507,6 +510,37 @@ class PyTreeDef:
         """
         out: list[Any] = []
         _flatten_up_to(self._node, tree, out)
+        return out
+
+    def walk(self, f_node: Callable[[tuple[Any, ...], Any], Any], f_leaf: Callable[[Any], Any],
+             leaves: Iterable[Any]) -> Any:
+        """Folds the structure bottom-up over `leaves`: each leaf becomes `f_leaf(leaf)`, each
+        node `f_node(its children's results as a tuple, its node data)` (the aux data of
+        `node_data()`: a dict's sorted keys, None for tuples and lists).
+
+        >>> tree_structure((1, {'a': 2})).walk(lambda kids, data: (kids, data),
+        ...                                    lambda x: x * 10, [1, 2])
+        ((10, ((20,), ['a'])), None)
+        """
+        it = iter(leaves)
+
+        def leaf() -> Any:
+            try:
+                value = next(it)
+            except StopIteration:
+                raise ValueError("Too few leaves for PyTreeDef") from None
+            return f_leaf(value)
+
+        def visit(node: _Node) -> Any:
+            if node is None:
+                return leaf()
+            kids = tuple(visit(child) for child in node[2])
+            data = PyTreeDef(node, node[3]).node_data()
+            return f_node(kids, None if data is None else data[1])
+
+        out = visit(self._node)
+        if next(it, _NO_MORE) is not _NO_MORE:
+            raise ValueError("Too many leaves for PyTreeDef")
         return out
 
     def children(self) -> list[PyTreeDef]:
