@@ -359,3 +359,48 @@ def test_cached_traces_depend_on_the_bound_axes(wrap: str) -> None:
     two = L.vmap(f, axis_name="i")(jnp.zeros(2))
     three = L.vmap(f, axis_name="i")(jnp.zeros(3))
     assert two.tolist() == [2.0, 2.0] and three.tolist() == [3.0, 3.0, 3.0]
+
+
+def _generator(x: Any) -> Any:
+    yield x
+
+
+# JAX 0.4.30's exception types and texts for bad arguments to the API.
+BAD_API_INPUT = [
+    (
+        lambda: L.jit(_generator),
+        TypeError,
+        "Expected a function, got a generator function: <function _generator",
+    ),
+    (
+        lambda: L.ShapeDtypeStruct(shape=(), dtype=None),
+        ValueError,
+        "ShapeDtypeStruct: dtype must be specified.",
+    ),
+    (
+        lambda: L.vmap(lambda x: x["a"], in_axes={"a": 0}),
+        TypeError,
+        "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+        "positional arguments passed to the function, but got {'a': 0}.",
+    ),
+    (
+        lambda: L.jacfwd(jnp.sin)(1 + 2j),
+        TypeError,
+        "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), "
+        "but got complex64. For holomorphic differentiation, pass holomorphic=True. For "
+        "differentiation of non-holomorphic functions involving complex inputs or integer "
+        "inputs, use jax.jvp directly.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "error", "text"), BAD_API_INPUT)
+def test_bad_api_input(call: Any, error: type[Exception], text: str) -> None:
+    with pytest.raises(error, match="^" + re.escape(text)):
+        call()
+
+
+def test_jacrev_still_takes_complex_inputs() -> None:
+    """Reverse mode accepts complex inputs with real outputs (JAX 0.4.30: 2 - 4j)."""
+    out = L.jacrev(lambda z: jnp.abs(z) ** 2)(jnp.complex64(1 + 2j))
+    assert complex(out) == 2 - 4j

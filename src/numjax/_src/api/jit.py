@@ -11,6 +11,7 @@ transformation, `jit` binds the `pjit` primitive with the traced jaxpr (`api/pji
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import time
 import traceback
@@ -137,6 +138,8 @@ class JitWrapped:
             raise TypeError(f"staticmethod arguments are not supported, got {fun}")
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun}")
+        if inspect.isgeneratorfunction(fun):  # its calls return generators, not values
+            raise TypeError(f"Expected a function, got a generator function: {fun}")
         functools.update_wrapper(self, fun)  # type: ignore[arg-type]
         self._fun = fun
         sig = signature_of(fun)

@@ -355,8 +355,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     _check_callable(fun)
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    if not (in_axes is None or type(in_axes) in (int, tuple, dict) or
-            isinstance(in_axes, tuple)):
+    if not (in_axes is None or type(in_axes) in (int, tuple) or isinstance(in_axes, tuple)):
         raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
                         f"to the positional arguments passed to the function, but got {in_axes}.")
 
@@ -617,6 +616,13 @@ def _check_input_dtype_jac(holomorphic: bool, x: Any, name: str) -> None:
         if not dtypes.issubdtype(dt, np.complexfloating):
             raise TypeError(f"{name} with holomorphic=True requires inputs with complex "
                             f"dtype, but got {dt.name}.")
+    elif name == "jacfwd" and not dtypes.issubdtype(dt, np.floating):
+        # Forward mode pushes real basis tangents: a complex input needs holomorphic=True.
+        raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+                        f"np.floating), but got {dt.name}. For holomorphic differentiation, "
+                        "pass holomorphic=True. For differentiation of non-holomorphic "
+                        "functions involving complex inputs or integer inputs, use jax.jvp "
+                        "directly.")
     elif not dtypes.issubdtype(dt, np.inexact):
         raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
                         f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "

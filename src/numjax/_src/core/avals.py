@@ -375,8 +375,10 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
                  weak_type: bool = False) -> None:
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
         self.shape = tuple(shape)
-        self.dtype = (dtype if dtype is None or isinstance(dtype, dtypes.ExtendedDType)
+        self.dtype = (dtype if isinstance(dtype, dtypes.ExtendedDType)
                       else np.dtype(dtype))
         self.sharding = sharding
         self.weak_type = weak_type
