@@ -43,6 +43,10 @@ _traced: weakref.WeakKeyDictionary[Callable[..., Any], dict[tuple[Any, ...], Tra
 def trace_fun(fun: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[Any],
               what: str) -> TracedFun:
     """Trace `fun(*tree_unflatten(in_tree, args))` (a tuple of positional arguments)."""
+    if type(fun).__hash__ is not object.__hash__:
+        # Only callables hashed by identity (functions, partials) are cached: hashing a bound
+        # method or a callable pytree (an equinox Module) would hash its fields, tracers too.
+        return _trace_fun(fun, in_tree, in_avals, what)
     key = (in_tree, tuple(in_avals), what, config.trace_context(), parallel.bound_axes())
     try:
         per_fun = _traced.get(fun)
