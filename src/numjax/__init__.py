@@ -76,6 +76,9 @@ from numjax._src.api.transformations import named_call as named_call  # noqa: E4
 from numjax._src.api.transformations import value_and_grad as value_and_grad  # noqa: E402
 from numjax._src.api.transformations import vjp as vjp  # noqa: E402
 from numjax._src.api.transformations import vmap as vmap  # noqa: E402
+from numjax._src.api.xla_computation import (  # noqa: E402  (served deprecated: __getattr__)
+    xla_computation as _xla_computation,
+)
 from numjax._src.compiler import eager as _eager  # noqa: E402,F401  (installs eager execution)
 from numjax._src.config import check_tracer_leaks as check_tracer_leaks  # noqa: E402
 from numjax._src.config import check_tracer_leaks as checking_leaks  # noqa: E402
@@ -140,9 +143,7 @@ def __getattr__(name: str) -> object:
     if name == "xla_computation":
         _warnings.warn("jax.xla_computation is deprecated. Please use the AOT APIs.",
                        DeprecationWarning, stacklevel=2)
-        from numjax._src.api.xla_computation import xla_computation
-
-        return xla_computation
+        return _xla_computation
     if name in _LAZY_SUBMODULES:
         import importlib
 
