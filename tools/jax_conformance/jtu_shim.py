@@ -29,7 +29,7 @@ def global_config_context(**kwds):
 
 
 # Compile/transfer counters read XLA/pjit internals: a test that needs one is skipped (on both
-# sides), as the original research prototype did.
+# sides).
 def _internal_counter(name):
     @contextmanager
     def counter(*args, **kwargs):
