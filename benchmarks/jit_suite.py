@@ -8,7 +8,9 @@ in one run. Prints times and ratios; asserts nothing.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import tempfile
 import time
 import timeit
 from collections.abc import Callable
@@ -406,12 +408,76 @@ def sampler() -> None:
         row(f"HMC sampler, 1000 draws x 5 leapfrogs ({tier})", t, None, tj)
 
 
+def _cache_case(lib: Any, name: str) -> tuple[Any, tuple[Any, ...]]:
+    """The function and arguments of one persistent-cache case, for numjax or JAX."""
+    m = lib.numpy
+    if name == "MLP value_and_grad":
+        rng = np.random.default_rng(0)
+        params = _mlp_init(rng, [784, 1024, 1024, 10])
+        xb = rng.normal(size=(256, 784)).astype(np.float32)
+        yb = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]
+        return lib.jit(lib.value_and_grad(lambda p: _mlp_loss(m, p, xb, yb))), (params,)
+    return (lib.jit(lambda k, q: _hmc(lib, m, lib.lax, k, q, 1000)),
+            (lib.random.PRNGKey(0), m.zeros(3)))
+
+
+CACHE_CASES = ("MLP value_and_grad", "HMC sampler")
+
+
+def _cache_child(lib_name: str, case: str, what: str) -> None:
+    """In a fresh process (the cache directory and thresholds come from the environment):
+    print the seconds of `what`, the first call or trace + lower + compile ahead of time."""
+    lib = numjax if lib_name == "numjax" else jax
+    fn, args = _cache_case(lib, case)
+    start = time.perf_counter()
+    if what == "aot":
+        fn.lower(*args).compile()
+    else:
+        _block(fn(*args))
+    print(time.perf_counter() - start)
+
+
+def persistent_cache() -> None:
+    """The persistent compilation cache: a program's compile in a fresh process with an empty
+    cache directory (cold) and again in the next process (warm: lowering and compiling are
+    read from disk; tracing still runs), for numjax and (with its own cache) JAX."""
+
+    def run(lib_name: str, case: str, what: str, path: str) -> float:
+        env = dict(os.environ, JAX_COMPILATION_CACHE_DIR=path,
+                   JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0", NUMJAX_NATIVE="off")
+        out = subprocess.run([sys.executable, __file__, "_cache_child", lib_name, case, what],
+                             env=env, capture_output=True, text=True, check=True).stdout
+        return float(out.split()[-1])
+
+    def cold_and_warm(lib_name: str, case: str, what: str) -> tuple[float, float]:
+        colds, warms = [], []
+        for _ in range(3):
+            with tempfile.TemporaryDirectory() as path:
+                colds.append(run(lib_name, case, what, path))
+                warms.append(run(lib_name, case, what, path))
+        return min(colds), min(warms)
+
+    for case in CACHE_CASES:
+        for what, label in [("aot", "trace + lower + compile"), ("call", "first call")]:
+            cold, warm = cold_and_warm("numjax", case, what)
+            text = (f"{case}, {label}: cold {cold * 1e3:8.2f} ms, warm {warm * 1e3:8.2f} ms "
+                    f"(warm/cold {warm / cold:4.2f}x)")
+            if jax is not None:
+                jcold, jwarm = cold_and_warm("jax", case, what)
+                text += (f" | jax cold {jcold * 1e3:8.2f} ms, warm {jwarm * 1e3:8.2f} ms "
+                         f"(warm/cold {jwarm / jcold:4.2f}x)")
+            print(text)
+
+
 SECTIONS = {"dispatch": dispatch, "first_call": first_call, "chain": elementwise_chain,
             "logsumexp": logsumexp_rows, "mlp": mlp_step, "adam": adam_step, "cnn": cnn_step,
-            "scan": rnn_scan, "sampler": sampler}
+            "scan": rnn_scan, "sampler": sampler, "persistent_cache": persistent_cache}
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["_cache_child"]:
+        _cache_child(sys.argv[2], sys.argv[3], sys.argv[4])
+        return
     chosen = sys.argv[1:] or list(SECTIONS)
     print(f"numjax {numjax.__version__}; jax {'not installed' if jax is None else jax.__version__}")
     coretype = os.environ.get("OPENBLAS_CORETYPE")

@@ -289,8 +289,35 @@ traceback_filtering = State(
     validator=_one_of("jax_traceback_filtering",
                       ("off", "tracebackhide", "remove_frames", "quiet_remove_frames", "auto")),
 )
-compilation_cache_dir = State("jax_compilation_cache_dir", None, "Accepted; unused.",
-                              parse=_identity, validator=_optional_str)
+
+# ---- the persistent compilation cache (`compiler/persistent_cache.py`) ----
+# As in JAX 0.4.30, the numeric options take any value they are given (no validation).
+enable_compilation_cache = _bool(
+    "jax_enable_compilation_cache", True,
+    "If False, the persistent compilation cache is off whatever its directory.")
+compilation_cache_dir = State(
+    "jax_compilation_cache_dir", None,
+    "Directory of the persistent compilation cache (set_cache_dir() sets it too); None: off. "
+    "Read when the cache is first used; reset_cache() makes a change take effect.",
+    parse=_identity, validator=_optional_str)
+persistent_cache_min_compile_time_secs = State(
+    "jax_persistent_cache_min_compile_time_secs", 1.0,
+    "Programs whose lowering and compile took less than this many seconds are not written "
+    "to the persistent cache.", parse=float)
+persistent_cache_min_entry_size_bytes = State(
+    "jax_persistent_cache_min_entry_size_bytes", 0,
+    "Entries smaller than this many bytes are not written to the persistent cache (0: no "
+    "minimum; -1: none, and no override).", parse=int)
+compilation_cache_max_size = State(
+    "jax_compilation_cache_max_size", -1,
+    "Bytes the persistent cache may hold; the least recently used entries are deleted beyond "
+    "it. 0 disables the cache, -1 sets no limit.", parse=int)
+raise_persistent_cache_errors = _bool(
+    "jax_raise_persistent_cache_errors", False,
+    "Raise errors reading or writing the persistent cache instead of warning.")
+compilation_cache_include_metadata_in_key = _bool(
+    "jax_compilation_cache_include_metadata_in_key", False,
+    "Include source locations in the persistent cache's keys.")
 
 _TRANSFER_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
 

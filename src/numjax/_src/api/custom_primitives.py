@@ -65,6 +65,7 @@ def _vmap_keeping_zeros(fun: Any, values: Sequence[Any], dims: Sequence[Any], n_
 
 custom_jvp_call_p = Primitive("custom_jvp_call")
 custom_jvp_call_p.multiple_results = True
+custom_jvp_call_p.uncompiled_params = frozenset({"jvp"})  # compiled code runs call_jaxpr
 
 
 @custom_jvp_call_p.def_effectful_abstract_eval
@@ -180,6 +181,7 @@ custom_lin_p.declare_undefined("jvp", _JVP_OF_CUSTOM_VJP)
 
 custom_vjp_call_p = Primitive("custom_vjp_call")
 custom_vjp_call_p.multiple_results = True
+custom_vjp_call_p.uncompiled_params = frozenset({"fwd", "bwd"})  # compiled code runs call_jaxpr
 
 
 @custom_vjp_call_p.def_effectful_abstract_eval

@@ -23,6 +23,7 @@ from numjax._src.compiler.executables import (
     compile_module,
     cycle_collection_paused,
     lower_module,
+    lower_module_cached,
 )
 from numjax._src.core.avals import get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
@@ -120,7 +121,10 @@ class Traced(_Stage):
                 # Each device reads its block of the inputs: none is overwritten (donated
                 # ones are still deleted after the call).
                 writable = ()
-        module = lower_module(program, wrapped._name, writable, check_outputs=True)
+        if plan is None:
+            module = lower_module_cached(program, wrapped._name, writable)
+        else:
+            module = lower_module(program, wrapped._name, writable, check_outputs=True)
         if self._key is not None:
             wrapped._lowerings[self._key] = (module, paired, backend, plan)
         return Lowered(self, module, paired, backend, plan)

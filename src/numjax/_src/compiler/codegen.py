@@ -57,12 +57,41 @@ class LoweredModule:
         self.aliased_inputs = inputs_reaching_outputs(jaxpr)
         # The jaxpr after the passes, with its constants (set by `executables.lower_module`).
         self.closed: ClosedJaxpr | None = None
+        # How to remake each kernel global (name -> (primitive, in_avals, params)): kernels are
+        # closures, so the persistent cache stores these instead.
+        self.kernels: dict[str, tuple[Any, list[Any], dict[str, Any]]] = {}
+        # The code object of `source` once compiled, and what the persistent cache needs to
+        # write this module after its compile (`persistent_cache.Pending`), if anything.
+        self.code: Any = None
+        self.persist: Any = None
+        # Remakes `closed` for a module read from the persistent cache (the native tier's input).
+        self.optimize: Callable[[], ClosedJaxpr] | None = None
+
+    @classmethod
+    def restored(cls, name: str, source: str, env: dict[str, Any], out_avals: Sequence[Any],
+                 aliased_inputs: tuple[int, ...], code: Any) -> LoweredModule:
+        """A module read back from the persistent compilation cache: its source, globals and
+        code object, without the jaxpr it was generated from."""
+        module = cls.__new__(cls)
+        module.name, module.source, module.env = name, source, env
+        module.jaxpr = None  # type: ignore[assignment]
+        module.out_avals = list(out_avals)
+        module.host_callbacks = []
+        module.aliased_inputs = aliased_inputs
+        module.closed = None
+        module.kernels = {}
+        module.code = code
+        module.persist = None
+        module.optimize = None
+        return module
 
     def compile(self, options: Any = None) -> Executable:
-        filename = f"<numjax jit {self.name} #{next(_module_ids)}>"
+        if self.code is None:
+            filename = f"<numjax jit {self.name} #{next(_module_ids)}>"
+            self.code = compile(self.source, filename, "exec")
         namespace = dict(self.env)
         namespace["__name__"] = "numjax._src.compiler.generated"
-        exec(compile(self.source, filename, "exec"), namespace)
+        exec(self.code, namespace)
         fn = namespace[_FUNCTION_NAME]
         return Executable(fn, self)
 
@@ -115,6 +144,7 @@ class _Namer:
         self.env: dict[str, Any] = {"np": np}
         self._globals: dict[int, str] = {}
         self._counts: dict[str, int] = {}
+        self.kernels: dict[str, tuple[Any, list[Any], dict[str, Any]]] = {}
 
     def var(self, v: Var) -> str:
         name = self.names.get(v)
@@ -408,8 +438,10 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
                           "        error_.donated_written = written_",
                           "        raise"]
     source = "\n".join([*emitter.prelude, *emitter.lines]) + "\n"
-    return LoweredModule(name, source, emitter.namer.env, jaxpr,
-                         [a.aval for a in jaxpr.outvars], emitter.host_callbacks)
+    module = LoweredModule(name, source, emitter.namer.env, jaxpr,
+                           [a.aval for a in jaxpr.outvars], emitter.host_callbacks)
+    module.kernels = emitter.namer.kernels
+    return module
 
 
 def broadcast_outputs(jaxpr: Jaxpr) -> set[int]:
@@ -502,7 +534,9 @@ def _callee(primitive: Any, params: dict[str, Any], namer: _Namer, in_avals: lis
         if isinstance(fn, np.ufunc) or module_name == "numpy":
             return f"np.{fn.__name__}"
         return namer.global_(fn, primitive.name)
-    return namer.global_(primitive.kernel_for(in_avals, params), primitive.name)
+    name = namer.global_(primitive.kernel_for(in_avals, params), primitive.name)
+    namer.kernels[name] = (primitive, in_avals, params)
+    return name
 
 
 def _host_buffer(value: Any) -> Any:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src import compiler, config
-from numjax._src.compiler import compile_log, passes
+from numjax._src.compiler import compile_log, passes, persistent_cache
 from numjax._src.compiler.codegen import Executable, LoweredModule, lower_jaxpr
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.runtime import devices
@@ -53,16 +53,40 @@ def lower_module(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = (),
     return module
 
 
+def lower_module_cached(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = ()
+                        ) -> LoweredModule:
+    """A jitted function's program: read from the persistent compilation cache when it holds
+    it (passes and code generation skipped), else `lower_module`, marked for `compile_module`
+    to write to the cache."""
+    start = time.perf_counter()
+    module, pending = persistent_cache.lookup(closed, name, donated)
+    if module is not None:
+        # The native tier compiles the optimized jaxpr, which the entry does not hold.
+        module.optimize = functools.partial(passes.run_passes, closed)
+        if config.log_compiles.value:
+            compile_log.log_lowering(name, time.perf_counter() - start)
+        return module
+    module = lower_module(closed, name, donated, check_outputs=True)
+    if pending is not None:
+        pending.lower_seconds = time.perf_counter() - start
+        module.persist = pending
+    return module
+
+
 def compile_module(module: LoweredModule, name: str, backend: Any = None,
                    options: Any = None) -> Executable:
     """The one call to `backend_compile` (looked up at call time, so a wrapper installed there
     sees it). `backend` is a Backend, or a platform name (None: the default), failing as JAX
-    does when it is absent."""
+    does when it is absent. A module `lower_module_cached` marked is then written to the
+    persistent compilation cache."""
     target = devices.get_backend(backend)
     start = time.perf_counter()
     executable = compiler.backend_compile(target, module, options, module.host_callbacks)
+    seconds = time.perf_counter() - start
     if config.log_compiles.value:
-        compile_log.log_backend_compile(name, time.perf_counter() - start)
+        compile_log.log_backend_compile(name, seconds)
+    if getattr(module, "persist", None) is not None:
+        persistent_cache.write(module, seconds)
     return executable  # type: ignore[no-any-return]
 
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config
-from numjax._src.compiler import native
+from numjax._src.compiler import native, persistent_cache
 from numjax._src.compiler.codegen import _host_buffer
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from numjax._src.runtime import blas
@@ -72,6 +72,10 @@ def attach(executable: Any) -> None:
         return
     module = getattr(executable, "module", None)
     closed = getattr(module, "closed", None)
+    optimize = getattr(module, "optimize", None)
+    if closed is None and optimize is not None:
+        closed = optimize()  # a module read from the persistent cache
+        module.closed = closed  # type: ignore[union-attr]
     if closed is None or getattr(executable, "refuses", None) or config.debug_nans.value \
             or config.debug_infs.value or not worth_compiling(closed, mode == "force"):
         return
@@ -240,7 +244,13 @@ def wait_idle(timeout: float | None = None) -> bool:
 
 
 def cache_dir() -> str:
-    path = os.environ.get("NUMJAX_NATIVE_CACHE_DIR") or os.path.join(
+    """Where generated modules (and numba's cache of their machine code) live:
+    `NUMJAX_NATIVE_CACHE_DIR`, else `numjax-native` in the persistent compilation cache's
+    directory when it is on, else `~/.cache/numjax/native`."""
+    persistent = persistent_cache.directory()
+    path = os.environ.get("NUMJAX_NATIVE_CACHE_DIR") or (
+        os.path.join(persistent, "numjax-native") if persistent is not None else None
+    ) or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
         "numjax", "native")
     try:

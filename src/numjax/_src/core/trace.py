@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
@@ -56,6 +57,9 @@ class Primitive:
     """
 
     multiple_results = False
+    # Params that only transformations read, never compiled code (a custom_jvp_call's jvp
+    # rule): the persistent compilation cache leaves them out of its keys.
+    uncompiled_params: frozenset[str] = frozenset()
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -77,6 +81,9 @@ class Primitive:
         # The exception type each declared rule raises (TypeError unless declared otherwise).
         self.undefined_errors: dict[str, type[Exception]] = {}
         self.is_linear = False
+        # The module that made it: the persistent compilation cache keys programs on
+        # primitive names, which name the same rules in another process only for numjax's own.
+        self.defined_in = str(sys._getframe(1).f_globals.get("__name__", ""))
         primitives.append(self)
 
     def __repr__(self) -> str:
