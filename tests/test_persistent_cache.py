@@ -352,6 +352,25 @@ def test_options_are_read_at_the_first_compile_until_reset(tmp_path):
         cc.reset_cache()
 
 
+def test_eager_operations_do_not_read_the_options(tmp_path):
+    """A deliberate difference (docs/differences.md): in JAX 0.4.30 an eager operation is a
+    compile that freezes the options, so the directory set after `jnp.ones(3) + 1` stays
+    unused until reset_cache(); numjax's eager operations leave them unread."""
+    saved = {name: jax.config.read(name) for name in _OPTIONS}
+    try:
+        jax.config.update("jax_compilation_cache_dir", None)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+        cc.reset_cache()
+        jnp.ones(3) + 1
+        cc.set_cache_dir(str(tmp_path))
+        jax.jit(lambda x: x * 6)(jnp.ones(3))
+        assert len(_entries(tmp_path)) == 1
+    finally:
+        for name, value in saved.items():
+            jax.config.update(name, value)
+        cc.reset_cache()
+
+
 my_double_p = jax.core.Primitive("my_double")
 my_double_p.def_impl(lambda x: x * 2)
 my_double_p.def_abstract_eval(lambda x: x)
@@ -403,6 +422,8 @@ ROUND_TRIPS = {
     "custom_vjp": (lambda x: _relu_vjp()(x - 5.0), (_X,)),
     "grad": (jax.grad(lambda x: jnp.sum(jnp.tanh(x) ** 2)), (_X,)),
     "integer": (lambda x: (x.astype(jnp.int32) // 3) << 2, (_X,)),
+    "special_functions": (lambda x: (lax.digamma(x + 1), lax.lgamma(x + 1),
+                                     lax.igamma(x + 1, x + 2)), (_X,)),
     "scalar_constants": (lambda x: (jnp.sum(x), jnp.asarray(2.0), np.float32(3.0) * x[0, 0]),
                          (_X,)),
     "fused_large": (lambda s: jnp.tanh(jnp.full((1200, 1000), s)) * 2 + 1, (jnp.float32(0.5),)),

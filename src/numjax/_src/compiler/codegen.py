@@ -57,9 +57,10 @@ class LoweredModule:
         self.aliased_inputs = inputs_reaching_outputs(jaxpr)
         # The jaxpr after the passes, with its constants (set by `executables.lower_module`).
         self.closed: ClosedJaxpr | None = None
-        # How to remake each kernel global (name -> (primitive, in_avals, params)): kernels are
-        # closures, so the persistent cache stores these instead.
-        self.kernels: dict[str, tuple[Any, list[Any], dict[str, Any]]] = {}
+        # How to remake each kernel global (name -> (primitive, in_avals, params), or
+        # (primitive, None, None) for its Ufunc lowering's function): kernels are closures, so
+        # the persistent cache stores these instead.
+        self.kernels: dict[str, tuple[Any, Any, Any]] = {}
         # The code object of `source` once compiled, and what the persistent cache needs to
         # write this module after its compile (`persistent_cache.Pending`), if anything.
         self.code: Any = None
@@ -144,7 +145,7 @@ class _Namer:
         self.env: dict[str, Any] = {"np": np}
         self._globals: dict[int, str] = {}
         self._counts: dict[str, int] = {}
-        self.kernels: dict[str, tuple[Any, list[Any], dict[str, Any]]] = {}
+        self.kernels: dict[str, tuple[Any, Any, Any]] = {}
 
     def var(self, v: Var) -> str:
         name = self.names.get(v)
@@ -533,7 +534,9 @@ def _callee(primitive: Any, params: dict[str, Any], namer: _Namer, in_avals: lis
         module_name = getattr(fn, "__module__", None)
         if isinstance(fn, np.ufunc) or module_name == "numpy":
             return f"np.{fn.__name__}"
-        return namer.global_(fn, primitive.name)
+        name = namer.global_(fn, primitive.name)
+        namer.kernels[name] = (primitive, None, None)  # the primitive's own lowering function
+        return name
     name = namer.global_(primitive.kernel_for(in_avals, params), primitive.name)
     namer.kernels[name] = (primitive, in_avals, params)
     return name

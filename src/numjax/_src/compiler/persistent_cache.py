@@ -57,6 +57,7 @@ from numjax._src.compiler.codegen import LoweredModule
 from numjax._src.core import trace as core_trace
 from numjax._src.core.avals import ShapedArray
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
+from numjax._src.runtime.array import ArrayImpl
 
 # JAX's loggers: `jax._src.compiler` logs hits and skipped writes, `jax._src.compilation_cache`
 # logs writes.
@@ -103,7 +104,11 @@ def is_initialized() -> bool:
 
 
 def reset_cache() -> None:
-    """Forget the cache's state, so its options are read again at the next compile."""
+    """Forget the cache's state, so its options are read again at the next compile.
+
+    >>> from numjax.experimental.compilation_cache import compilation_cache as cc
+    >>> cc.reset_cache()
+    """
     global _initialized, _path
     cache_logger.info("Resetting cache at %s.", _path if _path is not None else "<empty>")
     with _lock:
@@ -183,6 +188,8 @@ def _object_text(value: Any) -> str:
         # An object printed by identity: the same text may name another object in another
         # process (a callback, a Python function in a custom rule).
         raise Uncacheable(f"a {type(value).__name__} in the program")
+    if "..." in text:  # a summary (NumPy elides large arrays), not the value
+        raise Uncacheable(f"a {type(value).__name__} printed in part")
     return text
 
 
@@ -238,9 +245,9 @@ def _param_text(value: Any, parts: list[str], digest: Any, metadata: bool) -> No
             _param_text(item, parts, digest, metadata)
             parts.append(",")
         parts.append(")")
-    elif isinstance(value, np.ndarray):
+    elif isinstance(value, np.ndarray | ArrayImpl):
         parts.append("array")
-        _hash_array(digest, value)
+        _hash_array(digest, _host_array(value))
     else:
         parts.append(_object_text(value))
 
@@ -332,6 +339,8 @@ class _Encoder:
             return {"numpy": 1}
         if kind is np.ndarray:
             return {"array": self.array(value)}
+        if kind is ArrayImpl:
+            return {"array": self.array(_host_array(value))}
         if isinstance(value, np.generic):
             return {"scalar": self.array(value)}
         if isinstance(value, np.dtype):
@@ -583,6 +592,8 @@ def _read(file: str, entry: str, name: str) -> LoweredModule | None:
             prim_name, in_avals, params = recipe["kernel"]
             env[global_name] = _primitive(prim_name).kernel_for(
                 _decode(in_avals, arrays), _decode(params, arrays))
+        elif isinstance(recipe, dict) and "lowering" in recipe:
+            env[global_name] = _primitive(recipe["lowering"]).lowering.ufunc
         else:
             env[global_name] = _decode(recipe, arrays)
     try:
@@ -643,8 +654,12 @@ def _entry(module: LoweredModule, entry: str) -> bytes:
         kernel = module.kernels.get(global_name)
         if kernel is not None:
             primitive, in_avals, params = kernel
-            recipes[global_name] = {"kernel": [primitive.name, encoder.value(list(in_avals)),
-                                               encoder.params(primitive, params)]}
+            if in_avals is None:
+                encoder.params(primitive, {})  # numjax's own primitive
+                recipes[global_name] = {"lowering": primitive.name}
+            else:
+                recipes[global_name] = {"kernel": [primitive.name, encoder.value(list(in_avals)),
+                                                   encoder.params(primitive, params)]}
         else:
             recipes[global_name] = encoder.value(value)
     meta = {"format": FORMAT, "key": entry, "source": module.source, "globals": recipes,
