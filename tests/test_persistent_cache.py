@@ -281,6 +281,22 @@ def test_an_entry_of_another_program_is_refused(cache_dir):
         assert np.array_equal(jax.jit(f)(x), expected)
 
 
+def test_a_directory_that_cannot_be_made_warns_once_and_turns_the_cache_off(cache_dir):
+    # JAX 0.4.30: "Error reading persistent compilation cache entry for 'jit__lambda_':
+    # FileNotFoundError: [Errno 2] No such file or directory: '/proc/nope'", then no cache.
+    blocker = cache_dir.parent / "a_file"
+    blocker.write_text("")
+    with _option("jax_compilation_cache_dir", str(blocker / "cache")):
+        cc.reset_cache()
+        with pytest.warns(UserWarning, match="^Error reading persistent compilation cache entry "
+                                             "for 'jit_f': NotADirectoryError: "):
+            assert np.array_equal(jax.jit(f)(jnp.arange(3.0)), f(jnp.arange(3.0)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            jax.jit(lambda x: x + 2)(jnp.arange(3.0))
+    cc.reset_cache()
+
+
 def test_min_compile_time(cache_dir, caplog):
     caplog.set_level(logging.DEBUG, logger="numjax._src.compiler")
     with _option("jax_persistent_cache_min_compile_time_secs", 1e9):

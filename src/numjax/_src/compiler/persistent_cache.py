@@ -543,7 +543,11 @@ def lookup(closed: ClosedJaxpr, name: str, donated: Sequence[bool]
            ) -> tuple[LoweredModule | None, Pending | None]:
     """(the cached module of this traced program, None) on a hit; (None, what writing its
     entry needs) on a miss; (None, None) when the cache is off or the program uncacheable."""
-    path = directory()
+    try:
+        path = directory()
+    except Exception as error:  # the directory cannot be made: off for this process (as JAX)
+        _read_error(name, error)
+        return None, None
     if path is None:
         return None, None
     try:
@@ -555,10 +559,7 @@ def lookup(closed: ClosedJaxpr, name: str, donated: Sequence[bool]
     try:
         module = _read(os.path.join(path, entry), entry, name)
     except Exception as error:
-        if config.raise_persistent_cache_errors.value:
-            raise
-        warnings.warn(f"Error reading persistent compilation cache entry for "
-                      f"'{module_name(name)}': {type(error).__name__}: {error}", stacklevel=2)
+        _read_error(name, error)
         module = None
     if module is None:
         stats["misses"] += 1
@@ -566,6 +567,13 @@ def lookup(closed: ClosedJaxpr, name: str, donated: Sequence[bool]
     stats["hits"] += 1
     logger.debug("Persistent compilation cache hit for '%s'", module_name(name))
     return module, None
+
+
+def _read_error(name: str, error: Exception) -> None:
+    if config.raise_persistent_cache_errors.value:
+        raise error
+    warnings.warn(f"Error reading persistent compilation cache entry for "
+                  f"'{module_name(name)}': {type(error).__name__}: {error}", stacklevel=3)
 
 
 def _read(file: str, entry: str, name: str) -> LoweredModule | None:
