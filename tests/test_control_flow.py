@@ -163,6 +163,28 @@ def test_weak_typed_carry_takes_body_type():
     assert out.dtype == np.float32 and float(out) == 3.0
 
 
+def _weak() -> jax.Array:
+    return jnp.asarray(3)
+
+
+def _strong() -> jax.Array:
+    return jnp.int32(1)
+
+
+# JAX 0.4.30: a cond's results have the first branch's types (cond's false branch), weak type
+# included, whichever branch runs, eagerly and under jit.
+@pytest.mark.parametrize("f, weak", [
+    (lambda p: lax.cond(p, _strong, _weak), True),
+    (lambda p: lax.cond(p, _weak, _strong), False),
+    (lambda p: lax.switch(p.astype(int), [_weak, _strong, _strong]), True),
+    (lambda p: lax.switch(p.astype(int), [_strong, _weak, _weak]), False),
+])
+@pytest.mark.parametrize("pred", [False, True])
+def test_branch_results_take_the_first_branch_weak_type(f, weak, pred):
+    assert f(jnp.asarray(pred)).weak_type is weak
+    assert jax.jit(f)(pred).weak_type is weak
+
+
 JAXPR_COND = """{ lambda ; a:f32[]. let
     b:bool[] = gt a 0.0
     c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b

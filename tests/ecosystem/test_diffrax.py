@@ -36,6 +36,11 @@ def test_quick_start() -> None:
                                rtol=2e-6)
     assert int(solution.stats["num_steps"]) == 10
     assert int(solution.stats["num_rejected_steps"]) == 0
+    # JAX 0.4.30: the counters are weakly typed int32 (they start as Python 0 and pass through
+    # equinox's error checks, a cond whose first branch returns them unchanged)
+    for name in ("num_steps", "num_accepted_steps", "num_rejected_steps"):
+        counter = solution.stats[name]
+        assert (counter.dtype, counter.weak_type) == (np.int32, True), name
     assert solution.result == diffrax.RESULTS.successful
 
 

@@ -34,10 +34,10 @@ cond_p.multiple_results = True
 @cond_p.def_effectful_abstract_eval
 def _cond_abstract_eval(index: Any, *args: Any, branches: tuple[ClosedJaxpr, ...],
                         linear: tuple[bool, ...]) -> Any:
-    outs = []
-    for i, aval in enumerate(branches[0].out_avals):
-        weak = all(b.out_avals[i].weak_type for b in branches)
-        outs.append(aval.update(weak_type=weak))
+    # The branches' outputs agree in shape and dtype but not necessarily in weak type: the
+    # result types are the first branch's (the false branch of `cond`), as in JAX, whatever
+    # the other branches' weak types.
+    outs = list(branches[0].out_avals)
     effects = frozenset().union(*(b.effects for b in branches))
     return outs, effects
 
