@@ -732,3 +732,45 @@ def test_jitted_function_reports_its_signature():
     assert inspect.signature(jax.jit(foo), follow_wrapped=False) == sig
     out = jax.pmap(jax.jit(foo))(x=jax.numpy.ones((1, 2)), y=jax.numpy.ones((1, 2)))
     np.testing.assert_array_equal(out, [[2.0, 2.0]])
+
+
+# JAX 0.4.30 stages every operation under jit, so an Array made there from host values is a
+# tracer of the jitted program (a library testing `isinstance(x, Tracer)` takes its traced
+# path); under ensure_compile_time_eval, vmap or grad alone it is a concrete Array.
+@pytest.mark.parametrize("make", [
+    lambda: jnp.array(0), lambda: jnp.asarray(1.0), lambda: jnp.array([1, 2]),
+    lambda: jnp.float32(3), lambda: jnp.asarray(np.ones(2, np.float32)),
+    lambda: jnp.array(2, jnp.int8),
+], ids=["array_int", "asarray_float", "array_list", "float32", "asarray_numpy", "array_dtype"])
+def test_host_values_made_under_jit_are_traced(make: Any) -> None:
+    from numjax.core import Tracer
+
+    seen: dict[str, bool] = {}
+
+    def f(x: Any) -> Any:
+        seen["jit"] = isinstance(make(), Tracer)
+        with jax.ensure_compile_time_eval():
+            seen["compile_time_eval"] = isinstance(make(), Tracer)
+        return x
+
+    def g(name: str) -> Any:
+        def record(x: Any) -> Any:
+            seen[name] = isinstance(make(), Tracer)
+            return x
+        return record
+
+    jax.jit(f)(1.0)
+    jax.vmap(g("vmap"))(jnp.ones(2))
+    jax.grad(g("grad"))(1.0)
+    assert seen == {"jit": True, "compile_time_eval": False, "vmap": False, "grad": False}
+
+
+def test_constants_made_under_jit_fold_into_the_jaxpr() -> None:
+    # As JAX 0.4.30 prints them: a scalar is a literal, its dtype conversions folded.
+    assert str(jax.make_jaxpr(lambda x: jnp.array(0))(1.0)) == \
+        "{ lambda ; a:f32[]. let  in (0,) }"
+    assert str(jax.make_jaxpr(lambda x: jnp.float32(3) * x)(1.0)) == (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
+        "    c:f32[] = mul 3.0 b\n"
+        "  in (c,) }")

@@ -311,6 +311,7 @@ class PartialEvalTrace(StagingTrace):
 
     __slots__ = ()
     display_name = "JaxprTrace"
+    stages_constants = False  # known values are computed now, on the parent
 
     def tracer_repr(self, tracer: StagingTracer) -> str:
         # JAX prints a partial-evaluation tracer on its own in short (`Traced<aval:trace>`),

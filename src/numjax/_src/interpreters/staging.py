@@ -213,9 +213,13 @@ _INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
 
 
 class StagingTrace(Trace):
-    __slots__ = ("eqns", "invars", "const_vars", "const_values", "_const_by_id", "_producers")
+    __slots__ = ("eqns", "invars", "const_vars", "const_values", "_const_by_id", "_producers",
+                 "_scalar_consts")
     stages = True
     display_name = "DynamicJaxprTrace"
+    # Whether values made from constants under this trace become its tracers (JAX's dynamic
+    # trace); partial evaluation computes known values now instead.
+    stages_constants = True
 
     def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
         super().__init__(parent, debug_info)
@@ -226,6 +230,8 @@ class StagingTrace(Trace):
         # Keyed by id(value); the value itself is held in const_values so the id stays valid.
         self._const_by_id: dict[int, StagingTracer] = {}
         self._producers: dict[Var, JaxprEqn] = {}
+        # The values of shape-() constants, which constant folding reads.
+        self._scalar_consts: dict[Var, Any] = {}
 
     def tracer_repr(self, tracer: StagingTracer) -> str:
         """How one of this trace's tracers prints on its own (JAX's text for its kind)."""
@@ -257,15 +263,22 @@ class StagingTrace(Trace):
             var = Var(aval)
             self.const_vars.append(var)
             self.const_values.append(x)
+            if not aval.shape:
+                self._scalar_consts[var] = x
             tracer = self._const_by_id[id(x)] = StagingTracer(self, aval, var)
         return tracer
 
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
-        if primitive in const_fold_primitives and not any(isinstance(x, Tracer) for x in args):
-            # Folded at trace time (e.g. the dtype conversion of a Python scalar), so the
-            # jaxpr holds the converted constant rather than an equation.
-            return _trace_module.eager_apply(primitive, args, params)
+        if primitive in const_fold_primitives:
+            # Folded at trace time (e.g. the dtype conversion of a Python scalar, or of a
+            # scalar constant of this program), so the jaxpr holds the converted constant
+            # rather than an equation; the result is still a value of the program being
+            # traced, as in JAX (`jnp.array(0)` under jit is a tracer).
+            values = [self._scalar_consts.get(x._var, x) if type(x) is StagingTracer
+                      and x._trace is self else x for x in args]
+            if not any(isinstance(x, Tracer) for x in values):
+                return self.new_const(_trace_module.eager_apply(primitive, values, params))
         tracers = [self.to_tracer(x) for x in args]
         rule = primitive.abstract_eval
         if rule is None:
@@ -364,3 +377,17 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[Any],
         args = [trace.new_arg(a) for a in in_avals]
         outs = fun(*args)
         return trace.to_jaxpr(outs)
+
+
+def stage_constant(x: Any) -> Any:
+    """`x`, a concrete value a creation function made, as a constant of the innermost program
+    being traced (jit, make_jaxpr), as JAX stages every operation under jit; unchanged when
+    nothing is traced into a program."""
+    trace: Any = _trace_module.current_trace()
+    while trace is not None:
+        if isinstance(trace, StagingTrace) and trace.stages_constants:
+            return trace.new_const(x)
+        if isinstance(trace, _trace_module.CompileTimeEvalTrace):
+            return x  # ensure_compile_time_eval: concrete values stay concrete
+        trace = trace.parent
+    return x

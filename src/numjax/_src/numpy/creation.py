@@ -11,6 +11,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Tracer
+from numjax._src.interpreters import staging
 from numjax._src.lax import lax
 from numjax._src.lax.structural import convert_element_type_p, guard_fill_transfer
 from numjax._src.numpy import extended
@@ -98,6 +99,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
         out = _from_host(object, requested)
     if ndmin > get_aval(out).ndim:
         out = lax.broadcast_to_rank(out, ndmin)
+    if type(out) is ArrayImpl and out is not object:
+        out = staging.stage_constant(out)
     return out
 
 
