@@ -418,8 +418,8 @@ def test_sharded_arrays_from_shards_and_eager_ops() -> None:
         np.testing.assert_array_equal(np.asarray(x.sum(axis=0)), value.sum(axis=0))
         np.testing.assert_array_equal(np.asarray(x[1, 2:5]), value[1, 2:5])
         np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: a * 2)(x)), value * 2)
-        # ... and give an Array on one device (docs/differences.md; JAX keeps x's sharding).
-        assert jnp.sin(x).sharding == SingleDeviceSharding(devs[0])
+        # ... and keep x's sharding, as JAX's jitted eager operations do.
+        assert jnp.sin(x).sharding == s and (x + x).sharding == s
         # A callback value's dtype is kept (int32 here); a replicated sharding calls it once.
         calls: list[Any] = []
         y = jax.make_array_from_callback(
@@ -743,3 +743,62 @@ def test_donated_sharded_argument_is_deleted() -> None:
         assert x.is_deleted()
         with pytest.raises(ValueError, match="buffer has been deleted or donated"):
             jax.jit(lambda a: a * 2)(x)
+
+
+def _positional_layout(rows: int, cols: int, replicate: int | None = None) -> Any:
+    s = PositionalSharding(jax.devices()).reshape(rows, cols)
+    return s if replicate is None else s.replicate(replicate)
+
+
+# Eager operations on Arrays split by PositionalShardings of 8 devices, and the output
+# shardings JAX 0.4.30 gives (repr), from a (4, 2) layout and its replications.
+@pytest.mark.parametrize("name, f, layouts, want", [
+    ("sin", jnp.sin, [None], "PositionalSharding([[{CPU 0} {CPU 1}]\n"
+     "                    [{CPU 2} {CPU 3}]\n                    [{CPU 4} {CPU 5}]\n"
+     "                    [{CPU 6} {CPU 7}]], shape=(4, 2))"),
+    ("dot of replicated rows and columns", jnp.dot, [1, 0],
+     "PositionalSharding([[{CPU 0} {CPU 1}]\n                    [{CPU 2} {CPU 3}]\n"
+     "                    [{CPU 4} {CPU 5}]\n                    [{CPU 6} {CPU 7}]], "
+     "shape=(4, 2))"),
+    ("transpose", lambda a: a.T, [None],
+     "PositionalSharding([[{CPU 0} {CPU 2} {CPU 4} {CPU 6}]\n"
+     "                    [{CPU 1} {CPU 3} {CPU 5} {CPU 7}]], shape=(2, 4))"),
+    ("sum over rows", lambda a: a.sum(0), [None],
+     "PositionalSharding([{CPU 0, 2, 4, 6} {CPU 1, 3, 5, 7}], shape=(2,))"),
+    ("sum of all", lambda a: a.sum(), [None],
+     "PositionalSharding([{CPU 0, 1, 2, 3, 4, 5, 6, 7}], shape=(1,))"),
+    ("copy", jnp.copy, [None], "PositionalSharding([[{CPU 0} {CPU 1}]\n"
+     "                    [{CPU 2} {CPU 3}]\n                    [{CPU 4} {CPU 5}]\n"
+     "                    [{CPU 6} {CPU 7}]], shape=(4, 2))"),
+])
+def test_eager_operations_keep_positional_layouts(name: str, f: Any, layouts: list[Any],
+                                                  want: str) -> None:
+    with cpu_devices(8):
+        value = np.arange(64, dtype=np.float32).reshape(8, 8)
+        args = [jax.device_put(value, _positional_layout(4, 2, r)) for r in layouts]
+        out = f(*args)
+        assert repr(out.sharding) == want, name
+        np.testing.assert_allclose(np.asarray(out), f(*[value] * len(args)), rtol=1e-6)
+        assert repr(jax.jit(f)(*args).sharding) == want, name
+
+
+# JAX 0.4.30's errors for operands split over different devices: a jnp binary function names
+# itself and its parameters (it is a jitted function in JAX), a lax operation its primitive.
+@pytest.mark.parametrize("f, names", [
+    (lambda a, b: a + b, ("x1 of jax.numpy.add", "x2 of jax.numpy.add")),
+    (jnp.multiply, ("x1 of jax.numpy.multiply", "x2 of jax.numpy.multiply")),
+    (jax.lax.add, ("args[0] of add", "args[1] of add")),
+])
+def test_eager_operations_on_other_devices_raise_jax_errors(f: Any,
+                                                            names: tuple[str, str]) -> None:
+    with cpu_devices(8):
+        devs = jax.devices()
+        value = np.arange(16, dtype=np.float32).reshape(4, 4)
+        a = jax.device_put(value, PositionalSharding(devs[:4]).reshape(2, 2))
+        b = jax.device_put(value, PositionalSharding(devs[4:]).reshape(2, 2))
+        with pytest.raises(ValueError) as info:
+            f(a, b)
+        assert str(info.value) == (
+            f"Received incompatible devices for jitted computation. Got argument {names[0]} "
+            "with shape float32[4,4] and device ids [0, 1, 2, 3] on platform CPU and argument "
+            f"{names[1]} with shape float32[4,4] and device ids [4, 5, 6, 7] on platform CPU")

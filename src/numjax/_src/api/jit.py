@@ -550,28 +550,36 @@ def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
                       out_shardings)
 
 
-# One-operation programs for eager operations on Arrays split across processes, by
+# One-operation programs for eager operations on Arrays split across devices or processes, by
 # (primitive, params).
 _one_operation: dict[Any, JitWrapped] = {}
 
 
-def _run_across_processes(primitive: Any, args: Sequence[Any], params: dict[str, Any]) -> Any:
-    """An eager operation reading an Array split across processes runs as a jitted program of
-    that one operation (JAX runs every eager operation so): per shard where it can, else on
-    the gathered values (`sharded_jit`)."""
+def _run_one_operation(primitive: trace_mod.Primitive, args: Sequence[Any],
+                       params: dict[str, Any]) -> Any:
+    """An eager operation reading an Array split across devices (or processes) runs as a
+    jitted program of that one operation, named after its primitive, as JAX runs every eager
+    operation: its arguments' devices are checked with jit's errors, and it runs per shard
+    where it can, else on the gathered values, its results laid out by the sharded jit's
+    rules (`sharded_jit`)."""
     try:
         key: Any = (primitive, tuple(sorted(params.items())))
         fn = _one_operation.get(key)
     except TypeError:  # an unhashable parameter: traced for this call only
         key, fn = None, None
     if fn is None:
-        fn = jit(lambda *xs: primitive.bind(*xs, **params))
+        def apply(*xs: Any) -> Any:
+            return primitive.bind(*xs, **params)
+
+        apply.__name__ = apply.__qualname__ = primitive.name
+        fn = jit(apply)
         if key is not None:
             _one_operation[key] = fn
     return fn(*args)
 
 
-eager.run_across_processes = _run_across_processes
+eager.run_across_processes = _run_one_operation
+eager.set_split_apply(_run_one_operation)
 
 
 def clear_caches() -> None:

@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
+from numjax._src.api.positional_layout import common_layout
 from numjax._src.api.shard_map import prefix_error
 from numjax._src.api.shard_map_p import (
     AxisNames,
@@ -48,7 +49,12 @@ from numjax._src.lax import dynamic_slicing, parallel, structural
 from numjax._src.runtime import multihost, placement
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.runtime.mesh import Mesh, PartitionSpec
-from numjax._src.runtime.named_sharding import NamedSharding, TiledSharding, check_shape
+from numjax._src.runtime.named_sharding import (
+    NamedSharding,
+    PositionalSharding,
+    TiledSharding,
+    check_shape,
+)
 from numjax._src.runtime.sharding import Sharding
 from numjax._src.tree_util import tree_flatten, tree_structure, tree_unflatten
 
@@ -116,6 +122,24 @@ def partition(closed: ClosedJaxpr, in_shardings: Sequence[Sharding | None],
               out_shardings: Sequence[Sharding | None]) -> Plan:
     """The plan for a program whose inputs have `in_shardings` (None: whole, uncommitted) and
     whose outputs were asked for `out_shardings` (None: not asked)."""
+    if any(isinstance(s, NamedSharding) for s in in_shardings):
+        return _partition(closed, in_shardings, out_shardings)
+    layout = common_layout([*in_shardings, *out_shardings])
+    if layout is None:
+        return _partition(closed, in_shardings, out_shardings)
+    # Positional arguments: planned as NamedShardings of their common mesh, and the outputs
+    # laid out on that mesh given back as PositionalShardings.
+    named = [layout.to_named(s) if isinstance(s, PositionalSharding) and is_multi_device(s)
+             else s for s in [*in_shardings, *out_shardings]]
+    plan = _partition(closed, named[:len(in_shardings)], named[len(in_shardings):])
+    outs = tuple(layout.to_positional(s, a.ndim)
+                 if isinstance(s, NamedSharding) and s.mesh == layout.mesh else s
+                 for s, a in zip(plan.out_shardings, closed.out_avals, strict=True))
+    return plan._replace(out_shardings=outs)
+
+
+def _partition(closed: ClosedJaxpr, in_shardings: Sequence[Sharding | None],
+               out_shardings: Sequence[Sharding | None]) -> Plan:
     inlined = passes.inline_calls(closed)
     constraints = [e.params["sharding"] for e in inlined.jaxpr.eqns
                    if e.primitive.name == "sharding_constraint"]

@@ -194,7 +194,7 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
                 _cache.pop(old, None)  # another thread may be evicting too
         _cache[key] = executable
     if committed:
-        out = _committed_apply(executable, bufs, args, primitive)
+        out = _committed_apply(executable, bufs, args, primitive, params)
     else:
         out = executable(bufs)
     if hosts is not None:
@@ -211,14 +211,29 @@ def _unshare(outs: Sequence[Any], hosts: Sequence[np.ndarray]) -> None:
             o._buf = buf.copy()
 
 
+_split_apply: Callable[[Primitive, Sequence[Any], dict[str, Any]], Any] | None = None
+
+
+def set_split_apply(fn: Callable[[Primitive, Sequence[Any], dict[str, Any]], Any]) -> None:
+    """Install how an operation on Arrays split across devices runs (the api layer's sharded
+    jit of the primitive)."""
+    global _split_apply
+    _split_apply = fn
+
+
 def _committed_apply(executable: EagerExecutable, bufs: list[Any], args: Sequence[Any],
-                     primitive: Primitive) -> Any:
+                     primitive: Primitive, params: dict[str, Any]) -> Any:
     """An operation on committed Arrays runs on their device and commits its results there,
     as in JAX: operands committed to different devices are an error, uncommitted ones on
     another device are copied (an implicit device-to-device transfer)."""
+    if _split_apply is not None and any(placement.split_across_devices(x) for x in args):
+        # JAX runs an eager operation as a jitted one: operands split across devices give a
+        # sharded jit of the primitive (their devices checked, the split carried to the
+        # results).
+        return _split_apply(primitive, args, params)
     device = placement.computation_device(
         args, lambda: [f"args[{i}]" for i in range(len(args))], primitive.name)
-    if device is None:  # only arrays split across devices, which pin nothing
+    if device is None:  # only arrays split across pmap's devices, which pin nothing
         return executable(bufs)
     placement.move_arguments(args, device, explicit=False)
     out = executable(bufs)

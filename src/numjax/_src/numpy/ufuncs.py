@@ -16,6 +16,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.api.custom_derivatives import custom_jvp
+from numjax._src.api.jit import jit
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
 from numjax._src.core.trace import running_eagerly
 from numjax._src.lax import lax
@@ -27,7 +28,7 @@ from numjax._src.numpy.util import (
     promote_args_inexact,
     promote_args_numeric,
 )
-from numjax._src.runtime import transfer_guard
+from numjax._src.runtime import placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 
 Array = Any
@@ -43,6 +44,12 @@ def _binary(name: str, op: Callable[[Array, Array], Array],
     other a Python scalar that JAX's weak typing converts to the Array's dtype."""
 
     def fn(x1: Array, x2: Array, /) -> Array:
+        if (type(x1) is ArrayImpl and x1._aval is None
+                or type(x2) is ArrayImpl and x2._aval is None) and (
+                placement.split_across_devices(x1) or placement.split_across_devices(x2)):
+            # On Arrays split across devices the operation runs as JAX's jitted jnp function
+            # does: its errors name it (`x1 of jax.numpy.add`), its results keep the split.
+            return _split_jit(fn)(x1, x2)
         if fast_op is not None:
             t1, t2 = type(x1), type(x2)
             if t1 is ArrayImpl:
@@ -66,6 +73,16 @@ def _binary(name: str, op: Callable[[Array, Array], Array],
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} with NumPy broadcasting and JAX's type promotion."
     return fn
+
+
+@functools.cache
+def _split_jit(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` jitted under JAX's name for it (`jax.numpy.add`)."""
+    def call(x1: Array, x2: Array, /) -> Array:
+        return fn(x1, x2)  # type: ignore[no-any-return]
+
+    call.__name__ = call.__qualname__ = f"jax.numpy.{fn.__name__}"
+    return jit(call)
 
 
 # Per dtype: the weak scalar aval, and for integers the range a Python int must fit.

@@ -20,7 +20,7 @@ from typing import Any
 from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
-from numjax._src.runtime.sharding import Sharding, SingleDeviceSharding
+from numjax._src.runtime.sharding import PmapSharding, Sharding, SingleDeviceSharding
 
 
 def aval_text(shape: tuple[int, ...], dtype: Any) -> str:
@@ -51,6 +51,16 @@ def committed_device(x: Any) -> Any:
     if type(x) is ArrayImpl and x._committed and getattr(x, "_sharding", None) is None:
         return x._device
     return None
+
+
+def split_across_devices(x: Any) -> bool:
+    """Whether `x` is an Array split across several devices by a sharding other than pmap's
+    (whose outputs pin nothing: an operation on them runs on the default device)."""
+    if type(x) is not ArrayImpl:
+        return False
+    sharding = getattr(x, "_sharding", None)
+    return sharding is not None and not isinstance(sharding, PmapSharding) \
+        and len(sharding._device_assignment) > 1
 
 
 def computation_device(args: Sequence[Any], names: Callable[[], Sequence[str]],
