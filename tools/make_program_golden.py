@@ -19,6 +19,9 @@ PROGRAMS = {
     "nn": {},
     "callbacks": {},
     "pmap": {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"},
+    # JAX's sharding tutorials; their tables need `rich` importable
+    "distributed_arrays": {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"},
+    "shard_map": {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"},
 }
 
 
