@@ -802,3 +802,15 @@ def test_eager_operations_on_other_devices_raise_jax_errors(f: Any,
             f"Received incompatible devices for jitted computation. Got argument {names[0]} "
             "with shape float32[4,4] and device ids [0, 1, 2, 3] on platform CPU and argument "
             f"{names[1]} with shape float32[4,4] and device ids [4, 5, 6, 7] on platform CPU")
+
+
+def test_eager_operations_on_split_arrays_under_disable_jit() -> None:
+    # JAX 0.4.30 keeps the (4, 2) layout under disable_jit as well (each operation is still
+    # one jitted primitive).
+    with cpu_devices(8):
+        value = np.arange(64, dtype=np.float32).reshape(8, 8)
+        x = jax.device_put(value, _positional_layout(4, 2))
+        with jax.disable_jit():
+            y = jnp.sin(x) + x
+        assert y.sharding == x.sharding
+        np.testing.assert_allclose(np.asarray(y), np.sin(value) + value, rtol=1e-6)

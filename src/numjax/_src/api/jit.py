@@ -575,7 +575,10 @@ def _run_one_operation(primitive: trace_mod.Primitive, args: Sequence[Any],
         fn = jit(apply)
         if key is not None:
             _one_operation[key] = fn
-    return fn(*args)
+    # Under disable_jit too: the operation is one primitive, and running the function
+    # unjitted would apply the primitive eagerly again.
+    with config.disable_jit(False):
+        return fn(*args)
 
 
 eager.run_across_processes = _run_one_operation

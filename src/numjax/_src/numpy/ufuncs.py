@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import dtypes
+from numjax._src import config, dtypes
 from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.api.jit import jit
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
@@ -82,7 +82,14 @@ def _split_jit(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn(x1, x2)  # type: ignore[no-any-return]
 
     call.__name__ = call.__qualname__ = f"jax.numpy.{fn.__name__}"
-    return jit(call)
+    jitted = jit(call)
+
+    def run(x1: Array, x2: Array) -> Array:
+        # Jitted under disable_jit too, as JAX's eager operations keep the split there.
+        with config.disable_jit(False):
+            return jitted(x1, x2)  # type: ignore[no-any-return]
+
+    return run
 
 
 # Per dtype: the weak scalar aval, and for integers the range a Python int must fit.
