@@ -568,8 +568,8 @@ def _run_one_operation(primitive: trace_mod.Primitive, args: Sequence[Any],
     except TypeError:  # an unhashable parameter: traced for this call only
         key, fn = None, None
     if fn is None:
-        def apply(*xs: Any) -> Any:
-            return primitive.bind(*xs, **params)
+        def apply(*args: Any) -> Any:  # JAX's name for the arguments: args[0], args[1], ...
+            return primitive.bind(*args, **params)
 
         apply.__name__ = apply.__qualname__ = primitive.name
         fn = jit(apply)
