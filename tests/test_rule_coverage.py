@@ -397,6 +397,10 @@ ROWS: list[Row] = [
     # -- PRNG internals --
     Row("threefry2x32", prng.threefry2x32,
         tuple(integers(0, 2**32 - 1, 3, dtype=np.uint32) for _ in range(4))),
+    # JAX's vmap of rng_bit_generator draws the whole batch from the first key, unlike a loop
+    # (tests/lax/test_rng_bit_generator.py pins it).
+    Row("rng_bit_generator", lambda k: lax.rng_bit_generator(k, (3, 2))[1],
+        (integers(0, 2**32 - 1, 4, dtype=np.uint32),), vmap=False),
     Row("random_fma", xla_math.fma, (normal(3), normal(3), normal(3)), grad=(0, 1, 2)),
     Row("random_erf_inv", xla_math.erf_inv, (uniform(-0.9, 0.9, 3),), grad=(0,)),
     Row("random_log", xla_math.log, (uniform(0.5, 2.0, 3),), grad=(0,)),

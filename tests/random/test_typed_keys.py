@@ -235,7 +235,7 @@ def test_transformations() -> None:
     assert repr(numjax.device_put(k)) == repr(k) and repr(k.block_until_ready()) == repr(k)
 
 
-# ---- the blocked kernels (random/blocks.py) give the whole-array bits -------------------------
+# ---- the blocked kernels (compiler/blocks.py) give the whole-array bits -------------------------
 
 # sha256 of the bytes of JAX 0.4.30's random.<name>(random.PRNGKey(7), (300_001,)): long enough
 # that the kernels run in several blocks over threads, with a ragged last block.
@@ -254,20 +254,22 @@ def test_large_samples_match_jax(name: str) -> None:
 
 
 def test_blocked_kernels_equal_whole_array(monkeypatch: pytest.MonkeyPatch) -> None:
-    from numjax._src.random import blocks, prng, xla_math
+    from numjax._src.compiler import blocks
+    from numjax._src.lax.rng_bit_generator import threefry2x32_kernel
+    from numjax._src.random import xla_math
 
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, 200_003).astype(np.float32)
     x[:4] = [1.0, -1.0, 0.0, np.float32(0.99999994)]  # the edges and the w >= 5 branch
     k = rng.integers(0, 2**32, (4, 200_003), dtype=np.uint64).astype(np.uint32)
     c = rng.uniform(-1, 1, 200_003).astype(np.float32)
-    blocked = (xla_math._erf_inv_kernel(x), *prng._threefry2x32_kernel(k[0], k[1], k[2], k[3]),
+    blocked = (xla_math._erf_inv_kernel(x), *threefry2x32_kernel(k[0], k[1], k[2], k[3]),
                xla_math._fma_kernel(x, c, x),
-               *prng._threefry2x32_kernel(np.uint32(1), np.uint32(2), k[2], k[3]))
+               *threefry2x32_kernel(np.uint32(1), np.uint32(2), k[2], k[3]))
     monkeypatch.setattr(blocks, "MIN_SIZE", 10**9)  # one whole-array pass
-    whole = (xla_math._erf_inv_kernel(x), *prng._threefry2x32_kernel(k[0], k[1], k[2], k[3]),
+    whole = (xla_math._erf_inv_kernel(x), *threefry2x32_kernel(k[0], k[1], k[2], k[3]),
              xla_math._fma_kernel(x, c, x),
-             *prng._threefry2x32_kernel(np.uint32(1), np.uint32(2), k[2], k[3]))
+             *threefry2x32_kernel(np.uint32(1), np.uint32(2), k[2], k[3]))
     for b, w in zip(blocked, whole, strict=True):
         np.testing.assert_array_equal(b.view(np.uint32), w.view(np.uint32))
 

@@ -237,6 +237,9 @@ from numjax._src.lax.reductions import reduce_sum as reduce_sum
 from numjax._src.lax.reductions import reduce_sum_p as reduce_sum_p
 from numjax._src.lax.reductions import reduce_xor as reduce_xor
 from numjax._src.lax.reductions import reduce_xor_p as reduce_xor_p
+from numjax._src.lax.rng_bit_generator import RandomAlgorithm as RandomAlgorithm
+from numjax._src.lax.rng_bit_generator import rng_bit_generator as rng_bit_generator
+from numjax._src.lax.rng_bit_generator import rng_bit_generator_p as rng_bit_generator_p
 from numjax._src.lax.sorting import sort as sort
 from numjax._src.lax.sorting import sort_key_val as sort_key_val
 from numjax._src.lax.sorting import sort_p as sort_p

@@ -21,7 +21,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import lax
-from numjax._src.random import blocks
+from numjax._src.lax.rng_bit_generator import threefry2x32_kernel
 
 Array = Any
 
@@ -31,74 +31,6 @@ UINT_DTYPES: dict[int, np.dtype] = {
 }
 
 # ---- the hash primitive ---------------------------------------------------------------------
-
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_PARITY = np.uint32(0x1BD11BDA)
-
-
-def _threefry2x32_kernel(k1: Any, k2: Any, x1: Any, x2: Any) -> list[np.ndarray]:
-    """Threefry-2x32 with 20 rounds on broadcast uint32 arrays (Salmon et al. 2011)."""
-    arrs = [np.asarray(a, np.uint32) for a in (k1, k2, x1, x2)]
-    shape = np.broadcast_shapes(*(a.shape for a in arrs))
-    n = math.prod(shape)
-    if n <= _SMALL:
-        return _threefry_small(arrs, shape)
-    flat = [blocks.flat_operand(a if a.size in (1, n) else np.broadcast_to(a, shape).copy(), n)
-            for a in arrs]
-    out1 = np.empty(n, np.uint32)
-    out2 = np.empty(n, np.uint32)
-
-    def hash_block(lo: int, hi: int) -> None:
-        k1, k2, x1, x2 = (blocks.block_of(a, lo, hi) for a in flat)
-        _threefry_rounds(k1, k2, x1, x2, out1[lo:hi], out2[lo:hi])
-
-    blocks.map_blocks(hash_block, n)
-    return [out1.reshape(shape), out2.reshape(shape)]
-
-
-def _threefry_rounds(k1: Any, k2: Any, x1: Any, x2: Any, a: np.ndarray, b: np.ndarray) -> None:
-    """The 20 rounds on one block, written into `a` and `b` (updated in place: no temporaries
-    but `tmp`)."""
-    ks = (k1, k2, k1 ^ k2 ^ _PARITY)
-    np.add(x1, ks[0], out=a)
-    np.add(x2, ks[1], out=b)
-    tmp = np.empty(a.shape, np.uint32)
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
-            a += b
-            # rotate b left by r, then mix with a
-            np.left_shift(b, np.uint32(r), out=tmp)
-            b >>= np.uint32(32 - r)
-            b |= tmp
-            b ^= a
-        a += ks[(i + 1) % 3]
-        b += ks[(i + 2) % 3]
-        b += np.uint32(i + 1)
-
-
-# Up to this many counters (a key split, one scalar draw) the rounds run on Python ints: the
-# ~110 NumPy calls of `_threefry_rounds` cost ~100 us whatever the size, the ints ~5 us a pair.
-_SMALL = 8
-_MASK = 0xFFFFFFFF
-
-
-def _threefry_small(arrs: list[np.ndarray], shape: tuple[int, ...]) -> list[np.ndarray]:
-    k1s, k2s, x1s, x2s = (np.broadcast_to(a, shape).ravel().tolist() for a in arrs)
-    out1, out2 = [], []
-    for k1, k2, x1, x2 in zip(k1s, k2s, x1s, x2s, strict=True):
-        ks = (k1, k2, k1 ^ k2 ^ 0x1BD11BDA)
-        a = (x1 + k1) & _MASK
-        b = (x2 + k2) & _MASK
-        for i in range(5):
-            for r in _ROTATIONS[i % 2]:
-                a = (a + b) & _MASK
-                b = (((b << r) & _MASK) | (b >> (32 - r))) ^ a
-            a = (a + ks[(i + 1) % 3]) & _MASK
-            b = (b + ks[(i + 2) % 3] + i + 1) & _MASK
-        out1.append(a)
-        out2.append(b)
-    return [np.array(out1, np.uint32).reshape(shape), np.array(out2, np.uint32).reshape(shape)]
-
 
 threefry2x32_p = Primitive("threefry2x32")
 threefry2x32_p.multiple_results = True
@@ -124,7 +56,7 @@ def _threefry2x32_batch(args: Sequence[Any], dims: Sequence[int | None]
     return outs, [0, 0]
 
 
-threefry2x32_p.def_impl(_threefry2x32_kernel)
+threefry2x32_p.def_impl(threefry2x32_kernel)
 threefry2x32_p.def_batch(_threefry2x32_batch)
 # Random bits are integers: no derivative flows through the hash.
 ad.defjvp_zero(threefry2x32_p)

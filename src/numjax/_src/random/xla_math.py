@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler import blocks
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import lax
-from numjax._src.random import blocks
 
 Array = Any
 
