@@ -89,7 +89,9 @@ from numjax._src.config import default_device as default_device  # noqa: E402
 from numjax._src.config import default_matmul_precision as default_matmul_precision  # noqa: E402
 from numjax._src.config import default_prng_impl as default_prng_impl  # noqa: E402
 from numjax._src.config import enable_checks as enable_checks  # noqa: E402
+from numjax._src.config import enable_custom_prng as enable_custom_prng  # noqa: E402
 from numjax._src.config import explain_cache_misses as explain_cache_misses  # noqa: E402
+from numjax._src.config import legacy_prng_key as legacy_prng_key  # noqa: E402
 from numjax._src.config import log_compiles as log_compiles  # noqa: E402
 from numjax._src.config import numpy_dtype_promotion as numpy_dtype_promotion  # noqa: E402
 from numjax._src.config import numpy_rank_promotion as numpy_rank_promotion  # noqa: E402

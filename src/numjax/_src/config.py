@@ -246,6 +246,15 @@ default_prng_impl = State(
     validator=_one_of("jax_default_prng_impl", ("threefry2x32", "rbg", "unsafe_rbg")),
     traced=True,
 )
+legacy_prng_key = State(
+    "jax_legacy_prng_key", "allow",
+    "Specify the behavior when raw PRNG keys are passed to jax.random APIs.", parse=_identity,
+    validator=_one_of("jax_legacy_prng_key", ("allow", "warn", "error")),
+)
+enable_custom_prng = _bool(
+    "jax_enable_custom_prng", False,
+    "Return typed key arrays from jax.random functions given raw keys (and warn about them).",
+)
 check_collectives = _bool(
     "numjax_check_collectives", False,
     "Before every collective of a pmap across processes, check that every process reached the "

@@ -1,10 +1,12 @@
-"""PRNG keys: raw `uint32[..., 2]` arrays and typed key arrays of dtype `key<fry>`, with JAX's
-checks.
+"""PRNG keys: raw `uint32` key data and typed key arrays of dtype `key<fry>`, `key<rbg>` or
+`key<urbg>`, with JAX's checks.
 
-A typed key array (`random.key`) is a `numjax.Array` whose dtype is the extended dtype
-`dtypes.threefry_key_dtype` and whose buffer is the raw key data, `uint32[*shape, 2]`. Shape
-operations (indexing, reshape, transpose, ...) act on the leading dimensions of the data, so the
-trailing key-data dimension never moves. Arithmetic raises JAX's TypeErrors.
+A typed key array (`random.key`) is a `numjax.Array` whose dtype is the extended dtype of its
+PRNG implementation (`prng.PRNGImpl`) and whose buffer is the raw key data,
+`uint32[*shape, *key_shape]`. Shape operations (indexing, reshape, transpose, ...) act on the
+leading dimensions of the data, so the trailing key-data dimension never moves. Arithmetic
+raises JAX's TypeErrors. Raw keys passed to `jax.random` functions are read as keys of the
+default implementation (`jax_default_prng_impl`), as in JAX.
 
 Transformations carry key arrays as a pytree node over the data: `jit`, `vmap`, `grad`, control
 flow and `device_put` see one uint32 leaf and rebuild the key array around their results. A
@@ -14,12 +16,14 @@ float0 cotangent for that leaf becomes JAX's float0 cotangent of the key (the ke
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 import numjax.numpy as jnp
+from numjax._src import config as _config
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
@@ -33,25 +37,39 @@ from numjax._src.tree_util import register_pytree_node, register_user_leaf
 
 Array = Any
 
-_IMPL_NAME = "threefry2x32"
+PRNGImpl = prng.PRNGImpl
 KEY_DTYPE = dtypes.threefry_key_dtype
+_KEY_DTYPES: dict[PRNGImpl, dtypes.KeyTy] = {prng.threefry_prng_impl: KEY_DTYPE}
+
+
+def key_dtype(impl: PRNGImpl) -> dtypes.KeyTy:
+    """The extended dtype of `impl`'s typed keys, `key<tag>`."""
+    dt = _KEY_DTYPES.get(impl)
+    if dt is None or dt.impl_name != impl.name:
+        dt = _KEY_DTYPES[impl] = dtypes.KeyTy(impl.name, impl.tag, tuple(impl.key_shape))
+    return dt
 
 
 class PRNGSpec:
-    """What `key_impl` returns: names the implementation; `str` gives its tag, as in JAX."""
+    """What `key_impl` returns: wraps a PRNG implementation; `str` gives its tag, as in JAX.
 
-    def __init__(self, name: str, tag: str) -> None:
-        self._name = name
-        self._tag = tag
+    >>> str(PRNGSpec(prng.rbg_prng_impl))
+    'rbg'
+    """
+
+    __slots__ = ("_impl",)
+
+    def __init__(self, impl: PRNGImpl) -> None:
+        self._impl = impl
 
     def __str__(self) -> str:
-        return self._tag
+        return str(self._impl)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, PRNGSpec) and other._name == self._name
+        return isinstance(other, PRNGSpec) and other._impl == self._impl
 
     def __hash__(self) -> int:
-        return hash(self._name)
+        return hash(self._impl)
 
 
 # lax-level operations JAX reaches when both operands are keys: (name, accepted dtypes).
@@ -72,9 +90,10 @@ _KEY_KEY_OPS = {
 
 def _binary_error(name: str, x: Any, y: Any) -> TypeError:
     """JAX's error for a jnp binary operation on a key array (`x` or `y`)."""
-    if isinstance(x, PRNGKeyArray) and isinstance(y, PRNGKeyArray) and name in _KEY_KEY_OPS:
+    if (isinstance(x, PRNGKeyArray) and isinstance(y, PRNGKeyArray) and x.dtype == y.dtype
+            and name in _KEY_KEY_OPS):
         lax_name, accepted = _KEY_KEY_OPS[name]
-        return TypeError(f"{lax_name} does not accept dtype {KEY_DTYPE} at position 0. "
+        return TypeError(f"{lax_name} does not accept dtype {x.dtype} at position 0. "
                          f"Accepted dtypes at position 0 are subtypes of {accepted}.")
     names = [str(a.dtype) if isinstance(a, PRNGKeyArray)
              else str(dtypes.dtype(a, canonicalize=True)) for a in (x, y)]
@@ -93,7 +112,7 @@ def _binary(name: str) -> tuple[Any, Any]:
 
 def _unary(name: str, accepted: str) -> Any:
     def op(self: PRNGKeyArray) -> Any:
-        raise TypeError(f"{name} does not accept dtype {KEY_DTYPE}. Accepted dtypes are "
+        raise TypeError(f"{name} does not accept dtype {self.dtype}. Accepted dtypes are "
                         f"subtypes of {accepted}.")
 
     return op
@@ -106,7 +125,8 @@ def _normalize_shape(shape: tuple[Any, ...]) -> tuple[int, ...]:
 
 
 class PRNGKeyArray(ArrayType):
-    """An array of typed threefry keys; its shape is the key data's shape without the last 2.
+    """An array of typed keys of one PRNG implementation; its shape is the key data's shape
+    without the trailing key shape.
 
     >>> import numjax
     >>> k = numjax.random.key(0)
@@ -116,11 +136,16 @@ class PRNGKeyArray(ArrayType):
     (3, 1)
     """
 
-    __slots__ = ("_base",)
+    __slots__ = ("_base", "_impl")
     __array_priority__ = 100  # NumPy defers `np_value + key` to the key's reflected operator
 
-    def __init__(self, base: Array) -> None:
+    def __init__(self, base: Array, impl: PRNGImpl = prng.threefry_prng_impl) -> None:
         self._base = base
+        self._impl = impl
+
+    def _wrap(self, base: Array) -> PRNGKeyArray:
+        """Keys of the same implementation over new key data."""
+        return PRNGKeyArray(base, self._impl)
 
     # -- metadata ----------------------------------------------------------------------
     @property
@@ -137,11 +162,11 @@ class PRNGKeyArray(ArrayType):
 
     @property
     def dtype(self) -> dtypes.KeyTy:
-        return KEY_DTYPE
+        return key_dtype(self._impl)
 
     @property
     def itemsize(self) -> int:
-        return KEY_DTYPE.itemsize
+        return self.dtype.itemsize
 
     def devices(self) -> Any:
         return self._base.devices()
@@ -172,8 +197,8 @@ class PRNGKeyArray(ArrayType):
         if not isinstance(idx, tuple):
             idx = (idx,)
         if any(i is Ellipsis for i in idx):
-            return PRNGKeyArray(self._base[(*idx, slice(None))])
-        return PRNGKeyArray(self._base[(*idx, Ellipsis, slice(None))])
+            return self._wrap(self._base[(*idx, slice(None))])
+        return self._wrap(self._base[(*idx, Ellipsis, slice(None))])
 
     def reshape(self, *shape: Any, order: str = "C") -> PRNGKeyArray:
         arg = shape[0] if len(shape) == 1 else shape
@@ -185,7 +210,7 @@ class PRNGKeyArray(ArrayType):
         if math.prod(new) != self.size or any(d < 0 for d in new):
             raise TypeError(f"cannot reshape array of shape {self.shape} (size {self.size}) "
                             f"into shape {arg} (size {math.prod(new)})")
-        return PRNGKeyArray(jnp.reshape(self._base, (*new, 2), order=order))
+        return self._wrap(jnp.reshape(self._base, (*new, *self._impl.key_shape), order=order))
 
     def ravel(self, order: str = "C") -> PRNGKeyArray:
         return self.reshape(-1, order=order)
@@ -196,7 +221,7 @@ class PRNGKeyArray(ArrayType):
         perm = _normalize_shape(axes) if axes and axes != (None,) else None
         perm = tuple(range(self.ndim))[::-1] if perm is None else tuple(
             p % self.ndim for p in perm)
-        return PRNGKeyArray(jnp.transpose(self._base, (*perm, self.ndim)))
+        return self._wrap(jnp.transpose(self._base, (*perm, self.ndim)))
 
     @property
     def T(self) -> PRNGKeyArray:
@@ -213,16 +238,16 @@ class PRNGKeyArray(ArrayType):
             axes = tuple(i for i, d in enumerate(self.shape) if d == 1)
         else:
             axes = tuple(a % self.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
-        return PRNGKeyArray(jnp.squeeze(self._base, axes))
+        return self._wrap(jnp.squeeze(self._base, axes))
 
     # -- comparison and (rejected) arithmetic -----------------------------------------
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
-        if not isinstance(other, PRNGKeyArray):
+        if not isinstance(other, PRNGKeyArray) or other.dtype != self.dtype:
             raise _binary_error("equal", self, other)
         return jnp.all(self._base == other._base, axis=-1)
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        if not isinstance(other, PRNGKeyArray):
+        if not isinstance(other, PRNGKeyArray) or other.dtype != self.dtype:
             raise _binary_error("not_equal", self, other)
         return jnp.any(self._base != other._base, axis=-1)
 
@@ -244,7 +269,7 @@ class PRNGKeyArray(ArrayType):
     __abs__ = _unary("abs", "floating, complexfloating, signedinteger")
 
     def __pow__(self, other: Any) -> Any:
-        raise ValueError(f"Internal: canonicalize_dtype called on extended dtype {KEY_DTYPE} "
+        raise ValueError(f"Internal: canonicalize_dtype called on extended dtype {self.dtype} "
                          "with allow_extended_dtype=False")
 
     def __pos__(self) -> PRNGKeyArray:
@@ -254,8 +279,8 @@ class PRNGKeyArray(ArrayType):
     def __repr__(self) -> str:
         if isinstance(self._base, Tracer):
             dims = ",".join(str(d) for d in self.shape)
-            return f"Traced<ShapedArray({KEY_DTYPE}[{dims}])>"
-        return (f"Array({self.shape}, dtype={KEY_DTYPE}) overlaying:\n"
+            return f"Traced<ShapedArray({self.dtype}[{dims}])>"
+        return (f"Array({self.shape}, dtype={self.dtype}) overlaying:\n"
                 f"{np.asarray(self._base)}")
 
     __str__ = __repr__
@@ -264,31 +289,33 @@ class PRNGKeyArray(ArrayType):
         return repr(self)
 
 
-def _unflatten_keys(_: Any, children: Any) -> Any:
+def _unflatten_keys(impl: PRNGImpl, children: Any) -> Any:
     (base,) = children
     # The cotangent of a key (grad with allow_int, vjp) is float0 of the key's shape, as JAX's.
     if getattr(base, "dtype", None) == dtypes.float0:
         return np.zeros(np.shape(base)[:-1], dtypes.float0)
-    return PRNGKeyArray(base)
+    return PRNGKeyArray(base, impl)
 
 
-register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), _unflatten_keys)
+register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), k._impl), _unflatten_keys)
 # One leaf to user code (jax.tree_util), its uint32 data to the transformations.
 register_user_leaf(PRNGKeyArray)
 
 
 # -- jnp functions on key arrays: the same operation on the key data, trailing dimension kept ----
-def _promotion_error() -> ValueError:
-    return ValueError(f"dtype={KEY_DTYPE} is not a valid dtype for JAX type promotion.")
-
-
 def _check_keys(xs: Sequence[Any], dtype: Any = None) -> list[PRNGKeyArray]:
-    if not all(isinstance(x, PRNGKeyArray) for x in xs):
-        raise _promotion_error()
-    if dtype is not None and dtype != KEY_DTYPE:
-        raise ValueError(f"Cannot convert_element_type from {KEY_DTYPE} to "
+    """`xs` when all are keys of one implementation; JAX's promotion errors otherwise."""
+    keys = [x for x in xs if isinstance(x, PRNGKeyArray)]
+    dts = [k.dtype for k in keys]
+    if len(keys) != len(xs) or any(dt != dts[0] for dt in dts):
+        # JAX names an extended dtype that does not promote (with two implementations, which
+        # one depends on its set order; numjax names one that differs from threefry).
+        named = next((dt for dt in dts if dt != KEY_DTYPE), dts[0])
+        raise ValueError(f"dtype={named} is not a valid dtype for JAX type promotion.")
+    if dtype is not None and dtype != dts[0]:
+        raise ValueError(f"Cannot convert_element_type from {dts[0]} to "
                          f"{dtypes.canonicalize_dtype(dtype)}")
-    return list(xs)
+    return keys
 
 
 def _concatenate_rule(arrays: Sequence[Any], axis: int | None, dtype: Any) -> PRNGKeyArray:
@@ -298,7 +325,7 @@ def _concatenate_rule(arrays: Sequence[Any], axis: int | None, dtype: Any) -> PR
     if keys[0].ndim == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     axis = canonicalize_axis(axis, keys[0].ndim)
-    return PRNGKeyArray(jnp.concatenate([k._base for k in keys], axis))
+    return keys[0]._wrap(jnp.concatenate([k._base for k in keys], axis))
 
 
 def _stack_rule(arrays: Sequence[Any], axis: int, dtype: Any) -> PRNGKeyArray:
@@ -306,7 +333,7 @@ def _stack_rule(arrays: Sequence[Any], axis: int, dtype: Any) -> PRNGKeyArray:
     if len({k.shape for k in keys}) != 1:
         raise ValueError("All input arrays must have the same shape.")
     axis = canonicalize_axis(axis, keys[0].ndim + 1)
-    return PRNGKeyArray(jnp.stack([k._base for k in keys], axis))
+    return keys[0]._wrap(jnp.stack([k._base for k in keys], axis))
 
 
 def _reshape_rule(k: PRNGKeyArray, shape: Any, order: str) -> PRNGKeyArray:
@@ -325,13 +352,13 @@ def _squeeze_rule(k: PRNGKeyArray, axis: Any) -> PRNGKeyArray:
     if any(k.shape[a] != 1 for a in axes):
         raise ValueError("cannot select an axis to squeeze out which has size not equal to "
                          f"one, got shape={k.shape} and dimensions={axes}")
-    return PRNGKeyArray(jnp.squeeze(k._base, axes))
+    return k._wrap(jnp.squeeze(k._base, axes))
 
 
 def _expand_dims_rule(k: PRNGKeyArray, axis: Any) -> PRNGKeyArray:
     axes = np.atleast_1d(axis).tolist()
     n = k.ndim + len(axes)
-    return PRNGKeyArray(jnp.expand_dims(k._base, tuple(canonicalize_axis(a, n) for a in axes)))
+    return k._wrap(jnp.expand_dims(k._base, tuple(canonicalize_axis(a, n) for a in axes)))
 
 
 def _broadcast_to_rule(k: PRNGKeyArray, shape: Any) -> PRNGKeyArray:
@@ -341,24 +368,24 @@ def _broadcast_to_rule(k: PRNGKeyArray, shape: Any) -> PRNGKeyArray:
             old, shape[len(shape) - len(old):], strict=True)):
         raise ValueError(f"Incompatible shapes for broadcasting: {old} and requested shape "
                          f"{shape}")
-    return PRNGKeyArray(jnp.broadcast_to(k._base, (*shape, 2)))
+    return k._wrap(jnp.broadcast_to(k._base, (*shape, *k._impl.key_shape)))
 
 
 def _where_rule(condition: Any, x: Any, y: Any) -> PRNGKeyArray:
     if isinstance(condition, PRNGKeyArray):
-        raise TypeError(f"Cannot interpret '{KEY_DTYPE}' as a data type")
+        raise TypeError(f"Cannot interpret '{condition.dtype}' as a data type")
     kx, ky = _check_keys((x, y))
     condition = jnp.asarray(condition)
     if condition.dtype != bool:
         condition = condition != 0
     shape = jnp.broadcast_shapes(condition.shape, kx.shape, ky.shape)
     condition = jnp.expand_dims(jnp.broadcast_to(condition, shape), -1)
-    return PRNGKeyArray(jnp.where(condition, kx._base, ky._base))
+    return kx._wrap(jnp.where(condition, kx._base, ky._base))
 
 
 def _array_rule(k: PRNGKeyArray, dtype: Any, ndmin: int) -> PRNGKeyArray:
     (k,) = _check_keys((k,), dtype)
-    out = PRNGKeyArray(k._base)  # a new array, as JAX's asarray/array of a key array
+    out = k._wrap(k._base)  # a new array, as JAX's asarray/array of a key array
     return out.reshape((1,) * (ndmin - k.ndim) + k.shape) if ndmin > k.ndim else out
 
 
@@ -366,7 +393,7 @@ def _tile_rule(k: PRNGKeyArray, reps: Any) -> PRNGKeyArray:
     reps_t = tuple(int(r) for r in np.atleast_1d(reps).tolist())
     rank = max(len(k.shape), len(reps_t))
     base = jnp.reshape(k._base, (1,) * (rank - len(k.shape)) + tuple(k._base.shape))
-    return PRNGKeyArray(jnp.tile(base, (1,) * (rank - len(reps_t)) + reps_t + (1,)))
+    return k._wrap(jnp.tile(base, (1,) * (rank - len(reps_t)) + reps_t + (1,)))
 
 
 def _take_rule(k: PRNGKeyArray, indices: Any, axis: int | None, mode: str | None
@@ -375,9 +402,9 @@ def _take_rule(k: PRNGKeyArray, indices: Any, axis: int | None, mode: str | None
         # Out-of-bounds reads would need a fill value, which keys do not have.
         raise ValueError(f"Unsupported dtype for gather fill_value {k.dtype}")
     if axis is None:
-        k, axis = PRNGKeyArray(jnp.reshape(k._base, (-1, k._base.shape[-1]))), 0
+        k, axis = k._wrap(jnp.reshape(k._base, (-1, k._base.shape[-1]))), 0
     axis = canonicalize_axis(axis, len(k.shape))
-    return PRNGKeyArray(jnp.take(k._base, indices, axis=axis, mode=mode))
+    return k._wrap(jnp.take(k._base, indices, axis=axis, mode=mode))
 
 
 register_extended_array(PRNGKeyArray, {
@@ -388,22 +415,19 @@ register_extended_array(PRNGKeyArray, {
 })
 
 
-def _impl_repr() -> str:
-    return "threefry2x32"
-
-
-def check_key_data(key_data: Any) -> None:
-    """JAX's validation of raw key data (TypeError with JAX's texts)."""
+def check_key_data(key_data: Any, impl: PRNGImpl = prng.threefry_prng_impl) -> None:
+    """JAX's validation of raw key data for `impl` (TypeError with JAX's texts)."""
     if not all(hasattr(key_data, a) for a in ("ndim", "shape", "dtype")):
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data to have ndim, "
                         f"shape, and dtype attributes. Got {key_data}")
     if key_data.ndim < 1:
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; "
                         f"got ndim={key_data.ndim}")
-    if tuple(key_data.shape[-1:]) != (2,):
+    key_shape = tuple(impl.key_shape)
+    if tuple(key_data.shape[-len(key_shape):]) != key_shape:
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data.shape to end "
-                        f"with (2,); got shape={tuple(key_data.shape)} for impl={_impl_repr()}")
-    if key_data.dtype != np.uint32:
+                        f"with {key_shape}; got shape={tuple(key_data.shape)} for {impl=}")
+    if key_data.dtype not in (np.uint32, dtypes.float0):
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; "
                         f"got dtype={key_data.dtype}")
 
@@ -416,30 +440,89 @@ def _as_array(x: Any) -> Any:
     raise TypeError(f"unexpected PRNG key type {type(x)}")
 
 
-def check_prng_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple[Array, bool]:
-    """The raw key data of `key` and whether it was a typed key; JAX's errors for bad keys."""
+def default_prng_impl() -> PRNGImpl:
+    """The implementation `jax_default_prng_impl` names (raw keys are read as its keys).
+
+    >>> default_prng_impl().name
+    'threefry2x32'
+    """
+    return prng.prngs[_config.default_prng_impl.value]
+
+
+def resolve_prng_impl(impl: Any) -> PRNGImpl:
+    """The implementation an `impl=` argument names: None (the default), a name, a `PRNGSpec`
+    or a `PRNGImpl`; JAX's errors otherwise."""
+    if impl is None:
+        return default_prng_impl()
+    if type(impl) is PRNGImpl:
+        return impl
+    if type(impl) is PRNGSpec:
+        return impl._impl
+    if type(impl) is str:
+        if impl in prng.prngs:
+            return prng.prngs[impl]
+        names = ", ".join(f'"{name}"' for name in prng.prngs)
+        raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
+                         f"{names}?")
+    raise TypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
+
+
+def check_prng_key(name: str, key: Any, *, allow_batched: bool = False
+                   ) -> tuple[PRNGKeyArray, bool]:
+    """`key` as typed keys (raw key data read with the default implementation) and whether it
+    was raw; JAX's errors for bad keys."""
     if isinstance(key, PRNGKeyArray):
-        data, typed = key._base, True
-        shape = key.shape
+        keys, wrapped = key, False
     else:
         if isinstance(key, (int, float, complex, bool)):
             raise TypeError(f"unexpected PRNG key type {type(key)}")
         data = _as_array(key)
-        check_key_data(data)
-        typed = False
-        shape = tuple(data.shape)
-    if not allow_batched and len(shape) > (0 if typed else 1):
+        impl = default_prng_impl()
+        check_key_data(data, impl)
+        keys, wrapped = PRNGKeyArray(data, impl), True
+        legacy = _config.legacy_prng_key.value
+        if legacy == "error":
+            raise ValueError(_LEGACY_KEY_MESSAGE)
+        if legacy == "warn":
+            warnings.warn(_LEGACY_KEY_MESSAGE, stacklevel=3)
+        elif _config.enable_custom_prng.value:
+            warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
+                          "Assuming valid threefry2x32 key for now.", FutureWarning,
+                          stacklevel=3)
+    if not allow_batched and keys.ndim:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
-                         f"{np.shape(key) if not typed else shape} != (). Use jax.vmap for "
+                         f"{np.shape(key) if wrapped else keys.shape} != (). Use jax.vmap for "
                          "batching.")
-    return data, typed
+    return keys, wrapped
 
 
-def return_keys(typed: bool, data: Array) -> Any:
-    return PRNGKeyArray(data) if typed else data
+_LEGACY_KEY_MESSAGE = (
+    "Legacy uint32 key array passed as key to jax.random function. Please create keys using "
+    'jax.random.key(). If use of a raw key array was intended, set jax_legacy_prng_key="allow".')
 
 
-def _seed_to_key(ctor_name: str, seed: Any) -> Array:
+def return_keys(wrapped: bool, keys: PRNGKeyArray) -> Any:
+    """Keys as the caller gave them: raw key data for raw keys, else typed keys (always typed
+    under `jax_enable_custom_prng`)."""
+    return keys._base if wrapped and not _config.enable_custom_prng.value else keys
+
+
+def random_bits(keys: PRNGKeyArray, bit_width: int, shape: tuple[int, ...]) -> Array:
+    """Uniform random `uint<bit_width>[*shape]` from one typed key, by its implementation."""
+    return keys._impl.random_bits(keys._base, bit_width, shape)
+
+
+def random_split(keys: PRNGKeyArray, shape: tuple[int, ...]) -> PRNGKeyArray:
+    """`prod(shape)` new typed keys of shape `shape` from one typed key."""
+    return keys._wrap(keys._impl.split(keys._base, shape))
+
+
+def random_fold_in(keys: PRNGKeyArray, data: Array) -> PRNGKeyArray:
+    """A typed key mixing the uint32 scalar `data` into one typed key."""
+    return keys._wrap(keys._impl.fold_in(keys._base, data))
+
+
+def _seed_to_key(ctor_name: str, seed: Any, impl: PRNGImpl) -> Array:
     if isinstance(seed, PRNGKeyArray):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
     if transfer_guard._in_use and not isinstance(seed, ArrayType):
@@ -454,68 +537,63 @@ def _seed_to_key(ctor_name: str, seed: Any) -> Array:
         seed_arr = jnp.asarray(seed64 if dtypes._x64_enabled() else seed64.astype(np.int32))
     else:
         seed_arr = jnp.asarray(seed)
-    return prng.threefry_seed(seed_arr)
+    return impl.seed(seed_arr)
 
 
 def PRNGKey(seed: Any, *, impl: Any = None) -> Array:
-    """A raw threefry key, `uint32[2]`, from an integer seed.
+    """Raw key data from an integer seed: `uint32[2]` for threefry, `uint32[4]` for rbg.
 
     >>> PRNGKey(42)
     Array([ 0, 42], dtype=uint32)
+    >>> PRNGKey(42, impl="rbg")
+    Array([ 0, 42,  0, 42], dtype=uint32)
     """
-    _check_impl(impl)
-    return _seed_to_key("PRNGKey", seed)
+    impl_obj = resolve_prng_impl(impl)
+    return return_keys(True, PRNGKeyArray(_seed_to_key("PRNGKey", seed, impl_obj), impl_obj))
 
 
 def key(seed: Any, *, impl: Any = None) -> PRNGKeyArray:
-    """A typed scalar threefry key from an integer seed.
+    """A typed scalar key from an integer seed (of the default implementation unless `impl`).
 
     >>> key_data(key(42))
     Array([ 0, 42], dtype=uint32)
+    >>> key(42, impl="unsafe_rbg").dtype
+    key<urbg>
     """
-    _check_impl(impl)
-    return PRNGKeyArray(_seed_to_key("key", seed))
-
-
-def _check_impl(impl: Any) -> None:
-    if impl is None or isinstance(impl, PRNGSpec) or impl == _IMPL_NAME:
-        return
-    if impl in ("rbg", "unsafe_rbg"):
-        raise NotImplementedError(f"numjax implements only the threefry2x32 PRNG, got {impl!r}")
-    raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
-                     '"threefry2x32", "rbg", "unsafe_rbg"?')
+    impl_obj = resolve_prng_impl(impl)
+    return PRNGKeyArray(_seed_to_key("key", seed, impl_obj), impl_obj)
 
 
 def key_data(keys: Any) -> Array:
-    """The raw `uint32[..., 2]` data of typed (or raw) keys.
+    """The raw `uint32` data of typed (or raw) keys.
 
     >>> key_data(key(1))
     Array([0, 1], dtype=uint32)
     """
-    data, _ = check_prng_key("key_data", keys, allow_batched=True)
-    return data
+    typed, _ = check_prng_key("key_data", keys, allow_batched=True)
+    return typed._base
 
 
 def wrap_key_data(key_bits_array: Any, *, impl: Any = None) -> PRNGKeyArray:
-    """Typed keys wrapping raw `uint32[..., 2]` data.
+    """Typed keys wrapping raw key data (`uint32[..., 2]` for threefry, `[..., 4]` for rbg).
 
     >>> wrap_key_data(PRNGKey(1)).shape
     ()
     """
-    _check_impl(impl)
+    impl_obj = resolve_prng_impl(impl)
     data = _as_array(key_bits_array)
-    check_key_data(data)
-    return PRNGKeyArray(data)
+    check_key_data(data, impl_obj)
+    return PRNGKeyArray(data, impl_obj)
 
 
 def key_impl(keys: Any) -> PRNGSpec:
-    """The PRNG implementation of `keys` (always threefry2x32 here).
+    """The PRNG implementation of `keys` (raw keys: the default one).
 
     >>> str(key_impl(key(0)))
     'fry'
     """
-    check_prng_key("key_impl", keys, allow_batched=True)
-    return PRNGSpec(_IMPL_NAME, KEY_DTYPE.tag)
+    typed, _ = check_prng_key("key_impl", keys, allow_batched=True)
+    return PRNGSpec(typed._impl)
 
 
 def split(key: Any, num: int | Sequence[int] = 2) -> Any:
@@ -524,9 +602,9 @@ def split(key: Any, num: int | Sequence[int] = 2) -> Any:
     >>> split(PRNGKey(0)).shape
     (2, 2)
     """
-    data, typed = check_prng_key("split", key)
+    typed, wrapped = check_prng_key("split", key)
     shape = tuple(int(n) for n in num) if isinstance(num, Sequence) else (int(num),)
-    return return_keys(typed, prng.threefry_split(data, shape))
+    return return_keys(wrapped, random_split(typed, shape))
 
 
 def fold_in(key: Any, data: Any) -> Any:
@@ -535,15 +613,14 @@ def fold_in(key: Any, data: Any) -> Any:
     >>> fold_in(PRNGKey(0), 7)
     Array([2716826189,  292468403], dtype=uint32)
     """
-    raw, typed = check_prng_key("fold_in", key)
+    typed, wrapped = check_prng_key("fold_in", key)
     if np.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array of"
                         f"shape {np.shape(data)} != (). Use jax.vmap for batching.")
     if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
         # jnp.uint32(python int) keeps the low 32 bits.
         data = np.uint32(int(data) & 0xFFFFFFFF)
-    return return_keys(typed, prng.threefry_fold_in(raw, lax.convert_element_type(data,
-                                                                                 np.uint32)))
+    return return_keys(wrapped, random_fold_in(typed, lax.convert_element_type(data, np.uint32)))
 
 
 def clone(key: Any) -> Any:

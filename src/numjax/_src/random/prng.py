@@ -1,17 +1,21 @@
-"""The threefry-2x32 PRNG of JAX 0.4.30: the hash primitive and raw `uint32[..., 2]` key operations.
+"""JAX 0.4.30's PRNG implementations on raw key data: threefry2x32, rbg and unsafe_rbg.
 
-`threefry2x32_p` is the only random primitive: its NumPy kernel hashes broadcast `uint32` inputs
-elementwise, so it works eagerly, under `jit` (the compiler calls the kernel) and under `vmap`
-(elementwise batching). Everything else (seeding, split, fold_in, bits in both bit layouts) is
-written with lax operations on the hash, so it traces, jits and vmaps like any numjax code and
-yields exactly JAX's bits.
+A `PRNGImpl` names an implementation's key shape and its four operations on raw `uint32` key
+data (seed, split, fold_in, random_bits); `prngs` registers them by name, as JAX's does.
+
+threefry2x32 (keys `uint32[2]`) is built on `threefry2x32_p`: its NumPy kernel hashes broadcast
+`uint32` inputs elementwise, so it works eagerly, under `jit` and under `vmap`. rbg and
+unsafe_rbg (keys `uint32[4]`) draw their bits with `lax.rng_bit_generator` (XLA:CPU's Philox);
+rbg splits and folds each half of its key with threefry, unsafe_rbg with the bit generator
+itself. Everything is written with lax operations, so it traces, jits and vmaps like any numjax
+code and yields exactly JAX's bits.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,7 +25,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import lax
-from numjax._src.lax.rng_bit_generator import threefry2x32_kernel
+from numjax._src.lax.rng_bit_generator import rng_bit_generator, threefry2x32_kernel
 
 Array = Any
 
@@ -177,3 +181,101 @@ def threefry_random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> 
     else:
         out = bits
     return lax.reshape(out, shape)
+
+
+# ---- implementations ------------------------------------------------------------------------
+
+
+class PRNGImpl(NamedTuple):
+    """A PRNG implementation: the shape of one key's `uint32` data and the operations on it.
+
+    `seed(int scalar) -> key`, `split(key, shape) -> keys[*shape]`, `fold_in(key, uint32 scalar)
+    -> key`, `random_bits(key, bit_width, shape) -> uint<bit_width>[*shape]`.
+
+    >>> str(prngs["rbg"]), prngs["rbg"].key_shape
+    ('rbg', (4,))
+    """
+
+    key_shape: tuple[int, ...]
+    seed: Callable[..., Any]
+    split: Callable[..., Any]
+    random_bits: Callable[..., Any]
+    fold_in: Callable[..., Any]
+    name: str = "<unnamed>"
+    tag: str = "?"
+
+    def __hash__(self) -> int:
+        return hash(self.tag)
+
+    def __str__(self) -> str:
+        return self.tag
+
+
+prngs: dict[str, PRNGImpl] = {}
+
+
+def register_prng(impl: PRNGImpl) -> None:
+    if impl.name in prngs:
+        raise ValueError(f"PRNG with name {impl.name} already registered: {impl}")
+    prngs[impl.name] = impl
+
+
+threefry_prng_impl = PRNGImpl(
+    key_shape=(2,), seed=threefry_seed, split=threefry_split,
+    random_bits=threefry_random_bits, fold_in=threefry_fold_in, name="threefry2x32", tag="fry")
+register_prng(threefry_prng_impl)
+
+
+def _rbg_seed(seed: Array) -> Array:
+    """Both halves of an rbg key are the threefry key of the seed."""
+    half = threefry_seed(seed)
+    return lax.concatenate([half, half], 0)
+
+
+def _halves(key: Array) -> tuple[Array, Array]:
+    return lax.slice(key, (0,), (2,)), lax.slice(key, (2,), (4,))
+
+
+def _rbg_split(key: Array, shape: tuple[int, ...]) -> Array:
+    """Each half of the key split with threefry, the halves side by side in each new key."""
+    lo, hi = (threefry_split(h, shape) for h in _halves(key))
+    return lax.concatenate([lo, hi], len(shape))
+
+
+def _rbg_fold_in(key: Array, data: Array) -> Array:
+    lo, hi = (threefry_fold_in(h, data) for h in _halves(key))
+    return lax.concatenate([lo, hi], 0)
+
+
+def _rbg_random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
+    aval = get_aval(key)
+    if aval.shape != (4,) or aval.dtype != np.uint32:
+        raise TypeError("_rbg_random_bits got invalid prng key.")
+    if bit_width not in (8, 16, 32, 64):
+        raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    _, bits = rng_bit_generator(key, shape, dtype=UINT_DTYPES[bit_width])
+    return bits
+
+
+rbg_prng_impl = PRNGImpl(
+    key_shape=(4,), seed=_rbg_seed, split=_rbg_split, random_bits=_rbg_random_bits,
+    fold_in=_rbg_fold_in, name="rbg", tag="rbg")
+register_prng(rbg_prng_impl)
+
+
+def _unsafe_rbg_split(key: Array, shape: tuple[int, ...]) -> Array:
+    # Every tenth row of 10 * num draws of 4 words, as JAX takes them.
+    num = math.prod(shape)
+    _, words = rng_bit_generator(key, (10 * num, 4), dtype=np.uint32)
+    return lax.reshape(lax.slice(words, (0, 0), (10 * num, 4), (10, 1)), (*shape, 4))
+
+
+def _unsafe_rbg_fold_in(key: Array, data: Array) -> Array:
+    _, words = rng_bit_generator(_rbg_seed(data), (10, 4), dtype=np.uint32)
+    return lax.bitwise_xor(key, lax.index_in_dim(words, 9, axis=0, keepdims=False))
+
+
+unsafe_rbg_prng_impl = PRNGImpl(
+    key_shape=(4,), seed=_rbg_seed, split=_unsafe_rbg_split, random_bits=_rbg_random_bits,
+    fold_in=_unsafe_rbg_fold_in, name="unsafe_rbg", tag="urbg")
+register_prng(unsafe_rbg_prng_impl)

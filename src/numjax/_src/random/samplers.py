@@ -1,8 +1,9 @@
 """The samplers of `jax.random` 0.4.30, with JAX's algorithms so that results match bit for bit.
 
-Every sampler turns random bits from `prng.threefry_random_bits` into values with lax and jnp
-operations, so each one traces, jits, vmaps (over keys and parameters) and differentiates
-(reparameterized samplers) like ordinary numjax code.
+Every sampler turns random bits from its key's implementation (`keys.random_bits`: threefry,
+rbg or unsafe_rbg) into values with lax and jnp operations, so each one traces, jits, vmaps
+(over keys and parameters) and differentiates (reparameterized samplers) like ordinary numjax
+code.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import numpy as np
 
 import numjax.numpy as jnp
 from numjax._src import dtypes
+from numjax._src.control_flow import loops
 from numjax._src.control_flow.loops import while_loop
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Trace, Tracer, current_trace
 from numjax._src.lax import lax, special
 from numjax._src.random import prng, xla_math
-from numjax._src.random.keys import check_prng_key
+from numjax._src.random.keys import check_prng_key, random_bits, random_split
 from numjax._src.runtime import transfer_guard
 
 Array = Any
@@ -96,8 +98,8 @@ def _reciprocal(dtype: np.dtype, x: Any) -> np.ndarray:
 
 
 def _split(key: Array, num: int = 2) -> list[Array]:
-    keys = prng.threefry_split(key, (num,))
-    return [lax.index_in_dim(keys, i, keepdims=False) for i in range(num)]
+    keys = random_split(key, (num,))
+    return [keys._wrap(lax.index_in_dim(keys._base, i, keepdims=False)) for i in range(num)]
 
 
 # ---- bits and uniform -----------------------------------------------------------------------
@@ -119,7 +121,7 @@ def bits(key: Any, shape: Shape = (), dtype: Any = None) -> Array:
             raise ValueError("dtype argument to `bits` must be an unsigned int dtype, "
                              f"got {dtype}")
         dt = dtypes.canonicalize_dtype(dtype)
-    return prng.threefry_random_bits(raw, dt.itemsize * 8, _canon_shape(shape))
+    return random_bits(raw, dt.itemsize * 8, _canon_shape(shape))
 
 
 def _uniform(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: Any,
@@ -133,7 +135,7 @@ def _uniform(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: Any,
         raise TypeError(f"uniform only accepts 8-, 16-, 32-, or 64-bit dtypesgot {dtype}.")
     rng_bits = 8 if nmant < 8 else nbits
     uint_dtype = prng.UINT_DTYPES[nbits]
-    bits_ = prng.threefry_random_bits(raw, rng_bits, shape)
+    bits_ = random_bits(raw, rng_bits, shape)
     if rng_bits != nbits:
         bits_ = lax.convert_element_type(bits_, uint_dtype)
     # Random mantissa bits under the exponent of 1.0 give a float uniform in [1, 2).
@@ -205,8 +207,8 @@ def randint(key: Any, shape: Shape, minval: Any, maxval: Any, dtype: Any = int) 
     maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dt), len(shp))
     nbits = np.iinfo(dt).bits
     k1, k2 = _split(raw)
-    higher_bits = prng.threefry_random_bits(k1, nbits, shp)
-    lower_bits = prng.threefry_random_bits(k2, nbits, shp)
+    higher_bits = random_bits(k1, nbits, shp)
+    lower_bits = random_bits(k2, nbits, shp)
     unsigned = prng.UINT_DTYPES[nbits]
     span = lax.convert_element_type(lax.sub(maxval, minval), unsigned)
     span = lax.select(lax.le(maxval, minval), lax.full_like(span, 1), span)
@@ -440,7 +442,7 @@ def _shuffle(raw: Array, x: Array, axis: int) -> Array:
     num_rounds = int(np.ceil(exponent * np.log(size) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(num_rounds):
         raw, subkey = _split(raw)
-        sort_keys = prng.threefry_random_bits(subkey, 32, tuple(get_aval(x).shape))
+        sort_keys = random_bits(subkey, 32, tuple(get_aval(x).shape))
         _, x = lax.sort_key_val(sort_keys, x, axis)
     return x
 
@@ -964,7 +966,14 @@ def _gamma_sample(raw: Array, a: Array, log_space: bool) -> Array:
     n = math.prod(shape)
 
     def draw(keys: Array, alphas: Array) -> Array:
-        flat = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, lax.reshape(alphas, (n,)))
+        one = lambda k, al: _gamma_one(k, al, log_space)  # noqa: E731
+        flat_alphas = lax.reshape(alphas, (n,))
+        if keys._impl is prng.threefry_prng_impl:
+            flat = vmap(one)(keys, flat_alphas)
+        else:
+            # JAX 0.4.30 on CPU draws one key after another (lax.map): vmapped, the bit
+            # generator would draw every sample's bits from the first key.
+            flat = loops.map(lambda args: one(*args), (keys, flat_alphas))
         return lax.reshape(flat, shape)
 
     # The keys are an ordinary (integer, so tangent-free) argument rather than closed over or
@@ -980,7 +989,7 @@ def _gamma_sample(raw: Array, a: Array, log_space: bool) -> Array:
     sample.defjvp(sample_jvp)
     if n == 0:
         return lax.full(shape, 0, get_aval(a).dtype)
-    return sample(prng.threefry_split(raw, (n,)), a)
+    return sample(random_split(raw, (n,)), a)
 
 
 def _gamma(key: Any, name: str, a: Any, shape: Shape | None, dtype: Any,
@@ -1255,6 +1264,10 @@ def poisson(key: Any, lam: Any, shape: Shape | None = None, dtype: Any = int) ->
     """
     raw, _ = check_prng_key("poisson", key)
     dtypes.check_user_dtype_supported(dtype)
+    if raw._impl is not prng.threefry_prng_impl:
+        # JAX 0.4.30's rejection loops assume threefry keys.
+        raise NotImplementedError("`poisson` is only implemented for the threefry2x32 RNG, "
+                                  f"not {raw._impl}")
     dt = dtypes.canonicalize_dtype(dtype)
     shp = _shape_of(lam) if shape is None else _canon_shape(shape)
     lam = lax.convert_element_type(jnp.broadcast_to(lam, shp), np.float32)

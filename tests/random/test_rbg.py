@@ -1,0 +1,282 @@
+"""The rbg and unsafe_rbg PRNG implementations against JAX 0.4.30 (tools/make_rbg_golden.py).
+
+Every case of test_golden.py (keys, split, fold_in, bits, every sampler) runs with
+`jax_default_prng_impl` set to rbg and to unsafe_rbg, in both threefry bit layouts, eagerly and
+under jit and vmap; integers, bits and keys must be equal, floats within test_golden's ulp
+bounds (in practice bit-identical). Typed keys, `impl=`, `key_impl`, the printed key, the
+errors for mixing implementations and `jax.extend.random` are checked against JAX's texts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from lapack_bounds import assert_within
+from test_golden import CASES, LAPACK_CASES, X64_CASES, assert_matches, decode
+
+import numjax
+import numjax.numpy as jnp
+from numjax import random as r
+from numjax.experimental import enable_x64
+from numjax.extend import random as jex_random
+
+GOLDEN = json.loads(pathlib.Path(__file__).with_name("golden_rbg.json").read_text())
+
+TRANSFORMED_CASES: dict[str, Callable[[Any], Any]] = {
+    "jit_uniform": lambda k: numjax.jit(lambda k: r.uniform(k, (5,)))(k),
+    "jit_normal2x3": lambda k: numjax.jit(lambda k: r.normal(k, (2, 3)))(k),
+    "jit_split3": lambda k: numjax.jit(lambda k: r.split(k, 3))(k),
+    "jit_fold_in": lambda k: numjax.jit(r.fold_in)(k, 11),
+    "vmap_uniform": lambda k: numjax.vmap(lambda k: r.uniform(k, (2,)))(r.split(k, 3)),
+    "vmap_normal": lambda k: numjax.vmap(lambda k: r.normal(k, (3,)))(r.split(k, 2)),
+    "vmap_bits_u8": lambda k: numjax.vmap(lambda k: r.bits(k, (3,), "uint8"))(r.split(k, 2)),
+    "vmap_split": lambda k: numjax.vmap(r.split)(r.split(k, 2)),
+    "vmap_fold_in": lambda k: numjax.vmap(r.fold_in)(r.split(k, 3), jnp.arange(3)),
+    "vmap_vmap_uniform": lambda k: numjax.vmap(numjax.vmap(lambda k: r.uniform(k, (2,))))(
+        r.split(k, (2, 3))),
+    "jit_vmap_randint": lambda k: numjax.jit(numjax.vmap(lambda k: r.randint(k, (3,), 0, 50)))(
+        r.split(k, 2)),
+}
+ALL_CASES = {**CASES, **TRANSFORMED_CASES}
+IMPLS = ["rbg", "unsafe_rbg"]
+
+
+@pytest.fixture(params=[(impl, layout) for impl in IMPLS for layout in (False, True)],
+                ids=[f"{impl}-{'partitionable' if layout else 'original'}"
+                     for impl in IMPLS for layout in (False, True)])
+def impl_layout(request: pytest.FixtureRequest) -> Iterator[tuple[str, bool]]:
+    impl, layout = request.param
+    numjax.config.update("jax_default_prng_impl", impl)
+    numjax.config.update("jax_threefry_partitionable", layout)
+    yield impl, layout
+    numjax.config.update("jax_default_prng_impl", "threefry2x32")
+    numjax.config.update("jax_threefry_partitionable", False)
+
+
+def _check(got_fn: Callable[[], Any], entry: dict[str, Any]) -> None:
+    if "error" in entry:
+        kind, _, message = entry["error"].partition(": ")
+        with pytest.raises(Exception) as info:
+            got_fn()
+        assert f"{type(info.value).__name__}: {info.value}" == f"{kind}: {message}"
+        return
+    assert_matches(got_fn(), decode(entry))
+
+
+def test_golden_was_made_with_jax_0_4_30() -> None:
+    assert GOLDEN["jax_version"] == "0.4.30"
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
+def test_golden_x32(name: str, impl_layout: tuple[str, bool]) -> None:
+    impl, layout = impl_layout
+    for seed, row in GOLDEN[f"{impl} partitionable={layout}"].items():
+        _check(lambda seed=seed: ALL_CASES[name](r.PRNGKey(int(seed))), row[name])
+
+
+@pytest.mark.parametrize("name", sorted(LAPACK_CASES))
+def test_golden_lapack_x32(name: str, impl_layout: tuple[str, bool]) -> None:
+    impl, layout = impl_layout
+    sampler, tolerance = LAPACK_CASES[name]
+    for seed, row in GOLDEN[f"{impl} partitionable={layout}"].items():
+        expected = decode(row[name])
+        key = r.PRNGKey(int(seed))
+        got = np.asarray(sampler(key))
+        assert (got.dtype, got.shape) == (expected.dtype, expected.shape)
+        assert_within(got, expected, tolerance(key))
+
+
+@pytest.mark.parametrize("name", sorted(X64_CASES))
+def test_golden_x64(name: str, impl_layout: tuple[str, bool]) -> None:
+    impl, layout = impl_layout
+    with enable_x64():
+        for seed, row in GOLDEN[f"{impl} x64 partitionable={layout}"].items():
+            got = X64_CASES[name](r.PRNGKey(int(seed)))
+            # float64 normal: XLA's float64 erf_inv polynomial is not SciPy's (test_golden
+            # allows 4 ulp); one rbg draw lands at u = 0.995, deeper in its tail: 5 ulp.
+            assert_matches(got, decode(row[name]), max_ulp=6 if name == "normal_f64" else 2)
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_typed_keys_equal_raw_keys_under_the_default(impl: str) -> None:
+    # A typed key of `impl` gives the draws its raw data gives when `impl` is the default.
+    k = r.key(42, impl=impl)
+    typed = [r.key_data(r.split(k, 3)), r.key_data(r.fold_in(k, 5)), r.uniform(k, (4,)),
+             r.normal(k, (4,)), r.bits(k, (3,), jnp.uint16), r.gamma(k, 2.5, (3,))]
+    with numjax.default_prng_impl(impl):
+        raw = r.PRNGKey(42)
+        np.testing.assert_array_equal(np.asarray(raw), np.asarray(r.key_data(k)))
+        expected = [r.split(raw, 3), r.fold_in(raw, 5), r.uniform(raw, (4,)),
+                    r.normal(raw, (4,)), r.bits(raw, (3,), jnp.uint16), r.gamma(raw, 2.5, (3,))]
+    for a, b in zip(typed, expected, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_recorded_typed_key_values() -> None:
+    # JAX 0.4.30: random.key(42, impl=...) draws.
+    kr, ku = r.key(42, impl="rbg"), r.key(42, impl="unsafe_rbg")
+    np.testing.assert_array_equal(np.asarray(r.key_data(kr)), [0, 42, 0, 42])
+    np.testing.assert_array_equal(np.asarray(r.key_data(r.fold_in(kr, 2**31 + 5))),
+                                  [4006827317, 911798682, 4006827317, 911798682])
+    np.testing.assert_array_equal(np.asarray(r.key_data(r.fold_in(ku, 2**31 + 5))),
+                                  [2657483175, 687976465, 2786706083, 2806695178])
+    np.testing.assert_array_equal(np.asarray(r.key_data(r.split(ku, 3))),
+                                  [[2620864722, 2991908441, 282133475, 2589630650],
+                                   [4105776319, 298289174, 864345282, 274752888],
+                                   [3163845003, 1288433488, 2875901698, 4130285303]])
+    for k in (kr, ku):  # both draw their bits with the bit generator
+        np.testing.assert_array_equal(
+            np.asarray(r.bits(k, (5,))),
+            [2620864722, 2991908441, 282133475, 2589630650, 1779689962])
+    np.testing.assert_array_equal(np.asarray(r.uniform(kr, (4,))), np.array(
+        [0.6102175712585449, 0.6966079473495483, 0.06568920612335205, 0.6029453277587891],
+        np.float32))
+    # vmap over keys: the first key draws the whole batch (JAX's rule for the bit generator).
+    np.testing.assert_array_equal(
+        np.asarray(numjax.vmap(lambda k: r.uniform(k, (2,)))(r.split(kr, 3))), np.array(
+            [[0.2232903242111206, 0.6406168937683105], [0.6867154836654663, 0.6291399002075195],
+             [0.6355292797088623, 0.47705745697021484]], np.float32))
+    grad = numjax.grad(lambda x, k: (r.normal(k, (3,)) * x).sum())(1.0, r.key(0, impl="rbg"))
+    np.testing.assert_allclose(float(grad), 1.5519586, rtol=1e-7)
+
+
+def test_printing_dtype_and_key_impl() -> None:
+    kr, ku = r.key(0, impl="rbg"), r.key(0, impl="unsafe_rbg")
+    assert repr(kr) == "Array((), dtype=key<rbg>) overlaying:\n[0 0 0 0]"
+    assert str(r.split(ku, 2)) == (
+        "Array((2,), dtype=key<urbg>) overlaying:\n"
+        "[[1713891541 3781805453 3159862348 2600524760]\n"
+        " [3614953066 3503513258  724076422 3372229774]]")
+    assert (str(kr.dtype), str(ku.dtype), kr.dtype.itemsize) == ("key<rbg>", "key<urbg>", 16)
+    assert numjax.dtypes.issubdtype(kr.dtype, numjax.dtypes.prng_key)
+    assert (str(r.key_impl(kr)), str(r.key_impl(ku)), str(r.key_impl(r.key(0)))) == (
+        "rbg", "urbg", "fry")
+    assert r.key_impl(kr) != r.key_impl(ku) and r.key_impl(kr) == r.key_impl(r.split(kr)[0])
+    assert r.key(0, impl=r.key_impl(ku)).dtype == ku.dtype
+    assert r.key(0, impl=jex_random.rbg_prng_impl).dtype == kr.dtype
+    np.testing.assert_array_equal(np.asarray(r.PRNGKey(5, impl="unsafe_rbg")), [0, 5, 0, 5])
+    np.testing.assert_array_equal(np.asarray(r.key_data(r.key(2**40 + 3, impl="rbg"))),
+                                  [0, 3, 0, 3])
+
+
+def _raises(kind: type[Exception], message: str, fn: Callable[[], Any]) -> None:
+    with pytest.raises(kind) as info:
+        fn()
+    assert str(info.value) == message
+
+
+def test_errors_as_jax() -> None:
+    kf, kr, ku = r.key(0), r.key(0, impl="rbg"), r.key(0, impl="unsafe_rbg")
+    promotion = "dtype=key<rbg> is not a valid dtype for JAX type promotion."
+    _raises(ValueError, promotion, lambda: jnp.concatenate([kf[None], kr[None]]))
+    _raises(ValueError, promotion, lambda: jnp.concatenate([kr[None], jnp.zeros(1)]))
+    _raises(ValueError, promotion, lambda: jnp.stack([kf, kr]))
+    _raises(ValueError, promotion, lambda: jnp.where(True, kf, kr))
+    _raises(TypeError, "equal does not accept dtypes key<rbg>, key<fry>.", lambda: kr == kf)
+    _raises(TypeError, "not_equal does not accept dtypes key<rbg>, key<fry>.", lambda: kr != kf)
+    assert bool(kr == kr) and not bool(ku != ku)
+    _raises(TypeError, "add does not accept dtype key<rbg> at position 0. Accepted dtypes at "
+            "position 0 are subtypes of integer, complexfloating, floating.", lambda: kr + kr)
+    _raises(TypeError, "add does not accept dtypes key<rbg>, int32.", lambda: kr + 1)
+    _raises(TypeError, "neg does not accept dtype key<urbg>. Accepted dtypes are subtypes of "
+            "integer, complexfloating, floating.", lambda: -ku)
+    _raises(ValueError, "Cannot convert_element_type from key<rbg> to float32",
+            lambda: jnp.asarray(kr, dtype=jnp.float32))
+    _raises(ValueError, 'unrecognized PRNG implementation "foo". Did you mean one of: '
+            '"threefry2x32", "rbg", "unsafe_rbg"?', lambda: r.key(0, impl="foo"))
+    _raises(TypeError, "unrecognized type <class 'int'> for specifying PRNG implementation.",
+            lambda: r.key(0, impl=3))
+    _raises(NotImplementedError, "`poisson` is only implemented for the threefry2x32 RNG, "
+            "not rbg", lambda: r.poisson(kr, 3.0))
+    # Raw keys are read with the default implementation (JAX's text, up to the functions'
+    # addresses in the implementation's repr).
+    for fn in (lambda: r.uniform(r.PRNGKey(0, impl="rbg"), (2,)),
+               lambda: r.wrap_key_data(jnp.zeros(4, jnp.uint32))):
+        with pytest.raises(TypeError, match=r"^JAX encountered invalid PRNG key data: expected "
+                           r"key_data.shape to end with \(2,\); got shape=\(4,\) for "
+                           r"impl=PRNGImpl\(key_shape=\(2,\), seed=<function threefry_seed"):
+            fn()
+    with pytest.raises(TypeError, match=r"end with \(4,\); got shape=\(2,\) for impl=PRNGImpl"
+                       r"\(key_shape=\(4,\), seed=<function _rbg_seed at .*name='rbg', "
+                       r"tag='rbg'\)$"):
+        r.wrap_key_data(jnp.zeros(2, jnp.uint32), impl="rbg")
+
+
+def test_default_impl_from_config_and_environment() -> None:
+    with numjax.default_prng_impl("unsafe_rbg"):
+        assert r.key(1).dtype == r.key(0, impl="unsafe_rbg").dtype
+        np.testing.assert_array_equal(
+            np.asarray(r.split(r.PRNGKey(1))),
+            [[2171749223, 319503759, 4190832936, 2957128538],
+             [737520201, 4089651340, 3484224072, 3623904823]])
+    assert r.key(1).dtype == r.key(0).dtype
+    code = ("from numjax import random as r; print(r.key(3).dtype, r.PRNGKey(3).tolist(), "
+            "r.uniform(r.PRNGKey(3), (2,)).tolist())")
+    env = {**os.environ, "JAX_DEFAULT_PRNG_IMPL": "rbg"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    # JAX 0.4.30 with JAX_DEFAULT_PRNG_IMPL=rbg: [0.73270273, 0.78952944].
+    assert out[:5] == ["key<rbg>", "[0,", "3,", "0,", "3]"]
+    np.testing.assert_array_equal(np.array([float(out[5][1:-1]), float(out[6][:-1])],
+                                           np.float32),
+                                  np.array([0.73270273, 0.78952944], np.float32))
+
+
+def test_extend_random() -> None:
+    assert [p.name for p in (jex_random.threefry_prng_impl, jex_random.rbg_prng_impl,
+                             jex_random.unsafe_rbg_prng_impl)] == [
+        "threefry2x32", "rbg", "unsafe_rbg"]
+    assert str(jex_random.unsafe_rbg_prng_impl) == "urbg"
+    keys = jex_random.random_seed(jnp.arange(3), "rbg")
+    np.testing.assert_array_equal(np.asarray(r.key_data(keys)),
+                                  [[0, 0, 0, 0], [0, 1, 0, 1], [0, 2, 0, 2]])
+    assert jex_random.seed_with_impl(jex_random.unsafe_rbg_prng_impl, 5).dtype == \
+        r.key(0, impl="unsafe_rbg").dtype
+    fry = jex_random.threefry_prng_impl
+    spec = jex_random.define_prng_impl(key_shape=(2,), seed=fry.seed, split=fry.split,
+                                       random_bits=fry.random_bits, fold_in=fry.fold_in,
+                                       name="my_fry", tag="myfry")
+    k = r.key(0, impl=spec)
+    assert str(k.dtype) == "key<myfry>" and str(r.key_impl(k)) == "myfry"
+    np.testing.assert_array_equal(np.asarray(r.uniform(k, (2,))),
+                                  np.asarray(r.uniform(r.key(0), (2,))))
+    np.testing.assert_array_equal(
+        np.asarray(jex_random.threefry_2x32(np.array([0, 0], np.uint32),
+                                            np.array([0, 0], np.uint32))),
+        np.asarray(jex_random.threefry2x32_p.bind(*(np.zeros(1, np.uint32),) * 4)).ravel())
+
+
+LEGACY = ("Legacy uint32 key array passed as key to jax.random function. Please create keys "
+          'using jax.random.key(). If use of a raw key array was intended, set '
+          'jax_legacy_prng_key="allow".')
+
+
+def test_legacy_prng_key_and_enable_custom_prng() -> None:
+    # JAX 0.4.30: raw keys are allowed by default, warned about or refused on request.
+    assert numjax.config.jax_legacy_prng_key == "allow"
+    with numjax.legacy_prng_key("allow"):
+        np.testing.assert_array_equal(np.asarray(r.uniform(r.PRNGKey(0))),
+                                      np.float32(0.41845703))
+    with numjax.legacy_prng_key("warn"), pytest.warns(UserWarning) as record:
+        assert r.split(r.PRNGKey(0)).shape == (2, 2)
+    assert [str(w.message) for w in record] == [LEGACY]
+    with numjax.legacy_prng_key("error"):
+        _raises(ValueError, LEGACY, lambda: r.split(r.PRNGKey(0)))
+        assert r.split(r.key(0)).shape == (2,)  # typed keys are fine
+    # jax_enable_custom_prng: PRNGKey and functions of raw keys return typed keys.
+    with numjax.enable_custom_prng(True):
+        k = r.PRNGKey(0)
+        assert str(k.dtype) == "key<fry>"
+        with pytest.warns(FutureWarning, match="Raw arrays as random keys to jax.random "
+                          "functions are deprecated. Assuming valid threefry2x32 key for now."):
+            assert str(r.split(r.key_data(k)).dtype) == "key<fry>"
+    with pytest.raises(ValueError, match="jax_legacy_prng_key"):
+        numjax.config.update("jax_legacy_prng_key", "sometimes")
