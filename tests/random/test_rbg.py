@@ -148,6 +148,33 @@ def test_recorded_typed_key_values() -> None:
     np.testing.assert_allclose(float(grad), 1.5519586, rtol=1e-7)
 
 
+def test_gamma_family_under_vmap_walks_the_keys_in_turn() -> None:
+    # JAX 0.4.30 on CPU: the gamma draws of a batch of rbg keys are made one key after another
+    # (not from the first key, as a vmapped bit generator would), eagerly and under jit.
+    k = r.key(1, impl="rbg")
+    draws = lambda kk: r.gamma(kk, 2.0, (2,))  # noqa: E731
+    for f in (numjax.vmap(draws), numjax.jit(numjax.vmap(draws))):
+        np.testing.assert_array_equal(np.asarray(f(r.split(k, 3))), np.array(
+            [[0.6669408679008484, 1.8534733057022095], [0.946667492389679, 2.0341248512268066],
+             [2.6053519248962402, 1.8520060777664185]], np.float32))
+    np.testing.assert_array_equal(
+        np.asarray(numjax.vmap(lambda kk: r.beta(kk, 2.0, 3.0))(r.split(k, 2))),
+        np.array([0.7535914778709412, 0.7024720311164856], np.float32))
+    np.testing.assert_array_equal(
+        np.asarray(numjax.vmap(lambda a: r.gamma(k, a))(np.array([1.0, 2.0, 3.0], np.float32))),
+        np.array([0.9705615043640137, 2.124992847442627, 3.2365100383758545], np.float32))
+    np.testing.assert_array_equal(np.asarray(numjax.jit(lambda kk: r.gamma(kk, 0.5, (3,)))(k)),
+                                  np.array([0.3214208781719208, 0.43388867378234863,
+                                            0.30328232049942017], np.float32))
+    # JAX: 3.7397633 and [1.3418316, 0.8599747] (its gradient rounds differently in the last
+    # bit).
+    np.testing.assert_allclose(float(numjax.grad(lambda a: r.gamma(k, a, (3,)).sum())(2.0)),
+                               3.7397632598876953, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(numjax.vmap(numjax.grad(lambda a, kk: r.gamma(kk, a)))(
+        np.array([1.0, 2.0], np.float32), r.split(k, 2))), [1.3418315649032593, 0.8599746823310852],
+        rtol=1e-6)
+
+
 def test_printing_dtype_and_key_impl() -> None:
     kr, ku = r.key(0, impl="rbg"), r.key(0, impl="unsafe_rbg")
     assert repr(kr) == "Array((), dtype=key<rbg>) overlaying:\n[0 0 0 0]"
