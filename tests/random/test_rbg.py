@@ -307,3 +307,19 @@ def test_legacy_prng_key_and_enable_custom_prng() -> None:
             assert str(r.split(r.key_data(k)).dtype) == "key<fry>"
     with pytest.raises(ValueError, match="jax_legacy_prng_key"):
         numjax.config.update("jax_legacy_prng_key", "sometimes")
+
+
+def test_bernoulli_broadcasts_p_with_rank_promotion() -> None:
+    # JAX 0.4.30 compares the draws with jnp's `<`: p of shape (2,) broadcasts against
+    # shape=(3, 2), and numpy_rank_promotion='raise' refuses it with jnp's error.
+    p = np.array([0.2, 0.3])
+    np.testing.assert_array_equal(np.asarray(r.bernoulli(r.PRNGKey(0), p, shape=(3, 2))),
+                                  [[False, True], [False, False], [False, False]])
+    np.testing.assert_array_equal(
+        np.asarray(r.bernoulli(r.key(0, impl="rbg"), np.array([0.2, 0.9]), shape=(3, 2))),
+        [[False, True], [False, True], [False, True]])
+    with numjax.numpy_rank_promotion("raise"), pytest.raises(
+            ValueError, match=r"Operands could not be broadcast together for less on shapes "
+                              r"\(3, 2\) \(2,\) and with the config option "
+                              r"jax_numpy_rank_promotion='raise'"):
+        r.bernoulli(r.PRNGKey(0), p, shape=(3, 2))

@@ -392,7 +392,8 @@ def bernoulli(key: Any, p: Any = np.float32(0.5), shape: Shape | None = None) ->
     else:
         shp = _canon_shape(shape)
         _check_shape("bernoulli", shp, _shape_of(p))
-    return lax.lt(_uniform(raw, shp, dt, 0.0, 1.0), p)
+    # jnp's `<`, as JAX's: p broadcasts against the draws under numpy_rank_promotion.
+    return _uniform(raw, shp, dt, 0.0, 1.0) < p
 
 
 def rademacher(key: Any, shape: Shape = (), dtype: Any = int) -> Array:
