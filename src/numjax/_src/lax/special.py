@@ -368,7 +368,18 @@ def _special_binary(name: str, kernel: Callable[..., Any]) -> Primitive:
 erf_p = _special_unary("erf", "erf")
 erfc_p = _special_unary("erfc", "erfc")
 erf_inv_p = _special_unary("erf_inv", "erfinv")
-lgamma_p = _special_unary("lgamma", "gammaln")
+
+
+def _lgamma_kernel(x: Any) -> Any:
+    """log|Gamma(x)| with XLA's value at -inf: +inf (SciPy gives -inf there)."""
+    import scipy.special
+
+    out = np.asarray(scipy.special.gammaln(x))
+    neg_inf = np.isneginf(x)
+    return np.where(neg_inf, np.array(np.inf, out.dtype), out) if neg_inf.any() else out
+
+
+lgamma_p = unary("lgamma", upcast_kernel(_lgamma_kernel), FLOAT)
 
 
 def _digamma_kernel(x: Any) -> Any:
