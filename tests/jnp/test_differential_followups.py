@@ -689,6 +689,106 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "<U7", "shape": [], "weak": False, "v": "ndarray"},
     ),
+    # cond's outputs take the first branch's weak types (the false branch's), whichever runs
+    (
+        "lax.cond(False, lambda t: jnp.exp(t.astype(jnp.float32)), lambda t: (t / 2) + 1, -1.5)",
+        False,
+        {"dtype": "float32", "shape": [], "weak": True, "v": ["0.25"]},
+    ),
+    (
+        "lax.cond(True, lambda t: jnp.exp(t.astype(jnp.float32)), lambda t: (t / 2) + 1, -1.5)",
+        False,
+        {"dtype": "float32", "shape": [], "weak": True, "v": ["0.22313016653060913"]},
+    ),
+    (
+        "lax.cond(False, lambda t: (t / 2) + 1, lambda t: t.astype(jnp.float32) + 1, -1.5)",
+        False,
+        {"dtype": "float32", "shape": [], "weak": False, "v": ["-0.5"]},
+    ),
+    (
+        "L.jit(lambda i: lax.switch(i, [lambda t: t / 2, lambda t: t.astype(jnp.float32)], "
+        "-1.5))(1)",
+        False,
+        {"dtype": "float32", "shape": [], "weak": True, "v": ["-1.5"]},
+    ),
+    (
+        "L.vmap(lambda q: lax.cond(q, lambda t: t.astype(jnp.float32), lambda t: t / 2, "
+        "-1.5))(np.array([True, False]))",
+        False,
+        {"dtype": "float32", "shape": [2], "weak": False, "v": ["-1.5", "-0.75"]},
+    ),
+    # complex abs is NaN where a part is NaN; complex exp and exp2 use XLA's formulas, with
+    # no C99 special cases
+    (
+        "lax.abs(np.array([complex(np.inf, np.nan), complex(np.nan, -np.inf), complex(np.inf, "
+        "0), complex(np.nan, 0), complex(3, 4)], np.complex64))",
+        False,
+        {"dtype": "float32", "shape": [5], "weak": False, "v": ["nan", "nan", "inf", "nan", "5.0"]},
+    ),
+    (
+        "L.jit(lax.abs)(np.array([complex(-np.inf, np.nan), complex(0, np.inf)], np.complex128))",
+        True,
+        {"dtype": "float64", "shape": [2], "weak": False, "v": ["nan", "inf"]},
+    ),
+    (
+        "jnp.abs(np.array([-2.5, np.nan, -np.inf], np.float32))",
+        False,
+        {"dtype": "float32", "shape": [3], "weak": False, "v": ["2.5", "nan", "inf"]},
+    ),
+    (
+        "lax.exp(np.array([complex(np.inf, 0), complex(np.nan, 0), complex(-np.inf, 0), "
+        "complex(89, 0.1)], np.complex64))",
+        False,
+        {
+            "dtype": "complex64",
+            "shape": [4],
+            "weak": False,
+            "v": "[(inf+nanj), (nan+nanj), 0j, (inf+infj)]",
+        },
+    ),
+    (
+        "L.jit(jnp.exp)(np.array([complex(np.inf, 0), complex(0, np.inf)], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(inf+nanj), (nan+nanj)]"},
+    ),
+    (
+        "jnp.exp2(np.array([complex(np.inf, 1), complex(np.inf, 0), complex(128, 2), "
+        "complex(-200, 1)], np.complex64))",
+        False,
+        {
+            "dtype": "complex64",
+            "shape": [4],
+            "weak": False,
+            "v": "[(nan+nanj), (nan+nanj), (inf+infj), 0j]",
+        },
+    ),
+    # weak types: nan_to_num keeps integers as they are, integer power is strong
+    (
+        "jnp.nan_to_num(-2, nan=1.0, posinf=2.0, neginf=-2.0)",
+        False,
+        {"dtype": "int32", "shape": [], "weak": True, "v": -2},
+    ),
+    ("jnp.nan_to_num(-2)", True, {"dtype": "int64", "shape": [], "weak": True, "v": -2}),
+    (
+        "jnp.nan_to_num(-2.0)",
+        False,
+        {"dtype": "float32", "shape": [], "weak": False, "v": ["-2.0"]},
+    ),
+    (
+        "200 ** jnp.array([True, False])",
+        True,
+        {"dtype": "int64", "shape": [2], "weak": False, "v": [200, 1]},
+    ),
+    (
+        "jnp.power(200, jnp.array([True, False]))",
+        False,
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [200, 1]},
+    ),
+    (
+        "L.jit(lambda a, b: a ** b)(2, 3)",
+        False,
+        {"dtype": "int32", "shape": [], "weak": False, "v": 8},
+    ),
 ]
 
 

@@ -55,6 +55,7 @@ _FUSABLE_DTYPES = frozenset(np.dtype(t) for t in (
 _UFUNCS_FOR_KINDS: dict[str, tuple[Any, str]] = {
     "div": (np.true_divide, "fc"), "rem": (np.fmod, "f"), "max": (np.maximum, "biuf"),
     "min": (np.minimum, "biuf"), "atan2": (np.arctan2, "f"), "acosh": (np.arccosh, "f"),
+    "abs": (np.absolute, "iuf"), "exp": (np.exp, "f"), "exp2": (np.exp2, "f"),
 }
 
 

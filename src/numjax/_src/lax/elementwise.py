@@ -66,6 +66,51 @@ def _div_kernel(x: Any, y: Any) -> Any:
     return np.true_divide(x, y)
 
 
+def _abs_kernel(x: Any) -> Any:
+    """|x|; a complex number with a NaN part has NaN magnitude, as XLA computes it, even when
+    the other part is infinite (NumPy's hypot gives inf there)."""
+    out = np.abs(x)
+    if x.dtype.kind == "c" and out.size:
+        nan_part = np.isnan(x.real) | np.isnan(x.imag)
+        if nan_part.any():
+            out = np.where(nan_part, np.array(np.nan, out.dtype), out)
+    return out
+
+
+def _exp_kernel(x: Any) -> Any:
+    """e**x; complex as XLA computes it, exp(re) * (cos(im) + i sin(im)) with no special cases,
+    where that differs from NumPy's C99 exp: exp(inf + 0j) is inf + nan j (C99: inf + 0j) and
+    exp(89 + 0.1j) in complex64 overflows to inf + inf j (NumPy scales it: inf + 4.5e37j)."""
+    x = np.asarray(x)
+    out = np.exp(x)
+    if x.dtype.kind != "c" or not out.size:
+        return out
+    with np.errstate(all="ignore"):
+        magnitude = np.exp(x.real)
+        # Where exp(re) and im are finite both formulas agree; NumPy's rounding is kept there.
+        special = ~(np.isfinite(magnitude) & np.isfinite(x.imag))
+        if special.any():
+            m, im = magnitude[special], x.imag[special]
+            out.real[special] = m * np.cos(im)
+            out.imag[special] = m * np.sin(im)
+    return out
+
+
+def _exp2_kernel(x: Any) -> Any:
+    """2**x; complex as XLA: exp(ln2 * x) with ln2 a complex constant, so the product's
+    0 * inf terms make exp2(inf + 1j) nan + nan j."""
+    x = np.asarray(x)
+    if x.dtype.kind != "c":
+        return np.exp2(x)
+    ln2 = np.asarray(np.log(2), x.real.dtype)
+    zero = np.zeros((), x.real.dtype)
+    scaled = np.empty(x.shape, x.dtype)
+    with np.errstate(all="ignore"):
+        scaled.real = ln2 * x.real - zero * x.imag
+        scaled.imag = ln2 * x.imag + zero * x.real
+    return _exp_kernel(scaled)
+
+
 def _rem_kernel(x: Any, y: Any) -> Any:
     """lax.rem: the remainder has the sign of the dividend (C fmod)."""
     if x.dtype.kind in "iu":
@@ -191,7 +236,7 @@ sign_p = unary("sign", _sign_kernel, NUMERIC)
 floor_p = unary("floor", np.floor, FLOAT)
 ceil_p = unary("ceil", np.ceil, FLOAT)
 is_finite_p = unary("is_finite", np.isfinite, FLOAT, to_bool)
-abs_p = unary("abs", np.abs, SIGNED_OR_FLOAT_OR_COMPLEX, to_real)
+abs_p = unary("abs", _abs_kernel, SIGNED_OR_FLOAT_OR_COMPLEX, to_real)
 add_p = binary("add", np.add, NUMERIC)
 sub_p = binary("sub", np.subtract, NUMERIC)
 mul_p = binary("mul", np.multiply, NUMERIC)
@@ -219,8 +264,8 @@ atan2_p = binary("atan2", _atan2_kernel, FLOAT_OR_COMPLEX)
 
 # ---- transcendental ------------------------------------------------------------------------
 
-exp_p = unary("exp", np.exp, FLOAT_OR_COMPLEX)
-exp2_p = unary("exp2", np.exp2, FLOAT_OR_COMPLEX)
+exp_p = unary("exp", _exp_kernel, FLOAT_OR_COMPLEX)
+exp2_p = unary("exp2", _exp2_kernel, FLOAT_OR_COMPLEX)
 log_p = unary("log", np.log, FLOAT_OR_COMPLEX)
 log1p_p = unary("log1p", np.log1p, FLOAT_OR_COMPLEX)
 expm1_p = unary("expm1", np.expm1, FLOAT_OR_COMPLEX)

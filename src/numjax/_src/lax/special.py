@@ -664,8 +664,10 @@ def integer_pow_array(x: Array, y: Array) -> Array:
         raise TypeError("integer_pow_array requires x and y of one dtype, got "
                         f"{x_aval.dtype.name} and {y_aval.dtype.name}")
     x, y = _bcast(x, x, y), _bcast(y, x, y)
-    one = st.full_like(x, 1)
-    zero = st.full_like(x, 0)
+    # Strongly typed constants, as JAX's: the result is strong even for weak operands
+    # (200 ** bool_array is a strong int32).
+    one = st.full_like(x, 1, x_aval.dtype)
+    zero = st.full_like(x, 0, x_aval.dtype)
     acc = st.select(ew.bitwise_and(ew.eq(x, zero), ew.ne(y, zero)), zero, one)
     for _ in range(6):
         acc = st.select(ew.ne(ew.bitwise_and(y, one), zero), ew.mul(acc, x), acc)

@@ -102,7 +102,7 @@ def nan_to_num(x: Array, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
         im = nan_to_num(complex_ops.imag(x), nan=nan, posinf=posinf, neginf=neginf)
         return lax.complex(re, im)
     if not _is_float(dt):
-        return lax._convert_element_type(x, dt, False)
+        return x  # as JAX's asarray(x): a Python int stays weakly typed
     info = dtypes.finfo(dt)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
