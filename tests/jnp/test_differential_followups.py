@@ -789,6 +789,79 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "int32", "shape": [], "weak": False, "v": 8},
     ),
+    # complex64 division is XLA's: Smith's algorithm with fused multiply-adds (x / x is 1 + 1e-9j),
+    # C99's special values kept
+    (
+        "jnp.divide(np.array([complex(2.57, -2.56), complex(0.91, 1.38), complex(-1.51, "
+        "-2.45)], np.complex64), np.array([complex(2.57, -2.56), complex(0.91, 1.38), "
+        "complex(-1.51, -2.45)], np.complex64))",
+        False,
+        {
+            "dtype": "complex64",
+            "shape": [3],
+            "weak": False,
+            "v": "[(1-1.928312176602276e-09j), (1+2.1813222061961568e-10j), "
+            "(1-2.7670039592919693e-09j)]",
+        },
+    ),
+    (
+        "L.jit(jnp.divide)(np.array([complex(3, 4), complex(0.3, -1.7), complex(1e30, 1e30)], "
+        "np.complex64), np.array([complex(1.5, 0.5), complex(-0.7, 2.2), complex(1.5, 0.5)], "
+        "np.complex64))",
+        False,
+        {
+            "dtype": "complex64",
+            "shape": [3],
+            "weak": False,
+            "v": "[(2.6000001430511475+1.8000000715255737j), "
+            "(-0.7410882115364075+0.09943713992834091j), "
+            "(8.00000012037973e+29+4.000000060189865e+29j)]",
+        },
+    ),
+    (
+        "jnp.divide(np.array([complex(1, 2)], np.complex64), np.array([0j, complex(np.inf, "
+        "0)], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(inf+infj), 0j]"},
+    ),
+    # index arrays: signed ones normalized in their own dtype, unsigned ones not, then cast to int32
+    # with wrapping, as JAX's gather indices
+    (
+        "jnp.asarray(np.array([[6, 4], [3, 2], [5, 4294967295]], "
+        "np.uint32))[np.array([4294967295, 1], np.uint32)]",
+        True,
+        {"dtype": "uint32", "shape": [2, 2], "weak": False, "v": [[6, 4], [3, 2]]},
+    ),
+    (
+        "L.jit(lambda i: jnp.arange(3)[i])(np.array([4294967295, 1], np.uint32))",
+        False,
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [0, 1]},
+    ),
+    (
+        "jnp.arange(3)[np.array([2**64 - 1, 1], np.uint64)]",
+        False,
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [0, 1]},
+    ),
+    (
+        "jnp.arange(3)[np.array([-1, 2**40], np.int64)]",
+        True,
+        {"dtype": "int64", "shape": [2], "weak": False, "v": [2, 0]},
+    ),
+    (
+        "jnp.arange(200)[np.array([-1, 5], np.int8)]",
+        False,
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [0, 5]},
+    ),
+    (
+        "L.jit(lambda i: jnp.arange(200)[i])(np.array([-1, 5], np.int8))",
+        False,
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [0, 5]},
+    ),
+    (
+        "jnp.zeros(3).at[np.array([4294967295], np.uint32)].set(1.0)",
+        True,
+        {"dtype": "float64", "shape": [3], "weak": False, "v": ["0.0", "0.0", "0.0"]},
+    ),
 ]
 
 
