@@ -938,3 +938,18 @@ def test_nan_bits_are_numpys() -> None:
     got = numjax.lax.bitcast_convert_type(jnp.log(x), jnp.int32)
     np.testing.assert_array_equal(np.asarray(got), want)
     assert np.isnan(np.asarray(jnp.log(x))).all()
+
+
+def test_float32_cumsum_adds_in_order() -> None:
+    # A deliberate difference (docs/differences.md): XLA:CPU reassociates its cumsum
+    # ([1e8, 1e8, 1, 2] in JAX 0.4.30); numjax adds element after element, as NumPy.
+    x = np.array([1e8, 1, -1e8, 1], np.float32)
+    np.testing.assert_array_equal(np.asarray(jnp.cumsum(x)), np.cumsum(x))
+    np.testing.assert_array_equal(np.asarray(numjax.jit(jnp.cumsum)(x)), [1e8, 1e8, 0, 1])
+
+
+def test_lax_binary_op_on_numpy_value_of_another_dtype_raises_type_error() -> None:
+    # A deliberate difference (docs/differences.md): JAX 0.4.30 fails later, when lowering,
+    # with "ValueError: Cannot lower jaxpr with verifier errors".
+    with pytest.raises(TypeError, match="lax.max requires arguments to have the same dtypes"):
+        numjax.lax.max(np.ones(2, np.float32), np.uint8(7))
