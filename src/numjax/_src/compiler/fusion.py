@@ -50,11 +50,12 @@ _FUSABLE_DTYPES = frozenset(np.dtype(t) for t in (
     np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128))
 
 # Primitives whose kernel is not a plain ufunc but which are one when every operand's dtype
-# kind is among the listed ones (lax.div truncates integers; complex max/min/atan2/acosh follow
-# XLA, not NumPy).
+# kind is among the listed ones (lax.div truncates integers and divides complex64 as XLA does;
+# complex abs/exp/exp2/max/min/atan2/acosh follow XLA, not NumPy).
 _UFUNCS_FOR_KINDS: dict[str, tuple[Any, str]] = {
-    "div": (np.true_divide, "fc"), "rem": (np.fmod, "f"), "max": (np.maximum, "biuf"),
+    "div": (np.true_divide, "f"), "rem": (np.fmod, "f"), "max": (np.maximum, "biuf"),
     "min": (np.minimum, "biuf"), "atan2": (np.arctan2, "f"), "acosh": (np.arccosh, "f"),
+    "abs": (np.absolute, "iuf"), "exp": (np.exp, "f"), "exp2": (np.exp2, "f"),
 }
 
 

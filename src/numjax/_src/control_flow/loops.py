@@ -534,11 +534,15 @@ def _scan_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, length: 
     # constant (a tangent carry starting from instantiated zeros) gets no cotangent.
     init_lin = [ad.is_undefined_primal(c) for c in init]
     ct_carry = [ad.instantiate_zeros(c) for c in cts[:ncar]]
-    ct_ys = [ad.instantiate_zeros(c) for c in cts[ncar:]]
+    # As JAX, the ys' zero cotangents stay symbolic: they are no operands of the transposed
+    # scan, and its body skips their products (0 * inf residuals would make NaN gradients).
+    ct_ys_zero = [type(c) is ad.Zero for c in cts[ncar:]]
+    ct_ys = [c for c in cts[ncar:] if type(c) is not ad.Zero]
     nl_consts = [c for c, lin in zip(consts, const_lin, strict=True) if not lin]
     nl_xs = [x for x, lin in zip(xs, xs_lin, strict=True) if not lin]
     lin_const_avals = [c.aval for c, lin in zip(consts, const_lin, strict=True) if lin]
-    t_jaxpr = jaxpr_transforms.transpose_jaxpr(jaxpr, [*const_lin, *([True] * ncar), *xs_lin])
+    t_jaxpr = jaxpr_transforms.transpose_jaxpr(jaxpr, [*const_lin, *([True] * ncar), *xs_lin],
+                                               zero_cts=[*([False] * ncar), *ct_ys_zero])
     n_nlc, n_lc, n_nlx = len(nl_consts), len(lin_const_avals), len(nl_xs)
 
     n_cty = len(ct_ys)

@@ -62,11 +62,22 @@ def batch_jaxpr(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool],
 
 
 def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
-                    ct_avals: Sequence[Any] | None = None) -> ClosedJaxpr:
-    """(non-linear inputs..., output cts...) -> cts of the linear inputs (instantiated)."""
+                    ct_avals: Sequence[Any] | None = None,
+                    zero_cts: Sequence[bool] | None = None) -> ClosedJaxpr:
+    """(non-linear inputs..., output cts...) -> cts of the linear inputs (instantiated).
+
+    Outputs flagged in `zero_cts` have symbolic-zero cotangents: they are not inputs, and the
+    backward pass skips the products they would enter (a zero cotangent times an infinite
+    residual would otherwise give NaN)."""
     known_avals = [a for a, lin in zip(closed.in_avals, linear, strict=True) if not lin]
-    cts_avals = list(closed.out_avals) if ct_avals is None else list(ct_avals)
+    all_ct_avals = list(closed.out_avals) if ct_avals is None else list(ct_avals)
+    zeros = [False] * len(all_ct_avals) if zero_cts is None else list(zero_cts)
+    cts_avals = [a for a, z in zip(all_ct_avals, zeros, strict=True) if not z]
     n_known = len(known_avals)
+
+    def with_zeros(given: Sequence[Any]) -> list[Any]:
+        it = iter(given)
+        return [ad.Zero(a) if z else next(it) for a, z in zip(all_ct_avals, zeros, strict=True)]
 
     def fun(*args: Any) -> list[Any]:
         it = iter(args[:n_known])
@@ -79,7 +90,7 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
                 constvars.append(v)
                 consts.append(next(it))
         linear_jaxpr = jaxpr.replace(constvars=constvars, invars=invars)
-        in_cts = ad.backward_pass(linear_jaxpr, consts, list(args[n_known:]))
+        in_cts = ad.backward_pass(linear_jaxpr, consts, with_zeros(args[n_known:]))
         return [ad.instantiate_zeros(c) for c in in_cts]
 
     return trace_closed(fun, [*known_avals, *cts_avals])

@@ -63,7 +63,86 @@ def _div_kernel(x: Any, y: Any) -> Any:
         fix = (np.remainder(x, y_safe) != 0) & ((x < 0) != (y_safe < 0))
         return np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max,
                         q + fix).astype(x.dtype)
+    if x.dtype == np.complex64:
+        return _complex64_div(x, y)
     return np.true_divide(x, y)
+
+
+def _fma32(a: Any, b: Any, c: Any) -> Any:
+    """float32 a * b + c rounded once (the float64 product of float32 values is exact)."""
+    return (a.astype(np.float64) * b + c).astype(np.float32)
+
+
+def _complex64_div(x: Any, y: Any) -> Any:
+    """complex64 x / y as XLA:CPU computes it: Smith's algorithm with its multiply-adds fused,
+    so x / x can be 1 + 1e-8j where NumPy's (unfused, scaled by a reciprocal) gives 1 (they
+    differ in the last bit for about 60% of operands). Zeros, infinities, NaNs and subnormals
+    keep NumPy's C99 results."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    with np.errstate(all="ignore"):
+        out = np.asarray(np.true_divide(x, y))  # 0-d operands give a NumPy scalar
+        ar, ai, br, bi = x.real, x.imag, y.real, y.imag
+        tiny = np.finfo(np.float32).tiny
+        normal = ((np.abs(br) >= tiny) | (np.abs(bi) >= tiny)) & (x != 0) & \
+            np.isfinite(ar) & np.isfinite(ai) & np.isfinite(br) & np.isfinite(bi)
+        if not normal.any():
+            return out
+        ar, ai, br, bi = ar[normal], ai[normal], br[normal], bi[normal]
+        lt = np.abs(br) < np.abs(bi)
+        # |br| < |bi|: scale by br / bi; otherwise by bi / br.
+        r = np.where(lt, br / bi, bi / br)
+        denom = np.where(lt, _fma32(br, r, bi), _fma32(bi, r, br))
+        re = np.where(lt, _fma32(ar, r, ai), _fma32(ai, r, ar)) / denom
+        im = np.where(lt, _fma32(ai, r, -ar), _fma32(-ar, r, ai)) / denom
+        fused = np.empty(re.shape, np.complex64)
+        fused.real, fused.imag = re, im
+        out[normal] = np.where(np.isfinite(fused), fused, out[normal])
+    return out
+
+
+def _abs_kernel(x: Any) -> Any:
+    """|x|; a complex number with a NaN part has NaN magnitude, as XLA computes it, even when
+    the other part is infinite (NumPy's hypot gives inf there)."""
+    out = np.abs(x)
+    if x.dtype.kind == "c" and out.size:
+        nan_part = np.isnan(x.real) | np.isnan(x.imag)
+        if nan_part.any():
+            out = np.where(nan_part, np.array(np.nan, out.dtype), out)
+    return out
+
+
+def _exp_kernel(x: Any) -> Any:
+    """e**x; complex as XLA computes it, exp(re) * (cos(im) + i sin(im)) with no special cases,
+    where that differs from NumPy's C99 exp: exp(inf + 0j) is inf + nan j (C99: inf + 0j) and
+    exp(89 + 0.1j) in complex64 overflows to inf + inf j (NumPy scales it: inf + 4.5e37j)."""
+    x = np.asarray(x)
+    out = np.exp(x)
+    if x.dtype.kind != "c" or not out.size:
+        return out
+    with np.errstate(all="ignore"):
+        magnitude = np.exp(x.real)
+        # Where exp(re) and im are finite both formulas agree; NumPy's rounding is kept there.
+        special = ~(np.isfinite(magnitude) & np.isfinite(x.imag))
+        if special.any():
+            m, im = magnitude[special], x.imag[special]
+            out.real[special] = m * np.cos(im)
+            out.imag[special] = m * np.sin(im)
+    return out
+
+
+def _exp2_kernel(x: Any) -> Any:
+    """2**x; complex as XLA: exp(ln2 * x) with ln2 a complex constant, so the product's
+    0 * inf terms make exp2(inf + 1j) nan + nan j."""
+    x = np.asarray(x)
+    if x.dtype.kind != "c":
+        return np.exp2(x)
+    ln2 = np.asarray(np.log(2), x.real.dtype)
+    zero = np.zeros((), x.real.dtype)
+    scaled = np.empty(x.shape, x.dtype)
+    with np.errstate(all="ignore"):
+        scaled.real = ln2 * x.real - zero * x.imag
+        scaled.imag = ln2 * x.imag + zero * x.real
+    return _exp_kernel(scaled)
 
 
 def _rem_kernel(x: Any, y: Any) -> Any:
@@ -191,7 +270,7 @@ sign_p = unary("sign", _sign_kernel, NUMERIC)
 floor_p = unary("floor", np.floor, FLOAT)
 ceil_p = unary("ceil", np.ceil, FLOAT)
 is_finite_p = unary("is_finite", np.isfinite, FLOAT, to_bool)
-abs_p = unary("abs", np.abs, SIGNED_OR_FLOAT_OR_COMPLEX, to_real)
+abs_p = unary("abs", _abs_kernel, SIGNED_OR_FLOAT_OR_COMPLEX, to_real)
 add_p = binary("add", np.add, NUMERIC)
 sub_p = binary("sub", np.subtract, NUMERIC)
 mul_p = binary("mul", np.multiply, NUMERIC)
@@ -219,8 +298,8 @@ atan2_p = binary("atan2", _atan2_kernel, FLOAT_OR_COMPLEX)
 
 # ---- transcendental ------------------------------------------------------------------------
 
-exp_p = unary("exp", np.exp, FLOAT_OR_COMPLEX)
-exp2_p = unary("exp2", np.exp2, FLOAT_OR_COMPLEX)
+exp_p = unary("exp", _exp_kernel, FLOAT_OR_COMPLEX)
+exp2_p = unary("exp2", _exp2_kernel, FLOAT_OR_COMPLEX)
 log_p = unary("log", np.log, FLOAT_OR_COMPLEX)
 log1p_p = unary("log1p", np.log1p, FLOAT_OR_COMPLEX)
 expm1_p = unary("expm1", np.expm1, FLOAT_OR_COMPLEX)
@@ -566,8 +645,10 @@ ad.linear_jvp(neg_p)
 ad.defjvp(add_p, lambda t, x, y: _bcast(t, x, y), lambda t, x, y: _bcast(t, x, y))
 ad.defjvp(sub_p, lambda t, x, y: _bcast(t, x, y), lambda t, x, y: neg(_bcast(t, x, y)))
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
+# d(x/y)/dy = -x * y**-2, multiplied in JAX's order: where the two terms of a quotient's
+# derivative cancel (sinc near 0), the rounding decides the result.
 ad.defjvp(div_p, lambda t, x, y: div(t, y),
-          lambda t, x, y: mul(neg(t), div(div(x, y), y)))
+          lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2)))
 ad.defjvp2(max_p,
            lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(x, ans, y)),
            lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x)))

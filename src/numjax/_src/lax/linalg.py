@@ -724,7 +724,8 @@ def _svd_abstract_eval(x: ShapedArray, *, full_matrices: bool, compute_uv: bool,
                        subset_by_index: tuple[int, int] | None) -> list[ShapedArray]:
     check_dtype("svd", x.dtype, FLOAT_OR_COMPLEX)
     if x.ndim < 2:
-        raise ValueError("Argument to singular value decomposition must have ndims >= 2")
+        # JAX 0.4.30 has no rank check here: reading shape[-2] of a 0-d or 1-d operand fails.
+        raise IndexError("tuple index out of range")
     batch, (m, n) = x.shape[:-2], x.shape[-2:]
     k = min(m, n)
     rank = k

@@ -368,7 +368,18 @@ def _special_binary(name: str, kernel: Callable[..., Any]) -> Primitive:
 erf_p = _special_unary("erf", "erf")
 erfc_p = _special_unary("erfc", "erfc")
 erf_inv_p = _special_unary("erf_inv", "erfinv")
-lgamma_p = _special_unary("lgamma", "gammaln")
+
+
+def _lgamma_kernel(x: Any) -> Any:
+    """log|Gamma(x)| with XLA's value at -inf: +inf (SciPy gives -inf there)."""
+    import scipy.special
+
+    out = np.asarray(scipy.special.gammaln(x))
+    neg_inf = np.isneginf(x)
+    return np.where(neg_inf, np.array(np.inf, out.dtype), out) if neg_inf.any() else out
+
+
+lgamma_p = unary("lgamma", upcast_kernel(_lgamma_kernel), FLOAT)
 
 
 def _digamma_kernel(x: Any) -> Any:
@@ -653,8 +664,10 @@ def integer_pow_array(x: Array, y: Array) -> Array:
         raise TypeError("integer_pow_array requires x and y of one dtype, got "
                         f"{x_aval.dtype.name} and {y_aval.dtype.name}")
     x, y = _bcast(x, x, y), _bcast(y, x, y)
-    one = st.full_like(x, 1)
-    zero = st.full_like(x, 0)
+    # Strongly typed constants, as JAX's: the result is strong even for weak operands
+    # (200 ** bool_array is a strong int32).
+    one = st.full_like(x, 1, x_aval.dtype)
+    zero = st.full_like(x, 0, x_aval.dtype)
     acc = st.select(ew.bitwise_and(ew.eq(x, zero), ew.ne(y, zero)), zero, one)
     for _ in range(6):
         acc = st.select(ew.ne(ew.bitwise_and(y, one), zero), ew.mul(acc, x), acc)

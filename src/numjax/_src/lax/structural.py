@@ -18,7 +18,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler.lowering import broadcast_results, ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive, Tracer, operand_aval
+from numjax._src.core.trace import EvalTrace, Primitive, Tracer, current_trace, operand_aval
 from numjax._src.interpreters import ad, batching, staging
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
@@ -77,7 +77,10 @@ def float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         out = x.astype(dtype)
         bad = ~((x >= lo) & (x < top))
         outside = x[bad]
-        out[bad] = np.where(np.isnan(outside), 0, np.where(outside > 0, high, low))
+        # The bounds as `dtype` scalars: as Python ints, uint64's maximum and 0 would promote
+        # to float64, where 2**64 - 1 rounds to 2**64 and the store wraps it to 0.
+        high_, low_, zero = np.array(high, dtype), np.array(low, dtype), np.zeros((), dtype)
+        out[bad] = np.where(np.isnan(outside), zero, np.where(outside > 0, high_, low_))
     return out
 
 
@@ -1037,6 +1040,9 @@ def stop_gradient(x: Any) -> Any:
         aval = get_aval(leaf)
         if not dtypes.issubdtype(aval.dtype, np.inexact):
             return leaf  # integers and booleans have no tangents anyway
+        if not isinstance(leaf, Tracer) and type(current_trace()) is EvalTrace:
+            # JAX's eager stop_gradient returns its operand itself (a Python float stays one).
+            return leaf
         return stop_gradient_p.bind(leaf)
 
     return tree_map(stop, x)

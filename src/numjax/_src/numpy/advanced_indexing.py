@@ -276,14 +276,26 @@ def _check_integer_on_empty_axis(items: list[Any], shape: tuple[int, ...]) -> No
 
 
 def _normalize(i: Any, size: int) -> Any:
-    """Integer index array of the index dtype, negative entries counted from the end."""
+    """Integer index array of the index dtype, negative entries counted from the end.
+
+    As JAX 0.4.30: signed indices are normalized in their own dtype, unsigned ones not at all,
+    and the result is cast (wrapping) to int32, the gather's index type for axes that fit it;
+    so uint32 4294967295 is -1 there and clamps to 0, and int64 2**40 wraps to 0."""
+    narrow = np.dtype(np.int32) if size < 2**31 else np.dtype(np.int64)
     value = _concrete(i) if not isinstance(i, Tracer) else None
     if value is not None:
-        value = np.asarray(value).astype(np.int64)
-        return np.where(value < 0, value + size, value).astype(_index_dtype())
-    i = lax.convert_element_type(i, _index_dtype())
-    from numjax._src.numpy.lax_numpy import where
-    return where(i < 0, i + size, i)
+        value = np.asarray(value)
+        if value.dtype.kind == "i":
+            with np.errstate(over="ignore"):
+                wrapped_size = np.array(size).astype(value.dtype)  # as lax's constant
+                value = np.where(value < 0, value + wrapped_size, value)
+        return value.astype(narrow).astype(_index_dtype())
+    if get_aval(i).dtype.kind == "i":
+        from numjax._src.numpy.lax_numpy import where
+        size_ = lax._convert_element_type(size, get_aval(i).dtype)
+        i = where(i < 0, lax.add(i, size_), i)
+    i = lax.convert_element_type(i, narrow)
+    return lax.convert_element_type(i, _index_dtype())
 
 
 def _stack_indices(arrays: list[Any]) -> Any:

@@ -13,6 +13,7 @@ from numjax._src.numpy import reductions
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,
+    promote_dtypes,
     promote_dtypes_inexact,
 )
 
@@ -22,7 +23,12 @@ Array = Any
 def _conv1d(name: str, a: Array, v: Array, mode: str, flip_v: bool,
             precision: Any, preferred_element_type: Any) -> Array:
     check_arraylike(name, a, v)
-    a, v = promote_dtypes_inexact(a, v)
+    # Without preferred_element_type the inputs become inexact, as NumPy's convolutions; with
+    # it they only share a dtype (integers stay integers), as in JAX 0.4.30.
+    if preferred_element_type is None:
+        a, v = promote_dtypes_inexact(a, v)
+    else:
+        a, v = promote_dtypes(a, v)
     if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.")
     na, nv = get_aval(a).shape[0], get_aval(v).shape[0]
@@ -43,13 +49,15 @@ def _conv1d(name: str, a: Array, v: Array, mode: str, flip_v: bool,
         lo, hi = nv - 1, nv - 1
     else:
         raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    padded = lax.pad(a, lax._convert_element_type(0, get_aval(a).dtype), [(lo, hi, 0)])
+    # A zero as weak as `a`, so that the result of weak inputs stays weak.
+    zero = lax._convert_element_type(0, get_aval(a).dtype, get_aval(a).weak_type)
+    padded = lax.pad(a, zero, [(lo, hi, 0)])
     n_out = get_aval(padded).shape[0] - nv + 1
     # Windows as a (n_out, nv) gather of static indices, contracted with v.
     idx = (np.arange(n_out)[:, None] + np.arange(nv)[None, :]).astype(
         dtypes.default_int_dtype())
     windows = padded[idx]
-    out_dt = get_aval(a).dtype if preferred_element_type is None else \
+    out_dt = None if preferred_element_type is None else \
         dtypes.canonicalize_dtype(preferred_element_type)
     out = lax.dot_general(windows, v, (((1,), (0,)), ((), ())), precision, out_dt)
     if swapped and not flip_v:

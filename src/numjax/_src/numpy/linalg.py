@@ -17,7 +17,7 @@ from numjax._src.lax import complex_ops as cx
 from numjax._src.lax import dot as lax_dot
 from numjax._src.lax import linalg as lax_linalg
 from numjax._src.numpy import creation, reductions, shape, ufuncs
-from numjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
+from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
 
 __all__ = [
     "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "cross", "det",
@@ -60,12 +60,6 @@ def _square(name: str, a: Array) -> None:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"{name}: argument must be a square matrix or a stack of square "
                          f"matrices, got shape {a.shape}")
-
-
-def _at_least_2d(name: str, a: Array) -> None:
-    if a.ndim < 2:
-        raise ValueError(f"{name} requires ndarray or scalar arguments of ndim >= 2, got "
-                         f"shape {a.shape}")
 
 
 def _mT(x: Array) -> Array:
@@ -121,7 +115,6 @@ def qr(a: Array, mode: str = "reduced") -> Any:
            [0., 1.]], dtype=float32)
     """
     (a,) = _inexact("qr", a)
-    _at_least_2d("qr", a)
     if mode == "raw":
         raise NotImplementedError("The 'raw' mode of jnp.linalg.qr is not implemented")
     if mode not in ("reduced", "complete", "r"):
@@ -139,7 +132,9 @@ def svd(a: Array, full_matrices: bool = True, compute_uv: bool = True,
     Array([4., 3.], dtype=float32)
     """
     (a,) = _inexact("svd", a)
-    _at_least_2d("svd", a)
+    if hermitian and a.ndim < 2:
+        # JAX's hermitian path reads the matrix size from the shape as an array first.
+        raise IndexError(f"index -2 is out of bounds for axis 0 with size {a.ndim}")
     # hermitian=True takes the general path: its result is an SVD of `a` all the same.
     if compute_uv:
         u, s, vh = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=True,
@@ -385,7 +380,8 @@ def pinv(a: Array, rtol: Array | None = None, hermitian: bool = False, *,
            [0. , 0. ]], dtype=float32)
     """
     (a,) = _inexact("pinv", a)
-    _at_least_2d("pinv", a)
+    if a.ndim < 2:  # JAX 0.4.30 unpacks the matrix size from the shape without a check
+        raise ValueError(f"not enough values to unpack (expected 2, got {a.ndim})")
     if rcond is not None:
         rtol = rcond
     return _custom_rules()[1](a, rtol, hermitian)
@@ -560,9 +556,9 @@ def norm(x: Array, ord: int | str | None = None, axis: None | tuple[int, ...] | 
             return ufuncs.sqrt(reductions.sum(_real(x * _conj(x)), keepdims=keepdims))
         axis = tuple(range(ndim))
     elif isinstance(axis, tuple | list):
-        axis = tuple(operator.index(a) % ndim for a in axis)
+        axis = tuple(canonicalize_axis(operator.index(a), ndim) for a in axis)
     else:
-        axis = (operator.index(axis) % ndim,)
+        axis = (canonicalize_axis(operator.index(axis), ndim),)
     if len(axis) == 1:
         return _vector_norm(x, ord, axis, keepdims)
     if len(axis) == 2:
@@ -653,7 +649,9 @@ def cond(x: Array, p: Any = None) -> Array:
     Array(2., dtype=float32)
     """
     (x,) = _inexact("cond", x)
-    _at_least_2d("cond", x)
+    if x.ndim < 2:
+        raise ValueError(
+            f"jnp.linalg.cond: input array must be at least 2D; got arr.shape={x.shape}")
     if p is None or p == 2:
         s = svd(x, compute_uv=False)
         return s[..., 0] / s[..., -1]

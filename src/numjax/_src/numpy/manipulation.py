@@ -529,12 +529,15 @@ def trim_zeros(filt: Array, trim: str = "fb") -> Array:
         from numjax._src.numpy.creation import asarray
         filt = asarray(filt)  # as JAX: lists too, and `jnp.asarray`'s errors
     value = _concrete_or_error(filt, "Error arose in the `filt` argument of trim_zeros()\n")
+    aval = get_aval(filt)
     nz = np.nonzero(value)[0]
-    start = int(nz[0]) if "f" in trim.lower() and nz.size else 0
-    end = int(nz[-1]) + 1 if "b" in trim.lower() and nz.size else len(value)
-    if not nz.size:
-        start = end = 0 if ("f" in trim.lower() or "b" in trim.lower()) else len(value)
-    return ensure_array(filt)[start:end]
+    if not nz.size:  # all zeros (or empty): JAX's strongly typed empty(0, dtype), any `trim`
+        return lax.full((0,), 0, aval.dtype)
+    start = int(nz[0]) if "f" in trim.lower() else 0
+    end = int(nz[-1]) + 1 if "b" in trim.lower() else len(value)
+    # As JAX 0.4.30, the result is cut from the concrete value: under grad or jvp it is a
+    # constant, so the gradient through trim_zeros is zero.
+    return lax._convert_element_type(value, aval.dtype, aval.weak_type)[start:end]
 
 
 # ---- joining -------------------------------------------------------------------------------
