@@ -56,7 +56,7 @@ def mlp() -> None:
     rng = np.random.default_rng(0)
     sizes = [784, 1024, 1024, 10]
     params = [((rng.normal(size=(a, b)) / np.sqrt(a)).astype(np.float32),
-               np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:])]
+               np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:], strict=False)]
     x = rng.normal(size=(1024, 784)).astype(np.float32)
 
     def loss(p: Any, xb: Any) -> Any:

@@ -14,16 +14,16 @@ import os
 os.environ.setdefault("NUMJAX_NUM_CPU_DEVICES", "2")
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
 
-import sys  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from typing import Any  # noqa: E402
+import sys
+from collections.abc import Callable
+from typing import Any
 
-import numpy as np  # noqa: E402
-from _report import best, block, row  # noqa: E402
+import numpy as np
+from _report import best, block, row
 
-import numjax  # noqa: E402
-import numjax.numpy as jnp  # noqa: E402
-from numjax import lax  # noqa: E402
+import numjax
+import numjax.numpy as jnp
+from numjax import lax
 
 try:  # JAX is optional: compared against when present.
     import jax
@@ -38,7 +38,7 @@ N = 2
 def _mlp(lib: Any, lax_: Any, rng: np.random.Generator, batch: int) -> tuple[Any, ...]:
     sizes = [784, 1024, 1024, 10]
     params = [((rng.normal(size=(a, b)) / np.sqrt(a)).astype(np.float32),
-               np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:])]
+               np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:], strict=False)]
     x = rng.normal(size=(batch, 784)).astype(np.float32)
     y = rng.integers(0, 10, batch)
     return params, x, y

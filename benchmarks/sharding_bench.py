@@ -14,19 +14,19 @@ import os
 os.environ.setdefault("NUMJAX_NUM_CPU_DEVICES", "2")
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
 
-import sys  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from typing import Any  # noqa: E402
+import sys
+from collections.abc import Callable
+from typing import Any
 
-import numpy as np  # noqa: E402
-from _report import best, block, row  # noqa: E402
+import numpy as np
+from _report import best, block, row
 
-import numjax  # noqa: E402
-import numjax.numpy as jnp  # noqa: E402
-from numjax import lax  # noqa: E402
-from numjax._src.runtime import blas  # noqa: E402
-from numjax.experimental.shard_map import shard_map  # noqa: E402
-from numjax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
+import numjax
+import numjax.numpy as jnp
+from numjax import lax
+from numjax._src.runtime import blas
+from numjax.experimental.shard_map import shard_map
+from numjax.sharding import Mesh, NamedSharding, PartitionSpec
 
 try:  # JAX is optional: compared against when present.
     import jax

@@ -28,7 +28,7 @@ from numjax.sharding import Mesh
 from numjax.sharding import PartitionSpec as P
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mnist_digits import LAYER_SIZES, accuracy, init_params, load_digits, loss  # noqa: E402
+from mnist_digits import LAYER_SIZES, accuracy, init_params, load_digits, loss
 
 GLOBAL_BATCH = 64
 LEARNING_RATE = 0.05

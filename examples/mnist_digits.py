@@ -48,7 +48,7 @@ def init_params(rng, sizes):
             jnp.asarray(rng.normal(0.0, np.sqrt(2.0 / m), size=(m, n)).astype(np.float32)),
             jnp.zeros(n),
         )
-        for m, n in zip(sizes[:-1], sizes[1:])
+        for m, n in zip(sizes[:-1], sizes[1:], strict=False)
     ]
 
 

@@ -158,7 +158,7 @@ def test_calls_and_aot_stages_share_one_compile_pipeline(caplog):
     # "Finished XLA compilation" / "to MLIR module conversion" as compile / lowering.
     jax.clear_caches()
     x3, x5, x7 = jnp.ones(3), jnp.ones(5), jnp.ones(7)
-    f = lambda x: jnp.sin(x) + 1  # noqa: E731
+    f = lambda x: jnp.sin(x) + 1
     caplog.set_level(logging.WARNING, logger="numjax._src.dispatch")
     with jax.log_compiles(True):
         jax.jit(f)(x3)

@@ -231,7 +231,7 @@ def sds(x: Any) -> Any:
 
 def test_pure_callback_eager_jit_and_vmap() -> None:
     host = Recorder(lambda x: np.asarray(x) * 2)
-    fn = lambda x: numjax.pure_callback(host, sds(x), x)  # noqa: E731
+    fn = lambda x: numjax.pure_callback(host, sds(x), x)
     np.testing.assert_array_equal(fn(X), [0, 2, 4])
     np.testing.assert_array_equal(numjax.jit(fn)(X), [0, 2, 4])
     assert host.shapes == [(3,), (3,)]
@@ -240,7 +240,7 @@ def test_pure_callback_eager_jit_and_vmap() -> None:
     np.testing.assert_array_equal(numjax.vmap(fn)(batch), np.arange(12.0).reshape(4, 3) * 2)
     assert host.shapes == [(3,)] * 4  # one call per example
     host.shapes.clear()
-    vec = lambda x: numjax.pure_callback(host, sds(x), x, vectorized=True)  # noqa: E731
+    vec = lambda x: numjax.pure_callback(host, sds(x), x, vectorized=True)
     np.testing.assert_array_equal(numjax.vmap(vec)(batch), np.arange(12.0).reshape(4, 3) * 2)
     assert host.shapes == [(4, 3)]  # once, on the batch
     host.shapes.clear()
@@ -367,7 +367,7 @@ def test_io_callback_always_runs_in_order() -> None:
         log.append(np.asarray(x).tolist())
         return np.asarray(x) * 2
 
-    h = lambda x: io_callback(record, sds(x), x)  # noqa: E731
+    h = lambda x: io_callback(record, sds(x), x)
     np.testing.assert_array_equal(numjax.jit(lambda x: (h(x), x)[1])(X), X)
     assert log == [[0.0, 1.0, 2.0]]  # its result is unused, yet it ran
     log.clear()

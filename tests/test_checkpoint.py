@@ -77,10 +77,10 @@ def test_policies_decide_what_is_recomputed():
 # (0-based column of the call expression) shifted by the longer names used here.
 
 def res_f1(x): return jnp.sin(jnp.sin(x))  # noqa: E704
-def res_f2(W, x): return jnp.sum(jnp.tanh(W @ x))  # noqa: E704, N803
+def res_f2(W, x): return jnp.sum(jnp.tanh(W @ x))
 def res_f3(x): return jnp.sum(jnp.exp(x) * x)  # noqa: E704
-res_named = lambda x: jnp.sin(jax.ad_checkpoint.checkpoint_name(jnp.cos(x), "c"))  # noqa: E731
-res_int = lambda x, n: x * n  # noqa: E731
+res_named = lambda x: jnp.sin(jax.ad_checkpoint.checkpoint_name(jnp.cos(x), "c"))
+res_int = lambda x, n: x * n
 
 
 def _at(fn, col):

@@ -250,14 +250,14 @@ def test_associative_scan_matches_cumulative_ops(n):
 def test_grad_of_vmapped_cond_ignores_the_branch_an_example_does_not_take():
     # sqrt of a negative / division by zero in the untaken branch must not put NaN into the
     # gradient (JAX selects each branch's operands against their stop_gradient).
-    safe_sqrt = lambda x: lax.cond(x > 0, jnp.sqrt, lambda x: 0.0 * x, x)  # noqa: E731
+    safe_sqrt = lambda x: lax.cond(x > 0, jnp.sqrt, lambda x: 0.0 * x, x)
     xs = jnp.array([-1.0, 4.0])
     expected = [0.0, 0.25]
     np.testing.assert_array_equal(jax.grad(lambda v: jax.vmap(safe_sqrt)(v).sum())(xs), expected)
     np.testing.assert_array_equal(
         jax.jit(jax.grad(lambda v: jax.vmap(safe_sqrt)(v).sum()))(xs), expected)
     np.testing.assert_array_equal(jax.jacrev(jax.vmap(safe_sqrt))(xs), np.diag(expected))
-    safe_div = lambda x, y: lax.cond(x != 0, lambda x, y: y / x, lambda x, y: 0.0 * y, x, y)  # noqa: E731
+    safe_div = lambda x, y: lax.cond(x != 0, lambda x, y: y / x, lambda x, y: 0.0 * y, x, y)
     grads = jax.grad(lambda v, y: jax.vmap(safe_div, (0, None))(v, y).sum(), argnums=(0, 1))(
         jnp.array([0.0, 4.0]), 2.0)
     np.testing.assert_allclose(grads[0], [0.0, -0.125])
@@ -267,7 +267,7 @@ def test_grad_of_vmapped_cond_ignores_the_branch_an_example_does_not_take():
 def test_while_loop_in_the_forward_pass_of_reverse_mode():
     # The loop's primal carries are computed in the forward pass; reverse mode fails only when
     # a cotangent has to go through the loop (JAX's error, when the pullback runs).
-    loop = lambda x: lax.while_loop(lambda c: c < 3.0, lambda c: c + x, 0.0)  # noqa: E731
+    loop = lambda x: lax.while_loop(lambda c: c < 3.0, lambda c: c + x, 0.0)
     y, pullback = jax.vjp(loop, 2.0)
     assert float(y) == 4.0
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for "
@@ -279,7 +279,7 @@ def test_while_loop_in_the_forward_pass_of_reverse_mode():
         assert float(fn(lambda x: x * lax.stop_gradient(loop(x)))(2.0)) == 4.0
 
     def traced_bounds(x, n):
-        body = lambda i, c: c + x  # noqa: E731
+        body = lambda i, c: c + x
         return jax.grad(lambda x: x * lax.stop_gradient(lax.fori_loop(0, n, body, 0.0)))(x)
 
     assert float(jax.jit(traced_bounds)(2.0, 3)) == 6.0

@@ -19,7 +19,7 @@ ONES_2 = jnp.ones(2)
 ONES_2x3 = jnp.ones((2, 3))
 I32_2 = jnp.ones(2, jnp.int32)
 F32_0, F32_2 = jnp.float32(0), jnp.float32(2)
-PAIR_ADD = lambda a, b: (a[0] + b[0], a[1] + b[1])  # noqa: E731
+PAIR_ADD = lambda a, b: (a[0] + b[0], a[1] + b[1])
 
 # (id, exception type, expression, message)
 CASES = [

@@ -64,7 +64,7 @@ def test_transformations() -> None:
     np.testing.assert_array_equal(batched, [[1, 1, 0], [1, 1, 1], [1, 1, 2], [1, 1, 3]])
     # unravel under jit and grad: a flat-parameter loss.
     flat, unravel = ravel_pytree({"w": jnp.arange(3.0), "b": jnp.float32(1.0)})
-    loss = lambda v: (unravel(v)["w"] * unravel(v)["b"]).sum()  # noqa: E731
+    loss = lambda v: (unravel(v)["w"] * unravel(v)["b"]).sum()
     np.testing.assert_array_equal(numjax.jit(numjax.grad(loss))(flat), [3, 1, 1, 1])  # b first
     np.testing.assert_array_equal(numjax.jit(unravel)(flat)["w"], [0, 1, 2])
 

@@ -125,7 +125,7 @@ SIN_HALF, SIN_SIN_HALF = 0.47942555, 0.46126956  # sin(.5), sin(sin(.5)) in floa
 def test_scatter_apply_repeats_under_jit_and_vmap():
     # JAX 0.4.30 applies func once per update everywhere: index 2 twice gives sin(sin(.5))
     dn = lax.ScatterDimensionNumbers((), (0,), (0,))
-    f = lambda x, i: lax.scatter_apply(x, i, jnp.sin, dn, update_shape=(2,))  # noqa: E731
+    f = lambda x, i: lax.scatter_apply(x, i, jnp.sin, dn, update_shape=(2,))
     x, idx = jnp.full(3, 0.5), jnp.array([[2], [2]])
     expected = [0.5, 0.5, SIN_SIN_HALF]
     np.testing.assert_allclose(f(x, idx), expected, rtol=1e-6)
@@ -165,7 +165,7 @@ def test_scatter_apply_derivatives():
     # JAX 0.4.30 has no derivative for scatter_apply; numjax differentiates the repeated
     # application: d/dx sin(sin(x)) = cos(sin x) cos x at the twice-hit element.
     x = jnp.full(3, 0.5)
-    f = lambda x: x.at[jnp.array([1, 1])].apply(jnp.sin)  # noqa: E731
+    f = lambda x: x.at[jnp.array([1, 1])].apply(jnp.sin)
     expected = [1.0, 0.778643906, 1.0]
     np.testing.assert_allclose(numjax.grad(lambda x: f(x).sum())(x), expected, rtol=1e-6)
     np.testing.assert_allclose(numjax.jvp(numjax.jit(f), (x,), (jnp.ones(3),))[1], expected,

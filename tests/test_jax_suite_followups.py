@@ -215,7 +215,7 @@ def _evaluate(expr: str, cfg: dict[str, Any]) -> dict[str, Any]:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
                 return _encode(eval(expr))
-        except Exception as e:  # noqa: BLE001 -- the exception is the recorded outcome
+        except Exception as e:
             text = str(e).splitlines()[0] if str(e) else ""
             return {"raises": type(e).__name__, "message": text}
 

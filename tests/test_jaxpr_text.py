@@ -80,7 +80,7 @@ def test_a_jaxpr_is_one_line_only_when_it_fits_with_its_closing_brace():
 
 def test_output_descriptions_have_no_weak_type():
     # JAX 0.4.30's ShapeDtypeStruct carries no weak type.
-    f = lambda x: x * 2  # noqa: E731
+    f = lambda x: x * 2
     assert repr(jax.eval_shape(f, 1.0)) == "ShapeDtypeStruct(shape=(), dtype=float32)"
     assert repr(jax.jit(f).eval_shape(1.0)) == "ShapeDtypeStruct(shape=(), dtype=float32)"
     assert repr(jax.make_jaxpr(f, return_shape=True)(1.0)[1]) == (

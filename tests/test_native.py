@@ -351,7 +351,7 @@ def test_sampler_program() -> None:
 @needs_numba
 def test_unsupported_primitive_falls_back() -> None:
     x = _operand("float32", (5,))
-    f = lambda x: jnp.sort(x) * 2  # noqa: E731  (sort has no native rule)
+    f = lambda x: jnp.sort(x) * 2
     compiled = _compiled(f, (x,), "force")
     assert not native_tier.is_native(_executable(compiled))
     np.testing.assert_array_equal(np.asarray(compiled(x)), np.sort(x) * 2)
@@ -364,7 +364,7 @@ def test_recompiling_a_program_reuses_its_native_module() -> None:
     # The same source again (the jit caches cleared): the loaded module's compiled function
     # serves it.
     x = _operand("float32", (3,))
-    f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * 3.0 - x, x)  # noqa: E731
+    f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * 3.0 - x, x)
     first = _compiled(f, (x,), "force")
     jax.clear_caches()
     second = _compiled(f, (x,), "force")

@@ -475,7 +475,7 @@ def test_vmap_matches_loop(f: Callable[[Any], Any]) -> None:
     batched = numjax.vmap(f)(m)
     looped = [f(m[i]) for i in range(2)]
     for out, *rows in zip(numjax.tree_util.tree_leaves(batched),
-                          *[numjax.tree_util.tree_leaves(r) for r in looped]):
+                          *[numjax.tree_util.tree_leaves(r) for r in looped], strict=False):
         np.testing.assert_allclose(np.asarray(out), np.stack([np.asarray(r) for r in rows]),
                                    rtol=2e-6)
 

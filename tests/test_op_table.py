@@ -593,18 +593,18 @@ def _ref_pad(x: np.ndarray, v: np.ndarray) -> np.ndarray:
 def _clamp_starts(shape: Shape, starts: Sequence[Any], sizes: Sequence[int]) -> list[int]:
     # As JAX: a negative start counts from the end, then starts clamp to keep the slice inside.
     return [int(np.clip(int(s) + d if int(s) < 0 else int(s), 0, d - k))
-            for s, d, k in zip(starts, shape, sizes)]
+            for s, d, k in zip(starts, shape, sizes, strict=False)]
 
 
 def _ref_dynamic_slice(x: np.ndarray, starts: Sequence[Any], sizes: Sequence[int]) -> Any:
     s = _clamp_starts(x.shape, starts, sizes)
-    return x[tuple(slice(a, a + k) for a, k in zip(s, sizes))]
+    return x[tuple(slice(a, a + k) for a, k in zip(s, sizes, strict=False))]
 
 
 def _ref_dynamic_update_slice(x: np.ndarray, u: np.ndarray, starts: Sequence[Any]) -> Any:
     s = _clamp_starts(x.shape, starts, u.shape)
     out = x.copy()
-    out[tuple(slice(a, a + k) for a, k in zip(s, u.shape))] = u
+    out[tuple(slice(a, a + k) for a, k in zip(s, u.shape, strict=False))] = u
     return out
 
 

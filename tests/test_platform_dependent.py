@@ -38,7 +38,7 @@ def test_defaults_shared_branches_and_errors():
     assert float(lax.platform_dependent(2.0, tpu=jnp.cos, default=lambda x: x * 3)) == 6.0
     assert float(lax.platform_dependent(1.0, 2.0, cpu=lambda a, b: a + b,
                                         cuda=lambda a, b: a)) == 3.0
-    shared = lambda x: x + 1  # noqa: E731
+    shared = lambda x: x + 1
     text = str(jax.make_jaxpr(lambda x: lax.platform_dependent(x, cpu=shared, cuda=shared,
                                                                default=jnp.sin))(1.0))
     assert "platforms=(('cpu', 'cuda'),)" in text
@@ -49,7 +49,7 @@ def test_defaults_shared_branches_and_errors():
     assert str(info.value) == ("MLIR translation rule for primitive 'platform_index(platforms="
                                "(('tpu',),), has_default=False)' not found for platform cpu")
     # Under jit the one branch is taken directly and the unused index is dropped, as in JAX.
-    one = lambda x: lax.platform_dependent(x, tpu=jnp.cos)  # noqa: E731
+    one = lambda x: lax.platform_dependent(x, tpu=jnp.cos)
     np.testing.assert_allclose(jax.jit(one)(2.0), np.cos(2.0), rtol=1e-6)
     assert str(jax.make_jaxpr(one)(2.0)) == """{ lambda ; a:f32[]. let
     _:i32[] = platform_index[has_default=False platforms=(('tpu',),)] \n\

@@ -107,7 +107,7 @@ BODIES: list[tuple[str, Callable[[Any, int], Any], tuple[int, ...]]] = [
 @pytest.mark.parametrize("name,body,shape", BODIES, ids=[b[0] for b in BODIES])
 def test_pmap_matches_vmap(ndev: int, way: str, name: str, body: Any, shape: Any) -> None:
     x = _data(ndev, *shape)
-    fun = lambda v: body(v, ndev)  # noqa: E731
+    fun = lambda v: body(v, ndev)
     _close(jax.pmap(fun, axis_name="i")(x), jax.vmap(fun, axis_name="i")(x))
 
 
@@ -191,13 +191,13 @@ def test_gradients_through_collectives(ndev: int, way: str) -> None:
     inner = jax.grad(lambda v: jnp.sum(v * lax.psum(v, "i")))
     _close(jax.pmap(inner, "i")(x), jax.vmap(inner, axis_name="i")(x), rtol=1e-5)
     outer = lambda m: lambda v: m(lambda u: lax.psum(jnp.tanh(u), "i") * u, axis_name="i")(
-        v).sum()  # noqa: E731
+        v).sum()
     _close(jax.grad(outer(jax.pmap))(x), jax.grad(outer(jax.vmap))(x), rtol=1e-5)
 
 
 def test_transformations_compose(ndev: int, way: str) -> None:
     x = _data(ndev, 3, seed=5)
-    body = lambda v: jnp.cos(v) * lax.psum(v, "i")  # noqa: E731
+    body = lambda v: jnp.cos(v) * lax.psum(v, "i")
     f, vf = jax.pmap(body, "i"), jax.vmap(body, axis_name="i")
     stacked = jnp.stack([x, x * 2, -x])
     _close(jax.vmap(f)(stacked), jax.vmap(vf)(stacked))

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-import numjax  # noqa: F401  (registers jit's pjit and the eager runtime)
+import numjax
 import numjax._src.lax
 from numjax._src.core.trace import Primitive, primitives
 

@@ -186,7 +186,7 @@ def test_compat_install_in_process(clean_jax_modules):
     assert jax.experimental.restrict_backends is numjax.experimental.restrict_backends
     assert jax.test_util is sys.modules["numjax.test_util"]
     with pytest.raises(ModuleNotFoundError, match="No module named 'jax.no_such_module'"):
-        import jax.no_such_module  # noqa: F401
+        import jax.no_such_module
     # Names that merely start with "jax" are not aliased.
     with pytest.raises(ModuleNotFoundError, match="jaxfoo_not_a_module"):
         import jaxfoo_not_a_module  # noqa: F401
@@ -194,7 +194,7 @@ def test_compat_install_in_process(clean_jax_modules):
 
 def test_uninstall_removes_aliases(clean_jax_modules):
     compat.install()
-    import jax.numpy  # noqa: F401
+    import jax.numpy
 
     compat.uninstall()
     assert "jax" not in sys.modules and "jax.numpy" not in sys.modules

@@ -68,7 +68,7 @@ def test_gradients_against_finite_differences() -> None:
 
 def test_while_loop_solver_becomes_reverse_differentiable() -> None:
     spd = A @ A.T
-    f = lambda b: lax.custom_linear_solve(lambda x: spd @ x, b, cg_solve,  # noqa: E731
+    f = lambda b: lax.custom_linear_solve(lambda x: spd @ x, b, cg_solve,
                                           symmetric=True).sum()
     expected = np.linalg.solve(np.asarray(spd), np.ones(2))  # d/db 1.T A^-1 b = A^-T 1
     np.testing.assert_allclose(numjax.grad(f)(B), expected, rtol=1e-4, atol=1e-6)

@@ -163,7 +163,8 @@ def test_per_example_gradients():
     xs = jnp.array([[1.0, 2.0], [3.0, 4.0], [0.5, 0.0]])
     ys = jnp.array([1.0, 0.0, 2.0])
     g = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(w, xs, ys)
-    expected = [2 * (np.dot(x, w) - y) * x for x, y in zip(np.asarray(xs), np.asarray(ys))]
+    expected = [2 * (np.dot(x, w) - y) * x
+                for x, y in zip(np.asarray(xs), np.asarray(ys), strict=True)]
     np.testing.assert_allclose(g, np.array(expected), rtol=1e-6)
 
 

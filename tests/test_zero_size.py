@@ -1003,7 +1003,7 @@ def _observe(fn: Any, args: list[Any]) -> Any:
     """("ok", leaves) or ("raise", type name, first line of the message)."""
     try:
         out = fn(*args)
-    except Exception as e:  # noqa: BLE001 - the error is the observation
+    except Exception as e:
         return ("raise", type(e).__name__, str(e).split("\n")[0])
     leaves = numjax.tree_util.tree_leaves(out)
     return ("ok", [(tuple(np.shape(x)), str(x.dtype), bool(getattr(x, "weak_type", False)),

@@ -86,7 +86,7 @@ FORMATS = [
 def outcome(thunk):
     try:
         return {"ok": thunk()}
-    except Exception as e:  # noqa: BLE001 (recorded as data)
+    except Exception as e:
         return {"error": type(e).__name__, "message": str(e)}
 
 
@@ -94,12 +94,12 @@ def main() -> None:
     env = {"jax": jax, "jnp": jnp, "np": np}
     cases = []
     for expr in CASES:
-        x = eval(expr, env)  # noqa: S307 (our own expressions)
+        x = eval(expr, env)
         cases.append({"expr": expr, "repr": repr(x), "str": str(x),
                       "repr_in_list": repr([x]) if x.size < 10 else None})
     formats = []
     for expr, spec in FORMATS:
-        x = eval(expr, env)  # noqa: S307
+        x = eval(expr, env)
         result = outcome(lambda x=x, spec=spec: format(x, spec))
         formats.append({"expr": expr, "spec": spec, **result})
     out = {"jax_version": jax.__version__, "numpy_version": np.__version__,

@@ -115,7 +115,7 @@ def run(cases, seeds):
         for name, fn in cases.items():
             try:
                 row[name] = encode(fn(k))
-            except Exception as e:  # noqa: BLE001 - record what JAX does
+            except Exception as e:
                 row[name] = {"error": f"{type(e).__name__}: {e}"}
         out[str(seed)] = row
     return out

@@ -33,7 +33,7 @@ def _block(text: str, begin: str, end: str) -> str:
 def _observe(fn: Any, args: list[Any]) -> Any:
     try:
         out = fn(*args)
-    except Exception as e:  # noqa: BLE001 - the error is the observation
+    except Exception as e:
         return ("raise", type(e).__name__, str(e).split("\n")[0])
     leaves = jax.tree_util.tree_leaves(out)
     return ("ok", [(tuple(np.shape(x)), str(x.dtype), bool(getattr(x, "weak_type", False)),

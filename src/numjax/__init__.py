@@ -41,7 +41,7 @@ from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
 from numjax._src.api.checkpoint import remat as remat  # noqa: E402
 from numjax._src.api.custom_derivatives import closure_convert as closure_convert  # noqa: E402
-from numjax._src.api.custom_derivatives import custom_gradient as custom_gradient  # noqa: E402,E501
+from numjax._src.api.custom_derivatives import custom_gradient as custom_gradient  # noqa: E402
 from numjax._src.api.custom_derivatives import custom_jvp as custom_jvp  # noqa: E402
 from numjax._src.api.custom_derivatives import custom_vjp as custom_vjp  # noqa: E402
 from numjax._src.api.custom_derivatives import linear_call as linear_call  # noqa: E402
@@ -54,7 +54,7 @@ from numjax._src.api.device_put import effects_barrier as effects_barrier  # noq
 from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
 from numjax._src.api.jit import disable_jit as disable_jit  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
-from numjax._src.api.make_array import make_array_from_callback as make_array_from_callback  # noqa: E402,E501
+from numjax._src.api.make_array import make_array_from_callback as make_array_from_callback  # noqa: E402
 from numjax._src.api.make_array import (  # noqa: E402
     make_array_from_process_local_data as make_array_from_process_local_data,
 )
@@ -79,7 +79,7 @@ from numjax._src.api.transformations import vmap as vmap  # noqa: E402
 from numjax._src.api.xla_computation import (  # noqa: E402  (served deprecated: __getattr__)
     xla_computation as _xla_computation,
 )
-from numjax._src.compiler import eager as _eager  # noqa: E402,F401  (installs eager execution)
+from numjax._src.compiler import eager as _eager  # noqa: E402  (installs eager execution)
 from numjax._src.config import check_tracer_leaks as check_tracer_leaks  # noqa: E402
 from numjax._src.config import check_tracer_leaks as checking_leaks  # noqa: E402
 from numjax._src.config import config as config  # noqa: E402
@@ -96,10 +96,10 @@ from numjax._src.config import log_compiles as log_compiles  # noqa: E402
 from numjax._src.config import numpy_dtype_promotion as numpy_dtype_promotion  # noqa: E402
 from numjax._src.config import numpy_rank_promotion as numpy_rank_promotion  # noqa: E402
 from numjax._src.core.avals import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
-from numjax._src.core.trace import ensure_compile_time_eval as ensure_compile_time_eval  # noqa: E402,E501
+from numjax._src.core.trace import ensure_compile_time_eval as ensure_compile_time_eval  # noqa: E402
 from numjax._src.dtypes import float0 as float0  # noqa: E402
 from numjax._src.interpreters.staging import named_scope as named_scope  # noqa: E402
-from numjax._src.runtime import host_memory as _host_memory  # noqa: E402,F401
+from numjax._src.runtime import host_memory as _host_memory  # noqa: E402
 from numjax._src.runtime.array import Array as Array  # noqa: E402
 from numjax._src.runtime.devices import Device as Device  # noqa: E402
 from numjax._src.runtime.devices import default_backend as default_backend  # noqa: E402

@@ -39,7 +39,7 @@ def safe_zip(*args: Iterable[Any]) -> list[tuple[Any, ...]]:
     """`list(zip(*args))` that raises ValueError unless the iterables have one length."""
     lists = [list(a) for a in args]
     _check_lengths("safe_zip", lists)
-    return list(zip(*lists))
+    return list(zip(*lists, strict=False))
 
 
 def unzip2(xys: Iterable[tuple[Any, Any]]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:

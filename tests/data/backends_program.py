@@ -11,7 +11,7 @@ from jax._src import xla_bridge
 def show(label, thunk):
     try:
         out = thunk()
-    except Exception as e:  # noqa: BLE001 (the error is the output)
+    except Exception as e:
         out = f"{type(e).__name__}: {e}"
     print(f"{label}: {out}")
 

@@ -276,7 +276,7 @@ step_size = 1e-5
 for _ in range(30):
   grads = gradfun(params, batch)
   params = [(W - step_size * dW, b - step_size * db)
-            for (W, b), (dW, db) in zip(params, grads)]
+            for (W, b), (dW, db) in zip(params, grads, strict=False)]
 
 print(loss_jit(params, batch))
 
@@ -324,7 +324,7 @@ step_size = 1e-5
 for _ in range(30):
     grads = gradfun(params, batch)
     params = [(W - step_size * dW, b - step_size * db)
-              for (W, b), (dW, db) in zip(params, grads)]
+              for (W, b), (dW, db) in zip(params, grads, strict=False)]
 
 print(loss_jit(params, batch))
 

@@ -13,7 +13,7 @@ import numpy as np
 def show(label, thunk):
     try:
         out = thunk()
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         out = f"{type(e).__name__}: {e}"
     print(f"{label}: {out}")
 

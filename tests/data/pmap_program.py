@@ -23,7 +23,7 @@ def r(v):
 def show(name, fun):
     try:
         out = fun()
-    except Exception as e:  # noqa: BLE001 (errors are part of the record)
+    except Exception as e:
         text = re.sub(r"0x[0-9a-f]+", "0x", str(e)).splitlines()
         print(name, "!!", type(e).__name__, "|", text[0] if text else "")
         return

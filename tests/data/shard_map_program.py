@@ -596,7 +596,7 @@ def shift(i, state, inputs, outputs):
   return state, inputs, outputs
 
 first_params, *inner_params, last_params = params
-Ws, bs = zip(*inner_params)
+Ws, bs = zip(*inner_params, strict=False)
 params_stacked = jnp.stack(Ws), jnp.stack(bs)
 first_params = jax.device_put(first_params, NamedSharding(mesh, P()))
 params_stacked = jax.device_put(params_stacked, NamedSharding(mesh, P('stages')))

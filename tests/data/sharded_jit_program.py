@@ -32,7 +32,7 @@ def layout(x):
 def show(name, fun, *args):
     try:
         out = fun(*args)
-    except Exception as e:  # noqa: BLE001 (errors are part of the record)
+    except Exception as e:
         text = re.sub(r"0x[0-9a-f]+", "0x", str(e))
         print(name, "!!", type(e).__name__, "|", text.replace("\n", "\\n"))
         return

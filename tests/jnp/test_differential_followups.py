@@ -898,12 +898,12 @@ def test_matches_jax(expr: str, x64: bool, expected: dict[str, Any]) -> None:
         # Scatters of values of another dtype warn as JAX does; not the point here.
         warnings.simplefilter("ignore", FutureWarning)
         if "raises" in expected:
-            with pytest.raises(Exception) as info:  # noqa: PT011 - the type is checked below
-                eval(expr, scope)  # noqa: S307  (expressions from this file)
+            with pytest.raises(Exception) as info:
+                eval(expr, scope)
             assert type(info.value).__name__ == expected["raises"], expr
             assert str(info.value).split("\n")[0] == expected["msg"], expr
             return
-        _compare(expected, eval(expr, scope), expr)  # noqa: S307
+        _compare(expected, eval(expr, scope), expr)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])

@@ -80,8 +80,8 @@ def _compare(expected: dict[str, Any], actual: dict[str, Any], tol: Any, case: s
 
 
 def _run(entry: dict[str, Any], mode: str) -> Any:
-    fn = eval(entry["fn"], _NS_FN)  # noqa: S307  (sources from our data file)
-    args = [eval(a, _NS_ARGS) for a in entry["args"]]  # noqa: S307
+    fn = eval(entry["fn"], _NS_FN)
+    args = [eval(a, _NS_ARGS) for a in entry["args"]]
     args = [jnp.asarray(a) if isinstance(a, np.ndarray | np.generic) else a for a in args]
     return fn(*args) if mode == "eager" else numjax.jit(fn)(*args)
 

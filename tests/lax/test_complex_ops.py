@@ -63,7 +63,7 @@ def test_jvp_is_linear() -> None:
 @pytest.mark.parametrize("dims", [(0, 0), (0, None), (None, 1)])
 def test_vmap(dims: tuple[int | None, int | None]) -> None:
     full = [_rand((3, 3), 0), _rand((3, 3), 1)]
-    args = [a if d is not None else a[0] for a, d in zip(full, dims)]
+    args = [a if d is not None else a[0] for a, d in zip(full, dims, strict=False)]
     out = numjax.vmap(lambda a, b: lax.conj(lax.complex(a, b)), dims)(
         *[jnp.asarray(a) for a in args])
     take = lambda a, d, i: a if d is None else np.take(a, i, d)

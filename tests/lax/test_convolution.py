@@ -55,7 +55,8 @@ def reference_conv(lhs: np.ndarray, rhs: np.ndarray, strides: Any, pads: Any, ld
     for b, f in itertools.product(range(nb), range(o)):
         group = f // og
         for pos in itertools.product(*[range(m) for m in outs]):
-            window = tuple(slice(p * s, p * s + k) for p, s, k in zip(pos, strides, ks))
+            window = tuple(slice(p * s, p * s + k)
+                           for p, s, k in zip(pos, strides, ks, strict=True))
             index: tuple[Any, ...]
             if bgc > 1:
                 index = (group * nb + b, slice(None), *window)
@@ -174,8 +175,10 @@ def test_conv_transpose_is_gradient() -> None:
 
 def _fd_jvp(f: Any, args: list[np.ndarray], tangents: list[np.ndarray],
             eps: float = 1e-3) -> np.ndarray:
-    hi = f(*[jnp.asarray((a + eps * t).astype(np.float32)) for a, t in zip(args, tangents)])
-    lo = f(*[jnp.asarray((a - eps * t).astype(np.float32)) for a, t in zip(args, tangents)])
+    hi = f(*[jnp.asarray((a + eps * t).astype(np.float32))
+             for a, t in zip(args, tangents, strict=True)])
+    lo = f(*[jnp.asarray((a - eps * t).astype(np.float32))
+             for a, t in zip(args, tangents, strict=True)])
     return (np.asarray(hi, np.float64) - np.asarray(lo, np.float64)) / (2 * eps)
 
 
@@ -386,7 +389,7 @@ def _explicit_pads(case: Any) -> Any:
     _, lhs_shape, rhs_shape, strides, padding, _, rd, _, _ = case
     if not isinstance(padding, str):
         return padding
-    window = [(k - 1) * d + 1 for k, d in zip(rhs_shape[2:], rd)]
+    window = [(k - 1) * d + 1 for k, d in zip(rhs_shape[2:], rd, strict=False)]
     return lax.padtype_to_pads(lhs_shape[2:], window, strides, padding)
 
 
@@ -412,7 +415,7 @@ def test_layouts_gradients(case: Any) -> None:
     # The gradient convolutions compiled (buffer planning around them) equal the eager ones.
     g = lambda a, b: numjax.grad(lambda a, b: jnp.sum(f(a, b) ** 2), (0, 1))(a, b)
     eager, jitted = g(lhs_l, rhs_l), numjax.jit(g)(lhs_l, rhs_l)
-    for e, j in zip(eager, jitted):
+    for e, j in zip(eager, jitted, strict=False):
         np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-5, atol=1e-5)
 
 

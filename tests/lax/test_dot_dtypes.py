@@ -58,7 +58,7 @@ def _arr(dtype, values):
 @pytest.mark.parametrize("ld,lv,rd,rv,pref,dtype,value", PRODUCTS)
 def test_mixed_dtype_products(ld, lv, rd, rv, pref, dtype, value):
     a, b = _arr(ld, lv), _arr(rd, rv)
-    f = lambda x, y: lax.dot(x, y, preferred_element_type=pref)  # noqa: E731
+    f = lambda x, y: lax.dot(x, y, preferred_element_type=pref)
     for fn in (f, jax.jit(f)):
         out = fn(a, b)
         assert out.dtype == np.dtype(dtype)
@@ -112,7 +112,7 @@ def test_gradient_of_bfloat16_products_accumulated_in_float32(fn):
     # JAX 0.4.30: the gradients are bfloat16 twos (each a sum over the other operand's ones)
     a, c = np.ones((2, 3), bf16), np.ones((3, 2), bf16)
     assert fn(a, c).dtype == np.float32
-    loss = lambda a, c: fn(a, c).sum()  # noqa: E731
+    loss = lambda a, c: fn(a, c).sum()
     for grad in (jax.grad(loss, argnums=(0, 1)), jax.jit(jax.grad(loss, argnums=(0, 1)))):
         ga, gc = grad(a, c)
         assert ga.dtype == gc.dtype == bf16

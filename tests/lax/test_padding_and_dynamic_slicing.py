@@ -14,11 +14,12 @@ from numjax import lax
 
 def _np_pad(x: np.ndarray, value: Any, config: Any) -> np.ndarray:
     """Reference pad built element by element."""
-    shape = [lo + hi + d + max(d - 1, 0) * i for d, (lo, hi, i) in zip(x.shape, config)]
+    shape = [lo + hi + d + max(d - 1, 0) * i
+             for d, (lo, hi, i) in zip(x.shape, config, strict=True)]
     out = np.full(shape, value, x.dtype)
     for idx in np.ndindex(*x.shape):
-        pos = tuple(lo + j * (i + 1) for j, (lo, _, i) in zip(idx, config))
-        if all(0 <= p < n for p, n in zip(pos, shape)):
+        pos = tuple(lo + j * (i + 1) for j, (lo, _, i) in zip(idx, config, strict=False))
+        if all(0 <= p < n for p, n in zip(pos, shape, strict=False)):
             out[pos] = x[idx]
     return out
 
@@ -54,7 +55,7 @@ def _check_linear(f: Any, args: list[np.ndarray], seed: int = 0) -> None:
     ct = rng.normal(size=np.shape(out)).astype(np.float32)
     _, vjp = numjax.vjp(f, *[jnp.asarray(a) for a in args])
     cts = vjp(jnp.asarray(ct))
-    lhs = sum(float(np.sum(np.asarray(c) * t)) for c, t in zip(cts, tangents))
+    lhs = sum(float(np.sum(np.asarray(c) * t)) for c, t in zip(cts, tangents, strict=False))
     np.testing.assert_allclose(lhs, float(np.sum(np.asarray(t_out) * ct)), rtol=1e-4)
 
 
@@ -94,15 +95,16 @@ def test_pad_errors() -> None:
 
 
 def _np_dynamic_slice(x: np.ndarray, starts: Any, sizes: Any) -> np.ndarray:
-    begin = [min(max(s + d if s < 0 else s, 0), d - n) for s, d, n in zip(starts, x.shape, sizes)]
-    return x[tuple(slice(b, b + n) for b, n in zip(begin, sizes))]
+    begin = [min(max(s + d if s < 0 else s, 0), d - n)
+             for s, d, n in zip(starts, x.shape, sizes, strict=True)]
+    return x[tuple(slice(b, b + n) for b, n in zip(begin, sizes, strict=False))]
 
 
 def _np_dynamic_update(x: np.ndarray, u: np.ndarray, starts: Any) -> np.ndarray:
     begin = [min(max(s + d if s < 0 else s, 0), d - n)
-             for s, d, n in zip(starts, x.shape, u.shape)]
+             for s, d, n in zip(starts, x.shape, u.shape, strict=False)]
     out = x.copy()
-    out[tuple(slice(b, b + n) for b, n in zip(begin, u.shape))] = u
+    out[tuple(slice(b, b + n) for b, n in zip(begin, u.shape, strict=False))] = u
     return out
 
 

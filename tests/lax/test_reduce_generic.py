@@ -163,7 +163,7 @@ def test_errors() -> None:
 def test_reduce_over_no_dimensions_returns_the_operand(computation, init):
     # JAX 0.4.30 (XLA): the initial value is not folded in when nothing is reduced
     x = jnp.arange(3.0)
-    f = lambda x: lax.reduce(x, init, computation, ())  # noqa: E731
+    f = lambda x: lax.reduce(x, init, computation, ())
     for fn in (f, numjax.jit(f), numjax.vmap(f)):
         np.testing.assert_array_equal(fn(x), [0.0, 1.0, 2.0])
     np.testing.assert_array_equal(numjax.jvp(f, (x,), (jnp.ones(3),))[1], [1.0, 1.0, 1.0])

@@ -126,7 +126,8 @@ def test_vmap(in_axes: int) -> None:
     out = numjax.vmap(f, in_axes=(in_axes, in_axes))(jnp.asarray(x), jnp.asarray(y))
     for i in range(x.shape[in_axes]):
         ref = f(jnp.asarray(np.take(x, i, in_axes)), jnp.asarray(np.take(y, i, in_axes)))
-        for o, r in zip(numjax.tree_util.tree_leaves(out), numjax.tree_util.tree_leaves(ref)):
+        for o, r in zip(numjax.tree_util.tree_leaves(out), numjax.tree_util.tree_leaves(ref),
+                        strict=True):
             np.testing.assert_array_equal(np.asarray(o)[i], np.asarray(r))
     # One operand unbatched.
     out = numjax.vmap(lambda a: lax.sort((jnp.asarray(y[0]), a), dimension=1)[1])(jnp.asarray(x))

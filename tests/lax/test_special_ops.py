@@ -38,9 +38,9 @@ def _uniform(lo: float, hi: float, shape: Any = (), dtype: Any = np.float32,
 
 def _fd(f: Any, args: list[np.ndarray], tangents: list[np.ndarray], eps: float = 1e-3) -> Any:
     plus = [jnp.asarray((a.astype(np.float64) + eps * t).astype(a.dtype))
-            for a, t in zip(args, tangents)]
+            for a, t in zip(args, tangents, strict=False)]
     minus = [jnp.asarray((a.astype(np.float64) - eps * t).astype(a.dtype))
-             for a, t in zip(args, tangents)]
+             for a, t in zip(args, tangents, strict=False)]
     return (np.asarray(f(*plus), np.float64) - np.asarray(f(*minus), np.float64)) / (2 * eps)
 
 
@@ -57,7 +57,7 @@ def _check_grads(f: Any, args: list[np.ndarray], diff: tuple[int, ...]) -> None:
     np.testing.assert_allclose(np.asarray(t_out), fd, rtol=2e-2, atol=2e-3)
     ct = rng.normal(size=np.shape(out)).astype(np.float32)
     cts = numjax.vjp(g, *primals)[1](jnp.asarray(ct))
-    lhs = sum(float(np.sum(np.asarray(c) * np.asarray(t))) for c, t in zip(cts, tans))
+    lhs = sum(float(np.sum(np.asarray(c) * np.asarray(t))) for c, t in zip(cts, tans, strict=False))
     np.testing.assert_allclose(lhs, float(np.sum(np.asarray(t_out) * ct)), rtol=1e-3,
                                atol=1e-5)
 
@@ -243,7 +243,7 @@ def test_clamp_vmap(dims: Any) -> None:
     loop = [np.clip(a[1][i] if dims[1] is not None else a[1],
                     a[0][i] if dims[0] is not None else a[0],
                     a[2][i] if dims[2] is not None else a[2]) for i, a in
-            zip(range(3), [args] * 3)]
+            zip(range(3), [args] * 3, strict=False)]
     np.testing.assert_array_equal(np.asarray(out), np.stack(loop))
 
 

@@ -33,11 +33,12 @@ def reference(x: np.ndarray, init: Any, op: Any, dims: Any, strides: Any, pads: 
         idx = [slice(None)] * x.ndim
         idx[axis] = slice(max(-lo, 0), x.shape[axis] - max(-hi, 0))
         x = x[tuple(idx)]
-    ext = [(w - 1) * v + 1 for w, v in zip(dims, wd)]
-    outs = [max((n - e) // s + 1, 0) for n, e, s in zip(x.shape, ext, strides)]
+    ext = [(w - 1) * v + 1 for w, v in zip(dims, wd, strict=False)]
+    outs = [max((n - e) // s + 1, 0) for n, e, s in zip(x.shape, ext, strides, strict=False)]
     out = np.full(outs, init, x.dtype)
     for pos in itertools.product(*[range(m) for m in outs]):
-        window = x[tuple(slice(p * s, p * s + e, v) for p, s, e, v in zip(pos, strides, ext, wd))]
+        window = x[tuple(slice(p * s, p * s + e, v)
+                         for p, s, e, v in zip(pos, strides, ext, wd, strict=True))]
         out[pos] = op.reduce(window.ravel(), initial=init) if window.size else init
     return out
 

@@ -152,7 +152,7 @@ def test_gamma_family_under_vmap_walks_the_keys_in_turn() -> None:
     # JAX 0.4.30 on CPU: the gamma draws of a batch of rbg keys are made one key after another
     # (not from the first key, as a vmapped bit generator would), eagerly and under jit.
     k = r.key(1, impl="rbg")
-    draws = lambda kk: r.gamma(kk, 2.0, (2,))  # noqa: E731
+    draws = lambda kk: r.gamma(kk, 2.0, (2,))
     for f in (numjax.vmap(draws), numjax.jit(numjax.vmap(draws))):
         np.testing.assert_array_equal(np.asarray(f(r.split(k, 3))), np.array(
             [[0.6669408679008484, 1.8534733057022095], [0.946667492389679, 2.0341248512268066],

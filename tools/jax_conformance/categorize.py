@@ -188,7 +188,7 @@ def load(out, side, f):
     return None if r is None else r["tests"]
 
 
-def main():
+def main():  # noqa: C901
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True, help="a work directory outside the repository")
     ap.add_argument("--dump", action="store_true", help="print every failure with its category")

@@ -571,7 +571,7 @@ def _type_promotion_error():
     try:
         with jax.numpy_dtype_promotion("strict"):
             jnp.add(jnp.ones(1, jnp.float32), jnp.ones(1, jnp.int32))
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return type(e)
     return MissingAPI("TypePromotionError (strict promotion raised nothing)")
 
@@ -727,7 +727,7 @@ def _safe_zip(*args):
     n = len(args[0])
     for arg in args[1:]:
         assert len(arg) == n, f"length mismatch: {list(map(len, args))}"
-    return list(zip(*args))
+    return list(zip(*args, strict=False))
 
 
 def unzip2(xys):

@@ -68,7 +68,7 @@ def main(out):
         for m in MODULES:
             try:
                 mod = importlib.import_module(m)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 continue
             ns = set(n for n in dir(mod) if not n.startswith("_"))
             ns |= set(getattr(mod, "_deprecations", {}) or {})

@@ -38,7 +38,7 @@ def _is_public_jax(mod):
     return mod == "jax" or mod.startswith("jax.")
 
 
-def _rewrite_import(node, top_level):
+def _rewrite_import(node, top_level):  # noqa: C901
     """Replacement source (one logical line, `;`-joined) for an import node, or None to keep."""
     out = []
     if isinstance(node, ast.Import):
@@ -102,7 +102,7 @@ def _rewrite_import(node, top_level):
         return f"from {SUPPORT[mod]} import {names}"
     sub = [f"{mod}.{a.name}" for a in node.names]
     if any(s in SUPPORT for s in sub):
-        for a, s in zip(node.names, sub):
+        for a, s in zip(node.names, sub, strict=False):
             bind = a.asname or a.name
             if s in SUPPORT:
                 out.append(f"import {SUPPORT[s]} as {bind}")

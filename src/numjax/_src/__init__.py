@@ -4,4 +4,4 @@ Importing any part of it installs eager execution (the runtime's executor of pri
 concrete values), so module-level code anywhere may run operations.
 """
 
-from numjax._src.compiler import eager as _eager  # noqa: F401
+from numjax._src.compiler import eager as _eager

@@ -184,7 +184,7 @@ def api_boundary(fun: F) -> F:
 
     @functools.wraps(fun)
     def api_boundary_call(*args: Any, **kwargs: Any) -> Any:
-        __tracebackhide__ = True  # noqa: F841 (read by IPython's traceback printer)
+        __tracebackhide__ = True
         try:
             return fun(*args, **kwargs)
         except Exception as exc:

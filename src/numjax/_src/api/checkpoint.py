@@ -331,7 +331,7 @@ def save_from_both_policies(policy_1: Callable[..., bool], policy_2: Callable[..
     return policy
 
 
-class checkpoint_policies:  # noqa: N801 (JAX's namespace)
+class checkpoint_policies:
     everything_saveable = staticmethod(everything_saveable)
     nothing_saveable = staticmethod(nothing_saveable)
     dots_saveable = staticmethod(dots_saveable)

@@ -276,7 +276,7 @@ class _CustomFunction:
 # ---- custom_jvp ----------------------------------------------------------------------------
 
 
-class custom_jvp(_CustomFunction):  # noqa: N801 (JAX's name)
+class custom_jvp(_CustomFunction):
     """A function with a custom forward-mode derivative rule (and thus reverse mode too).
 
     >>> import numjax, numjax.numpy as jnp
@@ -504,7 +504,7 @@ def _check_for_tracers(x: Any) -> None:
                 "arguments should typically not be indicated as nondiff_argnums.")
 
 
-class custom_vjp(_CustomFunction):  # noqa: N801 (JAX's name)
+class custom_vjp(_CustomFunction):
     """A function with a custom reverse-mode derivative: `fwd` returns (output, residuals),
     `bwd(residuals, output cotangent)` returns one cotangent per argument.
 

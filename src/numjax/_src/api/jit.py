@@ -212,7 +212,7 @@ class JitWrapped:
 
     # -- calling ---------------------------------------------------------------------------
     @traceback_util.boundary_method
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # noqa: C901
         try:
             if config.disable_jit.value:
                 return self._fun(*args, **kwargs)

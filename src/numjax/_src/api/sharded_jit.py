@@ -303,7 +303,8 @@ class _Partitioner:
             if _passes_sums(eqn, env):
                 outs, out_names = self.pending(eqn, [read(a, True) for a in eqn.invars])
             else:
-                vals, names = zip(*[read(a) for a in eqn.invars]) if eqn.invars else ((), ())
+                vals, names = (zip(*[read(a) for a in eqn.invars], strict=True) if eqn.invars
+                               else ((), ()))
                 outs, out_names = self.eqn(eqn, list(vals), list(names))
             for v, o, n in zip(eqn.outvars, outs, out_names, strict=True):
                 env[v] = (o, n)

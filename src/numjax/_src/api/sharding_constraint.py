@@ -53,7 +53,7 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     True
     """
     leaves, tree = tree_flatten(x)
-    is_leaf = lambda s: s is None or isinstance(s, Sharding | PartitionSpec)  # noqa: E731
+    is_leaf = lambda s: s is None or isinstance(s, Sharding | PartitionSpec)
     targets, target_tree = tree_flatten(shardings, is_leaf=is_leaf)
     try:
         subtrees = target_tree.flatten_up_to(x)

@@ -412,7 +412,8 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     emitter.bind_consts(jaxpr, closed.consts)
     params = ", ".join(emitter.namer.var(v) for v in jaxpr.invars)
     emitter.lines.append(f"def {_FUNCTION_NAME}({params}):")
-    overwritable = [v for v, d in zip(jaxpr.invars, donated) if d and v not in jaxpr.outvars]
+    overwritable = [v for v, d in zip(jaxpr.invars, donated, strict=False)
+                    if d and v not in jaxpr.outvars]
     indent = "    "
     if any(donated):
         # Which donated buffers the code has started writing into, told to the caller with a

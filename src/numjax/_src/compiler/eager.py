@@ -133,7 +133,7 @@ for _state in (config.debug_nans, config.debug_infs):
 run_across_processes: Callable[[Primitive, Sequence[Any], dict[str, Any]], Any] | None = None
 
 
-def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any],
+def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any],  # noqa: C901
                     check: bool = True) -> Any:
     """Run `primitive` on concrete values: Arrays, NumPy values or Python scalars."""
     if _checks_enabled and check:

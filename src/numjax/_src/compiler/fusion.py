@@ -137,7 +137,7 @@ def _member(eqn: JaxprEqn, shape: tuple[int, ...] | None, defined: set[Var]
     return ufunc, out_shape
 
 
-def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = -1
+def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = -1  # noqa: C901
                   ) -> list[tuple[int, int, Cluster]]:
     """Maximal runs [start, stop) of equations worth executing block by block: elementwise
     ufuncs, broadcasts feeding them, and reductions over non-leading axes of their results."""

@@ -327,7 +327,7 @@ class _Encoder:
         self.arrays.append(raw)
         return [len(self.arrays) - 1, array.dtype.name]
 
-    def value(self, value: Any) -> Any:
+    def value(self, value: Any) -> Any:  # noqa: C901
         kind = type(value)
         if value is None or kind in (bool, int, str):
             return value
@@ -439,7 +439,7 @@ def _decode_jaxpr(data: Any, arrays: Any) -> Jaxpr:
     return Jaxpr(constvars, invars, [atom(a) for a in outvars_data], eqns)
 
 
-def _decode(recipe: Any, arrays: Any) -> Any:
+def _decode(recipe: Any, arrays: Any) -> Any:  # noqa: C901
     if recipe is None or type(recipe) in (bool, int, str):
         return recipe
     (kind, data), = recipe.items()

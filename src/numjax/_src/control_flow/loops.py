@@ -795,7 +795,7 @@ def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any], init_
 
 
 @traceback_util.api_boundary
-def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: Any, *,
+def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: Any, *,  # noqa: C901
               unroll: int | bool | None = None) -> Any:
     """`val = body_fun(i, val)` for i in [lower, upper). With concrete bounds it is a scan,
     so it is reverse-differentiable; with traced bounds a while_loop.

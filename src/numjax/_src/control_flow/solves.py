@@ -296,7 +296,7 @@ def custom_root(f: Callable[..., Any], initial_guess: Any, solve: Callable[..., 
         f_params, l_params = list(primals[:nf]), list(primals[nf + ns:nf + ns + nl])
         sol = root(*primals)
         solution, aux = list(sol[:n_out]), list(sol[n_out:])
-        f_at_solution = lambda *p: _as_fun(f_traced.closed)(*p, *solution)  # noqa: E731
+        f_at_solution = lambda *p: _as_fun(f_traced.closed)(*p, *solution)
         aux_dot = [ad.instantiate_zeros(Zero(ad.tangent_aval(get_aval(a)))) for a in aux]
         if not nf:  # f closes over nothing: the root is a constant
             return sol, [*[ad.instantiate_zeros(Zero(ad.tangent_aval(get_aval(s))))

@@ -224,7 +224,7 @@ class JaxprTypeError(TypeError):
     pass
 
 
-def check_jaxpr(jaxpr: Jaxpr) -> None:
+def check_jaxpr(jaxpr: Jaxpr) -> None:  # noqa: C901
     """Check that every variable is defined before use and every equation's types agree with
     its primitive's abstract evaluation. Raises `JaxprTypeError` naming the equation."""
     defined: set[Var] = set()

@@ -409,7 +409,7 @@ def current_trace() -> Trace:
     return _trace_state.trace
 
 
-class set_current_trace:  # noqa: N801 (used as a function: `with set_current_trace(t):`)
+class set_current_trace:
     """Make `trace` current inside a `with` block. A class rather than a generator context
     manager: transformations enter one for every primitive they hand to their parent, and this
     costs a third as much."""

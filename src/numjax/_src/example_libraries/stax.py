@@ -437,13 +437,15 @@ def parallel(*layers: Layer) -> Layer:
     def init_fun(rng: Any, input_shape: Any) -> Any:
         rngs = random.split(rng, nlayers)
         # A zip of (output shapes, params), as JAX returns: unpacks into the two tuples.
-        return zip(*[init(r, shape) for init, r, shape in zip(init_funs, rngs, input_shape)])
+        outs = [init(r, shape)
+                for init, r, shape in zip(init_funs, rngs, input_shape, strict=False)]
+        return zip(*outs, strict=False)
 
     def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
         rng = kwargs.pop("rng", None)
         rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
         return [f(p, x, rng=r, **kwargs)
-                for f, p, x, r in zip(apply_funs, params, inputs, rngs)]
+                for f, p, x, r in zip(apply_funs, params, inputs, rngs, strict=False)]
 
     return init_fun, apply_fun
 

@@ -290,11 +290,11 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
             * math.prod(d for i, d in enumerate(rhs.shape) if i not in rc)
         dot = np.ndarray.dot if out_size <= _SMALL_PRODUCT else np.matmul
         if transpose_a and transpose_b:
-            kernel = lambda a, b: dot(a.T, b.T)  # noqa: E731
+            kernel = lambda a, b: dot(a.T, b.T)
         elif transpose_a:
-            kernel = lambda a, b: dot(a.T, b)  # noqa: E731
+            kernel = lambda a, b: dot(a.T, b)
         elif transpose_b:
-            kernel = lambda a, b: dot(a, b.T)  # noqa: E731
+            kernel = lambda a, b: dot(a, b.T)
         else:
             kernel = dot
         macs = out_size * lhs.shape[lc[0]]

@@ -346,7 +346,7 @@ def _gather_kernel_factory(in_avals: Sequence[Any], **params: Any) -> Any:
     `x[i]` or `x[i, j]` traced with array indices) reads it by basic slicing from the start
     indices as Python ints; any other gather takes the general kernel."""
     operand, indices = in_avals
-    general = lambda o, i: _gather_kernel(o, i, **params)  # noqa: E731
+    general = lambda o, i: _gather_kernel(o, i, **params)
     if math.prod(indices.shape[:-1]) != 1 or math.prod(operand.shape) == 0:
         return general
     dn: GatherDimensionNumbers = params["dimension_numbers"]

@@ -1106,7 +1106,7 @@ def _tridiagonal_solve_abstract_eval(dl: ShapedArray, d: ShapedArray, du: Shaped
 
 
 def _tridiagonal_solve_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
-    size = next(_shape(x)[d] for x, d in zip(args, dims) if d is not not_mapped)
+    size = next(_shape(x)[d] for x, d in zip(args, dims, strict=False) if d is not not_mapped)
     out = [move_dim(x, d, 0, size) for x, d in zip(args, dims, strict=True)]
     return tridiagonal_solve_p.bind(*out), 0
 

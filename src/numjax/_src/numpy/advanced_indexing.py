@@ -68,7 +68,7 @@ def _index_error_type(e: Any, position: int) -> TypeError:
                      f"{dtype.name} at position {position}, indexer value {e}")
 
 
-def _parse(index: Any, shape: tuple[int, ...]) -> list[Any]:
+def _parse(index: Any, shape: tuple[int, ...]) -> list[Any]:  # noqa: C901
     """The index as a list over dims: None, slice or `_Adv`, Ellipsis expanded."""
     if isinstance(index, list):
         raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "

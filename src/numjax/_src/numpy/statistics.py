@@ -529,7 +529,7 @@ def gradient(f: Array, *varargs: Any, axis: Any = None, edge_order: int | None =
         dt = get_aval(f).dtype
         two = lax._convert_element_type(2, dt)
         h = lax.convert_element_type(h, dt)
-        sl = lambda lo, hi, ax=ax: lax.slice_in_dim(f, lo, hi, axis=ax)  # noqa: E731
+        sl = lambda lo, hi, ax=ax: lax.slice_in_dim(f, lo, hi, axis=ax)
         inner = lax.div(lax.sub(sl(2, m), sl(0, m - 2)), lax.mul(two, h))
         first = lax.div(lax.sub(sl(1, 2), sl(0, 1)), h)
         last = lax.div(lax.sub(sl(m - 1, m), sl(m - 2, m - 1)), h)

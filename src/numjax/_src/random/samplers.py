@@ -1034,7 +1034,7 @@ def _gamma_sample(raw: Array, a: Array, log_space: bool) -> Array:
     n = math.prod(shape)
 
     def draw(keys: Array, alphas: Array) -> Array:
-        one = lambda k, al: _gamma_one(k, al, log_space)  # noqa: E731
+        one = lambda k, al: _gamma_one(k, al, log_space)
         flat_alphas = lax.reshape(alphas, (n,))
         if keys._impl is prng.threefry_prng_impl:
             flat = vmap(one)(keys, flat_alphas)

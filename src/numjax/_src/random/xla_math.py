@@ -636,7 +636,7 @@ ad.defjvp(pow_p,
           _pow_jvp_y)
 
 
-def pow(x: Array, y: Array) -> Array:  # noqa: A001 - mirrors lax.pow
+def pow(x: Array, y: Array) -> Array:
     """x ** y as XLA:CPU's float32 powf rounds it (NumPy's power for float64).
 
     `x` and `y` are arrays of one shape and floating dtype.

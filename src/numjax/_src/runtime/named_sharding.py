@@ -262,7 +262,7 @@ class PositionalSharding(TiledSharding):
         return self._remake(self._devices, self._ids.transpose(*axes), self._memory_kind)
 
     @property
-    def T(self) -> PositionalSharding:  # noqa: N802 (NumPy's name)
+    def T(self) -> PositionalSharding:
         return self.transpose()
 
     def replicate(self, axis: int | None = None, keepdims: bool = True) -> PositionalSharding:

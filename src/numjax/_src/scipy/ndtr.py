@@ -46,7 +46,7 @@ def _c(x: Array, value: Any) -> Array:
 
 
 def _ndtr(x: Array) -> Array:
-    c = lambda v: _c(x, v)  # noqa: E731
+    c = lambda v: _c(x, v)
     half_sqrt_2 = c(0.5 * np.sqrt(2.0))
     w = lax.mul(x, half_sqrt_2)
     z = lax.abs(w)
@@ -99,7 +99,7 @@ def ndtri(p: Array) -> Array:
 
 
 def _ndtri(p: Array) -> Array:
-    c = lambda v: _c(p, v)  # noqa: E731
+    c = lambda v: _c(p, v)
     upper = p > c(-np.expm1(-2.0))
     small = jnp.where(upper, lax.sub(c(1.0), p), p)  # the tail probability, <= 1 - exp(-2)
     # 0 would give NaNs in branches not taken (and in their gradients); 1/2 is harmless.
@@ -172,7 +172,7 @@ def _norm_logpdf(x: Array) -> Array:
 
 def _log_ndtr_lower(x: Array, series_order: int) -> Array:
     """log ndtr(x) for x << -1: log(pdf(x) / -x) + log(1 + sum_n (-1)^n (2n-1)!! / x^(2n))."""
-    c = lambda v: _c(x, v)  # noqa: E731
+    c = lambda v: _c(x, v)
     x2 = lax.square(x)
     log_scale = lax.mul(c(-0.5), x2) - lax.log(-x) - c(0.5 * np.log(2.0 * np.pi))
     return log_scale + lax.log(_asymptotic_series(x, series_order))

@@ -345,7 +345,7 @@ _BOUNDARY_EXTENSIONS: dict[str | None, Callable[..., Array]] = {
 # ---- spectra -------------------------------------------------------------------------------
 
 
-def _spectral_helper(x: Array, y: Array | None, fs: Array = 1.0, window: Any = "hann",
+def _spectral_helper(x: Array, y: Array | None, fs: Array = 1.0, window: Any = "hann",  # noqa: C901
                      nperseg: int | None = None, noverlap: int | None = None,
                      nfft: int | None = None,
                      detrend_type: bool | str | Callable[[Array], Array] = "constant",

@@ -177,7 +177,7 @@ class BCOO:
                      unique_indices=self.unique_indices)
 
     @property
-    def T(self) -> BCOO:  # noqa: N802 (JAX's name)
+    def T(self) -> BCOO:
         return self.transpose()
 
     # -- arithmetic ----------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def _cho_solve(chol: Array, b: Array) -> Array:
 
 @register_pytree_node_class
 @dataclass(frozen=True, init=False)
-class gaussian_kde:  # noqa: N801 (SciPy's and JAX's name)
+class gaussian_kde:
     """A Gaussian kernel density estimate from `dataset` of shape (d, n) (or (n,) for d = 1),
     with optional `weights` and bandwidth `bw_method` ('scott' by default, 'silverman', a
     scalar factor, or a callable taking the estimator). A pytree, so it passes through jit.
