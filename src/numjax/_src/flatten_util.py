@@ -12,8 +12,7 @@ import numjax.numpy as jnp
 from numjax._src import dtypes
 from numjax._src.lax import lax
 from numjax._src.tree_util import PyTreeDef, tree_unflatten, user_tree_flatten
-
-Array = Any
+from numjax._src.typing import Array
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

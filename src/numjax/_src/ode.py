@@ -23,8 +23,7 @@ from numjax._src.core.trace import Tracer
 from numjax._src.flatten_util import ravel_pytree
 from numjax._src.numpy.util import promote_dtypes_inexact
 from numjax._src.tree_util import tree_leaves, tree_map
-
-Array = Any
+from numjax._src.typing import Array
 
 # The Dormand-Prince 5(4) tableau: nodes, stage coefficients, the 5th-order weights, and the
 # difference between the 5th- and the embedded 4th-order weights (the error estimate).
@@ -155,7 +154,6 @@ def _solve_pytree(func: Callable[..., Any], rtol: float, atol: float, mxstep: fl
 
     ys = _solve(flat_func, rtol, atol, mxstep, hmax, flat_y0, ts, *args)
     return vmap(unravel)(ys)
-
 
 
 def _solve_impl(func: Callable[..., Any], rtol: float, atol: float, mxstep: float,

@@ -19,8 +19,7 @@ from numjax._src.lax import gather_scatter as gs
 from numjax._src.lax import lax
 from numjax._src.numpy.manipulation import _concrete_or_error
 from numjax._src.numpy.util import check_arraylike
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _identity(scatter: Callable[..., Array], dtype: np.dtype) -> Any:

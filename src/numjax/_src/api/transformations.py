@@ -36,8 +36,6 @@ from numjax._src.tree_util import (
     user_tree_map,
 )
 
-Array = Any
-
 
 def _check_callable(fun: Any) -> None:
     if not callable(fun):

@@ -20,9 +20,9 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numjax.numpy as jnp
+from numjax._src.typing import Array
 from numjax.tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 
-Array = Any
 Params = Any  # any pytree of arrays
 State = Any  # the per-array state of one optimizer
 Updates = Params  # gradients have the parameters' structure
@@ -139,7 +139,6 @@ def sgd(step_size: float | Schedule) -> Any:
         return x - schedule(i) * g
 
     return Optimizer(lambda x0: x0, update, lambda x: x)
-
 
 
 def _with_zeros(count: int) -> Callable[[Array], Any]:

@@ -22,9 +22,8 @@ import numjax.numpy as jnp
 from numjax._src.api.jit import jit
 from numjax._src.numpy.shape import invalid_shape_error
 from numjax._src.numpy.util import canonicalize_axis, promote_dtypes_inexact
+from numjax._src.typing import Array
 from numjax.lax import Precision
-
-Array = Any
 
 
 def _checked_method(image: Array, shape: tuple[int, ...], method: str | ResizeMethod

@@ -19,10 +19,10 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero
 from numjax._src.lax import rules
+from numjax._src.typing import Array
 
 __all__ = ["complex", "complex_p", "conj", "conj_p", "imag", "imag_p", "real", "real_p"]
 
-Array = Any
 _COMPLEX_ONLY = (np.complexfloating,)
 
 

@@ -34,6 +34,7 @@ from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.lax import structural as st
 from numjax._src.lax.dot import ONE_THREAD_MACS, canonicalize_precision
 from numjax._src.runtime import blas
+from numjax._src.typing import Array
 
 __all__ = [
     "ConvDimensionNumbers",
@@ -46,7 +47,6 @@ __all__ = [
     "padtype_to_pads",
 ]
 
-Array = Any
 Ints = tuple[int, ...]
 Pads = tuple[tuple[int, int], ...]
 
@@ -624,8 +624,6 @@ conv_general_dilated_p.def_batch(_conv_batch)
 
 def _ints(name: str, x: Sequence[int] | None, n: int) -> Ints:
     return (1,) * n if x is None else tuple(int(d) for d in x)
-
-
 
 
 def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], padding: Any,

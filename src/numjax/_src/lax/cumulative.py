@@ -19,13 +19,12 @@ from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis
 from numjax._src.lax.rules import NUMBER, check_dtype, def_accumulating_kernel, upcast_kernel
+from numjax._src.typing import Array
 
 __all__ = [
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p", "cumprod",
     "cumprod_p", "cumsum", "cumsum_p",
 ]
-
-Array = Any
 
 
 def _along(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -20,8 +20,8 @@ from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.lax import structural as st
 from numjax._src.runtime import blas
+from numjax._src.typing import Array
 
-Array = Any
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
                          tuple[tuple[int, ...], tuple[int, ...]]]
 

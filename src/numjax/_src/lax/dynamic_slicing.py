@@ -19,6 +19,7 @@ from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import bdim_at_front, not_mapped
 from numjax._src.runtime import transfer_guard
+from numjax._src.typing import Array
 
 __all__ = [
     "dynamic_index_in_dim",
@@ -31,7 +32,6 @@ __all__ = [
     "dynamic_update_slice_p",
 ]
 
-Array = Any
 Shape = tuple[int, ...]
 
 

@@ -41,9 +41,7 @@ from numjax._src.lax.structural import (
     select_n_p,
     unbroadcast_to,
 )
-
-Array = Any
-
+from numjax._src.typing import Array
 
 # ---- kernels whose NumPy spelling differs from lax's semantics -----------------------------
 

@@ -26,10 +26,9 @@ from numjax._src.lax import complex_ops as cx
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import padding
 from numjax._src.lax import structural as st
+from numjax._src.typing import Array
 
 __all__ = ["FftType", "fft", "fft_p"]
-
-Array = Any
 
 
 class FftType(enum.IntEnum):

@@ -24,6 +24,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
+from numjax._src.typing import Array
 
 __all__ = [
     "GatherDimensionNumbers",
@@ -44,7 +45,6 @@ __all__ = [
     "scatter_p",
 ]
 
-Array = Any
 Shape = tuple[int, ...]
 
 

@@ -16,10 +16,10 @@ import numpy as np
 from numjax._src.core.avals import ShapedArray
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters.batching import moveaxis
+from numjax._src.typing import Array
 
 __all__ = ["hessenberg", "hessenberg_p"]
 
-Array = Any
 
 _DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 

@@ -27,6 +27,7 @@ from numjax._src.lax import elementwise as ew
 from numjax._src.lax import reductions as red
 from numjax._src.lax import structural as st
 from numjax._src.lax.rules import FLOAT_OR_COMPLEX, check_dtype
+from numjax._src.typing import Array
 
 __all__ = [
     "cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "householder_product",
@@ -34,8 +35,6 @@ __all__ = [
     "lu_pivots_to_permutation_p", "qr", "qr_p", "schur", "schur_p", "svd", "svd_p",
     "triangular_solve", "triangular_solve_p", "tridiagonal_solve", "tridiagonal_solve_p",
 ]
-
-Array = Any
 
 
 # ---- matrix helpers built from lax primitives (so they differentiate, batch and jit) --------

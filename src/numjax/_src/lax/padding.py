@@ -18,10 +18,10 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import bdim_at_front, not_mapped
+from numjax._src.typing import Array
 
 __all__ = ["pad", "pad_p"]
 
-Array = Any
 PaddingConfig = tuple[tuple[int, int, int], ...]
 
 pad_p = Primitive("pad")

@@ -29,8 +29,8 @@ from numjax._src.lax import elementwise as ew
 from numjax._src.lax import structural as st
 from numjax._src.runtime import spmd
 from numjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from numjax._src.typing import Array
 
-Array = Any
 Groups = tuple[tuple[int, ...], ...] | None
 
 

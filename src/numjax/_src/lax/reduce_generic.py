@@ -28,10 +28,10 @@ from numjax._src.lax import elementwise as ew
 from numjax._src.lax import reductions as red
 from numjax._src.lax import structural as st
 from numjax._src.tree_util import tree_flatten, tree_unflatten
+from numjax._src.typing import Array
 
 __all__ = ["reduce", "reduce_p"]
 
-Array = Any
 Ints = tuple[int, ...]
 
 

@@ -23,8 +23,8 @@ from numjax._src.lax.rules import (
     check_dtype,
     def_accumulating_kernel,
 )
+from numjax._src.typing import Array
 
-Array = Any
 Axes = tuple[int, ...]
 
 

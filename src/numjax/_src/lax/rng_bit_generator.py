@@ -33,8 +33,7 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.batching import moveaxis
 from numjax._src.lax import dynamic_slicing, structural
-
-Array = Any
+from numjax._src.typing import Array
 
 _U32 = np.dtype(np.uint32)
 _U64 = np.dtype(np.uint64)

@@ -28,10 +28,9 @@ from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.lax import gather_scatter as gs
 from numjax._src.lax import structural as st
+from numjax._src.typing import Array
 
 __all__ = ["sort", "sort_key_val", "sort_p", "top_k", "top_k_p"]
-
-Array = Any
 
 
 # ---- sort ----------------------------------------------------------------------------------

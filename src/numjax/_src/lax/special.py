@@ -32,6 +32,7 @@ from numjax._src.lax.rules import (
     unary,
     upcast_kernel,
 )
+from numjax._src.typing import Array
 
 __all__ = [
     "RoundingMethod", "bessel_i0e", "bessel_i0e_p", "bessel_i1e", "bessel_i1e_p",
@@ -42,8 +43,6 @@ __all__ = [
     "random_gamma_grad", "random_gamma_grad_p", "reduce_precision", "reduce_precision_p",
     "round", "round_p", "zeta", "zeta_p",
 ]
-
-Array = Any
 
 
 # ---- round ---------------------------------------------------------------------------------

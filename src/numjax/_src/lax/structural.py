@@ -24,8 +24,8 @@ from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
+from numjax._src.typing import Array
 
-Array = Any
 Shape = tuple[int, ...]
 
 

@@ -50,7 +50,6 @@ __all__ = [
     "select_and_scatter_add_p",
 ]
 
-Array = Any
 Ints = tuple[int, ...]
 Pads = tuple[tuple[int, int], ...]
 _WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",

@@ -22,9 +22,7 @@ from numjax._src.core import errors
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import parallel
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_args_inexact
-
-Array = Any
-ArrayLike = Any
+from numjax._src.typing import Array, ArrayLike
 
 
 class _Unspecified:

@@ -17,9 +17,8 @@ import numpy as np
 import numjax.numpy as jnp
 from numjax import lax, random
 from numjax._src import dtypes
+from numjax._src.typing import Array, ArrayLike
 
-Array = Any
-ArrayLike = Any
 Shape = Sequence[int]
 Axes = int | Sequence[int]
 

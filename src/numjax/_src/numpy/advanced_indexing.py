@@ -29,8 +29,7 @@ from numjax._src.lax.gather_scatter import (
 )
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
-
-Array = Any
+from numjax._src.typing import Array
 
 _FLAT_DNUMS = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                       scatter_dims_to_operand_dims=(0,))

@@ -14,8 +14,7 @@ from numjax._src.lax import lax
 from numjax._src.numpy import lax_numpy, reductions, shape, ufuncs
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
-
-Array = Any
+from numjax._src.typing import Array
 
 _OPERAND_TYPES = (ArrayImpl, Tracer, bool, int, float, complex, np.generic, np.ndarray)
 

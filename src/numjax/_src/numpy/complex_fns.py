@@ -9,8 +9,7 @@ import numpy as np
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import complex_ops, lax
 from numjax._src.numpy.util import ensure_array
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def real(val: Array, /) -> Array:

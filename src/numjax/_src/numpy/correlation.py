@@ -16,8 +16,7 @@ from numjax._src.numpy.util import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _conv1d(name: str, a: Array, v: Array, mode: str, flip_v: bool,

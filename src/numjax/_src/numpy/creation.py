@@ -18,8 +18,7 @@ from numjax._src.numpy import extended
 from numjax._src.numpy.util import check_arraylike
 from numjax._src.runtime import host_memory, placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, sharded_array
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -407,7 +406,6 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
 @transfer_guard.places_constants
 def identity(n: int, dtype: Any = None) -> Array:
     return eye(n, dtype=dtype)
-
 
 
 # ---- grids, triangles and diagonals --------------------------------------------------------

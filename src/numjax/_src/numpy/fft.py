@@ -23,12 +23,11 @@ from numjax._src.lax.fft import FftType
 from numjax._src.lax.fft import fft as lax_fft
 from numjax._src.numpy import creation, shape
 from numjax._src.numpy.util import check_arraylike
+from numjax._src.typing import Array
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
            "ifftshift", "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq",
            "rfftn"]
-
-Array = Any
 
 
 def _norm_factor(sizes: Sequence[int], func_name: str, norm: str | None) -> float:

@@ -22,8 +22,7 @@ from numjax._src.numpy.util import (
     promote_dtypes_inexact,
 )
 from numjax._src.runtime import transfer_guard
-
-Array = Any
+from numjax._src.typing import Array
 
 
 @transfer_guard.places_constants

@@ -11,8 +11,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.util import ensure_array
-
-Array = Any
+from numjax._src.typing import Array
 
 s_ = np.s_
 index_exp = np.index_exp

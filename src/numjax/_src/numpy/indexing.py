@@ -14,8 +14,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _is_static_int(i: Any) -> bool:

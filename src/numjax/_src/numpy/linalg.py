@@ -18,6 +18,7 @@ from numjax._src.lax import dot as lax_dot
 from numjax._src.lax import linalg as lax_linalg
 from numjax._src.numpy import creation, reductions, shape, ufuncs
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
+from numjax._src.typing import Array
 
 __all__ = [
     "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "cross", "det",
@@ -26,8 +27,6 @@ __all__ = [
     "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve",
     "trace", "vecdot", "vector_norm",
 ]
-
-Array = Any
 
 
 class EighResult(NamedTuple):

@@ -38,8 +38,7 @@ from numjax._src.numpy.util import (
 )
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _concrete_or_error(x: Any, context: str) -> np.ndarray:

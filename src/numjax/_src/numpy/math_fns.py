@@ -20,8 +20,8 @@ from numjax._src.numpy.util import (
     promote_args_numeric,
 )
 from numjax._src.runtime.array import ArrayImpl
+from numjax._src.typing import Array
 
-Array = Any
 _BOOL = np.dtype(bool)
 
 

@@ -13,8 +13,7 @@ from numjax._src.lax import lax
 from numjax._src.numpy.creation import _dtype, arange, array, asarray, ones
 from numjax._src.numpy.util import ensure_array
 from numjax._src.runtime import transfer_guard
-
-Array = Any
+from numjax._src.typing import Array
 
 
 @transfer_guard.places_constants

@@ -14,8 +14,7 @@ from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy.util import check_arraylike, ensure_array
 from numjax._src.runtime import transfer_guard
-
-Array = Any
+from numjax._src.typing import Array
 
 _MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum",
           "reflect", "symmetric", "wrap", "empty")

@@ -17,8 +17,7 @@ from numjax._src.numpy.util import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _strong(x: Array) -> Array:

@@ -14,8 +14,7 @@ from numjax._src.lax import lax
 from numjax._src.numpy.shape import require_static_axis
 from numjax._src.numpy.util import canonicalize_axis, ensure_array
 from numjax._src.runtime import transfer_guard
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.util import ensure_array
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def round(a: Array, decimals: int = 0, out: None = None) -> Array:

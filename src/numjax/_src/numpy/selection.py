@@ -23,8 +23,7 @@ from numjax._src.numpy.util import (
     ensure_array,
     promote_dtypes,
 )
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Any = 0) -> Array:

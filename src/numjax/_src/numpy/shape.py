@@ -22,8 +22,7 @@ from numjax._src.numpy.util import (
     promote_dtypes,
 )
 from numjax._src.runtime.array import ArrayImpl
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def shape(a: Array) -> tuple[int, ...]:

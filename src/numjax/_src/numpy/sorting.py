@@ -22,8 +22,7 @@ from numjax._src.numpy.shape import moveaxis, ravel, reshape
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, ensure_array
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _idt() -> np.dtype:

@@ -21,8 +21,7 @@ from numjax._src.numpy.util import (
     promote_args_inexact,
     promote_dtypes_inexact,
 )
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _isnan(x: Array) -> Array:

@@ -32,8 +32,7 @@ from numjax._src.numpy.shape import broadcast_to, concatenate, moveaxis, ravel, 
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, ensure_array
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.tree_util import tree_flatten
-
-Array = Any
+from numjax._src.typing import Array
 
 # JAX 0.4.30's message, kept verbatim so that code matching on it keeps working.
 _AT_INPLACE_MESSAGE = """\

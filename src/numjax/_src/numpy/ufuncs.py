@@ -30,8 +30,8 @@ from numjax._src.numpy.util import (
 )
 from numjax._src.runtime import placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
+from numjax._src.typing import Array
 
-Array = Any
 _BOOL = np.dtype(bool)
 
 

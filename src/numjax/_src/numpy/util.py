@@ -13,9 +13,7 @@ from numjax._src.core.avals import aval_handlers, check_args_abstractify, get_av
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.runtime.array import ArrayImpl
-
-Array = Any
-
+from numjax._src.typing import Array
 
 # The jnp functions whose array arguments JAX 0.4.30 passes to a jitted function first (the
 # function itself, or the compiled helper it calls). Those arguments are abstractified before

@@ -10,8 +10,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.creation import arange, ones
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _window(name: str, M: int, fn: Any) -> Array:

@@ -34,8 +34,7 @@ from numjax._src.random import prng
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import Array as ArrayType
 from numjax._src.tree_util import register_pytree_node, register_user_leaf
-
-Array = Any
+from numjax._src.typing import Array
 
 PRNGImpl = prng.PRNGImpl
 KEY_DTYPE = dtypes.threefry_key_dtype

@@ -26,8 +26,7 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import lax
 from numjax._src.lax.rng_bit_generator import rng_bit_generator, threefry2x32_kernel
-
-Array = Any
+from numjax._src.typing import Array
 
 UINT_DTYPES: dict[int, np.dtype] = {
     8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),

@@ -29,8 +29,8 @@ from numjax._src.lax import lax, special
 from numjax._src.random import prng, xla_math
 from numjax._src.random.keys import PRNGKeyArray, check_prng_key, random_bits, random_split
 from numjax._src.runtime import transfer_guard
+from numjax._src.typing import Array
 
-Array = Any
 Shape = Sequence[int]
 
 

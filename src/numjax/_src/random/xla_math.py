@@ -24,8 +24,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import lax
-
-Array = Any
+from numjax._src.typing import Array
 
 # ---- fused multiply-add -----------------------------------------------------------------------
 

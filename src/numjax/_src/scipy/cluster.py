@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numjax.numpy as jnp
 from numjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def vq(obs: Array, code_book: Array, check_finite: bool = True) -> tuple[Array, Array]:

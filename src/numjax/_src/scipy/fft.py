@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numjax.numpy as jnp
 from numjax._src import dtypes
 from numjax._src.lax import lax
 from numjax._src.numpy.util import canonicalize_axis
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _check_type(type: int) -> None:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 import numjax.numpy as jnp
 from numjax._src.api.jit import jit
-
-Array = Any
+from numjax._src.typing import Array
 
 
 # Jitted as JAX's is: a non-array argument fails with jit's TypeError, and `axis` is static.

@@ -13,8 +13,7 @@ import numpy as np
 import numjax.numpy as jnp
 from numjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
 from numjax._src.tree_util import register_pytree_node
-
-Array = Any
+from numjax._src.typing import Array
 
 _METHODS = ("linear", "nearest")
 

@@ -21,14 +21,13 @@ from numjax._src.lax import linalg as lax_linalg
 from numjax._src.lax.hessenberg import hessenberg as _lax_hessenberg
 from numjax._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes_inexact
 from numjax._src.scipy.qdwh import qdwh
+from numjax._src.typing import Array
 
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "eigh_tridiagonal",
     "hessenberg", "hilbert", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "schur",
     "solve", "solve_triangular", "svd", "toeplitz",
 ]
-
-Array = Any
 
 
 def _inexact(*args: Any) -> list[Array]:

@@ -21,10 +21,9 @@ from numjax import lax
 from numjax import numpy as jnp  # complete by the time any function runs
 from numjax._src.numpy.util import promote_dtypes_inexact
 from numjax._src.scipy.linalg import schur, solve_triangular
+from numjax._src.typing import Array
 
 __all__ = ["expm", "expm_frechet", "funm", "rsf2csf", "sqrtm"]
-
-Array = Any
 
 
 # ---- expm ----------------------------------------------------------------------------------

@@ -19,8 +19,7 @@ from typing import Any
 import numjax.numpy as jnp
 from numjax._src.api.jit import jit
 from numjax._src.lax import lax
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _mirror(index: Array, size: int) -> Array:

@@ -15,8 +15,7 @@ import numjax.numpy as jnp
 from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
-
-Array = Any
+from numjax._src.typing import Array
 
 # Segment bounds of log_ndtr per dtype: (lower, upper). Below `lower` ndtr is ~0 relative to
 # double-precision SciPy; above `upper` log(ndtr(x)) rounds to 0 (both chosen conservatively).

@@ -17,10 +17,10 @@ import numpy as np
 from numjax import lax
 from numjax import numpy as jnp  # complete by the time any function runs
 from numjax._src.lax import linalg as lax_linalg
+from numjax._src.typing import Array
 
 __all__ = ["qdwh"]
 
-Array = Any
 
 # Above this weight c the Cholesky form of a step is ill-conditioned; use QR.
 _CHOLESKY_CUTOFF = 100.0

@@ -24,9 +24,8 @@ from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.manipulation import _concrete_or_error
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
+from numjax._src.typing import Array
 from numjax.lax import Precision
-
-Array = Any
 
 
 def _promote_dtypes_complex(*args: Array) -> list[Array]:

@@ -16,8 +16,7 @@ from typing import Any, NamedTuple
 import numjax.numpy as jnp
 from numjax._src.numpy.util import promote_dtypes_inexact
 from numjax._src.tree_util import register_pytree_node
-
-Array = Any
+from numjax._src.typing import Array
 
 _AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 

@@ -21,9 +21,7 @@ from numjax._src.lax import structural as st
 from numjax._src.lax.rules import FLOAT, elementwise_primitive, upcast_kernel
 from numjax._src.numpy.manipulation import _concrete_or_error
 from numjax._src.numpy.util import lax_const, promote_args_inexact
-
-Array = Any
-
+from numjax._src.typing import Array
 
 _const = lax_const  # JAX's lax._const typing (weak only for weak scalars)
 

@@ -11,8 +11,7 @@ from numjax._src.api.transformations import value_and_grad
 from numjax._src.control_flow.loops import while_loop
 from numjax._src.lax.dot import Precision
 from numjax._src.scipy.optimize.line_search import line_search
-
-Array = Any
+from numjax._src.typing import Array
 
 
 class BFGSResults(NamedTuple):

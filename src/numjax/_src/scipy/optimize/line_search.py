@@ -16,15 +16,14 @@ follow JAX 0.4.30 step for step, quirks included, because `minimize`'s iterates 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numjax.numpy as jnp
 from numjax._src.api.transformations import value_and_grad
 from numjax._src.control_flow.loops import while_loop
 from numjax._src.lax.dot import Precision
 from numjax._src.numpy.util import promote_dtypes_inexact
-
-Array = Any
+from numjax._src.typing import Array
 
 _ZOOM_MAXITER = 30  # JAX allows more than SciPy's 10: float32 needs them.
 

@@ -8,8 +8,7 @@ from typing import Any, NamedTuple
 import numjax.numpy as jnp
 from numjax._src.scipy.optimize.bfgs import minimize_bfgs
 from numjax._src.scipy.optimize.lbfgs import _minimize_lbfgs
-
-Array = Any
+from numjax._src.typing import Array
 
 
 class OptimizeResults(NamedTuple):

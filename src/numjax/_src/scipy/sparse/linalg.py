@@ -23,11 +23,11 @@ from numjax import numpy as jnp  # complete by the time any function runs
 from numjax._src import dtypes
 from numjax._src.lax import lax as lax_internal
 from numjax._src.scipy.linalg import solve, solve_triangular
+from numjax._src.typing import Array
 from numjax.tree_util import Partial, tree_leaves, tree_map, tree_structure
 
 __all__ = ["bicgstab", "cg", "gmres"]
 
-Array = Any
 PyTree = Any
 
 _HIGHEST = lax.Precision.HIGHEST

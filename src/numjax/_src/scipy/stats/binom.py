@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numjax.numpy as jnp
 from numjax._src.lax import lax
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import gammaln, xlog1py, xlogy
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def logpmf(k: Array, n: Array, p: Array, loc: Array = 0) -> Array:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numjax.numpy as jnp
 from numjax._src import dtypes
 from numjax._src.api.jit import jit
 from numjax._src.api.transformations import vmap
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_args_inexact
-
-Array = Any
+from numjax._src.typing import Array
 
 _NAN_POLICIES = ("propagate", "omit", "raise")
 

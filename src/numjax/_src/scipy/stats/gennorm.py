@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from numjax._src.lax import lax
 from numjax._src.numpy.util import promote_args_inexact
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def logpdf(x: Array, beta: Array) -> Array:

@@ -18,8 +18,7 @@ from numjax._src.random.keys import split
 from numjax._src.random.samplers import choice, multivariate_normal
 from numjax._src.scipy.ndtr import ndtr
 from numjax._src.tree_util import register_pytree_node_class
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _cho_factor(a: Array) -> Array:

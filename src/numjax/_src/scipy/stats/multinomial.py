@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numjax.numpy as jnp
 from numjax._src.lax import lax
 from numjax._src.numpy.util import promote_args_inexact, promote_args_numeric
 from numjax._src.scipy.special import gammaln, xlogy
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def logpmf(x: Array, n: Array, p: Array) -> Array:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 import numjax.numpy as jnp
 from numjax._src.lax import lax
 from numjax._src.lax import linalg as lax_linalg
 from numjax._src.numpy.util import promote_dtypes_inexact
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _whiten(chol: Array, diff: Array) -> Array:

@@ -10,8 +10,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.ndtr import log_ndtr, ndtr, ndtri
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _const(x: Array, value: Any) -> Array:

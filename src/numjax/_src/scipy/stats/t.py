@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from numjax._src.lax import lax
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numjax.numpy as jnp
 from numjax._src.lax import lax
 from numjax._src.nn.functions import logsumexp
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.ndtr import log_ndtr, ndtr
 from numjax._src.scipy.stats import norm
-
-Array = Any
+from numjax._src.typing import Array
 
 
 def _log_diff(x: Array, y: Array) -> Array:
