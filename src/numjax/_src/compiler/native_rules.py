@@ -24,8 +24,9 @@ def elementwise(expr: Expr, helper: str | None = None) -> Elementwise:
     return Elementwise(expr, helper)
 
 
-def _in_dtype(eqn: Any, i: int = 0) -> np.dtype:
-    return np.dtype(eqn.invars[i].aval.dtype)
+def _in_dtype(eqn: Any, i: int = 0) -> np.dtype[Any]:
+    dtype: np.dtype[Any] = np.dtype(eqn.invars[i].aval.dtype)
+    return dtype
 
 
 def _one(eqn: Any) -> str:

@@ -5,6 +5,7 @@ views and loop carries keep one numba type."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,9 +22,12 @@ from numjax._src.compiler.native import (
     rules,
 )
 
+Rule = Callable[[Emitter, Any, str, list[str], list[str]], None]
 
-def rule(*names: str) -> Any:
-    def register(fn: Any) -> Any:
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    """Register the decorated function as the native rule of the primitives `names`."""
+    def register(fn: Rule) -> Rule:
         for name in names:
             rules[name] = fn
         return fn

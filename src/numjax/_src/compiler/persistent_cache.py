@@ -297,11 +297,13 @@ def _resolve(ref: Sequence[str]) -> Any:
     return value
 
 
-def _dtype(name: str) -> np.dtype:
+def _dtype(name: str) -> np.dtype[Any]:
+    dtype: np.dtype[Any]
     try:
-        return np.dtype(name)
+        dtype = np.dtype(name)
     except TypeError:  # bfloat16 and the float8 types have no NumPy name
-        return np.dtype(getattr(ml_dtypes, name))
+        dtype = np.dtype(getattr(ml_dtypes, name))
+    return dtype
 
 
 class _Encoder:

@@ -115,7 +115,7 @@ def _line_of(code: Any, lasti: int) -> int | None:
     line = None
     for start, end, number in code.co_lines():
         if start <= lasti < end:
-            return number
+            return int(number) if number is not None else None
         line = number if start <= lasti else line
     return line
 

@@ -146,7 +146,7 @@ def oversized(avals: Any) -> int:
         itemsize = getattr(getattr(aval, "dtype", None), "itemsize", None)
         if shape is None or itemsize is None:  # not an array (a token, a key's extended type)
             continue
-        nbytes = math.prod(shape) * itemsize
+        nbytes = int(math.prod(shape)) * int(itemsize)
         if nbytes > limit:
             return nbytes
     return 0
