@@ -162,6 +162,18 @@ def test_transcendentals_within_tolerance(dtype: str, rtol: float) -> None:
 
 
 @needs_numba
+@pytest.mark.parametrize("dtype", ["uint64", "int64", "uint32", "int8"])
+def test_float_to_integer_conversion_saturates_like_the_numpy_tier(dtype: str) -> None:
+    """XLA's conversion (truncate, saturate at the bounds, NaN to 0), every branch typed as the
+    target: a uint64 bound beside int64 ones made numba compute in float64 (2**64 gave
+    94378680227424)."""
+    x = np.array([2.0**64, 1e30, np.inf, -np.inf, np.nan, 3.7, -2.5, 2.0**63, 1.0], np.float64)
+    with jax.experimental.enable_x64(True):
+        ref, got = _both(lambda v: lax.convert_element_type(v, np.dtype(dtype)), x)
+    _assert_same(ref, got)
+
+
+@needs_numba
 def test_float32_tanh_is_vectorizable_and_within_6_ulp() -> None:
     """Native float32 tanh is a rational function (arithmetic only, so loops vectorize):
     within 6 ulp of the NumPy tier's over [-10, 10] and its tails, exact at 0, -0, +-inf."""

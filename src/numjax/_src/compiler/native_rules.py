@@ -170,10 +170,13 @@ def _convert(ins: list[str], eqn: Any) -> str:
         return f"(1 if {x} else 0)"
     if src.kind == "f" and dst.kind in "iu":
         # XLA's conversion: truncation saturating at the bounds, NaN to 0.
+        # Every branch typed as the target (a bare uint64 bound beside int64 ones would
+        # unify to float64).
         info = np.iinfo(dst)
         lo, top = float(info.min), float(info.max) + 1.0
-        return (f"(0 if {x} != {x} else ({info.min} if {x} <= {lo!r} else "
-                f"({info.max} if {x} >= {top!r} else {cast(dst, x)})))")
+        zero, low, high = (cast(dst, str(v)) for v in (0, info.min, info.max))
+        return (f"({zero} if {x} != {x} else ({low} if {x} <= {lo!r} else "
+                f"({high} if {x} >= {top!r} else {cast(dst, x)})))")
     return x
 
 
