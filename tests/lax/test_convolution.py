@@ -449,8 +449,8 @@ def test_mid_size_products_run_blas_on_the_calling_thread() -> None:
     # dot_general runs on one thread.
     from numjax._src.core.avals import ShapedArray
     from numjax._src.lax.convolution import _conv_kernel_factory
-    from numjax._src.lax.dot import ONE_THREAD_MACS
     from numjax._src.runtime import blas
+    from numjax._src.runtime.blas import ONE_THREAD_MACS
 
     lhs, rhs = _rand((8, 16, 18, 18)), _rand((4, 16, 3, 3), seed=1)
     assert 1 << 18 <= 8 * 16 * 16 * (16 * 9) * 4 <= ONE_THREAD_MACS

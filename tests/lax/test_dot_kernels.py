@@ -51,8 +51,8 @@ def test_products_match_numpy_bit_for_bit(lhs_shape, rhs_shape, contract, refere
 def test_mid_size_products_run_blas_on_the_calling_thread(shapes):
     """Products OpenBLAS would thread but that are too small to gain from it run on one thread;
     the thread's own BLAS setting is put back after each one."""
-    from numjax._src.lax.dot import ONE_THREAD_MACS
     from numjax._src.runtime import blas
+    from numjax._src.runtime.blas import ONE_THREAD_MACS
 
     (m, k), (_, n) = shapes
     assert 1 << 18 <= m * k * n <= ONE_THREAD_MACS

@@ -269,7 +269,7 @@ def _compile(closed: ClosedJaxpr) -> Callable[..., Any] | None:
         dispatcher = _load(source)
         fn = _wrap(dispatcher, closed)
         # A native program's arrays are small (MAX_ELEMENTS): its BLAS products run on the
-        # calling thread alone (see lax/dot.py's ONE_THREAD_MACS).
+        # calling thread alone (see runtime/blas.py's ONE_THREAD_MACS).
         return blas.on_one_thread(fn) if "np.dot(" in source else fn
     except native.Unsupported as reason:
         logger.debug("no native lowering: %s", reason)

@@ -32,7 +32,7 @@ from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.lax import structural as st
-from numjax._src.lax.dot import ONE_THREAD_MACS, canonicalize_precision
+from numjax._src.lax.dot import canonicalize_precision
 from numjax._src.runtime import blas
 from numjax._src.typing import Array
 
@@ -336,11 +336,8 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
         out = out.reshape(out_n, *outs, o).transpose(out_perm)
         return out.astype(out_dtype, copy=False)
 
-    # Each group's product as dot_general's: from 2**18 multiply-adds OpenBLAS would thread
-    # it, which only pays from ONE_THREAD_MACS.
-    if 1 << 18 <= rows * taps * cg * og <= ONE_THREAD_MACS:
-        return blas.on_one_thread(kernel)
-    return kernel
+    # Each group's product on BLAS's threads as dot_general's.
+    return blas.for_product(kernel, rows * taps * cg * og)
 
 
 def _conv_kernel(lhs: Any, rhs: Any, **params: Any) -> Any:

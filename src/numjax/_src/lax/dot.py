@@ -262,12 +262,6 @@ class _ListsText(str):
 
 param_printers[dot_general_p] = _dot_general_params
 _SMALL_PRODUCT = 4096  # result elements up to which ndarray.dot's lower call cost wins
-# Products of up to this many multiply-adds run BLAS on the calling thread alone. OpenBLAS
-# threads a GEMM from 2**18 of them; below about ONE_THREAD_MACS the threads' start and
-# hand-back cost more than the split saves, and on a busy machine its spinning workers take
-# the cores from the caller (an Adam step of a 32-128-10 MLP, three such products: 21 ms of
-# CPU with threaded BLAS under load, 0.37 ms on one thread).
-ONE_THREAD_MACS = 1 << 21
 
 
 def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
@@ -297,10 +291,7 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
             kernel = lambda a, b: dot(a, b.T)
         else:
             kernel = dot
-        macs = out_size * lhs.shape[lc[0]]
-        if 1 << 18 <= macs <= ONE_THREAD_MACS:
-            return blas.on_one_thread(kernel)
-        return kernel
+        return blas.for_product(kernel, out_size * lhs.shape[lc[0]])
     return functools.partial(_dot_general_kernel, dimension_numbers=dimension_numbers,
                              precision=precision,
                              preferred_element_type=preferred_element_type)

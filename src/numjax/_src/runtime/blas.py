@@ -65,6 +65,22 @@ def limit_this_thread(devices_running: int) -> bool:
     return bool(setters)
 
 
+# OpenBLAS threads a GEMM from OPENBLAS_THREADS_MACS multiply-adds; up to ONE_THREAD_MACS the
+# threads' start and hand-back cost more than the split saves, and on a busy machine its
+# spinning workers take the cores from the caller (an Adam step of a 32-128-10 MLP, three
+# such products: 21 ms of CPU with threaded BLAS under load, 0.37 ms on one thread).
+OPENBLAS_THREADS_MACS = 1 << 18
+ONE_THREAD_MACS = 1 << 21
+
+
+def for_product(kernel: Any, macs: int) -> Any:
+    """`kernel`, a matrix product of `macs` multiply-adds, with BLAS on the calling thread
+    alone when OpenBLAS would thread it at a loss (`on_one_thread`)."""
+    if OPENBLAS_THREADS_MACS <= macs <= ONE_THREAD_MACS:
+        return on_one_thread(kernel)
+    return kernel
+
+
 def on_one_thread(fn: Any) -> Any:
     """`fn` with its BLAS calls made on the calling thread alone (the thread's settings put
     back after each call); `fn` itself where no BLAS has a per-thread setting."""
