@@ -1,4 +1,4 @@
-"""Timing and printing shared by the device benchmarks (pmap_bench.py, sharding_bench.py)."""
+"""Timing and printing shared by the benchmarks (jit_suite.py, pmap_bench.py, sharding_bench.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def row(name: str, numjax_s: float, base_name: str, base_s: float | None = None,
 
 
 def block(x: Any) -> Any:
-    """Wait for every Array leaf of `x`."""
+    """Wait for every Array leaf of `x` (other leaves are ready)."""
     for leaf in numjax.tree_util.tree_leaves(x):
-        leaf.block_until_ready()
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
     return x

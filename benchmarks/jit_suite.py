@@ -12,11 +12,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import timeit
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _report import best, block
+from _report import row as report_row
 
 import numjax
 import numjax.numpy as jnp
@@ -31,28 +32,10 @@ except ImportError:
     jax = None
 
 
-def best(fn: Callable[[], Any], number: int = 20, repeat: int = 5) -> float:
-    """Best seconds per call."""
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
-
-
 def row(name: str, numjax_s: float, numpy_s: float | None = None,
         jax_s: float | None = None, unit: str = "ms") -> None:
-    scale = {"us": 1e6, "ms": 1e3}[unit]
-    text = f"{name:44} numjax {numjax_s * scale:9.3f} {unit}"
-    if numpy_s is not None:
-        text += f" | numpy {numpy_s * scale:9.3f} {unit} ({numjax_s / numpy_s:5.2f}x)"
-    if jax_s is not None:
-        text += f" | jax {jax_s * scale:9.3f} {unit} (numjax/jax {numjax_s / jax_s:5.2f}x)"
-    print(text)
-
-
-def _block(x: Any) -> Any:
-    for leaf in numjax.tree_util.tree_leaves(x):
-        if hasattr(leaf, "block_until_ready"):
-            leaf.block_until_ready()
-    return x
+    """One line: numjax's time against NumPy's and JAX's when measured."""
+    report_row(name, numjax_s, "numpy", numpy_s, jax_s, unit)
 
 
 def dispatch() -> None:
@@ -104,7 +87,7 @@ def _rnn(lax_mod: Any, m: Any, h: Any, xs: Any, w: Any) -> Any:
 
 def _timed(fn: Callable[[], Any]) -> float:
     start = time.perf_counter()
-    _block(fn())
+    block(fn())
     return time.perf_counter() - start
 
 
@@ -128,7 +111,7 @@ def first_call() -> None:
         for _ in range(repeat):
             fn = make()
             start = time.perf_counter()
-            _block(fn(*args))
+            block(fn(*args))
             first = time.perf_counter() - start
             later = min(_timed(lambda fn=fn: fn(*args)) for _ in range(3))
             firsts.append(first)
@@ -210,7 +193,7 @@ def mlp_step() -> None:
 
     step = make_step(numjax, jnp)
     p = numjax.tree_util.tree_map(jnp.asarray, params)
-    t = best(lambda: _block(step(p, xb, yb)), 5, 3)
+    t = best(lambda: block(step(p, xb, yb)), 5, 3)
     tj = None
     if jax is not None:
         jstep = make_step(jax, jjnp)
@@ -263,7 +246,7 @@ def adam_step() -> None:
     for tier, mode in _tiers():
         with native_tier.native_mode(mode):
             run = _hot(loop(numjax, jnp))
-            t = best(lambda run=run: _block(run()), 20, 3)
+            t = best(lambda run=run: block(run()), 20, 3)
         row(f"Adam step, MLP 32-128-10 b256 ({tier})", t, None, tj)
 
 
@@ -312,7 +295,7 @@ def cnn_step() -> None:
 
     step = make_step(numjax, jnp, lax)
     p = numjax.tree_util.tree_map(jnp.asarray, params)
-    t = best(lambda: _block(step(p, xb, yb)), 5, 5)
+    t = best(lambda: block(step(p, xb, yb)), 5, 5)
     tj = None
     if jax is not None:
         jstep = make_step(jax, jjnp, jlax)
@@ -328,8 +311,8 @@ def _tiers() -> list[tuple[str, str]]:
 
 def _hot(f: Callable[[], Any]) -> Callable[[], Any]:
     """`f` after the calls that make it hot, once any native compile they started has ended."""
-    _block(f())
-    _block(f())
+    block(f())
+    block(f())
     native_tier.wait_idle(900)
     return f
 
@@ -433,7 +416,7 @@ def _cache_child(lib_name: str, case: str, what: str) -> None:
     if what == "aot":
         fn.lower(*args).compile()
     else:
-        _block(fn(*args))
+        block(fn(*args))
     print(time.perf_counter() - start)
 
 
