@@ -581,7 +581,6 @@ def _run_one_operation(primitive: trace_mod.Primitive, args: Sequence[Any],
         return fn(*args)
 
 
-eager.run_across_processes = _run_one_operation
 eager.set_split_apply(_run_one_operation)
 
 

@@ -128,11 +128,6 @@ for _state in (config.debug_nans, config.debug_infs):
     _note_debug_option(_state.value)
 
 
-# How an operation on an Array split across processes runs (no process holds its whole value):
-# set by `api/jit.py` to run it as a one-operation jitted program, per shard where it can.
-run_across_processes: Callable[[Primitive, Sequence[Any], dict[str, Any]], Any] | None = None
-
-
 def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str, Any],  # noqa: C901
                     check: bool = True) -> Any:
     """Run `primitive` on concrete values: Arrays, NumPy values or Python scalars."""
@@ -166,9 +161,12 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
         if type(x) is ArrayImpl:
             aval = x._aval
             if aval is None:  # committed or pending Arrays keep `_aval` unset (off hot paths)
-                if (run_across_processes is not None and not x.is_fully_addressable
-                        and not x.is_fully_replicated):
-                    return run_across_processes(primitive, args, params)
+                if _split_apply is not None and placement.split_across_devices(x):
+                    # JAX runs an eager operation as a jitted one: operands split across
+                    # devices (of this process or of several, whose whole value no process
+                    # holds) give a sharded jit of the primitive, their devices checked and
+                    # the split carried to the results.
+                    return _split_apply(primitive, args, params)
                 aval = x.aval
                 committed = committed or x._committed
                 bufs.append(stream.resolve(x._buf))
@@ -226,11 +224,6 @@ def _committed_apply(executable: EagerExecutable, bufs: list[Any], args: Sequenc
     """An operation on committed Arrays runs on their device and commits its results there,
     as in JAX: operands committed to different devices are an error, uncommitted ones on
     another device are copied (an implicit device-to-device transfer)."""
-    if _split_apply is not None and any(placement.split_across_devices(x) for x in args):
-        # JAX runs an eager operation as a jitted one: operands split across devices give a
-        # sharded jit of the primitive (their devices checked, the split carried to the
-        # results).
-        return _split_apply(primitive, args, params)
     device = placement.computation_device(
         args, lambda: [f"args[{i}]" for i in range(len(args))], primitive.name)
     if device is None:  # only arrays split across pmap's devices, which pin nothing
