@@ -5,13 +5,14 @@ every process must call each function, in the same order."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray
-from numjax._src.runtime import distributed
+from numjax._src.runtime import distributed, stream
 from numjax._src.runtime.array import ArrayImpl, sharded_array
 from numjax._src.runtime.mesh import Mesh
 from numjax._src.runtime.named_sharding import NamedSharding
@@ -67,7 +68,7 @@ def global_value(x: ArrayImpl) -> np.ndarray:
     """The whole value of an Array laid out across processes: each process's shards (one per
     distinct index), gathered from every process and put in place (every process calls it)."""
     comm = _comm()
-    mine = {repr(shard.index): (shard.index, np.asarray(shard.data._buf))
+    mine = {repr(shard.index): (shard.index, np.asarray(stream.resolve(shard.data._buf)))
             for shard in x.addressable_shards}
     out = np.empty(x.shape, x.dtype)
     everyone = [list(mine.values())] if comm is None else comm.allgather(list(mine.values()))
@@ -105,6 +106,22 @@ def _scale(shape: tuple[int, ...], sharding: NamedSharding, local: NamedSharding
     return tuple(out)
 
 
+def _array_blocks(x: ArrayImpl) -> tuple[dict[Any, Any], tuple[int, ...], np.dtype[Any]]:
+    """An Array's blocks on this process's devices, its shape and dtype."""
+    blocks = {s.device: np.asarray(stream.resolve(s.data._buf)) for s in x.addressable_shards}
+    return blocks, x.shape, x.dtype
+
+
+def _host_blocks(x: Any, indices_map: Callable[[tuple[int, ...]], dict[Any, Any]]
+                 ) -> tuple[dict[Any, Any], tuple[int, ...], np.dtype[Any]]:
+    """A host value (of its canonical dtype) cut into the blocks `indices_map` gives each
+    device, its shape and dtype."""
+    value = np.asarray(x)
+    value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
+    blocks = {d: value[index] for d, index in indices_map(value.shape).items()}
+    return blocks, value.shape, value.dtype
+
+
 def _on_devices(aval: ShapedArray, sharding: NamedSharding, blocks: dict[Any, Any]
                 ) -> ArrayImpl:
     """The Array laid out as `sharding` whose blocks on this process's devices are
@@ -134,14 +151,9 @@ def host_local_array_to_global_array(local_inputs: Any, global_mesh: Mesh,
         local = NamedSharding(global_mesh.local_mesh, spec)
         if type(x) is ArrayImpl and getattr(x, "_sharding", None) is not None \
                 and x.sharding.is_equivalent_to(local, x.ndim):
-            blocks = {s.device: np.asarray(s.data._buf) for s in x.addressable_shards}
-            value_shape, dtype = x.shape, x.dtype
+            blocks, value_shape, dtype = _array_blocks(x)
         else:
-            value = np.asarray(x)
-            value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
-            where = local.devices_indices_map(value.shape)
-            blocks = {d: value[index] for d, index in where.items()}
-            value_shape, dtype = value.shape, value.dtype
+            blocks, value_shape, dtype = _host_blocks(x, local.devices_indices_map)
         shape = _scale(value_shape, sharding, local, up=True)
         out.append(_on_devices(ShapedArray(shape, dtype), sharding, blocks))
     return tree_unflatten(tree, out)
@@ -165,14 +177,9 @@ def global_array_to_host_local_array(global_inputs: Any, global_mesh: Mesh,
                 raise NotImplementedError(
                     f"An Array laid out as {x.sharding} across processes was asked for as "
                     f"{sharding}: numjax does not reshard Arrays across processes.")
-            blocks = {s.device: np.asarray(s.data._buf) for s in x.addressable_shards}
-            shape, dtype = x.shape, x.dtype
+            blocks, shape, dtype = _array_blocks(x)
         else:  # a host value: every process holds all of it
-            value = np.asarray(x)
-            value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
-            blocks = {d: value[index]
-                      for d, index in sharding.addressable_devices_indices_map(value.shape).items()}
-            shape, dtype = value.shape, value.dtype
+            blocks, shape, dtype = _host_blocks(x, sharding.addressable_devices_indices_map)
         local_shape = _scale(shape, sharding, local, up=False)
         out.append(_on_devices(ShapedArray(local_shape, dtype), local, blocks))
     return tree_unflatten(tree, out)
