@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
@@ -332,3 +333,8 @@ linear_call_p.declare_undefined(
     "jvp", "Differentiation rule for 'linear_call' not implemented", NotImplementedError)
 linear_call_p.declare_undefined(
     "batch", "Batching rule for 'linear_call' not implemented", NotImplementedError)
+
+# Compiled code runs a custom function's own equations (its rules are for transformations,
+# which are done by then): the compiler inlines them like a nested jit, so they fuse with
+# the equations around them instead of running as a separate program per use.
+passes.call_primitives.update((custom_jvp_call_p, custom_vjp_call_p))
