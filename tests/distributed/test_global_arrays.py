@@ -217,3 +217,38 @@ def test_programs_that_need_other_blocks_run_on_gathered_values() -> None:
     np.testing.assert_array_equal(np.asarray(doubled), value * 2)
     h = jax.jit(lambda x: x * 3, out_shardings=NamedSharding(MESH2, P(None, None)))
     np.testing.assert_array_equal(np.asarray(h(x)), value * 3)
+
+
+# Layouts an Array across processes moves between: (from, to) on the 1-d and 2-d meshes.
+RESHARDS = [
+    (SPLIT, WHOLE),
+    (WHOLE, SPLIT),
+    (SPLIT, NamedSharding(MESH, P(None, "x"))),
+    (NamedSharding(MESH2, P("p", "d")), NamedSharding(MESH2, P("d", "p"))),
+    (NamedSharding(MESH2, P("p")), SPLIT),
+]
+
+
+@pytest.mark.parametrize("src,dst", RESHARDS)
+def test_reshards_across_processes(src: NamedSharding, dst: NamedSharding) -> None:
+    value = _global(2 * G, 2 * G, seed=13)
+    x = _split(value, src)
+    y = jax.device_put(x, dst)
+    assert y.sharding == dst and y.shape == value.shape
+    for s in y.addressable_shards:
+        np.testing.assert_array_equal(np.asarray(s.data), value[s.index])
+    np.testing.assert_array_equal(_whole(y), value)
+    np.testing.assert_array_equal(_whole(x), value)  # the source is unchanged
+    # Blocks are copies: donating the result leaves the source as it was.
+    jax.jit(lambda a: a + 1, donate_argnums=0)(y)
+    np.testing.assert_array_equal(_whole(x), value)
+
+
+def test_shard_map_and_host_local_views_reshard_their_arguments() -> None:
+    value = _global(G, 2 * G, seed=14)
+    x = _split(value, NamedSharding(MESH, P(None, "x")))  # split along columns
+    rows = shard_map(lambda b: b * 2, mesh=MESH, in_specs=P("x"), out_specs=P("x"))(x)
+    assert rows.sharding == SPLIT
+    np.testing.assert_array_equal(_whole(rows), value * 2)
+    part = mh.global_array_to_host_local_array(x, MESH, P("x"))
+    np.testing.assert_array_equal(np.asarray(part), value[L * R:L * (R + 1)])

@@ -19,7 +19,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval, shaped_abstractify
 from numjax._src.core.trace import Tracer
-from numjax._src.runtime import devices, placement, stream, transfer_guard
+from numjax._src.runtime import devices, multihost, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, sharded_array, split_buffer
 from numjax._src.runtime.named_sharding import TiledSharding, check_shape
 from numjax._src.runtime.sharding import PmapSharding, Sharding, SingleDeviceSharding
@@ -94,14 +94,13 @@ def _put(x: Any, device: Any) -> Any:
 
 def _put_across_processes(x: Any, sharding: Sharding) -> Any:
     """A sharding spanning several processes' devices: no process holds the whole value, so
-    only an Array already laid out so is accepted (JAX's error otherwise: such Arrays are made
-    with make_array_from_* or multihost_utils)."""
+    only an Array already laid out across processes is accepted, and resharded when its
+    layout differs (JAX's error otherwise: such Arrays are made with make_array_from_* or
+    multihost_utils)."""
     if isinstance(x, ArrayImpl) and not x.is_fully_addressable:
-        if x.sharding == sharding or x.sharding.is_equivalent_to(sharding, x.ndim):
+        if x.sharding == sharding:
             return x
-        raise NotImplementedError(
-            f"An Array laid out as {x.sharding} across processes was asked for as {sharding}: "
-            "numjax does not reshard Arrays across processes.")
+        return multihost.reshard(x, sharding)
     raise ValueError(
         "device_put's second argument must be a Device or a Sharding which represents "
         f"addressable devices, but got {sharding}. You are probably trying to use device_put "

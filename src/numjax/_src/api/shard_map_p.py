@@ -38,7 +38,7 @@ from numjax._src.interpreters.staging import StagingTrace, eval_jaxpr_keeping_so
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import parallel
 from numjax._src.lax import structural as st
-from numjax._src.runtime import distributed, spmd, stream
+from numjax._src.runtime import distributed, multihost, spmd, stream
 from numjax._src.runtime.array import ArrayImpl, sharded_array
 from numjax._src.runtime.mesh import Mesh, PartitionSpec
 from numjax._src.runtime.named_sharding import NamedSharding
@@ -226,15 +226,13 @@ class ShardMapExecutable:
         mine = slice(self.offset, self.offset + self.ranks)
         for x, names in zip(args, self.in_names, strict=True):
             sharding = getattr(x, "_sharding", None) if type(x) is ArrayImpl else None
-            if sharding is not None and sharding == _named_sharding(self.mesh, names, x.ndim):
+            wanted = _named_sharding(self.mesh, names, x.ndim) if sharding is not None else None
+            if sharding is not None and sharding != wanted and not x.is_fully_addressable:
+                # Laid out across processes some other way: moved to the program's layout.
+                x = multihost.reshard(x, wanted)
+                sharding = wanted
+            if sharding is not None and sharding == wanted:
                 per_arg.append(list(x._shard_buffers()[mine]))
-            elif type(x) is ArrayImpl and not x.is_fully_addressable:
-                raise NotImplementedError(
-                    f"An argument of shape {x.shape} spanning several processes is laid out "
-                    f"as {sharding}, but the program splits it as "
-                    f"{_named_sharding(self.mesh, names, x.ndim)}: numjax does not reshard "
-                    "Arrays across processes. Lay it out as the program reads it (for "
-                    "example with make_array_from_process_local_data and that sharding).")
             else:
                 per_arg.append(self.blocks(dispatch.buffer(x), names))
         outs = self.run([[p[r] for p in per_arg] for r in range(self.ranks)])

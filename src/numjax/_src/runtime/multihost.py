@@ -78,6 +78,21 @@ def global_value(x: ArrayImpl) -> np.ndarray:
     return out
 
 
+def reshard(x: ArrayImpl, sharding: Any) -> ArrayImpl:
+    """`x` (laid out across processes) laid out as `sharding` instead: every process gathers
+    the whole value (`global_value`) and keeps the blocks of its own devices, each its own copy
+    (a block may be donated later, so blocks never share memory). Every process calls it.
+    It moves the whole value through every process: correct for any two layouts, not minimal
+    traffic. An equivalent layout keeps `x`'s blocks, with no traffic."""
+    if x.sharding.is_equivalent_to(sharding, x.ndim):
+        blocks = _array_blocks(x)[0]
+    else:
+        value = global_value(x)
+        blocks = {d: np.array(value[index], copy=True)
+                  for d, index in sharding.addressable_devices_indices_map(x.shape).items()}
+    return sharded_array([blocks.get(d) for d in sharding._device_assignment], x.aval, sharding)
+
+
 def _specs(pspecs: Any, tree: Any) -> list[Any]:
     """The PartitionSpec of each leaf of `tree` (`pspecs`: a prefix of it, None a leaf)."""
     structure = tree_structure(pspecs, is_leaf=lambda x: x is None)
@@ -174,9 +189,7 @@ def global_array_to_host_local_array(global_inputs: Any, global_mesh: Mesh,
         local = NamedSharding(global_mesh.local_mesh, spec)
         if type(x) is ArrayImpl:
             if not x.sharding.is_equivalent_to(sharding, x.ndim):
-                raise NotImplementedError(
-                    f"An Array laid out as {x.sharding} across processes was asked for as "
-                    f"{sharding}: numjax does not reshard Arrays across processes.")
+                x = reshard(x, sharding)
             blocks, shape, dtype = _array_blocks(x)
         else:  # a host value: every process holds all of it
             blocks, shape, dtype = _host_blocks(x, sharding.addressable_devices_indices_map)
