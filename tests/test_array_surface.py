@@ -171,6 +171,35 @@ def test_buffer_pointer_and_removed_buffer_attributes():
         _ = x.device_buffers
 
 
+def test_copies_own_their_buffers_and_keep_the_layout():
+    # As in JAX 0.4.30: `jnp.array(x, copy=False)` is `x`'s buffer; `copy=True`, `jnp.copy`
+    # and `.copy()` give new buffers on the same devices, a pmap output's copy stays a
+    # PmapSharding Array with each shard copied on its device.
+    from numjax.test_util import cpu_devices
+    x = jax.device_put(jnp.arange(4.0), jax.devices()[0])
+    assert jnp.array(x, copy=False).unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+    for y in (jnp.array(x, copy=True), jnp.array(x), jnp.copy(x), x.copy()):
+        assert y.unsafe_buffer_pointer() != x.unsafe_buffer_pointer()
+        assert y.devices() == x.devices() and y.weak_type == x.weak_type
+        np.testing.assert_array_equal(y, x)
+        jax.jit(lambda a: a + 1, donate_argnums=0)(y)  # donating the copy leaves x alone
+        np.testing.assert_array_equal(x, np.arange(4.0))
+    assert jnp.copy(jnp.asarray(2.0)).weak_type
+    with cpu_devices(4):
+        out = jax.pmap(lambda v: v * 2)(jnp.arange(4.0))
+        twin = jnp.copy(out)
+        assert isinstance(twin.sharding, jax.sharding.PmapSharding)
+        assert twin.sharding == out.sharding
+        for a, b in zip(out.addressable_shards, twin.addressable_shards, strict=True):
+            assert (a.device, a.index) == (b.device, b.index)
+            assert a.data.unsafe_buffer_pointer() != b.data.unsafe_buffer_pointer()
+        np.testing.assert_array_equal(twin, [0.0, 2.0, 4.0, 6.0])
+    deleted = jnp.ones(2)
+    deleted.delete()
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[2\]."):
+        jnp.copy(deleted)
+
+
 NUMPY_ON_THE_LEFT = {
     # expression: (result dtype, weak type), as JAX 0.4.30 gives them
     "np.float32(0.5) * x": ("float32", False),

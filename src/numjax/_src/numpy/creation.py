@@ -16,8 +16,8 @@ from numjax._src.lax import lax
 from numjax._src.lax.structural import convert_element_type_p, guard_fill_transfer
 from numjax._src.numpy import extended
 from numjax._src.numpy.util import check_arraylike
-from numjax._src.runtime import host_memory, placement, transfer_guard
-from numjax._src.runtime.array import ArrayImpl, sharded_array
+from numjax._src.runtime import host_memory, transfer_guard
+from numjax._src.runtime.array import ArrayImpl, copied
 from numjax._src.typing import Array
 
 
@@ -73,14 +73,7 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
             out = convert_element_type_p.bind(object, new_dtype=aval.dtype,
                                               weak_type=aval.weak_type)
         if copy and out is object and isinstance(object, ArrayImpl):
-            if placement.split_across_devices(object):
-                # A copy of an Array split across devices is split the same way (as JAX's
-                # jitted copy gives it); buffers are immutable, so the shards are shared.
-                out = sharded_array(object._shard_buffers(), object.aval, object.sharding,
-                                    global_buf=object._buf)
-            else:
-                out = ArrayImpl(object._buf, object.weak_type)
-                out._aval = object._aval
+            out = copied(object)
     elif isinstance(object, extended.array_types):
         return extended.rule("array")(object, dtype, ndmin)
     elif hasattr(object, "__jax_array__"):

@@ -30,7 +30,7 @@ from numjax._src.runtime.sharding import (
     SingleDeviceSharding,
     is_addressable,
 )
-from numjax._src.runtime.stream import Deferred
+from numjax._src.runtime.stream import Deferred, resolve
 
 
 class DLDeviceType(enum.IntEnum):
@@ -495,6 +495,22 @@ def make_array(buf: Any, aval: ShapedArray) -> ArrayImpl:
     array._device = devices_mod.default_device() if _default_device_used else None
     array._committed = False
     return array
+
+
+def copied(x: ArrayImpl) -> ArrayImpl:
+    """A copy of `x` on buffers of its own (JAX's copy: a new `unsafe_buffer_pointer`), laid
+    out as `x` is: a sharded Array (pmap's too) sharded alike, each block copied where it is;
+    one device's Array on the same device, committed as `x` is."""
+    if type(x._buf) is _DeletedBuffer:
+        raise x._buf._error()
+    if getattr(x, "_sharding", None) is not None:
+        shards = [None if b is None else np.array(resolve(b), copy=True)
+                  for b in x._shard_buffers()]
+        return sharded_array(shards, x.aval, x.sharding)
+    out = ArrayImpl(np.array(resolve(x._buf), copy=True), x.weak_type, x._device,
+                    committed=x._committed)
+    out._aval = x._aval
+    return out
 
 
 def sharded_array(shards: Sequence[Any] | None, aval: ShapedArray, sharding: Sharding,
