@@ -137,6 +137,8 @@ SCALED_PRODUCTS = {
     "product_read_twice": (lambda x, g: (lambda y: (y * 0.5, y))(x.T @ g), False),
     "array_factor": (lambda x, g: (x.T @ g) * jnp.ones((16, 32), f32), False),
     "small_product": (lambda x, g: 0.5 * (x @ x.T), False),
+    # the division's rewrite (a multiplication by the reciprocal) is rewritten again
+    "divided_by_a_constant": (lambda x, g: (x.T @ g) / 4.0, True),
 }
 
 
@@ -150,6 +152,29 @@ def test_scaled_products_move_only_when_cheaper(name):
                     jax.tree_util.tree_leaves(jax.jit(fun)(x, g)), strict=True):
         assert e.shape == j.shape and e.dtype == j.dtype
         np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-5, atol=1e-6)
+
+
+def test_the_compiler_reads_what_a_primitive_declares():
+    # A primitive of the user's own: the passes know it only through its declared facts.
+    from numjax._src.compiler.cost import transcendental
+    from numjax._src.compiler.lowering import ufunc_lowering
+    from numjax._src.core.avals import ShapedArray
+    from numjax._src.core.trace import Primitive
+    copy_p = Primitive("my_copy")
+    copy_p.def_impl(np.copy)
+    copy_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
+    copy_p.def_lowering(ufunc_lowering(np.copy))
+    x = _rand(3)
+    f = jax.jit(lambda a: copy_p.bind(a) * 2)
+    assert "np.copy" in f.lower(x).as_text()
+    assert f.lower(x).cost_analysis()["flops"] == 6.0  # one per output element, twice
+    copy_p.is_identity = lambda params, aval: True
+    copy_p.cost = transcendental
+    f = jax.jit(lambda a: copy_p.bind(a) * 2)  # compiled anew (compiles are cached)
+    assert "np.copy" not in f.lower(x).as_text()
+    np.testing.assert_allclose(f(x), np.asarray(x) * 2)
+    cost = jax.jit(lambda a: copy_p.bind(a)).lower(x).cost_analysis()
+    assert cost["transcendentals"] == 3.0 and cost["flops"] == 0.0
 
 
 BROADCASTS = {

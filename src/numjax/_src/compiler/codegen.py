@@ -342,9 +342,7 @@ def _implicit_broadcasts(jaxpr: Jaxpr, live_out: set[Var],
     gives the same result), outside fused clusters and not returned."""
     candidates: dict[Var, int] = {}
     for i, eqn in enumerate(jaxpr.eqns):
-        if eqn.primitive.name == "broadcast_in_dim" and eqn.outvars[0] not in live_out and \
-                list(eqn.params["broadcast_dimensions"]) == sorted(
-                    eqn.params["broadcast_dimensions"]):
+        if eqn.outvars and eqn.outvars[0] not in live_out and fusion.sorted_broadcast(eqn):
             candidates[eqn.outvars[0]] = i
     if not candidates:
         return set()

@@ -19,10 +19,15 @@ def _size(aval: Any) -> float:
     return float(math.prod(aval.shape))
 
 
-# Elementwise primitives counted as transcendentals instead of flops (the operations XLA's cost
-# analysis counts so; exp2 lowers to an exponential).
-TRANSCENDENTAL = frozenset({"erf", "exp", "exp2", "log", "logistic", "pow", "sqrt", "cbrt",
-                            "rsqrt", "tanh", "sin", "cos", "expm1", "log1p", "atan2", "tan"})
+# Cost rules a primitive's module declares as its `Primitive.cost`: (flops, transcendentals).
+def transcendental(in_avals: Any, out_avals: Any, params: Any) -> tuple[float, float]:
+    """An elementwise operation XLA's cost analysis counts as transcendental (exp, log, ...)."""
+    return 0.0, sum(_size(a) for a in out_avals)
+
+
+def per_input_element(in_avals: Any, out_avals: Any, params: Any) -> tuple[float, float]:
+    """A reduction: one flop per element of its operand."""
+    return _size(in_avals[0]), 0.0
 
 
 def _jaxpr_cost(jaxpr: Jaxpr) -> tuple[float, float, float]:
@@ -38,15 +43,11 @@ def _jaxpr_cost(jaxpr: Jaxpr) -> tuple[float, float, float]:
         in_avals = [a.aval for a in eqn.invars]
         out_avals = [v.aval for v in eqn.outvars]
         bytes_accessed += sum(_nbytes(a) for a in in_avals) + sum(_nbytes(a) for a in out_avals)
-        name = eqn.primitive.name
-        if name == "dot_general":
-            (lc, _), _ = eqn.params["dimension_numbers"]
-            contracted = float(math.prod(in_avals[0].shape[d] for d in lc))
-            flops += 2.0 * _size(out_avals[0]) * contracted
-        elif name.startswith("reduce_"):
-            flops += _size(in_avals[0])
-        elif name in TRANSCENDENTAL:
-            transcendentals += sum(_size(a) for a in out_avals)
+        rule = eqn.primitive.cost
+        if rule is not None:
+            f, t = rule(in_avals, out_avals, eqn.params)
+            flops += f
+            transcendentals += t
         elif eqn.primitive.lowering is not None:
             flops += sum(_size(a) for a in out_avals)
     return flops, transcendentals, bytes_accessed

@@ -49,16 +49,6 @@ _FUSABLE_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
     np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128))
 
-# Primitives whose kernel is not a plain ufunc but which are one when every operand's dtype
-# kind is among the listed ones (lax.div truncates integers and divides complex64 as XLA does;
-# complex abs/exp/exp2/max/min/atan2/acosh follow XLA, not NumPy).
-_UFUNCS_FOR_KINDS: dict[str, tuple[Any, str]] = {
-    "div": (np.true_divide, "f"), "rem": (np.fmod, "f"), "max": (np.maximum, "biuf"),
-    "min": (np.minimum, "biuf"), "atan2": (np.arctan2, "f"), "acosh": (np.arccosh, "f"),
-    "abs": (np.absolute, "iuf"), "exp": (np.exp, "f"), "exp2": (np.exp2, "f"),
-}
-
-
 def fusable_ufunc(eqn: JaxprEqn) -> Any:
     """The np.ufunc computing `eqn` elementwise, or None."""
     if eqn.params or eqn.primitive.multiple_results or eqn.effects:
@@ -71,14 +61,22 @@ def fusable_ufunc(eqn: JaxprEqn) -> Any:
         return None
     if isinstance(lowering.ufunc, np.ufunc):
         return lowering.ufunc
-    special = _UFUNCS_FOR_KINDS.get(eqn.primitive.name)
+    special = lowering.fusable_as
     if special is not None and all(a.aval.dtype.kind in special[1] for a in eqn.invars):
         return special[0]
     return None
 
 
-_REDUCERS: dict[str, Any] = {"reduce_sum": np.add, "reduce_max": np.maximum,
-                             "reduce_min": np.minimum}
+def _reducer(eqn: JaxprEqn) -> Any:
+    """The ufunc whose `reduce` computes `eqn` (a reduction), or None."""
+    return eqn.primitive.reduce_ufunc
+
+
+def sorted_broadcast(eqn: JaxprEqn) -> bool:
+    """Whether `eqn` is a broadcast keeping its operand's dimensions in order: a view of the
+    operand with size-1 axes inserted, which NumPy's broadcasting expands."""
+    dims = eqn.primitive.broadcast_dimensions
+    return dims is not None and list(dims(eqn.params)) == sorted(dims(eqn.params))
 
 
 @dataclass
@@ -102,28 +100,27 @@ def _row_shape_ok(shape: tuple[int, ...], full: tuple[int, ...]) -> bool:
 def _member(eqn: JaxprEqn, shape: tuple[int, ...] | None, defined: set[Var]
             ) -> tuple[Any, tuple[int, ...]] | None:
     """(ufunc or marker, cluster shape) if `eqn` can join a cluster of `shape`."""
-    name = eqn.primitive.name
-    if name in _REDUCERS and len(eqn.invars) == 1 and not eqn.effects:
+    reducer = _reducer(eqn)
+    if reducer is not None and len(eqn.invars) == 1 and not eqn.effects:
         x = eqn.invars[0]
         axes = eqn.params["axes"]
         # A float16 sum accumulates in float32 (its kernel's rule), which a ufunc reduce of
         # row blocks does not.
         if (isinstance(x, Var) and x.aval.ndim >= 2 and 0 not in axes
                 and x.aval.dtype in _FUSABLE_DTYPES and eqn.outvars[0].aval.shape
-                and not (name == "reduce_sum" and x.aval.dtype == np.float16)
+                and not (reducer is np.add and x.aval.dtype == np.float16)
                 and (shape is None or x.aval.shape == shape)):
-            return _REDUCERS[name], x.aval.shape
+            return reducer, x.aval.shape
         return None
     if not eqn.outvars:  # a host callback without results
         return None
     out_shape = eqn.outvars[0].aval.shape
     if shape is not None and out_shape != shape or not out_shape:
         return None
-    if name == "broadcast_in_dim":
+    if eqn.primitive.broadcast_dimensions is not None:
         x = eqn.invars[0]
         if isinstance(x, Var) and x.aval.dtype in _FUSABLE_DTYPES and x.aval.ndim and \
-                list(eqn.params["broadcast_dimensions"]) == sorted(
-                    eqn.params["broadcast_dimensions"]):
+                sorted_broadcast(eqn):
             return "broadcast", out_shape
         return None
     ufunc = fusable_ufunc(eqn)
@@ -146,7 +143,7 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
     # without two such equations have none, and skip the search.
     large = 0
     for e in eqns:
-        values = e.invars if e.primitive.name in _REDUCERS else e.outvars
+        values = e.invars if _reducer(e) is not None else e.outvars
         if any(isinstance(v, Var) and v.aval.shape and math.prod(v.aval.shape) >= min_size
                for v in values):
             large += 1
@@ -176,7 +173,7 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
                 break
             ufunc, shape = member
             ufuncs.append(ufunc)
-            if eqn.primitive.name in _REDUCERS:
+            if _reducer(eqn) is not None:
                 reduced.update(eqn.outvars)
             defined.update(eqn.outvars)
             i += 1
@@ -201,7 +198,7 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
 
             cluster.outputs = [v for e in cluster.eqns for v in e.outvars
                                if not isinstance(v, DropVar) and later(v)]
-            if all(e.primitive.name != "broadcast_in_dim" or not later(e.outvars[0])
+            if all(e.primitive.broadcast_dimensions is None or not later(e.outvars[0])
                    for e in cluster.eqns):
                 found.append((start, i, cluster))
             else:
@@ -266,7 +263,7 @@ def emit_cluster(cluster: Cluster, index: int, name: Callable[[Any], str],
     scratch: dict[Var, str] = {}
     for k, (eqn, ufunc) in enumerate(zip(cluster.eqns, cluster.ufuncs, strict=True)):
         v = eqn.outvars[0]
-        if ufunc != "broadcast" and eqn.primitive.name not in _REDUCERS and v not in out_set:
+        if ufunc != "broadcast" and _reducer(eqn) is None and v not in out_set:
             scratch[v] = f"s{k}"
             rest = cluster.shape[1:]
             dtype = global_(v.aval.dtype, "dtype")
@@ -291,12 +288,14 @@ def emit_cluster(cluster: Cluster, index: int, name: Callable[[Any], str],
             # A view with size-1 axes: NumPy's broadcasting expands it inside each ufunc.
             x = eqn.invars[0]
             expanded = [1] * len(cluster.shape)
-            for src, dst in enumerate(eqn.params["broadcast_dimensions"]):
+            dims = eqn.primitive.broadcast_dimensions
+            assert dims is not None
+            for src, dst in enumerate(dims(eqn.params)):
                 expanded[dst] = x.aval.shape[src]
             view = f"{name(x)}.reshape({tuple(expanded)!r})"
             local[v] = f"{view}[b:e]" if expanded[0] == rows and rows != 1 else view
             continue
-        if eqn.primitive.name in _REDUCERS:
+        if _reducer(eqn) is not None:
             axes = eqn.params["axes"]
             reducer = global_(ufunc, ufunc.__name__)
             body.append(f"        {reducer}.reduce({args[0]}, axis={tuple(axes)!r}, "

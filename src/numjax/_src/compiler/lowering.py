@@ -14,10 +14,16 @@ from typing import Any
 
 
 class Ufunc:
-    __slots__ = ("ufunc",)
+    """`ufunc`: the kernel (a NumPy ufunc, or a function of arrays applied elementwise).
+    `fusable_as`: for a kernel that is not a plain ufunc, (a ufunc, dtype kinds): it computes
+    the same values when every operand's dtype kind is among the kinds (lax.div truncates
+    integers but is `np.true_divide` on floats), so the compiler may fuse it there."""
 
-    def __init__(self, ufunc: Any) -> None:
+    __slots__ = ("ufunc", "fusable_as")
+
+    def __init__(self, ufunc: Any, fusable_as: tuple[Any, str] | None = None) -> None:
         self.ufunc = ufunc
+        self.fusable_as = fusable_as
 
     def __repr__(self) -> str:
         return f"Ufunc({getattr(self.ufunc, '__name__', self.ufunc)})"

@@ -3,7 +3,6 @@ the compiler's algebraic rewrites, common-subexpression and dead-code eliminatio
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -87,11 +86,6 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     return ClosedJaxpr(jaxpr.replace(constvars=constvars, eqns=kept), consts)
 
 
-def run_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Inline nested calls, simplify identities, fold constants, apply the compiler's
-    algebraic rewrites, share common subexpressions, drop dead code."""
-    return dce(cse(scale_dot_operands(rewrite(fold_constants(fold_transposed_dots(simplify(
-        inline_calls(closed))))))))
 
 
 # Producer-aware rewrites (XLA's algebraic simplifier's rules that change results, such as
@@ -103,13 +97,20 @@ def run_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
 class Producer:
     """`producer(atom)`: the equation defining an atom (None for inputs, constants and
     literals); `producer.is_constant(atom)`: whether it is known at compile time (a literal or
-    one of the program's constants)."""
+    one of the program's constants); `producer.uses(var)`: how many times the program as
+    written reads it (its equations and outputs; a rule that takes over a value's only reader
+    leaves its producer dead, for dead-code elimination to drop)."""
 
-    __slots__ = ("_producers", "_constvars")
+    __slots__ = ("_producers", "_constvars", "_uses")
 
-    def __init__(self, producers: dict[Var, JaxprEqn], constvars: set[Var]) -> None:
+    def __init__(self, producers: dict[Var, JaxprEqn], constvars: set[Var],
+                 uses: dict[Var, int]) -> None:
         self._producers = producers
         self._constvars = constvars
+        self._uses = uses
+
+    def uses(self, a: Any) -> int:
+        return self._uses.get(a, 0) if isinstance(a, Var) else 0
 
     def __call__(self, a: Any) -> JaxprEqn | None:
         return self._producers.get(a) if isinstance(a, Var) else None
@@ -119,6 +120,8 @@ class Producer:
 
 
 rewrite_rules: dict[Any, Callable[[JaxprEqn, Producer], Any]] = {}
+# How many times the equations a rule returns are rewritten again, at most.
+_MAX_REWRITE_DEPTH = 4
 
 
 def rewrite(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -134,29 +137,34 @@ def _rewrite_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     renames: dict[Var, Any] = {}
     eqns: list[JaxprEqn] = []
     changed = False
-    producer = Producer(producers, set(jaxpr.constvars))
+    producer = Producer(producers, set(jaxpr.constvars), _use_counts(jaxpr))
+
+    def emit(eqn: JaxprEqn, depth: int) -> bool:
+        """Append `eqn`, or what its rule replaces it by: the replacements go through the
+        rules too (a division by a constant becomes a multiplication, which a product's rule
+        may then take), to a bounded depth. Returns whether anything was rewritten."""
+        eqn = _renamed(eqn, renames)
+        rule = rewrite_rules.get(eqn.primitive)
+        result = None if rule is None or eqn.effects or depth > _MAX_REWRITE_DEPTH else rule(
+            eqn, producer)
+        if result is None:
+            eqns.append(eqn)
+            for v in eqn.outvars:
+                producers[v] = eqn
+            return False
+        if isinstance(result, list):
+            for e in result:
+                emit(e, depth + 1)
+        else:
+            renames[eqn.outvars[0]] = result
+        return True
 
     for eqn in jaxpr.eqns:
-        eqn = _renamed(eqn, renames)
         params = _rewrite_params(eqn.params)
         if params is not None:
             eqn = eqn.replace(params=params)
             changed = True
-        rule = rewrite_rules.get(eqn.primitive)
-        result = None if rule is None or eqn.effects else rule(eqn, producer)
-        if result is None:
-            replacement = [eqn]
-        elif isinstance(result, list):
-            replacement = result
-            changed = True
-        else:
-            renames[eqn.outvars[0]] = result
-            changed = True
-            continue
-        for e in replacement:
-            eqns.append(e)
-            for v in e.outvars:
-                producers[v] = e
+        changed = emit(eqn, 0) or changed
     if not changed:
         return jaxpr
     return jaxpr.replace(eqns=eqns, outvars=[_sub(a, renames) for a in jaxpr.outvars])
@@ -192,16 +200,6 @@ def new_eqn(primitive: Any, invars: list[Any], aval: Any,
                     params or {})
 
 
-def _swapping_permutation(dot: JaxprEqn) -> tuple[int, ...]:
-    """The permutation that turns `dot`'s output (batch, lhs free, rhs free) into
-    (batch, rhs free, lhs free)."""
-    (lc, _), (lb, _) = dot.params["dimension_numbers"]
-    nb = len(lb)
-    nl = len(dot.invars[0].aval.shape) - len(lc) - nb
-    nr = len(dot.outvars[0].aval.shape) - nb - nl
-    return (*range(nb), *range(nb + nl, nb + nl + nr), *range(nb, nb + nl))
-
-
 def _use_counts(jaxpr: Jaxpr) -> dict[Var, int]:
     uses: dict[Var, int] = {}
     for eqn in jaxpr.eqns:
@@ -212,94 +210,6 @@ def _use_counts(jaxpr: Jaxpr) -> dict[Var, int]:
         if isinstance(a, Var):
             uses[a] = uses.get(a, 0) + 1
     return uses
-
-
-def _product_factor(eqn: JaxprEqn, eqns: list[JaxprEqn], position: dict[Var, int]
-                    ) -> tuple[int, Var, int] | None:
-    """(which of `eqn`'s two operands is a product, that operand, the position of the
-    dot_general defining it)."""
-    for k, a in enumerate(eqn.invars):
-        j = position.get(a) if isinstance(a, Var) else None
-        if j is not None and isinstance(a, Var) and eqns[j].primitive.name == "dot_general":
-            return k, a, j
-    return None
-
-
-def scale_dot_operands(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """`s * dot_general(a, b)`, `s` a scalar, becomes `dot_general(s * a, b)` (or `s * b`,
-    whichever operand is smaller) when the product has at least twice that operand's elements
-    and the multiplication is its only reader. A gradient step `w - lr * (x.T @ g)` then scales
-    the batch-sized operand instead of the weight-sized product: a quarter of the work for a
-    1024x1024 weight at batch 256. Results differ from the unmoved product by rounding."""
-    jaxpr = closed.jaxpr
-    uses = _use_counts(jaxpr)
-    position = {v: i for i, e in enumerate(jaxpr.eqns) for v in e.outvars}
-    eqns: list[Any] = list(jaxpr.eqns)
-    changed = False
-    for i, eqn in enumerate(jaxpr.eqns):
-        if eqn.primitive.name != "mul" or eqn.effects or len(eqn.invars) != 2:
-            continue
-        found = _product_factor(eqn, jaxpr.eqns, position)
-        if found is None:
-            continue
-        k, product, j = found
-        scale = eqn.invars[1 - k]
-        dot = jaxpr.eqns[j]
-        out = dot.outvars[0].aval
-        if (scale.aval.shape != () or uses[product] != 1 or eqns[j] is not dot
-                or (isinstance(scale, Var) and position.get(scale, -1) > j)
-                or out.dtype.kind not in "fc" or eqn.outvars[0].aval.dtype != out.dtype
-                or any(o.aval.dtype != out.dtype or o.aval.weak_type for o in dot.invars)):
-            continue
-        sizes = [math.prod(o.aval.shape) for o in dot.invars]
-        m = 0 if sizes[0] <= sizes[1] else 1
-        if 2 * sizes[m] > math.prod(out.shape):
-            continue
-        scaled = Var(dot.invars[m].aval)
-        factors = [scale, dot.invars[m]] if k == 1 else [dot.invars[m], scale]
-        operands = list(dot.invars)
-        operands[m] = scaled
-        eqns[j] = [eqn.replace(invars=factors, outvars=[scaled]),
-                   dot.replace(invars=operands, outvars=eqn.outvars)]
-        eqns[i] = None
-        changed = True
-    if not changed:
-        return closed
-    flat = [x for e in eqns if e is not None for x in (e if isinstance(e, list) else [e])]
-    return ClosedJaxpr(jaxpr.replace(eqns=flat), closed.consts)
-
-
-def fold_transposed_dots(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """`transpose(dot_general(a, b))` that swaps the two operands' free dimensions becomes
-    `dot_general(b, a)`, when the transpose is the product's only reader. Reverse-mode
-    products (a weight's gradient) come out in this form; computed directly, the result is
-    contiguous rather than a transposed view that every later elementwise step walks with
-    strides (the way a compiler assigns the product its consumer's layout)."""
-    jaxpr = closed.jaxpr
-    uses = _use_counts(jaxpr)
-    producer = {e.outvars[0]: i for i, e in enumerate(jaxpr.eqns)
-                if e.primitive.name == "dot_general"}
-    eqns = list(jaxpr.eqns)
-    changed = False
-    for i, eqn in enumerate(eqns):
-        if eqn.primitive.name != "transpose" or not isinstance(eqn.invars[0], Var):
-            continue
-        j = producer.get(eqn.invars[0])
-        if j is None or uses[eqn.invars[0]] != 1:
-            continue
-        dot = eqns[j]
-        perm = tuple(eqn.params["permutation"])
-        if perm != _swapping_permutation(dot) or perm == tuple(range(len(perm))):
-            continue
-        (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
-        params = {**dot.params, "dimension_numbers": ((rc, lc), (rb, lb))}
-        eqns[j] = dot.replace(invars=dot.invars[::-1], outvars=eqn.outvars, params=params)
-        eqns[i] = None  # type: ignore[call-overload]
-        changed = True
-    if not changed:
-        return closed
-    return ClosedJaxpr(jaxpr.replace(eqns=[e for e in eqns if e is not None]), closed.consts)
-
 
 
 def _params_key(params: dict[str, Any]) -> Any:
@@ -349,21 +259,15 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
     return ClosedJaxpr(closed.jaxpr.replace(eqns=eqns, outvars=outvars), closed.consts)
 
 
-# Equations that compute their input unchanged, given their params and input aval.
 def _is_identity(eqn: JaxprEqn) -> bool:
-    name = eqn.primitive.name
-    if len(eqn.invars) != 1 or len(eqn.outvars) != 1:
+    """Whether `eqn` computes its one input unchanged (its primitive's `is_identity` fact)."""
+    rule = eqn.primitive.is_identity
+    if rule is None or len(eqn.invars) != 1 or len(eqn.outvars) != 1:
         return False
     in_aval, out_aval = eqn.invars[0].aval, eqn.outvars[0].aval
     if in_aval.shape != out_aval.shape or in_aval.dtype != out_aval.dtype:
         return False
-    if name == "reshape":
-        return eqn.params["dimensions"] is None
-    if name in ("broadcast_in_dim", "squeeze", "convert_element_type"):
-        return True
-    if name == "transpose":
-        return tuple(eqn.params["permutation"]) == tuple(range(len(in_aval.shape)))
-    return False
+    return rule(eqn.params, in_aval)
 
 
 def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -440,3 +344,15 @@ _MISSING: Any = object()
 def _host(value: Any) -> Any:
     buf = getattr(value, "_buf", None)
     return buf if buf is not None else value
+
+
+# The compiler's passes, in order: inline nested calls, simplify identities, fold constants,
+# apply the primitives' rewrite rules, share common subexpressions, drop dead code.
+PASSES: tuple[Callable[[ClosedJaxpr], ClosedJaxpr], ...] = (
+    inline_calls, simplify, fold_constants, rewrite, cse, dce)
+
+
+def run_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
+    for compiler_pass in PASSES:
+        closed = compiler_pass(closed)
+    return closed

@@ -60,6 +60,20 @@ class Primitive:
     # Params that only transformations read, never compiled code (a custom_jvp_call's jvp
     # rule): the persistent compilation cache leaves them out of its keys.
     uncompiled_params: frozenset[str] = frozenset()
+    # Facts the compiler reads (it never asks for a primitive by its name), declared by the
+    # module defining the primitive:
+    # - `reduce_ufunc`: a reduction over `params["axes"]` that is this ufunc's `reduce`;
+    reduce_ufunc: Any = None
+    # - `broadcast_dimensions(params)`: a broadcast, the output dimension of each operand
+    #   dimension (in order, it is a view of the operand with size-1 axes inserted);
+    broadcast_dimensions: Callable[[dict[str, Any]], Sequence[int]] | None = None
+    # - `is_identity(params, in_aval)`: whether an equation whose output has its operand's
+    #   shape and dtype returns the operand unchanged;
+    is_identity: Callable[[dict[str, Any], Any], bool] | None = None
+    # - `cost(in_avals, out_avals, params) -> (flops, transcendentals)` for cost analysis
+    #   (None: one flop per output element when the primitive has a lowering, else none).
+    cost: Callable[[Sequence[Any], Sequence[Any], dict[str, Any]], tuple[float, float]] | None \
+        = None
 
     def __init__(self, name: str) -> None:
         self.name = name

@@ -11,13 +11,15 @@ from typing import Any, Union
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler import passes
 from numjax._src.compiler.lowering import fresh_results
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.jaxpr import param_printers
+from numjax._src.core.jaxpr import JaxprEqn, Var, param_printers
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
+from numjax._src.lax import elementwise as ew
 from numjax._src.lax import structural as st
 from numjax._src.runtime import blas
 from numjax._src.typing import Array
@@ -303,6 +305,82 @@ dot_general_p.def_impl(_dot_general_kernel)
 dot_general_p.def_jvp(_dot_general_jvp)
 dot_general_p.def_transpose(_dot_general_transpose)
 dot_general_p.def_batch(_dot_general_batch)
+
+
+def _dot_general_cost(in_avals: Sequence[Any], out_avals: Sequence[Any],
+                      params: dict[str, Any]) -> tuple[float, float]:
+    """Two flops (a multiply and an add) per output element per contracted element."""
+    (lc, _), _ = params["dimension_numbers"]
+    contracted = math.prod(in_avals[0].shape[d] for d in lc)
+    return 2.0 * math.prod(out_avals[0].shape) * contracted, 0.0
+
+
+dot_general_p.cost = _dot_general_cost
+
+
+# ---- the compiler's rewrites of products ---------------------------------------------------
+
+def _swapping_permutation(dot: JaxprEqn) -> tuple[int, ...]:
+    """The permutation that turns `dot`'s output (batch, lhs free, rhs free) into
+    (batch, rhs free, lhs free)."""
+    (lc, _), (lb, _) = dot.params["dimension_numbers"]
+    nb = len(lb)
+    nl = len(dot.invars[0].aval.shape) - len(lc) - nb
+    nr = len(dot.outvars[0].aval.shape) - nb - nl
+    return (*range(nb), *range(nb + nl, nb + nl + nr), *range(nb, nb + nl))
+
+
+def _transposed_product(eqn: JaxprEqn, producer: passes.Producer) -> Any:
+    """`transpose(dot_general(a, b))` that swaps the two operands' free dimensions becomes
+    `dot_general(b, a)`, when the transpose is the product's only reader. Reverse-mode
+    products (a weight's gradient) come out in this form; computed directly, the result is
+    contiguous rather than a transposed view that every later elementwise step walks with
+    strides (the way a compiler assigns the product its consumer's layout)."""
+    x = eqn.invars[0]
+    dot = producer(x)
+    if dot is None or dot.primitive is not dot_general_p or producer.uses(x) != 1:
+        return None
+    perm = tuple(eqn.params["permutation"])
+    if perm != _swapping_permutation(dot) or perm == tuple(range(len(perm))):
+        return None
+    (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
+    params = {**dot.params, "dimension_numbers": ((rc, lc), (rb, lb))}
+    return [dot.replace(invars=dot.invars[::-1], outvars=eqn.outvars, params=params)]
+
+
+def _scaled_product(eqn: JaxprEqn, producer: passes.Producer) -> Any:
+    """`s * dot_general(a, b)`, `s` a scalar, becomes `dot_general(s * a, b)` (or `s * b`,
+    whichever operand is smaller) when the product has at least twice that operand's elements
+    and the multiplication is its only reader. A gradient step `w - lr * (x.T @ g)` then scales
+    the batch-sized operand instead of the weight-sized product: a quarter of the work for a
+    1024x1024 weight at batch 256. Results differ from the unmoved product by rounding."""
+    products = [k for k, a in enumerate(eqn.invars)
+                if getattr(producer(a), "primitive", None) is dot_general_p]
+    if len(eqn.invars) != 2 or not products:
+        return None
+    k = products[0]
+    product, scale = eqn.invars[k], eqn.invars[1 - k]
+    dot = producer(product)
+    assert dot is not None
+    out = dot.outvars[0].aval
+    if (scale.aval.shape != () or producer.uses(product) != 1
+            or out.dtype.kind not in "fc" or eqn.outvars[0].aval.dtype != out.dtype
+            or any(o.aval.dtype != out.dtype or o.aval.weak_type for o in dot.invars)):
+        return None
+    sizes = [math.prod(o.aval.shape) for o in dot.invars]
+    m = 0 if sizes[0] <= sizes[1] else 1
+    if 2 * sizes[m] > math.prod(out.shape):
+        return None
+    scaled = Var(dot.invars[m].aval)
+    factors = [scale, dot.invars[m]] if k == 1 else [dot.invars[m], scale]
+    operands = list(dot.invars)
+    operands[m] = scaled
+    return [eqn.replace(invars=factors, outvars=[scaled]),
+            dot.replace(invars=operands, outvars=eqn.outvars)]
+
+
+passes.rewrite_rules[st.transpose_p] = _transposed_product
+passes.rewrite_rules[ew.mul_p] = _scaled_product
 
 
 class Precision(enum.Enum):

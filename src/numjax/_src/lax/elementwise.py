@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler import passes
+from numjax._src.compiler import cost, passes
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import Literal
@@ -318,6 +318,20 @@ sqrt_p = unary("sqrt", np.sqrt, FLOAT_OR_COMPLEX)
 rsqrt_p = unary("rsqrt", _rsqrt, FLOAT_OR_COMPLEX)
 cbrt_p = unary("cbrt", np.cbrt, FLOAT)
 square_p = unary("square", np.square, NUMERIC)
+
+# Kernels that are not plain ufuncs, but are the given ufunc when every operand's dtype kind
+# is among the listed ones (lax.div truncates integers and divides complex64 as XLA does;
+# complex abs/exp/exp2/max/min/atan2/acosh follow XLA, not NumPy): fusable there.
+for _p, _ufunc, _kinds in [
+        (div_p, np.true_divide, "f"), (rem_p, np.fmod, "f"), (max_p, np.maximum, "biuf"),
+        (min_p, np.minimum, "biuf"), (atan2_p, np.arctan2, "f"), (acosh_p, np.arccosh, "f"),
+        (abs_p, np.absolute, "iuf"), (exp_p, np.exp, "f"), (exp2_p, np.exp2, "f")]:
+    _p.lowering.fusable_as = (_ufunc, _kinds)
+
+# XLA's cost analysis counts these as transcendentals, not flops.
+for _p in (exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p, logistic_p, sin_p, cos_p, tan_p,
+           sqrt_p, rsqrt_p, cbrt_p, pow_p, atan2_p):
+    _p.cost = cost.transcendental
 
 # ---- comparisons and logic -----------------------------------------------------------------
 

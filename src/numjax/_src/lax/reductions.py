@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler import cost
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
@@ -58,6 +59,7 @@ def _reduction(name: str, kernel: Callable[..., Any], accepted: Sequence[type],
         p.def_impl(kernel)
     p.def_abstract_eval(_reduce_abstract_eval(name, accepted))
     p.def_batch(_reduce_batch(p))
+    p.cost = cost.per_input_element
     return p
 
 
@@ -115,6 +117,10 @@ reduce_min_p = _reduction("reduce_min", _min_kernel, ANY)
 reduce_and_p = _reduction("reduce_and", _and_kernel, INT_OR_BOOL)
 reduce_or_p = _reduction("reduce_or", _or_kernel, INT_OR_BOOL)
 reduce_xor_p = _reduction("reduce_xor", _xor_kernel, INT_OR_BOOL)
+# Their kernels are these ufuncs' reduce: the compiler fuses them over row blocks.
+reduce_sum_p.reduce_ufunc = np.add
+reduce_max_p.reduce_ufunc = np.maximum
+reduce_min_p.reduce_ufunc = np.minimum
 
 
 def _reduce_sum_transpose(ct: Any, x: Any, *, axes: Axes) -> list[Any]:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler import cost
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
@@ -367,6 +368,7 @@ def _special_binary(name: str, kernel: Callable[..., Any]) -> Primitive:
 erf_p = _special_unary("erf", "erf")
 erfc_p = _special_unary("erfc", "erfc")
 erf_inv_p = _special_unary("erf_inv", "erfinv")
+erf_p.cost = cost.transcendental  # as XLA's cost analysis counts it
 
 
 def _lgamma_kernel(x: Any) -> Any:

@@ -121,6 +121,7 @@ convert_element_type_p.def_jvp(_convert_jvp)
 convert_element_type_p.def_transpose(_convert_transpose)
 convert_element_type_p.def_batch(batching.vectorized_batch(convert_element_type_p))
 convert_element_type_p.def_lowering(ufunc_lowering(_convert_kernel))
+convert_element_type_p.is_identity = lambda params, aval: True  # same dtype: a no-op
 staging.const_fold_primitives.add(convert_element_type_p)
 
 
@@ -277,6 +278,8 @@ broadcast_results[broadcast_in_dim_p] = _broadcast_in_dim_owning
 ad.linear_jvp(broadcast_in_dim_p)
 broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
 broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
+broadcast_in_dim_p.is_identity = lambda params, aval: True  # same shape: a no-op
+broadcast_in_dim_p.broadcast_dimensions = lambda params: params["broadcast_dimensions"]
 
 
 def broadcast_in_dim(operand: Array, shape: Sequence[int],
@@ -451,6 +454,7 @@ def _reshape_kernel_factory(in_avals: Any, *, new_sizes: Shape, dimensions: Shap
 ad.linear_jvp(reshape_p)
 reshape_p.def_transpose(_reshape_transpose)
 reshape_p.def_batch(_reshape_batch)
+reshape_p.is_identity = lambda params, aval: params["dimensions"] is None
 
 
 def reshape(operand: Array, new_sizes: Sequence[int],
@@ -518,6 +522,7 @@ def _squeeze_kernel_factory(in_avals: Any, *, dimensions: Shape) -> Any:
 ad.linear_jvp(squeeze_p)
 squeeze_p.def_transpose(_squeeze_transpose)
 squeeze_p.def_batch(_squeeze_batch)
+squeeze_p.is_identity = lambda params, aval: True  # same shape: nothing squeezed
 
 
 def _canonical_axis(axis: Any, ndim: int) -> int:
@@ -584,6 +589,8 @@ transpose_p.def_impl(_transpose_kernel)
 ad.linear_jvp(transpose_p)
 transpose_p.def_transpose(_transpose_transpose)
 transpose_p.def_batch(_transpose_batch)
+transpose_p.is_identity = lambda params, aval: tuple(params["permutation"]) == tuple(
+    range(aval.ndim))
 
 
 def transpose(operand: Array, permutation: Sequence[int]) -> Array:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler import cost
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import Primitive, operand_aval
@@ -212,6 +213,7 @@ def _monoid_primitive(which: str) -> Primitive:
         return p.bind(batching.moveaxis(x, d, 0), **_window_batch_params(params)), 0
 
     p.def_batch(batch)
+    p.cost = cost.per_input_element
     return p
 
 
@@ -433,6 +435,7 @@ reduce_window_min_p.def_jvp(_chooser_jvp(reduce_window_min_p, ew.le_p))
 
 reduce_window_p = Primitive("reduce_window")
 reduce_window_p.multiple_results = True
+reduce_window_p.cost = cost.per_input_element
 
 
 def _reduce_window_kernel(*args: Any, jaxpr: ClosedJaxpr, **params: Any) -> list[Any]:
