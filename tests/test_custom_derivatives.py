@@ -406,3 +406,27 @@ def test_linear_transpose_of_custom_functions():
             "not implemented")):
         jax.linear_transpose(cv, 1.)(1.)
     assert float(jax.grad(cv)(1.)) == 3.0
+
+
+def test_compiled_code_inlines_custom_functions_and_keeps_their_rules():
+    # Under jit a custom function's own equations run inline (fused with their neighbours);
+    # transformations still use its rules.
+    @jax.custom_jvp
+    def clipped(x):
+        return jnp.minimum(x, 1.0)
+
+    clipped.defjvp(lambda primals, tangents: (clipped(*primals), 3.0 * tangents[0]))
+
+    @jax.custom_vjp
+    def doubled(x):
+        return 2.0 * x
+
+    doubled.defvjp(lambda x: (2.0 * x, None), lambda _, g: (5.0 * g,))
+    f = jax.jit(lambda x: clipped(x) * 2 + doubled(x) + jax.nn.relu(x))
+    x = jnp.array([-1.0, 0.5, 2.0])
+    text = f.lower(x).as_text()
+    assert "custom_jvp_call" not in text and "custom_vjp_call" not in text, text
+    assert "np.minimum" in text and "np.maximum" in text, text
+    np.testing.assert_allclose(f(x), [-4.0, 2.5, 8.0])
+    grad = jax.jit(jax.grad(lambda x: f(x).sum()))(x)
+    np.testing.assert_allclose(grad, [11.0, 12.0, 12.0])  # 3*2 + 5 + relu'(x)
