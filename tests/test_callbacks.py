@@ -500,15 +500,18 @@ def test_callbacks_see_operand_avals(capsys: pytest.CaptureFixture[str]) -> None
                                        "Array(1., dtype=float32, weak_type=True)\n")
 
 
+@pytest.mark.parametrize("ordered", [False, True])
 @pytest.mark.parametrize("jitted", [False, True])
-def test_print_in_a_batched_while_cond_runs_once_per_iteration(
-        jitted: bool, capsys: pytest.CaptureFixture[str]) -> None:
-    """JAX 0.4.30 carries a batched predicate with the loop: the condition runs once before
-    the loop and once per iteration on the body's new values (finished examples included),
-    printing each example's value."""
+def test_print_in_a_batched_while_cond_runs_twice_per_iteration(
+        jitted: bool, ordered: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    """JAX 0.4.30 with a batched predicate: the loop's condition runs on the carry as it
+    stands, and the body runs it again to keep finished examples' carry, so each iteration
+    prints every example's value twice and never a value past an example's end. (With
+    `ordered=True`, JAX 0.4.30 instead prints 0 1 1 2 ... 5 5 6 and returns [5, 6], a wrong
+    result: docs/differences.md.)"""
     def f(x: Any) -> Any:
         def cond(x: Any) -> Any:
-            numjax.debug.print("x: {x}", x=x, ordered=True)
+            numjax.debug.print("x: {x}", x=x, ordered=ordered)
             return x < 5
         return lax.while_loop(cond, lambda x: x + 1, x)
 
@@ -517,4 +520,5 @@ def test_print_in_a_batched_while_cond_runs_once_per_iteration(
     numjax.effects_barrier()
     np.testing.assert_array_equal(np.asarray(out), [5, 5])
     printed = capsys.readouterr().out.split("\n")
-    assert printed[:-1] == [f"x: {v}" for v in (0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6)]
+    want = [v for k in range(5) for v in (k, k + 1, k, k + 1)] + [5, 5]
+    assert printed[:-1] == [f"x: {v}" for v in want]

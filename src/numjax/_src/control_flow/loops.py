@@ -201,16 +201,15 @@ def _while_batch(values: Sequence[Any], dims: Sequence[Any], *, cond_jaxpr: Clos
         outs = while_p.bind(*cconsts, *bconsts, *init, cond_jaxpr=cond, body_jaxpr=body,
                             cond_nconsts=nc, body_nconsts=nb)
         return outs, [0 if b else None for b in carry_b]
-    # A batched predicate, carried with the values (as JAX does, so the predicate runs once
-    # before the loop and once per iteration, on the body's new values): loop while any
-    # example continues; finished examples keep their carry (the body's result is selected
-    # away for them) and stay finished.
-    (pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *cconsts, *init)
-    any_cond = _any_predicate(cond.out_avals[0], body.out_avals)
+    # A batched predicate (as JAX batches it): loop while any example's predicate holds; the
+    # body evaluates the predicate again and keeps the carry of the examples that are done, so
+    # the condition runs twice per iteration on the carry as it stands, never on values a
+    # finished example would not have.
+    any_cond = _any_predicate(cond)
     select_body = _select_body(cond, body, nc, nb)
-    outs = while_p.bind(*cconsts, *bconsts, pred, *init, cond_jaxpr=any_cond,
-                        body_jaxpr=select_body, cond_nconsts=0, body_nconsts=nc + nb)
-    return outs[1:], [0] * (len(outs) - 1)
+    outs = while_p.bind(*cconsts, *cconsts, *bconsts, *init, cond_jaxpr=any_cond,
+                        body_jaxpr=select_body, cond_nconsts=nc, body_nconsts=nc + nb)
+    return outs, [0] * len(outs)
 
 
 def _batched_outputs(closed: ClosedJaxpr, in_batched: Sequence[bool]) -> list[bool]:
@@ -223,26 +222,25 @@ def _batched_outputs(closed: ClosedJaxpr, in_batched: Sequence[bool]) -> list[bo
     return [not isinstance(o, Literal) and o in batched_vars for o in closed.jaxpr.outvars]
 
 
-def _any_predicate(pred_aval: Any, carry_avals: Sequence[Any]) -> ClosedJaxpr:
-    """The loop's condition on (predicate, carry...): whether any example continues."""
-    def fun(pred: Any, *carry: Any) -> list[Any]:
+def _any_predicate(cond: ClosedJaxpr) -> ClosedJaxpr:
+    """The loop's condition on (cond consts, carry...): whether any example continues."""
+    def fun(*args: Any) -> list[Any]:
+        (pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *args)
         return [lax.reduce_or(pred, (0,))]
 
-    return jaxpr_transforms.trace_closed(fun, [pred_aval, *carry_avals])
+    return jaxpr_transforms.trace_closed(fun, cond.in_avals)
 
 
 def _select_body(cond: ClosedJaxpr, body: ClosedJaxpr, nc: int, nb: int) -> ClosedJaxpr:
-    """(cond consts, body consts, predicate, carry...) -> (predicate, carry...): the body on
-    every example, kept where the predicate holds, and the predicate of the new values."""
-    in_avals = [*cond.in_avals[:nc], *body.in_avals[:nb], cond.out_avals[0],
-                *body.in_avals[nb:]]
+    """(cond consts, body consts, carry...) -> carry: the body on every example, kept where
+    the predicate of the carry holds."""
+    in_avals = [*cond.in_avals[:nc], *body.in_avals]
 
     def fun(*args: Any) -> list[Any]:
-        cconsts, bconsts = args[:nc], args[nc:nc + nb]
-        pred, carry = args[nc + nb], args[nc + nb + 1:]
+        cconsts, bconsts, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
+        (pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *cconsts, *carry)
         new = eval_jaxpr(body.jaxpr, body.consts, *bconsts, *carry)
-        (new_pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *cconsts, *new)
-        outs = [lax.bitwise_and(pred, new_pred)]
+        outs = []
         for old, upd in zip(carry, new, strict=True):
             which = lax.broadcast_in_dim(pred, get_aval(upd).shape, (0,))
             outs.append(lax.select(which, upd, old))
