@@ -76,6 +76,36 @@ OPS: dict[str, Any] = {
     "tile": lambda jnp, lax, x: jnp.tile(x, (2, 1)),
     "repeat0": lambda jnp, lax, x: jnp.repeat(x, 2, axis=0),
     "const_out": lambda jnp, lax, x: jnp.ones((8, 8)) + 0 * x.sum(),
+    "squeeze_expand": lambda jnp, lax, x: jnp.squeeze(x[:, None, :], 1),
+    "one_hot": lambda jnp, lax, x: (x[:, :, None] == jnp.arange(3.0)).astype(jnp.float32),
+    "linspace_add": lambda jnp, lax, x: x + jnp.linspace(0, 1, 8)[:, None],
+    "select_T": lambda jnp, lax, x: jnp.where(x.T > 2, x, x.T),
+    "clip": lambda jnp, lax, x: jnp.clip(x, 1.0, 3.0),
+    "stop_gradient": lambda jnp, lax, x: lax.stop_gradient(x) * 2.0,
+    "centered": lambda jnp, lax, x: x - x.mean(),
+    "logsumexp1": lambda jnp, lax, x: jnp.log(jnp.sum(jnp.exp(x), 1)),
+    "norm1": lambda jnp, lax, x: jnp.linalg.norm(x, axis=1),
+    "tril_sum": lambda jnp, lax, x: jnp.tril(x).sum(1),
+    "cumprod1": lambda jnp, lax, x: jnp.cumprod(x / 4, axis=1),
+    "argsort0": lambda jnp, lax, x: jnp.argsort(x, axis=0),
+    "top_k": lambda jnp, lax, x: lax.top_k(x, 3)[0],
+    "reduce_window": lambda jnp, lax, x: lax.reduce_window(x, 0.0, lax.add, (2, 1), (2, 1),
+                                                           "VALID"),
+    "conv_same": lambda jnp, lax, x: lax.conv_general_dilated(
+        x[:, None, :], jnp.ones((2, 1, 3)), (1,), "SAME"),
+    "conv_valid": lambda jnp, lax, x: lax.conv_general_dilated(
+        x[:, None, :], jnp.ones((2, 1, 3)), (1,), "VALID"),
+    "conv_nwc": lambda jnp, lax, x: lax.conv_general_dilated(
+        x[:, :, None], jnp.ones((3, 1, 4)), (1,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")),
+    # control flow
+    "fori": lambda jnp, lax, x: lax.fori_loop(0, 3, lambda i, c: c * 2.0, x),
+    "while": lambda jnp, lax, x: lax.while_loop(lambda c: c[0, 0] < 10, lambda c: c + 1.0, x),
+    "scan_rows": lambda jnp, lax, x: lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(8), x)[1],
+    "scan_carry": lambda jnp, lax, x: lax.scan(lambda c, r: (c + r, None), x,
+                                               jnp.arange(3.0))[0],
+    "cond": lambda jnp, lax, x: lax.cond(True, lambda v: v * 2.0, lambda v: v - 1.0, x),
+    "cond_traced": lambda jnp, lax, x: lax.cond(x[0, 0] > 0, lambda v: v * 2.0,
+                                                lambda v: v - 1.0, x),
 }
 
 LAYOUTS: list[tuple[tuple[int, ...], tuple[str, ...], tuple[Any, ...]]] = [

@@ -5,24 +5,28 @@ primitive, as JAX 0.4.30's partitioner propagates shardings through the program.
 This decides layouts only, never how a program runs (`sharded_jit` does that): an operation
 that needs other devices' blocks (a cumsum or sort along the split, a product contracting it)
 still keeps its operand's layout here, as it does in JAX, whose partitioner moves the data
-rather than the layout. The rules, each recorded against JAX in tests/test_sharding.py:
+rather than the layout. The rules, checked against JAX in tests/test_sharding_propagation.py:
 
 - elementwise operations and concatenate: the first operand's split, then each dimension
   another operand splits along a mesh axis not yet used;
 - operations giving a value laid out like their operand (cumulative reductions, scatters,
-  dynamic_update_slice, pad, slices with unit strides, dynamic slices at constant places):
-  the operand's split; a strided slice loses the split of the strided dimensions, a dynamic
-  slice that of the dimensions it cuts at places computed by the program; a sort of a value
-  split along more than one dimension is whole;
+  dynamic_update_slice, pad, window reductions, slices with unit strides, dynamic slices at
+  constant places): the operand's split; a strided slice loses the split of the strided
+  dimensions, a dynamic slice that of the dimensions it cuts at places computed by the
+  program; a sort of a value split along more than one dimension is whole;
 - broadcast_in_dim, transpose, squeeze, reductions: the split carried to the dimensions
   they map to, reduced and squeezed dimensions dropped;
 - dot_general: batch dimensions split as either operand's, then the free dimensions of the
   left and of the right operand; contracted dimensions drop out;
 - gather: the operand's split on the dimensions taken whole, the indices' on the others;
+- conv_general_dilated: batch and spatial dimensions as the input's, output features as the
+  kernel's;
 - reshape: a dimension's split carried to the leading dimensions it becomes when it is the
   leading part of its group (see `_reshape`);
-- calls: their body's; with_sharding_constraint: its sharding; shard_map: its out_specs;
-  anything else (constants, control flow, linear algebra): whole.
+- calls: their body's; cond: its branches' where they agree; while and scan: the state as
+  it enters, less what an iteration changes (a scan's xs and ys without their scanned
+  leading dimension; xs split along it are whole); with_sharding_constraint: its sharding;
+  shard_map: its out_specs; anything else (constants, linear algebra, FFTs): whole.
 
 An output whose split does not divide its shape is laid out whole (`output_names`), as jit
 lays out JAX's outputs.
@@ -170,6 +174,25 @@ def _dot_general(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
     return [out]
 
 
+def _conv(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+    """The batch and spatial dimensions split as the input's (each device's window reaching
+    into its neighbours' blocks), the output features as the kernel's."""
+    if eqn.params["feature_group_count"] != 1 or eqn.params["batch_group_count"] != 1:
+        return [{}]
+    lhs_spec, rhs_spec, out_spec = eqn.params["dimension_numbers"]
+    lhs, rhs = ins
+    sources = [(lhs, lhs_spec[0]), (rhs, rhs_spec[0])]
+    sources += [(lhs, d) for d in lhs_spec[2:]]
+    out: Split = {}
+    used: set[Hashable] = set()
+    for out_d, (split, d) in zip(out_spec, sources, strict=True):
+        axes = split.get(d)
+        if axes and not used.intersection(axes):
+            out[out_d] = axes
+            used.update(axes)
+    return [out]
+
+
 def _gather(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
     dnums = eqn.params["dimension_numbers"]
     slice_sizes = eqn.params["slice_sizes"]
@@ -261,6 +284,51 @@ def _call(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
     return _eval(inner, [], ins, mesh)
 
 
+def _closed(closed: ClosedJaxpr, ins: list[Split], mesh: Mesh) -> list[Split]:
+    return _eval(closed.jaxpr, [{}] * len(closed.consts), ins, mesh)
+
+
+def _loop_state(body: Callable[[list[Split]], list[Split]], init: list[Split]) -> list[Split]:
+    """A loop's state laid out as it enters, less what an iteration does not keep (JAX's
+    partitioner gives the state one layout throughout)."""
+    state = init
+    for _ in range(len(init) + 1):
+        out = body(state)
+        kept = [{d: axes for d, axes in s.items() if o.get(d) == axes}
+                for s, o in zip(state, out, strict=True)]
+        if kept == state:
+            break
+        state = kept
+    return state
+
+
+def _cond(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+    """A branch's results, where every branch lays them out alike (else whole)."""
+    outs = [_closed(b, ins[1:], mesh) for b in eqn.params["branches"]]
+    return [s if all(o[i] == s for o in outs) else {} for i, s in enumerate(outs[0])]
+
+
+def _while(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+    consts = ins[eqn.params["cond_nconsts"]:][:eqn.params["body_nconsts"]]
+    carry = ins[eqn.params["cond_nconsts"] + eqn.params["body_nconsts"]:]
+    body = eqn.params["body_jaxpr"]
+    return _loop_state(lambda c: _closed(body, [*consts, *c], mesh), carry)
+
+
+def _scan(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+    """Carries as a loop's state; each iteration reads the xs without their leading
+    (scanned) dimension and writes the ys with one in front, unsplit."""
+    n_consts, n_carry = eqn.params["num_consts"], eqn.params["num_carry"]
+    consts, carry = ins[:n_consts], ins[n_consts:n_consts + n_carry]
+    # xs split along the scanned dimension are gathered whole first (as JAX's partitioner).
+    xs = [{} if 0 in s else {d - 1: axes for d, axes in s.items()}
+          for s in ins[n_consts + n_carry:]]
+    body = eqn.params["jaxpr"]
+    state = _loop_state(lambda c: _closed(body, [*consts, *c, *xs], mesh)[:n_carry], carry)
+    ys = _closed(body, [*consts, *state, *xs], mesh)[n_carry:]
+    return [*state, *({d + 1: axes for d, axes in y.items()} for y in ys)]
+
+
 _CALL_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
 _CALLS = {"pjit", "closed_call", "custom_jvp_call", "custom_vjp_call", "checkpoint"}
 
@@ -272,18 +340,23 @@ _RULES: dict[str, Rule] = {
     "slice": _slice,
     "dot_general": _dot_general,
     "gather": _gather,
+    "conv_general_dilated": _conv,
     "sort": _sort,
     "sharding_constraint": _constraint,
     "shard_map": _shard_map,
     **{name: _elementwise for name in ("add_any", "select_n", "clamp", "concatenate")},
     **{name: _like_operand for name in (
         "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "rev", "pad", "scatter",
-        "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "dynamic_update_slice")},
+        "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "dynamic_update_slice",
+        "reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_min")},
     "dynamic_slice": _dynamic_slice,
     **{name: _reduction for name in (
         "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or",
         "reduce_xor", "argmax", "argmin")},
     **{name: _call for name in _CALLS},
+    "cond": _cond,
+    "while": _while,
+    "scan": _scan,
 }
 
 
