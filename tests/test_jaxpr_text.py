@@ -29,6 +29,12 @@ PROGRAMS = {
     "jvp_tanh": (lambda x, t: jax.jvp(jnp.tanh, (x,), (t,)), [np.ones(3, f32), np.ones(3, f32)]),
     "vmap_dot": (jax.vmap(lambda x, y: jnp.dot(x, y)), [np.ones((4, 3), f32)] * 2),
     "exp_sub": (lambda x, y: jnp.exp(x - y), [np.ones(2, f32), np.ones(2, f32)]),
+    # einsum's operands swapped where that gives the result's order without a transpose
+    "einsum_batch_outer": (lambda x, y: jnp.einsum("bi,bj->bij", x, y),
+                           [np.ones((2, 3), f32), np.ones((2, 4), f32)]),
+    "einsum_rowdot": (lambda x, y: jnp.einsum("bi,bi->b", x, y), [np.ones((2, 3), f32)] * 2),
+    "einsum_matmul_t": (lambda x, y: jnp.einsum("ij,kj->ki", x, y),
+                        [np.ones((2, 3), f32), np.ones((4, 3), f32)]),
 }
 
 

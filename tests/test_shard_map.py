@@ -210,6 +210,30 @@ def test_grad_through_shard_map_matches_one_device(ndev: int) -> None:
     check_grads(sharded, (w, x), order=1, modes=("rev", "fwd"), atol=2e-2, rtol=2e-2)
 
 
+def test_grad_through_shard_map_on_a_2d_mesh() -> None:
+    """A matmul split along its contraction over 'y' and its rows over 'x' (psum over 'y',
+    rows gathered along 'x'): gradients in both modes against finite differences and one
+    device's, eager and jitted."""
+    with cpu_devices(4):
+        mesh = Mesh(np.array(jax.devices()).reshape(2, 2), ("x", "y"))
+        w = _rng(8).standard_normal((4, 3)).astype(np.float32) / 2
+        x = _rng(9).standard_normal((4, 4)).astype(np.float32) / 2
+
+        def loss(w: Any, x: Any) -> Any:
+            return jnp.sum(jnp.sin(x @ w) ** 2)
+
+        def block(w: Any, x: Any) -> Any:
+            return lax.psum(jnp.sum(jnp.sin(lax.psum(x @ w, "y")) ** 2), "x")
+
+        sharded = shard_map(block, mesh, in_specs=(P("y"), P("x", "y")), out_specs=P())
+        for argnum in (0, 1):
+            want = jax.grad(loss, argnum)(w, x)
+            for g in (jax.grad(sharded, argnum), jax.jit(jax.grad(sharded, argnum))):
+                np.testing.assert_allclose(np.asarray(g(w, x)), np.asarray(want), rtol=1e-5,
+                                           atol=1e-6)
+        check_grads(sharded, (w, x), order=1, modes=("rev", "fwd"), atol=2e-2, rtol=2e-2)
+
+
 def test_grad_of_replicated_output_and_argument() -> None:
     """An output every device holds once and an argument every device reads: the
     cotangent is shared among the devices and summed back (JAX 0.4.30: d/dw of

@@ -46,7 +46,7 @@ from numjax._src.core.trace import Tracer, eval_trace
 from numjax._src.dtypes import canonicalize_dtype
 from numjax._src.interpreters import partial_eval
 from numjax._src.interpreters.staging import eval_jaxpr_keeping_sources, trace_to_jaxpr
-from numjax._src.lax import parallel
+from numjax._src.lax import dynamic_slicing, parallel, structural
 from numjax._src.runtime import placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
@@ -562,6 +562,14 @@ def _run_one_operation(primitive: trace_mod.Primitive, args: Sequence[Any],
     operation: its arguments' devices are checked with jit's errors, and it runs per shard
     where it can, else on the gathered values, its results laid out by the sharded jit's
     rules (`sharded_jit`)."""
+    if primitive is structural.slice_p and params.get("strides") is None:
+        # JAX runs an eager slice as a dynamic_slice at places passed in when it runs (one
+        # compiled program for every place), so a split dimension it cuts is gathered whole.
+        starts = params["start_indices"]
+        sizes = tuple(b - a for a, b in zip(starts, params["limit_indices"], strict=True))
+        return _run_one_operation(dynamic_slicing.dynamic_slice_p,
+                                  [args[0], *(np.int32(s) for s in starts)],
+                                  {"slice_sizes": sizes})
     try:
         key: Any = (primitive, tuple(sorted(params.items())))
         fn = _one_operation.get(key)

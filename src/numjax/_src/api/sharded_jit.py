@@ -17,9 +17,10 @@ A jitted call whose arguments are split across devices (NamedSharding Arrays, or
   effect, a nested pmap or shard_map, arguments on different meshes) runs the original
   program on the assembled values on the calling thread, as an unsharded jit does.
 
-Either way the outputs are laid out as `out_shardings` asks, else as the split propagated
-(SPMD), a `with_sharding_constraint` on the output, a shard_map's `out_specs`, or the
-argument an output is; otherwise whole on every device of the mesh.
+Either way the outputs are laid out as `out_shardings` asks, else as a
+`with_sharding_constraint` on the output, a shard_map's `out_specs`, or the argument an
+output is; otherwise as JAX's partitioner lays them out (`sharding_propagation`), which
+need not be how the devices' programs leave them: the shards are views of the whole value.
 `Compiled.as_text()` starts with a line naming the way chosen.
 """
 
@@ -29,6 +30,7 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
+from numjax._src.api import sharding_propagation
 from numjax._src.api.positional_layout import common_layout
 from numjax._src.api.shard_map import prefix_error
 from numjax._src.api.shard_map_p import (
@@ -182,10 +184,13 @@ def _spmd_plan(closed: ClosedJaxpr, mesh: Mesh, in_names: list[AxisNames],
         *xs, jaxpr=body, mesh=mesh, in_names=tuple(in_names), out_names=tuple(out_names),
         check_rep=False, rewrite=False, auto=frozenset()), list(closed.in_avals))
     hints = _layout_hints(closed)
+    # Laid out as JAX's partitioner lays them out, which need not be the split each device's
+    # program leaves them in (the shards are views of the whole output either way).
+    laid_out = sharding_propagation.output_names(closed, in_names, mesh)
     shardings = tuple(
         asked if asked is not None else hint if hint is not None else
         NamedSharding(mesh, spec_of_names(n, a.ndim))
-        for asked, hint, n, a in zip(out_shardings, hints, out_names, closed.out_avals,
+        for asked, hint, n, a in zip(out_shardings, hints, laid_out, closed.out_avals,
                                      strict=True))
     return Plan(outer, shardings, True, mesh)
 
@@ -230,9 +235,13 @@ def _fallback_out_shardings(closed: ClosedJaxpr, mesh: Mesh | None,
     # On a one-device mesh JAX 0.4.30 gives an output the layout of the first argument laid
     # out on it when their ranks agree (whole otherwise).
     first = next((s for s in in_shardings if isinstance(s, NamedSharding)), None)
+    laid_out: Sequence[AxisNames] = [AxisNames()] * len(jaxpr.outvars)
+    if mesh is not None and mesh.size > 1:
+        laid_out = sharding_propagation.output_names(
+            closed, [_split_on(mesh, s) for s in in_shardings], mesh)
     out: list[Sharding | None] = []
-    for v, asked, hint, aval in zip(jaxpr.outvars, out_shardings, _layout_hints(closed),
-                                    closed.out_avals, strict=True):
+    for v, asked, hint, aval, names in zip(jaxpr.outvars, out_shardings, _layout_hints(closed),
+                                           closed.out_avals, laid_out, strict=True):
         chosen: Sharding | None = asked if asked is not None else hint
         if chosen is None and isinstance(v, Var) and inputs.get(v) is not None:
             chosen = inputs[v]
@@ -241,9 +250,17 @@ def _fallback_out_shardings(closed: ClosedJaxpr, mesh: Mesh | None,
                 and closed.in_avals[list(in_shardings).index(first)].ndim == aval.ndim:
             chosen = first
         if chosen is None and mesh is not None:
-            chosen = NamedSharding(mesh, PartitionSpec())
+            chosen = NamedSharding(mesh, spec_of_names(names, aval.ndim))
         out.append(chosen)
     return tuple(out)
+
+
+def _split_on(mesh: Mesh, sharding: Sharding | None) -> AxisNames:
+    """How an input is split on `mesh`, whole when it is laid out some other way."""
+    try:
+        return _names_on(mesh, sharding)
+    except _Unpartitionable:
+        return AxisNames()
 
 
 def _divides(sharding: Any, shape: tuple[int, ...]) -> bool:

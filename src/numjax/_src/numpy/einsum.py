@@ -164,10 +164,15 @@ def _contract(ops: list[Array], specs: list[str], result: str, precision: Any,
     a, sa = _sum_out(a, sa, set(sb) | set(result))
     b, sb = _sum_out(b, sb, set(sa) | set(result))
     a, b = _broadcast_shared(a, sa, b, sb)
-    batch = [c for c in sa if c in sb and c in result]
+    batch = [c for c in result if c in sa and c in sb]
     contract = [c for c in sa if c in sb and c not in result]
     a_free = [c for c in sa if c not in sb]
     b_free = [c for c in sb if c not in sa]
+    if "".join(batch + b_free + a_free) == result:
+        # The operands swapped when that gives the result's order with no transpose: JAX's
+        # einsum tries that order first (opt_einsum lists a step's operands right to left),
+        # and which operand is the left one decides how the product is laid out on devices.
+        a, b, sa, sb, a_free, b_free = b, a, sb, sa, b_free, a_free
     if get_aval(a).dtype == np.bool_:
         dims = ((tuple(sa.index(c) for c in contract), tuple(sb.index(c) for c in contract)),
                 (tuple(sa.index(c) for c in batch), tuple(sb.index(c) for c in batch)))
