@@ -182,6 +182,31 @@ def _cv_bwd(res: Any, ct: Any) -> Any:
 _cv.defvjp(_cv_fwd, _cv_bwd)
 
 
+@numjax.custom_batching.custom_vmap
+def _cvmap(x: Any, y: Any) -> Any:
+    return jnp.sin(x) * y
+
+
+@_cvmap.def_vmap
+def _cvmap_rule(axis_size: int, in_batched: list[bool], x: Any, y: Any) -> Any:
+    # The same function written for the batch (y broadcast along x's batch axis).
+    if in_batched[1] and not in_batched[0]:
+        x = jnp.broadcast_to(x, y.shape)
+    elif in_batched[0] and not in_batched[1]:
+        y = jnp.broadcast_to(y, x.shape)
+    return jnp.sin(x) * y, True
+
+
+@numjax.custom_transpose.custom_transpose
+def _ctrans(r: Any, x: Any) -> Any:
+    return x / r
+
+
+@_ctrans.def_transpose
+def _ctrans_t(r: Any, t: Any) -> Any:
+    return t / r
+
+
 def _named(collective: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """The collective over axis "i" (axis 0), under an inner unnamed vmap over the last axis:
     the inner trace's rule passes the foreign axis on, the named trace's rule reduces it."""
@@ -366,6 +391,11 @@ ROWS: list[Row] = [
     Row("linear_call", lambda r, x: numjax.custom_derivatives.linear_call(
         lambda r, x: x / r, lambda r, t: t / r, r, x), (uniform(1, 2, 3), normal(3)),
         vmap=False),
+    # As in JAX, custom_vmap has no transpose rule (forward mode only) and custom_transpose
+    # no batching rule nor jvp with respect to its residuals.
+    Row("custom_vmap_call", _cvmap, (normal(3), normal(3)), grad=(0, 1), modes=("fwd",)),
+    Row("custom_transpose_call", lambda r, x: _ctrans(core.ShapedArray((3,), np.float32), r, x),
+        (uniform(1, 2, 3), normal(3)), grad=(1,), vmap=False),
     # -- collectives over a vmapped axis "i" of size 3 --
     Row("psum", _named(lambda v: lax.psum(v, "i")), (normal(3, 2),), grad=(0,),
         staged_by=""),

@@ -15,7 +15,9 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numjax\._sr
 from numjax import ad_checkpoint as ad_checkpoint  # noqa: E402
 from numjax import api_util as api_util  # noqa: E402
 from numjax import core as core  # noqa: E402
+from numjax import custom_batching as custom_batching  # noqa: E402
 from numjax import custom_derivatives as custom_derivatives  # noqa: E402
+from numjax import custom_transpose as custom_transpose  # noqa: E402
 from numjax import debug as debug  # noqa: E402
 from numjax import distributed as distributed  # noqa: E402
 from numjax import dtypes as dtypes  # noqa: E402

@@ -25,7 +25,7 @@ from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eva
 from numjax._src.interpreters.staging import StagingTrace
 from numjax._src.lax import lax
 from numjax._src.runtime import devices
-from numjax._src.tree_util import tree_flatten, tree_unflatten
+from numjax._src.tree_util import tree_flatten, tree_structure, tree_unflatten
 
 cond_p = Primitive("cond")
 cond_p.multiple_results = True
@@ -302,11 +302,12 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any,
 
 @traceback_util.api_boundary
 def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any,
-         operand: Any = _NO_OPERAND) -> Any:
+         operand: Any = _NO_OPERAND, linear: Any = None) -> Any:
     """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, both traced.
 
     `cond(pred, true_operand, true_fun, false_operand, false_fun)`, JAX's former form with
-    an operand per branch, is accepted too.
+    an operand per branch, is accepted too. `linear`, a pytree of booleans shaped like the
+    operands, marks operands the branches are linear in (recorded in the equation's params).
 
     >>> import numjax.numpy as jnp
     >>> cond(True, jnp.sin, jnp.cos, 0.0)
@@ -321,6 +322,11 @@ def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any,
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     operands = _operands(operands, operand)
+    linear_ops = None
+    if linear is not None:
+        linear_ops, linear_tree = tree_flatten(linear)
+        if linear_tree != tree_structure(operands):
+            raise TypeError("linear tree and operand tree mismatch")
     if pred is None:
         raise TypeError("cond predicate is None")
     if isinstance(pred, Sequence) or np.ndim(pred) != 0:
@@ -338,11 +344,11 @@ def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any,
     if config.disable_jit.value and not isinstance(pred, Tracer):
         return true_fun(*operands) if pred else false_fun(*operands)
     index = lax.convert_element_type(pred, np.int32)
-    return _bind_cond(index, [false_fun, true_fun], operands, "cond")
+    return _bind_cond(index, [false_fun, true_fun], operands, "cond", linear_ops)
 
 
 def _bind_cond(index: Any, funs: list[Callable[..., Any]], operands: tuple[Any, ...],
-               what: str) -> Any:
+               what: str, linear_ops: list[bool] | None = None) -> Any:
     if what == "cond":
         # As JAX: the true branch is traced and checked first and its constants come first;
         # the branches are (false, true), indexed by the predicate.
@@ -353,7 +359,9 @@ def _bind_cond(index: Any, funs: list[Callable[..., Any]], operands: tuple[Any, 
         traced, out_tree, flat_ops = _trace_branches(funs, operands, what)
         branches, consts = _join_consts(traced)
     args = [*consts, *flat_ops]
-    outs = cond_p.bind(index, *args, branches=branches, linear=(False,) * len(args))
+    linear = (False,) * len(consts) + tuple(
+        bool(b) for b in (linear_ops or (False,) * len(flat_ops)))
+    outs = cond_p.bind(index, *args, branches=branches, linear=linear)
     return tree_unflatten(out_tree, outs)
 
 

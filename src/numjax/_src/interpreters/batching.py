@@ -154,6 +154,20 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
     return [move_dim(v, d, od, axis_size) for (v, d), od in zip(pairs, out_dims, strict=True)]
 
 
+@leaks.checked
+def vmap_unrestricted(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
+                      in_dims: Sequence[int | None], axis_size: int
+                      ) -> tuple[list[Any], list[int | None]]:
+    """Map flat `fun` over axis `in_dims` of `args`, leaving each output's batch axis where
+    `fun`'s operations put it: returns the outputs and their dims (None: unbatched)."""
+    with new_trace(BatchTrace(current_trace(), axis_size)) as trace:
+        assert isinstance(trace, BatchTrace)
+        tracers = [x if d is not_mapped else BatchTracer(trace, x, d)
+                   for x, d in zip(args, in_dims, strict=True)]
+        pairs = [trace.to_val_dim(o) for o in fun(*tracers)]
+    return [v for v, _ in pairs], [d for _, d in pairs]
+
+
 def _check_output(x: Any) -> None:
     try:
         get_aval(x)
