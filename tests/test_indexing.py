@@ -327,3 +327,18 @@ def test_at_apply_must_keep_the_dtype(fn, result):
                            f"the corresponding result type: 'tensor<{operand}>' vs "
                            f"'tensor<{result}>'"):
             f(x)
+
+
+@pytest.mark.parametrize("index, shape", [
+    (((1, 0), (1, 2)), (2, 7)),          # JAX: jit(lambda x, i: x[i]) stacks traced sequences
+    ((((1, 1), (1, 0)), 2), (2, 2, 7)),
+])
+def test_sequences_of_traced_integers_index_like_arrays(index, shape):
+    x = jnp.arange(42.0).reshape(2, 3, 7)
+    got = numjax.jit(lambda x, i: x[i])(x, index)
+    assert got.shape == shape
+    np.testing.assert_array_equal(got, np.asarray(x)[tuple(np.asarray(i) for i in index)])
+    got = numjax.jit(lambda x, i: x.at[i].set(-1.0))(x, index)
+    want = np.asarray(x).copy()
+    want[tuple(np.asarray(i) for i in index)] = -1.0
+    np.testing.assert_array_equal(got, want)

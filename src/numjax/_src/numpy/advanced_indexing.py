@@ -27,6 +27,7 @@ from numjax._src.lax.gather_scatter import (
     GatherScatterMode,
     ScatterDimensionNumbers,
 )
+from numjax._src.numpy import creation
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
@@ -67,6 +68,11 @@ def _index_error_type(e: Any, position: int) -> TypeError:
                      f"{dtype.name} at position {position}, indexer value {e}")
 
 
+def _holds_tracer(seq: Any) -> bool:
+    return any(_holds_tracer(e) if isinstance(e, list | tuple) else isinstance(e, Tracer)
+               for e in seq)
+
+
 def _parse(index: Any, shape: tuple[int, ...]) -> list[Any]:  # noqa: C901
     """The index as a list over dims: None, slice or `_Adv`, Ellipsis expanded."""
     if isinstance(index, list):
@@ -90,7 +96,8 @@ def _parse(index: Any, shape: tuple[int, ...]) -> list[Any]:  # noqa: C901
             items.append(_Adv(int(e)))
         else:
             if isinstance(e, list | tuple):
-                e = np.asarray(e)
+                # A sequence of traced integers is an index array too (JAX stacks it).
+                e = creation.asarray(e) if _holds_tracer(e) else np.asarray(e)
             if not isinstance(e, ArrayImpl | Tracer | np.ndarray | np.generic | float | complex):
                 raise TypeError(f"Indexer must have integer or boolean type, got indexer with "
                                 f"type {type(e).__name__} at position {pos}, indexer value {e}")
