@@ -618,6 +618,8 @@ NO_ROW = {"iota", "pjit", "platform_index"}  # pjit: tests/test_jit.py; platform
 NO_ROW |= {"debug_callback", "pure_callback", "io_callback", "outside_call"}
 # inspect_sharding calls back with a sharding (its rules: tests/test_sharding.py).
 NO_ROW |= {"inspect_sharding"}
+# check has no results; its rules (jvp, vmap, checkify's) are tested in tests/test_checkify.py.
+NO_ROW |= {"check"}
 
 
 # ---- helpers -------------------------------------------------------------------------------

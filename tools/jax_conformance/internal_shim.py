@@ -532,7 +532,11 @@ class _Config(_Proxy):
             return getattr(jax.config, a)
         if a.startswith("_") or a in ("config",):
             return _Unavail(f"jax._src.config.{a}")
-        return _State("jax_" + a)
+        return _State(_OPTION_NAMES.get(a, "jax_" + a))
+
+
+# Internal config names whose option is not `jax_<name>` in JAX 0.4.30.
+_OPTION_NAMES = {"xla_runtime_errors": "jax_experimental_unsafe_xla_runtime_errors"}
 
 
 _register("jax._src.config", _Config("jax._src.config"))

@@ -263,6 +263,10 @@ check_collectives = _bool(
     env_var="NUMJAX_CHECK_COLLECTIVES")
 debug_nans = _bool("jax_debug_nans", False, "Raise FloatingPointError on NaN outputs.", traced=True)
 debug_infs = _bool("jax_debug_infs", False, "Raise FloatingPointError on Inf outputs.", traced=True)
+xla_runtime_errors = _bool(
+    "jax_experimental_unsafe_xla_runtime_errors", False,
+    "checkify.check in jitted code without checkify raises XlaRuntimeError when it fails "
+    "(instead of the functionalization error at compile time).", traced=True)
 default_device = State("jax_default_device", None, "Default device for uncommitted arrays.",
                        traced=True)
 dynamic_shapes = _bool("jax_dynamic_shapes", False, "Dynamic shapes (not supported).", traced=True)

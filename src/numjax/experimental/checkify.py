@@ -17,6 +17,7 @@ from numjax._src.checkify.errors import debug_check as debug_check
 from numjax._src.checkify.errors import div_checks as div_checks
 from numjax._src.checkify.errors import float_checks as float_checks
 from numjax._src.checkify.errors import index_checks as index_checks
+from numjax._src.checkify.errors import init_error as init_error
 from numjax._src.checkify.errors import nan_checks as nan_checks
 from numjax._src.checkify.errors import user_checks as user_checks
 from numjax._src.checkify.transform import checkify as checkify

@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 import numjax.numpy as jnp
-from numjax._src import tree_util
+from numjax._src import config, tree_util
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.effects import Effect
+from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.trace import Primitive, Tracer
 from numjax._src.interpreters import batching
 from numjax._src.numpy.ufuncs import logical_not
@@ -66,7 +67,7 @@ class DivisionByZeroError(JaxException):
 
 
 class NaNError(JaxException):
-    """A primitive produced a NaN from operands without one (automatic check)."""
+    """A primitive that can make a NaN has one in its result (automatic check)."""
 
     def __init__(self, traceback_info: Any, primitive_name: str) -> None:
         super().__init__(traceback_info)
@@ -312,10 +313,22 @@ def _check_eager(*args: Any, err_tree: Any, debug: bool) -> list[Any]:
 
 
 def _check_kernel_factory(in_avals: Any, *, err_tree: Any, debug: bool) -> Any:
-    # Compiled code never holds a check that checkify did not functionalize.
-    if not debug:
+    # Compiled code holds a check that checkify did not functionalize only with
+    # jax_experimental_unsafe_xla_runtime_errors, as a failure raised while the program runs.
+    if debug:
+        return lambda *args: []
+    if not config.xla_runtime_errors.value:
         raise ValueError(functionalization_error_text)
-    return lambda *args: []
+
+    def kernel(*args: Any) -> list[Any]:
+        exc = tree_util.tree_unflatten(err_tree, list(args)).get_exception()
+        if exc is not None:
+            raise XlaRuntimeError(
+                "INTERNAL: Generated function failed: CpuCallback error: "
+                f"JaxRuntimeError: {exc}") from JaxRuntimeError(str(exc))
+        return []
+
+    return kernel
 
 
 def _check_jvp(primals: Any, tangents: Any, *, err_tree: Any, debug: bool) -> Any:

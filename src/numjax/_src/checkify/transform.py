@@ -1,18 +1,22 @@
 """`checkify(f, errors)`: `f` with its checks' failures returned as an `Error` value.
 
-`f` is traced to a jaxpr, which is then evaluated equation by equation on the trace of the
-program `checkify` stages (as jit does), threading the error state through it: each error
-effect has a slot `(pred, code, payload)`; a check's failure enters its slot unless an earlier
-failure holds it (`select` on the slot's pred), so each slot keeps its first failure.
+`f` is traced to a jaxpr, which is then evaluated equation by equation on the current trace
+(eagerly, or into an enclosing jit or transformation), threading the error state through it:
+each error effect has a slot `(pred, code, payload)`; a check's failure enters its slot unless
+an earlier failure holds it (`select` on the slot's pred), so each slot keeps its first
+failure.
 
 - `check_p` equations (user checks, `check_error`) merge the errors they carry;
-- enabled automatic checks add their own: a NaN out of NaN-free operands for the primitives
-  that can make one (`nan_primitives`), division by zero for `div`, indices out of bounds for
+- enabled automatic checks add their own: a NaN in the result of a primitive that can make
+  one (`nan_primitives`, JAX's list), division by zero for `div`, indices out of bounds for
   gather, scatter and dynamic slices;
-- calls (`pjit`, closed calls, remat, custom derivative functions) are evaluated inline;
+- jitted and closed calls are evaluated inline; custom_jvp and custom_vjp calls stay (their
+  rules give the derivatives), their checks evaluated beside them; as in JAX, the bodies of
+  checkpoint and custom_vmap calls are not checked;
 - `cond`, `while` and `scan` are bound again with the error slots of everything their bodies
   can fail added to their operands and results (a slot a body cannot fail passes through);
-  a while loop's `cond_fun` is checked before the loop and after each iteration.
+  a while loop's `cond_fun` is checked before the loop and after each iteration; a pmap's
+  per-device program returns its slots mapped over the devices.
 """
 
 from __future__ import annotations
@@ -74,10 +78,13 @@ nan_primitives = frozenset({
     "sinh", "sqrt", "sub", "tan", "tanh", "div"})
 _SCATTERS = frozenset({"scatter", "scatter-add", "scatter_add", "scatter-mul", "scatter_mul",
                        "scatter-min", "scatter_min", "scatter-max", "scatter_max"})
+# The calls whose bodies are checked, as in JAX 0.4.30 (a checkpoint's or custom_vmap's body
+# is not: it runs unchecked there too).
 _CALLS = {"pjit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr",
-          "checkpoint": "jaxpr", "remat": "jaxpr", "custom_jvp_call": "call_jaxpr",
-          "custom_vjp_call": "call_jaxpr", "custom_vmap_call": "call"}
-_CUSTOM_RULES = frozenset({"custom_jvp_call", "custom_vjp_call", "custom_vmap_call"})
+          "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr"}
+# Calls whose own rules matter beyond evaluation (custom derivatives): they stay in the
+# program, their checks evaluated beside them.
+_KEPT_CALLS = frozenset({"custom_jvp_call", "custom_vjp_call"})
 
 
 # The static part of every check a checkify pass meets, by code (a stack: passes nest when a
@@ -191,10 +198,10 @@ def _eval_eqn(eqn: Any, ins: list[Any], state: State, enabled: frozenset[ErrorCa
     if name in _CALLS and _CALLS[name] in params:
         inner = params[_CALLS[name]]
         args = ins[len(ins) - len(inner.jaxpr.invars):]
-        if name not in _CUSTOM_RULES:
+        if name not in _KEPT_CALLS:
             return eval_checked(inner.jaxpr, inner.consts, state, enabled, *args)
         # The function's checks run on values cut from differentiation, beside the call that
-        # keeps its custom rules (which give the results and their derivatives).
+        # keeps its rules (which give the results and their derivatives).
         eval_checked(inner.jaxpr, inner.consts, state, enabled,
                      *[stop_gradient(a) for a in args])
         return prim.bind(*ins, **params)
