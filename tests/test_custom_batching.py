@@ -6,6 +6,7 @@ conformance harness; these rows pin the values and errors with JAX's data.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -187,3 +188,16 @@ def test_cond_linear_operands() -> None:
     assert "linear=(True, False)" in text
     with pytest.raises(TypeError, match="linear tree and operand tree mismatch"):
         lax.cond(True, lambda x: x, lambda x: x, 1.0, linear=(True, False))
+
+
+def test_def_methods_forward_through_wrappers() -> None:
+    # JAX: a stack of custom_* wrappers defines every rule on the outermost one.
+    wrappers = [numjax.custom_jvp, custom_transpose, custom_vmap]
+    for order in itertools.permutations(wrappers):
+        f: Any = lambda x: x + 1.0
+        for wrap in order:
+            f = wrap(f)
+        for method in ("defjvp", "def_vmap", "def_transpose"):
+            assert callable(getattr(f, method))
+    with pytest.raises(AttributeError, match="has no attribute 'defvjp'"):
+        custom_vmap(numjax.custom_jvp(lambda x: x)).defvjp  # noqa: B018

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src import traceback_util
+from numjax._src.api.custom_derivatives import custom_wrapper_types, forward_def_attr
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.loops import map as lax_map
 from numjax._src.core.avals import get_aval, shaped_abstractify
@@ -70,6 +71,8 @@ class custom_vmap:
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
+    __getattr__ = forward_def_attr
+
     def def_vmap(self, vmap_rule: Callable[..., Any]) -> Callable[..., Any]:
         """Set the batching rule; returns it, so this works as a decorator."""
         self.vmap_rule = vmap_rule
@@ -97,6 +100,8 @@ class custom_vmap:
                                   in_tree=in_tree, out_tree=store["out_tree"])
         return tree_unflatten(store["out_tree"], outs)
 
+
+custom_wrapper_types.add(custom_vmap)
 
 def _name(fun: Any) -> str:
     return getattr(fun, "__name__", "<unnamed rule>")

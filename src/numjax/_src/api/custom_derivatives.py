@@ -212,6 +212,21 @@ def _wrap_jvp_outputs(trace: JVPTrace, outs: Sequence[Any], tangents: Sequence[A
             for o, t in zip(outs, tangents, strict=True)]
 
 
+# The custom-function wrappers (custom_jvp, custom_vjp, custom_vmap, custom_transpose). One
+# wrapping another forwards the other's `def*` methods, so the rules of a stack of them can be
+# defined on the outermost, as in JAX.
+custom_wrapper_types: set[type] = set()
+
+
+def forward_def_attr(wrapper: Any, name: str) -> Any:
+    """`wrapper.fun.<name>` for a `def*` method of a wrapped custom function, else
+    AttributeError."""
+    fun = wrapper.__dict__.get("fun")
+    if name.startswith("def") and type(fun) in custom_wrapper_types:
+        return getattr(fun, name)
+    raise AttributeError(f"{type(wrapper).__name__!r} object has no attribute {name!r}")
+
+
 class _CustomFunction:
     """What custom_jvp and custom_vjp share: where a call is resolved. Eagerly, the Python
     function runs; a call whose operands belong to an outer trace (the function closes over a
@@ -300,6 +315,8 @@ class custom_jvp(_CustomFunction):
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
+
+    __getattr__ = forward_def_attr
 
     def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False
                ) -> Callable[..., Any]:
@@ -528,6 +545,8 @@ class custom_vjp(_CustomFunction):
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
+    __getattr__ = forward_def_attr
+
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any],
                symbolic_zeros: bool = False) -> None:
         """Set the rules. With `symbolic_zeros=True`, `fwd` receives `CustomVJPPrimal`
@@ -633,6 +652,9 @@ class custom_vjp(_CustomFunction):
             return _flatten_bwd_output(result, in_tree, in_avals)
 
         return fun, fwd, bwd, store
+
+
+custom_wrapper_types.update({custom_jvp, custom_vjp})
 
 
 def _fwd_skipping_consts(fwd: Callable[..., Any], n: int) -> Callable[..., Any]:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src import traceback_util
+from numjax._src.api.custom_derivatives import custom_wrapper_types, forward_def_attr
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr
@@ -63,6 +64,8 @@ class custom_transpose:
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
+    __getattr__ = forward_def_attr
+
     def def_transpose(self, transpose: Callable[..., Any]) -> Callable[..., Any]:
         """Set the transpose `transpose(res, ct) -> ct_lin`; returns it (a decorator)."""
         self.transpose = transpose
@@ -86,6 +89,8 @@ class custom_transpose:
             out_tree=out_tree, num_consts=len(consts))
         return tree_unflatten(out_tree, outs)
 
+
+custom_wrapper_types.add(custom_transpose)
 
 custom_transpose_p = Primitive("custom_transpose_call")
 custom_transpose_p.multiple_results = True
