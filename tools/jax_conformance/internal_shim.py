@@ -772,8 +772,13 @@ class _XlaRuntimeErrorStandIn(Exception):
 
 
 def _jax_runtime_error():
+    # JAX 0.4.30 exports the class as jax.lib.xla_extension.XlaRuntimeError (later versions
+    # also as jax.errors.JaxRuntimeError).
     e = getattr(jax.errors, "JaxRuntimeError", None)
-    return e if e is not None else MissingAPI("jax.errors.JaxRuntimeError")
+    if e is None:
+        e = getattr(getattr(getattr(jax, "lib", None), "xla_extension", None),
+                    "XlaRuntimeError", None)
+    return e if e is not None else MissingAPI("jax.lib.xla_extension.XlaRuntimeError")
 
 
 _register(
