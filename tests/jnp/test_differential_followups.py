@@ -862,6 +862,63 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         True,
         {"dtype": "float64", "shape": [3], "weak": False, "v": ["0.0", "0.0", "0.0"]},
     ),
+    # an empty index JAX reads with a gather (a step other than 1 or -1, a new axis) is a new zero
+    # constant, not an operation on x: under vmap or grad a mask made from it is concrete
+    (
+        "L.vmap(lambda x: (lambda y: y[y > 0])(x[2:0:2]))(jnp.ones((2, 3, 4)))",
+        False,
+        {"dtype": "float32", "shape": [2, 0], "weak": False, "v": []},
+    ),
+    (
+        "L.vmap(lambda x: (lambda y: y[y > 0])(x[None, :0]))(jnp.ones((2, 3)))",
+        False,
+        {"dtype": "float32", "shape": [2, 0], "weak": False, "v": []},
+    ),
+    (
+        "L.vmap(lambda x: (lambda y: y[y > 0])(x[..., 1:1:3]))(jnp.ones((2, 3)))",
+        False,
+        {"dtype": "float32", "shape": [2, 0], "weak": False, "v": []},
+    ),
+    (
+        "L.vmap(lambda x: (lambda y: y[y > 0])(x[:0]))(jnp.ones((2, 3)))",
+        False,
+        {
+            "raises": "NonConcreteBooleanIndexError",
+            "msg": "Array boolean indices must be concrete; got ShapedArray(bool[0])",
+        },
+    ),
+    (
+        "L.vmap(lambda x: (lambda y: y[y > 0])(x[::-1, :0]))(jnp.ones((2, 3, 2)))",
+        False,
+        {
+            "raises": "NonConcreteBooleanIndexError",
+            "msg": "Array boolean indices must be concrete; got ShapedArray(bool[3,0])",
+        },
+    ),
+    (
+        "L.jit(L.vmap(lambda x: (lambda y: y[y > 0])(x[2:0:2])))(jnp.ones((2, 3)))",
+        False,
+        {
+            "raises": "NonConcreteBooleanIndexError",
+            "msg": "Array boolean indices must be concrete; got ShapedArray(bool[0])",
+        },
+    ),
+    (
+        "L.vmap(lambda x: x[None, 1:1] * 2)(jnp.ones((2, 3), jnp.int32))",
+        False,
+        {"dtype": "int32", "shape": [2, 1, 0], "weak": False, "v": [[[]], [[]]]},
+    ),
+    (
+        "L.vmap(lambda x: (lambda y: y[jnp.isfinite(y)])(jnp.asarray(x[-1:-1:3, 4:2], jnp"
+        ".float16)), in_axes=1)(np.array([[[-1, 7, 1, 1], [0, 1, 2, 3]]], np.int32))",
+        False,
+        {"dtype": "float16", "shape": [2, 0], "weak": False, "v": []},
+    ),
+    (
+        "L.grad(lambda x: (lambda y: y[y > 0].sum())(x[3:0:2]) + x.sum())(jnp.ones(3))",
+        False,
+        {"dtype": "float32", "shape": [3], "weak": False, "v": ["1.0", "1.0", "1.0"]},
+    ),
 ]
 
 

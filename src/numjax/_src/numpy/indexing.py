@@ -57,6 +57,30 @@ def _expand_index(index: Any, ndim: int) -> list[Any]:
     return out
 
 
+def _slice_bounds(i: slice, size: int) -> tuple[int, int, int, int]:
+    """A slice of an axis of `size` as lax.slice's (start, limit) over the elements it reads,
+    its step and their count; a negative step reads the same elements, reversed after."""
+    start, stop, step = i.indices(size)
+    if step > 0:
+        n = max(0, (stop - start + step - 1) // step)
+        return start, start + (n - 1) * step + 1 if n else start, step, n
+    n = max(0, (start - stop - step - 1) // -step)
+    first = start + (n - 1) * step if n else 0
+    return first, start + 1 if n else 0, step, n
+
+
+def _is_gather_in_jax(items: list[Any]) -> bool:
+    """Whether JAX indexes with a gather rather than a slice: a new axis, or a slice with a
+    step other than 1 that is not a plain reverse `::-1`."""
+    for i in items:
+        if i is None:
+            return True
+        if isinstance(i, slice) and i.step is not None and i.step != 1 and not (
+                i.step == -1 and i.start is None and i.stop is None):
+            return True
+    return False
+
+
 @transfer_guard.places_constants
 def getitem(x: Array, index: Any) -> Array:
     """`x[index]` for static basic indices.
@@ -79,10 +103,12 @@ def getitem(x: Array, index: Any) -> Array:
         return advanced_getitem(x, index)
     starts, limits, strides, squeeze_dims, flips = [], [], [], [], []
     out_shape: list[tuple[Any, ...]] = []
+    out_sizes: list[int] = []
     dim = 0
     for i in items:
         if i is None:
             out_shape.append(("new",))
+            out_sizes.append(1)
             continue
         size = aval.shape[dim]
         if _is_static_int(i):
@@ -98,21 +124,19 @@ def getitem(x: Array, index: Any) -> Array:
             strides.append(1)
             squeeze_dims.append(dim)
         else:
-            start, stop, step = i.indices(size)
-            if step > 0:
-                n = max(0, (stop - start + step - 1) // step)
-                starts.append(start)
-                limits.append(start + (n - 1) * step + 1 if n else start)
-                strides.append(step)
-            else:
-                n = max(0, (start - stop - step - 1) // -step)
-                first = start + (n - 1) * step if n else 0
-                starts.append(first)
-                limits.append(start + 1 if n else 0)
-                strides.append(-step)
-                flips.append(dim)
+            first, limit, stride, n = _slice_bounds(i, size)
+            starts.append(first)
+            limits.append(limit)
+            strides.append(abs(stride))
+            flips.extend([dim] if stride < 0 else [])
             out_shape.append(("dim", dim))
+            out_sizes.append(n)
         dim += 1
+    if 0 in out_sizes and _is_gather_in_jax(items):
+        # JAX reads such an index with a gather, and an empty gather is no operation on `x`
+        # but a new zero constant: under vmap or grad its result is a concrete Array, so a
+        # boolean mask made from it may index (in JAX, vmap(lambda x: x[x[2:0:2] > 0]) runs).
+        return lax.full_like(x, 0, shape=tuple(out_sizes))
     if transfer_guard._in_use and any(s != 1 for s in strides):
         # A strided index is a gather in JAX, with its index constants placed on the device.
         transfer_guard.library_constant(0, np.int32)
