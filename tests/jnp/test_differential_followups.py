@@ -919,6 +919,58 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "float32", "shape": [3], "weak": False, "v": ["1.0", "1.0", "1.0"]},
     ),
+    # heaviside is weak only when its promoted operands are weak and x1 is 0-d (JAX's 0 and 1 are
+    # then Python scalars)
+    (
+        "jnp.heaviside(np.int8(0), 0.5)",
+        False,
+        {"dtype": "float32", "shape": [], "weak": True, "v": ["0.5"]},
+    ),
+    (
+        "jnp.heaviside(True, 0.5)",
+        False,
+        {"dtype": "float32", "shape": [], "weak": True, "v": ["1.0"]},
+    ),
+    (
+        "jnp.heaviside(0.5, np.array([-1, 0, 1], np.int8))",
+        False,
+        {"dtype": "float32", "shape": [3], "weak": True, "v": ["1.0", "1.0", "1.0"]},
+    ),
+    (
+        "jnp.heaviside(0.0, np.array([True]))",
+        False,
+        {"dtype": "float32", "shape": [1], "weak": True, "v": ["1.0"]},
+    ),
+    (
+        "jnp.heaviside(np.array([-1, 0, 1], np.int8), 0.5)",
+        False,
+        {"dtype": "float32", "shape": [3], "weak": False, "v": ["0.0", "0.5", "1.0"]},
+    ),
+    (
+        "jnp.heaviside(lax.broadcast(0.5, (3,)), 0.5)",
+        False,
+        {"dtype": "float32", "shape": [3], "weak": False, "v": ["1.0", "1.0", "1.0"]},
+    ),
+    (
+        "L.vmap(jnp.heaviside, in_axes=(0, None))(lax.broadcast(0.0, (2,)), 0.5)",
+        False,
+        {"dtype": "float32", "shape": [2], "weak": True, "v": ["0.5", "0.5"]},
+    ),
+    (
+        "L.jit(jnp.heaviside)(0, 0.5)",
+        False,
+        {"dtype": "float32", "shape": [], "weak": True, "v": ["0.5"]},
+    ),
+    (
+        "jnp.heaviside(np.int8(0), 0.5)",
+        True,
+        {"dtype": "float64", "shape": [], "weak": True, "v": ["0.5"]},
+    ),
+    (
+        "jnp.heaviside(np.array([-1, 0, 1], np.int32), 0.5)",
+        True,
+        {"dtype": "float64", "shape": [3], "weak": False, "v": ["0.0", "0.5", "1.0"]},
+    ),
 ]
 
 

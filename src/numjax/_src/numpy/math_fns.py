@@ -60,10 +60,14 @@ def fmin(x1: Array, x2: Array, /) -> Array:
 
 def heaviside(x1: Array, x2: Array, /) -> Array:
     """0 for x1 < 0, x2 for x1 == 0, 1 for x1 > 0."""
-    # JAX's result is weak only when both operands are.
-    weak = dtypes.is_weakly_typed(x1) and dtypes.is_weakly_typed(x2)
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    x1 = lax._convert_element_type(x1, get_aval(x1).dtype, weak)
+    # JAX's 0 and 1 are Python scalars (weak) when the promoted x1 is a weak 0-d value and
+    # strong arrays otherwise, and they meet x2 in `where`: so the result is weak only when the
+    # promoted operands are weak and x1 is 0-d (heaviside(int8(0), 0.5) is weak,
+    # heaviside(int8 array, 0.5) is not).
+    aval1 = get_aval(x1)
+    weak = aval1.weak_type and aval1.ndim == 0
+    x1 = lax._convert_element_type(x1, aval1.dtype, weak)
     x2 = lax._convert_element_type(x2, get_aval(x2).dtype, weak)
     zero = _const(x1, 0)
     return _where(lax.lt(x1, zero), lax.full_like(x1, 0),
