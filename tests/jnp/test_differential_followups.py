@@ -971,6 +971,83 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         True,
         {"dtype": "float64", "shape": [3], "weak": False, "v": ["0.0", "0.5", "1.0"]},
     ),
+    # complex sign, power, integer_pow and division at infinities, NaNs and zeros: XLA's formulas
+    # (each part of sign over |z|; pow's special cases; division's recovery of NaN results)
+    (
+        "jnp.sign(np.array([complex(np.inf, 0), complex(np.inf, 1), complex(0, np.inf), c"
+        "omplex(-np.inf, -2), complex(1, np.nan), complex(0, 2)], np.complex64))",
+        False,
+        {
+            "dtype": "complex64",
+            "shape": [6],
+            "weak": False,
+            "v": "[(nan+0j), (nan+0j), nanj, (nan-0j), (nan+nanj), 1j]",
+        },
+    ),
+    (
+        "L.jit(lax.sign)(np.array([complex(np.inf, 1), complex(0, -np.inf)], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(nan+0j), nanj]"},
+    ),
+    (
+        "jnp.power(np.array([complex(np.inf, 0)] * 3 + [complex(-np.inf, 0), 0j, 1 + 0j, "
+        "2j], np.complex64), np.array([2, -2, 0.5, 2, 1 + 1j, complex(np.inf, 1), 0], np."
+        "complex64))",
+        False,
+        {
+            "dtype": "complex64",
+            "shape": [7],
+            "weak": False,
+            "v": "[(inf+0j), 0j, (inf+0j), (nan+nanj), (nan+nanj), (1+0j), (1+0j)]",
+        },
+    ),
+    (
+        "L.jit(lax.pow)(np.array([complex(np.inf, 0), complex(np.inf, np.inf), 0j], np.co"
+        "mplex64), np.array([np.inf, 2, 0], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [3], "weak": False, "v": "[(inf+0j), (nan+nanj), (1+0j)]"},
+    ),
+    (
+        "jnp.power(np.array([complex(np.inf, 0), complex(0, np.inf), complex(np.inf, np.i"
+        "nf)], np.complex64), -2)",
+        False,
+        {"dtype": "complex64", "shape": [3], "weak": False, "v": "[0j, (-0+0j), -0j]"},
+    ),
+    (
+        "lax.integer_pow(np.array([complex(np.inf, 0), complex(np.inf, np.inf)], np.compl"
+        "ex64), -1)",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[0j, -0j]"},
+    ),
+    (
+        "jnp.divide(np.array([1 + 1j, 2, complex(np.inf, np.nan), complex(np.nan, np.inf)"
+        ", 0j, 1], np.complex64), np.array([complex(np.inf, np.inf), complex(np.inf, np.n"
+        "an), 2, 1 + 1j, complex(np.nan, np.inf), 0], np.complex64))",
+        False,
+        {
+            "dtype": "complex64",
+            "shape": [6],
+            "weak": False,
+            "v": "[0j, 0j, (inf+nanj), (inf+infj), 0j, (inf+nanj)]",
+        },
+    ),
+    (
+        "jnp.divide(np.array([1 + 1j, complex(np.inf, np.nan), 1], np.complex128), np.arr"
+        "ay([complex(np.inf, np.inf), 2, 0], np.complex128))",
+        True,
+        {"dtype": "complex128", "shape": [3], "weak": False, "v": "[0j, (inf+nanj), (inf+nanj)]"},
+    ),
+    (
+        "jnp.power(np.array([complex(np.inf, 0), complex(-np.inf, 0)], np.complex128), np"
+        ".array([2, 2], np.complex128))",
+        True,
+        {"dtype": "complex128", "shape": [2], "weak": False, "v": "[(inf+0j), (nan+nanj)]"},
+    ),
+    (
+        "jnp.sign(np.array([complex(np.inf, 1), complex(0, np.inf)], np.complex128))",
+        True,
+        {"dtype": "complex128", "shape": [2], "weak": False, "v": "[(nan+0j), nanj]"},
+    ),
 ]
 
 

@@ -62,8 +62,55 @@ def _div_kernel(x: Any, y: Any) -> Any:
         return np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max,
                         q + fix).astype(x.dtype)
     if x.dtype == np.complex64:
-        return _complex64_div(x, y)
+        return _complex_div_special(x, y, _complex64_div(x, y))
+    if x.dtype.kind == "c":
+        return _complex_div_special(x, y, np.true_divide(x, y))
     return np.true_divide(x, y)
+
+
+def _complex_div_special(x: Any, y: Any, out: Any) -> Any:
+    """`out` (x / y) with XLA's results where an operand has an infinite or NaN part or y is
+    0: Smith's algorithm, and where both its parts are NaN, XLA's recovery: x / 0 is
+    x * copysign(inf, y.real); an infinite x over a finite y is inf times the signs of x's
+    infinite parts divided conjugately by y; a finite x over an infinite y is 0 times the
+    same. So (1 + 1j) / (inf + inf j) is 0j and (inf + nan j) / 2 is inf + nan j, where
+    NumPy's C division gives nan + nan j."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    finite = np.isfinite(x) & np.isfinite(y)
+    special = ~finite | (y == 0)
+    if not special.any():
+        return out
+    out = np.array(out, x.dtype, ndmin=0)
+    ar, ai, br, bi = (v[special] for v in (x.real, x.imag, y.real, y.imag))
+    zero, one = np.zeros((), ar.dtype), np.ones((), ar.dtype)
+    inf = np.asarray(np.inf, ar.dtype)
+    with np.errstate(all="ignore"):
+        lt = np.abs(br) < np.abs(bi)
+        r = np.where(lt, br / bi, bi / br)
+        denom = np.where(lt, bi + r * br, br + r * bi)
+        cr = np.where(lt, (r * ar + ai) / denom, (r * ai + ar) / denom)
+        ci = np.where(lt, (r * ai - ar) / denom, (ai - r * ar) / denom)
+        a_inf, b_inf = np.isinf(ar) | np.isinf(ai), np.isinf(br) | np.isinf(bi)
+        a_fin = np.isfinite(ar) & np.isfinite(ai)
+        b_fin = np.isfinite(br) & np.isfinite(bi)
+        zero_den = (br == 0) & (bi == 0) & ~(np.isnan(ar) & np.isnan(ai))
+        sr, si = np.copysign(inf, br), np.copysign(inf, br)
+        ur = np.copysign(np.where(np.isinf(ar), one, zero), ar)
+        ui = np.copysign(np.where(np.isinf(ai), one, zero), ai)
+        vr = np.copysign(np.where(np.isinf(br), one, zero), br)
+        vi = np.copysign(np.where(np.isinf(bi), one, zero), bi)
+        cases = [
+            (zero_den, sr * ar, si * ai),
+            (a_inf & b_fin, inf * (ur * br + ui * bi), inf * (ui * br - ur * bi)),
+            (b_inf & a_fin, zero * (ar * vr + ai * vi), zero * (ai * vr - ar * vi)),
+        ]
+        both_nan = np.isnan(cr) & np.isnan(ci)
+        conds = [both_nan & m for m, _, _ in cases]
+        result = np.empty(ar.shape, x.dtype)
+        result.real = np.select(conds, [re for _, re, _ in cases], cr)
+        result.imag = np.select(conds, [im for _, _, im in cases], ci)
+    out[special] = result
+    return out
 
 
 def _fma32(a: Any, b: Any, c: Any) -> Any:
@@ -153,9 +200,16 @@ def _rem_kernel(x: Any, y: Any) -> Any:
 
 def _sign_kernel(x: Any) -> Any:
     if x.dtype.kind == "c":
-        mag = np.abs(x)
+        # As XLA: each part divided by the magnitude, so sign(inf + 1j) is nan + 0j and
+        # sign(0 + inf j) is 0 + nan j (NumPy's complex division by mag + 0j gives nan + nan j).
+        x = np.asarray(x)
+        mag = _abs_kernel(x)
+        safe = np.where(mag == 0, np.ones((), mag.dtype), mag)
+        out = np.empty(x.shape, x.dtype)
         with np.errstate(invalid="ignore"):  # NaN in, NaN out, without NumPy's warning
-            return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype)
+            out.real = np.where(mag == 0, 0, x.real / safe)
+            out.imag = np.where(mag == 0, 0, x.imag / safe)
+        return out
     if x.dtype.kind == "u":
         return (x > 0).astype(x.dtype)
     if x.dtype.kind in "iu":
@@ -258,7 +312,48 @@ def _pow_kernel(x: Any, y: Any) -> Any:
     # float64).
     if y.dtype.kind in "iu":
         y = y.astype(x.dtype)
+    if x.dtype.kind == "c":
+        return _complex_pow(x, y)
     return np.power(x, y)
+
+
+def _complex_pow(x: Any, y: Any) -> Any:
+    """(a+bi) ** (c+di) where XLA's formula differs from NumPy's C library: at zero, infinite
+    and NaN operands and results. XLA computes |z|**c * exp(-d arg z) * (cos q + i sin q) with
+    q = c arg z + d ln|z|, then sets z**0 = 1, 1**w = 1, 0**c = 0 (c > 0, d = 0), and
+    inf**c = inf (c > 0) or 0 (c < 0) for a real inf and real c. So (-inf + 0j) ** 2 is
+    nan + nan j (the formula's 0 * inf) where NumPy gives inf + nan j. Elsewhere NumPy's
+    result is kept: both formulas agree there to rounding."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    with np.errstate(all="ignore"):
+        out = np.array(np.power(x, y), x.dtype, ndmin=0)
+        a, b, c, d = x.real, x.imag, y.real, y.imag
+        mag = _abs_kernel(x)
+        zero, one = np.zeros((), a.dtype), np.ones((), a.dtype)
+        special = ~(np.isfinite(out) & np.isfinite(x) & np.isfinite(y)) | (mag == 0)
+        if not special.any():
+            return out
+        arg = np.arctan2(b, a)
+        coeff = np.power(mag, c) * np.exp(-d * arg)
+        q = c * arg + d * np.log(mag)
+        formula = np.empty(x.shape, x.dtype)
+        formula.real, formula.imag = coeff * np.cos(q), coeff * np.sin(q)
+        real_d = d == 0
+        inf_base = (a == np.inf) & (b == 0) & real_d
+        cases = [
+            (inf_base & (c < 0), zero),
+            (inf_base & (c > 0), np.asarray(np.inf, a.dtype)),
+            ((a == 1) & (b == 0), one),
+            ((c == 0) & real_d, one),
+            ((mag == 0) & real_d & (c >= 0), np.where(c == 0, one, zero)),
+        ]
+        # The first case that holds wins, as XLA's chain of selects.
+        real = np.select([m for m, _ in cases], [v for _, v in cases], formula.real)
+        imag = np.where(np.any([m for m, _ in cases], axis=0), zero, formula.imag)
+        result = np.empty(x.shape, x.dtype)
+        result.real, result.imag = real, imag
+        out[special] = result[special]
+    return out
 
 
 # ---- arithmetic ----------------------------------------------------------------------------
@@ -384,6 +479,10 @@ def _integer_pow_kernel(x: Any, *, y: int) -> Any:
         if n:
             base = np.multiply(base, base)
     if y < 0:
+        # XLA divides 1 by the power: for complex values its division, whose infinities
+        # differ from NumPy's reciprocal (integer_pow(inf + 0j, -2) is 0j, not nan + nan j).
+        if x.dtype.kind == "c":
+            return _div_kernel(np.ones_like(acc), acc)
         return np.reciprocal(acc)
     return acc.copy() if acc is x else acc
 
