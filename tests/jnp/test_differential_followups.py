@@ -1048,6 +1048,54 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         True,
         {"dtype": "complex128", "shape": [2], "weak": False, "v": "[(nan+0j), nanj]"},
     ),
+    # complex exp of a 0-d value at an overflow; split's axis read as JAX reads it (IndexError);
+    # isfinite of a 0-d non-float under jit is JAX's constant (a concrete mask)
+    (
+        "L.lax.map(lambda t: jnp.exp(jnp.exp(t)), np.array([complex(54.6, 0), complex(-0."
+        "6, 0.9)], np.complex64))",
+        False,
+        {
+            "dtype": "complex64",
+            "shape": [2],
+            "weak": False,
+            "v": "[(inf+nanj), (1.2785738706588745+0.5862244367599487j)]",
+        },
+    ),
+    (
+        "jnp.exp(np.complex64(complex(100, 1)))",
+        False,
+        {"dtype": "complex64", "shape": [], "weak": False, "v": "(inf+infj)"},
+    ),
+    (
+        "jnp.array_split(np.int32(0), 3, axis=0)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.split(np.zeros(4), 2, axis=1)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.dsplit(np.zeros((2, 2)), 1)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "L.jit(lambda a: a[jnp.isfinite(a)])(np.int32(1))",
+        False,
+        {"dtype": "int32", "shape": [1], "weak": False, "v": [1]},
+    ),
+    (
+        "L.jit(L.vmap(lambda a: a[jnp.isfinite(a)]))(np.array([1, 2], np.int32))",
+        False,
+        {"dtype": "int32", "shape": [2, 1], "weak": False, "v": [[1], [2]]},
+    ),
+    (
+        "L.jit(lambda a: (lambda v: v[jnp.isfinite(v)])(jnp.array_equal(a, 3)))(np.float32(-1.5))",
+        False,
+        {"dtype": "bool", "shape": [1], "weak": False, "v": [False]},
+    ),
 ]
 
 
@@ -1132,6 +1180,18 @@ def test_float32_cumsum_adds_in_order() -> None:
     x = np.array([1e8, 1, -1e8, 1], np.float32)
     np.testing.assert_array_equal(np.asarray(jnp.cumsum(x)), np.cumsum(x))
     np.testing.assert_array_equal(np.asarray(numjax.jit(jnp.cumsum)(x)), [1e8, 1e8, 0, 1])
+
+
+def test_float32_sums_add_in_numpys_order() -> None:
+    # A deliberate difference (docs/differences.md): JAX 0.4.30's mean of three float32
+    # 2.0000002 is 2.0000005 (XLA's reduction order and its multiply by 1/3), so its variance
+    # is 5.7e-14 and corrcoef 1.0; numpy's pairwise sum gives the exact mean, 0 and nan.
+    x = np.full(3, 2.0000002, np.float32)
+    assert float(jnp.mean(x)) == float(np.mean(x))
+    assert float(jnp.var(x)) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert np.isnan(float(jnp.corrcoef(x)))
 
 
 def test_lax_binary_op_on_numpy_value_of_another_dtype_raises_type_error() -> None:

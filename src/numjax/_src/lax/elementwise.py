@@ -164,6 +164,7 @@ def _exp_kernel(x: Any) -> Any:
     out = np.exp(x)
     if x.dtype.kind != "c" or not out.size:
         return out
+    out = np.asarray(out)  # of a 0-d x, np.exp gives a scalar, whose parts cannot be set
     with np.errstate(all="ignore"):
         magnitude = np.exp(x.real)
         # Where exp(re) and im are finite both formulas agree; NumPy's rounding is kept there.

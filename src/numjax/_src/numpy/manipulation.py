@@ -267,7 +267,11 @@ def _split(name: str, ary: Array, indices_or_sections: Any, axis: int,
            strict: bool) -> list[Array]:
     check_arraylike(name, ary)
     ary = ensure_array(ary, name)
-    axis = canonicalize_axis(axis, get_aval(ary).ndim)
+    ndim = get_aval(ary).ndim
+    if not -ndim <= operator.index(axis) < ndim:
+        # As JAX, which reads the axis's length from the shape tuple first.
+        raise IndexError("tuple index out of range")
+    axis = canonicalize_axis(axis, ndim)
     size = get_aval(ary).shape[axis]
     spec = _concrete_or_error(indices_or_sections,
                               f"The indices_or_sections argument of jnp.{name} must be "
@@ -325,8 +329,6 @@ def vsplit(ary: Array, indices_or_sections: Any) -> list[Array]:
 
 def dsplit(ary: Array, indices_or_sections: Any) -> list[Array]:
     a = ensure_array(ary)
-    if get_aval(a).ndim < 3:
-        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
     return _split("dsplit", a, indices_or_sections, 2, True)
 
 

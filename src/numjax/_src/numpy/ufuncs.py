@@ -394,6 +394,11 @@ def isfinite(x: Array, /) -> Array:
         return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
     if dt.kind == "f" or dt == dtypes.bfloat16:
         return lax.is_finite(x)
+    if get_aval(x).ndim == 0 and not running_eagerly():
+        # JAX's isfinite is an inlined jit whose constant 0-d result comes back out of it as
+        # a NumPy array under jit (vmapped or not), not a tracer: so `v[jnp.isfinite(v)]` of
+        # a 0-d integer v is a concrete mask there.
+        return np.ones((), _BOOL)  # type: ignore[return-value]
     return lax.full_like(x, True, _BOOL)
 
 
