@@ -1096,6 +1096,28 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "bool", "shape": [1], "weak": False, "v": [False]},
     ),
+    # argmax/argmin/nanargmax/nanargmin read the axis's length first, as JAX: an axis out of range
+    # is the shape tuple's IndexError
+    (
+        "jnp.nanargmax(np.float16(1), axis=-1)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.argmin(np.ones(3), axis=1)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.argmax(np.ones((2, 3)), axis=1.0)",
+        False,
+        {"raises": "TypeError", "msg": "'float' object cannot be interpreted as an integer"},
+    ),
+    (
+        "jnp.argmin(np.ones((2, 0)), axis=1)",
+        False,
+        {"raises": "ValueError", "msg": "attempt to get argmin of an empty sequence"},
+    ),
 ]
 
 
@@ -1192,6 +1214,18 @@ def test_float32_sums_add_in_numpys_order() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         assert np.isnan(float(jnp.corrcoef(x)))
+
+
+def test_irfft_of_length_one_has_a_zero_gradient() -> None:
+    # JAX 0.4.30 bug, not copied (docs/differences.md): irfft of a last axis of length 1 has
+    # an empty output (n = 0), and JAX's vjp of it fails with "TypeError: broadcast_in_dim
+    # shape must have every element be nonnegative, got (-1,)." The gradient is zero.
+    x = np.array([[-0.57]])
+    out, pullback = numjax.vjp(jnp.fft.irfft, x)
+    assert out.shape == (1, 0)
+    np.testing.assert_array_equal(np.asarray(pullback(jnp.zeros((1, 0)))[0]), [[0.0]])
+    jitted = numjax.jit(lambda a: numjax.vjp(jnp.fft.irfft, a)[1](jnp.zeros((1, 0)))[0])
+    np.testing.assert_array_equal(np.asarray(jitted(x)), [[0.0]])
 
 
 def test_lax_binary_op_on_numpy_value_of_another_dtype_raises_type_error() -> None:

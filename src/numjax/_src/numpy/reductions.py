@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -348,8 +349,10 @@ def _arg(name: str, op: Any, a: Array, axis: int | None, keepdims: bool | None) 
         flat = lax.reshape(a, (aval.size,))
         out = op(flat, 0, dtypes.default_int_dtype())
         return lax.reshape(out, (1,) * aval.ndim) if keepdims else out
-    ax = canonicalize_axis(axis, aval.ndim)
-    if aval.shape[ax] == 0:
+    # The length is read first, as JAX does: an axis out of range is the shape tuple's
+    # IndexError ("tuple index out of range").
+    if tuple(aval.shape)[operator.index(axis)] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")
+    ax = canonicalize_axis(axis, aval.ndim)
     out = op(a, ax, dtypes.default_int_dtype())
     return lax.expand_dims(out, (ax,)) if keepdims else out
