@@ -24,6 +24,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
+from numjax._src.lax.elementwise import _pick_lexicographic
 from numjax._src.typing import Array
 
 __all__ = [
@@ -443,11 +444,32 @@ def _scatter_kernel_for(combine: np.ufunc | None) -> Callable[..., Any]:
         upd = upd.astype(out.dtype, copy=False)
         if combine is None:
             out[where] = upd
+        elif out.dtype.kind == "c" and combine in (np.minimum, np.maximum):
+            _complex_pick_at(out, where, upd, combine is np.maximum)
         else:
             combine.at(out, where, upd)
         return out
 
     return kernel
+
+
+def _complex_pick_at(out: np.ndarray, where: tuple[np.ndarray, ...], upd: np.ndarray,
+                     greater: bool) -> None:
+    """`np.maximum.at`/`np.minimum.at` for complex values with XLA's combiner, lax.max/min's
+    lexicographic pick (NaNs compare false: scatter_min of nan + 0j with 1j is 1j), applied
+    update after update: in rounds, each taking every position's next update."""
+    pos = np.ravel_multi_index(np.broadcast_arrays(*where), out.shape).reshape(-1)
+    vals = np.broadcast_to(upd, np.broadcast_shapes(*(w.shape for w in where), upd.shape))
+    vals = vals.reshape(-1)
+    order = np.argsort(pos, kind="stable")
+    sorted_pos = pos[order]
+    first = np.searchsorted(sorted_pos, sorted_pos, side="left")
+    rank = np.empty_like(pos)
+    rank[order] = np.arange(pos.size) - first  # how many earlier updates hit the same place
+    flat = out.reshape(-1)
+    for r in range(int(rank.max()) + 1 if pos.size else 0):
+        at = rank == r
+        flat[pos[at]] = _pick_lexicographic(flat[pos[at]], vals[at], greater)
 
 
 def _scatter_abstract_eval(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray, *,
