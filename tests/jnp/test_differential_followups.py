@@ -1143,6 +1143,45 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "bfloat16", "shape": [2], "weak": False, "v": ["-0.9296875", "0.0"]},
     ),
+    # cholesky and eigh symmetrize before checking the shape, as JAX: (x + x^H) / 2 broadcasts a
+    # (1, 0) matrix to (0, 0); a non-square one fails in the add; a vector in swapaxes
+    (
+        "jnp.linalg.cholesky(np.zeros((1, 0), bool))",
+        False,
+        {"dtype": "float32", "shape": [0, 0], "weak": False, "v": []},
+    ),
+    (
+        "lax.linalg.cholesky(np.zeros((0, 1), np.float32))",
+        False,
+        {"dtype": "float32", "shape": [0, 0], "weak": False, "v": []},
+    ),
+    (
+        "jnp.linalg.cholesky(np.zeros((2, 3), np.float32))",
+        False,
+        {
+            "raises": "TypeError",
+            "msg": "add got incompatible shapes for broadcasting: (2, 3), (3, 2).",
+        },
+    ),
+    (
+        "jnp.linalg.cholesky(np.zeros(3, np.float32))",
+        False,
+        {"raises": "IndexError", "msg": "index -2 is out of bounds for axis 0 with size 1"},
+    ),
+    (
+        "jnp.linalg.eigvalsh(np.zeros((1, 0), np.float32))",
+        False,
+        {"dtype": "float32", "shape": [0], "weak": False, "v": []},
+    ),
+    (
+        "lax.linalg.eigh(np.zeros((2, 3), np.float32), symmetrize_input=False)",
+        False,
+        {
+            "raises": "ValueError",
+            "msg": "Argument to symmetric eigendecomposition must have shape [..., n, n],"
+            "got shape (2, 3)",
+        },
+    ),
 ]
 
 
@@ -1251,6 +1290,16 @@ def test_irfft_of_length_one_has_a_zero_gradient() -> None:
     np.testing.assert_array_equal(np.asarray(pullback(jnp.zeros((1, 0)))[0]), [[0.0]])
     jitted = numjax.jit(lambda a: numjax.vjp(jnp.fft.irfft, a)[1](jnp.zeros((1, 0)))[0])
     np.testing.assert_array_equal(np.asarray(jitted(x)), [[0.0]])
+
+
+def test_complex_arctan_arctanh_at_infinities_are_c99_limits() -> None:
+    # A deliberate difference (docs/differences.md): JAX 0.4.30 gives nan + nan j for every
+    # argument with an infinite part.
+    z = np.array([complex(0, -np.inf), complex(np.inf, 1), complex(1, np.inf)], np.complex64)
+    np.testing.assert_allclose(np.asarray(jnp.arctanh(z)), [-np.pi / 2 * 1j, np.pi / 2 * 1j,
+                                                            np.pi / 2 * 1j], rtol=1e-7)
+    w = np.array([complex(-np.inf, 2.45), complex(1, np.inf)], np.complex64)
+    np.testing.assert_allclose(np.asarray(jnp.arctan(w)), [-np.pi / 2, np.pi / 2], rtol=1e-7)
 
 
 def test_lax_binary_op_on_numpy_value_of_another_dtype_raises_type_error() -> None:

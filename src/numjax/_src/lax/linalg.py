@@ -240,6 +240,10 @@ cholesky_p.def_batch(_front_batch(cholesky_p))
 
 
 def _symmetrize(x: Array) -> Array:
+    n = _ndim(x)
+    if n < 2:
+        # As JAX's swapaxes of the last two axes: NumPy's error indexing its permutation.
+        raise IndexError(f"index -2 is out of bounds for axis 0 with size {n}")
     return ew.div(ew.add(x, _mH(x)), np.array(2, get_aval(x).dtype))
 
 
@@ -254,8 +258,10 @@ def cholesky(x: Array, *, symmetrize_input: bool = True) -> Array:
            [1., 2.]], dtype=float32)
     """
     if symmetrize_input:
-        _check_matrix("Cholesky decomposition", get_aval(x), square=True)
+        # Symmetrized first, as JAX: x + x^H broadcasts a (1, 0) matrix to an empty (0, 0)
+        # one, and a non-square one fails in the add.
         x = _symmetrize(x)
+    _check_matrix("Cholesky decomposition", get_aval(x), square=True)
     return _tril(cholesky_p.bind(x))
 
 
@@ -860,8 +866,9 @@ def _eigh_abstract_eval(x: ShapedArray, *, lower: bool, sort_eigenvalues: bool,
                         subset_by_index: tuple[int, int] | None) -> list[ShapedArray]:
     check_dtype("eigh", x.dtype, FLOAT_OR_COMPLEX)
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        # JAX 0.4.30's text, with no space after the comma.
         raise ValueError("Argument to symmetric eigendecomposition must have shape [..., n, "
-                         f"n], got shape {x.shape}")
+                         f"n],got shape {x.shape}")
     n = x.shape[-1]
     k = n
     if subset_by_index is not None:
@@ -913,11 +920,7 @@ def eigh(x: Array, *, lower: bool = True, symmetrize_input: bool = True,
     Array([1., 2.], dtype=float32)
     """
     if symmetrize_input:
-        aval = get_aval(x)
-        if aval.ndim < 2 or aval.shape[-1] != aval.shape[-2]:
-            _eigh_abstract_eval(aval, lower=lower, sort_eigenvalues=sort_eigenvalues,
-                                subset_by_index=None)
-        x = _symmetrize(x)
+        x = _symmetrize(x)  # first, as JAX (see cholesky): the shape is checked after
     sub = None if subset_by_index is None else (int(subset_by_index[0]),
                                                 int(subset_by_index[1]))
     v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
