@@ -1182,6 +1182,48 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
             "got shape (2, 3)",
         },
     ),
+    # gcd/lcm promote as JAX (two booleans are refused) and are weak only for a 0-d result of weak
+    # operands; lax.reduce's monoid path is weak only when operand and initial value both are
+    (
+        "jnp.gcd(2, np.array([True, False]))",
+        False,
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [1, 2]},
+    ),
+    (
+        "jnp.lcm(lax.broadcast(2, (2,)), 3)",
+        False,
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [6, 6]},
+    ),
+    (
+        "jnp.gcd(True, np.array([True, False]))",
+        False,
+        {"raises": "ValueError", "msg": "Arguments to jax.numpy.gcd must be integers."},
+    ),
+    (
+        "jnp.lcm(3, 4)",
+        False,
+        {"dtype": "int32", "shape": [], "weak": True, "v": 12},
+    ),
+    (
+        "jnp.lcm(2, np.zeros(0, bool))",
+        True,
+        {"dtype": "int64", "shape": [0], "weak": False, "v": []},
+    ),
+    (
+        "lax.reduce(jnp.asarray(3), jnp.zeros((), jnp.int64), lax.add, ())",
+        True,
+        {"dtype": "int64", "shape": [], "weak": False, "v": 3},
+    ),
+    (
+        "lax.reduce(lax.broadcast(3.0, (2,)), jnp.zeros((), jnp.float64), lax.add, (0,))",
+        True,
+        {"dtype": "float64", "shape": [], "weak": False, "v": ["6.0"]},
+    ),
+    (
+        "lax.reduce(lax.broadcast(3.0, (2,)), 0.0, lax.add, (0,))",
+        True,
+        {"dtype": "float64", "shape": [], "weak": True, "v": ["6.0"]},
+    ),
 ]
 
 

@@ -315,6 +315,10 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
             if len(set(dims)) != len(dims):
                 raise ValueError(f"duplicate value in 'axes' of reduction: {dims}")
             out = _MONOID_REDUCERS[kind](flat_ops[0], dims)
+            # As JAX: weak only when the operand and the initial value both are.
+            weak = op_avals[0].weak_type and dtypes.is_weakly_typed(flat_inits[0])
+            if get_aval(out).weak_type != weak:
+                out = st._convert_element_type(out, get_aval(out).dtype, weak)
             return tree_unflatten(treedef, [out])
     flat_inits = [as_init(i) for i in flat_inits]
     init_avals = [get_aval(i) for i in flat_inits]

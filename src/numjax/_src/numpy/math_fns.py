@@ -293,10 +293,21 @@ def divmod(x1: Array, x2: Array, /) -> tuple[Array, Array]:
 
 
 def _int_args(name: str, x1: Array, x2: Array) -> list[Array]:
-    x1, x2 = promote_args_numeric(name, x1, x2)
+    # As JAX: plain promotion (two booleans stay boolean, and are refused).
+    x1, x2 = promote_args(name, x1, x2)
     if get_aval(x1).dtype.kind not in "iu":
         raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
     return [x1, x2]
+
+
+def _strong_unless_scalar(x: Array) -> Array:
+    """`x` strongly typed unless it is 0-d: JAX's gcd and lcm mix in the constant 0, a Python
+    scalar beside a weak 0-d value but a strong array otherwise, so only a 0-d result of weak
+    operands stays weak (gcd(2, 3) is weak, gcd(2, bool array) is not)."""
+    aval = get_aval(x)
+    if aval.weak_type and aval.ndim:
+        return lax._convert_element_type(x, aval.dtype, False)
+    return x
 
 
 def gcd(x1: Array, x2: Array, /) -> Array:
@@ -305,6 +316,7 @@ def gcd(x1: Array, x2: Array, /) -> Array:
     from numjax._src.numpy.shape import broadcast_arrays
     a, b = broadcast_arrays(lax.abs(x1) if get_aval(x1).dtype.kind == "i" else x1,
                             lax.abs(x2) if get_aval(x2).dtype.kind == "i" else x2)
+    a, b = _strong_unless_scalar(a), _strong_unless_scalar(b)
     zero = _const(a, 0)
     # Each two steps at least halve the smaller value: 2 * bits steps always finish.
     for _ in range(2 * get_aval(a).dtype.itemsize * 8):
@@ -322,7 +334,7 @@ def lcm(x1: Array, x2: Array, /) -> Array:
     safe = lax.select(lax.eq(d, zero), lax.full_like(d, 1), d)
     ax1 = lax.abs(x1) if get_aval(x1).dtype.kind == "i" else x1
     ax2 = lax.abs(x2) if get_aval(x2).dtype.kind == "i" else x2
-    out = lax.mul(ufuncs.floor_divide(ax1, safe), ax2)
+    out = _strong_unless_scalar(ufuncs.multiply(ufuncs.floor_divide(ax1, safe), ax2))
     return lax.select(lax.eq(d, zero), lax.full_like(out, 0), out)
 
 
