@@ -347,6 +347,41 @@ BFLOAT16_DRAWS = [
             16237,
         ],
     ),
+    # One float32 program: the normal (or uniform) values are not rounded to bfloat16 before
+    # the sampler's own arithmetic.
+    (
+        "lognormal",
+        [
+            16136, 16371, 16192, 16170, 16228, 16244, 16177, 16219,
+            16395, 16268, 16179, 16242, 16158, 16287, 16263, 16323,
+            16136, 16278, 16194, 16285, 16179, 16282, 16210, 16331,
+        ],
+    ),
+    (
+        "rayleigh",
+        [
+            16521, 16237, 16460, 16485, 16428, 16415, 16477, 16435,
+            16184, 16392, 16474, 16417, 16499, 16360, 16398, 16301,
+            16521, 16376, 16458, 16363, 16474, 16370, 16443, 16289,
+        ],
+    ),
+    (
+        "maxwell",
+        [
+            16275, 16250, 16379, 16151, 16334, 16393, 16217, 16326,
+            16381, 16311, 16355, 16322, 16417, 16310, 16325, 16409,
+            16275, 16277, 16378, 16312, 16457, 16340, 16281, 16378,
+        ],
+    ),
+    (
+        "double_sided_maxwell",
+        [
+            48829, 49192, 49065, 49052, 16494, 49200, 48812, 49171,
+            16585, 16486, 16520, 16497, 49215, 16530, 49191, 16378,
+            16464, 16563, 49145, 49237, 16448, 49113, 49277, 49233,
+        ],
+    ),
+
 ]
 
 BFLOAT16_SAMPLERS: dict[str, Callable[[Any], Any]] = {
@@ -355,6 +390,11 @@ BFLOAT16_SAMPLERS: dict[str, Callable[[Any], Any]] = {
     "cauchy": lambda k: random.cauchy(k, (24,), jnp.bfloat16),
     "gumbel": lambda k: random.gumbel(k, (24,), jnp.bfloat16),
     "normal_jit": lambda k: numjax.jit(lambda k: random.normal(k, (24,), jnp.bfloat16))(k),
+    "lognormal": lambda k: random.lognormal(k, 0.5, (24,), jnp.bfloat16),
+    "rayleigh": lambda k: random.rayleigh(k, 2.0, (24,), jnp.bfloat16),
+    "maxwell": lambda k: random.maxwell(k, (24,), jnp.bfloat16),
+    "double_sided_maxwell": lambda k: random.double_sided_maxwell(k, 0.5, 2.0, (24,),
+                                                                  jnp.bfloat16),
 }
 
 
