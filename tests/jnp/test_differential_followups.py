@@ -1224,6 +1224,35 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         True,
         {"dtype": "float64", "shape": [], "weak": True, "v": ["6.0"]},
     ),
+    # pow's gradient in x: y * x**(y-1), set to 0 at y == 0 for integer exponents only (JAX: nan at
+    # x = 0, y = 0.0)
+    (
+        "L.grad(lambda x: jnp.power(x, jnp.rint(x)))(np.float32(-0.0))",
+        False,
+        {"dtype": "float32", "shape": [], "weak": False, "v": ["nan"]},
+    ),
+    (
+        "L.jit(L.grad(lambda x, y: jnp.power(x, y), argnums=(0, 1)))(np.float32(0.0), np."
+        "float32(0.0))",
+        False,
+        {"dtype": "float32", "shape": [2], "weak": False, "v": ["nan", "0.0"]},
+    ),
+    (
+        "L.grad(lambda x: lax.pow(x, np.int32(0)))(np.float32(0.0))",
+        False,
+        {"dtype": "float32", "shape": [], "weak": False, "v": ["0.0"]},
+    ),
+    (
+        "L.jacfwd(lambda x: lax.pow(x, np.array([0., 1., 2.], np.float32)))(np.zeros(3, n"
+        "p.float32))",
+        False,
+        {
+            "dtype": "float32",
+            "shape": [3, 3],
+            "weak": False,
+            "v": ["nan", "nan", "nan", "0.0", "1.0", "0.0", "0.0", "0.0", "0.0"],
+        },
+    ),
 ]
 
 

@@ -835,9 +835,12 @@ def _abs_jvp(t: Array, ans: Array, x: Array) -> Array:
 
 
 def _pow_jvp_x(t: Array, x: Array, y: Array) -> Array:
-    # d/dx x**y = y * x**(y-1), defined as 0 where y == 0 (so 0**0 has gradient 0).
+    # d/dx x**y = y * x**(y-1). As JAX, an integer exponent has gradient 0 where y == 0, and
+    # an inexact one has none of that: at x = 0, y = 0.0 the gradient is 0 * 0**-1 = nan.
     x, y = _bcast(x, x, y), _bcast(y, x, y)
     x_aval = get_aval(x)
+    if get_aval(y).dtype.kind not in "iu":
+        return mul(t, mul(y, pow(x, sub(y, _const(y, 1)))))
     # An integer exponent enters the product in x's dtype.
     y_as_x = _convert_element_type(y, x_aval.dtype, get_aval(y).weak_type)
     zero = full_like(y_as_x, 0)
