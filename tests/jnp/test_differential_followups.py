@@ -1253,6 +1253,17 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
             "v": ["nan", "nan", "nan", "0.0", "1.0", "0.0", "0.0", "0.0", "0.0"],
         },
     ),
+    # clz/population_count of a 0-d value stay 0-d (NumPy < 2 counted bits through a 1-d copy)
+    (
+        "lax.clz(np.uint16(3))",
+        False,
+        {"dtype": "uint16", "shape": [], "weak": False, "v": 14},
+    ),
+    (
+        "lax.population_count(np.array(7, np.int8))",
+        False,
+        {"dtype": "int8", "shape": [], "weak": False, "v": 3},
+    ),
 ]
 
 
@@ -1371,6 +1382,16 @@ def test_complex_arctan_arctanh_at_infinities_are_c99_limits() -> None:
                                                             np.pi / 2 * 1j], rtol=1e-7)
     w = np.array([complex(-np.inf, 2.45), complex(1, np.inf)], np.complex64)
     np.testing.assert_allclose(np.asarray(jnp.arctan(w)), [-np.pi / 2, np.pi / 2], rtol=1e-7)
+
+
+def test_popcount_without_numpy_bitwise_count_keeps_0d(monkeypatch: pytest.MonkeyPatch) -> None:
+    # NumPy 1.26 has no np.bitwise_count: the byte-table path counted a 0-d value as shape (1,)
+    # (JAX 0.4.30: lax.clz(uint16 3) is 14 of shape ()).
+    from numjax._src.lax import special
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert special._popcount_kernel(np.array(3, np.uint16)).shape == ()
+    out = special._clz_kernel(np.array(3, np.uint16))
+    assert out.shape == () and int(out) == 14
 
 
 def test_lax_binary_op_on_numpy_value_of_another_dtype_raises_type_error() -> None:

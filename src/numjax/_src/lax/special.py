@@ -224,8 +224,9 @@ def _popcount_kernel(x: Any) -> Any:
     if hasattr(np, "bitwise_count"):
         count = np.bitwise_count(u)
     else:  # per byte from a table, summed over each element's bytes
+        shape = u.shape  # (np.ascontiguousarray makes a 0-d array 1-d)
         u = np.ascontiguousarray(u)
-        count = _BYTE_POPCOUNT[u.view(np.uint8)].reshape(*u.shape, u.dtype.itemsize).sum(
+        count = _BYTE_POPCOUNT[u.view(np.uint8)].reshape(*shape, u.dtype.itemsize).sum(
             -1, dtype=np.uint8)
     return count.astype(x.dtype)
 
