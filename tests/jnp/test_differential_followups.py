@@ -1264,6 +1264,26 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "int8", "shape": [], "weak": False, "v": 3},
     ),
+    # triangular_solve accepts bfloat16 (a floating type, as in JAX): det's gradient of bfloat16
+    # under jit then raises JAX's NotImplementedError from lu, not a TypeError
+    (
+        "lax.linalg.triangular_solve(np.array([[2., 0.], [1., 3.]], np.float32).astype(jn"
+        "p.bfloat16), np.array([[1., 2.], [3., 4.]], np.float32).astype(jnp.bfloat16), le"
+        "ft_side=True, lower=True)",
+        False,
+        {
+            "dtype": "bfloat16",
+            "shape": [2, 2],
+            "weak": False,
+            "v": ["0.5", "1.0", "0.83203125", "1.0"],
+        },
+    ),
+    (
+        "L.jit(lambda a: L.vjp(jnp.linalg.det, a)[1](jnp.ones((), jnp.bfloat16)))(np.eye("
+        "2, dtype=np.float32).astype(jnp.bfloat16))",
+        False,
+        {"raises": "NotImplementedError", "msg": "Unsupported dtype bfloat16"},
+    ),
 ]
 
 

@@ -301,7 +301,8 @@ def _triangular_solve_kernel(a: Any, b: Any, *, left_side: bool, lower: bool,
 def _triangular_solve_abstract_eval(a: ShapedArray, b: ShapedArray, *, left_side: bool,
                                     **params: Any) -> ShapedArray:
     for i, aval in enumerate((a, b)):
-        if not any(np.issubdtype(aval.dtype, t) for t in FLOAT_OR_COMPLEX):
+        # (dtypes.issubdtype: bfloat16 is a floating type, as in JAX)
+        if not any(dtypes.issubdtype(aval.dtype, t) for t in FLOAT_OR_COMPLEX):
             raise TypeError(f"triangular_solve does not accept dtype {aval.dtype.name} at "
                             f"position {i}. Accepted dtypes at position {i} are subtypes of "
                             "floating, complexfloating.")
