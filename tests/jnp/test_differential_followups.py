@@ -1284,6 +1284,18 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"raises": "NotImplementedError", "msg": "Unsupported dtype bfloat16"},
     ),
+    # fmod replaces zero divisors by ones only for integer operands, not booleans (made int32
+    # after, they keep the remainder by zero: the dividend)
+    (
+        "jnp.fmod(np.array([True, True, False]), np.array([True, False, False]))",
+        False,
+        {"dtype": "int32", "shape": [3], "weak": False, "v": [0, 1, 0]},
+    ),
+    (
+        "jnp.fmod(np.array([5, 5]), np.array([2, 0]))",
+        False,
+        {"dtype": "int32", "shape": [2], "weak": False, "v": [1, 0]},
+    ),
 ]
 
 

@@ -494,8 +494,13 @@ mod = remainder
 
 
 def fmod(x1: Array, x2: Array, /) -> Array:
+    check_arraylike("fmod", x1, x2)
+    # As JAX: zero divisors become ones only when the operands' own result type is an integer;
+    # booleans, made int32 after, keep the remainder by zero (the dividend): fmod(True, False)
+    # is 1.
+    integer = dtypes.issubdtype(dtypes.result_type(x1, x2), np.integer)
     x1, x2 = promote_args_numeric("fmod", x1, x2)
-    return lax.rem(x1, _nonzero_divisor(x2))
+    return lax.rem(x1, _nonzero_divisor(x2) if integer else x2)
 
 
 def floor_divide(x1: Array, x2: Array, /) -> Array:
