@@ -441,3 +441,137 @@ def test_main_trace_is_the_trace() -> None:
     seen = []
     numjax.jit(lambda x: seen.append(core.find_top_trace([x]).main))(1.0)
     assert isinstance(seen[0], core.MainTrace)
+
+
+def _batch_sensitive_primitives():  # type: ignore[no-untyped-def]
+    """`any_over_batch` reduces over the batch axis (its batch rule gives an unbatched result
+    from a batched operand, as equinox's `unvmap_any`); `refuse_batched` refuses a batched
+    operand (as equinox's `nonbatchable`)."""
+    any_p = core.Primitive("any_over_batch")
+    any_p.def_impl(lambda x: np.asarray(np.any(x)))
+    any_p.def_abstract_eval(lambda x: core.ShapedArray((), np.bool_))
+    batching.primitive_batchers[any_p] = lambda args, dims: (any_p.bind(args[0]), None)
+    mlir.register_lowering(any_p, mlir.lower_fun(jnp.any, multiple_results=False))
+    refuse_p = core.Primitive("refuse_batched")
+    refuse_p.def_impl(lambda x: x)
+    refuse_p.def_abstract_eval(lambda x: x)
+
+    def refuse(args, dims):  # type: ignore[no-untyped-def]
+        raise ValueError("batched operand")
+
+    batching.primitive_batchers[refuse_p] = refuse
+    mlir.register_lowering(refuse_p, mlir.lower_fun(lambda x: x, multiple_results=False))
+    return any_p, refuse_p
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_loop_carries_stay_unbatched_where_batch_rules_say_so(jit: bool) -> None:
+    # A loop's batched carries are found by its body's batch rules, not by data flow: the
+    # predicate `any_over_batch(x < 4)` is unbatched, so is the counter (also through a cond
+    # whose branch reads the batched x through `any_over_batch`). JAX 0.4.30:
+    # vmap(loop)([1., 5.]) = ([3, 3] int32 weak, [4., 8.]); vmap(sc)([[1, 5], [2, 3]]) =
+    # ([2, 2] int32, [[2, 10], [4, 6]]).
+    any_p, refuse_p = _batch_sensitive_primitives()
+
+    def loop(x):  # type: ignore[no-untyped-def]
+        def body(c):  # type: ignore[no-untyped-def]
+            i, x = c
+            i = numjax.lax.cond(i >= 0, lambda i, x: i + any_p.bind(x > 100).astype(jnp.int32),
+                                lambda i, x: i, i, x)
+            return refuse_p.bind(i) + 1, x + 1
+
+        return numjax.lax.while_loop(lambda c: any_p.bind(c[1] < 4), body, (0, x))
+
+    def sc(x):  # type: ignore[no-untyped-def]
+        def body(i, x):  # type: ignore[no-untyped-def]
+            return refuse_p.bind(i + any_p.bind(x > 100).astype(jnp.int32)) + 1, x * 2
+
+        return numjax.lax.scan(body, 0, x)
+
+    wrap = numjax.jit if jit else (lambda f: f)
+    i, x = wrap(numjax.vmap(loop))(jnp.array([1.0, 5.0]))
+    assert i.dtype == np.int32 and i.weak_type
+    np.testing.assert_array_equal(i, [3, 3])
+    np.testing.assert_array_equal(x, [4.0, 8.0])
+    i, ys = wrap(numjax.vmap(sc))(jnp.array([[1.0, 5.0], [2.0, 3.0]]))
+    assert i.dtype == np.int32 and not i.weak_type
+    np.testing.assert_array_equal(i, [2, 2])
+    np.testing.assert_array_equal(ys, [[2.0, 10.0], [4.0, 6.0]])
+
+
+def test_get_bind_params_and_subjaxprs() -> None:
+    # An interpreter re-binds each equation with `p.bind(*subfuns, *args, **params)` from
+    # `get_bind_params`; `subjaxprs` lists the jaxprs one level down. JAX 0.4.30: subjaxprs
+    # of this program are three open Jaxprs of one equation each; the interpreter gives
+    # 3.5597527 (p=True) and 3.258584 (p=False).
+    def f(p, x):  # type: ignore[no-untyped-def]
+        return numjax.lax.cond(p, jnp.sin, jnp.cos, x) + numjax.jit(jnp.exp)(x)
+
+    closed = numjax.make_jaxpr(f)(True, 1.0)
+    subs = list(core.subjaxprs(closed.jaxpr))
+    assert [type(j) for j in subs] == [core.Jaxpr] * 3
+    assert [len(j.eqns) for j in subs] == [1, 1, 1]
+
+    def interpret(*args):  # type: ignore[no-untyped-def]
+        env = dict(zip(closed.jaxpr.invars, args, strict=True))
+        read = lambda v: v.val if isinstance(v, core.Literal) else env[v]
+        for eqn in closed.jaxpr.eqns:
+            subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+            assert subfuns == [] and params == eqn.params
+            ans = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
+            env.update(zip(eqn.outvars, ans if eqn.primitive.multiple_results else [ans],
+                           strict=True))
+        return [read(v) for v in closed.jaxpr.outvars]
+
+    np.testing.assert_allclose(interpret(True, 1.0)[0], 3.5597527, rtol=1e-6)
+    np.testing.assert_allclose(interpret(False, 1.0)[0], 3.258584, rtol=1e-6)
+
+
+def test_custom_jvp_call_rebound_from_its_equation() -> None:
+    # custom_jvp_call's get_bind_params gives the function and its rule as WrappedFuns and
+    # the params left ({symbolic_zeros}); binding them again keeps the custom rule. JAX 0.4.30:
+    # fun(1.) = [sin 1], rule(1., 2.) = [sin 1, 20.], jvp of the re-bound call = (sin 1, 10.).
+    @numjax.custom_jvp
+    def f(x):  # type: ignore[no-untyped-def]
+        return jnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(p, t):  # type: ignore[no-untyped-def]
+        return f(p[0]), 10.0 * t[0]
+
+    (eqn,) = numjax.make_jaxpr(f)(1.0).jaxpr.eqns
+    assert eqn.primitive.name == "custom_jvp_call"
+    subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+    assert sorted(params) == ["symbolic_zeros"]
+    fun, rule = subfuns
+    np.testing.assert_allclose(fun.call_wrapped(1.0), [np.sin(1.0)], rtol=1e-6)
+    np.testing.assert_allclose(rule.call_wrapped(1.0, 2.0), [np.sin(1.0), 20.0], rtol=1e-6)
+
+    def g(x):  # type: ignore[no-untyped-def]
+        return eqn.primitive.bind(fun, rule, x, **params)[0]
+
+    primal, tangent = numjax.jvp(g, (1.0,), (1.0,))
+    np.testing.assert_allclose([primal, tangent], [np.sin(1.0), 10.0], rtol=1e-6)
+    np.testing.assert_allclose(numjax.jit(g)(1.0), np.sin(1.0), rtol=1e-6)
+    assert numjax.make_jaxpr(g)(1.0).jaxpr.eqns[0].primitive.name == "custom_jvp_call"
+
+
+def test_primitive_with_unhashable_params_and_axis_batch_rule_tuples() -> None:
+    # A library's primitive may be bound with a dict param; JAX runs its impl eagerly without
+    # hashing params. An axis batch rule receives its operands and dims as tuples (which it
+    # may bind as params). JAX 0.4.30: [0., 2., 4.]; vmap gives [[3., 3.], [3., 3.]] and the
+    # rule sees ('tuple', 'tuple', 2).
+    p = core.Primitive("scaled")
+    p.def_impl(lambda x, *, opts: x * opts["scale"])
+    p.def_abstract_eval(lambda x, *, opts: core.ShapedArray(x.shape, x.dtype))
+    seen = []
+
+    def rule(axis_size, axis_name, trace_type, args, dims, *, opts):  # type: ignore[no-untyped-def]
+        seen.append((type(args).__name__, type(dims).__name__, axis_size))
+        return p.bind(args[0], opts=opts), dims[0]
+
+    batching.axis_primitive_batchers[p] = rule
+    np.testing.assert_array_equal(p.bind(jnp.arange(3.0), opts={"scale": 2.0}), [0, 2, 4])
+    out = numjax.vmap(lambda x: p.bind(x, opts={"scale": 3.0}))(jnp.ones((2, 2)))
+    np.testing.assert_array_equal(out, [[3.0, 3.0], [3.0, 3.0]])
+    assert seen == [("tuple", "tuple", 2)]

@@ -32,6 +32,8 @@ class Library:
     module: str  # the import name
     version: str  # the pinned version (tests/ecosystem/requirements.txt)
     pattern: str = "*_test.py"  # the test files the wheel ships
+    # Environment variables the suite reads (einops' tests name the backends to test).
+    env: tuple[tuple[str, str], ...] = ()
 
 
 LIBRARIES = {
@@ -42,12 +44,15 @@ LIBRARIES = {
     "dm-haiku": Library("haiku", "0.0.12"),
     "lineax": Library("lineax", "0.0.5", "test_*.py"),
     "optimistix": Library("optimistix", "0.0.7", "test_*.py"),
-    "einops": Library("einops", "0.8.0", "test_*.py"),
+    "einops": Library("einops", "0.8.0", "test_*.py", (("EINOPS_TEST_BACKENDS", "numpy,jax"),)),
+    "jaxtyping": Library("jaxtyping", "0.2.30", "test_*.py"),
+    "equinox": Library("equinox", "0.11.4", "test_*.py"),
 }
 
 # JAX 0.4.30's counts for the same test files, measured with this script's --jax-python
 # (library -> tests passed).
-RECORDED_JAX_PASSED: dict[str, int] = {}
+# einops, jaxtyping and equinox: the release tags' test folders (their wheels ship none).
+RECORDED_JAX_PASSED: dict[str, int] = {"einops": 63, "jaxtyping": 242, "equinox": 435}
 
 # Runs pytest on the command line's arguments; numjax's run loads `_PLUGIN` first in every
 # process (pytest-xdist's workers too), which resolves `import jax` to numjax.
@@ -85,13 +90,13 @@ def test_files(library: Library, tests_dir: Path | None) -> list[Path]:
     return files
 
 
-def run_suite(python: str, numjax: bool, files: list[Path], timeout: float,
-              workers: int) -> Counts:
+def run_suite(python: str, numjax: bool, library: Library, files: list[Path],
+              timeout: float, workers: int) -> Counts:
     """Run pytest on `files` in a fresh `python` (with `import jax` resolved to numjax if
     `numjax`); the counts from its JUnit report."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
-        env = dict(os.environ, JAX_PLATFORMS="cpu")
+        env = dict(os.environ, JAX_PLATFORMS="cpu", **dict(library.env))
         plugin: list[str] = []
         if numjax:
             (Path(tmp) / f"{_PLUGIN}.py").write_text(_PLUGIN_SOURCE)
@@ -157,11 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         library = LIBRARIES[name]
         files = test_files(library, args.tests)
         print(f"{name} {library.version}: {len(files)} test files", file=sys.stderr)
-        ours = run_suite(sys.executable, True, files, args.timeout, args.workers)
+        ours = run_suite(sys.executable, True, library, files, args.timeout, args.workers)
         # Of the tests JAX passes, the share numjax passes (measured: by name; recorded: by
         # count).
         if args.jax_python:
-            theirs = run_suite(args.jax_python, False, files, args.timeout, args.workers)
+            theirs = run_suite(args.jax_python, False, library, files, args.timeout, args.workers)
             jax_passed: int | None = theirs.passed
             both = len(theirs.passed_names & ours.passed_names)
             share = f"{both / theirs.passed:.1%}" if theirs.passed else "-"

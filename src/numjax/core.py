@@ -28,6 +28,8 @@ from numjax._src.core.jaxpr import Literal as Literal
 from numjax._src.core.jaxpr import Var as Var
 from numjax._src.core.jaxpr import eval_jaxpr as eval_jaxpr
 from numjax._src.core.jaxpr import jaxpr_as_fun as jaxpr_as_fun
+from numjax._src.core.jaxpr import jaxprs_in_params as jaxprs_in_params
+from numjax._src.core.jaxpr import subjaxprs as subjaxprs
 from numjax._src.core.trace import Primitive as Primitive
 from numjax._src.core.trace import Trace as Trace
 from numjax._src.core.trace import Tracer as Tracer

@@ -37,7 +37,9 @@ class _AxisRuleRegistry(RuleRegistry):
         def batch(args: Any, dims: Any, **params: Any) -> Any:
             trace = rule_trace()
             assert trace is not None  # batch rules run inside BatchTrace.process_primitive
-            return rule(trace.axis_size, trace.axis_name, BatchTrace, args, dims, **params)
+            # Tuples, as JAX passes them: a rule may bind them as params, which are hashed.
+            return rule(trace.axis_size, trace.axis_name, BatchTrace, tuple(args), tuple(dims),
+                        **params)
 
         batch.axis_rule = rule  # type: ignore[attr-defined]
         super().__setitem__(primitive, batch)

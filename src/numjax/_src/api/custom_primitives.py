@@ -17,11 +17,13 @@ from typing import Any
 
 from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
-from numjax._src.core.avals import get_aval
-from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
+from numjax._src.core.avals import get_aval, shaped_abstractify
+from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr, jaxpr_as_fun
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching, jaxpr_transforms
 from numjax._src.interpreters.ad import Zero
+from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.linear_util import wrap_init
 
 
 def const_dependence(closed: ClosedJaxpr, num_consts: int) -> list[bool]:
@@ -64,8 +66,50 @@ def _vmap_keeping_zeros(fun: Any, values: Sequence[Any], dims: Sequence[Any], n_
 
 # ---- custom_jvp ----------------------------------------------------------------------------
 
-custom_jvp_call_p = Primitive("custom_jvp_call")
-custom_jvp_call_p.multiple_results = True
+class CustomJVPCallPrimitive(Primitive):
+    """`custom_jvp_call`: its equations hold the function as `call_jaxpr` and the rule as
+    `jvp`, a callable (primals, tangents) -> (outputs, output tangents) taking symbolic
+    `Zero` tangents.
+
+    Interpreters of jaxprs re-bind an equation the way JAX's primitive is bound, the function
+    and its rule first (`get_bind_params`, then `p.bind(fun, jvp, *args, **params)`): both
+    are `linear_util` WrappedFuns, the rule taking primals then (instantiated) tangents and
+    returning outputs then output tangents, flat."""
+
+    multiple_results = True
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        if "call_jaxpr" in params:
+            return super().bind(*args, **params)
+        fun, jvp, *operands = args
+        call = getattr(fun, "call_wrapped", fun)
+        closed = trace_to_jaxpr(lambda *xs: list(call(*xs)),
+                                [shaped_abstractify(x) for x in operands])
+        n_out = len(closed.out_avals)
+        jvp_call = getattr(jvp, "call_wrapped", jvp)
+
+        def rule(primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+            outs = list(jvp_call(*primals, *[ad.instantiate_zeros(t) for t in tangents]))
+            return outs[:n_out], outs[n_out:]
+
+        return super().bind(*operands, call_jaxpr=closed, jvp=rule, num_consts=0,
+                            symbolic_zeros=params.get("symbolic_zeros", False))
+
+    def get_bind_params(self, params: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        new_params = dict(params)
+        closed: ClosedJaxpr = new_params.pop("call_jaxpr")
+        rule = new_params.pop("jvp")
+        del new_params["num_consts"]  # the consts are leading operands of `fun` and `jvp`
+
+        def jvp(*xs: Any) -> list[Any]:
+            n = len(xs) // 2
+            outs, out_tangents = rule(list(xs[:n]), list(xs[n:]))
+            return [*outs, *[ad.instantiate_zeros(t) for t in out_tangents]]
+
+        return [wrap_init(jaxpr_as_fun(closed)), wrap_init(jvp)], new_params
+
+
+custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
 custom_jvp_call_p.uncompiled_params = frozenset({"jvp"})  # compiled code runs call_jaxpr
 
 

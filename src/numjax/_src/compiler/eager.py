@@ -181,16 +181,23 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
             avals.append(aval)
             if isinstance(x, np.ndarray):
                 hosts = [x] if hosts is None else [*hosts, x]
-    key = (primitive, tuple(params.items()) if params else None, *avals)
-    executable = _cache.get(key)
+    key: tuple[Any, ...] | None = (primitive, tuple(params.items()) if params else None,
+                                   *avals)
+    try:
+        executable = _cache.get(key)
+    except TypeError:
+        # A library's primitive bound with unhashable params (a dict, a list): JAX calls such
+        # a primitive's impl directly, with no cache; it is compiled for this call alone.
+        key, executable = None, None
     if executable is None:
         executable = _compile(primitive, params, avals)
-        if len(_cache) >= CACHE_LIMIT:
-            # Bounded: a program making ever new shapes or callbacks would otherwise keep
-            # every executable alive. The older half goes (dicts keep insertion order).
-            for old in list(_cache)[:len(_cache) - CACHE_LIMIT // 2]:
-                _cache.pop(old, None)  # another thread may be evicting too
-        _cache[key] = executable
+        if key is not None:
+            if len(_cache) >= CACHE_LIMIT:
+                # Bounded: a program making ever new shapes or callbacks would otherwise keep
+                # every executable alive. The older half goes (dicts keep insertion order).
+                for old in list(_cache)[:len(_cache) - CACHE_LIMIT // 2]:
+                    _cache.pop(old, None)  # another thread may be evicting too
+            _cache[key] = executable
     if committed:
         out = _committed_apply(executable, bufs, args, primitive, params)
     else:

@@ -76,9 +76,15 @@ def _cond_batch(values: Sequence[Any], dims: Sequence[Any], *,
             for x, d in zip(args, arg_dims, strict=True)]
     in_batched = [d is not None for d in arg_dims]
     if index_dim is None:
-        new = tuple(jaxpr_transforms.batch_jaxpr(b, size, in_batched) for b in branches)
+        # An output is batched where some branch's batch rules make it so; the others stay
+        # unbatched (as in JAX), which a loop around the cond needs to keep its unbatched
+        # carries so.
+        out_batched = [any(bs) for bs in zip(*(jaxpr_transforms.batched_outputs(
+            b, size, in_batched) for b in branches), strict=True)]
+        new = tuple(jaxpr_transforms.batch_jaxpr(b, size, in_batched, out_batched)
+                    for b in branches)
         outs = cond_p.bind(index, *args, branches=new, linear=linear)
-        return outs, [0] * len(outs)
+        return outs, [0 if b else None for b in out_batched]
     # A batched index: every branch runs on the whole batch, then each example picks its own.
     # cond and switch bind an int32 index in range (switch clamps it, cond converts a bool).
     index = batching.bdim_at_front(index, index_dim, size)

@@ -179,12 +179,13 @@ def _while_batch(values: Sequence[Any], dims: Sequence[Any], *, cond_jaxpr: Clos
     cconst_b, bconst_b, carry_b = batched[:nc], batched[nc:nc + nb], batched[nc + nb:]
     # Carries batched initially, or made batched by the body, stay batched.
     while True:
-        probe = _batched_outputs(body_jaxpr, [*bconst_b, *carry_b])
+        probe = jaxpr_transforms.batched_outputs(body_jaxpr, size, [*bconst_b, *carry_b])
         new = [a or b for a, b in zip(carry_b, probe, strict=True)]
         if new == carry_b:
             break
         carry_b = new
-    pred_batched = any(_batched_outputs(cond_jaxpr, [*cconst_b, *carry_b]))
+    pred_batched = any(jaxpr_transforms.batched_outputs(cond_jaxpr, size,
+                                                        [*cconst_b, *carry_b]))
     if pred_batched:
         carry_b = [True] * len(carry_b)
         # Finished examples would still run the body's IO (as in JAX, refused).
@@ -210,16 +211,6 @@ def _while_batch(values: Sequence[Any], dims: Sequence[Any], *, cond_jaxpr: Clos
     outs = while_p.bind(*cconsts, *cconsts, *bconsts, *init, cond_jaxpr=any_cond,
                         body_jaxpr=select_body, cond_nconsts=nc, body_nconsts=nc + nb)
     return outs, [0] * len(outs)
-
-
-def _batched_outputs(closed: ClosedJaxpr, in_batched: Sequence[bool]) -> list[bool]:
-    """Which outputs depend on a batched input."""
-    from numjax._src.core.jaxpr import Literal
-    batched_vars = {v for v, b in zip(closed.jaxpr.invars, in_batched, strict=True) if b}
-    for eqn in closed.jaxpr.eqns:
-        if any(not isinstance(a, Literal) and a in batched_vars for a in eqn.invars):
-            batched_vars.update(eqn.outvars)
-    return [not isinstance(o, Literal) and o in batched_vars for o in closed.jaxpr.outvars]
 
 
 def _any_predicate(cond: ClosedJaxpr) -> ClosedJaxpr:
@@ -430,12 +421,13 @@ def _scan_batch(values: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxp
     carry_b = [d is not None for d in dims[nc:nc + ncar]]
     xs_b = [d is not None for d in dims[nc + ncar:]]
     while True:
-        probe = _batched_outputs(jaxpr, [*const_b, *carry_b, *xs_b])[:ncar]
+        probe = jaxpr_transforms.batched_outputs(jaxpr, size,
+                                                 [*const_b, *carry_b, *xs_b])[:ncar]
         new = [a or b for a, b in zip(carry_b, probe, strict=True)]
         if new == carry_b:
             break
         carry_b = new
-    ys_b = _batched_outputs(jaxpr, [*const_b, *carry_b, *xs_b])[ncar:]
+    ys_b = jaxpr_transforms.batched_outputs(jaxpr, size, [*const_b, *carry_b, *xs_b])[ncar:]
     consts = [batching.bdim_at_front(x, d, size) if d is not None else x
               for x, d in zip(values[:nc], dims[:nc], strict=True)]
     init = [batching.move_dim(x, d, 0, size) if want else x for x, d, want in

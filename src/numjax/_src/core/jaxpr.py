@@ -8,7 +8,7 @@ equation's primitive, so evaluating a jaxpr under a transformation transforms it
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,6 +171,23 @@ def fresh_copy(jaxpr: Jaxpr) -> Jaxpr:
         eqns.append(eqn.replace(invars=invars_, outvars=[bound(v) for v in eqn.outvars]))
     return jaxpr.replace(constvars=constvars, invars=invars, eqns=eqns,
                          outvars=[read(a) for a in jaxpr.outvars])
+
+
+def jaxprs_in_params(params: dict[str, Any]) -> Iterator[Jaxpr]:
+    """The jaxprs an equation's params hold (a cond's branches, a loop's body), open: a
+    ClosedJaxpr gives its jaxpr. Values and tuples of them are searched, not deeper."""
+    for value in params.values():
+        for v in value if isinstance(value, tuple) else (value,):
+            if isinstance(v, Jaxpr):
+                yield v
+            elif isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+
+
+def subjaxprs(jaxpr: Jaxpr) -> Iterator[Jaxpr]:
+    """The jaxprs held by `jaxpr`'s equations' params, one level down (not recursively)."""
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
 
 
 def jaxpr_effects(eqns: Sequence[JaxprEqn]) -> frozenset[Any]:

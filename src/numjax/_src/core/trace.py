@@ -115,6 +115,13 @@ class Primitive:
                 raise error from None
         return trace.process_primitive(self, args, params)
 
+    def get_bind_params(self, params: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """The leading operands and parameters that bind this primitive again from an
+        equation's params (interpreters of jaxprs call `p.bind(*subfuns, *args, **params)`).
+        Equations hold everything their primitive binds with, so there are none; a primitive
+        bound with a function first (`call_p`) overrides this."""
+        return [], dict(params)
+
     # -- rule registration -------------------------------------------------------------
     def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
         self.impl = impl

@@ -142,6 +142,15 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
               in_dims: Sequence[int | None], out_dims: Sequence[int | None], axis_size: int,
               axis_name: Any = None, spmd_axis_name: Any = None) -> list[Any]:
     """Map flat `fun` over axis `in_dims` of `args`; outputs get the mapped axis at `out_dims`."""
+    pairs = vmap_flat_dims(fun, args, in_dims, axis_size, axis_name, spmd_axis_name)
+    return [move_dim(v, d, od, axis_size) for (v, d), od in zip(pairs, out_dims, strict=True)]
+
+
+def vmap_flat_dims(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
+                   in_dims: Sequence[int | None], axis_size: int, axis_name: Any = None,
+                   spmd_axis_name: Any = None) -> list[tuple[Any, int | None]]:
+    """Map flat `fun` over axis `in_dims` of `args`: each output with the dim its batch rules
+    gave it (None where the output is the same for every example)."""
     with new_trace(BatchTrace(current_trace(), axis_size, axis_name, spmd_axis_name)) as trace:
         assert isinstance(trace, BatchTrace)
         tracers = [x if d is not_mapped else BatchTracer(trace, x, d)
@@ -151,7 +160,7 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
     for v, _ in pairs:
         if type(v) not in aval_handlers or type(v) is np.ndarray:
             _check_output(v)
-    return [move_dim(v, d, od, axis_size) for (v, d), od in zip(pairs, out_dims, strict=True)]
+    return pairs
 
 
 @leaks.checked

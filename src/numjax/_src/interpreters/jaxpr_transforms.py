@@ -61,6 +61,29 @@ def batch_jaxpr(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool],
     return trace_closed(fun, in_avals)
 
 
+def batched_outputs(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool]) -> list[bool]:
+    """Which outputs of `closed` are batched when the inputs marked in `in_batched` are, as its
+    equations' batch rules decide: a rule may give an unbatched result from batched operands
+    (a reduction over the batch axis that a library defines, a loop's unbatched counter), so
+    reading the jaxpr's data flow alone would over-approximate. Loops reach their fixed point
+    of batched carries with it."""
+    in_dims = [0 if b else None for b in in_batched]
+    in_avals = [a.update(shape=(size, *a.shape)) if b else a
+                for a, b in zip(closed.in_avals, in_batched, strict=True)]
+    axis_name, spmd_axis_name = batching.rule_axis_names()
+    found: list[bool] = []
+
+    def fun(*xs: Any) -> list[Any]:
+        pairs = batching.vmap_flat_dims(
+            lambda *ys: eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *ys),
+            xs, in_dims, size, axis_name, spmd_axis_name)
+        found.extend(d is not None for _, d in pairs)
+        return [v for v, _ in pairs]
+
+    trace_closed(fun, in_avals)  # traced for the dims only: the jaxpr is dropped
+    return found
+
+
 def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
                     ct_avals: Sequence[Any] | None = None,
                     zero_cts: Sequence[bool] | None = None) -> ClosedJaxpr:
