@@ -195,6 +195,12 @@ from numjax._src.lax.gather_scatter import scatter_min_p as scatter_min_p
 from numjax._src.lax.gather_scatter import scatter_mul as scatter_mul
 from numjax._src.lax.gather_scatter import scatter_mul_p as scatter_mul_p
 from numjax._src.lax.gather_scatter import scatter_p as scatter_p
+from numjax._src.lax.local_conv import (
+    conv_general_dilated_local as conv_general_dilated_local,
+)
+from numjax._src.lax.local_conv import (
+    conv_general_dilated_patches as conv_general_dilated_patches,
+)
 from numjax._src.lax.padding import pad as pad
 from numjax._src.lax.padding import pad_p as pad_p
 from numjax._src.lax.parallel import all_gather as all_gather
