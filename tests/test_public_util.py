@@ -82,3 +82,11 @@ def test_deprecated_treedef_is_leaf_and_missing_names() -> None:
 
 def test_version_info_names_the_jax_api() -> None:
     assert numjax.__version_info__ == (0, 4, 30)
+
+
+def test_version_module() -> None:
+    # JAX 0.4.30: `jax.version` is loaded with `jax`; flax's scan reads
+    # `jax.version.__version_info__` (0, 4, 30).
+    assert numjax.version.__version_info__ == (0, 4, 30) == numjax.__version_info__
+    assert numjax.version.__version__ == numjax.__version__
+    assert numjax.version._minimum_jaxlib_version_info == (0, 4, 27)

@@ -38,6 +38,7 @@ from numjax import tree as tree  # noqa: E402
 from numjax import tree_util as tree_util  # noqa: E402
 from numjax import typing as typing  # noqa: E402
 from numjax import util as util  # noqa: E402
+from numjax import version as version  # noqa: E402
 from numjax._src.api.callbacks import pure_callback as pure_callback  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
@@ -125,10 +126,10 @@ from numjax._src.runtime.transfer_guard import (  # noqa: E402
 from numjax._src.runtime.transfer_guard import (  # noqa: E402
     transfer_guard_host_to_device as transfer_guard_host_to_device,
 )
+from numjax.version import __version__ as __version__  # noqa: E402
 
-__version__ = "0.1.0"
 # The JAX release whose API numjax implements: libraries choose code paths by comparing it.
-__version_info__ = (0, 4, 30)
+from numjax.version import __version_info__ as __version_info__  # noqa: E402
 
 _LAZY_SUBMODULES = ("image",)  # public after `import numjax`, loaded on first use
 
