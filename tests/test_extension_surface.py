@@ -575,3 +575,18 @@ def test_primitive_with_unhashable_params_and_axis_batch_rule_tuples() -> None:
     out = numjax.vmap(lambda x: p.bind(x, opts={"scale": 3.0}))(jnp.ones((2, 2)))
     np.testing.assert_array_equal(out, [[3.0, 3.0], [3.0, 3.0]])
     assert seen == [("tuple", "tuple", 2)]
+
+
+def test_equation_name_stack_is_the_named_scopes() -> None:
+    # JAX 0.4.30: str(eqn.source_info.name_stack) per equation is ['outer/inner', 'outer'],
+    # and '' outside any scope (haiku's jaxpr_info groups equations by it).
+    def f(x: numjax.Array) -> numjax.Array:
+        with numjax.named_scope("outer"):
+            with numjax.named_scope("inner"):
+                y = jnp.sin(x)
+            return y * 2
+
+    eqns = numjax.make_jaxpr(f)(1.0).jaxpr.eqns
+    assert [str(e.source_info.name_stack) for e in eqns] == ["outer/inner", "outer"]
+    eqns = numjax.make_jaxpr(jnp.cos)(1.0).jaxpr.eqns
+    assert [str(e.source_info.name_stack) for e in eqns] == [""]

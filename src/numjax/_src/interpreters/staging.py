@@ -92,6 +92,12 @@ class SourcePosition:
         self._scope = scope
         self._text: str | None = None
 
+    @property
+    def name_stack(self) -> str:
+        """The `named_scope` names in effect, `/`-joined (what `str` of JAX's
+        `source_info.name_stack` gives; haiku's `jaxpr_info` groups equations by it)."""
+        return "/".join(self._scope)
+
     def __str__(self) -> str:
         if self._text is None:
             code = self._code
