@@ -90,3 +90,12 @@ def test_version_module() -> None:
     assert numjax.version.__version_info__ == (0, 4, 30) == numjax.__version_info__
     assert numjax.version.__version__ == numjax.__version__
     assert numjax.version._minimum_jaxlib_version_info == (0, 4, 27)
+
+
+def test_debug_key_reuse_option() -> None:
+    # JAX 0.4.30: jax.debug_key_reuse is the jax_debug_key_reuse option's context manager,
+    # False by default (flax's linen_transforms_test reads it at import).
+    assert numjax.config.jax_debug_key_reuse is False
+    with numjax.debug_key_reuse(True):
+        assert numjax.config.jax_debug_key_reuse is True
+    assert numjax.config.jax_debug_key_reuse is False

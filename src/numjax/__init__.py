@@ -87,6 +87,7 @@ from numjax._src.config import check_tracer_leaks as check_tracer_leaks  # noqa:
 from numjax._src.config import check_tracer_leaks as checking_leaks  # noqa: E402
 from numjax._src.config import config as config  # noqa: E402
 from numjax._src.config import debug_infs as debug_infs  # noqa: E402
+from numjax._src.config import debug_key_reuse as debug_key_reuse  # noqa: E402
 from numjax._src.config import debug_nans as debug_nans  # noqa: E402
 from numjax._src.config import default_device as default_device  # noqa: E402
 from numjax._src.config import default_matmul_precision as default_matmul_precision  # noqa: E402

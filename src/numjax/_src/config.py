@@ -289,6 +289,9 @@ explain_cache_misses = _bool(
 )
 check_tracer_leaks = _bool("jax_check_tracer_leaks", False, "Check for leaked tracers.")
 enable_checks = _bool("jax_enable_checks", False, "Type-check jaxprs as they are built.")
+debug_key_reuse = _bool(
+    "jax_debug_key_reuse", False,
+    "Accepted for compatibility (flax's tests toggle it); numjax does not check PRNG key reuse.")
 platforms = State("jax_platforms", None, "Comma-separated platforms to initialize.",
                   parse=_identity, validator=_optional_str)
 platform_name = State("jax_platform_name", None, "Deprecated alias of jax_platforms.",
