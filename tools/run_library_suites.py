@@ -64,7 +64,7 @@ LIBRARIES = {
 # (library -> tests passed).
 # einops, jaxtyping and equinox: the release tags' test folders (their wheels ship none).
 RECORDED_JAX_PASSED: dict[str, int] = {"einops": 63, "jaxtyping": 242, "equinox": 435,
-                                        "dm-haiku": 1418}
+                                        "dm-haiku": 1418, "flax-linen": 1066, "numpyro": 531}
 
 # Runs pytest on the command line's arguments; numjax's run loads `_PLUGIN` first in every
 # process (pytest-xdist's workers too), which resolves `import jax` to numjax.
