@@ -430,3 +430,63 @@ def test_compiled_code_inlines_custom_functions_and_keeps_their_rules():
     np.testing.assert_allclose(f(x), [-4.0, 2.5, 8.0])
     grad = jax.jit(jax.grad(lambda x: f(x).sum()))(x)
     np.testing.assert_allclose(grad, [11.0, 12.0, 12.0])  # 3*2 + 5 + relu'(x)
+
+
+def _same_dtype_asarray_jvp():
+    f = jax.custom_jvp(lambda x: jnp.asarray(x, dtype=x.dtype))
+    f.defjvp(lambda p, t: (f(*p), t[0]))
+    return f
+
+
+def _identity_vjp():
+    f = jax.custom_vjp(lambda x: x)
+    f.defvjp(lambda x: (x, None), lambda _, ct: (ct,))
+    return f
+
+
+def _scaled_jvp():
+    f = jax.custom_jvp(lambda x: 2.0 * x)
+    f.defjvp(lambda p, t: (f(*p), 2.0 * t[0]))
+    return f
+
+
+# JAX runs a custom function itself on the batched values, so one that returns its argument
+# returns the same object under vmap (JAX 0.4.30: `vmap(f)(y) is y` is True); lineax and
+# optimistix test this of their custom_jvp `inexact_asarray`.
+@pytest.mark.parametrize("make, is_argument", [
+    (_same_dtype_asarray_jvp, True),
+    (_identity_vjp, True),
+    (_scaled_jvp, False),
+])
+def test_vmapped_custom_function_returning_its_argument(make, is_argument):
+    f = make()
+    y = jnp.array([1.0, 2.0])
+    out = jax.vmap(f)(y)
+    assert (out is y) == is_argument
+    np.testing.assert_array_equal(out, f(y))
+    # Unbatched inputs and another output axis still give the mapped result.
+    np.testing.assert_array_equal(jax.vmap(f, out_axes=0, axis_size=2, in_axes=None)(y),
+                                  np.stack([f(y), f(y)]))
+
+
+@jax.custom_vjp
+def _shift(x):
+    return x + 2.0
+
+
+_shift.defvjp(lambda x: (_shift(x), None), lambda _, g: (g + 5.0,))
+
+
+# Forward mode of a custom_vjp function is JAX's TypeError with or without vmap around it
+# (JAX 0.4.30); reverse mode under vmap (jacrev) uses the bwd rule: [[6, 5], [5, 6]].
+@pytest.mark.parametrize("name, run", [
+    ("jvp", lambda x: jax.jvp(_shift, (x,), (jnp.ones(2),))),
+    ("jacfwd", lambda x: jax.jacfwd(_shift)(x)),
+    ("vmap of jvp", lambda x: jax.vmap(lambda t: jax.jvp(_shift, (x,), (t,))[1])(jnp.eye(2))),
+    ("vmap of linearized", lambda x: jax.vmap(jax.linearize(_shift, x)[1])(jnp.eye(2))),
+])
+def test_forward_mode_of_custom_vjp_raises_under_vmap(name, run):
+    with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
+                                        r"custom_vjp function\."):
+        run(jnp.arange(2.0))
+    np.testing.assert_array_equal(jax.jacrev(_shift)(jnp.arange(2.0)), [[6.0, 5.0], [5.0, 6.0]])

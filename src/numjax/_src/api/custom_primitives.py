@@ -19,7 +19,7 @@ from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr, jaxpr_as_fun
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, Tracer
 from numjax._src.interpreters import ad, batching, jaxpr_transforms
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.staging import trace_to_jaxpr
@@ -43,6 +43,20 @@ def const_dependence(closed: ClosedJaxpr, num_consts: int) -> list[bool]:
         if isinstance(out, Var):
             used |= reach.get(out, set())
     return [i in used for i in range(num_consts)]
+
+
+def _forward_inputs(call_jaxpr: ClosedJaxpr, args: Sequence[Any], batched: Sequence[bool],
+                    outs: Sequence[Any]) -> list[Any]:
+    """A batched custom function's outputs, those that are a batched input being that input.
+    In JAX the function itself runs on the batched values, so one that returns its argument
+    returns the same object (`vmap` of a custom_jvp `asarray` is its argument, which lineax and
+    optimistix check); the bound jaxpr would give a copy. Only for concrete operands: under an
+    enclosing trace the output carries that trace's custom rule (a custom_vjp's gradient)."""
+    if any(isinstance(a, Tracer) for a in args):
+        return list(outs)
+    position = {v: i for i, v in enumerate(call_jaxpr.jaxpr.invars)}
+    return [args[position[v]] if isinstance(v, Var) and v in position and batched[position[v]]
+            else out for v, out in zip(call_jaxpr.jaxpr.outvars, outs, strict=True)]
 
 
 def _batch_size(args: Sequence[Any], dims: Sequence[Any]) -> int:
@@ -160,6 +174,7 @@ def _custom_jvp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
 
     outs = custom_jvp_call_p.bind(*args, call_jaxpr=new_jaxpr, jvp=batched_jvp,
                                   num_consts=num_consts, symbolic_zeros=symbolic_zeros)
+    outs = _forward_inputs(call_jaxpr, args, batched, outs)
     return outs, [0] * len(outs)
 
 
@@ -215,7 +230,10 @@ def _custom_lin_transpose(cts: Sequence[Any], *args: Any, num_res: int, bwd: Any
 
 
 def _custom_lin_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any) -> Any:
-    raise NotImplementedError("vmap of a linearized custom_vjp function")
+    # Reverse mode transposes custom_lin (its batched cotangents go to `bwd`); batching one
+    # means its tangents are being pushed forward (jacfwd, vmap of jvp), which is forward-mode
+    # autodiff of the custom_vjp function: JAX's TypeError, as without vmap.
+    raise TypeError(_JVP_OF_CUSTOM_VJP)
 
 
 custom_lin_p.def_impl(_custom_lin_impl)
@@ -291,6 +309,7 @@ def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
 
     outs = custom_vjp_call_p.bind(*args, call_jaxpr=new_jaxpr, fwd=fwd_b, bwd=bwd_b,
                                   num_consts=num_consts, symbolic_zeros=symbolic_zeros)
+    outs = _forward_inputs(call_jaxpr, args, [True] * len(args), outs)
     return outs, [0] * len(outs)
 
 
