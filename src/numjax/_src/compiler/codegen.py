@@ -94,10 +94,41 @@ class LoweredModule:
         namespace["__name__"] = "numjax._src.compiler.generated"
         exec(self.code, namespace)
         fn = namespace[_FUNCTION_NAME]
+        if not self.host_callbacks:
+            fn = _quiet_on_retry(fn)
         return Executable(fn, self)
 
     def as_text(self) -> str:
         return self.source
+
+
+_ALL_IGNORED = {"divide": "ignore", "over": "ignore", "under": "ignore", "invalid": "ignore"}
+
+
+def rerun_quietly(fn: Callable[..., Any], bufs: Sequence[Any], error: BaseException) -> Any:
+    """`fn(*bufs)` again under `np.errstate(all="ignore")`, after a NumPy floating-point report
+    escaped from it as `error`. XLA returns inf/nan silently; numjax's warning filter (set at
+    import) is outranked by a filter the user added later (pytest's `-W error`, a library's
+    `filterwarnings = error`) or by `np.seterr(all="raise")`. Retrying costs nothing until it
+    happens, where np.errstate around every call would cost about an eager operation's time.
+    Kernels are pure; a program that has started writing into donated buffers is not rerun,
+    nor is anything when NumPy's reports are already off (the error is something else)."""
+    if getattr(error, "donated_written", 0) or np.geterr() == _ALL_IGNORED:
+        raise error
+    with np.errstate(all="ignore"):
+        return fn(*bufs)
+
+
+def _quiet_on_retry(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` rerun quietly after a floating-point report (`rerun_quietly`). Not for programs
+    with host callbacks: a callback must not run twice."""
+    def run(*bufs: Any) -> Any:
+        try:
+            return fn(*bufs)
+        except (RuntimeWarning, FloatingPointError) as error:
+            return rerun_quietly(fn, bufs, error)
+
+    return run
 
 
 class Executable:

@@ -16,6 +16,7 @@ import numpy as np
 
 from numjax._src import compiler, config
 from numjax._src.compiler import compile_log
+from numjax._src.compiler.codegen import rerun_quietly
 from numjax._src.compiler.lowering import broadcast_results, host_callback_primitives
 from numjax._src.core.avals import get_aval
 from numjax._src.core.canonicalize import canonicalize_dtype_handlers
@@ -57,7 +58,8 @@ class EagerModule:
                                  self.primitive.multiple_results)
         else:
             kernel = self.primitive.kernel_for(self.in_avals, self.params)
-        return EagerExecutable(kernel, self.out_avals, self.primitive.multiple_results)
+        return EagerExecutable(kernel, self.out_avals, self.primitive.multiple_results,
+                               rerun=self.primitive not in host_callback_primitives)
 
     @property
     def host_callbacks(self) -> list[Any]:
@@ -78,20 +80,28 @@ def _owning(kernel: Callable[..., Any], multiple_results: bool) -> Callable[...,
 
 
 class EagerExecutable:
-    __slots__ = ("kernel", "out_avals", "multiple_results", "checked")
+    __slots__ = ("kernel", "out_avals", "multiple_results", "checked", "rerun")
 
     def __init__(self, kernel: Callable[..., Any], out_avals: list[Any],
-                 multiple_results: bool) -> None:
+                 multiple_results: bool, rerun: bool = True) -> None:
         self.kernel = kernel
         self.out_avals = out_avals
         self.multiple_results = multiple_results
+        # Whether a kernel whose floating-point report escaped as an exception runs again
+        # quietly (`codegen.rerun_quietly`); not a host callback, which must not run twice.
+        self.rerun = rerun
         # The first outputs are checked against the avals' dtypes (a few NumPy calls widen,
         # e.g. integer sums); a kernel that matched once matches always for the same input
         # dtypes (NumPy's promotion does not depend on values), so later calls skip the check.
         self.checked = False
 
     def __call__(self, bufs: Sequence[Any]) -> Any:
-        out = self.kernel(*bufs)
+        try:
+            out = self.kernel(*bufs)
+        except (RuntimeWarning, FloatingPointError) as error:
+            if not self.rerun:
+                raise
+            out = rerun_quietly(self.kernel, bufs, error)
         if self.multiple_results:
             return [make_array(self._check(o, a), a)
                     for o, a in zip(out, self.out_avals, strict=True)]
@@ -140,14 +150,22 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
             if type(x) is ArrayImpl and type(y) is ArrayImpl:
                 executable = _cache.get((primitive, None, x._aval, y._aval))
                 if executable is not None and executable.checked:
-                    return make_array(executable.kernel(x._buf, y._buf),
-                                      executable.out_avals[0])
+                    try:
+                        return make_array(executable.kernel(x._buf, y._buf),
+                                          executable.out_avals[0])
+                    except (RuntimeWarning, FloatingPointError):
+                        return executable([x._buf, y._buf])  # reruns quietly
+
         elif len(args) == 1:
             x = args[0]
             if type(x) is ArrayImpl:
                 executable = _cache.get((primitive, None, x._aval))
                 if executable is not None and executable.checked:
-                    return make_array(executable.kernel(x._buf), executable.out_avals[0])
+                    try:
+                        return make_array(executable.kernel(x._buf), executable.out_avals[0])
+                    except (RuntimeWarning, FloatingPointError):
+                        return executable([x._buf])  # reruns quietly
+
     if primitive.eager_impl is not None:
         for x in args:
             if isinstance(x, Tracer):
