@@ -6,18 +6,24 @@ A device's thread therefore asks OpenBLAS for `cores // local devices` threads f
 calls (`openblas_set_num_threads_local`, OpenBLAS 0.3.26 and later: NumPy 2's and SciPy's
 wheels). Small products run on the calling thread alone (`on_one_thread`). Every OpenBLAS
 loaded is set (NumPy's, which the NumPy tier's products call, and SciPy's, which native
-programs' products call). Where a BLAS offers no per-thread setting (older OpenBLAS, other
-BLAS libraries) nothing is changed for it, and BLAS calls of several devices may
-oversubscribe the cores.
+programs' products call). An older OpenBLAS (NumPy 1.26's wheels) has only a process-wide
+setting: while several devices run side by side (`devices_side_by_side`) it is set to
+`cores // devices` and put back after. Other BLAS libraries are left alone, and BLAS calls of
+several devices may oversubscribe the cores there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 _setters: list[Any] | None = None
+# (set, get) of each loaded OpenBLAS with a process-wide thread count only.
+_global_only: list[tuple[Any, Any]] = []
 
 _SYMBOLS = ("openblas_set_num_threads_local", "scipy_openblas_set_num_threads_local",
             "openblas_set_num_threads_local64_")
@@ -50,16 +56,63 @@ def _find_setters() -> list[Any]:
                 setter.restype = ctypes.c_int
                 found.append(setter)
                 break
+        else:
+            for set_name, get_name in _GLOBAL_SYMBOLS:
+                set_all, get_all = (getattr(library, set_name, None),
+                                    getattr(library, get_name, None))
+                if set_all is not None and get_all is not None:
+                    set_all.argtypes, set_all.restype = [ctypes.c_int], None
+                    get_all.argtypes, get_all.restype = [], ctypes.c_int
+                    _global_only.append((set_all, get_all))
+                    break
     _setters = found
     return found
+
+
+_GLOBAL_SYMBOLS = (("openblas_set_num_threads", "openblas_get_num_threads"),
+                   ("scipy_openblas_set_num_threads", "scipy_openblas_get_num_threads"),
+                   ("openblas_set_num_threads64_", "openblas_get_num_threads64_"))
+_side_by_side_lock = threading.Lock()
+_side_by_side_depth = 0
+_saved_counts: list[int] = []
+
+
+@contextlib.contextmanager
+def devices_side_by_side(devices_running: int) -> Iterator[None]:
+    """While `devices_running` devices run at once: each OpenBLAS that has only a process-wide
+    thread count uses `cores // devices_running` threads (put back when the last such run
+    ends), so the devices' BLAS calls do not oversubscribe the cores."""
+    global _side_by_side_depth
+    _find_setters()
+    if not _global_only or devices_running <= 1:
+        yield
+        return
+    with _side_by_side_lock:
+        if _side_by_side_depth == 0:
+            _saved_counts[:] = [get_all() for _, get_all in _global_only]
+            for set_all, _ in _global_only:
+                set_all(max(1, _cores() // devices_running))
+        _side_by_side_depth += 1
+    try:
+        yield
+    finally:
+        with _side_by_side_lock:
+            _side_by_side_depth -= 1
+            if _side_by_side_depth == 0:
+                for (set_all, _), count in zip(_global_only, _saved_counts, strict=True):
+                    set_all(count)
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
 
 
 def limit_this_thread(devices_running: int) -> bool:
     """Give the calling thread's BLAS calls `cores // devices_running` threads (at least 1).
     Returns whether a BLAS allowed it."""
     setters = _find_setters()
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        (os.cpu_count() or 1)
+    cores = _cores()
     for setter in setters:
         setter(max(1, cores // max(1, devices_running)))
     return bool(setters)

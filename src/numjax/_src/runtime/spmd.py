@@ -427,17 +427,18 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
         return run_rank
 
     inline = []
-    with _submit_lock:
-        for rank, device in enumerate(devices):
-            device_stream = stream.stream_for(device)
-            if device_stream.on_this_thread():
-                inline.append(rank)  # a device's own thread runs its part itself
-            else:
-                device_stream.run(task(rank))
-    for rank in inline:
-        task(rank)()
-    for _ in range(comm.local):
-        done.acquire()
+    with blas.devices_side_by_side(n_threads):
+        with _submit_lock:
+            for rank, device in enumerate(devices):
+                device_stream = stream.stream_for(device)
+                if device_stream.on_this_thread():
+                    inline.append(rank)  # a device's own thread runs its part itself
+                else:
+                    device_stream.run(task(rank))
+        for rank in inline:
+            task(rank)()
+        for _ in range(comm.local):
+            done.acquire()
     failures = [e for e in errors if e is not None and not isinstance(e, SpmdAborted)]
     if failures:
         raise failures[0]
