@@ -252,3 +252,15 @@ def test_shard_map_and_host_local_views_reshard_their_arguments() -> None:
     np.testing.assert_array_equal(_whole(rows), value * 2)
     part = mh.global_array_to_host_local_array(x, MESH, P("x"))
     np.testing.assert_array_equal(np.asarray(part), value[L * R:L * (R + 1)])
+
+
+def test_processes_on_one_host_share_its_cores_for_blas() -> None:
+    import os
+
+    from numjax._src.runtime import blas, distributed
+    # CI starts every process on one host: they share its cores (unless the launcher bound
+    # each process to cores of its own).
+    assert distributed.state.host_processes == NP
+    usable = len(os.sched_getaffinity(0))
+    bound = usable < (os.cpu_count() or 1)
+    assert blas._cores() == (usable if bound else max(1, usable // NP))

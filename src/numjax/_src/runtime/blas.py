@@ -21,6 +21,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from numjax._src.runtime import distributed
+
 _setters: list[Any] | None = None
 # (set, get) of each loaded OpenBLAS with a process-wide thread count only.
 _global_only: list[tuple[Any, Any]] = []
@@ -104,8 +106,13 @@ def devices_side_by_side(devices_running: int) -> Iterator[None]:
 
 
 def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        (os.cpu_count() or 1)
+    """The cores this process's BLAS calls may use: those it may run on, shared with the
+    job's other processes on this host unless the launcher bound each process to its own."""
+    total = os.cpu_count() or 1
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else total
+    if usable < total:  # bound by the launcher: these cores are this process's
+        return usable
+    return max(1, usable // distributed.state.host_processes)
 
 
 def limit_this_thread(devices_running: int) -> bool:

@@ -29,6 +29,8 @@ class _State:
         self.process_index = 0
         self.process_count = 1
         self.mpi: Any = None
+        # Processes of the job on this host (they share its cores).
+        self.host_processes = 1
 
 
 state = _State()
@@ -84,6 +86,9 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
                          f"{counts} (set the device count alike on every process).")
     state.comm, state.mpi = comm, mpi
     state.process_index, state.process_count = rank, size
+    host = world.Split_type(mpi.COMM_TYPE_SHARED)
+    state.host_processes = host.Get_size()
+    host.Free()
     if size > 1:
         sys.excepthook = _abort_job
 
@@ -94,6 +99,7 @@ def shutdown() -> None:
         state.comm.Free()
     state.comm = None
     state.process_index, state.process_count = 0, 1
+    state.host_processes = 1
     if sys.excepthook is _abort_job:
         sys.excepthook = sys.__excepthook__
 
