@@ -67,11 +67,6 @@ def fusable_ufunc(eqn: JaxprEqn) -> Any:
     return None
 
 
-def _reducer(eqn: JaxprEqn) -> Any:
-    """The ufunc whose `reduce` computes `eqn` (a reduction), or None."""
-    return eqn.primitive.reduce_ufunc
-
-
 def sorted_broadcast(eqn: JaxprEqn) -> bool:
     """Whether `eqn` is a broadcast keeping its operand's dimensions in order: a view of the
     operand with size-1 axes inserted, which NumPy's broadcasting expands."""
@@ -100,7 +95,7 @@ def _row_shape_ok(shape: tuple[int, ...], full: tuple[int, ...]) -> bool:
 def _member(eqn: JaxprEqn, shape: tuple[int, ...] | None, defined: set[Var]
             ) -> tuple[Any, tuple[int, ...]] | None:
     """(ufunc or marker, cluster shape) if `eqn` can join a cluster of `shape`."""
-    reducer = _reducer(eqn)
+    reducer = eqn.primitive.reduce_ufunc
     if reducer is not None and len(eqn.invars) == 1 and not eqn.effects:
         x = eqn.invars[0]
         axes = eqn.params["axes"]
@@ -143,7 +138,7 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
     # without two such equations have none, and skip the search.
     large = 0
     for e in eqns:
-        values = e.invars if _reducer(e) is not None else e.outvars
+        values = e.invars if e.primitive.reduce_ufunc is not None else e.outvars
         if any(isinstance(v, Var) and v.aval.shape and math.prod(v.aval.shape) >= min_size
                for v in values):
             large += 1
@@ -173,7 +168,7 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
                 break
             ufunc, shape = member
             ufuncs.append(ufunc)
-            if _reducer(eqn) is not None:
+            if eqn.primitive.reduce_ufunc is not None:
                 reduced.update(eqn.outvars)
             defined.update(eqn.outvars)
             i += 1
@@ -263,7 +258,7 @@ def emit_cluster(cluster: Cluster, index: int, name: Callable[[Any], str],
     scratch: dict[Var, str] = {}
     for k, (eqn, ufunc) in enumerate(zip(cluster.eqns, cluster.ufuncs, strict=True)):
         v = eqn.outvars[0]
-        if ufunc != "broadcast" and _reducer(eqn) is None and v not in out_set:
+        if ufunc != "broadcast" and eqn.primitive.reduce_ufunc is None and v not in out_set:
             scratch[v] = f"s{k}"
             rest = cluster.shape[1:]
             dtype = global_(v.aval.dtype, "dtype")
@@ -295,7 +290,7 @@ def emit_cluster(cluster: Cluster, index: int, name: Callable[[Any], str],
             view = f"{name(x)}.reshape({tuple(expanded)!r})"
             local[v] = f"{view}[b:e]" if expanded[0] == rows and rows != 1 else view
             continue
-        if _reducer(eqn) is not None:
+        if eqn.primitive.reduce_ufunc is not None:
             axes = eqn.params["axes"]
             reducer = global_(ufunc, ufunc.__name__)
             body.append(f"        {reducer}.reduce({args[0]}, axis={tuple(axes)!r}, "
