@@ -5,6 +5,8 @@ asynchronous here."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -36,6 +38,22 @@ fragile_p.def_impl(_fragile_kernel)
 fragile_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
 fragile_p.declare_undefined("jvp", "fragile is a test primitive")
 fragile_p.declare_undefined("batch", "fragile is a test primitive")
+
+# A primitive whose kernel waits until the test lets it go: a computation still running when
+# the call that started it, and the calls queued behind it, have returned.
+gate = threading.Event()
+gated_p = Primitive("gated")
+
+
+def _gated_kernel(x):
+    assert gate.wait(30), "the test never opened the gate"
+    return np.asarray(x) * 1
+
+
+gated_p.def_impl(_gated_kernel)
+gated_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
+gated_p.declare_undefined("jvp", "gated is a test primitive")
+gated_p.declare_undefined("batch", "gated is a test primitive")
 
 
 def test_computations_run_in_order_and_match_inline(always_async):
@@ -72,6 +90,22 @@ def test_an_error_surfaces_where_the_output_is_used_and_the_stream_goes_on(alway
         np.asarray(downstream)
     good = f(jnp.ones(3))               # the stream keeps working
     np.testing.assert_array_equal(np.asarray(good), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("donate", [False, True])
+def test_a_queued_call_reads_the_numpy_arrays_as_they_were_at_the_call(always_async, donate):
+    # JAX copies a NumPy argument to the device during the call, so changing the array once
+    # the call has returned never changes the result, however late the computation runs.
+    gate.clear()
+    blocker = numjax.jit(lambda x: gated_p.bind(x))(jnp.ones(4))
+    host = np.ones(8, np.float32)
+    kwargs = {"donate_argnums": 1} if donate else {}
+    f = numjax.jit(lambda w, x: jnp.tanh(x) * 2.0 + w, **kwargs)
+    y = f(jnp.float32(0.5), host)
+    host[:] = -7.0                      # the computation has not run yet
+    gate.set()
+    np.testing.assert_allclose(np.asarray(y), np.tanh(np.float32(1.0)) * 2.0 + 0.5, rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(blocker), np.ones(4))
 
 
 def test_eager_operations_wait_for_pending_operands(always_async):

@@ -237,3 +237,69 @@ def test_heap_retention_can_be_switched_off_and_on():
     finally:
         jax.config.update("numjax_host_heap_retain_bytes", 256 << 20)
     assert host_memory.tuned
+
+
+# ---- the buffer plan, pass by pass on small jaxprs ------------------------------------------
+
+from numjax._src.compiler import buffers  # noqa: E402
+
+
+def _jaxpr(fun, *shapes, dtype=f32):
+    return jax.make_jaxpr(fun)(*[np.zeros(s, dtype) for s in shapes]).jaxpr
+
+
+def _reuse(jaxpr, donated=(), inline=lambda eqn: False):
+    """The plan's `out=` choices as {equation index: (its primitive, the index of the invar or
+    of the equation whose dying result it overwrites)}."""
+    plan = buffers.plan_buffers(jaxpr, {}, [jaxpr.invars[i] for i in donated], inline)
+    made_by = {v: k for k, e in enumerate(jaxpr.eqns) for v in e.outvars}
+    where = {v: ("in", k) for k, v in enumerate(jaxpr.invars)}
+    return {k: (jaxpr.eqns[k].primitive.name, where.get(v) or ("eqn", made_by[v]))
+            for k, v in plan.out.items()}
+
+
+def test_a_chain_of_ufuncs_runs_in_one_reused_buffer():
+    jaxpr = _jaxpr(lambda x: jnp.exp(jnp.cos(jnp.sin(x))), (8,))
+    assert _reuse(jaxpr) == {1: ("cos", ("eqn", 0)), 2: ("exp", ("eqn", 1))}
+
+
+def test_inputs_are_overwritten_only_when_donated():
+    jaxpr = _jaxpr(lambda x: jnp.cos(jnp.sin(x)), (8,))
+    assert _reuse(jaxpr) == {1: ("cos", ("eqn", 0))}
+    assert _reuse(jaxpr, donated=(0,)) == {0: ("sin", ("in", 0)), 1: ("cos", ("eqn", 0))}
+
+
+def test_a_value_read_later_or_returned_is_never_overwritten():
+    read_later = _jaxpr(lambda x: (lambda s: jnp.cos(s) + s)(jnp.sin(x)), (8,))
+    assert [name for name, _ in _reuse(read_later).values()] == ["add"]   # not cos
+    returned = _jaxpr(lambda x: (lambda s: (s, jnp.cos(s)))(jnp.sin(x)), (8,))
+    assert _reuse(returned) == {}
+
+
+def test_only_a_result_of_the_same_shape_and_dtype_takes_a_buffer():
+    compared = _jaxpr(lambda x: ~(jnp.sin(x) > 0), (8,))
+    assert _reuse(compared) == {2: ("not", ("eqn", 1))}  # not gt's: float32 to bool
+    summed = _jaxpr(lambda x, y: jnp.sin(x) + y, (8,), (3, 8))
+    assert _reuse(summed) == {}
+
+
+def test_an_operand_a_kernel_may_return_a_view_of_is_never_overwritten():
+    # reshape may return a view of sin's result: the buffer is shared from then on
+    jaxpr = _jaxpr(lambda x: (lambda s: jnp.cos(s) * s.reshape(2, 4).sum())(jnp.sin(x)), (8,))
+    assert all(name != "cos" for name, _ in _reuse(jaxpr).values())
+    inline_read = _jaxpr(lambda x: jnp.cos(jnp.sin(x)), (8,))
+    sin_read_inline = lambda eqn: eqn.primitive.name == "cos"
+    assert _reuse(inline_read, inline=sin_read_inline) == {}
+
+
+def test_a_product_result_is_fresh_memory_and_can_take_the_next_result():
+    jaxpr = _jaxpr(lambda a, b: jnp.tanh(a @ b), (4, 5), (5, 3))
+    assert _reuse(jaxpr) == {1: ("tanh", ("eqn", 0))}
+
+
+def test_what_outputs_may_share_with_inputs_and_which_may_be_broadcast_views():
+    jaxpr = _jaxpr(lambda x, y: (x.reshape(2, 4), jnp.sin(y), jnp.broadcast_to(y[0], (3,))),
+                   (8,), (8,))
+    assert buffers.inputs_reaching_outputs(jaxpr) == (0, 1)
+    assert buffers.broadcast_outputs(jaxpr) == {2}
+    assert buffers.inputs_reaching_outputs(_jaxpr(lambda x: jnp.sin(x) * 2, (8,))) == ()

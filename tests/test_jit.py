@@ -600,7 +600,7 @@ def test_closed_over_numpy_constant_is_captured_at_compile_time():
 
 
 def test_aliased_inputs_analysis_marks_only_views_and_pass_throughs():
-    from numjax._src.compiler.codegen import inputs_reaching_outputs
+    from numjax._src.compiler.buffers import inputs_reaching_outputs
     jaxpr = jax.make_jaxpr(lambda a, b, c: (a + 1.0, b.reshape(-1), jnp.dot(c, c)))(
         jnp.ones(3), jnp.ones((2, 2)), jnp.ones((2, 2))).jaxpr
     assert inputs_reaching_outputs(jaxpr) == (1,)

@@ -18,6 +18,7 @@ import numpy as np
 
 from numjax._src import config, dtypes
 from numjax._src.compiler import native_tier
+from numjax._src.compiler.buffers import private_host_inputs
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.core.avals import get_aval
@@ -80,18 +81,18 @@ def execute(call: CompiledCall, flat_args: Sequence[Any], device: Any) -> Any:
         flat_args = call.plan.gathered(flat_args)
     if not call.donated:
         bufs = [buffer(x) for x in flat_args]
+        if call.async_:
+            return dispatch_async(call, private_host_inputs(bufs, flat_args), device)
         if call.aliased:
             bufs = private_host_inputs(bufs, flat_args, call.aliased)
-        if call.async_:
-            return dispatch_async(call, bufs, device)
         outs = call.executable(*[stream.resolve(b) for b in bufs])
         return placed_outputs(call, outs, device)
     bufs = _donated_buffers(flat_args, call.donated)
-    if call.aliased:
-        bufs = private_host_inputs(bufs, flat_args, call.aliased)
     if call.async_:
         _delete_donated(flat_args, call.donated)
-        return dispatch_async(call, bufs, device)
+        return dispatch_async(call, private_host_inputs(bufs, flat_args), device)
+    if call.aliased:
+        bufs = private_host_inputs(bufs, flat_args, call.aliased)
     try:
         outs = call.executable(*[stream.resolve(b) for b in bufs])
     except BaseException as exc:
@@ -160,18 +161,6 @@ def _aliased_inputs(executable: Any) -> tuple[int, ...]:
     if aliased is None:
         return tuple(range(len(getattr(getattr(module, "jaxpr", None), "invars", ()))))
     return aliased  # type: ignore[no-any-return]
-
-
-def private_host_inputs(bufs: list[Any], flat_args: Sequence[Any],
-                        aliased: Sequence[int]) -> list[Any]:
-    """A caller's NumPy array that an output could share memory with is copied first, so that
-    writing to the array later cannot change the result (JAX's outputs own their buffers)."""
-    bufs = list(bufs)
-    for i in aliased:
-        x = flat_args[i]
-        if isinstance(x, np.ndarray) and np.may_share_memory(bufs[i], x):
-            bufs[i] = bufs[i].copy()
-    return bufs
 
 
 def _donated_buffers(flat_args: Sequence[Any], donated: Sequence[bool]) -> list[Any]:

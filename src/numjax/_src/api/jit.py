@@ -37,6 +37,7 @@ from numjax._src.api.flatten import debug_info, flatten_fun
 from numjax._src.api.pjit import pjit_p
 from numjax._src.api.stages import Traced, log_trace_time
 from numjax._src.compiler import eager
+from numjax._src.compiler.buffers import private_host_inputs
 from numjax._src.compiler.executables import cycle_collection_paused
 from numjax._src.core import caches
 from numjax._src.core import trace as trace_mod
@@ -245,10 +246,13 @@ class JitWrapped:
                             for a in args:
                                 if type(a) is np.ndarray:
                                     transfer_guard.host_to_device(a, canonicalize_dtype(a.dtype))
-                        if entry.aliased:
-                            bufs = dispatch.private_host_inputs(bufs, args, entry.aliased)
                         if entry.async_:
-                            return dispatch.dispatch_async(entry, bufs, None)
+                            # The program runs after this call returns: it reads copies of
+                            # the caller's NumPy arrays, which the caller may then change.
+                            return dispatch.dispatch_async(
+                                entry, private_host_inputs(bufs, args), None)
+                        if entry.aliased:
+                            bufs = private_host_inputs(bufs, args, entry.aliased)
                         try:
                             outs = entry.executable.run(*bufs)
                         except RuntimeError:

@@ -35,6 +35,7 @@ import numpy as np
 
 from numjax._src import config, dtypes
 from numjax._src.api import dispatch
+from numjax._src.compiler.buffers import private_host_inputs
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.compiler.executables import compile_jaxpr
@@ -248,7 +249,7 @@ class PmapExecutable:
             return [self._output(o, j) for j, o in enumerate(outs)]
         bufs = [self._global_buffer(x, d) for x, d in zip(args, donated, strict=True)]
         if self.aliased:
-            bufs = dispatch.private_host_inputs(bufs, args, self.aliased)
+            bufs = private_host_inputs(bufs, args, self.aliased)
         try:
             results = self.executable(*bufs)
         finally:

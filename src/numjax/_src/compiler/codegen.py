@@ -1,14 +1,16 @@
 """Lowering a jaxpr to generated Python/NumPy source, compiled once with `compile()`.
 
 One statement per equation: a fusable ufunc call, or a call to the primitive's NumPy kernel with
-its params bound. Constants, literals and kernels are globals of the generated module, so the
-source reads like the jaxpr. Nested jit equations are inlined by the passes first, so the
-generated function is straight-line code.
+its params bound, into the buffers `buffers.plan_buffers` chose. Constants, literals and kernels
+are globals of the generated module, so the source reads like the jaxpr. Nested jit equations are
+inlined by the passes first, so the generated function is straight-line code
+(`jit(lambda w, x: jnp.tanh(x @ w) + 1.0)`):
 
-    def f(a, b):
-        c = sin(a)
-        d = dot_general_0(c, b)
-        return (d,)
+    def jitted(a_, b_):
+        c_ = dot_general(b_, a_)
+        d_ = np.tanh(c_, out=c_)
+        e_ = np.add(d_, lit, out=d_)
+        return (e_,)
 """
 
 from __future__ import annotations
@@ -20,17 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src.compiler import fusion
-from numjax._src.compiler.lowering import (
-    Ufunc,
-    broadcast_results,
-    fresh_results,
-    host_callback_primitives,
-)
+from numjax._src.compiler import buffers, fusion
+from numjax._src.compiler.lowering import Ufunc, host_callback_primitives
 from numjax._src.core.jaxpr import (
     ClosedJaxpr,
     DropVar,
     Jaxpr,
+    JaxprEqn,
     Literal,
     Var,
     alphabetic_name,
@@ -54,7 +52,7 @@ class LoweredModule:
         # The Python functions the generated code calls back (`backend_compile` sees them).
         self.host_callbacks = list(host_callbacks)
         # Positions of the inputs whose buffers an output may be, or be a view of.
-        self.aliased_inputs = inputs_reaching_outputs(jaxpr)
+        self.aliased_inputs = buffers.inputs_reaching_outputs(jaxpr)
         # The jaxpr after the passes, with its constants (set by `executables.lower_module`).
         self.closed: ClosedJaxpr | None = None
         # How to remake each kernel global (name -> (primitive, in_avals, params), or
@@ -227,7 +225,7 @@ class Emitter:
     def _emit_invalid_check(self, eqn: Any, outs: list[str], indent: str) -> None:
         assert self.check_invalid is not None
         nans, infs = self.check_invalid
-        check = self.namer.global_(_check_invalid, "check_invalid")
+        check = self.namer.global_(check_invalid, "check_invalid")
         where = str(eqn.source_info or "")
         for v, name in zip(eqn.outvars, outs, strict=True):
             if name != "_" and v.aval.dtype.kind in "fc":
@@ -246,30 +244,23 @@ class Emitter:
 
     def emit_eqns(self, jaxpr: Jaxpr, indent: str, fuse: bool = True,
                   donated: Sequence[Var] = ()) -> None:
-        """Emit `jaxpr`'s equations (its invars and constvars must already have names).
-        `donated` invars may be overwritten once dead, like intermediates."""
+        """Emit `jaxpr`'s equations (its invars and constvars must already have names), with
+        the buffers `buffers.plan_buffers` gives them. `donated` invars may be overwritten
+        once dead, like intermediates."""
         namer = self.namer
         live_out = {a for a in jaxpr.outvars if isinstance(a, Var)}
         clusters = {start: (stop, c) for start, stop, c in
                     fusion.find_clusters(jaxpr.eqns, live_out, self.fusion_min_size)} \
             if fuse else {}
-        # Buffers allocated here (ufunc results, fresh kernel results) are safe to overwrite
-        # once dead; inputs, constants and other kernel results (which may be views of other
-        # buffers) are not.
-        owned: set[Var] = set(donated)
-        last_use: dict[Var, int] = {}
-        for index, eqn in enumerate(jaxpr.eqns):
-            for a in eqn.invars:
-                if isinstance(a, Var):
-                    last_use[a] = index
+        plan = buffers.plan_buffers(jaxpr, clusters, donated,
+                                    lambda eqn: eqn.primitive in inline_lowerings)
         if clusters:
             namer.env.update(BLOCK=fusion.BLOCK, run_blocks=fusion.run_blocks)
-        implicit = _implicit_broadcasts(jaxpr, live_out, clusters)
         i = 0
         while i < len(jaxpr.eqns):
             if i in clusters:
                 stop, cluster = clusters[i]
-                targets = _cluster_targets(cluster, stop, owned, last_use, live_out)
+                targets = plan.cluster_targets.get(i, {})
                 self._note_writes(targets.values(), indent)
                 block_fn, call = fusion.emit_cluster(cluster, len(self.prelude), namer.var,
                                                      namer.global_, targets)
@@ -277,50 +268,42 @@ class Emitter:
                 names = " ".join(e.primitive.name for e in cluster.eqns)
                 self.lines.append(f"{indent}# fused: {names}")
                 self.lines += [indent + line[4:] for line in call]
-                owned.update(cluster.outputs)
                 i = stop
                 continue
-            eqn = jaxpr.eqns[i]
+            self._emit_eqn(jaxpr.eqns[i], i, plan, indent)
             i += 1
-            if i - 1 in implicit:
-                self._emit_implicit_broadcast(eqn, indent)
-                continue
-            outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
-            rule = inline_lowerings.get(eqn.primitive)
-            ufunc = fusion.fusable_ufunc(eqn)
-            if rule is not None or (ufunc is None and eqn.primitive not in fresh_results):
-                # Kernels may return views of their inputs and inline loops/branches alias
-                # them by name: whatever such an equation reads can never be overwritten.
-                # A kernel whose result is always fresh (a matrix product) aliases nothing.
-                owned.difference_update(a for a in eqn.invars if isinstance(a, Var))
-            if rule is not None:
-                rule(self, eqn, indent, [self.atom(a) for a in eqn.invars], outs)
-                continue
-            args = ", ".join(self.atom(a) for a in eqn.invars)
-            reuse = _reusable_input(eqn, ufunc, i - 1, owned, last_use, live_out)
-            if reuse is not None:
-                # Buffer planning: a dying intermediate of the same shape and dtype takes the
-                # result.
-                args += f", out={namer.var(reuse)}"
-                self._note_writes([reuse], indent)
-            # A kernel that is a ufunc for these dtypes (float lax.div, real max) is called as
-            # that ufunc, which takes the `out=` of buffer planning.
-            callee = f"np.{ufunc.__name__}" if ufunc is not None else \
-                _callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])
-            if eqn.primitive in host_callback_primitives:
-                self.host_callbacks.append(eqn.params["callback"])
-            if (ufunc is not None and eqn.outvars[0].aval.shape) \
-                    or eqn.primitive in fresh_results:
-                owned.update(v for v in eqn.outvars if not isinstance(v, DropVar))
-            if eqn.primitive.multiple_results:
-                target = ", ".join(outs) + ("," if len(outs) == 1 else "")
-            else:
-                target = outs[0]
-            # An equation without results (a debug callback) is a bare call.
-            assign = f"{target} = " if target else ""
-            self.lines.append(f"{indent}{assign}{callee}({args})")
-            if self.check_invalid:
-                self._emit_invalid_check(eqn, outs, indent)
+
+    def _emit_eqn(self, eqn: JaxprEqn, index: int, plan: buffers.Plan, indent: str) -> None:
+        if index in plan.implicit_broadcasts:
+            self._emit_implicit_broadcast(eqn, indent)
+            return
+        namer = self.namer
+        outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
+        rule = inline_lowerings.get(eqn.primitive)
+        if rule is not None:
+            rule(self, eqn, indent, [self.atom(a) for a in eqn.invars], outs)
+            return
+        args = ", ".join(self.atom(a) for a in eqn.invars)
+        reuse = plan.out.get(index)
+        if reuse is not None:
+            args += f", out={namer.var(reuse)}"
+            self._note_writes([reuse], indent)
+        # A kernel that is a ufunc for these dtypes (float lax.div, real max) is called as that
+        # ufunc, which takes the `out=` of buffer planning.
+        ufunc = fusion.fusable_ufunc(eqn)
+        callee = f"np.{ufunc.__name__}" if ufunc is not None else \
+            _callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])
+        if eqn.primitive in host_callback_primitives:
+            self.host_callbacks.append(eqn.params["callback"])
+        if eqn.primitive.multiple_results:
+            target = ", ".join(outs) + ("," if len(outs) == 1 else "")
+        else:
+            target = outs[0]
+        # An equation without results (a debug callback) is a bare call.
+        assign = f"{target} = " if target else ""
+        self.lines.append(f"{indent}{assign}{callee}({args})")
+        if self.check_invalid:
+            self._emit_invalid_check(eqn, outs, indent)
 
     def _note_writes(self, targets: Any, indent: str) -> None:
         bits = 0
@@ -366,39 +349,16 @@ class Emitter:
         return [self.atom(a) for a in jaxpr.outvars]
 
 
-def _implicit_broadcasts(jaxpr: Jaxpr, live_out: set[Var],
-                         clusters: dict[int, tuple[int, Any]]) -> set[int]:
-    """Positions of the broadcast_in_dim equations whose result only NumPy ufuncs read, each
-    beside an operand of the full shape that is no such broadcast (so NumPy's broadcasting
-    gives the same result), outside fused clusters and not returned."""
-    candidates: dict[Var, int] = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        if eqn.outvars and eqn.outvars[0] not in live_out and fusion.sorted_broadcast(eqn):
-            candidates[eqn.outvars[0]] = i
-    if not candidates:
-        return set()
-    fused = {k for start, (stop, _) in clusters.items() for k in range(start, stop)}
-    refused: set[Var] = set()
-    for i, eqn in enumerate(jaxpr.eqns):
-        read = [a for a in eqn.invars if isinstance(a, Var) and a in candidates]
-        if not read:
-            continue
-        shape = eqn.outvars[0].aval.shape if eqn.outvars else None
-        if (i in fused or eqn.params or eqn.primitive.multiple_results
-                or fusion.fusable_ufunc(eqn) is None
-                or not any(isinstance(a, Var) and a not in candidates and a.aval.shape == shape
-                           for a in eqn.invars)):
-            refused.update(read)
-    return {i for v, i in candidates.items() if v not in refused}
-
-
-def _check_invalid(value: Any, primitive: str, where: str, nans: bool, infs: bool) -> None:
-    if nans and np.isnan(value).any():
-        raise FloatingPointError(f"invalid value (nan) encountered in {primitive}"
-                                 + (f" at {where}" if where else ""))
-    if infs and np.isinf(value).any():
-        raise FloatingPointError(f"invalid value (inf) encountered in {primitive}"
-                                 + (f" at {where}" if where else ""))
+def check_invalid(value: Any, primitive: str, where: str | Callable[[], str | None],
+                  nans: bool, infs: bool) -> None:
+    """Under jax_debug_nans / jax_debug_infs: raise FloatingPointError, naming the primitive and
+    the user's line (`where`, or a function finding it), when `value` holds a NaN (an Inf).
+    Compiled code calls it after each floating equation, eager execution after each primitive."""
+    for kind, on, test in (("nan", nans, np.isnan), ("inf", infs, np.isinf)):
+        if on and test(value).any():
+            place = where() if callable(where) else where
+            raise FloatingPointError(f"invalid value ({kind}) encountered in {primitive}"
+                                     + (f" at {place}" if place else ""))
 
 
 _DEOPTIMIZED = (
@@ -453,7 +413,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
         indent = "        "
     emitter.emit_eqns(jaxpr, indent, donated=overwritable)
     # An output that may be a broadcast view gets memory of its own: an Array owns its buffer.
-    views = broadcast_outputs(jaxpr)
+    views = buffers.broadcast_outputs(jaxpr)
     owned = emitter.namer.global_(host_memory.owned, "owned") if views else ""
     results = ", ".join(f"{owned}({emitter.atom(a)})" if i in views else emitter.atom(a)
                         for i, a in enumerate(jaxpr.outvars))
@@ -473,87 +433,6 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
                            [a.aval for a in jaxpr.outvars], emitter.host_callbacks)
     module.kernels = emitter.namer.kernels
     return module
-
-
-def broadcast_outputs(jaxpr: Jaxpr) -> set[int]:
-    """Positions of `jaxpr`'s outputs that may be broadcast views (zero strides): results of
-    `broadcast_results` primitives, of equations holding jaxprs (a branch or loop body may
-    return one), and views of those. Conservative, as `inputs_reaching_outputs`."""
-    views: set[Var] = set()
-    for eqn in jaxpr.eqns:
-        if ((fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape)
-                or eqn.primitive in fresh_results):
-            continue
-        if (eqn.primitive in broadcast_results or _holds_jaxpr(eqn)
-                or any(isinstance(a, Var) and a in views for a in eqn.invars)):
-            views.update(v for v in eqn.outvars if v.aval.shape)
-    return {i for i, a in enumerate(jaxpr.outvars) if isinstance(a, Var) and a in views}
-
-
-def _holds_jaxpr(eqn: Any) -> bool:
-    return any(isinstance(p, Jaxpr | ClosedJaxpr) or (
-        isinstance(p, tuple | list) and any(isinstance(q, Jaxpr | ClosedJaxpr) for q in p))
-        for p in eqn.params.values())
-
-
-def inputs_reaching_outputs(jaxpr: Jaxpr) -> tuple[int, ...]:
-    """Positions of `jaxpr`'s inputs whose buffers the generated code may return, as an output
-    or inside one (kernels such as reshape, slice and transpose return views; loops and
-    branches pass values through). Conservative: only ufunc results with a shape and the
-    results of `fresh_results` primitives are known to be new buffers."""
-    sources: dict[Var, frozenset[int]] = {v: frozenset((i,)) for i, v in enumerate(jaxpr.invars)}
-    for eqn in jaxpr.eqns:
-        if ((fusion.fusable_ufunc(eqn) is not None and eqn.outvars[0].aval.shape)
-                or eqn.primitive in fresh_results):
-            continue
-        reached = frozenset().union(*(sources.get(a, ()) for a in eqn.invars
-                                      if isinstance(a, Var)))
-        if reached:
-            sources.update((v, reached) for v in eqn.outvars)
-    out: set[int] = set()
-    for a in jaxpr.outvars:
-        if isinstance(a, Var):
-            out.update(sources.get(a, ()))
-    return tuple(sorted(out))
-
-
-def _reusable_input(eqn: Any, ufunc: Any, index: int, owned: set[Var],
-                    last_use: dict[Var, int], live_out: set[Var]) -> Var | None:
-    if ufunc is None:
-        return None
-    out_aval = eqn.outvars[0].aval
-    if not out_aval.shape:
-        return None
-    for a in eqn.invars:
-        if (isinstance(a, Var) and a in owned and last_use.get(a) == index
-                and a not in live_out and a.aval.shape == out_aval.shape
-                and a.aval.dtype == out_aval.dtype):
-            owned.discard(a)
-            return a
-    return None
-
-
-def _cluster_targets(cluster: fusion.Cluster, stop: int, owned: set[Var],
-                     last_use: dict[Var, int], live_out: set[Var]) -> dict[Var, Var]:
-    """Cluster outputs written into a dying input's buffer instead of a new one. Safe when the
-    input is read by no equation after the one producing the output (blocks are processed
-    in order and each equation reads a block before it is overwritten)."""
-    last_read: dict[Var, int] = {}
-    for k, eqn in enumerate(cluster.eqns):
-        for a in eqn.invars:
-            if isinstance(a, Var):
-                last_read[a] = k
-    produced = {eqn.outvars[0]: k for k, eqn in enumerate(cluster.eqns)}
-    targets: dict[Var, Var] = {}
-    for out in cluster.outputs:
-        for v in cluster.inputs:
-            if (v in owned and v not in live_out and last_use.get(v, stop) < stop
-                    and v.aval.shape == out.aval.shape and v.aval.dtype == out.aval.dtype
-                    and last_read.get(v, -1) <= produced[out]):
-                owned.discard(v)
-                targets[out] = v
-                break
-    return targets
 
 
 def _callee(primitive: Any, params: dict[str, Any], namer: _Namer, in_avals: list[Any]

@@ -16,7 +16,8 @@ import numpy as np
 
 from numjax._src import compiler, config
 from numjax._src.compiler import compile_log
-from numjax._src.compiler.codegen import rerun_quietly
+from numjax._src.compiler.buffers import unshare_results
+from numjax._src.compiler.codegen import check_invalid, rerun_quietly
 from numjax._src.compiler.lowering import broadcast_results, host_callback_primitives
 from numjax._src.core.avals import get_aval
 from numjax._src.core.canonicalize import canonicalize_dtype_handlers
@@ -221,17 +222,8 @@ def apply_primitive(primitive: Primitive, args: Sequence[Any], params: dict[str,
     else:
         out = executable(bufs)
     if hosts is not None:
-        _unshare(out if primitive.multiple_results else [out], hosts)
+        unshare_results(out if primitive.multiple_results else [out], hosts)
     return out
-
-
-def _unshare(outs: Sequence[Any], hosts: Sequence[np.ndarray]) -> None:
-    """A result that is a view of a caller's NumPy operand (a slice, a reshape) gets its own
-    copy: writing to the operand later must not change it."""
-    for o in outs:
-        buf = getattr(o, "_buf", None)
-        if isinstance(buf, np.ndarray) and any(np.may_share_memory(buf, h) for h in hosts):
-            o._buf = buf.copy()
 
 
 _split_apply: Callable[[Primitive, Sequence[Any], dict[str, Any]], Any] | None = None
@@ -269,12 +261,7 @@ def _checked_apply(primitive: Primitive, args: Sequence[Any], params: dict[str, 
             buf = getattr(x, "_buf", None)
             if buf is None or buf.dtype.kind not in "fc":
                 continue
-            for kind, on, test in (("nan", nans, np.isnan), ("inf", infs, np.isinf)):
-                if on and test(buf).any():
-                    where = user_source_line()
-                    raise FloatingPointError(
-                        f"invalid value ({kind}) encountered in {primitive.name}"
-                        + (f" at {where}" if where else ""))
+            check_invalid(buf, primitive.name, user_source_line, nans, infs)
     return out
 
 

@@ -45,7 +45,7 @@ fresh_results: set[Any] = set()
 # to a factory of kernels returning buffers of their own (called as `kernel_for` is), or to
 # None. Later steps of a program read a view as they would a real array; but an Array owns its
 # memory: eager execution runs the owning kernel (or copies a view, `host_memory.owned`), and
-# a program's outputs that may be views are copied (`codegen.broadcast_outputs`).
+# a program's outputs that may be views are copied (`buffers.broadcast_outputs`).
 broadcast_results: dict[Any, Callable[..., Any] | None] = {}
 
 # Primitives that call a Python function on the host (params["callback"]): a module records the
