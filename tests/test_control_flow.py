@@ -8,19 +8,10 @@ import numjax as jax
 import numjax.numpy as jnp
 from numjax import lax
 from numjax._src.config import enable_x64
+from numjax.test_util import check_grads
 
 f32 = np.float32
 rng = np.random.default_rng(0)
-
-
-def fd_grad(f, x, eps=1e-3):
-    x = np.asarray(x, np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (float(f((x + d).astype(f32))) - float(f((x - d).astype(f32)))) / (2 * eps)
-    return g
 
 
 def rnn(h0, xs, w):
@@ -51,7 +42,7 @@ def test_scan_rnn_values_grad_vmap_jit():
             args = [h0, xs, w]
             args[argnum] = a
             return rnn(*args)
-        np.testing.assert_allclose(jax.grad(f)(arg), fd_grad(f, arg), rtol=2e-2, atol=2e-3)
+        check_grads(f, (arg,), order=1, modes=["rev"], rtol=2e-2, atol=2e-3)
         np.testing.assert_allclose(jax.jit(jax.grad(f))(arg), jax.grad(f)(arg), rtol=1e-5,
                                    atol=1e-6)
     batch = rng.normal(size=(4, 5, 3)).astype(f32)
@@ -74,7 +65,7 @@ def test_scan_reverse_length_and_xs_none():
 def test_fori_loop_static_bounds_is_reverse_differentiable():
     f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * c + i, x)
     x = 1.1
-    assert float(jax.grad(f)(x)) == pytest.approx(float(fd_grad(f, np.float32(x))), rel=1e-2)
+    check_grads(f, (np.float32(x),), order=1, modes=["rev"], rtol=1e-2)
     assert int(lax.fori_loop(0, 4, lambda i, x: x + i, 0)) == 6
 
 

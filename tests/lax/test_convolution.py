@@ -13,7 +13,7 @@ import scipy.signal
 import numjax
 import numjax.numpy as jnp
 from numjax import lax
-from numjax.test_util import check_grads
+from numjax.test_util import check_grads, numerical_jvp
 
 
 def _dilate(x: np.ndarray, axis: int, d: int) -> np.ndarray:
@@ -173,15 +173,6 @@ def test_conv_transpose_is_gradient() -> None:
                                          (1,)).shape == (1, 1, 8)
 
 
-def _fd_jvp(f: Any, args: list[np.ndarray], tangents: list[np.ndarray],
-            eps: float = 1e-3) -> np.ndarray:
-    hi = f(*[jnp.asarray((a + eps * t).astype(np.float32))
-             for a, t in zip(args, tangents, strict=True)])
-    lo = f(*[jnp.asarray((a - eps * t).astype(np.float32))
-             for a, t in zip(args, tangents, strict=True)])
-    return (np.asarray(hi, np.float64) - np.asarray(lo, np.float64)) / (2 * eps)
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_jvp_and_vjp(case: Any) -> None:
     lhs, rhs = _rand(case[0]), _rand(case[1], seed=1)
@@ -189,7 +180,7 @@ def test_jvp_and_vjp(case: Any) -> None:
     f = lambda a, b: _call(case, a, b)
     out, t_out = numjax.jvp(f, (jnp.asarray(lhs), jnp.asarray(rhs)),
                             (jnp.asarray(tl), jnp.asarray(tr)))
-    np.testing.assert_allclose(np.asarray(t_out), _fd_jvp(f, [lhs, rhs], [tl, tr]),
+    np.testing.assert_allclose(np.asarray(t_out), numerical_jvp(f, (lhs, rhs), (tl, tr)),
                                rtol=1e-2, atol=1e-2)
     ct = _rand(out.shape, seed=4)
     _, vjp = numjax.vjp(f, jnp.asarray(lhs), jnp.asarray(rhs))

@@ -10,6 +10,7 @@ import pytest
 import numjax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax.test_util import numerical_jvp
 
 
 def _np_cum(fn: Any) -> Any:
@@ -37,22 +38,18 @@ def _rand(shape: tuple[int, ...], dtype: Any, seed: int = 0) -> np.ndarray:
     return rng.uniform(0.5, 1.5, shape).astype(dtype)
 
 
-def _fd_jvp(f: Any, x: np.ndarray, t: np.ndarray, eps: float = 1e-3) -> np.ndarray:
-    x64, t64 = x.astype(np.float64), t.astype(np.float64)
-    hi = np.asarray(f(jnp.asarray((x64 + eps * t64).astype(x.dtype))), np.float64)
-    lo = np.asarray(f(jnp.asarray((x64 - eps * t64).astype(x.dtype))), np.float64)
-    return (hi - lo) / (2 * eps)
-
-
 @pytest.mark.parametrize("op,ref,ints", OPS, ids=[o[0].__name__ for o in OPS])
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bfloat16"])
 def test_impl_and_shape(op: Any, ref: Any, ints: bool, shape: tuple[int, ...], reverse: bool,
                         dtype: str) -> None:
-    if dtype == "int32" and not ints:
-        pytest.skip("float only")
     x = _rand(shape, jnp.dtype(dtype))
+    if dtype == "int32" and not ints:
+        # JAX 0.4.30 casts the -inf identity to the integer dtype and fails the same way.
+        with pytest.raises(OverflowError, match="cannot convert float infinity to integer"):
+            op(jnp.asarray(x), axis=0, reverse=reverse)
+        return
     axis = len(shape) - 1
     out = op(jnp.asarray(x), axis=axis, reverse=reverse)
     expected = ref(x.astype(np.float32) if dtype == "bfloat16" else x, axis, reverse)
@@ -71,7 +68,8 @@ def test_jvp_and_vjp(op: Any, ref: Any, ints: bool, reverse: bool) -> None:
     t = _rand((3, 6), np.float32, seed=1)
     f = lambda v: op(v, axis=1, reverse=reverse)
     _, t_out = numjax.jvp(f, (jnp.asarray(x),), (jnp.asarray(t),))
-    np.testing.assert_allclose(np.asarray(t_out), _fd_jvp(f, x, t), rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(np.asarray(t_out), numerical_jvp(f, (x,), (t,)),
+                               rtol=1e-2, atol=1e-2)
     ct = _rand((3, 6), np.float32, seed=2)
     _, vjp = numjax.vjp(f, jnp.asarray(x))
     (x_ct,) = vjp(jnp.asarray(ct))

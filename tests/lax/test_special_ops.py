@@ -12,6 +12,8 @@ import scipy.special as sp
 import numjax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax.experimental import enable_x64
+from numjax.test_util import numerical_jvp
 
 # (op, reference, input ranges per argument, differentiable argument positions)
 UNARY = [
@@ -36,14 +38,6 @@ def _uniform(lo: float, hi: float, shape: Any = (), dtype: Any = np.float32,
     return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
 
 
-def _fd(f: Any, args: list[np.ndarray], tangents: list[np.ndarray], eps: float = 1e-3) -> Any:
-    plus = [jnp.asarray((a.astype(np.float64) + eps * t).astype(a.dtype))
-            for a, t in zip(args, tangents, strict=False)]
-    minus = [jnp.asarray((a.astype(np.float64) - eps * t).astype(a.dtype))
-             for a, t in zip(args, tangents, strict=False)]
-    return (np.asarray(f(*plus), np.float64) - np.asarray(f(*minus), np.float64)) / (2 * eps)
-
-
 def _check_grads(f: Any, args: list[np.ndarray], diff: tuple[int, ...]) -> None:
     rng = np.random.default_rng(7)
     tangents = [rng.normal(size=np.shape(a)).astype(np.float32) if i in diff
@@ -53,7 +47,7 @@ def _check_grads(f: Any, args: list[np.ndarray], diff: tuple[int, ...]) -> None:
     primals = tuple(jnp.asarray(args[i]) for i in diff)
     tans = tuple(jnp.asarray(tangents[i]) for i in diff)
     out, t_out = numjax.jvp(g, primals, tans)
-    fd = _fd(f, args, tangents)
+    fd = numerical_jvp(f, args, tangents)
     np.testing.assert_allclose(np.asarray(t_out), fd, rtol=2e-2, atol=2e-3)
     ct = rng.normal(size=np.shape(out)).astype(np.float32)
     cts = numjax.vjp(g, *primals)[1](jnp.asarray(ct))
@@ -138,18 +132,17 @@ def test_round(method: Any, expected: Any) -> None:
 
 @pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "int64"])
 def test_bit_counts(dtype: str) -> None:
-    dt = jnp.dtype(dtype)
-    if dt.itemsize == 8:
-        pytest.skip("64-bit integers need x64, which numjax.experimental does not offer yet")
+    dt = np.dtype(dtype)
     info = np.iinfo(dt)
     x = np.array([0, 1, 7, info.max, info.min, 5], dt)
     bits = dt.itemsize * 8
     as_u = x.view(f"u{dt.itemsize}").astype(np.uint64)
     pop = np.array([bin(int(v)).count("1") for v in as_u])
     clz = np.array([bits - int(v).bit_length() for v in as_u])
-    np.testing.assert_array_equal(np.asarray(lax.population_count(jnp.asarray(x))), pop)
-    np.testing.assert_array_equal(np.asarray(lax.clz(jnp.asarray(x))), clz)
-    assert lax.clz(jnp.asarray(x)).dtype == dt
+    with enable_x64(dt.itemsize == 8):  # 64-bit integers exist only with x64
+        np.testing.assert_array_equal(np.asarray(lax.population_count(jnp.asarray(x))), pop)
+        np.testing.assert_array_equal(np.asarray(lax.clz(jnp.asarray(x))), clz)
+        assert lax.clz(jnp.asarray(x)).dtype == dt
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",

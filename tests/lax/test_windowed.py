@@ -13,6 +13,7 @@ import pytest
 import numjax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax.test_util import numerical_jvp
 
 
 def reference(x: np.ndarray, init: Any, op: Any, dims: Any, strides: Any, pads: Any,
@@ -143,12 +144,6 @@ def test_jaxpr_facts() -> None:
     assert lax.reduce_window_shape_tuple((3, 4), (2, 2), (1, 1), ((0, 0), (0, 0))) == (2, 3)
 
 
-def _fd(f: Any, x: np.ndarray, t: np.ndarray, eps: float = 1e-3) -> np.ndarray:
-    hi = f(jnp.asarray((x + eps * t).astype(np.float32)))
-    lo = f(jnp.asarray((x - eps * t).astype(np.float32)))
-    return (np.asarray(hi, np.float64) - np.asarray(lo, np.float64)) / (2 * eps)
-
-
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("monoid", MONOIDS, ids=[m[0] for m in MONOIDS])
 def test_jvp_and_vjp(case: Any, monoid: Any) -> None:
@@ -157,7 +152,8 @@ def test_jvp_and_vjp(case: Any, monoid: Any) -> None:
     t = np.random.default_rng(1).standard_normal(case[0]).astype(np.float32)
     f = lambda v: _call(case, v, init, comp)
     out, t_out = numjax.jvp(f, (jnp.asarray(x),), (jnp.asarray(t),))
-    np.testing.assert_allclose(np.asarray(t_out), _fd(f, x, t), rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(np.asarray(t_out), numerical_jvp(f, (x,), (t,)),
+                               rtol=1e-2, atol=1e-2)
     ct = np.random.default_rng(2).standard_normal(out.shape).astype(np.float32)
     _, vjp = numjax.vjp(f, jnp.asarray(x))
     (x_ct,) = vjp(jnp.asarray(ct))
