@@ -92,7 +92,7 @@ def _row_shape_ok(shape: tuple[int, ...], full: tuple[int, ...]) -> bool:
                                                                      strict=True))
 
 
-def _member(eqn: JaxprEqn, shape: tuple[int, ...] | None, defined: set[Var]
+def _member(eqn: JaxprEqn, shape: tuple[int, ...] | None
             ) -> tuple[Any, tuple[int, ...]] | None:
     """(ufunc or marker, cluster shape) if `eqn` can join a cluster of `shape`."""
     reducer = eqn.primitive.reduce_ufunc
@@ -129,7 +129,7 @@ def _member(eqn: JaxprEqn, shape: tuple[int, ...] | None, defined: set[Var]
     return ufunc, out_shape
 
 
-def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = -1  # noqa: C901
+def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = -1
                   ) -> list[tuple[int, int, Cluster]]:
     """Maximal runs [start, stop) of equations worth executing block by block: elementwise
     ufuncs, broadcasts feeding them, and reductions over non-leading axes of their results."""
@@ -155,53 +155,71 @@ def find_clusters(eqns: Sequence[JaxprEqn], live_out: set[Var], min_size: int = 
     i = 0
     while i < len(eqns):
         start = i
-        shape: tuple[int, ...] | None = None
-        ufuncs: list[Any] = []
-        reduced: set[Var] = set()  # outputs of reductions: not usable inside the cluster
-        defined: set[Var] = set()
-        while i < len(eqns):
-            eqn = eqns[i]
-            if any(isinstance(a, Var) and a in reduced for a in eqn.invars):
-                break
-            member = _member(eqn, shape, defined)
-            if member is None:
-                break
-            ufunc, shape = member
-            ufuncs.append(ufunc)
-            if eqn.primitive.reduce_ufunc is not None:
-                reduced.update(eqn.outvars)
-            defined.update(eqn.outvars)
-            i += 1
+        i, ufuncs, shape = _longest_run(eqns, start)
         computes = sum(u is not None and u != "broadcast" for u in ufuncs)
         size = math.prod(shape) if shape is not None else 0
         if shape is not None and computes >= 2 and size >= min_size and (
                 computes >= SHORT_RUN_OPS or size >= max(min_size, SHORT_RUN_MIN_SIZE)):
-            cluster = Cluster(list(eqns[start:i]), ufuncs, shape)
-            seen: set[Var] = set()
-            for eqn in cluster.eqns:
-                for a in eqn.invars:
-                    if isinstance(a, Var) and a not in seen:
-                        seen.add(a)
-                        target = cluster.scalars if a.aval.shape == () else cluster.inputs
-                        target.append(a)
-                seen.update(eqn.outvars)
-            internal = {v for e in cluster.eqns for v in e.outvars}
-            cluster.inputs = [v for v in cluster.inputs if v not in internal]
-            cluster.scalars = [v for v in cluster.scalars if v not in internal]
-            def later(v: Var, stop: int = i) -> bool:
-                return v in live_out or last_read.get(v, -1) >= stop
-
-            cluster.outputs = [v for e in cluster.eqns for v in e.outvars
-                               if not isinstance(v, DropVar) and later(v)]
-            if all(e.primitive.broadcast_dimensions is None or not later(e.outvars[0])
-                   for e in cluster.eqns):
-                found.append((start, i, cluster))
-            else:
+            cluster = _cluster(eqns[start:i], ufuncs, shape, live_out, last_read, i)
+            if cluster is None:
                 i = start + 1  # a broadcast needed outside: leave this run unfused
                 continue
+            found.append((start, i, cluster))
         if i == start:
             i += 1
     return found
+
+
+def _longest_run(eqns: Sequence[JaxprEqn], start: int
+                 ) -> tuple[int, list[Any], tuple[int, ...] | None]:
+    """The end of the longest run of cluster members from `start`, their ufuncs (or markers)
+    and the run's shape."""
+    shape: tuple[int, ...] | None = None
+    ufuncs: list[Any] = []
+    reduced: set[Var] = set()  # outputs of reductions: not usable inside the cluster
+    i = start
+    while i < len(eqns):
+        eqn = eqns[i]
+        if any(isinstance(a, Var) and a in reduced for a in eqn.invars):
+            break
+        member = _member(eqn, shape)
+        if member is None:
+            break
+        ufunc, shape = member
+        ufuncs.append(ufunc)
+        if eqn.primitive.reduce_ufunc is not None:
+            reduced.update(eqn.outvars)
+        i += 1
+    return i, ufuncs, shape
+
+
+def _cluster(eqns: Sequence[JaxprEqn], ufuncs: list[Any], shape: tuple[int, ...],
+             live_out: set[Var], last_read: dict[Var, int], stop: int) -> Cluster | None:
+    """The cluster of a run ending at `stop`, with its inputs, scalars and the outputs read
+    after it; None when a broadcast in it is read after it (the broadcast must then be a value
+    of its own)."""
+
+    def read_later(v: Var) -> bool:
+        return v in live_out or last_read.get(v, -1) >= stop
+
+    cluster = Cluster(list(eqns), ufuncs, shape)
+    seen: set[Var] = set()
+    for eqn in cluster.eqns:
+        for a in eqn.invars:
+            if isinstance(a, Var) and a not in seen:
+                seen.add(a)
+                target = cluster.scalars if a.aval.shape == () else cluster.inputs
+                target.append(a)
+        seen.update(eqn.outvars)
+    internal = {v for e in cluster.eqns for v in e.outvars}
+    cluster.inputs = [v for v in cluster.inputs if v not in internal]
+    cluster.scalars = [v for v in cluster.scalars if v not in internal]
+    cluster.outputs = [v for e in cluster.eqns for v in e.outvars
+                       if not isinstance(v, DropVar) and read_later(v)]
+    if any(e.primitive.broadcast_dimensions is not None and read_later(e.outvars[0])
+           for e in cluster.eqns):
+        return None
+    return cluster
 
 
 _pool: ThreadPoolExecutor | None = None

@@ -3,7 +3,6 @@
 A primitive's lowering rule is one of:
 - `Ufunc(ufunc)`: an elementwise NumPy ufunc; the code generator may fuse runs of these and give
   them `out=` buffers.
-- `Expression(template)`: a Python expression over the operand names, e.g. `"{0}.T"`.
 - None: the generated code calls the primitive's NumPy kernel with its params bound.
 """
 
@@ -27,13 +26,6 @@ class Ufunc:
 
     def __repr__(self) -> str:
         return f"Ufunc({getattr(self.ufunc, '__name__', self.ufunc)})"
-
-
-class Expression:
-    __slots__ = ("template",)
-
-    def __init__(self, template: str) -> None:
-        self.template = template
 
 
 # Primitives whose kernels always return a new buffer that aliases none of their operands (a

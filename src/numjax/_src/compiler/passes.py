@@ -9,7 +9,15 @@ from typing import Any
 import numpy as np
 
 from numjax._src.compiler.lowering import host_callback_primitives
-from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var, fresh_copy
+from numjax._src.core.jaxpr import (
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Var,
+    fresh_copy,
+)
 
 # Primitives whose equations hold a call to a jaxpr that can be inlined: `params["jaxpr"]`
 # (pjit) or `params["call_jaxpr"]` (closed_call's ClosedJaxpr, call's open Jaxpr).
@@ -224,7 +232,6 @@ def _params_key(params: dict[str, Any]) -> Any:
 def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Common-subexpression elimination: an effect-free equation identical to an earlier one
     (same primitive, params and inputs) reuses its outputs."""
-    from numjax._src.core.jaxpr import Literal
     renames: dict[Var, Any] = {}
     seen: dict[Any, JaxprEqn] = {}
     eqns: list[JaxprEqn] = []
@@ -296,10 +303,6 @@ FOLD_MAX_ELEMENTS = 1024
 def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Evaluate effect-free first-order equations whose inputs are all constants or literals,
     at compile time, with the primitive's NumPy kernel; their results become constants."""
-    import numpy as np
-
-    from numjax._src.core.jaxpr import Literal
-
     known: dict[Var, Any] = {v: _host(c) for v, c in zip(closed.jaxpr.constvars, closed.consts,
                                                        strict=True)}
     eqns: list[JaxprEqn] = []

@@ -1,0 +1,132 @@
+"""The compiler's jaxpr-to-jaxpr passes, each run alone on a small jaxpr: what it removes,
+what it must keep, and that the jaxpr it returns computes the same values."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import numjax
+import numjax.numpy as jnp
+from numjax._src.compiler import passes
+from numjax._src.core.avals import ShapedArray
+from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, jaxpr_as_fun
+
+f32 = np.float32
+
+
+def _closed(fun: Callable[..., Any], *args: Any) -> ClosedJaxpr:
+    return numjax.make_jaxpr(fun)(*args)
+
+
+def _names(closed: ClosedJaxpr) -> list[str]:
+    return [e.primitive.name for e in closed.jaxpr.eqns]
+
+
+def _same_values(before: ClosedJaxpr, after: ClosedJaxpr, *args: Any) -> None:
+    for a, b in zip(jaxpr_as_fun(before)(*args), jaxpr_as_fun(after)(*args), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_the_passes_run_in_their_documented_order():
+    assert [p.__name__ for p in passes.PASSES] == [
+        "inline_calls", "simplify", "fold_constants", "rewrite", "cse", "dce"]
+
+
+def test_inline_calls_gives_each_copy_of_a_shared_callee_its_own_variables():
+    g = numjax.jit(lambda u: u * 2.0 + 1.0)
+    x, y = np.ones(2, f32), np.zeros(2, f32)
+    before = _closed(lambda a, b: (g(a), g(b)), x, y)
+    assert _names(before) == ["pjit", "pjit"]
+    after = passes.inline_calls(before)
+    assert _names(after) == ["mul", "add", "mul", "add"]
+    assert after.jaxpr.outvars[0] is not after.jaxpr.outvars[1]
+    outs = jaxpr_as_fun(after)(x, y)
+    np.testing.assert_array_equal(np.asarray(outs[0]), [3.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(outs[1]), [1.0, 1.0])
+
+
+def test_inline_calls_inlines_nested_calls_and_keeps_their_constants():
+    table = np.arange(3.0, dtype=f32)
+    inner = numjax.jit(lambda u: u + jnp.asarray(table))
+    outer = numjax.jit(lambda u: inner(u) * 2.0)
+    before = _closed(lambda a: outer(a), np.ones(3, f32))
+    after = passes.inline_calls(before)
+    assert "pjit" not in _names(after)
+    _same_values(before, after, np.ones(3, f32))
+
+
+def test_simplify_drops_identity_reshapes_conversions_and_transposes_only():
+    # Tracing never stages these no-ops, so the jaxpr is built by hand (rewrite rules and
+    # inlining can produce them).
+    from numjax._src.lax.elementwise import sin_p
+    from numjax._src.lax.structural import convert_element_type_p, reshape_p, transpose_p
+    square, tall = ShapedArray((2, 3), np.dtype(f32)), ShapedArray((3, 2), np.dtype(f32))
+    a = Var(square)
+    eqns = [passes.new_eqn(sin_p, [a], square)]
+    eqns.append(passes.new_eqn(reshape_p, [eqns[-1].outvars[0]], square,
+                               {"new_sizes": (2, 3), "dimensions": None}))
+    eqns.append(passes.new_eqn(convert_element_type_p, [eqns[-1].outvars[0]], square,
+                               {"new_dtype": np.dtype(f32), "weak_type": False}))
+    eqns.append(passes.new_eqn(transpose_p, [eqns[-1].outvars[0]], square,
+                               {"permutation": (0, 1)}))
+    eqns.append(passes.new_eqn(transpose_p, [eqns[-1].outvars[0]], tall,
+                               {"permutation": (1, 0)}))
+    before = ClosedJaxpr(Jaxpr([], [a], [eqns[-1].outvars[0]], eqns), [])
+    after = passes.simplify(before)
+    assert _names(after) == ["sin", "transpose"]      # the transpose that moves data stays
+    assert after.jaxpr.eqns[1].invars[0] is after.jaxpr.eqns[0].outvars[0]
+    x = np.arange(6.0, dtype=f32).reshape(2, 3)
+    _same_values(before, after, x)
+
+
+def test_fold_constants_evaluates_constant_expressions_but_not_large_ones():
+    before = _closed(lambda a: a + jnp.sin(jnp.float32(2.0)) + jnp.zeros(4096).sum(),
+                     np.ones(3, f32))
+    after = passes.fold_constants(before)
+    assert "sin" not in _names(after)
+    assert "broadcast_in_dim" in _names(after)          # 4096 elements: stays a view
+    _same_values(before, after, np.ones(3, f32))
+
+
+def test_rewrite_applies_the_primitives_rules_log_of_exp():
+    before = _closed(lambda a: jnp.log(jnp.exp(a)), np.ones(3, f32))
+    after = passes.dce(passes.rewrite(before))
+    assert _names(after) == []
+    out = jaxpr_as_fun(after)(np.full(3, 100.0, f32))
+    np.testing.assert_array_equal(np.asarray(out[0]), [100.0] * 3)  # not inf
+
+
+def test_cse_shares_identical_equations_but_not_different_literals_or_effects():
+    x = np.ones(3, f32)
+    twice = passes.cse(_closed(lambda a: jnp.sin(a) + jnp.sin(a), x))
+    assert _names(twice) == ["sin", "add"]
+    signed = passes.cse(_closed(lambda a: (a * 0.0, a * -0.0), x))
+    assert _names(signed) == ["mul", "mul"]             # 0.0 and -0.0 are different values
+    effectful = passes.cse(_closed(
+        lambda a: (numjax.debug.callback(lambda v: None, a),
+                   numjax.debug.callback(lambda v: None, a), a)[2], x))
+    assert len(effectful.jaxpr.eqns) == 2
+
+
+def test_dce_drops_dead_equations_and_constants_but_keeps_effects():
+    table = np.arange(3.0, dtype=f32)
+    closed = _closed(lambda a: (jnp.cos(a * jnp.asarray(table)),
+                                numjax.debug.callback(lambda v: None, a), a + 1.0)[2],
+                     np.ones(3, f32))
+    after = passes.dce(closed)
+    assert _names(after) == ["debug_callback", "add"]
+    assert after.consts == [] and after.jaxpr.constvars == []
+
+
+@pytest.mark.parametrize("name", ["inline_calls", "simplify", "fold_constants", "rewrite",
+                                  "cse", "dce"])
+def test_a_pass_with_nothing_to_do_returns_an_equivalent_jaxpr(name):
+    closed = _closed(lambda a, b: jnp.tanh(a @ b) * 2.0, np.ones((2, 3), f32),
+                     np.ones((3, 4), f32))
+    after = getattr(passes, name)(closed)
+    assert _names(after) == _names(closed)
+    _same_values(closed, after, np.ones((2, 3), f32), np.ones((3, 4), f32))
