@@ -270,6 +270,11 @@ def full_like(a: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -
     check_arraylike("full_like", a, fill_value)
     dt, shp, weak = _like(a, dtype, shape, "full_like")
     guard_fill_transfer(fill_value, dt)
+    if np.ndim(fill_value) if not isinstance(fill_value, Tracer) else get_aval(fill_value).ndim:
+        # An array fill value is broadcast to the shape by NumPy's rules, as `full` does, and
+        # the result is strong (JAX converts the value with `asarray` first).
+        from numjax._src.numpy.shape import broadcast_to
+        return broadcast_to(asarray(fill_value, dt), shp)
     return lax.broadcast(lax._convert_element_type(fill_value, dt, weak), shp)
 
 

@@ -15,6 +15,7 @@ from numjax._src.numpy import ufuncs
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,
+    lax_const,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
@@ -23,11 +24,6 @@ from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
 _BOOL = np.dtype(bool)
-
-
-def _const(x: Array, value: Any) -> Array:
-    aval = get_aval(x)
-    return lax._convert_element_type(value, aval.dtype, aval.weak_type)
 
 
 def _where(c: Array, x: Array, y: Array) -> Array:
@@ -69,7 +65,7 @@ def heaviside(x1: Array, x2: Array, /) -> Array:
     weak = aval1.weak_type and aval1.ndim == 0
     x1 = lax._convert_element_type(x1, aval1.dtype, weak)
     x2 = lax._convert_element_type(x2, get_aval(x2).dtype, weak)
-    zero = _const(x1, 0)
+    zero = lax_const(x1, 0)
     return _where(lax.lt(x1, zero), lax.full_like(x1, 0),
                   _where(lax.gt(x1, zero), lax.full_like(x1, 1), x2))
 
@@ -77,11 +73,11 @@ def heaviside(x1: Array, x2: Array, /) -> Array:
 def sinc(x: Array, /) -> Array:
     """sin(pi x) / (pi x), 1 at 0 (with the right derivatives there)."""
     (x,) = promote_args_inexact("sinc", x)
-    zero = lax.eq(x, _const(x, 0))
-    pi_x = lax.mul(_const(x, np.pi), x)
+    zero = lax.eq(x, lax_const(x, 0))
+    pi_x = lax.mul(lax_const(x, np.pi), x)
     safe = lax.select(zero, lax.full_like(x, 1), pi_x)
     # The Taylor series 1 - (pi x)^2/6 gives the value and the first two derivatives at 0.
-    taylor = lax.sub(_const(x, 1), lax.div(lax.mul(pi_x, pi_x), _const(x, 6)))
+    taylor = lax.sub(lax_const(x, 1), lax.div(lax.mul(pi_x, pi_x), lax_const(x, 6)))
     return lax.select(zero, taylor, lax.div(lax.sin(safe), safe))
 
 
@@ -133,7 +129,8 @@ def _isinf_sign(name: str, x: Array, value: float) -> Array:
         raise ValueError(f"jnp.{name} is not well defined for complex-valued inputs")
     if not _is_float(dt):
         return lax.full_like(x, False, _BOOL)
-    return lax.eq(x, _const(x, value))
+    # JAX compares with a NumPy constant of x's dtype: the result is never weak.
+    return lax.eq(x, lax._convert_element_type(value, dt, False))
 
 
 def isclose(a: Array, b: Array, rtol: Any = 1e-05, atol: Any = 1e-08,
@@ -210,8 +207,9 @@ def isreal(x: Array, /) -> Array:
             x).dtype))
     else:
         out = lax.full_like(x, True, _BOOL)
-    # JAX compares imag(x), weak when `x` is, with a constant of its type: weak for weak `x`.
-    return lax._convert_element_type(out, _BOOL, aval.weak_type)
+    # JAX compares imag(x), weak when `x` is, with a `lax._const` of its type: weak only for a
+    # weak scalar.
+    return lax._convert_element_type(out, _BOOL, aval.weak_type and aval.ndim == 0)
 
 
 def iscomplex(x: Array, /) -> Array:
@@ -234,7 +232,10 @@ def angle(z: Array, deg: bool = False) -> Array:
         (re,) = promote_args_inexact("angle", z)
         im = lax.full_like(re, 0)
     out = lax.atan2(im, re)
-    out = lax._convert_element_type(out, get_aval(out).dtype, False)
+    if dt.kind not in "fc" or (dt.kind == "f" and get_aval(z).ndim == 0):
+        # JAX converts these to the default float type, a strong result; a weak float array
+        # keeps its weak type.
+        out = lax._convert_element_type(out, get_aval(out).dtype, False)
     return ufuncs.rad2deg(out) if deg else out
 
 
@@ -257,17 +258,17 @@ def frexp(x: Array, /) -> tuple[Array, Array]:
     if dt.kind == "c":
         raise TypeError("frexp does not support complex-valued inputs")
     ax = lax.abs(x)
-    special = (lax.eq(x, _const(x, 0)) | ufuncs.isinf(x) | ufuncs.isnan(x))
+    special = (lax.eq(x, lax_const(x, 0)) | ufuncs.isinf(x) | ufuncs.isnan(x))
     safe = lax.select(special, lax.full_like(x, 1), ax)
     idt = dtypes.default_int_dtype()
     # floor(log2|x|) + 1, corrected by one step each way for rounding in log2.
-    e = lax.add(lax.floor(ufuncs.log2(safe)), _const(safe, 1))
+    e = lax.add(lax.floor(ufuncs.log2(safe)), lax_const(safe, 1))
     m = lax.div(x, lax.exp2(e))
     am = lax.abs(m)
-    too_big = lax.ge(am, _const(x, 1))
-    e = lax.select(too_big, lax.add(e, _const(e, 1)), e)
-    too_small = lax.lt(lax.abs(lax.div(x, lax.exp2(e))), _const(x, 0.5))
-    e = lax.select(too_small & lax.bitwise_not(special), lax.sub(e, _const(e, 1)), e)
+    too_big = lax.ge(am, lax_const(x, 1))
+    e = lax.select(too_big, lax.add(e, lax_const(e, 1)), e)
+    too_small = lax.lt(lax.abs(lax.div(x, lax.exp2(e))), lax_const(x, 0.5))
+    e = lax.select(too_small & lax.bitwise_not(special), lax.sub(e, lax_const(e, 1)), e)
     # JAX reads the mantissa off the bits: no derivative flows through it, except where x
     # itself is returned (0, inf, nan).
     m = lax.div(lax.stop_gradient(x), lax.exp2(e))
@@ -317,7 +318,7 @@ def gcd(x1: Array, x2: Array, /) -> Array:
     a, b = broadcast_arrays(lax.abs(x1) if get_aval(x1).dtype.kind == "i" else x1,
                             lax.abs(x2) if get_aval(x2).dtype.kind == "i" else x2)
     a, b = _strong_unless_scalar(a), _strong_unless_scalar(b)
-    zero = _const(a, 0)
+    zero = lax_const(a, 0)
     # Each two steps at least halve the smaller value: 2 * bits steps always finish.
     for _ in range(2 * get_aval(a).dtype.itemsize * 8):
         nz = lax.ne(b, zero)
@@ -330,7 +331,7 @@ def lcm(x1: Array, x2: Array, /) -> Array:
     """Least common multiple."""
     x1, x2 = _int_args("lcm", x1, x2)
     d = gcd(x1, x2)
-    zero = _const(d, 0)
+    zero = lax_const(d, 0)
     safe = lax.select(lax.eq(d, zero), lax.full_like(d, 1), d)
     ax1 = lax.abs(x1) if get_aval(x1).dtype.kind == "i" else x1
     ax2 = lax.abs(x2) if get_aval(x2).dtype.kind == "i" else x2
@@ -403,11 +404,11 @@ def unwrap(p: Array, discont: Any = None, axis: int = -1, period: Any = 2 * np.p
     if n < 2:
         return p
     dd = lax.sub(lax.slice_in_dim(p, 1, n, axis=ax), lax.slice_in_dim(p, 0, n - 1, axis=ax))
-    per = _const(p, period)
-    half = lax.div(per, _const(p, 2))
-    discont_v = half if discont is None else lax.max(_const(p, discont), half)
+    per = lax_const(p, period)
+    half = lax.div(per, lax_const(p, 2))
+    discont_v = half if discont is None else lax.max(lax_const(p, discont), half)
     ddmod = lax.sub(ufuncs.remainder(lax.add(dd, half), per), half)
-    ddmod = _where(lax.eq(ddmod, lax.neg(half)) & lax.gt(dd, _const(p, 0)), half, ddmod)
+    ddmod = _where(lax.eq(ddmod, lax.neg(half)) & lax.gt(dd, lax_const(p, 0)), half, ddmod)
     correct = lax.sub(ddmod, dd)
     correct = _where(lax.lt(lax.abs(dd), discont_v), lax.full_like(correct, 0), correct)
     cum = lax.cumsum(correct, ax)
@@ -433,7 +434,7 @@ def interp(x: Array, xp: Array, fp: Array, left: Any = None, right: Any = None,
     if get_aval(x).dtype.kind == "c":
         raise ValueError("jnp.interp: complex x values not supported.")
     if period is not None:
-        per = lax.abs(_const(x, period))
+        per = lax.abs(lax_const(x, period))
         x = ufuncs.remainder(x, per)
         xp = ufuncs.remainder(xp, per)
         from numjax._src.numpy.sorting import argsort

@@ -121,7 +121,10 @@ def diag(v: Array, k: int = 0) -> Array:
     rows = lax.broadcasted_iota(idt, (n, n), 0)
     cols = lax.broadcasted_iota(idt, (n, n), 1)
     mask = lax.eq(lax.sub(cols, rows), lax._convert_element_type(k, idt))
-    padded = lax.pad(v, lax._convert_element_type(0, get_aval(v).dtype), [(0, abs(k), 0)])
+    aval = get_aval(v)
+    # JAX places v on a zero matrix with `where`: a weak v gives a weak result.
+    padded = lax.pad(v, lax._convert_element_type(0, aval.dtype, aval.weak_type),
+                     [(0, abs(k), 0)])
     # On the k-th diagonal element (i, i + k) holds v[i] (k >= 0) and (j - k, j) holds v[j].
     vals = lax.broadcast_in_dim(padded, (n, n), (0,) if k >= 0 else (1,))
     return lax.select(mask, vals, lax.full_like(vals, 0))
@@ -130,7 +133,9 @@ def diag(v: Array, k: int = 0) -> Array:
 def diagflat(v: Array, k: int = 0) -> Array:
     """A 2-d array with the flattened `v` on its k-th diagonal."""
     from numjax._src.numpy.shape import ravel
-    return diag(ravel(ensure_array(v, "diagflat")), k)
+    out = diag(ravel(ensure_array(v, "diagflat")), k)
+    # JAX scatters into `zeros(dtype=v.dtype)`, a strong array: the result is strong.
+    return lax._convert_element_type(out, get_aval(out).dtype, False)
 
 
 def fill_diagonal(a: Array, val: Array, wrap: bool = False, *, inplace: bool = True) -> Array:

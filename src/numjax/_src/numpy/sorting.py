@@ -524,5 +524,9 @@ def _select_sorted_unique(name: str, values: Array, keep: Array, size: int | Non
     pos = nonzero(sel, size=k, fill_value=n)[0] if n else lax.full((k,), 0, _idt())
     valid = lax.lt(pos, lax._convert_element_type(n, _idt()))
     safe = lax.min(pos, lax._convert_element_type(max(n - 1, 0), _idt()))
-    out = sorted_vals[safe] if n else lax.full((k,), 0, dt)
-    return lax.select(valid, out, lax.full((k,), fill_value, dt))
+    # JAX fills with `where(valid, out, fill_value)`: a weak fill (a Python scalar, the
+    # default 0) keeps weak values weak.
+    weak = get_aval(values).weak_type and get_aval(fill_value).weak_type
+    fill = lax.broadcast(lax._convert_element_type(fill_value, dt, weak), (k,))
+    out = sorted_vals[safe] if n else fill
+    return lax.select(valid, out, fill)

@@ -668,12 +668,12 @@ def hypot(x1: Array, x2: Array, /) -> Array:
 
 def deg2rad(x: Array, /) -> Array:
     (x,) = promote_args_inexact("deg2rad", x)
-    return lax.mul(x, lax._convert_element_type(np.pi / 180, get_aval(x).dtype))
+    return lax.mul(x, lax_const(x, np.pi / 180))
 
 
 def rad2deg(x: Array, /) -> Array:
     (x,) = promote_args_inexact("rad2deg", x)
-    return lax.mul(x, lax._convert_element_type(180 / np.pi, get_aval(x).dtype))
+    return lax.mul(x, lax_const(x, 180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
-from numjax._src.numpy.util import promote_args_inexact
+from numjax._src.numpy.util import lax_const, promote_args_inexact
 from numjax._src.scipy.ndtr import log_ndtr, ndtr, ndtri
 from numjax._src.typing import Array
-
-
-def _const(x: Array, value: Any) -> Array:
-    aval = get_aval(x)
-    return lax._convert_element_type(value, aval.dtype, aval.weak_type)
 
 
 def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -26,9 +18,9 @@ def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     """
     x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
     var = lax.square(scale)
-    log_normalizer = lax.log(lax.mul(_const(x, 2 * np.pi), var))
+    log_normalizer = lax.log(lax.mul(lax_const(x, 2 * np.pi), var))
     quadratic = lax.div(lax.square(lax.sub(x, loc)), var)
-    return lax.div(lax.add(log_normalizer, quadratic), _const(x, -2))
+    return lax.div(lax.add(log_normalizer, quadratic), lax_const(x, -2))
 
 
 def pdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -97,4 +89,4 @@ def isf(q: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(0., dtype=float32)
     """
     q, loc, scale = promote_args_inexact("norm.isf", q, loc, scale)
-    return ppf(lax.sub(_const(q, 1), q), loc, scale)
+    return ppf(lax.sub(lax_const(q, 1), q), loc, scale)
