@@ -1,6 +1,6 @@
-"""Result dtypes and weak types of jnp (and scipy.stats) functions given weakly typed inputs: a weak array (a
-Python scalar broadcast), a weak 0-d Array and a Python scalar. JAX 0.4.30's results are
-recorded as (dtype, weak_type, shape)."""
+"""Result dtypes and weak types of jnp (and scipy.stats) functions given weakly typed inputs: a
+weak array (a Python scalar broadcast), a weak 0-d Array and a Python scalar. JAX 0.4.30's
+results are recorded as (dtype, weak_type, shape)."""
 
 from __future__ import annotations
 
