@@ -32,6 +32,9 @@ WEAK_ARRAY_CASES: dict[str, tuple[Callable[..., Any], tuple[str, bool, tuple[int
     "setxor1d": (lambda x, y: jnp.setxor1d(x, y), ("float32", True, (2,))),
     "sinc": (lambda x, y: jnp.sinc(x), ("float32", False, (3,))),
     "unwrap": (lambda x, y: jnp.unwrap(x), ("float32", False, (3,))),
+    "gradient": (lambda x, y: jnp.gradient(x), ("float32", True, (3,))),
+    "gradient_strong_spacing": (lambda x, y: jnp.gradient(x, jnp.float32(2.0)),
+                                ("float32", False, (3,))),
     "norm.logpdf": (lambda x, y: norm.logpdf(x), ("float32", False, (3,))),
     "norm.pdf": (lambda x, y: norm.pdf(x), ("float32", False, (3,))),
 }
@@ -75,3 +78,11 @@ def test_full_like_broadcasts_an_array_fill_value_to_the_shape():
     assert not out.weak_type
     with pytest.raises(ValueError):
         jnp.full_like(jnp.zeros(3), jnp.ones(2))
+
+
+def test_histogram_edges_from_an_integer_bins_array_are_in_the_data_inexact_dtype():
+    edges = jnp.histogram_bin_edges(jnp.arange(5), jnp.array([0, 2, 4]))
+    assert edges.dtype == np.float32 and not edges.weak_type      # JAX: float32 [0, 2, 4]
+    counts, edges = jnp.histogram(jnp.arange(5), jnp.array([0, 2, 4]))
+    np.testing.assert_array_equal(counts, [2.0, 3.0])            # JAX: [2., 3.]
+    assert edges.dtype == np.float32

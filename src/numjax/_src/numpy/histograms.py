@@ -12,7 +12,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy import reductions
-from numjax._src.numpy.creation import linspace
+from numjax._src.numpy.creation import asarray, linspace
 from numjax._src.numpy.lax_numpy import where as _where
 from numjax._src.numpy.shape import ravel
 from numjax._src.numpy.statistics import diff
@@ -76,9 +76,9 @@ def histogram_bin_edges(a: Array, bins: Any = 10, range: Any = None,
         raise NotImplementedError("string values for `bins` not implemented.")
     check_arraylike("histogram_bin_edges", a, bins)
     (a,) = promote_dtypes_inexact(ensure_array(a, "histogram_bin_edges"))
-    if np.ndim(bins) == 1:
-        return ensure_array(bins, "histogram_bin_edges")
     dt = get_aval(a).dtype
+    if np.ndim(bins) == 1:
+        return asarray(bins, dt)  # edges in the data's inexact dtype, as JAX's
     if range is None:
         lo, hi = reductions.min(a), reductions.max(a)
     else:

@@ -525,11 +525,13 @@ def gradient(f: Array, *varargs: Any, axis: Any = None, edge_order: int | None =
         h = ensure_array(h)
         if get_aval(h).ndim:
             raise NotImplementedError("jnp.gradient with array spacing is not supported")
-        dt = get_aval(f).dtype
-        two = lax._convert_element_type(2, dt)
-        h = lax.convert_element_type(h, dt)
+        aval = get_aval(f)
+        # JAX halves with a Python scalar and divides by the spacing: weak values stay weak
+        # unless an explicit spacing array is strong.
+        half = lax._convert_element_type(0.5, aval.dtype, aval.weak_type)
+        h = lax._convert_element_type(h, aval.dtype, aval.weak_type and get_aval(h).weak_type)
         sl = lambda lo, hi, ax=ax: lax.slice_in_dim(f, lo, hi, axis=ax)
-        inner = lax.div(lax.sub(sl(2, m), sl(0, m - 2)), lax.mul(two, h))
+        inner = lax.div(lax.mul(lax.sub(sl(2, m), sl(0, m - 2)), half), h)
         first = lax.div(lax.sub(sl(1, 2), sl(0, 1)), h)
         last = lax.div(lax.sub(sl(m - 1, m), sl(m - 2, m - 1)), h)
         outs.append(lax.concatenate([first, inner, last], ax))
