@@ -14,7 +14,6 @@ import numpy as np
 from numjax import numpy as jnp  # complete by the time any function runs
 from numjax._src import dtypes
 from numjax._src.lax import complex_ops as cx
-from numjax._src.lax import dot as lax_dot
 from numjax._src.lax import linalg as lax_linalg
 from numjax._src.numpy import creation, reductions, shape, ufuncs
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
@@ -791,16 +790,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     if x.ndim < 2:
         raise ValueError(f"diagonal requires an array of at least two dimensions, got "
                          f"{x.ndim}")
-    m, n = x.shape[-2:]
-    if offset >= 0:
-        x = x[..., :, offset:]
-    else:
-        x = x[..., -offset:, :]
-    k = max(0, min(x.shape[-2], x.shape[-1]))
-    x = x[..., :k, :k]
-    if k == 0:
-        return jnp.zeros((*x.shape[:-2], 0), x.dtype)
-    return lax_linalg._diag(x)
+    return jnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
@@ -818,17 +808,10 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
 def tensordot(x1: Array, x2: Array, /, *, axes: Any = 2, precision: Any = None,
               preferred_element_type: Any = None) -> Array:
     """Tensor contraction over `axes` (an int: the last/first `axes` axes)."""
-    x1, x2 = creation.asarray(x1), creation.asarray(x2)
-    if isinstance(axes, int):
-        ca = tuple(range(x1.ndim - axes, x1.ndim))
-        cb = tuple(range(axes))
-    else:
-        ca_, cb_ = axes
-        ca = _canonical_axes(ca_, x1.ndim)
-        cb = _canonical_axes(cb_, x2.ndim)
-    x1, x2 = promote_dtypes_inexact(x1, x2) if x1.dtype != x2.dtype else (x1, x2)
-    return lax_dot.dot_general(x1, x2, ((ca, cb), ((), ())), precision,
-                               preferred_element_type)
+    check_arraylike("jnp.linalg.tensordot", x1, x2)
+    # jnp.tensordot: operands promoted as for any product (bool with int32 is int32).
+    return jnp.tensordot(x1, x2, axes=axes, precision=precision,
+                         preferred_element_type=preferred_element_type)
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1, precision: Any = None,
@@ -839,8 +822,8 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1, precision: Any = None,
     >>> vecdot(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]))
     Array(11., dtype=float32)
     """
-    x1, x2 = creation.asarray(x1), creation.asarray(x2)
-    a = shape.moveaxis(x1, axis, -1)
-    b = shape.moveaxis(x2, axis, -1)
-    return reductions.sum(_conj(a) * b, axis=-1)
+    check_arraylike("jnp.linalg.vecdot", x1, x2)
+    # jnp.vecdot: a product in the promoted input dtype (uint8 wraps, bool stays bool).
+    return jnp.vecdot(x1, x2, axis=axis, precision=precision,
+                      preferred_element_type=preferred_element_type)
 

@@ -279,6 +279,8 @@ def frexp(x: Array, /) -> tuple[Array, Array]:
 
 def modf(x: Array, /, out: None = None) -> tuple[Array, Array]:
     """Fractional and integral parts, both with the sign of x."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
     (x,) = promote_args_inexact("modf", x)
     whole = ufuncs.trunc(x)
     return lax.sub(x, whole), whole
@@ -378,6 +380,8 @@ def _logaddexp2_jvp(primals: Any, tangents: Any) -> tuple[Array, Array]:
 
 def fix(x: Array, out: None = None) -> Array:
     """Round toward zero."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.fix is not supported.")
     check_arraylike("fix", x)
     return ufuncs.trunc(x)
 

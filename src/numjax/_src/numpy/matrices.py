@@ -3,6 +3,7 @@ triangle and diagonal index helpers, and vander."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,13 @@ def _tri_mask(N: int, M: int, k: int) -> Array:
 
 
 def _tri_select(m: Array, k: int, lower: bool) -> Array:
-    m = ensure_array(m, "tril" if lower else "triu")
+    name = "tril" if lower else "triu"
+    try:
+        k = operator.index(k)
+    except TypeError:
+        # JAX takes k as a static (compile-time) argument: an array is refused.
+        raise ValueError(f"jnp.{name}: k must be a static integer, got {k!r}") from None
+    m = ensure_array(m, name)
     shape = get_aval(m).shape
     if len(shape) < 2:
         raise ValueError(f"{'tril' if lower else 'triu'} requires an array of at least two "

@@ -152,9 +152,15 @@ def poly(seq_of_zeros: Array) -> Array:
     check_arraylike("poly", seq_of_zeros)
     (z,) = promote_dtypes_inexact(ensure_array(seq_of_zeros, "poly"))
     z = _strong(z)
-    if get_aval(z).ndim != 1:
-        raise NotImplementedError("jnp.poly of a matrix (its characteristic polynomial) is not "
-                                  "supported by numjax")
+    shape = get_aval(z).shape
+    if len(shape) == 0:
+        z = lax.reshape(z, (1,))
+    elif len(shape) == 2 and shape[0] == shape[1] != 0:
+        # A matrix's characteristic polynomial: the one whose roots are its eigenvalues.
+        from numjax._src.numpy.linalg import eigvals
+        z = eigvals(z)
+    elif len(shape) != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = get_aval(z).dtype
     out = lax.full((1,), 1, dt)
     for i in range(get_aval(z).shape[0]):
@@ -190,7 +196,8 @@ def packbits(a: Array, axis: int | None = None, bitorder: str = "big") -> Array:
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("little", "big"):
         raise ValueError("'order' must be either 'little' or 'big'")
-    bits = lax.convert_element_type(lax.ne(a, lax._convert_element_type(0, get_aval(a).dtype)),
+    # JAX packs `a > 0` (NumPy packs the nonzero values): negative integers are 0 bits.
+    bits = lax.convert_element_type(lax.gt(a, lax._convert_element_type(0, get_aval(a).dtype)),
                                     np.uint8)
     if axis is None:
         bits, axis = ravel(bits), 0

@@ -19,7 +19,15 @@ def round(a: Array, decimals: int = 0, out: None = None) -> Array:
     """
     a = ensure_array(a, "round")
     dtype = get_aval(a).dtype
-    if dtype.kind in "biu":
+    if dtype.kind == "b":
+        # JAX rounds booleans with lax.round (decimals 0) or a product (decimals > 0),
+        # neither of which takes bool.
+        if decimals == 0:
+            raise TypeError("round does not accept dtype bool. Accepted dtypes are subtypes "
+                            "of floating.")
+        raise TypeError("mul does not accept dtype bool at position 0. Accepted dtypes at "
+                        "position 0 are subtypes of integer, complexfloating, floating.")
+    if dtype.kind in "iu":
         if decimals >= 0:
             return a
         raise NotImplementedError("integer np.round not implemented for decimals < 0")

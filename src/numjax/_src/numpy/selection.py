@@ -130,8 +130,10 @@ def take(a: Array, indices: Array, axis: int | None = None, out: None = None,
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a = ensure_array(a, "take")
     indices = ensure_array(indices, "take")
+    if get_aval(indices).dtype.kind == "b":
+        indices = lax.convert_element_type(indices, np.int32)  # as JAX: True is index 1
     if get_aval(indices).dtype.kind not in "iu":
-        raise TypeError(f"take: indices must be integer, got {get_aval(indices).dtype}")
+        raise ValueError("indices must have an integer type")
     if axis is None:
         a, axis = ravel(a), 0
     axis = canonicalize_axis(axis, get_aval(a).ndim)

@@ -19,7 +19,12 @@ from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy.shape import moveaxis, ravel, reshape
-from numjax._src.numpy.util import canonicalize_axis, check_arraylike, ensure_array
+from numjax._src.numpy.util import (
+    canonicalize_axis,
+    check_arraylike,
+    ensure_array,
+    promote_dtypes,
+)
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
@@ -168,7 +173,6 @@ def searchsorted(a: Array, v: Array, side: str = "left", sorter: Array | None = 
         raise ValueError("a should be 1-dimensional")
     if sorter is not None:
         a = a[ensure_array(sorter)]
-    from numjax._src.numpy.util import promote_dtypes
     a, v = promote_dtypes(a, v)
     n = get_aval(a).shape[0]
     vshape = get_aval(v).shape
@@ -421,7 +425,6 @@ def isin(element: Array, test_elements: Array, assume_unique: bool = False,
          invert: bool = False) -> Array:
     """Whether each element occurs in `test_elements` (all pairs compared)."""
     check_arraylike("isin", element, test_elements)
-    from numjax._src.numpy.util import promote_dtypes
     try:
         element, test = promote_dtypes(element, ravel(test_elements))
     except TypeError:
@@ -470,8 +473,9 @@ def intersect1d(ar1: Array, ar2: Array, assume_unique: bool = False,
                 return_indices: bool = False) -> Any:
     """Sorted unique elements in both arrays (concrete inputs: the size depends on values)."""
     check_arraylike("intersect1d", ar1, ar2)
-    a1 = ravel(ensure_array(ar1, "intersect1d"))
-    a2 = ravel(ensure_array(ar2, "intersect1d"))
+    # Both in their promoted dtype, as JAX (int with float intersects as float32).
+    a1, a2 = promote_dtypes(ravel(ensure_array(ar1, "intersect1d")),
+                            ravel(ensure_array(ar2, "intersect1d")))
     u1, i1 = unique(a1, return_index=True) if not assume_unique else (
         a1, lax.iota(_idt(), get_aval(a1).shape[0]))
     u2, i2 = unique(a2, return_index=True) if not assume_unique else (

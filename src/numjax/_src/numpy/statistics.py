@@ -539,24 +539,27 @@ def gradient(f: Array, *varargs: Any, axis: Any = None, edge_order: int | None =
 
 
 def trapezoid(y: Array, x: Array | None = None, dx: Any = 1.0, axis: int = -1) -> Array:
-    """Integral by the trapezoid rule along `axis`."""
+    """Integral by the trapezoid rule along `axis`: half the sum of the spacings times the
+    sums of neighbouring values, in JAX's order of operations. A 1-d `x` gives the spacings;
+    otherwise `x` must broadcast against `y`, its spacings taken along `axis`."""
+    from numjax._src.numpy.shape import moveaxis
+    from numjax._src.numpy.ufuncs import add, multiply
     try:
-        (y,) = promote_dtypes_inexact(y)
+        if x is None:
+            (y,) = promote_dtypes_inexact(y)
+        else:
+            y, x = promote_dtypes_inexact(y, x)
     except (TypeError, ValueError):
-        check_arraylike("trapezoid", y)
+        check_arraylike("trapezoid", y, *(() if x is None else (x,)))
         raise
-    axis = canonicalize_axis(axis, get_aval(y).ndim)
-    m = get_aval(y).shape[axis]
-    avg = lax.mul(lax.add(lax.slice_in_dim(y, min(1, m), m, axis=axis),
-                          lax.slice_in_dim(y, 0, max(m - 1, 0), axis=axis)),
-                  lax._convert_element_type(0.5, get_aval(y).dtype))
     if x is None:
-        d: Array = lax._convert_element_type(dx, get_aval(y).dtype)
+        d: Array = ensure_array(dx)
+    elif get_aval(x).ndim == 1:
+        d = diff(x)
     else:
-        y, x = promote_dtypes_inexact(y, x)
-        x = ensure_array(x)
-        d = diff(x, axis=-1 if get_aval(x).ndim == 1 else axis)
-        if get_aval(x).ndim == 1:
-            d = lax.broadcast_in_dim(d, get_aval(avg).shape, (axis,))
-    from numjax._src.numpy.ufuncs import multiply
-    return reductions.sum(multiply(avg, d), axis)
+        d = moveaxis(diff(x, axis=axis), axis, -1)
+    y = moveaxis(y, axis, -1)
+    m = get_aval(y).shape[-1]
+    pairs = add(lax.slice_in_dim(y, min(1, m), m, axis=-1),
+                lax.slice_in_dim(y, 0, max(m - 1, 0), axis=-1))
+    return multiply(0.5, reductions.sum(multiply(d, pairs), -1))

@@ -280,7 +280,9 @@ def lu(a: Array, permute_l: bool = False, overwrite_a: bool = False,
     m, n = a.shape
     k = min(m, n)
     # p[i, j] = 1 where row j of l @ u is row perm[j] = i of a.
-    p = (perm[None, :] == jnp.arange(m, dtype=perm.dtype)[:, None]).astype(a.dtype)
+    # A permutation matrix of the real dtype, complex input included (as JAX's).
+    real = np.dtype(dtypes.finfo(a.dtype).dtype)
+    p = (perm[None, :] == jnp.arange(m, dtype=perm.dtype)[:, None]).astype(real)
     lower = jnp.tril(packed, -1)[:, :k] + jnp.eye(m, k, dtype=a.dtype)
     upper = jnp.triu(packed)[:k, :]
     if permute_l:

@@ -1,0 +1,103 @@
+"""Differences from JAX 0.4.30 found by calling every jnp / jnp.linalg / jax.scipy.linalg
+function on arrays of each dtype, with JAX's results recorded as data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numjax.numpy as jnp
+import numjax.scipy.linalg as sla
+
+f32 = np.float32
+
+
+def test_trapezoid_takes_the_spacings_of_a_multidimensional_x_along_axis():
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=(3, 5)).astype(f32)
+    x = np.cumsum(rng.uniform(size=(3, 5)), 1).astype(f32)
+    expected = 0.5 * (np.diff(x, axis=-1) * (y[:, 1:] + y[:, :-1])).sum(-1)
+    np.testing.assert_allclose(jnp.trapezoid(y, x), expected, rtol=1e-6)
+    np.testing.assert_allclose(jnp.trapezoid(y.T, x.T, axis=0), expected, rtol=1e-6)
+    # JAX: "Incompatible shapes for broadcasting" (numjax summed an unrelated broadcast)
+    with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
+        jnp.trapezoid(jnp.ones(5), jnp.ones((3, 4)))
+
+
+def test_packbits_packs_the_positive_values():
+    out = jnp.packbits(jnp.array([-1, 2, 0, -3, 1, 1, 0, 5]))
+    np.testing.assert_array_equal(out, [77])          # JAX 77; NumPy's nonzero rule: 221
+    assert out.dtype == np.uint8
+
+
+def test_linalg_vecdot_tensordot_and_diagonal_keep_jnp_dtypes():
+    out = jnp.linalg.vecdot(jnp.array([200, 100], jnp.uint8), jnp.array([2, 3], jnp.uint8))
+    assert out.dtype == np.uint8 and int(out) == 188  # JAX: uint8 188 (wraps)
+    out = jnp.linalg.vecdot(jnp.array([True, False]), jnp.array([True, True]))
+    assert out.dtype == np.bool_ and bool(out)        # JAX: bool True
+    out = jnp.linalg.tensordot(jnp.ones((2, 2), bool), jnp.ones((2, 2), jnp.int32))
+    assert out.dtype == np.int32 and int(out) == 4    # JAX: int32 4
+    out = jnp.linalg.diagonal(jnp.ones((3, 3), bool))
+    np.testing.assert_array_equal(out, [True, True, True])
+    assert out.dtype == np.bool_
+    np.testing.assert_array_equal(jnp.linalg.diagonal(jnp.arange(12.0).reshape(3, 4),
+                                                      offset=1), [1.0, 6.0, 11.0])
+
+
+def test_lu_permutation_is_real_for_complex_input():
+    p, lower, upper = sla.lu(jnp.array([[1 + 1j, 2], [3, 4j]], jnp.complex64))
+    assert p.dtype == np.float32                      # JAX: float32
+    assert lower.dtype == upper.dtype == np.complex64
+    np.testing.assert_allclose(p @ lower @ upper, [[1 + 1j, 2], [3, 4j]], atol=1e-6)
+
+
+def test_intersect1d_promotes_its_inputs():
+    out = jnp.intersect1d(jnp.array([1, 2]), jnp.array([2.0, 3.0]))
+    np.testing.assert_array_equal(out, [2.0])
+    assert out.dtype == np.float32                    # JAX: float32 [2.]
+    vals, i1, i2 = jnp.intersect1d(jnp.array([1, 2]), jnp.array([2.0, 3.0]),
+                                   return_indices=True)
+    np.testing.assert_array_equal(i1, [1])
+    np.testing.assert_array_equal(i2, [0])
+    assert jnp.intersect1d(jnp.array([True]), jnp.array([2.0])).dtype == np.float32
+
+
+def test_poly_of_a_square_matrix_is_its_characteristic_polynomial():
+    out = jnp.poly(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
+    assert out.dtype == np.complex64                  # JAX: [1, -5, -2] as complex64
+    np.testing.assert_allclose(out, [1.0, -5.0, -2.0], atol=1e-5)
+    np.testing.assert_array_equal(jnp.poly(jnp.array(3.0)), [1.0, -3.0])
+    for bad in (jnp.zeros((0, 0)), jnp.ones((2, 3)), jnp.ones((2, 2, 2))):
+        with pytest.raises(ValueError, match="input must be 1d or non-empty square 2d array"):
+            jnp.poly(bad)
+
+
+BAD_CALLS = {
+    # (call, JAX's error type, a fragment of JAX's message)
+    "fix_out": (lambda: jnp.fix(jnp.ones(3), jnp.ones(3)), NotImplementedError,
+                "The 'out' argument to jnp.fix is not supported."),
+    "modf_out": (lambda: jnp.modf(jnp.ones(3), jnp.ones(3)), NotImplementedError,
+                 "The 'out' argument to jnp.modf is not supported."),
+    "tril_array_k": (lambda: jnp.tril(jnp.ones((3, 3)), jnp.arange(3)), ValueError, "k"),
+    "triu_array_k": (lambda: jnp.triu(jnp.ones((3, 3)), jnp.ones((3, 4))), ValueError, "k"),
+    "split_float_indices": (lambda: jnp.split(jnp.arange(5.0), jnp.array([1.0, 2.0])),
+                            TypeError, "Only integer scalar arrays can be converted"),
+    "round_bool": (lambda: jnp.round(jnp.array([True])), TypeError,
+                   "round does not accept dtype bool"),
+    "around_bool_decimals": (lambda: jnp.around(jnp.array([True]), 1), TypeError,
+                             "mul does not accept dtype bool"),
+    "take_float_indices": (lambda: jnp.take(jnp.arange(3.0), jnp.array([1.0])), ValueError,
+                           "indices must have an integer type"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CALLS))
+def test_bad_calls_raise_jax_error_types(name):
+    call, error, fragment = BAD_CALLS[name]
+    with pytest.raises(error, match=fragment):
+        call()
+
+
+def test_take_reads_boolean_indices_as_integers():
+    np.testing.assert_array_equal(jnp.take(jnp.arange(3.0), jnp.array([True, False])),
+                                  [1.0, 0.0])         # JAX: [1., 0.]
