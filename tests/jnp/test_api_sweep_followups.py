@@ -101,3 +101,11 @@ def test_bad_calls_raise_jax_error_types(name):
 def test_take_reads_boolean_indices_as_integers():
     np.testing.assert_array_equal(jnp.take(jnp.arange(3.0), jnp.array([True, False])),
                                   [1.0, 0.0])         # JAX: [1., 0.]
+
+
+def test_corrcoef_of_complex_rows():
+    out = jnp.corrcoef(jnp.array([[1 + 1j, 2, 3], [1, 0, 1j]], jnp.complex64))
+    assert out.dtype == np.complex64
+    # JAX: [[1, -0.70710677-0.17677672j], [-0.70710677+0.17677672j, 1]]
+    np.testing.assert_allclose(out, [[1, -0.70710677 - 0.17677672j],
+                                     [-0.70710677 + 0.17677672j, 1]], atol=1e-6)

@@ -147,11 +147,15 @@ def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True) -> Array:
     from numjax._src.numpy.complex_fns import real
     from numjax._src.numpy.matrices import diagonal
     d = lax.sqrt(real(diagonal(c)))
+    if get_aval(c).dtype.kind == "c":
+        d = lax.convert_element_type(d, get_aval(c).dtype)
     c = lax.div(c, lax.expand_dims(d, (1,)))
     c = lax.div(c, lax.expand_dims(d, (0,)))
     from numjax._src.numpy.lax_numpy import clip
     if get_aval(c).dtype.kind == "c":
-        return c
+        # Real and imaginary parts each clipped to [-1, 1], as JAX's.
+        from numjax._src.numpy.complex_fns import imag
+        return lax.complex(clip(real(c), -1, 1), clip(imag(c), -1, 1))
     return clip(c, -1, 1)
 
 
