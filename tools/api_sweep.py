@@ -31,7 +31,8 @@ SKIP = frozenset({
     "result_type", "promote_types", "can_cast", "issubdtype", "isdtype", "ndim", "shape",
     "size"})
 MODULES = {"jnp": "numpy", "la": "numpy.linalg", "sps": "scipy.special",
-           "sla": "scipy.linalg", "nn": "nn"}
+           "sla": "scipy.linalg", "nn": "nn", "lax": "lax", "stats": "scipy.stats.norm",
+           "signal": "scipy.signal", "random": "random"}
 
 
 def _inputs(kind: str, seed: int, jnp: Any) -> dict[str, Any]:

@@ -109,3 +109,20 @@ def test_corrcoef_of_complex_rows():
     # JAX: [[1, -0.70710677-0.17677672j], [-0.70710677+0.17677672j, 1]]
     np.testing.assert_allclose(out, [[1, -0.70710677 - 0.17677672j],
                                      [-0.70710677 + 0.17677672j, 1]], atol=1e-6)
+
+
+def test_matrix_rank_compares_rtol_with_the_singular_values_themselves():
+    m = jnp.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.1], [0.0, 1.0, 0.0]])
+    # JAX 0.4.30 counts s > rtol (absolute, despite the name): 3 here; a relative threshold
+    # (rtol * max(s)) would give 2.
+    assert int(jnp.linalg.matrix_rank(m, 0.01)) == 3
+    assert int(jnp.linalg.matrix_rank(m, jnp.array(0.1))) == 2
+    with pytest.warns(DeprecationWarning, match="The tol argument for linalg.matrix_rank"):
+        assert int(jnp.linalg.matrix_rank(m, tol=0.1)) == 2
+
+
+def test_lax_full_like_refuses_an_array_fill_value():
+    from numjax import lax
+    with pytest.raises(TypeError, match=r"full must be called with scalar fill_value, got "
+                                        r"fill_value.shape \(2, 2\)."):
+        lax.full_like(jnp.ones(2), jnp.ones((2, 2)))

@@ -379,6 +379,10 @@ def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -
     except TypeError:
         dtypes.dtype(x)  # as JAX, the dtype is read first: its error if there is none
         raise
+    if np.ndim(fill_value) if not isinstance(fill_value, Tracer) else get_aval(
+            fill_value).ndim:
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
     weak = dtype is None and aval.weak_type
     dtype = aval.dtype if dtype is None else dtype
     guard_fill_transfer(fill_value, dtype)

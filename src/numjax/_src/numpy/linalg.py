@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import warnings
 from collections.abc import Sequence
 from functools import reduce
 from typing import Any, NamedTuple
@@ -505,15 +506,22 @@ def matrix_power(a: Array, n: int) -> Array:
 
 
 def matrix_rank(M: Array, rtol: Array | None = None, *, tol: Array | None = None) -> Array:
-    """Number of singular values above `rtol * max(s)` (default `max(m, n) * eps`).
+    """Number of singular values above `rtol`, which JAX 0.4.30 compares with the singular
+    values as they are (an absolute threshold, despite its name; default
+    `max(s) * max(m, n) * eps`). `tol` is its deprecated spelling.
 
     >>> import numjax.numpy as jnp
     >>> matrix_rank(jnp.array([[1.0, 2.0], [2.0, 4.0]]))
     Array(1, dtype=int32)
     """
-    (M,) = _inexact("matrix_rank", M)
+    check_arraylike("jnp.linalg.matrix_rank", M)
     if tol is not None:
+        warnings.warn(
+            "The tol argument for linalg.matrix_rank is deprecated using it will soon raise "
+            "an error. To prepare for future releases, and suppress this warning, please use "
+            "rtol instead.", DeprecationWarning, stacklevel=2)
         rtol = tol
+    (M,) = _inexact("matrix_rank", M)
     if M.ndim < 2:
         return (reductions.any(M != 0)).astype(np.int32)
     s = svd(M, compute_uv=False)
@@ -522,8 +530,6 @@ def matrix_rank(M: Array, rtol: Array | None = None, *, tol: Array | None = None
         cutoff = reductions.max(s, axis=-1, keepdims=True) * np.array(rtol_v, s.dtype)
     else:
         cutoff = creation.asarray(rtol, s.dtype)[..., None]
-        if tol is None:
-            cutoff = cutoff * reductions.max(s, axis=-1, keepdims=True)
     # The count is jnp.sum's default integer (int64 with x64), as in JAX.
     return reductions.sum(s > cutoff, axis=-1)
 
