@@ -126,3 +126,10 @@ def test_lax_full_like_refuses_an_array_fill_value():
     with pytest.raises(TypeError, match=r"full must be called with scalar fill_value, got "
                                         r"fill_value.shape \(2, 2\)."):
         lax.full_like(jnp.ones(2), jnp.ones((2, 2)))
+
+
+def test_split_at_an_empty_float_index_array_is_one_piece():
+    # lineax splits at np.cumsum(sizes)[:-1], a float64 array, empty for one piece: JAX and
+    # NumPy read no index from it.
+    (piece,) = jnp.split(jnp.arange(3.0), np.array([], np.float64))
+    np.testing.assert_array_equal(piece, [0.0, 1.0, 2.0])

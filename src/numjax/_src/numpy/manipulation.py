@@ -287,8 +287,8 @@ def _split(name: str, ary: Array, indices_or_sections: Any, axis: int,
         sizes = [q + 1] * r + [q] * (parts - r)
         bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
     else:
-        if spec.dtype.kind not in "iub":
-            # As JAX (NumPy's operator.index of each index).
+        if spec.size and spec.dtype.kind not in "iub":
+            # As JAX (NumPy's operator.index of each index; an empty float array has none).
             raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         bounds = [0, *[int(i) for i in spec.tolist()], size]
     # As JAX: the pieces are lax.slice's of the bounds as given, so an index past the end, a
