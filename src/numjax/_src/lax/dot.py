@@ -398,8 +398,8 @@ def _scaled_product(eqn: JaxprEqn, producer: passes.Producer) -> Any:
             dot.replace(invars=operands, outvars=eqn.outvars)]
 
 
-passes.rewrite_rules[st.transpose_p] = _transposed_product
-passes.rewrite_rules[ew.mul_p] = _scaled_product
+passes.add_rewrite_rule(st.transpose_p, _transposed_product)
+passes.add_rewrite_rule(ew.mul_p, _scaled_product)
 
 
 class Precision(enum.Enum):
