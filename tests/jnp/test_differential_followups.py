@@ -1431,3 +1431,18 @@ def test_lax_binary_op_on_numpy_value_of_another_dtype_raises_type_error() -> No
     # with "ValueError: Cannot lower jaxpr with verifier errors".
     with pytest.raises(TypeError, match="lax.max requires arguments to have the same dtypes"):
         numjax.lax.max(np.ones(2, np.float32), np.uint8(7))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_power_by_one_half_is_pow_not_sqrt(dtype: str) -> None:
+    # JAX 0.4.30, eager and jit, lax.pow and jnp.power: [-0, -inf, inf, 4, nan] ** 0.5 is
+    # [0.0, inf, inf, 2.0, nan] (C's pow; sqrt would give -0.0 and nan). NumPy 2's np.power
+    # takes sqrt for a scalar exponent of 0.5.
+    with enable_x64(dtype == "float64"):
+        x = np.array([-0.0, -np.inf, np.inf, 4.0, np.nan], dtype)
+        for f in (lambda v: numjax.lax.pow(v, np.array(0.5, dtype)), lambda v: jnp.power(v, 0.5)):
+            for g in (f, numjax.jit(f)):
+                out = np.asarray(g(x))
+                assert out.dtype == dtype
+                np.testing.assert_array_equal(out, [0.0, np.inf, np.inf, 2.0, np.nan])
+                assert not np.signbit(out[0])

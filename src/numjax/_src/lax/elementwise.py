@@ -316,7 +316,12 @@ def _pow_kernel(x: Any, y: Any) -> Any:
         y = y.astype(x.dtype)
     if x.dtype.kind == "c":
         return _complex_pow(x, y)
-    return np.power(x, y)
+    out = np.power(x, y)
+    if y.size == 1 and y.item() == 0.5:
+        # NumPy 2 computes x ** 0.5 by a scalar 0.5 as sqrt(x), whose -0.0 and -inf results
+        # (-0.0, nan) are not pow's (+0.0, +inf; XLA's and NumPy 1's).
+        out = np.where(x == -np.inf, np.inf, out) + np.zeros((), out.dtype)
+    return out
 
 
 def _complex_pow(x: Any, y: Any) -> Any:
