@@ -1446,3 +1446,28 @@ def test_power_by_one_half_is_pow_not_sqrt(dtype: str) -> None:
                 assert out.dtype == dtype
                 np.testing.assert_array_equal(out, [0.0, np.inf, np.inf, 2.0, np.nan])
                 assert not np.signbit(out[0])
+
+
+SINGLE_TERM_SUMS = [  # (reduction of -0.0 values, whether JAX 0.4.30's results are -0.0)
+    ("x.sum(1)", "float32", (2, 1), True),
+    ("x.sum((1, 2))", "float32", (2, 1, 1), True),
+    ("x.sum()", "float32", (1,), True),
+    ("jnp.sum(x)", "float32", (), True),
+    ("x.mean(1)", "float32", (2, 1), True),
+    ("x.sum(1)", "float16", (2, 1), True),
+    ("L.lax.reduce_sum_p.bind(x, axes=(1,))", "float32", (2, 1), True),
+    ("x.sum(0)", "float32", (2, 1), False),  # two terms: +0.0 + -0.0 + -0.0
+    ("x.sum()", "float32", (3,), False),
+]
+
+
+@pytest.mark.parametrize("expr,dtype,shape,negative", SINGLE_TERM_SUMS)
+def test_a_sum_of_one_element_is_the_element(expr: str, dtype: str, shape: tuple[int, ...],
+                                             negative: bool) -> None:
+    x = -jnp.zeros(shape, dtype)
+    scope = {"jnp": jnp, "L": numjax}
+    for out in (eval(expr, {**scope, "x": x}),
+                numjax.jit(lambda v: eval(expr, {**scope, "x": v}))(x)):
+        value = np.asarray(out)
+        assert not value.any() and value.dtype == dtype
+        assert np.signbit(value).all() == negative and np.signbit(value).any() == negative
