@@ -1296,6 +1296,48 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "int32", "shape": [2], "weak": False, "v": [1, 0]},
     ),
+    # Cumulative reductions flatten a Python scalar whatever the axis, other 0-d values only
+    # without one.
+    (
+        "jnp.cumprod(np.array(-3, np.int32), axis=0)",
+        False,
+        {"raises": "ValueError", "msg": "axis 0 is out of bounds for array of dimension 0"},
+    ),
+    (
+        "jnp.cumsum(np.float32(2.5), axis=-1)",
+        False,
+        {"raises": "ValueError", "msg": "axis -1 is out of bounds for array of dimension 0"},
+    ),
+    (
+        "L.jit(lambda v: jnp.nancumsum(v, 0))(np.array(3.0, np.float32))",
+        False,
+        {"raises": "ValueError", "msg": "axis 0 is out of bounds for array of dimension 0"},
+    ),
+    (
+        "jnp.cumsum(True, axis=0)",
+        False,
+        {"raises": "ValueError", "msg": "axis 0 is out of bounds for array of dimension 0"},
+    ),
+    (
+        "jnp.cumsum(3, axis=0)",
+        False,
+        {"dtype": "int32", "shape": [1], "weak": False, "v": [3]},
+    ),
+    (
+        "jnp.cumprod(jnp.array(2.5), axis=0)",
+        False,
+        {"dtype": "float32", "shape": [1], "weak": False, "v": ["2.5"]},
+    ),
+    (
+        "L.jit(lambda v: jnp.cumsum(v, axis=0))(3)",
+        False,
+        {"dtype": "int32", "shape": [1], "weak": False, "v": [3]},
+    ),
+    (
+        "jnp.cumsum(np.array(3, np.int32))",
+        False,
+        {"dtype": "int32", "shape": [1], "weak": False, "v": [3]},
+    ),
 ]
 
 
