@@ -1338,6 +1338,54 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "int32", "shape": [1], "weak": False, "v": [3]},
     ),
+    # bad_input.py cases: JAX's texts.
+    (
+        "jnp.arange(3)[:, 0]",
+        False,
+        {"raises": "IndexError",
+         "msg": "Too many indices for array: 2 non-None/Ellipsis indices for dim 1."},
+    ),
+    (
+        "jnp.ones((2, 2))[None, 0, 0, 0]",
+        False,
+        {"raises": "IndexError",
+         "msg": "Too many indices for array: 3 non-None/Ellipsis indices for dim 2."},
+    ),
+    (
+        "jnp.concatenate([jnp.ones((2, 2)), jnp.ones(3)])",
+        False,
+        {"raises": "TypeError",
+         "msg": "Cannot concatenate arrays with different numbers of dimensions: got (2, 2), "
+                "(3,)."},
+    ),
+    (
+        "L.lax.concatenate([jnp.ones((2, 2)), jnp.ones(3)], 5)",
+        False,
+        {"raises": "TypeError",
+         "msg": "Cannot concatenate arrays with different numbers of dimensions: got (2, 2), "
+                "(3,)."},
+    ),
+    (
+        "L.jit(lambda x: x & 1)(jnp.ones(3))",
+        False,
+        {"raises": "TypeError",
+         "msg": "and does not accept dtype float32 at position 0. Accepted dtypes at position 0 "
+                "are subtypes of integer, bool_."},
+    ),
+    (
+        "jnp.bitwise_xor(1, jnp.ones(3))",
+        False,
+        {"raises": "TypeError",
+         "msg": "xor does not accept dtype float32 at position 0. Accepted dtypes at position 0 "
+                "are subtypes of integer, bool_."},
+    ),
+    (
+        "jnp.bitwise_or(jnp.ones(3, jnp.complex64), 1)",
+        False,
+        {"raises": "TypeError",
+         "msg": "or does not accept dtype complex64 at position 0. Accepted dtypes at position 0 "
+                "are subtypes of integer, bool_."},
+    ),
 ]
 
 
