@@ -1561,3 +1561,13 @@ def test_a_sum_of_one_element_is_the_element(expr: str, dtype: str, shape: tuple
         value = np.asarray(out)
         assert not value.any() and value.dtype == dtype
         assert np.signbit(value).all() == negative and np.signbit(value).any() == negative
+
+
+@pytest.mark.parametrize("fn,name", [
+    (lambda n: jnp.arange(n), "stop"), (lambda n: jnp.arange(0, n), "stop"),
+    (lambda n: jnp.arange(1, 5, n), "step"), (lambda n: jnp.arange(n, 5), "start")])
+def test_arange_names_its_traced_argument_as_jax(fn: Any, name: str) -> None:
+    # JAX 0.4.30: arange(n) calls its one bound 'stop'; the line has no closing period.
+    with pytest.raises(numjax.errors.ConcretizationTypeError) as info:
+        numjax.jit(fn)(3)
+    assert str(info.value).split("\n")[1] == f"It arose in the jnp.arange argument '{name}'"
