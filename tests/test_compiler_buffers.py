@@ -135,7 +135,7 @@ SCALED_PRODUCTS = {
     "weight_update": (lambda x, g: 0.5 * (x.T @ g), True),
     "factor_on_the_right": (lambda x, g: (x.T @ g) * 0.5, True),
     "product_read_twice": (lambda x, g: (lambda y: (y * 0.5, y))(x.T @ g), False),
-    "array_factor": (lambda x, g: (x.T @ g) * jnp.ones((16, 32), f32), False),
+    "array_factor": (lambda x, g: (x.T @ g) * jnp.full((16, 32), 0.5, f32), False),
     "small_product": (lambda x, g: 0.5 * (x @ x.T), False),
     # the division's rewrite (a multiplication by the reciprocal) is rewritten again
     "divided_by_a_constant": (lambda x, g: (x.T @ g) / 4.0, True),

@@ -404,6 +404,23 @@ CASES = [
      "2."),
     ("assoc_0d", ValueError, lambda: lax.associative_scan(jnp.add, jnp.float32(1)),
      "axis 0 is out of bounds for array of dimension 0"),
+    ("assoc_0d_reverse", TypeError,
+     lambda: lax.associative_scan(jnp.add, jnp.float32(1), reverse=True),
+     "rev dimensions must all be less than operand ndim, got dimensions (0,) for operand ndim "
+     "0."),
+    # Under vmap the 0-d value is a row of a batch: lax.rev sees the batched operand.
+    ("assoc_0d_reverse_vmap", TypeError,
+     lambda: jax.vmap(lambda s: lax.associative_scan(jnp.add, s, reverse=True))(jnp.ones(3)),
+     "rev dimensions must all be less than operand ndim, got dimensions (1,) for operand ndim "
+     "1."),
+    ("assoc_0d_reverse_jit_vmap", TypeError,
+     lambda: jax.jit(jax.vmap(lambda s: lax.associative_scan(jnp.add, s, reverse=True)))(
+         jnp.ones(3)),
+     "rev dimensions must all be less than operand ndim, got dimensions (1,) for operand ndim "
+     "1."),
+    ("assoc_0d_vmap", ValueError,
+     lambda: jax.vmap(lambda s: lax.associative_scan(jnp.add, s))(jnp.ones(3)),
+     "axis 0 is out of bounds for array of dimension 0"),
     ("assoc_python_scalar", AttributeError, lambda: lax.associative_scan(jnp.add, 1.0),
      "'float' object has no attribute 'ndim'"),
     ("assoc_no_leaves", IndexError, lambda: lax.associative_scan(jnp.add, ()),

@@ -490,3 +490,19 @@ def test_forward_mode_of_custom_vjp_raises_under_vmap(name, run):
                                         r"custom_vjp function\."):
         run(jnp.arange(2.0))
     np.testing.assert_array_equal(jax.jacrev(_shift)(jnp.arange(2.0)), [[6.0, 5.0], [5.0, 6.0]])
+
+
+def test_custom_vjp_bwd_of_wrong_length_names_the_argument_tuple():
+    # JAX 0.4.30's text, the primal input structure printed as a tuple.
+    @jax.custom_vjp
+    def f(x, y):
+        return x * y
+
+    f.defvjp(lambda x, y: (x * y, (x, y)), lambda r, g: (g,))
+    with pytest.raises(TypeError) as info:
+        jax.grad(f)(1.0, 2.0)
+    assert str(info.value) == (
+        "Custom VJP bwd rule must produce an output with the same container (pytree) structure "
+        "as the args tuple of the primal function, and in particular must produce a tuple of "
+        "length equal to the number of arguments to the primal function, but got bwd output "
+        "structure PyTreeDef((*,)) for primal input structure PyTreeDef((*, *)).")

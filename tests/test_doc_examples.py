@@ -106,6 +106,47 @@ def test_log_of_power_by_constant_under_jit(exponent, expected):
     np.testing.assert_allclose([f(1e30), f(-2.0)], expected, rtol=1e-6)
 
 
+# ---- jit drops operations with a neutral constant operand (XLA's algebraic simplifier) -------
+
+_CINF = np.array([complex(np.inf, 0), complex(np.inf, np.inf)], np.complex64)
+_ZERO = np.array([-0.0, 1.0], np.float32)
+_NAN = complex(np.nan, np.nan)
+NEUTRAL_OPERANDS = [  # (function, argument, JAX 0.4.30 eagerly, JAX 0.4.30 under jit)
+    ("x * 1", lambda v: v * 1, _CINF, [complex(np.inf, np.nan), _NAN], _CINF),
+    ("1 * x", lambda v: 1 * v, _CINF, [complex(np.inf, np.nan), _NAN], _CINF),
+    ("x / 1", lambda v: v / 1, _CINF, [complex(np.inf, np.nan), _CINF[1]], _CINF),
+    ("x * ones", lambda v: v * jnp.ones(2, jnp.complex64), _CINF,
+     [complex(np.inf, np.nan), _NAN], _CINF),
+    ("x[0] * ones", lambda v: v[0] * jnp.ones(2, jnp.complex64), _CINF,
+     [complex(np.inf, np.nan)] * 2, [complex(np.inf, 0)] * 2),
+    ("pow(x, x * 1)", lambda v: jnp.power(v, v * 1), _CINF, [_NAN, _NAN],
+     [complex(np.inf, 0), _NAN]),
+    ("x + 0", lambda v: v + 0, _ZERO, [0.0, 1.0], [-0.0, 1.0]),
+    ("0 + x", lambda v: 0 + v, _ZERO, [0.0, 1.0], [-0.0, 1.0]),
+    ("x + zeros", lambda v: v + jnp.zeros(2), _ZERO, [0.0, 1.0], [-0.0, 1.0]),
+    ("0 - x", lambda v: 0 - v, _ZERO, [0.0, -1.0], [0.0, -1.0]),  # not an identity: kept
+    # A loop body is a compiled computation even outside jit.
+    ("scan body", lambda v: lax.scan(lambda c, _: (c + 0, None), v, None, length=2)[0], _ZERO,
+     [-0.0, 1.0], [-0.0, 1.0]),
+    ("fori_loop body", lambda v: lax.fori_loop(0, 2, lambda i, c: c + 0, v), _ZERO,
+     [-0.0, 1.0], [-0.0, 1.0]),
+]
+
+
+@pytest.mark.parametrize("name,fn,x,eager,jitted", NEUTRAL_OPERANDS,
+                         ids=[row[0] for row in NEUTRAL_OPERANDS])
+def test_jit_drops_neutral_constant_operands(name, fn, x, eager, jitted):
+    """Under jit `x * 1`, `x / 1` and `x + 0` are x, as XLA simplifies them; eagerly they are
+    computed, so inf + 0j times 1 is inf + nan j and -0.0 + 0 is +0.0 (JAX 0.4.30 both ways)."""
+    for f, expected in ((fn, eager), (jax.jit(fn), jitted)):
+        with np.errstate(invalid="ignore"):
+            out = np.asarray(f(jnp.asarray(x)))
+        want = np.asarray(expected, x.dtype)
+        np.testing.assert_array_equal(out, want)
+        np.testing.assert_array_equal(np.signbit(out.real[want.real == 0]),
+                                      np.signbit(want.real[want.real == 0]))
+
+
 # ---- out-of-bounds indexing (the sharp bits) -------------------------------------------------
 
 def test_out_of_bounds_static_index_clamps():

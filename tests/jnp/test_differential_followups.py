@@ -1296,6 +1296,96 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "int32", "shape": [2], "weak": False, "v": [1, 0]},
     ),
+    # Cumulative reductions flatten a Python scalar whatever the axis, other 0-d values only
+    # without one.
+    (
+        "jnp.cumprod(np.array(-3, np.int32), axis=0)",
+        False,
+        {"raises": "ValueError", "msg": "axis 0 is out of bounds for array of dimension 0"},
+    ),
+    (
+        "jnp.cumsum(np.float32(2.5), axis=-1)",
+        False,
+        {"raises": "ValueError", "msg": "axis -1 is out of bounds for array of dimension 0"},
+    ),
+    (
+        "L.jit(lambda v: jnp.nancumsum(v, 0))(np.array(3.0, np.float32))",
+        False,
+        {"raises": "ValueError", "msg": "axis 0 is out of bounds for array of dimension 0"},
+    ),
+    (
+        "jnp.cumsum(True, axis=0)",
+        False,
+        {"raises": "ValueError", "msg": "axis 0 is out of bounds for array of dimension 0"},
+    ),
+    (
+        "jnp.cumsum(3, axis=0)",
+        False,
+        {"dtype": "int32", "shape": [1], "weak": False, "v": [3]},
+    ),
+    (
+        "jnp.cumprod(jnp.array(2.5), axis=0)",
+        False,
+        {"dtype": "float32", "shape": [1], "weak": False, "v": ["2.5"]},
+    ),
+    (
+        "L.jit(lambda v: jnp.cumsum(v, axis=0))(3)",
+        False,
+        {"dtype": "int32", "shape": [1], "weak": False, "v": [3]},
+    ),
+    (
+        "jnp.cumsum(np.array(3, np.int32))",
+        False,
+        {"dtype": "int32", "shape": [1], "weak": False, "v": [3]},
+    ),
+    # bad_input.py cases: JAX's texts.
+    (
+        "jnp.arange(3)[:, 0]",
+        False,
+        {"raises": "IndexError",
+         "msg": "Too many indices for array: 2 non-None/Ellipsis indices for dim 1."},
+    ),
+    (
+        "jnp.ones((2, 2))[None, 0, 0, 0]",
+        False,
+        {"raises": "IndexError",
+         "msg": "Too many indices for array: 3 non-None/Ellipsis indices for dim 2."},
+    ),
+    (
+        "jnp.concatenate([jnp.ones((2, 2)), jnp.ones(3)])",
+        False,
+        {"raises": "TypeError",
+         "msg": "Cannot concatenate arrays with different numbers of dimensions: got (2, 2), "
+                "(3,)."},
+    ),
+    (
+        "L.lax.concatenate([jnp.ones((2, 2)), jnp.ones(3)], 5)",
+        False,
+        {"raises": "TypeError",
+         "msg": "Cannot concatenate arrays with different numbers of dimensions: got (2, 2), "
+                "(3,)."},
+    ),
+    (
+        "L.jit(lambda x: x & 1)(jnp.ones(3))",
+        False,
+        {"raises": "TypeError",
+         "msg": "and does not accept dtype float32 at position 0. Accepted dtypes at position 0 "
+                "are subtypes of integer, bool_."},
+    ),
+    (
+        "jnp.bitwise_xor(1, jnp.ones(3))",
+        False,
+        {"raises": "TypeError",
+         "msg": "xor does not accept dtype float32 at position 0. Accepted dtypes at position 0 "
+                "are subtypes of integer, bool_."},
+    ),
+    (
+        "jnp.bitwise_or(jnp.ones(3, jnp.complex64), 1)",
+        False,
+        {"raises": "TypeError",
+         "msg": "or does not accept dtype complex64 at position 0. Accepted dtypes at position 0 "
+                "are subtypes of integer, bool_."},
+    ),
 ]
 
 
@@ -1431,3 +1521,53 @@ def test_lax_binary_op_on_numpy_value_of_another_dtype_raises_type_error() -> No
     # with "ValueError: Cannot lower jaxpr with verifier errors".
     with pytest.raises(TypeError, match="lax.max requires arguments to have the same dtypes"):
         numjax.lax.max(np.ones(2, np.float32), np.uint8(7))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_power_by_one_half_is_pow_not_sqrt(dtype: str) -> None:
+    # JAX 0.4.30, eager and jit, lax.pow and jnp.power: [-0, -inf, inf, 4, nan] ** 0.5 is
+    # [0.0, inf, inf, 2.0, nan] (C's pow; sqrt would give -0.0 and nan). NumPy 2's np.power
+    # takes sqrt for a scalar exponent of 0.5.
+    with enable_x64(dtype == "float64"):
+        x = np.array([-0.0, -np.inf, np.inf, 4.0, np.nan], dtype)
+        for f in (lambda v: numjax.lax.pow(v, np.array(0.5, dtype)), lambda v: jnp.power(v, 0.5)):
+            for g in (f, numjax.jit(f)):
+                out = np.asarray(g(x))
+                assert out.dtype == dtype
+                np.testing.assert_array_equal(out, [0.0, np.inf, np.inf, 2.0, np.nan])
+                assert not np.signbit(out[0])
+
+
+SINGLE_TERM_SUMS = [  # (reduction of -0.0 values, whether JAX 0.4.30's results are -0.0)
+    ("x.sum(1)", "float32", (2, 1), True),
+    ("x.sum((1, 2))", "float32", (2, 1, 1), True),
+    ("x.sum()", "float32", (1,), True),
+    ("jnp.sum(x)", "float32", (), True),
+    ("x.mean(1)", "float32", (2, 1), True),
+    ("x.sum(1)", "float16", (2, 1), True),
+    ("L.lax.reduce_sum_p.bind(x, axes=(1,))", "float32", (2, 1), True),
+    ("x.sum(0)", "float32", (2, 1), False),  # two terms: +0.0 + -0.0 + -0.0
+    ("x.sum()", "float32", (3,), False),
+]
+
+
+@pytest.mark.parametrize("expr,dtype,shape,negative", SINGLE_TERM_SUMS)
+def test_a_sum_of_one_element_is_the_element(expr: str, dtype: str, shape: tuple[int, ...],
+                                             negative: bool) -> None:
+    x = -jnp.zeros(shape, dtype)
+    scope = {"jnp": jnp, "L": numjax}
+    for out in (eval(expr, {**scope, "x": x}),
+                numjax.jit(lambda v: eval(expr, {**scope, "x": v}))(x)):
+        value = np.asarray(out)
+        assert not value.any() and value.dtype == dtype
+        assert np.signbit(value).all() == negative and np.signbit(value).any() == negative
+
+
+@pytest.mark.parametrize("fn,name", [
+    (lambda n: jnp.arange(n), "stop"), (lambda n: jnp.arange(0, n), "stop"),
+    (lambda n: jnp.arange(1, 5, n), "step"), (lambda n: jnp.arange(n, 5), "start")])
+def test_arange_names_its_traced_argument_as_jax(fn: Any, name: str) -> None:
+    # JAX 0.4.30: arange(n) calls its one bound 'stop'; the line has no closing period.
+    with pytest.raises(numjax.errors.ConcretizationTypeError) as info:
+        numjax.jit(fn)(3)
+    assert str(info.value).split("\n")[1] == f"It arose in the jnp.arange argument '{name}'"

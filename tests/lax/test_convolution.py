@@ -462,3 +462,40 @@ def test_mid_size_products_run_blas_on_the_calling_thread() -> None:
         out = kernel(lhs, rhs)
     expected = reference_conv(lhs, rhs, (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1))
     np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-4, atol=1e-4)
+
+
+# (spatial dims, output features per group, padding, feature groups, batch groups, whether JAX
+# 0.4.30's result of -ones (*) zeros with one 1-wide tap and one input feature per group is -0.0)
+SINGLE_TERM = [
+    (1, 1, "VALID", 1, 1, True), (1, 1, "SAME", 2, 1, True), (2, 1, "VALID", 1, 1, True),
+    (2, 1, "SAME", 2, 1, True), (1, 3, "VALID", 1, 1, False), (2, 3, "SAME", 2, 1, False),
+    (1, 1, "VALID", 1, 2, False), (2, 1, "SAME", 1, 2, False),
+]
+
+
+@pytest.mark.parametrize("nd,o,padding,fgc,bgc,negative", SINGLE_TERM)
+def test_single_term_convolutions_keep_jaxs_zero_signs(nd, o, padding, fgc, bgc, negative):
+    """XLA computes a convolution whose outputs are single products as a multiply (-0.0); one
+    with several output features or batch groups accumulates from +0.0."""
+    x = -np.ones((2 * bgc, fgc) + (2,) * nd, np.float32)
+    w = np.zeros((o * fgc * bgc, 1) + (1,) * nd, np.float32)
+
+    def conv(x, w):
+        return lax.conv_general_dilated(x, w, (1,) * nd, padding, feature_group_count=fgc,
+                                        batch_group_count=bgc)
+
+    for f in (conv, numjax.jit(conv)):
+        out = np.asarray(f(x, w))
+        assert not out.any() and np.signbit(out).all() == negative
+        assert np.signbit(out).any() == negative
+
+
+def test_single_term_convolution_with_inf_is_nan():
+    # JAX 0.4.30: [[[-0., 0., nan]]] (inf * 0), and jnp.convolve with a 1-element kernel alike
+    out = lax.conv_general_dilated(np.array([[[-1.0, 2.0, np.inf]]], np.float32),
+                                   np.zeros((1, 1, 1), np.float32), (1,), "VALID")
+    np.testing.assert_array_equal(out, [[[-0.0, 0.0, np.nan]]])
+    assert np.signbit(np.asarray(out)[0, 0, 0])
+    v = jnp.convolve(jnp.array([-1.0, 2.0, np.inf]), jnp.array([0.0]))
+    np.testing.assert_array_equal(v, [-0.0, 0.0, np.nan])
+    assert np.signbit(np.asarray(v)[0])

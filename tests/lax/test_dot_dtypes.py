@@ -9,6 +9,7 @@ import pytest
 import numjax as jax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax._src.config import enable_x64
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -139,3 +140,53 @@ def test_mixed_dtype_products_under_vmap_match_a_loop():
 def test_int8_products_accumulate_in_the_preferred_type(fn):
     out = fn(np.full(2, 100, np.int8), np.full(2, 100, np.int8))
     assert out.dtype == np.int32 and int(out) == 20000
+
+
+@pytest.mark.parametrize("x_dtype", ["float16", "bfloat16", "float32", "complex64"])
+@pytest.mark.parametrize("preferred", [None, "float32", "float64", "complex128"])
+@pytest.mark.parametrize("bool_first", [False, True], ids=["float@bool", "bool@float"])
+def test_vjp_of_float_bool_products_with_preferred_types(x_dtype, preferred, bool_first):
+    """The transpose of a float x bool product contracts the cotangent with the bool operand
+    and returns the float operand's own dtype. JAX 0.4.30 (x64 on): the product has the
+    preferred type (else x's), the cotangent of ones is x's dtype with the values below."""
+    mask = np.array([[True, False], [True, True]])
+    dims = (((1,), (0,)), ((), ()))
+    expected = [[2.0, 2.0], [1.0, 1.0]] if bool_first else [[1.0, 2.0], [1.0, 2.0]]
+
+    def product(x):
+        operands = (mask, x) if bool_first else (x, mask)
+        return lax.dot_general(*operands, dims, preferred_element_type=preferred)
+
+    with enable_x64(True):
+        x = jnp.asarray(np.array([[1.5, -2.0], [3.0, 4.0]]), x_dtype)
+        for vjp in (lambda x: jax.vjp(product, x), jax.jit(lambda x: jax.vjp(product, x))):
+            y, pullback = vjp(x)
+            assert y.dtype == (preferred or x_dtype)
+            (ct,) = pullback(jnp.ones_like(y))
+            assert ct.dtype == x_dtype
+            np.testing.assert_array_equal(np.asarray(ct, np.complex128), expected)
+
+
+_A = np.ones((2, 2), np.float32)
+# (jnp product asked for a 64-bit type with x64 off, the function JAX 0.4.30's warning names)
+TRUNCATED_PREFERRED = [
+    (lambda t: jnp.matmul(_A, _A, preferred_element_type=t), "matmul"),
+    (lambda t: jnp.dot(_A, _A, preferred_element_type=t), "dot"),
+    (lambda t: jnp.vdot(_A, _A, preferred_element_type=t), "dot"),
+    (lambda t: jnp.tensordot(_A, _A, 1, preferred_element_type=t), "tensordot"),
+    (lambda t: jnp.inner(_A, _A, preferred_element_type=t), "tensordot"),
+    (lambda t: jnp.einsum("ij,jk", _A, _A, preferred_element_type=t), "einsum"),
+]
+
+
+@pytest.mark.parametrize("product,name", TRUNCATED_PREFERRED,
+                         ids=[row[1] + str(i) for i, row in enumerate(TRUNCATED_PREFERRED)])
+@pytest.mark.parametrize("preferred", [jnp.float64, jnp.int64])
+def test_64_bit_preferred_type_without_x64_warns(product, name, preferred):
+    """JAX 0.4.30 warns that the type is truncated and computes in the 32-bit one."""
+    with pytest.warns(UserWarning) as record:
+        out = product(preferred)
+    assert out.dtype == ("float32" if preferred is jnp.float64 else "int32")
+    assert str(record[0].message).startswith(
+        f"Explicitly requested dtype {preferred} requested in {name} is not available, and will "
+        f"be truncated to dtype {out.dtype}.")

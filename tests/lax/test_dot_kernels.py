@@ -6,6 +6,7 @@ import pytest
 
 import numjax as jax
 from numjax import lax
+from numjax._src.config import enable_x64
 
 # (lhs shape, rhs shape, contracting dims, the same product written with NumPy)
 LAYOUTS = [
@@ -69,3 +70,72 @@ def test_mid_size_products_run_blas_on_the_calling_thread(shapes):
         assert seen == [1] and setter(before) == 2  # one thread inside, restored after
     out = jax.jit(lambda x, y: x @ y)(a, b)
     np.testing.assert_allclose(np.asarray(out), a @ b, rtol=1e-5, atol=1e-4)
+
+
+INF, NAN = float("inf"), float("nan")
+_DN = (((1,), (0,)), ((), ()))
+
+# Contractions of length 1 with non-finite or signed-zero operands: (product, lhs, rhs, dtype,
+# JAX 0.4.30's result, eager and under jit alike). Every term is a product of its own, so
+# IEEE's inf * 0 = NaN and -1 * 0 = -0.0 show in the result.
+LENGTH_ONE = [
+    ("dot", lambda a, b: jax.numpy.dot(a, b), [[INF], [0.44]], [0.0], "float32", [NAN, 0.0]),
+    ("matmul", lambda a, b: a @ b, [[INF], [0.44]], [0.0], "float32", [NAN, 0.0]),
+    ("einsum", lambda a, b: jax.numpy.einsum("ij,j->i", a, b), [[INF], [0.44]], [0.0],
+     "float32", [NAN, 0.0]),
+    ("dot_general", lambda a, b: lax.dot_general(a, b, _DN), [[NAN], [0.44]], [0.0], "float32",
+     [NAN, 0.0]),
+    ("tensordot", lambda a, b: jax.numpy.tensordot(a, b, 1), [[-INF], [0.44]], [0.0],
+     "float64", [NAN, 0.0]),
+    ("inner", lambda a, b: jax.numpy.inner(a, b), [[INF], [0.44]], [0.0], "float32",
+     [NAN, 0.0]),
+    ("vector @ matrix", lambda a, b: a @ b, [0.0], [[INF, 1.0, 2.0]], "float32",
+     [NAN, 0.0, 0.0]),
+    ("1x1 @ 1x3", lambda a, b: a @ b, [[0.0]], [[NAN, 1.0, 2.0]], "float32", [[NAN, 0.0, 0.0]]),
+    ("2x1 @ 1x1", lambda a, b: a @ b, [[INF], [0.44]], [[0.0]], "float64", [[NAN], [0.0]]),
+    ("complex", lambda a, b: jax.numpy.dot(a, b), [[INF], [1.0]], [0.0], "complex64",
+     [complex(NAN, NAN), 0j]),
+    ("float16", lambda a, b: jax.numpy.dot(a, b), [[INF], [0.44]], [0.0], "float16",
+     [NAN, 0.0]),
+    ("signed zero", lambda a, b: jax.numpy.dot(a, b), [[-1.0], [2.0]], [0.0], "float32",
+     [-0.0, 0.0]),
+    ("vector . vector", lambda a, b: jax.numpy.dot(a, b), [-1.0], [0.0], "float32", -0.0),
+    ("batched", lambda a, b: a @ b, [[[-1.0]], [[INF]]], [[[0.0]], [[0.0]]], "float32",
+     [[[-0.0]], [[NAN]]]),
+]
+
+
+@pytest.mark.parametrize("name,fn,lhs,rhs,dtype,expected", LENGTH_ONE,
+                         ids=[row[0] for row in LENGTH_ONE])
+def test_length_one_contractions_follow_ieee(name, fn, lhs, rhs, dtype, expected):
+    """XLA computes a contraction of length 1 as an elementwise product; BLAS skipped a zero
+    scalar (NumPy's `ndarray.dot` hands a one-element operand to axpy), giving 0 for inf * 0."""
+    with enable_x64(dtype == "float64"):
+        a, b = jax.numpy.asarray(lhs, dtype), jax.numpy.asarray(rhs, dtype)
+        for f in (fn, jax.jit(fn)):
+            out = np.asarray(f(a, b))
+            want = np.asarray(expected, dtype)
+            assert out.dtype == want.dtype and out.shape == want.shape
+            np.testing.assert_array_equal(out, want)
+            zeros = want == 0  # a NaN's sign bit is the host's (docs/differences.md)
+            np.testing.assert_array_equal(np.signbit(out.real[zeros]), np.signbit(want.real[zeros]))
+
+
+def test_large_length_one_contraction_keeps_zero_signs():
+    """A product too large for `ndarray.dot` (matmul, gemm) would add -0.0 terms to +0.0; JAX
+    gives -0.0 for every element of `-ones((300, 1)) @ zeros((1, 300))`, with inf*0 NaN."""
+    a = -np.ones((300, 1), np.float32)
+    a[7, 0] = INF
+    out = np.asarray(jax.jit(jax.numpy.matmul)(a, np.zeros((1, 300), np.float32)))
+    assert np.isnan(out[7]).all()
+    assert np.signbit(np.delete(out, 7, axis=0)).all()
+
+
+def test_length_one_contraction_under_vmap_matches_loop():
+    a = np.array([[[INF], [1.0]], [[-2.0], [3.0]]], np.float32)
+    b = np.array([[0.0], [0.0]], np.float32)
+    out = np.asarray(jax.vmap(jax.numpy.matmul)(a, b))
+    loop = np.stack([np.asarray(jax.numpy.matmul(a[i], b[i])) for i in range(2)])
+    np.testing.assert_array_equal(out, [[NAN, 0.0], [-0.0, 0.0]])
+    np.testing.assert_array_equal(out, loop)
+    np.testing.assert_array_equal(np.signbit(out[1]), [True, False])

@@ -688,7 +688,8 @@ def _flatten_bwd_output(result: Any, in_tree: Any, in_avals: list[Any]) -> list[
         "Custom VJP bwd rule must produce an output with the same container (pytree) "
         "structure as the args tuple of the primal function, and in particular must produce a "
         "tuple of length equal to the number of arguments to the primal function, but got bwd "
-        f"output structure {tree_structure(result)} for primal input structure {in_tree}.")
+        f"output structure {tree_structure(result)} for primal input structure "
+        f"{tree_structure(tuple(args_tree))}.")  # the arguments as a tuple, as JAX prints them
     if not isinstance(result, tuple) or len(result) != len(args_tree):
         raise bad_structure
     flat: list[Any] = []

@@ -111,7 +111,7 @@ class Producer:
 
     __slots__ = ("_producers", "_constvars", "_uses")
 
-    def __init__(self, producers: dict[Var, JaxprEqn], constvars: set[Var],
+    def __init__(self, producers: dict[Var, JaxprEqn], constvars: dict[Var, Any],
                  uses: dict[Var, int]) -> None:
         self._producers = producers
         self._constvars = constvars
@@ -126,8 +126,22 @@ class Producer:
     def is_constant(self, a: Any) -> bool:
         return not isinstance(a, Var) or a in self._constvars
 
+    def value(self, a: Any) -> Any:
+        """The value of a literal or of one of the program's constants; None otherwise."""
+        if not isinstance(a, Var):
+            return a.val
+        return self._constvars.get(a)
 
-rewrite_rules: dict[Any, Callable[[JaxprEqn, Producer], Any]] = {}
+
+RewriteRule = Callable[[JaxprEqn, Producer], Any]
+# A primitive's rules, tried in the order registered until one rewrites the equation.
+rewrite_rules: dict[Any, list[RewriteRule]] = {}
+
+
+def add_rewrite_rule(primitive: Any, rule: RewriteRule) -> None:
+    """Register `rule` for `primitive`'s equations, after the rules it already has."""
+    rewrite_rules.setdefault(primitive, []).append(rule)
+
 # How many times the equations a rule returns are rewritten again, at most.
 _MAX_REWRITE_DEPTH = 4
 
@@ -136,25 +150,29 @@ def rewrite(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Apply `rewrite_rules` to every equation, in nested jaxprs (loop bodies, branches) too,
     as the compiler rewrites every computation. Runs after constant folding: XLA folds a
     constant expression before simplifying it (log(exp(100.)) of constants stays inf)."""
-    jaxpr = _rewrite_jaxpr(closed.jaxpr)
+    jaxpr = _rewrite_jaxpr(closed.jaxpr, dict(zip(closed.jaxpr.constvars, closed.consts,
+                                                  strict=True)))
     return closed if jaxpr is closed.jaxpr else ClosedJaxpr(jaxpr, closed.consts)
 
 
-def _rewrite_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+def _rewrite_jaxpr(jaxpr: Jaxpr, consts: dict[Var, Any]) -> Jaxpr:
     producers: dict[Var, JaxprEqn] = {}
     renames: dict[Var, Any] = {}
     eqns: list[JaxprEqn] = []
     changed = False
-    producer = Producer(producers, set(jaxpr.constvars), _use_counts(jaxpr))
+    producer = Producer(producers, consts, _use_counts(jaxpr))
 
     def emit(eqn: JaxprEqn, depth: int) -> bool:
         """Append `eqn`, or what its rule replaces it by: the replacements go through the
         rules too (a division by a constant becomes a multiplication, which a product's rule
         may then take), to a bounded depth. Returns whether anything was rewritten."""
         eqn = _renamed(eqn, renames)
-        rule = rewrite_rules.get(eqn.primitive)
-        result = None if rule is None or eqn.effects or depth > _MAX_REWRITE_DEPTH else rule(
-            eqn, producer)
+        result = None
+        if not eqn.effects and depth <= _MAX_REWRITE_DEPTH:
+            for rule in rewrite_rules.get(eqn.primitive, ()):
+                result = rule(eqn, producer)
+                if result is not None:
+                    break
         if result is None:
             eqns.append(eqn)
             for v in eqn.outvars:

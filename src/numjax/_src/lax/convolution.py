@@ -302,6 +302,11 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
     dst = (slice(None), *(p[1] for p in places if p), slice(None))
     empty = None in places
     rows, taps, og = out_n * math.prod(outs), math.prod(ks), o // groups
+    # One tap of one input feature for one output feature per group: XLA computes such a
+    # convolution as a multiply, so -1 * 0 is -0.0 where gemm adds the term to +0.0 (JAX
+    # 0.4.30; with several output features, or batch groups, its result is +0.0 as here).
+    single = taps * (c if groups == 1 else cg) == 1 and og == 1 and bgc == 1
+    product = np.multiply if single else np.matmul
 
     def kernel(lhs: Any, rhs: Any) -> Any:
         x = np.transpose(np.asarray(lhs), lhs_perm)
@@ -321,7 +326,7 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
             writeable=False)
         w = np.transpose(np.asarray(rhs), rhs_perm).astype(acc, copy=False)
         if groups == 1:
-            out = np.matmul(windows.reshape(rows, taps * c), w.reshape(taps * c, o))
+            out = product(windows.reshape(rows, taps * c), w.reshape(taps * c, o))
         else:
             if fgc > 1:
                 # Features split as (group, C / group), the group leading the products.
@@ -332,7 +337,7 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
             cols = cols.reshape(groups, rows, taps * cg)
             kern = np.moveaxis(w.reshape(taps * cg, groups, og), 1, 0)
             # (group, rows, O / group) -> (rows, O) with the group leading each row's features.
-            out = np.matmul(cols, kern).transpose(1, 0, 2).reshape(rows, o)
+            out = product(cols, kern).transpose(1, 0, 2).reshape(rows, o)
         out = out.reshape(out_n, *outs, o).transpose(out_perm)
         return out.astype(out_dtype, copy=False)
 

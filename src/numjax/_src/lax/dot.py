@@ -120,7 +120,15 @@ def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbe
         a = a.astype(compute)
     if b.dtype != compute:
         b = b.astype(compute)
-    if compute.kind == "b":
+    if nk == 1:
+        # One term per element: XLA computes such a product as an elementwise multiply, so
+        # inf * 0 is NaN and -1 * 0 is -0.0. BLAS would not do: NumPy's `ndarray.dot` treats a
+        # one-element operand as a scalar and OpenBLAS's axpy skips a zero scalar altogether
+        # (`[[inf], [0.44]] . [0.]` came out `[0, 0]`), and gemm adds the term to +0.0.
+        with np.errstate(over="ignore", invalid="ignore"):
+            # (nl, 1) x (1, nr), or with a leading batch axis: the broadcast is the product.
+            out = (np.logical_and if compute.kind == "b" else np.multiply)(a, b)
+    elif compute.kind == "b":
         out = np.matmul(a.astype(np.int32), b.astype(np.int32)) != 0
     else:
         with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf, as XLA's
@@ -273,11 +281,22 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
     `np.matmul` or `ndarray.dot` call. Both reach the same BLAS routines with bit-identical
     results. `ndarray.dot` costs 0.3 us a call where the matmul ufunc costs 0.7-0.8 us, which is
     most of a small product's time (a 64-wide RNN step), but it clears its result first, which
-    makes large products 1-2% slower; so small results take `dot`, large ones `matmul`."""
+    makes large products 1-2% slower; so small results take `dot`, large ones `matmul`.
+    A contraction of length 1 is an elementwise product (`_dot_general_kernel`): the choice is
+    made here, once per shape, so the BLAS paths pay nothing per call for IEEE results."""
     lhs, rhs = in_avals
     (lc, rc), (lb, rb) = dimension_numbers
     out_dtype = np.dtype(preferred_element_type) if preferred_element_type is not None \
         else lhs.dtype
+    if (lhs.dtype == out_dtype == rhs.dtype and not lb
+            and math.prod(lhs.shape[d] for d in lc) == 1):
+        # Every element one term: an outer product of the operands with their contracting
+        # dimensions (all of length 1) dropped, which keeps the free dimensions' order.
+        lf_shape = tuple(d for i, d in enumerate(lhs.shape) if i not in lc)
+        rf_shape = tuple(d for i, d in enumerate(rhs.shape) if i not in rc)
+        a_shape = lf_shape + (1,) * len(rf_shape)
+        ufunc = np.logical_and if out_dtype.kind == "b" else np.multiply
+        return lambda a, b: ufunc(a.reshape(a_shape), b.reshape(rf_shape))
     if (lhs.dtype == out_dtype == rhs.dtype and lhs.dtype.kind in "fc" and not lb and lhs.ndim <= 2
             and rhs.ndim <= 2 and len(lc) == 1):
         transpose_a = lhs.ndim == 2 and lc == (0,)
@@ -379,8 +398,8 @@ def _scaled_product(eqn: JaxprEqn, producer: passes.Producer) -> Any:
             dot.replace(invars=operands, outvars=eqn.outvars)]
 
 
-passes.rewrite_rules[st.transpose_p] = _transposed_product
-passes.rewrite_rules[ew.mul_p] = _scaled_product
+passes.add_rewrite_rule(st.transpose_p, _transposed_product)
+passes.add_rewrite_rule(ew.mul_p, _scaled_product)
 
 
 class Precision(enum.Enum):

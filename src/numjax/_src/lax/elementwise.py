@@ -35,6 +35,7 @@ from numjax._src.lax.rules import (
 )
 from numjax._src.lax.structural import (
     _convert_element_type,
+    broadcast_in_dim_p,
     broadcast_to_operands,
     full_like,
     select_n,
@@ -315,7 +316,12 @@ def _pow_kernel(x: Any, y: Any) -> Any:
         y = y.astype(x.dtype)
     if x.dtype.kind == "c":
         return _complex_pow(x, y)
-    return np.power(x, y)
+    out = np.power(x, y)
+    if y.size == 1 and y.item() == 0.5:
+        # NumPy 2 computes x ** 0.5 by a scalar 0.5 as sqrt(x), whose -0.0 and -inf results
+        # (-0.0, nan) are not pow's (+0.0, +inf; XLA's and NumPy 1's).
+        out = np.where(x == -np.inf, np.inf, out) + np.zeros((), out.dtype)
+    return out
 
 
 def _complex_pow(x: Any, y: Any) -> Any:
@@ -969,5 +975,33 @@ def _literal(value: Any, aval: ShapedArray) -> Literal:
     return Literal(np.asarray(value, aval.dtype)[()], ShapedArray((), aval.dtype))
 
 
-passes.rewrite_rules[log_p] = _log_rewrite
-passes.rewrite_rules[div_p] = _div_rewrite
+# XLA's simplifier drops an operation with a neutral constant operand: under jit `x * 1`,
+# `1 * x` and `x / 1` are x, and so are `x + 0` and `0 + x`. Where IEEE arithmetic would
+# change x, JAX's jitted results keep it: (inf + 0j) * 1 is inf + 0j (eagerly inf + nan j, as
+# inf * 0 is NaN), `-0.0 + 0` is -0.0 (eagerly +0.0); `x * ones` is x broadcast. The
+# operation stays where it changes x's weak type.
+def _neutral_operand(neutral: int, sides: tuple[int, ...]) -> passes.RewriteRule:
+    def rule(eqn: Any, producer: passes.Producer) -> Any:
+        out = eqn.outvars[0]
+        for k in sides:
+            c, x = eqn.invars[k], eqn.invars[1 - k]
+            if (x.aval.dtype != out.aval.dtype or x.aval.weak_type != out.aval.weak_type
+                    or not producer.is_constant(c)
+                    or not np.all(np.asarray(producer.value(c)) == neutral)):
+                continue
+            if x.aval.shape == out.aval.shape:
+                return x
+            ndim = len(out.aval.shape)
+            dims = tuple(range(ndim - len(x.aval.shape), ndim))
+            return [passes.new_eqn(broadcast_in_dim_p, [x], out.aval, {
+                "shape": tuple(out.aval.shape), "broadcast_dimensions": dims}, outvar=out)]
+        return None
+
+    return rule
+
+
+passes.add_rewrite_rule(mul_p, _neutral_operand(1, (0, 1)))
+passes.add_rewrite_rule(div_p, _neutral_operand(1, (1,)))
+passes.add_rewrite_rule(add_p, _neutral_operand(0, (0, 1)))
+passes.add_rewrite_rule(log_p, _log_rewrite)
+passes.add_rewrite_rule(div_p, _div_rewrite)

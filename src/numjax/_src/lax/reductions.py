@@ -111,6 +111,21 @@ def _xor_kernel(x: Any, *, axes: Axes) -> Any:
 
 
 reduce_sum_p = _reduction("reduce_sum", _sum_kernel, NUMBER, accumulates=True)
+_accumulated_sum = reduce_sum_p.kernel_factory
+
+
+def _sum_kernel_factory(in_avals: Sequence[ShapedArray], *, axes: Axes) -> Callable[..., Any]:
+    """A sum of one element per result is that element: XLA drops such a reduction, so JAX
+    0.4.30's `(-zeros((2, 1))).sum(1)` is -0.0, where NumPy's add.reduce starts from +0.0."""
+    shape = in_avals[0].shape
+    if all(shape[a] == 1 for a in axes):
+        kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+        return lambda x: np.array(x).reshape(kept)
+    assert _accumulated_sum is not None
+    return _accumulated_sum(in_avals, axes=axes)
+
+
+reduce_sum_p.def_kernel_factory(_sum_kernel_factory)
 reduce_prod_p = _reduction("reduce_prod", _prod_kernel, NUMBER, accumulates=True)
 reduce_max_p = _reduction("reduce_max", _max_kernel, ANY)
 reduce_min_p = _reduction("reduce_min", _min_kernel, ANY)

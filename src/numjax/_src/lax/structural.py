@@ -839,6 +839,9 @@ def _concatenate_abstract_eval(*operands: ShapedArray, dimension: int) -> Shaped
     if not operands:
         raise TypeError("concatenate requires a non-empty sequence of operands")
     first = operands[0]
+    if len({o.ndim for o in operands}) != 1:
+        raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "
+                        f"{', '.join(str(o.shape) for o in operands)}.")
     if not 0 <= dimension < first.ndim:
         raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for "
                         f"shapes {', '.join(str(o.shape) for o in operands)}.")

@@ -285,11 +285,13 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     >>> arange(3)
     Array([0, 1, 2], dtype=int32)
     """
-    for name, v in (("start", start), ("stop", stop), ("step", step)):
+    # arange(n) names its one bound 'stop', as JAX does.
+    first = "stop" if stop is None and step is None else "start"
+    for name, v in ((first, start), ("stop", stop), ("step", step)):
         if isinstance(v, Tracer):
             from numjax._src.core import errors
             raise errors.ConcretizationTypeError(
-                v, f"It arose in the jnp.arange argument '{name}'.\n")
+                v, f"It arose in the jnp.arange argument '{name}'\n")
     dtype = _dtype(dtype, "arange")
     check_arraylike("arange", start)
     start_name = "stop" if stop is None and step is None else "start"

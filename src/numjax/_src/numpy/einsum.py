@@ -99,6 +99,7 @@ def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "o
             subscripts, *[_ShapeOnly(get_aval(a).shape) for a in arrays], einsum_call=True,
             use_blas=True, optimize=optimize)
     arrays = promote_dtypes(*arrays)
+    dtypes.check_user_dtype_supported(preferred_element_type, "einsum")
     out_dt = None if preferred_element_type is None else dtypes.canonicalize_dtype(
         preferred_element_type)
     ops = list(arrays)
@@ -215,6 +216,7 @@ def tensordot(a: Array, b: Array, axes: Any = 2, *, precision: Any = None,
     (2, 4)
     """
     check_arraylike("tensordot", a, b)
+    dtypes.check_user_dtype_supported(preferred_element_type, "tensordot")
     try:
         a, b = promote_dtypes(a, b)
     except TypeError:

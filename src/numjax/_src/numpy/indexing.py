@@ -50,8 +50,8 @@ def _expand_index(index: Any, ndim: int) -> list[Any]:
         else:
             out.append(i)
     if n_real > ndim:
-        raise IndexError(f"Too many indices: {ndim}-dimensional array indexed with {n_real} "
-                         "regular indices.")
+        raise IndexError(f"Too many indices for array: {n_real} non-None/Ellipsis indices for "
+                         f"dim {ndim}.")
     out.extend([slice(None)] * (ndim - n_real - (0 if seen_ellipsis else 0)
                                 if not seen_ellipsis else 0))
     return out

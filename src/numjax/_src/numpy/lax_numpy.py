@@ -103,6 +103,7 @@ def matmul(a: Array, b: Array, *, precision: Any = None,
            preferred_element_type: Any = None) -> Array:
     """Matrix product with NumPy's broadcasting of leading (batch) dimensions."""
     check_arraylike("matmul", a, b)
+    dtypes.check_user_dtype_supported(preferred_element_type, "matmul")
     a, b = promote_dtypes(a, b)
     a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
     if not a_shape or not b_shape:
@@ -160,6 +161,7 @@ def dot(a: Array, b: Array, *, precision: Any = None,
     """NumPy's dot: scalars multiply, 1-D/2-D contract, N-D contracts a's last with b's
     second-to-last axis."""
     check_arraylike("dot", a, b)
+    dtypes.check_user_dtype_supported(preferred_element_type, "dot")
     a, b = promote_dtypes(a, b)
     a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
     if a_nd == 0 or b_nd == 0:
@@ -198,6 +200,8 @@ def inner(a: Array, b: Array, *, precision: Any = None,
             a = lax.convert_element_type(a, preferred_element_type)
             b = lax.convert_element_type(b, preferred_element_type)
         return multiply(a, b)  # as JAX, jnp's product: logical and for bools
+    # JAX computes it as a tensordot, whose dtype check warns (naming tensordot).
+    dtypes.check_user_dtype_supported(preferred_element_type, "tensordot")
     return lax.dot_general(a, b, (((a_nd - 1,), (b_nd - 1,)), ((), ())), precision,
                            _result_dtype(a, preferred_element_type))
 

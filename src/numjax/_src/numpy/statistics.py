@@ -46,7 +46,10 @@ def _cumulative(name: str, op: Any, nan_fill: Any = None, promote_integers: bool
         if dtype is not None:
             dtypes.check_user_dtype_supported(dtype, name)
         require_static_axis(axis)
-        if axis is None or get_aval(a).ndim == 0:
+        # A weakly typed 0-d value (a Python scalar) is flattened whatever the axis; another
+        # 0-d value only without one: JAX's `cumsum(np.array(3), axis=0)` and
+        # `cumsum(np.int32(3), axis=0)` raise that axis 0 is out of bounds.
+        if axis is None or (get_aval(a).ndim == 0 and get_aval(a).weak_type):
             a = ravel(a)
         axis = canonicalize_axis(0 if axis is None else axis, get_aval(a).ndim)
         if nan_fill is not None and _is_inexact(a):

@@ -190,19 +190,11 @@ arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
 nextafter = _binary("nextafter", lax.nextafter, promote_args_inexact)
 
 
-def _bitwise(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
-    def checked(x: Array, y: Array) -> Array:
-        dt = get_aval(x).dtype
-        if dt.kind not in "biu":
-            raise TypeError(f"{name} requires integer or boolean arguments, got {dt.name}")
-        return op(x, y)
-
-    return _binary(name, checked)
-
-
-bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
-bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
-bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
+# Float operands fail in lax, with JAX's text ("and does not accept dtype float32 at
+# position 0. ...").
+bitwise_and = _binary("bitwise_and", lax.bitwise_and)
+bitwise_or = _binary("bitwise_or", lax.bitwise_or)
+bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor)
 def _right_shift(x: Array, y: Array) -> Array:
     if get_aval(x).dtype.kind == "u":
         return lax.shift_right_logical(x, y)
