@@ -219,3 +219,33 @@ def test_checking_leaks_passes_programs_that_keep_nothing():
     LEAKED.clear()
     assert float(jax.jit(_leaky)(1.0)) == 2.0  # off: no check
     LEAKED.clear()
+
+
+# float() and complex() of a tracer refuse even a concrete value (a jvp over concrete primals):
+# JAX 0.4.30 raises so that a Python float never silently drops a derivative. int(), bool(),
+# indexing and .item() give the value.
+CONVERSIONS = {
+    "float": (lambda x: float(x) * x, True),
+    "complex": (lambda x: complex(x) * x, True),
+    "int": (lambda x: int(x) + x, False),
+    "bool": (lambda x: bool(x > 0) * x, False),
+    "item": (lambda x: x.item() * x, False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVERSIONS))
+def test_python_conversions_under_grad_and_jvp(name):
+    fun, refused = CONVERSIONS[name]
+    for transform in (jax.grad, lambda f: (lambda x: jax.jvp(f, (x,), (1.0,)))):
+        if refused:
+            with pytest.raises(errors.ConcretizationTypeError,
+                               match=f"The problem arose with the `{name}` function"):
+                transform(fun)(1.0)
+        else:
+            transform(fun)(1.0)
+    assert float(jax.grad(lambda x: x * 2.0)(1.0)) == 2.0
+
+
+def test_a_python_tangent_passed_through_comes_back_as_an_array():
+    _, t = jax.jvp(lambda x: int(x) + x, (1.0,), (1.0,))
+    assert isinstance(t, jax.Array) and t.weak_type   # JAX: Array(1., weak_type=True)

@@ -539,7 +539,11 @@ class Tracer:
         return value.__index__()  # type: ignore[no-any-return]
 
     def _concretize(self, kind: type) -> Any:
-        value = self.to_concrete_value()
+        # float() and complex() refuse even a tracer with a concrete value (a jvp over concrete
+        # primals), as JAX's do: a Python float drops the derivative without a trace of it
+        # (grad(lambda x: float(x) * x)(1.) would be 1, not 2). int(), bool() and index
+        # conversions of such tracers give their value.
+        value = None if kind in (float, complex) else self.to_concrete_value()
         if value is None:
             name = kind.__name__
             raise errors.ConcretizationTypeError(
