@@ -395,12 +395,7 @@ def _lower_cond(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str])
             em.lines.append(f"{inner}pass")
 
 
-def _register_lowering() -> None:
-    from numjax._src.compiler import codegen
-    codegen.inline_lowerings[cond_p] = _lower_cond
-
-
-_register_lowering()
+cond_p.def_inline_lowering(_lower_cond)
 
 
 # ---- platform_dependent --------------------------------------------------------------------

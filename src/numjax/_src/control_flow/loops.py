@@ -945,13 +945,8 @@ def _lower_while(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str]
             em.lines.append(f"{indent}{name} = {value}")
 
 
-def _register_lowerings() -> None:
-    from numjax._src.compiler import codegen
-    codegen.inline_lowerings[scan_p] = _lower_scan
-    codegen.inline_lowerings[while_p] = _lower_while
-
-
-_register_lowerings()
+scan_p.def_inline_lowering(_lower_scan)
+while_p.def_inline_lowering(_lower_while)
 
 
 # ---- associative_scan ----------------------------------------------------------------------

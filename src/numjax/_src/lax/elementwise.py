@@ -969,5 +969,5 @@ def _literal(value: Any, aval: ShapedArray) -> Literal:
     return Literal(np.asarray(value, aval.dtype)[()], ShapedArray((), aval.dtype))
 
 
-passes.rewrite_rules[log_p] = _log_rewrite
-passes.rewrite_rules[div_p] = _div_rewrite
+log_p.def_rewrite(_log_rewrite)
+div_p.def_rewrite(_div_rewrite)
