@@ -207,19 +207,6 @@ def _dot_general_transpose(ct: Any, lhs: Any, rhs: Any, *,
     return out
 
 
-def _dot_general_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-                     ) -> tuple[Any, Any]:
-    lhs, rhs = primals
-    tl, tr = tangents
-    out = dot_general_p.bind(lhs, rhs, **params)
-    total: Any = Zero(ad.tangent_aval(get_aval(out)))
-    if type(tl) is not Zero:
-        total = ad.add_tangents(total, dot_general_p.bind(tl, rhs, **params))
-    if type(tr) is not Zero:
-        total = ad.add_tangents(total, dot_general_p.bind(lhs, tr, **params))
-    return out, total
-
-
 def _dot_general_batch(args: Sequence[Any], dims: Sequence[Any], *,
                        dimension_numbers: DimensionNumbers, precision: Any,
                        preferred_element_type: Any) -> tuple[Any, Any]:
@@ -301,8 +288,7 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
 dot_general_p.def_kernel_factory(_dot_general_kernel_factory)
 dot_general_p.fresh_result = True  # every kernel path ends in a new matmul/dot result
 dot_general_p.def_impl(_dot_general_kernel)
-dot_general_p.def_jvp(_dot_general_jvp)
-dot_general_p.def_transpose(_dot_general_transpose)
+ad.defbilinear(dot_general_p, _dot_general_transpose)
 dot_general_p.def_batch(_dot_general_batch)
 
 
