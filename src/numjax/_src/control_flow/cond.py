@@ -398,6 +398,16 @@ def _lower_cond(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str])
 cond_p.def_inline_lowering(_lower_cond)
 
 
+def _cond_sharding(eqn: Any, ins: list[Any], mesh: Any, propagate: Any) -> list[Any]:
+    """A branch's results split as every branch splits them (whole where branches differ):
+    jit's layout of a cond's results (api/sharding_propagation.py)."""
+    outs = [propagate(b, ins[1:]) for b in eqn.params["branches"]]
+    return [s if all(o[i] == s for o in outs) else {} for i, s in enumerate(outs[0])]
+
+
+cond_p.sharding_rule = _cond_sharding
+
+
 # ---- platform_dependent --------------------------------------------------------------------
 
 # The index, into `platforms` (groups of platform names), of the group holding the platform the

@@ -104,6 +104,11 @@ class Primitive:
     # - `param_printer(params) -> params`: the params as a printed jaxpr shows them (jit hides
     #   its default options; `def_param_printer`);
     param_printer: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # - `sharding_rule(eqn, operand splits, mesh, propagate) -> result splits`: how jit lays
+    #   out the results of an equation whose operands are split across a mesh (see
+    #   api/sharding_propagation.py; None: laid out whole, or as an elementwise operation's
+    #   when the primitive is vectorized).
+    sharding_rule: Callable[..., Any] | None = None
 
     def __init__(self, name: str) -> None:
         self.name = name
