@@ -83,6 +83,7 @@ def test_declarations_are_consistent(p: Primitive) -> None:
     assert not (p.host_callback and p.const_fold), f"{p.name}: a host callback folded"
     assert not p.inlinable_call or p.multiple_results, f"{p.name}: a call has result lists"
     assert not p.collective or _has(p, "batch"), f"{p.name}: a collective without batching"
+    assert not p.vectorized or p.batch is not None, f"{p.name}: vectorized, but no batch rule"
 
 
 def test_primitive_names_are_unique() -> None:

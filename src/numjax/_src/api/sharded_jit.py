@@ -359,7 +359,7 @@ class _Partitioner:
                 self.broadcasts[id(outs[0])] = (outs[0], vals[0], eqn.params)
             return outs, [AxisNames()] * len(eqn.outvars)
         rule = _RULES.get(name)
-        if rule is None and (p in batching.vectorized_primitives or name in _ELEMENTWISE):
+        if rule is None and (p.vectorized or name in _ELEMENTWISE):
             rule = _elementwise
         if rule is None and name in _REDUCE_ACROSS:
             rule = _reduction

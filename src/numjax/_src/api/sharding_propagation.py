@@ -51,7 +51,6 @@ from numjax._src.api.shard_map_p import AxisNames, block_count, shard_map_p
 from numjax._src.api.sharding_constraint import sharding_constraint_p
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from numjax._src.core.trace import Primitive
-from numjax._src.interpreters import batching
 from numjax._src.interpreters.ad import add_any_p
 from numjax._src.lax import (
     convolution,
@@ -361,6 +360,6 @@ def _rule_for(eqn: Any) -> Rule:
     rule = eqn.primitive.sharding_rule
     if rule is not None:
         return rule
-    if eqn.primitive in batching.vectorized_primitives:
+    if eqn.primitive.vectorized:
         return _elementwise
     return _whole

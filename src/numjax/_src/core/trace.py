@@ -98,6 +98,10 @@ class Primitive:
     # Facts transformations and printing read:
     # - `const_fold`: staging evaluates it at trace time when every operand is a constant;
     const_fold = False
+    # - `vectorized`: elementwise, so any block of its operands gives that block of its result
+    #   (set by `batching.vectorized_batch`): sharded jit runs it per shard, and sharding
+    #   propagation lays its result out as its operands;
+    vectorized = False
     # - `collective`: it names a mapped axis (psum, axis_index, ...): its batch rule receives
     #   the trace as its first argument, to tell whether the axis is that trace's;
     collective = False

@@ -253,14 +253,9 @@ def align_dims(args: Sequence[Any], dims: Sequence[int | None]) -> list[Any]:
     return out
 
 
-# The primitives batched by `vectorized_batch`: elementwise, so any block of their operands
-# gives that block of the result (sharded jit runs them per shard).
-vectorized_primitives: set[Primitive] = set()
-
-
 def vectorized_batch(primitive: Primitive) -> Callable[..., tuple[Any, Any]]:
     """The batch rule of an elementwise primitive: align batch axes, apply, batch axis 0."""
-    vectorized_primitives.add(primitive)
+    primitive.vectorized = True
 
     def rule(args: Sequence[Any], dims: Sequence[int | None], **params: Any) -> tuple[Any, Any]:
         if len(args) == 1:
