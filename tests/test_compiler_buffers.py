@@ -177,6 +177,32 @@ def test_the_compiler_reads_what_a_primitive_declares():
     assert cost["transcendentals"] == 3.0 and cost["flops"] == 0.0
 
 
+def test_staging_printing_and_rewrites_read_what_a_primitive_declares():
+    # A primitive of the user's own: folded while tracing, printed and rewritten by the
+    # compiler only as its declared facts say.
+    from numjax._src.core.avals import ShapedArray
+    from numjax._src.core.trace import Primitive
+    twice_p = Primitive("my_twice")
+    twice_p.def_impl(lambda x, *, tag: x * 2)
+    twice_p.def_abstract_eval(lambda x, *, tag: ShapedArray(x.shape, x.dtype))
+    x = _rand(3)
+
+    def f(a):
+        return twice_p.bind(a, tag="t") + twice_p.bind(jnp.float32(1), tag="c")
+
+    text = str(jax.make_jaxpr(f)(x))
+    assert "my_twice[tag=t] a" in text and "my_twice[tag=c]" in text, text
+    twice_p.def_param_printer(lambda params: {})
+    twice_p.const_fold = True
+    text = str(jax.make_jaxpr(f)(x))
+    assert "my_twice a" in text and text.count("my_twice") == 1, text
+    np.testing.assert_allclose(jax.jit(f)(x), np.asarray(x) * 2 + 2)
+    # A rewrite replacing the equation's result by its operand: compiled code only.
+    twice_p.def_rewrite(lambda eqn, producer: eqn.invars[0])
+    np.testing.assert_allclose(jax.jit(lambda a: twice_p.bind(a, tag="r"))(x), x)
+    np.testing.assert_allclose(twice_p.bind(x, tag="r"), np.asarray(x) * 2)
+
+
 BROADCASTS = {
     # (function, broadcast arrays made): NumPy broadcasts inside the ufunc when a full-shape
     # operand sits beside the broadcast value

@@ -76,6 +76,14 @@ def test_declarations_are_consistent(p: Primitive) -> None:
     if p.is_linear:
         # A linear primitive's transpose is what reverse mode runs on it.
         assert p.transpose is not None, f"linear primitive {p.name} has no transpose"
+    # The facts the compiler and the transformations read off the primitive agree.
+    assert not (p.fresh_result and p.broadcast_result), f"{p.name}: fresh and a view"
+    assert p.owning_kernel_factory is None or p.broadcast_result, \
+        f"{p.name}: an owning kernel for a kernel that returns no views"
+    assert not (p.host_callback and p.const_fold), f"{p.name}: a host callback folded"
+    assert not p.inlinable_call or p.multiple_results, f"{p.name}: a call has result lists"
+    assert not p.collective or _has(p, "batch"), f"{p.name}: a collective without batching"
+    assert not p.vectorized or p.batch is not None, f"{p.name}: vectorized, but no batch rule"
 
 
 def test_primitive_names_are_unique() -> None:

@@ -663,6 +663,27 @@ def test_sharded_jit_matches_one_device(n: int, name: str, fn: Any, spec: Any) -
         assert text.startswith("# sharded jit: per shard") is parallel
 
 
+def test_a_primitive_named_like_a_lax_one_is_not_partitioned_by_its_rule() -> None:
+    """The per-shard run and the layouts ask for lax's primitives themselves: a primitive of
+    another module that shares lax.reduce_sum's name, but takes a maximum, is not summed
+    across the devices (it runs on one device, whole)."""
+    from numjax._src.core import trace
+    from numjax._src.core.avals import ShapedArray
+
+    fake_p = trace.Primitive("reduce_sum")
+    trace.primitives.remove(fake_p)  # not numjax's own: kept from the rule-coverage test
+    fake_p.def_impl(lambda a, *, axes: np.max(a, axis=axes))
+    fake_p.def_abstract_eval(lambda a, *, axes: ShapedArray(
+        tuple(d for i, d in enumerate(a.shape) if i not in axes), a.dtype))
+    with cpu_devices(2):
+        mesh = Mesh(np.array(jax.devices()), ("x",))
+        x = np.arange(16, dtype=np.float32).reshape(8, 2)
+        xs = jax.device_put(x, NamedSharding(mesh, P("x")))
+        f = jax.jit(lambda a: fake_p.bind(a, axes=(0,)))
+        np.testing.assert_array_equal(np.asarray(f(xs)), [14.0, 15.0])
+        assert not f.lower(xs).as_text().startswith("# sharded jit: per shard")
+
+
 # JAX 0.4.30's layouts of the gradients (w, x) of each function on each layout of x (w whole).
 # Where numjax's differs (marked "~", docs/differences.md): JAX's partitioner also lays a
 # value out as another use of the same operand suggests (x's gradient, ḡ @ wᵀ, takes the

@@ -186,3 +186,29 @@ def test_jit_with_every_combination_of_in_and_out_shardings(row: dict[str, Any])
         if row["kind"] == "NamedSharding":
             assert out.sharding.spec == _spec_of(row["out_spec"])
         assert list(out.sharding.shard_shape(out.shape)) == row["shard_shape"]
+
+
+def test_a_primitive_is_laid_out_by_its_own_rule_not_by_its_name() -> None:
+    """Propagation asks each equation's primitive for its `sharding_rule`: a primitive of the
+    user's own that shares lax.transpose's name is laid out whole until it declares a rule."""
+    from numjax._src.api import sharding_propagation
+    from numjax._src.api.shard_map_p import AxisNames
+    from numjax._src.core import trace
+    from numjax._src.core.avals import ShapedArray
+
+    swap_p = trace.Primitive("transpose")
+    trace.primitives.remove(swap_p)  # not numjax's own: kept from the rule-coverage test
+    swap_p.def_impl(lambda a: np.ascontiguousarray(np.asarray(a).T))
+    swap_p.def_abstract_eval(lambda a: ShapedArray(a.shape[::-1], a.dtype))
+    closed = jax.make_jaxpr(swap_p.bind)(X)
+    with cpu_devices(8):
+        mesh = Mesh(np.array(jax.devices()[:2]), ("x",))
+        rows = [AxisNames.of({0: ("x",)})]
+        assert sharding_propagation.output_names(closed, rows, mesh) == [AxisNames()]
+        swap_p.sharding_rule = lambda eqn, ins, mesh, propagate: [{1: ins[0][0]}]
+        assert sharding_propagation.output_names(closed, rows, mesh) == [
+            AxisNames.of({1: ("x",)})]
+        # lax.transpose, declared by the propagation module, keeps its own rule.
+        closed = jax.make_jaxpr(lambda a: lax.transpose(a, (1, 0)))(X)
+        assert sharding_propagation.output_names(closed, rows, mesh) == [
+            AxisNames.of({1: ("x",)})]

@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.effects import (
     Effect,
@@ -40,7 +39,6 @@ from numjax._src.core.effects import (
     ordered_io_effect,
 )
 from numjax._src.core.errors import XlaRuntimeError
-from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import batching
 from numjax._src.runtime.array import ArrayImpl, make_array
@@ -232,8 +230,8 @@ class _Repr:
         return repr(self.value)
 
 
-param_printers[debug_callback_p] = lambda params: {
-    "callback": _Repr(params["callback"]), "effect": params["effect"]}
+debug_callback_p.def_param_printer(lambda params: {
+    "callback": _Repr(params["callback"]), "effect": params["effect"]})
 
 
 class _FormatChecker(string.Formatter):
@@ -421,4 +419,5 @@ def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: A
 # ---- the compiler: callbacks are recorded in modules and never folded ----------------------
 
 callback_primitives = (debug_callback_p, pure_callback_p, io_callback_p)
-host_callback_primitives.update(callback_primitives)
+for _p in callback_primitives:
+    _p.host_callback = True

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from numjax._src.api import pjit
-from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, jaxpr_as_fun
@@ -60,7 +59,7 @@ closed_call_p = CallPrimitive("closed_call")
 call_p = CallPrimitive("call")
 
 for _p in (closed_call_p, call_p):
-    passes.call_primitives.add(_p)
+    _p.inlinable_call = True
     _p.def_effectful_abstract_eval(
         lambda *avals, call_jaxpr: (_closed(call_jaxpr).out_avals, _closed(call_jaxpr).effects))
     _p.def_impl(lambda *bufs, call_jaxpr, _name=_p.name: executable_for(

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr, jaxpr_as_fun
@@ -400,4 +399,4 @@ linear_call_p.declare_undefined(
 # Compiled code runs a custom function's own equations (its rules are for transformations,
 # which are done by then): the compiler inlines them like a nested jit, so they fuse with
 # the equations around them instead of running as a separate program per use.
-passes.call_primitives.update((custom_jvp_call_p, custom_vjp_call_p))
+custom_jvp_call_p.inlinable_call = custom_vjp_call_p.inlinable_call = True

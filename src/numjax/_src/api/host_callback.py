@@ -24,7 +24,6 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.api.callbacks import _runtime_error, _with_avals
-from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core import pretty as pp
 from numjax._src.core.avals import ShapedArray
 from numjax._src.core.effects import outside_call_effect
@@ -79,7 +78,7 @@ class _CallbackWrapper:
 
 outside_call_p = Primitive("outside_call")
 outside_call_p.multiple_results = True
-host_callback_primitives.add(outside_call_p)
+outside_call_p.host_callback = True
 
 
 @outside_call_p.def_effectful_abstract_eval

@@ -10,17 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from numjax._src.compiler import passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval
-from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
+from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace
 
 pjit_p = Primitive("pjit")
 pjit_p.multiple_results = True
-passes.call_primitives.add(pjit_p)
+pjit_p.inlinable_call = True
 
 
 @pjit_p.def_effectful_abstract_eval
@@ -100,4 +99,4 @@ class _Name(str):
     pass
 
 
-param_printers[pjit_p] = _pjit_params
+pjit_p.def_param_printer(_pjit_params)

@@ -39,7 +39,6 @@ from numjax._src.compiler.buffers import private_host_inputs
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.compiler.executables import compile_jaxpr
-from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core import axis_env
 from numjax._src.core.avals import get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
@@ -84,7 +83,7 @@ def _collective_in_control_flow(jaxpr: Jaxpr, inside: bool = False) -> bool:
     different branches (or iterations) and still meet at its collectives, in program order,
     as XLA's devices do; only the devices' threads run it that way."""
     for eqn in jaxpr.eqns:
-        if inside and eqn.primitive in batching.collective_primitives:
+        if inside and eqn.primitive.collective:
             return True
         branching = inside or eqn.primitive.name in ("cond", "while")
         for value in eqn.params.values():
@@ -100,7 +99,7 @@ def _narrow_float_collective(jaxpr: Jaxpr) -> bool:
     in their own type, device after device (JAX: a pmap psum of [2048, 1, ..., 1] in float16
     is 2048), which the devices' threads do, and vmap's float32 accumulation does not."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive in batching.collective_primitives and any(
+        if eqn.primitive.collective and any(
                 getattr(a.aval, "dtype", None) is not None and a.aval.dtype.kind == "f"
                 and a.aval.dtype.itemsize == 2 for a in eqn.invars):
             return True
@@ -113,7 +112,7 @@ def _narrow_float_collective(jaxpr: Jaxpr) -> bool:
 
 def _has_host_callbacks(jaxpr: Jaxpr) -> bool:
     for eqn in jaxpr.eqns:
-        if eqn.primitive in host_callback_primitives:
+        if eqn.primitive.host_callback:
             return True
         for value in eqn.params.values():
             for inner in value if isinstance(value, tuple | list) else (value,):

@@ -31,7 +31,7 @@ from numjax._src.api import dispatch
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.executables import compile_jaxpr
 from numjax._src.core import axis_env
-from numjax._src.core.jaxpr import ClosedJaxpr, param_printers
+from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace, eval_jaxpr_keeping_sources
@@ -433,4 +433,4 @@ def _print_params(params: dict[str, Any]) -> dict[str, Any]:
     return dict(sorted(params.items()))
 
 
-param_printers[shard_map_p] = _print_params
+shard_map_p.def_param_printer(_print_params)

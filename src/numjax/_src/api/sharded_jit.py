@@ -31,6 +31,8 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
 from numjax._src.api import sharding_propagation
+from numjax._src.api.custom_primitives import custom_jvp_call_p, custom_vjp_call_p
+from numjax._src.api.pjit import pjit_p
 from numjax._src.api.positional_layout import common_layout
 from numjax._src.api.shard_map import prefix_error
 from numjax._src.api.shard_map_p import (
@@ -42,12 +44,23 @@ from numjax._src.api.shard_map_p import (
     spec_of_names,
 )
 from numjax._src.api.shard_map_p import executable_for as shard_map_executable
+from numjax._src.api.sharding_constraint import sharding_constraint_p
+from numjax._src.api.xla_pmap import xla_pmap_p
 from numjax._src.compiler import passes
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import batching
+from numjax._src.interpreters.ad import add_any_p
 from numjax._src.interpreters.staging import trace_to_jaxpr
-from numjax._src.lax import dynamic_slicing, parallel, structural
+from numjax._src.lax import (
+    dot,
+    dynamic_slicing,
+    elementwise,
+    parallel,
+    reductions,
+    special,
+    structural,
+)
 from numjax._src.runtime import multihost, placement
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.runtime.mesh import Mesh, PartitionSpec
@@ -144,7 +157,7 @@ def _partition(closed: ClosedJaxpr, in_shardings: Sequence[Sharding | None],
                out_shardings: Sequence[Sharding | None]) -> Plan:
     inlined = passes.inline_calls(closed)
     constraints = [e.params["sharding"] for e in inlined.jaxpr.eqns
-                   if e.primitive.name == "sharding_constraint"]
+                   if e.primitive is sharding_constraint_p]
     meshes = [s.mesh for s in [*in_shardings, *constraints] if isinstance(s, NamedSharding)]
     mesh = meshes[0] if meshes else None
     try:
@@ -205,7 +218,7 @@ def _layout_hints(closed: ClosedJaxpr) -> list[Sharding | None]:
     for v, aval in zip(jaxpr.outvars, closed.out_avals, strict=True):
         eqn = producers.get(v) if isinstance(v, Var) else None
         hint: Sharding | None = None
-        if eqn is not None and eqn.primitive.name == "sharding_constraint":
+        if eqn is not None and eqn.primitive is sharding_constraint_p:
             hint = eqn.params["sharding"]
             if not _divides(hint, aval.shape):
                 mesh = hint.mesh if isinstance(hint, NamedSharding) else None
@@ -222,7 +235,7 @@ def has_layout_hints(closed: ClosedJaxpr) -> bool:
     """Whether the program asks for a layout itself: a `with_sharding_constraint` anywhere,
     or an output made by a shard_map (see `_layout_hints`)."""
     outs = {v for v in closed.jaxpr.outvars if isinstance(v, Var)}
-    return any(e.primitive.name == "sharding_constraint" or e.primitive is shard_map_p
+    return any(e.primitive is sharding_constraint_p or e.primitive is shard_map_p
                and any(v in outs for v in e.outvars) for e in closed.jaxpr.eqns)
 
 
@@ -274,12 +287,15 @@ def _divides(sharding: Any, shape: tuple[int, ...]) -> bool:
 # ---- the per-device program ----------------------------------------------------------------
 
 # Elementwise primitives besides those batched by `batching.vectorized_batch`.
-_ELEMENTWISE = {"add_any", "select_n", "clamp", "copy", "copy_p"}
-_REDUCE_ACROSS = {"reduce_sum": parallel.psum_p, "reduce_max": parallel.pmax_p,
-                  "reduce_min": parallel.pmin_p}
-_REDUCE_LOCAL = {"reduce_prod", "reduce_and", "reduce_or", "reduce_xor", "argmax", "argmin"}
+_ELEMENTWISE = frozenset((add_any_p, structural.select_n_p, special.clamp_p))
+_REDUCE_ACROSS = {reductions.reduce_sum_p: parallel.psum_p,
+                  reductions.reduce_max_p: parallel.pmax_p,
+                  reductions.reduce_min_p: parallel.pmin_p}
+_REDUCE_LOCAL = frozenset((reductions.reduce_prod_p, reductions.reduce_and_p,
+                           reductions.reduce_or_p, reductions.reduce_xor_p,
+                           reductions.argmax_p, reductions.argmin_p))
 # Primitives that run their own SPMD run: never inside a device's program.
-_NESTED_RUNS = {"shard_map", "xla_pmap"}
+_NESTED_RUNS = frozenset((shard_map_p, xla_pmap_p))
 
 
 class _Partitioner:
@@ -341,29 +357,28 @@ class _Partitioner:
     def eqn(self, eqn: Any, vals: list[Any], names: list[AxisNames]
             ) -> tuple[list[Any], list[AxisNames]]:
         p: Primitive = eqn.primitive
-        name = p.name
-        if eqn.effects or name in _NESTED_RUNS:
+        if eqn.effects or p in _NESTED_RUNS:
             raise _Unpartitionable()
-        if name in ("custom_jvp_call", "custom_vjp_call"):
+        if p is custom_jvp_call_p or p is custom_vjp_call_p:
             # Not differentiated here: the call is its function.
             inner: ClosedJaxpr = eqn.params["call_jaxpr"]
             return self.eval(inner.jaxpr, inner.consts, vals, names)
-        if name == "pjit":
+        if p is pjit_p:
             inner = eqn.params["jaxpr"]
             return self.eval(inner.jaxpr, inner.consts, vals, names)
-        if name == "sharding_constraint":
+        if p is sharding_constraint_p:
             return _constraint(self, eqn, vals, names)
         if not any(names):
             outs = self.bind(p, vals, eqn.params)
-            if name == "broadcast_in_dim" and len(vals) == 1:
+            if p is structural.broadcast_in_dim_p and len(vals) == 1:
                 self.broadcasts[id(outs[0])] = (outs[0], vals[0], eqn.params)
             return outs, [AxisNames()] * len(eqn.outvars)
-        rule = _RULES.get(name)
-        if rule is None and (p in batching.vectorized_primitives or name in _ELEMENTWISE):
+        rule = _RULES.get(p)
+        if rule is None and (p.vectorized or p in _ELEMENTWISE):
             rule = _elementwise
-        if rule is None and name in _REDUCE_ACROSS:
+        if rule is None and p in _REDUCE_ACROSS:
             rule = _reduction
-        if rule is None and name in _REDUCE_LOCAL:
+        if rule is None and p in _REDUCE_LOCAL:
             rule = _local_reduction
         if rule is None:
             raise _Unpartitionable()
@@ -428,10 +443,10 @@ def _passes_sums(eqn: Any, env: dict[Var, tuple[Any, AxisNames]]) -> bool:
     pending = [type(v) is _PendingSum for v, _ in vals]
     if sum(pending) != 1 or eqn.effects:
         return False
-    name = eqn.primitive.name
-    if name in ("transpose", "neg"):
+    p = eqn.primitive
+    if p is structural.transpose_p or p is elementwise.neg_p:
         return True
-    if name == "mul":
+    if p is elementwise.mul_p:
         (other, names), = [x for x, p in zip(vals, pending, strict=True) if not p]
         return not names and not batching.get_aval(other).shape
     return False
@@ -543,7 +558,7 @@ def _reduction(part: _Partitioner, eqn: Any, vals: list[Any], names: list[AxisNa
             out[d - sum(1 for x in reduced if x < d)] = axes
     result = part.bind(eqn.primitive, vals, eqn.params)
     if across:
-        combine = _REDUCE_ACROSS[eqn.primitive.name]
+        combine = _REDUCE_ACROSS[eqn.primitive]
         result = combine.bind(*result, axes=tuple(across), axis_index_groups=None)
     return list(result), [AxisNames.of(out)]
 
@@ -633,12 +648,12 @@ def _constraint(part: _Partitioner, eqn: Any, vals: list[Any], names: list[AxisN
     return [part.local(vals[0], want)], [want]
 
 
-_RULES: dict[str, Rule] = {
-    "broadcast_in_dim": _broadcast_in_dim,
-    "transpose": _transpose,
-    "reshape": _reshape,
-    "squeeze": _squeeze,
-    "dot_general": _dot_general,
+_RULES: dict[Primitive, Rule] = {
+    structural.broadcast_in_dim_p: _broadcast_in_dim,
+    structural.transpose_p: _transpose,
+    structural.reshape_p: _reshape,
+    structural.squeeze_p: _squeeze,
+    dot.dot_general_p: _dot_general,
 }
 
 

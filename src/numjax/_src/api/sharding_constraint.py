@@ -13,7 +13,6 @@ from typing import Any
 
 from numjax._src import traceback_util
 from numjax._src.api.device_put import device_put
-from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.runtime.mesh import Mesh, PartitionSpec, current_mesh
@@ -147,4 +146,4 @@ class _SetText:
         return "set()" if not self.dims else repr(set(self.dims))
 
 
-param_printers[sharding_constraint_p] = _print_params
+sharding_constraint_p.def_param_printer(_print_params)

@@ -15,7 +15,6 @@ from typing import Any
 
 from numjax._src.api.callbacks import _Repr
 from numjax._src.core.effects import debug_effect
-from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
 from numjax._src.runtime.mesh import PartitionSpec, current_mesh
 from numjax._src.runtime.named_sharding import NamedSharding, PositionalSharding
@@ -55,7 +54,7 @@ def _inspect_sharding_kernel_factory(in_avals: Any, *, callback: Callable[..., A
 
 inspect_sharding_p.def_kernel_factory(_inspect_sharding_kernel_factory)
 # Jaxpr text shows the callback by its repr, as JAX prints it.
-param_printers[inspect_sharding_p] = lambda params: {"callback": _Repr(params["callback"])}
+inspect_sharding_p.def_param_printer(lambda params: {"callback": _Repr(params["callback"])})
 
 
 @inspect_sharding_p.def_jvp

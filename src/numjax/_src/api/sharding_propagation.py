@@ -28,6 +28,11 @@ rather than the layout. The rules, checked against JAX in tests/test_sharding_pr
   leading dimension; xs split along it are whole); with_sharding_constraint: its sharding;
   shard_map: its out_specs; anything else (constants, linear algebra, FFTs): whole.
 
+Each rule is its primitive's `sharding_rule(eqn, operand splits, mesh, propagate)`, where
+`propagate(closed_jaxpr, splits)` gives a body's result splits. This module sets the rules of
+lax's primitives and of the calls in one table (they share its helpers, and lax sits below
+this layer); cond, while and scan set theirs in control_flow/, next to their other rules.
+
 An output whose split does not divide its shape is laid out whole (`output_names`), as jit
 lays out JAX's outputs.
 """
@@ -38,14 +43,34 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
+from numjax._src.api.checkpoint import checkpoint_p
+from numjax._src.api.closed_call import closed_call_p
+from numjax._src.api.custom_primitives import custom_jvp_call_p, custom_vjp_call_p
+from numjax._src.api.pjit import pjit_p
 from numjax._src.api.shard_map_p import AxisNames, block_count, shard_map_p
+from numjax._src.api.sharding_constraint import sharding_constraint_p
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
-from numjax._src.interpreters import batching
+from numjax._src.core.trace import Primitive
+from numjax._src.interpreters.ad import add_any_p
+from numjax._src.lax import (
+    convolution,
+    cumulative,
+    dot,
+    dynamic_slicing,
+    gather_scatter,
+    padding,
+    reductions,
+    sorting,
+    special,
+    windowed,
+)
+from numjax._src.lax import structural as st
 from numjax._src.runtime.mesh import Mesh
 from numjax._src.runtime.named_sharding import NamedSharding
 
 Split = dict[int, tuple[Hashable, ...]]
-Rule = Callable[[Any, list[Split], Mesh], list[Split]]
+Propagate = Callable[[ClosedJaxpr, list[Split]], list[Split]]
+Rule = Callable[[Any, list[Split], Mesh, Propagate], list[Split]]
 
 
 def output_names(closed: ClosedJaxpr, in_names: Sequence[AxisNames], mesh: Mesh
@@ -71,9 +96,13 @@ def _eval(jaxpr: Jaxpr, consts: list[Split], args: list[Split], mesh: Mesh) -> l
     def read(a: Any) -> Split:
         return {} if isinstance(a, Literal) else env.get(a, {})
 
+    def propagate(closed: ClosedJaxpr, ins: list[Split]) -> list[Split]:
+        return _eval(closed.jaxpr, [{}] * len(closed.consts), ins, mesh)
+
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
-        outs = _rule_for(eqn)(eqn, ins, mesh) if any(ins) or _makes_splits(eqn) else []
+        outs = (_rule_for(eqn)(eqn, ins, mesh, propagate)
+                if any(ins) or eqn.primitive in _MAKES_SPLITS else [])
         outs = outs or [{}] * len(eqn.outvars)
         for v, s in zip(eqn.outvars, outs, strict=True):
             env[v] = s
@@ -97,28 +126,28 @@ def _merge(splits: Sequence[Split], ndim: int) -> Split:
     return out
 
 
-def _elementwise(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _elementwise(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     ndim = _ndim(eqn.outvars[0])
     same = [s for s, a in zip(ins, eqn.invars, strict=True) if _ndim(a) == ndim]
     return [_merge(same, ndim)] * len(eqn.outvars)
 
 
-def _like_operand(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _like_operand(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     return [dict(ins[0])] * len(eqn.outvars)
 
 
-def _sort(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _sort(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     # JAX's sort partitioner gathers a value split along several dimensions whole.
     merged = _merge(ins, _ndim(eqn.outvars[0]))
     return [merged if len(merged) <= 1 else {}] * len(eqn.outvars)
 
 
-def _slice(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _slice(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     strides = eqn.params.get("strides") or (1,) * _ndim(eqn.invars[0])
     return [{d: axes for d, axes in ins[0].items() if strides[d] == 1}]
 
 
-def _dynamic_slice(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _dynamic_slice(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     # A split dimension cut at a place known only when the program runs is gathered whole
     # first (JAX's partitioner replicates the operand along it), then sliced.
     sizes = eqn.params["slice_sizes"]
@@ -128,14 +157,14 @@ def _dynamic_slice(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
              if sizes[d] == in_shape[d] or isinstance(starts[d], Literal)}]
 
 
-def _broadcast_in_dim(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _broadcast_in_dim(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     dims = eqn.params["broadcast_dimensions"]
     shape = eqn.params["shape"]
     in_shape = eqn.invars[0].aval.shape
     return [{dims[d]: axes for d, axes in ins[0].items() if in_shape[d] == shape[dims[d]]}]
 
 
-def _transpose(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _transpose(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     perm = list(eqn.params["permutation"])
     return [{perm.index(d): axes for d, axes in ins[0].items()}]
 
@@ -146,15 +175,15 @@ def _dropping(dims: Sequence[int], split: Split) -> Split:
             if d not in gone}
 
 
-def _squeeze(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _squeeze(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     return [_dropping(eqn.params["dimensions"], ins[0])]
 
 
-def _reduction(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _reduction(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     return [_dropping(eqn.params["axes"], ins[0])] * len(eqn.outvars)
 
 
-def _dot_general(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _dot_general(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     ls, rs = ins
     lhs_free = [d for d in range(_ndim(eqn.invars[0])) if d not in lc and d not in lb]
@@ -174,7 +203,7 @@ def _dot_general(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
     return [out]
 
 
-def _conv(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _conv(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     """The batch and spatial dimensions split as the input's (each device's window reaching
     into its neighbours' blocks), the output features as the kernel's."""
     if eqn.params["feature_group_count"] != 1 or eqn.params["batch_group_count"] != 1:
@@ -193,7 +222,7 @@ def _conv(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
     return [out]
 
 
-def _gather(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _gather(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     dnums = eqn.params["dimension_numbers"]
     slice_sizes = eqn.params["slice_sizes"]
     operand, indices = ins
@@ -219,7 +248,7 @@ def _gather(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
     return [out]
 
 
-def _reshape(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _reshape(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     """A split dimension keeps its split when the dimensions before it hold as many elements
     before and after the reshape (it is the leading part of the new dimensions it becomes):
     its mesh axes, major first, split the new dimensions from the first on, each new
@@ -264,116 +293,73 @@ def _reshape(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
     return [out]
 
 
-def _constraint(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _constraint(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     sharding = eqn.params["sharding"]
     if isinstance(sharding, NamedSharding) and sharding.mesh == mesh:
         return [{d: axes for d, axes in enumerate(sharding._partitions) if axes}]
     return [dict(ins[0])]
 
 
-def _shard_map(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _shard_map(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     if eqn.params["mesh"] != mesh:
         return []
     return [n.as_dict() for n in eqn.params["out_names"]]
 
 
-def _call(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _call(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     inner = next(eqn.params[k] for k in _CALL_PARAMS if k in eqn.params)
     if isinstance(inner, ClosedJaxpr):
         return _eval(inner.jaxpr, [{}] * len(inner.consts), ins, mesh)
     return _eval(inner, [], ins, mesh)
 
 
-def _closed(closed: ClosedJaxpr, ins: list[Split], mesh: Mesh) -> list[Split]:
-    return _eval(closed.jaxpr, [{}] * len(closed.consts), ins, mesh)
-
-
-def _loop_state(body: Callable[[list[Split]], list[Split]], init: list[Split]) -> list[Split]:
-    """A loop's state laid out as it enters, less what an iteration does not keep (JAX's
-    partitioner gives the state one layout throughout)."""
-    state = init
-    for _ in range(len(init) + 1):
-        out = body(state)
-        kept = [{d: axes for d, axes in s.items() if o.get(d) == axes}
-                for s, o in zip(state, out, strict=True)]
-        if kept == state:
-            break
-        state = kept
-    return state
-
-
-def _cond(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
-    """A branch's results, where every branch lays them out alike (else whole)."""
-    outs = [_closed(b, ins[1:], mesh) for b in eqn.params["branches"]]
-    return [s if all(o[i] == s for o in outs) else {} for i, s in enumerate(outs[0])]
-
-
-def _while(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
-    consts = ins[eqn.params["cond_nconsts"]:][:eqn.params["body_nconsts"]]
-    carry = ins[eqn.params["cond_nconsts"] + eqn.params["body_nconsts"]:]
-    body = eqn.params["body_jaxpr"]
-    return _loop_state(lambda c: _closed(body, [*consts, *c], mesh), carry)
-
-
-def _scan(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
-    """Carries as a loop's state; each iteration reads the xs without their leading
-    (scanned) dimension and writes the ys with one in front, unsplit."""
-    n_consts, n_carry = eqn.params["num_consts"], eqn.params["num_carry"]
-    consts, carry = ins[:n_consts], ins[n_consts:n_consts + n_carry]
-    # xs split along the scanned dimension are gathered whole first (as JAX's partitioner).
-    xs = [{} if 0 in s else {d - 1: axes for d, axes in s.items()}
-          for s in ins[n_consts + n_carry:]]
-    body = eqn.params["jaxpr"]
-    state = _loop_state(lambda c: _closed(body, [*consts, *c, *xs], mesh)[:n_carry], carry)
-    ys = _closed(body, [*consts, *state, *xs], mesh)[n_carry:]
-    return [*state, *({d + 1: axes for d, axes in y.items()} for y in ys)]
-
-
 _CALL_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
-_CALLS = {"pjit", "closed_call", "custom_jvp_call", "custom_vjp_call", "checkpoint"}
+_CALLS = (pjit_p, closed_call_p, custom_jvp_call_p, custom_vjp_call_p, checkpoint_p)
+# Equations that can give a split value without split operands.
+_MAKES_SPLITS = frozenset((*_CALLS, sharding_constraint_p, shard_map_p))
 
-_RULES: dict[str, Rule] = {
-    "broadcast_in_dim": _broadcast_in_dim,
-    "transpose": _transpose,
-    "squeeze": _squeeze,
-    "reshape": _reshape,
-    "slice": _slice,
-    "dot_general": _dot_general,
-    "gather": _gather,
-    "conv_general_dilated": _conv,
-    "sort": _sort,
-    "sharding_constraint": _constraint,
-    "shard_map": _shard_map,
-    **{name: _elementwise for name in ("add_any", "select_n", "clamp", "concatenate")},
-    **{name: _like_operand for name in (
-        "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "rev", "pad", "scatter",
-        "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "dynamic_update_slice",
-        "reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_min")},
-    "dynamic_slice": _dynamic_slice,
-    **{name: _reduction for name in (
-        "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or",
-        "reduce_xor", "argmax", "argmin")},
-    **{name: _call for name in _CALLS},
-    "cond": _cond,
-    "while": _while,
-    "scan": _scan,
+_RULES: dict[Primitive, Rule] = {
+    st.broadcast_in_dim_p: _broadcast_in_dim,
+    st.transpose_p: _transpose,
+    st.squeeze_p: _squeeze,
+    st.reshape_p: _reshape,
+    st.slice_p: _slice,
+    dot.dot_general_p: _dot_general,
+    gather_scatter.gather_p: _gather,
+    convolution.conv_general_dilated_p: _conv,
+    sorting.sort_p: _sort,
+    sharding_constraint_p: _constraint,
+    shard_map_p: _shard_map,
+    **dict.fromkeys((add_any_p, st.select_n_p, special.clamp_p, st.concatenate_p),
+                    _elementwise),
+    **dict.fromkeys((
+        cumulative.cumsum_p, cumulative.cumprod_p, cumulative.cummax_p, cumulative.cummin_p,
+        cumulative.cumlogsumexp_p, st.rev_p, padding.pad_p, gather_scatter.scatter_p,
+        gather_scatter.scatter_add_p, gather_scatter.scatter_mul_p,
+        gather_scatter.scatter_min_p, gather_scatter.scatter_max_p,
+        dynamic_slicing.dynamic_update_slice_p, windowed.reduce_window_p,
+        windowed.reduce_window_sum_p, windowed.reduce_window_max_p,
+        windowed.reduce_window_min_p), _like_operand),
+    dynamic_slicing.dynamic_slice_p: _dynamic_slice,
+    **dict.fromkeys((
+        reductions.reduce_sum_p, reductions.reduce_max_p, reductions.reduce_min_p,
+        reductions.reduce_prod_p, reductions.reduce_and_p, reductions.reduce_or_p,
+        reductions.reduce_xor_p, reductions.argmax_p, reductions.argmin_p), _reduction),
+    **dict.fromkeys(_CALLS, _call),
 }
+for _p, _rule in _RULES.items():
+    _p.sharding_rule = _rule
+del _p, _rule
 
 
-def _makes_splits(eqn: Any) -> bool:
-    """Whether `eqn` can give a split value without split operands."""
-    return eqn.primitive.name in _CALLS or eqn.primitive.name == "sharding_constraint" or \
-        eqn.primitive is shard_map_p
-
-
-def _whole(eqn: Any, ins: list[Split], mesh: Mesh) -> list[Split]:
+def _whole(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
     return []
 
 
 def _rule_for(eqn: Any) -> Rule:
-    rule = _RULES.get(eqn.primitive.name)
+    rule = eqn.primitive.sharding_rule
     if rule is not None:
         return rule
-    if eqn.primitive in batching.vectorized_primitives:
+    if eqn.primitive.vectorized:
         return _elementwise
     return _whole

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src.core import axis_env
-from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, param_printers
+from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace, eval_jaxpr_keeping_sources
@@ -236,4 +236,4 @@ def _print_params(params: dict[str, Any]) -> dict[str, Any]:
     return dict(sorted(params.items()))
 
 
-param_printers[xla_pmap_p] = _print_params
+xla_pmap_p.def_param_printer(_print_params)

@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from numjax._src.compiler import fusion
-from numjax._src.compiler.lowering import broadcast_results, fresh_results
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
 
 
@@ -46,8 +45,8 @@ class Plan:
 def makes_new_buffer(eqn: JaxprEqn) -> bool:
     """Whether `eqn`'s results are always memory of their own, aliasing none of its operands:
     ufunc results with a shape (a 0-d ufunc result may be a NumPy scalar) and the results of
-    `fresh_results` primitives (a matrix product)."""
-    if eqn.primitive in fresh_results:
+    `fresh_result` primitives (a matrix product)."""
+    if eqn.primitive.fresh_result:
         return True
     return fusion.fusable_ufunc(eqn) is not None and bool(eqn.outvars[0].aval.shape)
 
@@ -86,7 +85,7 @@ def plan_buffers(jaxpr: Jaxpr, clusters: dict[int, tuple[int, fusion.Cluster]],
             i += 1
             continue
         ufunc = fusion.fusable_ufunc(eqn)
-        if inline(eqn) or (ufunc is None and eqn.primitive not in fresh_results):
+        if inline(eqn) or (ufunc is None and not eqn.primitive.fresh_result):
             # Kernels may return views of their inputs and inline loops/branches alias them by
             # name: whatever such an equation reads can never be overwritten.
             owned.difference_update(a for a in eqn.invars if isinstance(a, Var))
@@ -172,13 +171,13 @@ def _implicit_broadcasts(jaxpr: Jaxpr, live_out: set[Var],
 
 def broadcast_outputs(jaxpr: Jaxpr) -> set[int]:
     """Positions of `jaxpr`'s outputs that may be broadcast views (zero strides): results of
-    `broadcast_results` primitives, of equations holding jaxprs (a branch or loop body may
+    `broadcast_result` primitives, of equations holding jaxprs (a branch or loop body may
     return one), and views of those. Conservative, as `inputs_reaching_outputs`."""
     views: set[Var] = set()
     for eqn in jaxpr.eqns:
         if makes_new_buffer(eqn):
             continue
-        if (eqn.primitive in broadcast_results or _holds_jaxpr(eqn)
+        if (eqn.primitive.broadcast_result or _holds_jaxpr(eqn)
                 or any(isinstance(a, Var) and a in views for a in eqn.invars)):
             views.update(v for v in eqn.outvars if v.aval.shape)
     return {i for i, a in enumerate(jaxpr.outvars) if isinstance(a, Var) and a in views}

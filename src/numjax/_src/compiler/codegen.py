@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src.compiler import buffers, fusion
-from numjax._src.compiler.lowering import Ufunc, host_callback_primitives
+from numjax._src.compiler.lowering import Ufunc
 from numjax._src.core.jaxpr import (
     ClosedJaxpr,
     DropVar,
@@ -197,12 +197,6 @@ class _Namer:
         return name
 
 
-# Primitives lowered to inline Python control flow around their inlined body jaxprs:
-# primitive -> rule(emitter, eqn, indent, input atom strings, output names). Filled by the
-# control-flow modules.
-inline_lowerings: dict[Any, Callable[..., None]] = {}
-
-
 class Emitter:
     """Writes the generated function: one statement per equation, fused clusters, and inline
     loops/branches whose bodies are emitted the same way."""
@@ -253,7 +247,7 @@ class Emitter:
                     fusion.find_clusters(jaxpr.eqns, live_out, self.fusion_min_size)} \
             if fuse else {}
         plan = buffers.plan_buffers(jaxpr, clusters, donated,
-                                    lambda eqn: eqn.primitive in inline_lowerings)
+                                    lambda eqn: eqn.primitive.inline_lowering is not None)
         if clusters:
             namer.env.update(BLOCK=fusion.BLOCK, run_blocks=fusion.run_blocks)
         i = 0
@@ -279,7 +273,7 @@ class Emitter:
             return
         namer = self.namer
         outs = [("_" if isinstance(v, DropVar) else namer.var(v)) for v in eqn.outvars]
-        rule = inline_lowerings.get(eqn.primitive)
+        rule = eqn.primitive.inline_lowering
         if rule is not None:
             rule(self, eqn, indent, [self.atom(a) for a in eqn.invars], outs)
             return
@@ -293,7 +287,7 @@ class Emitter:
         ufunc = fusion.fusable_ufunc(eqn)
         callee = f"np.{ufunc.__name__}" if ufunc is not None else \
             _callee(eqn.primitive, eqn.params, namer, [a.aval for a in eqn.invars])
-        if eqn.primitive in host_callback_primitives:
+        if eqn.primitive.host_callback:
             self.host_callbacks.append(eqn.params["callback"])
         if eqn.primitive.multiple_results:
             target = ", ".join(outs) + ("," if len(outs) == 1 else "")

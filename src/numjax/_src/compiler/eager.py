@@ -18,7 +18,6 @@ from numjax._src import compiler, config
 from numjax._src.compiler import compile_log
 from numjax._src.compiler.buffers import unshare_results
 from numjax._src.compiler.codegen import check_invalid, rerun_quietly
-from numjax._src.compiler.lowering import broadcast_results, host_callback_primitives
 from numjax._src.core.avals import get_aval
 from numjax._src.core.canonicalize import canonicalize_dtype_handlers
 from numjax._src.core.errors import user_source_line
@@ -50,8 +49,8 @@ class EagerModule:
         if too_big:  # refused at each call, before the kernel runs (as XLA's allocation)
             return EagerExecutable(host_memory.refusing(too_big), self.out_avals,
                                    self.primitive.multiple_results)
-        if self.primitive in broadcast_results:
-            factory = broadcast_results[self.primitive]
+        if self.primitive.broadcast_result:
+            factory = self.primitive.owning_kernel_factory
             if factory is not None:
                 kernel = factory(self.in_avals, **self.params)
             else:
@@ -60,11 +59,11 @@ class EagerModule:
         else:
             kernel = self.primitive.kernel_for(self.in_avals, self.params)
         return EagerExecutable(kernel, self.out_avals, self.primitive.multiple_results,
-                               rerun=self.primitive not in host_callback_primitives)
+                               rerun=not self.primitive.host_callback)
 
     @property
     def host_callbacks(self) -> list[Any]:
-        if self.primitive in host_callback_primitives:
+        if self.primitive.host_callback:
             return [self.params["callback"]]
         return []
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src.compiler.lowering import host_callback_primitives
 from numjax._src.core.jaxpr import (
     ClosedJaxpr,
     DropVar,
@@ -19,16 +18,12 @@ from numjax._src.core.jaxpr import (
     fresh_copy,
 )
 
-# Primitives whose equations hold a call to a jaxpr that can be inlined: `params["jaxpr"]`
-# (pjit) or `params["call_jaxpr"]` (closed_call's ClosedJaxpr, call's open Jaxpr).
-call_primitives: set[Any] = set()
-
 
 def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Replace every call equation (nested jit) by the equations of its jaxpr, recursively.
     The callee's constants become constants of the result; each inlined copy defines fresh
     variables (the callee's jaxpr is cached and shared between calls)."""
-    if not any(e.primitive in call_primitives for e in closed.jaxpr.eqns):
+    if not any(e.primitive.inlinable_call for e in closed.jaxpr.eqns):
         return closed
     constvars = list(closed.jaxpr.constvars)
     consts = list(closed.consts)
@@ -43,7 +38,7 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
 def _inline_into(jaxpr: Jaxpr, renames: dict[Var, Any], out: list[JaxprEqn],
                  constvars: list[Var], consts: list[Any]) -> None:
     for eqn in jaxpr.eqns:
-        if eqn.primitive in call_primitives:
+        if eqn.primitive.inlinable_call:
             closed_inner = eqn.params.get("jaxpr") or eqn.params["call_jaxpr"]
             if isinstance(closed_inner, Jaxpr):  # `call`'s callee: an open jaxpr
                 closed_inner = ClosedJaxpr(closed_inner, [])
@@ -133,23 +128,15 @@ class Producer:
         return self._constvars.get(a)
 
 
-RewriteRule = Callable[[JaxprEqn, Producer], Any]
-# A primitive's rules, tried in the order registered until one rewrites the equation.
-rewrite_rules: dict[Any, list[RewriteRule]] = {}
-
-
-def add_rewrite_rule(primitive: Any, rule: RewriteRule) -> None:
-    """Register `rule` for `primitive`'s equations, after the rules it already has."""
-    rewrite_rules.setdefault(primitive, []).append(rule)
-
 # How many times the equations a rule returns are rewritten again, at most.
 _MAX_REWRITE_DEPTH = 4
 
 
 def rewrite(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Apply `rewrite_rules` to every equation, in nested jaxprs (loop bodies, branches) too,
-    as the compiler rewrites every computation. Runs after constant folding: XLA folds a
-    constant expression before simplifying it (log(exp(100.)) of constants stays inf)."""
+    """Apply each primitive's `rewrites` to every equation, in nested jaxprs (loop bodies,
+    branches) too, as the compiler rewrites every computation. Runs after constant folding:
+    XLA folds a constant expression before simplifying it (log(exp(100.)) of constants stays
+    inf)."""
     jaxpr = _rewrite_jaxpr(closed.jaxpr, dict(zip(closed.jaxpr.constvars, closed.consts,
                                                   strict=True)))
     return closed if jaxpr is closed.jaxpr else ClosedJaxpr(jaxpr, closed.consts)
@@ -169,7 +156,7 @@ def _rewrite_jaxpr(jaxpr: Jaxpr, consts: dict[Var, Any]) -> Jaxpr:
         eqn = _renamed(eqn, renames)
         result = None
         if not eqn.effects and depth <= _MAX_REWRITE_DEPTH:
-            for rule in rewrite_rules.get(eqn.primitive, ()):
+            for rule in eqn.primitive.rewrites:
                 result = rule(eqn, producer)
                 if result is not None:
                     break
@@ -329,7 +316,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
         inputs = [a.val if isinstance(a, Literal) else known.get(a, _MISSING)
                   for a in eqn.invars]
         foldable = (eqn.invars and not eqn.effects and eqn.primitive.impl is not None
-                    and eqn.primitive not in host_callback_primitives
+                    and not eqn.primitive.host_callback
                     and not any(x is _MISSING for x in inputs)
                     and not any(isinstance(p, ClosedJaxpr) for p in eqn.params.values())
                     and all(int(np.prod(v.aval.shape)) <= FOLD_MAX_ELEMENTS

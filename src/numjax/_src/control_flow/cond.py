@@ -395,12 +395,17 @@ def _lower_cond(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str])
             em.lines.append(f"{inner}pass")
 
 
-def _register_lowering() -> None:
-    from numjax._src.compiler import codegen
-    codegen.inline_lowerings[cond_p] = _lower_cond
+cond_p.def_inline_lowering(_lower_cond)
 
 
-_register_lowering()
+def _cond_sharding(eqn: Any, ins: list[Any], mesh: Any, propagate: Any) -> list[Any]:
+    """A branch's results split as every branch splits them (whole where branches differ):
+    jit's layout of a cond's results (api/sharding_propagation.py)."""
+    outs = [propagate(b, ins[1:]) for b in eqn.params["branches"]]
+    return [s if all(o[i] == s for o in outs) else {} for i, s in enumerate(outs[0])]
+
+
+cond_p.sharding_rule = _cond_sharding
 
 
 # ---- platform_dependent --------------------------------------------------------------------

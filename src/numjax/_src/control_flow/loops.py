@@ -945,13 +945,50 @@ def _lower_while(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str]
             em.lines.append(f"{indent}{name} = {value}")
 
 
-def _register_lowerings() -> None:
-    from numjax._src.compiler import codegen
-    codegen.inline_lowerings[scan_p] = _lower_scan
-    codegen.inline_lowerings[while_p] = _lower_while
+scan_p.def_inline_lowering(_lower_scan)
+while_p.def_inline_lowering(_lower_while)
 
 
-_register_lowerings()
+# ---- jit's layout of a loop's results (api/sharding_propagation.py) --------------------------
+
+
+def _loop_state(body: Callable[[list[Any]], list[Any]], init: list[Any]) -> list[Any]:
+    """A loop's state laid out as it enters, less what an iteration does not keep (JAX's
+    partitioner gives the state one layout throughout)."""
+    state = init
+    for _ in range(len(init) + 1):
+        out = body(state)
+        kept = [{d: axes for d, axes in s.items() if o.get(d) == axes}
+                for s, o in zip(state, out, strict=True)]
+        if kept == state:
+            break
+        state = kept
+    return state
+
+
+def _while_sharding(eqn: Any, ins: list[Any], mesh: Any, propagate: Any) -> list[Any]:
+    consts = ins[eqn.params["cond_nconsts"]:][:eqn.params["body_nconsts"]]
+    carry = ins[eqn.params["cond_nconsts"] + eqn.params["body_nconsts"]:]
+    body = eqn.params["body_jaxpr"]
+    return _loop_state(lambda c: propagate(body, [*consts, *c]), carry)
+
+
+def _scan_sharding(eqn: Any, ins: list[Any], mesh: Any, propagate: Any) -> list[Any]:
+    """Carries as a loop's state; each iteration reads the xs without their leading
+    (scanned) dimension and writes the ys with one in front, unsplit."""
+    n_consts, n_carry = eqn.params["num_consts"], eqn.params["num_carry"]
+    consts, carry = ins[:n_consts], ins[n_consts:n_consts + n_carry]
+    # xs split along the scanned dimension are gathered whole first (as JAX's partitioner).
+    xs = [{} if 0 in s else {d - 1: axes for d, axes in s.items()}
+          for s in ins[n_consts + n_carry:]]
+    body = eqn.params["jaxpr"]
+    state = _loop_state(lambda c: propagate(body, [*consts, *c, *xs])[:n_carry], carry)
+    ys = propagate(body, [*consts, *state, *xs])[n_carry:]
+    return [*state, *({d + 1: axes for d, axes in y.items()} for y in ys)]
+
+
+while_p.sharding_rule = _while_sharding
+scan_p.sharding_rule = _scan_sharding
 
 
 # ---- associative_scan ----------------------------------------------------------------------

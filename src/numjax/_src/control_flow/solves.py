@@ -162,12 +162,7 @@ def _lower_linear_solve(em: Any, eqn: Any, indent: str, ins: list[str], outs: li
         em.lines.append(f"{indent}{name} = {value}")
 
 
-def _register_lowering() -> None:
-    from numjax._src.compiler import codegen
-    codegen.inline_lowerings[linear_solve_p] = _lower_linear_solve
-
-
-_register_lowering()
+linear_solve_p.def_inline_lowering(_lower_linear_solve)
 
 
 def _shape_checked(fun: Callable[..., Any], name: str, has_aux: bool, b_flat: Sequence[Any]

@@ -360,10 +360,6 @@ def _pp_params(params: dict[str, Any], context: _NameContext) -> pp.Doc:
     ]))
 
 
-# Primitives that print their params their own way (e.g. jit hides its default options).
-param_printers: dict[Primitive, Callable[[dict[str, Any]], dict[str, Any]]] = {}
-
-
 @dataclass(frozen=True)
 class JaxprPpSettings:
     """What a custom equation printer (`pp_eqn_rules`) may consult, with JAX's field names."""
@@ -397,7 +393,7 @@ def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
     if rule is not None:
         return rule(eqn, context, JaxprPpSettings())
     lhs = _pp_vars(eqn.outvars, context, print_shapes=True)
-    printer = param_printers.get(eqn.primitive)
+    printer = eqn.primitive.param_printer
     params = printer(eqn.params) if printer is not None else dict(sorted(eqn.params.items()))
     # An equation without results (a debug callback) prints without the `=`, as in JAX.
     head = [lhs, pp.text(" = ")] if eqn.outvars else []

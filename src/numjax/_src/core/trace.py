@@ -74,6 +74,46 @@ class Primitive:
     #   (None: one flop per output element when the primitive has a lowering, else none).
     cost: Callable[[Sequence[Any], Sequence[Any], dict[str, Any]], tuple[float, float]] | None \
         = None
+    # - `fresh_result`: the kernel always returns a new buffer aliasing none of its operands (a
+    #   matrix product), which buffer planning may hand to a later `out=` once it is dead;
+    fresh_result = False
+    # - `broadcast_result`: the kernel may return a broadcast view (zero strides). Later steps
+    #   read a view as an array, but an Array owns its memory: eager execution runs
+    #   `owning_kernel_factory` (called as `kernel_for` is) or copies the view, and a program's
+    #   outputs that may be views are copied (set both with `def_broadcast_result`);
+    broadcast_result = False
+    owning_kernel_factory: Callable[..., Callable[..., Any]] | None = None
+    # - `host_callback`: calls `params["callback"]`, a Python function, on the host: a compiled
+    #   module records it among its host callbacks, and it is never evaluated at compile time;
+    host_callback = False
+    # - `inlinable_call`: an equation calls the jaxpr in `params["jaxpr"]` (pjit) or
+    #   `params["call_jaxpr"]`, which the compiler inlines;
+    inlinable_call = False
+    # - `rewrites`: algebraic rewrites of an equation the compiler runs, tried in the order
+    #   declared until one applies; each `rule(eqn, producer)` returns None, an atom replacing
+    #   its output, or equations replacing it (`def_rewrite` adds one);
+    rewrites: tuple[Callable[..., Any], ...] = ()
+    # - `inline_lowering(emitter, eqn, indent, args, outs)`: emits the equation as inline
+    #   Python control flow around its inlined body jaxprs (`def_inline_lowering`).
+    inline_lowering: Callable[..., None] | None = None
+    # Facts transformations and printing read:
+    # - `const_fold`: staging evaluates it at trace time when every operand is a constant;
+    const_fold = False
+    # - `vectorized`: elementwise, so any block of its operands gives that block of its result
+    #   (set by `batching.vectorized_batch`): sharded jit runs it per shard, and sharding
+    #   propagation lays its result out as its operands;
+    vectorized = False
+    # - `collective`: it names a mapped axis (psum, axis_index, ...): its batch rule receives
+    #   the trace as its first argument, to tell whether the axis is that trace's;
+    collective = False
+    # - `param_printer(params) -> params`: the params as a printed jaxpr shows them (jit hides
+    #   its default options; `def_param_printer`);
+    param_printer: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # - `sharding_rule(eqn, operand splits, mesh, propagate) -> result splits`: how jit lays
+    #   out the results of an equation whose operands are split across a mesh (see
+    #   api/sharding_propagation.py; None: laid out whole, or as an elementwise operation's
+    #   when the primitive is vectorized).
+    sharding_rule: Callable[..., Any] | None = None
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -171,6 +211,26 @@ class Primitive:
     def def_partial_eval(self, rule: Callable[..., Any]) -> Callable[..., Any]:
         self.partial_eval = rule
         return rule
+
+    def def_rewrite(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        self.rewrites = (*self.rewrites, rule)
+        return rule
+
+    def def_inline_lowering(self, rule: Callable[..., None]) -> Callable[..., None]:
+        self.inline_lowering = rule
+        return rule
+
+    def def_param_printer(self, rule: Callable[[dict[str, Any]], dict[str, Any]]
+                          ) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        self.param_printer = rule
+        return rule
+
+    def def_broadcast_result(self, owning_kernel_factory: Callable[..., Any] | None = None
+                             ) -> None:
+        """Declare that the kernel may return a broadcast view; `owning_kernel_factory`, if
+        given, builds kernels (as `kernel_for`) whose results own their memory."""
+        self.broadcast_result = True
+        self.owning_kernel_factory = owning_kernel_factory
 
     def declare_undefined(self, rule: str, message: str,
                           error: type[Exception] = TypeError) -> None:

@@ -241,17 +241,21 @@ def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
-def defjvp(primitive: Primitive, *rules: Callable[..., Any] | None) -> None:
+def defjvp(primitive: Primitive, *rules: Callable[..., Any] | None,
+           uses_output: bool = False) -> None:
     """Register a jvp built from one rule per input: `rule(tangent, *primals, **params)` gives
-    that input's contribution to the output tangent (None: the input is not differentiable)."""
+    that input's contribution to the output tangent (None: the input is not differentiable).
+    With `uses_output`, rules read the primal output too, `rule(tangent, ans, *primals,
+    **params)`: d exp x = t * ans reuses exp x rather than computing it again."""
 
     def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
         out = primitive.bind(*primals, **params)
+        args = (out, *primals) if uses_output else primals
         total: Any = None
         for rule, t in zip(rules, tangents, strict=True):
             if rule is None or type(t) is Zero:
                 continue
-            term = rule(t, *primals, **params)
+            term = rule(t, *args, **params)
             total = term if total is None else add_tangents(total, term)
         if total is None:
             total = Zero(tangent_aval(get_aval(out)))
@@ -261,21 +265,17 @@ def defjvp(primitive: Primitive, *rules: Callable[..., Any] | None) -> None:
 
 
 def defjvp2(primitive: Primitive, *rules: Callable[..., Any] | None) -> None:
-    """Like `defjvp`, for rules that reuse the primal output: `rule(t, ans, *primals)`."""
+    """JAX's name for `defjvp(primitive, *rules, uses_output=True)`."""
+    defjvp(primitive, *rules, uses_output=True)
 
-    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
-        out = primitive.bind(*primals, **params)
-        total: Any = None
-        for rule, t in zip(rules, tangents, strict=True):
-            if rule is None or type(t) is Zero:
-                continue
-            term = rule(t, out, *primals, **params)
-            total = term if total is None else add_tangents(total, term)
-        if total is None:
-            total = Zero(tangent_aval(get_aval(out)))
-        return out, total
 
-    primitive.def_jvp(jvp)
+def defbilinear(primitive: Primitive, transpose: Callable[..., Any]) -> None:
+    """A primitive linear in each operand (a product): its tangent is
+    f(tx, y) + f(x, ty), and `transpose(ct, x, y, **params)` gives the cotangent of the operand
+    that is linear (an `UndefinedPrimal`)."""
+    defjvp(primitive, lambda t, x, y, **params: primitive.bind(t, y, **params),
+           lambda t, x, y, **params: primitive.bind(x, t, **params))
+    primitive.def_transpose(transpose)
 
 
 def defjvp_zero(primitive: Primitive) -> None:

@@ -84,7 +84,7 @@ class BatchTrace(Trace):
         if rule is None:
             raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
         with set_current_trace(parent):
-            if primitive in collective_primitives:
+            if primitive.collective:
                 out, out_dim = rule(self, vals, dims, **params)
             else:
                 previous = _rule_axis.trace
@@ -123,13 +123,8 @@ def rule_axis_names() -> tuple[Any, Any]:
     return (None, None) if trace is None else (trace.axis_name, trace.spmd_axis_name)
 
 
-# Collective primitives (psum, axis_index, ...) name an axis; their batch rules receive the
-# trace so they can tell whether the axis is this trace's. Filled by the collectives module.
-collective_primitives: set[Primitive] = set()
-
-
 def _uses_axis(primitive: Primitive, params: dict[str, Any], trace: BatchTrace) -> bool:
-    if primitive not in collective_primitives:
+    if not primitive.collective:
         return False
     names = params.get("axis_name", params.get("axes"))
     if not isinstance(names, tuple):
@@ -258,14 +253,9 @@ def align_dims(args: Sequence[Any], dims: Sequence[int | None]) -> list[Any]:
     return out
 
 
-# The primitives batched by `vectorized_batch`: elementwise, so any block of their operands
-# gives that block of the result (sharded jit runs them per shard).
-vectorized_primitives: set[Primitive] = set()
-
-
 def vectorized_batch(primitive: Primitive) -> Callable[..., tuple[Any, Any]]:
     """The batch rule of an elementwise primitive: align batch axes, apply, batch axis 0."""
-    vectorized_primitives.add(primitive)
+    primitive.vectorized = True
 
     def rule(args: Sequence[Any], dims: Sequence[int | None], **params: Any) -> tuple[Any, Any]:
         if len(args) == 1:

@@ -38,9 +38,6 @@ from numjax._src.core.trace import (
     new_trace,
 )
 
-# Primitives evaluated at trace time when all their operands are constants.
-const_fold_primitives: set[Primitive] = set()
-
 
 class _NameStack(threading.local):
     def __init__(self) -> None:
@@ -276,7 +273,7 @@ class StagingTrace(Trace):
 
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
-        if primitive in const_fold_primitives:
+        if primitive.const_fold:
             # Folded at trace time (e.g. the dtype conversion of a Python scalar, or of a
             # scalar constant of this program), so the jaxpr holds the converted constant
             # rather than an equation; the result is still a value of the program being

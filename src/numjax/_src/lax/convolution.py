@@ -25,7 +25,6 @@ from typing import Any, NamedTuple, Union
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler.lowering import fresh_results
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
@@ -524,19 +523,6 @@ def _conv_transpose_rule(ct: Any, lhs: Any, rhs: Any, **params: Any) -> list[Any
     return result
 
 
-def _conv_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-              ) -> tuple[Any, Any]:
-    lhs, rhs = primals
-    tl, tr = tangents
-    out = conv_general_dilated_p.bind(lhs, rhs, **params)
-    total: Any = Zero(ad.tangent_aval(get_aval(out)))
-    if type(tl) is not Zero:
-        total = ad.add_tangents(total, conv_general_dilated_p.bind(tl, rhs, **params))
-    if type(tr) is not Zero:
-        total = ad.add_tangents(total, conv_general_dilated_p.bind(lhs, tr, **params))
-    return out, total
-
-
 # ---- batching ------------------------------------------------------------------------------
 
 
@@ -615,9 +601,8 @@ def _swap(ndim: int, a: int, b: int) -> Ints:
 
 conv_general_dilated_p.def_impl(_conv_kernel)
 conv_general_dilated_p.def_kernel_factory(_conv_kernel_factory)
-fresh_results.add(conv_general_dilated_p)  # a matmul result, or zeros: never an operand
-conv_general_dilated_p.def_jvp(_conv_jvp)
-conv_general_dilated_p.def_transpose(_conv_transpose_rule)
+conv_general_dilated_p.fresh_result = True  # a matmul result, or zeros: never an operand
+ad.defbilinear(conv_general_dilated_p, _conv_transpose_rule)
 conv_general_dilated_p.def_batch(_conv_batch)
 
 

@@ -12,9 +12,8 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.compiler import passes
-from numjax._src.compiler.lowering import fresh_results
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.jaxpr import JaxprEqn, Var, param_printers
+from numjax._src.core.jaxpr import JaxprEqn, Var
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
@@ -216,19 +215,6 @@ def _dot_general_transpose(ct: Any, lhs: Any, rhs: Any, *,
     return out
 
 
-def _dot_general_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-                     ) -> tuple[Any, Any]:
-    lhs, rhs = primals
-    tl, tr = tangents
-    out = dot_general_p.bind(lhs, rhs, **params)
-    total: Any = Zero(ad.tangent_aval(get_aval(out)))
-    if type(tl) is not Zero:
-        total = ad.add_tangents(total, dot_general_p.bind(tl, rhs, **params))
-    if type(tr) is not Zero:
-        total = ad.add_tangents(total, dot_general_p.bind(lhs, tr, **params))
-    return out, total
-
-
 def _dot_general_batch(args: Sequence[Any], dims: Sequence[Any], *,
                        dimension_numbers: DimensionNumbers, precision: Any,
                        preferred_element_type: Any) -> tuple[Any, Any]:
@@ -270,7 +256,7 @@ class _ListsText(str):
     pass
 
 
-param_printers[dot_general_p] = _dot_general_params
+dot_general_p.def_param_printer(_dot_general_params)
 _SMALL_PRODUCT = 4096  # result elements up to which ndarray.dot's lower call cost wins
 
 
@@ -319,10 +305,9 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
 
 
 dot_general_p.def_kernel_factory(_dot_general_kernel_factory)
-fresh_results.add(dot_general_p)  # every kernel path ends in a new matmul/dot result
+dot_general_p.fresh_result = True  # every kernel path ends in a new matmul/dot result
 dot_general_p.def_impl(_dot_general_kernel)
-dot_general_p.def_jvp(_dot_general_jvp)
-dot_general_p.def_transpose(_dot_general_transpose)
+ad.defbilinear(dot_general_p, _dot_general_transpose)
 dot_general_p.def_batch(_dot_general_batch)
 
 
@@ -398,8 +383,8 @@ def _scaled_product(eqn: JaxprEqn, producer: passes.Producer) -> Any:
             dot.replace(invars=operands, outvars=eqn.outvars)]
 
 
-passes.add_rewrite_rule(st.transpose_p, _transposed_product)
-passes.add_rewrite_rule(ew.mul_p, _scaled_product)
+st.transpose_p.def_rewrite(_transposed_product)
+ew.mul_p.def_rewrite(_scaled_product)
 
 
 class Precision(enum.Enum):

@@ -1,11 +1,12 @@
 """Elementwise primitives: arithmetic, comparisons, logic, transcendental functions.
 
-Each primitive is declared with its NumPy kernel, accepted dtypes and result dtype; its jvp
-follows. Batching (vectorized) and lowering (a fusable ufunc) come from the standard helpers.
+Each primitive is declared with its NumPy kernel, accepted dtypes, result dtype and jvp.
+Batching (vectorized) and lowering (a fusable ufunc) come from the standard helpers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -363,22 +364,102 @@ def _complex_pow(x: Any, y: Any) -> Any:
     return out
 
 
+# ---- helpers of the jvp rules --------------------------------------------------------------
+# Each differentiable primitive below is declared with its jvp: one rule per operand giving
+# that operand's share of the output tangent, rule(t, *primals), or rule(t, ans, *primals)
+# with `uses_output` (the rule reuses the primal output, as JAX's rules for exp and tanh do).
+
+
+def _bcast(t: Array, *operands: Array) -> Array:
+    """`t` broadcast to the shape lax's broadcasting gives `operands`."""
+    return broadcast_to_operands(t, *operands)
+
+
+def _const(x: Array, value: Any) -> Any:
+    """A scalar of `x`'s dtype and weak type, so rules neither promote nor strengthen."""
+    aval = get_aval(x)
+    return _convert_element_type(value, aval.dtype, aval.weak_type)
+
+
+def _balanced_eq(x: Array, z: Array, y: Array) -> Array:
+    """With z = max(x, y) (or min): 1 where z is x alone, 1/2 where it is both (a tie splits
+    the gradient), else 0; written as JAX's rule, (x == z ? 1 : 0) / (y == z ? 2 : 1)."""
+    # Operands are made in JAX's order, so the jaxprs read alike.
+    is_x = eq(x, z)
+    one, zero = full_like(z, 1), full_like(z, 0)
+    numerator = select_n(is_x, zero, one)
+    is_y = eq(y, z)
+    two, one = full_like(z, 2), full_like(z, 1)
+    return div(numerator, select_n(is_y, one, two))
+
+
+def _round_toward_zero(x: Array) -> Array:
+    return select_n(lt(x, _const(x, 0)), floor(x), ceil(x))
+
+
+def _abs_jvp(t: Array, ans: Array, x: Array) -> Array:
+    """JAX's rule: the tangent where x >= 0 (so at +-0 too), its negation elsewhere (NaN
+    included); for complex x, Re(t * conj(x) / |x|) with |x| = 0 read as 1 (so 0 at 0)."""
+    if get_aval(x).dtype.kind == "c":
+        from numjax._src.lax import complex_ops
+        mag = _convert_element_type(ans, get_aval(x).dtype)
+        mag = select_n(eq(mag, full_like(mag, 0)), mag, full_like(mag, 1))
+        return complex_ops.real(mul(t, div(complex_ops.conj(x), mag)))
+    return select_n(ge(x, full_like(x, 0)), neg(t), t)
+
+
+def _pow_jvp_x(t: Array, x: Array, y: Array) -> Array:
+    # d/dx x**y = y * x**(y-1). As JAX, an integer exponent has gradient 0 where y == 0, and
+    # an inexact one has none of that: at x = 0, y = 0.0 the gradient is 0 * 0**-1 = nan.
+    x, y = _bcast(x, x, y), _bcast(y, x, y)
+    x_aval = get_aval(x)
+    if get_aval(y).dtype.kind not in "iu":
+        return mul(t, mul(y, pow(x, sub(y, _const(y, 1)))))
+    # An integer exponent enters the product in x's dtype.
+    y_as_x = _convert_element_type(y, x_aval.dtype, get_aval(y).weak_type)
+    zero = full_like(y_as_x, 0)
+    jac = select_n(eq(y, _const(y, 0)), mul(y_as_x, pow(x, sub(y, _const(y, 1)))), zero)
+    return mul(t, jac)
+
+
+def _pow_jvp_y(t: Array, x: Array, y: Array) -> Array:
+    # d/dy x**y = log(x) * x**y, with log(x) replaced by 0 where x == 0.
+    z = pow(x, y)
+    safe = select_n(eq(x, _const(x, 0)), x, full_like(x, 1))
+    return mul(t, mul(log(safe), z))
+
+
 # ---- arithmetic ----------------------------------------------------------------------------
 
 neg_p = unary("neg", np.negative, NUMERIC)
+ad.linear_jvp(neg_p)
 sign_p = unary("sign", _sign_kernel, NUMERIC)
 floor_p = unary("floor", np.floor, FLOAT)
 ceil_p = unary("ceil", np.ceil, FLOAT)
 is_finite_p = unary("is_finite", np.isfinite, FLOAT, to_bool)
-abs_p = unary("abs", _abs_kernel, SIGNED_OR_FLOAT_OR_COMPLEX, to_real)
-add_p = binary("add", np.add, NUMERIC)
-sub_p = binary("sub", np.subtract, NUMERIC)
-mul_p = binary("mul", np.multiply, NUMERIC)
-div_p = binary("div", _div_kernel, NUMERIC)
-rem_p = binary("rem", _rem_kernel, NUMBER_NOT_COMPLEX)
-max_p = binary("max", _max_kernel, ANY)
-min_p = binary("min", _min_kernel, ANY)
-pow_p = binary("pow", _pow_kernel, FLOAT_OR_COMPLEX)
+abs_p = unary("abs", _abs_kernel, SIGNED_OR_FLOAT_OR_COMPLEX, to_real, jvp=_abs_jvp,
+              uses_output=True)
+add_p = binary("add", np.add, NUMERIC,
+               jvp=(lambda t, x, y: _bcast(t, x, y), lambda t, x, y: _bcast(t, x, y)))
+sub_p = binary("sub", np.subtract, NUMERIC,
+               jvp=(lambda t, x, y: _bcast(t, x, y), lambda t, x, y: neg(_bcast(t, x, y))))
+mul_p = binary("mul", np.multiply, NUMERIC,
+               jvp=(lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t)))
+# d(x/y)/dy = -x * y**-2, multiplied in JAX's order: where the two terms of a quotient's
+# derivative cancel (sinc near 0), the rounding decides the result.
+div_p = binary("div", _div_kernel, NUMERIC,
+               jvp=(lambda t, x, y: div(t, y),
+                    lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))))
+rem_p = binary("rem", _rem_kernel, NUMBER_NOT_COMPLEX,
+               jvp=(lambda t, x, y: _bcast(t, x, y),
+                    lambda t, x, y: mul(neg(t), _round_toward_zero(div(x, y)))))
+max_p = binary("max", _max_kernel, ANY, uses_output=True,
+               jvp=(lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(x, ans, y)),
+                    lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x))))
+min_p = binary("min", _min_kernel, ANY, uses_output=True,
+               jvp=(lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(x, ans, y)),
+                    lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x))))
+pow_p = binary("pow", _pow_kernel, FLOAT_OR_COMPLEX, jvp=(_pow_jvp_x, _pow_jvp_y))
 
 
 @pow_p.def_abstract_eval
@@ -394,32 +475,52 @@ def _pow_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
 
 nextafter_p = binary("nextafter", _nextafter, FLOAT)
-atan2_p = binary("atan2", _atan2_kernel, FLOAT_OR_COMPLEX)
+atan2_p = binary("atan2", _atan2_kernel, FLOAT_OR_COMPLEX,
+                 jvp=(lambda t, x, y: mul(t, div(y, add(square(x), square(y)))),
+                      lambda t, x, y: mul(t, div(neg(x), add(square(x), square(y))))))
 
 # ---- transcendental ------------------------------------------------------------------------
 
-exp_p = unary("exp", _exp_kernel, FLOAT_OR_COMPLEX)
-exp2_p = unary("exp2", _exp2_kernel, FLOAT_OR_COMPLEX)
-log_p = unary("log", np.log, FLOAT_OR_COMPLEX)
-log1p_p = unary("log1p", np.log1p, FLOAT_OR_COMPLEX)
-expm1_p = unary("expm1", np.expm1, FLOAT_OR_COMPLEX)
-tanh_p = unary("tanh", np.tanh, FLOAT_OR_COMPLEX)
-logistic_p = unary("logistic", _logistic, FLOAT_OR_COMPLEX)
-sin_p = unary("sin", np.sin, FLOAT_OR_COMPLEX)
-cos_p = unary("cos", np.cos, FLOAT_OR_COMPLEX)
-tan_p = unary("tan", np.tan, FLOAT_OR_COMPLEX)
-asin_p = unary("asin", np.arcsin, FLOAT_OR_COMPLEX)
-acos_p = unary("acos", np.arccos, FLOAT_OR_COMPLEX)
-atan_p = unary("atan", np.arctan, FLOAT_OR_COMPLEX)
-sinh_p = unary("sinh", np.sinh, FLOAT_OR_COMPLEX)
-cosh_p = unary("cosh", np.cosh, FLOAT_OR_COMPLEX)
-asinh_p = unary("asinh", np.arcsinh, FLOAT_OR_COMPLEX)
-acosh_p = unary("acosh", _acosh_kernel, FLOAT_OR_COMPLEX)
-atanh_p = unary("atanh", np.arctanh, FLOAT_OR_COMPLEX)
-sqrt_p = unary("sqrt", np.sqrt, FLOAT_OR_COMPLEX)
-rsqrt_p = unary("rsqrt", _rsqrt, FLOAT_OR_COMPLEX)
-cbrt_p = unary("cbrt", np.cbrt, FLOAT)
-square_p = unary("square", np.square, NUMERIC)
+exp_p = unary("exp", _exp_kernel, FLOAT_OR_COMPLEX, uses_output=True,
+              jvp=lambda t, ans, x: mul(t, ans))
+exp2_p = unary("exp2", _exp2_kernel, FLOAT_OR_COMPLEX,
+               jvp=lambda t, x: mul(t, mul(exp2(x), _const(x, np.log(2)))))
+log_p = unary("log", np.log, FLOAT_OR_COMPLEX, jvp=lambda t, x: div(t, x))
+log1p_p = unary("log1p", np.log1p, FLOAT_OR_COMPLEX,
+                jvp=lambda t, x: div(t, add(x, _const(x, 1))))
+expm1_p = unary("expm1", np.expm1, FLOAT_OR_COMPLEX,
+                jvp=lambda t, x: mul(t, add(expm1(x), _const(x, 1))))
+# d tanh = (1 + ans)(1 - ans): reuses the output, as JAX's rule does.
+tanh_p = unary("tanh", np.tanh, FLOAT_OR_COMPLEX, uses_output=True,
+               jvp=lambda t, ans, x: mul(add(t, mul(t, ans)), sub(_const(x, 1), ans)))
+logistic_p = unary("logistic", _logistic, FLOAT_OR_COMPLEX, uses_output=True,
+                   jvp=lambda t, ans, x: mul(t, mul(ans, sub(_const(x, 1), ans))))
+sin_p = unary("sin", np.sin, FLOAT_OR_COMPLEX, jvp=lambda t, x: mul(t, cos(x)))
+cos_p = unary("cos", np.cos, FLOAT_OR_COMPLEX, jvp=lambda t, x: neg(mul(t, sin(x))))
+tan_p = unary("tan", np.tan, FLOAT_OR_COMPLEX,
+              jvp=lambda t, x: mul(t, add(_const(x, 1), square(tan(x)))))
+asin_p = unary("asin", np.arcsin, FLOAT_OR_COMPLEX,
+               jvp=lambda t, x: mul(t, rsqrt(sub(_const(x, 1), square(x)))))
+acos_p = unary("acos", np.arccos, FLOAT_OR_COMPLEX,
+               jvp=lambda t, x: neg(mul(t, rsqrt(sub(_const(x, 1), square(x))))))
+atan_p = unary("atan", np.arctan, FLOAT_OR_COMPLEX,
+               jvp=lambda t, x: div(t, add(_const(x, 1), square(x))))
+sinh_p = unary("sinh", np.sinh, FLOAT_OR_COMPLEX, jvp=lambda t, x: mul(t, cosh(x)))
+cosh_p = unary("cosh", np.cosh, FLOAT_OR_COMPLEX, jvp=lambda t, x: mul(t, sinh(x)))
+asinh_p = unary("asinh", np.arcsinh, FLOAT_OR_COMPLEX,
+                jvp=lambda t, x: mul(t, rsqrt(add(square(x), _const(x, 1)))))
+acosh_p = unary("acosh", _acosh_kernel, FLOAT_OR_COMPLEX,
+                jvp=lambda t, x: mul(t, rsqrt(mul(sub(x, _const(x, 1)),
+                                                  add(x, _const(x, 1))))))
+atanh_p = unary("atanh", np.arctanh, FLOAT_OR_COMPLEX,
+                jvp=lambda t, x: div(t, sub(_const(x, 1), square(x))))
+sqrt_p = unary("sqrt", np.sqrt, FLOAT_OR_COMPLEX, uses_output=True,
+               jvp=lambda t, ans, x: div(t, mul(_const(x, 2), ans)))
+rsqrt_p = unary("rsqrt", _rsqrt, FLOAT_OR_COMPLEX,
+                jvp=lambda t, x: mul(t, mul(_const(x, -0.5), div(rsqrt(x), x))))
+cbrt_p = unary("cbrt", np.cbrt, FLOAT,
+               jvp=lambda t, x: mul(t, div(_const(x, 1 / 3), square(cbrt(x)))))
+square_p = unary("square", np.square, NUMERIC, jvp=lambda t, x: mul(t, mul(_const(x, 2), x)))
 
 # Kernels that are not plain ufuncs, but are the given ufunc when every operand's dtype kind
 # is among the listed ones (lax.div truncates integers and divides complex64 as XLA does;
@@ -528,6 +629,9 @@ def _integer_pow_jvp(t: Array, x: Array, *, y: int) -> Array:
         return full_like(t, 0)
     d = mul(_const(x, y), integer_pow(x, y - 1))
     return mul(t, d)
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 
 # ---- wrappers ------------------------------------------------------------------------------
@@ -750,117 +854,6 @@ def shift_right_logical(x: Array, y: Array) -> Array:
     return shift_right_logical_p.bind(x, y)
 
 
-# ---- jvp rules -----------------------------------------------------------------------------
-# Each rule gives one input's contribution to the output tangent: rule(t, *primals).
-
-
-def _bcast(t: Array, *operands: Array) -> Array:
-    """`t` broadcast to the shape lax's broadcasting gives `operands`."""
-    return broadcast_to_operands(t, *operands)
-
-
-ad.linear_jvp(neg_p)
-ad.defjvp(add_p, lambda t, x, y: _bcast(t, x, y), lambda t, x, y: _bcast(t, x, y))
-ad.defjvp(sub_p, lambda t, x, y: _bcast(t, x, y), lambda t, x, y: neg(_bcast(t, x, y)))
-ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
-# d(x/y)/dy = -x * y**-2, multiplied in JAX's order: where the two terms of a quotient's
-# derivative cancel (sinc near 0), the rounding decides the result.
-ad.defjvp(div_p, lambda t, x, y: div(t, y),
-          lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2)))
-ad.defjvp2(max_p,
-           lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(x, ans, y)),
-           lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x)))
-ad.defjvp2(min_p,
-           lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(x, ans, y)),
-           lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x)))
-ad.defjvp(rem_p, lambda t, x, y: _bcast(t, x, y),
-          lambda t, x, y: mul(neg(t), _round_toward_zero(div(x, y))))
-ad.defjvp2(abs_p, lambda t, ans, x: _abs_jvp(t, ans, x))
-ad.defjvp2(exp_p, lambda t, ans, x: mul(t, ans))
-ad.defjvp(exp2_p, lambda t, x: mul(t, mul(exp2(x), _const(x, np.log(2)))))
-ad.defjvp(log_p, lambda t, x: div(t, x))
-ad.defjvp(log1p_p, lambda t, x: div(t, add(x, _const(x, 1))))
-ad.defjvp(expm1_p, lambda t, x: mul(t, add(expm1(x), _const(x, 1))))
-# d tanh = (1 + ans)(1 - ans): reuses the output, as JAX's rule does.
-ad.defjvp2(tanh_p, lambda t, ans, x: mul(add(t, mul(t, ans)), sub(_const(x, 1), ans)))
-ad.defjvp2(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(_const(x, 1), ans))))
-ad.defjvp(sin_p, lambda t, x: mul(t, cos(x)))
-ad.defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
-ad.defjvp(tan_p, lambda t, x: mul(t, add(_const(x, 1), square(tan(x)))))
-ad.defjvp(asin_p, lambda t, x: mul(t, rsqrt(sub(_const(x, 1), square(x)))))
-ad.defjvp(acos_p, lambda t, x: neg(mul(t, rsqrt(sub(_const(x, 1), square(x))))))
-ad.defjvp(atan_p, lambda t, x: div(t, add(_const(x, 1), square(x))))
-ad.defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
-ad.defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
-ad.defjvp(asinh_p, lambda t, x: mul(t, rsqrt(add(square(x), _const(x, 1)))))
-ad.defjvp(acosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, _const(x, 1)),
-                                                  add(x, _const(x, 1))))))
-ad.defjvp(atanh_p, lambda t, x: div(t, sub(_const(x, 1), square(x))))
-ad.defjvp2(sqrt_p, lambda t, ans, x: div(t, mul(_const(x, 2), ans)))
-ad.defjvp(rsqrt_p, lambda t, x: mul(t, mul(_const(x, -0.5), div(rsqrt(x), x))))
-ad.defjvp(cbrt_p, lambda t, x: mul(t, div(_const(x, 1 / 3), square(cbrt(x)))))
-ad.defjvp(square_p, lambda t, x: mul(t, mul(_const(x, 2), x)))
-ad.defjvp(atan2_p,
-          lambda t, x, y: mul(t, div(y, add(square(x), square(y)))),
-          lambda t, x, y: mul(t, div(neg(x), add(square(x), square(y)))))
-ad.defjvp(integer_pow_p, _integer_pow_jvp)
-ad.defjvp(pow_p, lambda t, x, y: _pow_jvp_x(t, x, y), lambda t, x, y: _pow_jvp_y(t, x, y))
-
-
-def _const(x: Array, value: Any) -> Any:
-    """A scalar of `x`'s dtype and weak type, so rules neither promote nor strengthen."""
-    aval = get_aval(x)
-    return _convert_element_type(value, aval.dtype, aval.weak_type)
-
-
-def _balanced_eq(x: Array, z: Array, y: Array) -> Array:
-    """With z = max(x, y) (or min): 1 where z is x alone, 1/2 where it is both (a tie splits
-    the gradient), else 0; written as JAX's rule, (x == z ? 1 : 0) / (y == z ? 2 : 1)."""
-    # Operands are made in JAX's order, so the jaxprs read alike.
-    is_x = eq(x, z)
-    one, zero = full_like(z, 1), full_like(z, 0)
-    numerator = select_n(is_x, zero, one)
-    is_y = eq(y, z)
-    two, one = full_like(z, 2), full_like(z, 1)
-    return div(numerator, select_n(is_y, one, two))
-
-
-def _round_toward_zero(x: Array) -> Array:
-    return select_n(lt(x, _const(x, 0)), floor(x), ceil(x))
-
-
-def _abs_jvp(t: Array, ans: Array, x: Array) -> Array:
-    """JAX's rule: the tangent where x >= 0 (so at +-0 too), its negation elsewhere (NaN
-    included); for complex x, Re(t * conj(x) / |x|) with |x| = 0 read as 1 (so 0 at 0)."""
-    if get_aval(x).dtype.kind == "c":
-        from numjax._src.lax import complex_ops
-        mag = _convert_element_type(ans, get_aval(x).dtype)
-        mag = select_n(eq(mag, full_like(mag, 0)), mag, full_like(mag, 1))
-        return complex_ops.real(mul(t, div(complex_ops.conj(x), mag)))
-    return select_n(ge(x, full_like(x, 0)), neg(t), t)
-
-
-def _pow_jvp_x(t: Array, x: Array, y: Array) -> Array:
-    # d/dx x**y = y * x**(y-1). As JAX, an integer exponent has gradient 0 where y == 0, and
-    # an inexact one has none of that: at x = 0, y = 0.0 the gradient is 0 * 0**-1 = nan.
-    x, y = _bcast(x, x, y), _bcast(y, x, y)
-    x_aval = get_aval(x)
-    if get_aval(y).dtype.kind not in "iu":
-        return mul(t, mul(y, pow(x, sub(y, _const(y, 1)))))
-    # An integer exponent enters the product in x's dtype.
-    y_as_x = _convert_element_type(y, x_aval.dtype, get_aval(y).weak_type)
-    zero = full_like(y_as_x, 0)
-    jac = select_n(eq(y, _const(y, 0)), mul(y_as_x, pow(x, sub(y, _const(y, 1)))), zero)
-    return mul(t, jac)
-
-
-def _pow_jvp_y(t: Array, x: Array, y: Array) -> Array:
-    # d/dy x**y = log(x) * x**y, with log(x) replaced by 0 where x == 0.
-    z = pow(x, y)
-    safe = select_n(eq(x, _const(x, 0)), x, full_like(x, 1))
-    return mul(t, mul(log(safe), z))
-
-
 # ---- transpose rules of the linear ones ----------------------------------------------------
 
 
@@ -980,7 +973,7 @@ def _literal(value: Any, aval: ShapedArray) -> Literal:
 # change x, JAX's jitted results keep it: (inf + 0j) * 1 is inf + 0j (eagerly inf + nan j, as
 # inf * 0 is NaN), `-0.0 + 0` is -0.0 (eagerly +0.0); `x * ones` is x broadcast. The
 # operation stays where it changes x's weak type.
-def _neutral_operand(neutral: int, sides: tuple[int, ...]) -> passes.RewriteRule:
+def _neutral_operand(neutral: int, sides: tuple[int, ...]) -> Callable[[Any, passes.Producer], Any]:
     def rule(eqn: Any, producer: passes.Producer) -> Any:
         out = eqn.outvars[0]
         for k in sides:
@@ -1000,8 +993,8 @@ def _neutral_operand(neutral: int, sides: tuple[int, ...]) -> passes.RewriteRule
     return rule
 
 
-passes.add_rewrite_rule(mul_p, _neutral_operand(1, (0, 1)))
-passes.add_rewrite_rule(div_p, _neutral_operand(1, (1,)))
-passes.add_rewrite_rule(add_p, _neutral_operand(0, (0, 1)))
-passes.add_rewrite_rule(log_p, _log_rewrite)
-passes.add_rewrite_rule(div_p, _div_rewrite)
+mul_p.def_rewrite(_neutral_operand(1, (0, 1)))
+div_p.def_rewrite(_neutral_operand(1, (1,)))
+add_p.def_rewrite(_neutral_operand(0, (0, 1)))
+log_p.def_rewrite(_log_rewrite)
+div_p.def_rewrite(_div_rewrite)

@@ -17,7 +17,6 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, aval_handlers, check_args_abstractify, get_aval
-from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
@@ -190,7 +189,7 @@ def _fft_params(params: dict[str, Any]) -> dict[str, Any]:
             "fft_type": _ParamText(f"jaxlib.xla_extension.FftType.{params['fft_type'].name}")}
 
 
-param_printers[fft_p] = _fft_params
+fft_p.def_param_printer(_fft_params)
 
 
 def _fft_type(fft_type: Any) -> FftType:

@@ -366,7 +366,7 @@ def _triangular_solve_batch(args: Sequence[Any], dims: Sequence[Any], **params: 
 
 
 triangular_solve_p.def_impl(_triangular_solve_kernel)
-ad.defjvp2(triangular_solve_p, _triangular_solve_jvp_a, _triangular_solve_jvp_b)
+ad.defjvp(triangular_solve_p, _triangular_solve_jvp_a, _triangular_solve_jvp_b, uses_output=True)
 triangular_solve_p.def_transpose(_triangular_solve_transpose)
 triangular_solve_p.def_batch(_triangular_solve_batch)
 

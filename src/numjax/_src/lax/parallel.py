@@ -21,7 +21,6 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core import axis_env
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.jaxpr import param_printers
 from numjax._src.core.trace import Primitive, Tracer, current_trace, ensure_compile_time_eval
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import dot, reductions
@@ -131,7 +130,7 @@ def _context(primitive: str, names: Sequence[Any]) -> spmd.SpmdContext:
 def _collective(name: str, multiple: bool = False) -> Primitive:
     p = Primitive(name)
     p.multiple_results = multiple
-    batching.collective_primitives.add(p)
+    p.collective = True
     return p
 
 
@@ -862,4 +861,4 @@ def _hide_axis_size(params: dict[str, Any]) -> dict[str, Any]:
     return dict(sorted((k, v) for k, v in params.items() if k != "axis_size"))
 
 
-param_printers[all_to_all_p] = _hide_axis_size
+all_to_all_p.def_param_printer(_hide_axis_size)

@@ -12,7 +12,7 @@ from numjax._src import dtypes
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray
 from numjax._src.core.trace import Primitive
-from numjax._src.interpreters import batching
+from numjax._src.interpreters import ad, batching
 
 # Dtype classes accepted by elementwise primitives, as JAX names them in its errors.
 _BOOL = (np.bool_,)
@@ -174,13 +174,27 @@ def elementwise_primitive(name: str, kernel: Callable[..., Any],
 
 
 def unary(name: str, kernel: Callable[..., Any], accepted: Sequence[type],
-          result_dtype: Callable[[np.dtype], Any] | None = None) -> Primitive:
-    return elementwise_primitive(name, kernel, [accepted], result_dtype)
+          result_dtype: Callable[[np.dtype], Any] | None = None, *,
+          jvp: Callable[..., Any] | None = None, uses_output: bool = False) -> Primitive:
+    """A standard elementwise primitive of one operand; `jvp`, if given, is its derivative
+    rule as `ad.defjvp` takes it (`rule(t, x)`, or `rule(t, ans, x)` with `uses_output`)."""
+    p = elementwise_primitive(name, kernel, [accepted], result_dtype)
+    if jvp is not None:
+        ad.defjvp(p, jvp, uses_output=uses_output)
+    return p
 
 
 def binary(name: str, kernel: Callable[..., Any], accepted: Sequence[type],
-           result_dtype: Callable[[np.dtype], Any] | None = None) -> Primitive:
-    return elementwise_primitive(name, kernel, [accepted, accepted], result_dtype)
+           result_dtype: Callable[[np.dtype], Any] | None = None, *,
+           jvp: tuple[Callable[..., Any] | None, Callable[..., Any] | None] | None = None,
+           uses_output: bool = False) -> Primitive:
+    """A standard elementwise primitive of two operands; `jvp`, if given, is its derivative
+    rules, one per operand, as `ad.defjvp` takes them (`rule(t, x, y)`, or
+    `rule(t, ans, x, y)` with `uses_output`)."""
+    p = elementwise_primitive(name, kernel, [accepted, accepted], result_dtype)
+    if jvp is not None:
+        ad.defjvp(p, *jvp, uses_output=uses_output)
+    return p
 
 
 def to_bool(dtype: np.dtype) -> np.dtype:

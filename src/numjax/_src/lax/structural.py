@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler.lowering import broadcast_results, ufunc_lowering
+from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import EvalTrace, Primitive, Tracer, current_trace, operand_aval
-from numjax._src.interpreters import ad, batching, staging
+from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.runtime import host_memory, transfer_guard
@@ -122,7 +122,7 @@ convert_element_type_p.def_transpose(_convert_transpose)
 convert_element_type_p.def_batch(batching.vectorized_batch(convert_element_type_p))
 convert_element_type_p.def_lowering(ufunc_lowering(_convert_kernel))
 convert_element_type_p.is_identity = lambda params, aval: True  # same dtype: a no-op
-staging.const_fold_primitives.add(convert_element_type_p)
+convert_element_type_p.const_fold = True
 
 
 def convert_element_type(operand: Array, new_dtype: Any) -> Array:
@@ -274,7 +274,7 @@ def _broadcast_in_dim_owning(in_avals: Any, *, shape: Shape, broadcast_dimension
     return lambda x: host_memory.broadcast(np.asarray(x).reshape(rank), shape)
 
 
-broadcast_results[broadcast_in_dim_p] = _broadcast_in_dim_owning
+broadcast_in_dim_p.def_broadcast_result(_broadcast_in_dim_owning)
 ad.linear_jvp(broadcast_in_dim_p)
 broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
 broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
@@ -757,7 +757,7 @@ def _select_n_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]
 
 
 select_n_p.def_impl(_select_n_kernel)
-broadcast_results[select_n_p] = None  # one case broadcast to the predicate's shape
+select_n_p.def_broadcast_result()  # one case broadcast to the predicate's shape
 select_n_p.def_jvp(_select_n_jvp)
 select_n_p.def_transpose(_select_n_transpose)
 select_n_p.def_batch(_select_n_batch)
@@ -805,7 +805,7 @@ def _iota_abstract_eval(*, dtype: np.dtype, shape: Shape, dimension: int) -> Sha
 
 
 iota_p.def_impl(_iota_kernel)
-broadcast_results[iota_p] = None  # a ramp broadcast along the other axes
+iota_p.def_broadcast_result()  # a ramp broadcast along the other axes
 
 
 def iota(dtype: Any, size: int) -> Array:
