@@ -74,6 +74,10 @@ class Primitive:
     #   (None: one flop per output element when the primitive has a lowering, else none).
     cost: Callable[[Sequence[Any], Sequence[Any], dict[str, Any]], tuple[float, float]] | None \
         = None
+    # - `native`: its rule in the native tier (`compiler/native.py`: a function writing numba
+    #   source, or an `ElementRule` or `ControlRule`); None keeps programs using it on the
+    #   NumPy tier.
+    native: Any = None
 
     def __init__(self, name: str) -> None:
         self.name = name
