@@ -451,6 +451,21 @@ def test_unsupported_primitive_falls_back() -> None:
 
 
 @needs_numba
+def test_the_rule_is_the_primitives_native_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The native tier reads each equation's rule off its primitive (`Primitive.native`, set
+    where the primitive is defined): without one, the program stays on the NumPy tier."""
+    x = _operand("float32", (12,))
+    f = lambda x: lax.fori_loop(0, 3, lambda i, c: lax.sin(c) * 2.0, x)
+    assert native_tier.is_native(_executable(_compiled(f, (x,), "force")))
+    monkeypatch.setattr(lax.sin_p, "native", None)
+    jax.clear_caches()
+    compiled = _compiled(f, (x,), "force")
+    assert not native_tier.is_native(_executable(compiled))
+    with pytest.raises(native.Unsupported, match="sin"):
+        native.lower(jax.make_jaxpr(f)(x))
+
+
+@needs_numba
 def test_recompiling_a_program_reuses_its_native_module() -> None:
     # The same source again (the jit caches cleared): the loaded module's compiled function
     # serves it.

@@ -1,9 +1,12 @@
-"""Native lowering rules for shapes, reductions, products, control flow and threefry. Every
-array a rule makes is C-contiguous (slices and transposes are copied), so later reshapes are
-views and loop carries keep one numba type."""
+"""Native lowering rules for shapes, reductions, products, control flow and threefry, set as
+`Primitive.native` by the modules defining those primitives. On small arrays (held element by
+element) shape operations are renamings of the elements, done by NumPy on an object array of
+their names (`element_grid`). Every array a rule makes is C-contiguous (slices and transposes
+are copied), so later reshapes are views and loop carries keep one numba type."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -24,7 +27,6 @@ from numjax._src.compiler.native import (
     is_scalar,
     is_small,
     literal_text,
-    rules,
 )
 
 Rule = Callable[[Emitter, Any, str, list[str], list[str]], None]
@@ -48,23 +50,14 @@ class _Structural(ElementRule):
         return self.elements_fn(em, eqn, indent, ins)
 
 
-def rule(*names: str, elements: Elements | None = None) -> Callable[[Rule], Rule]:
-    """Register the decorated function as the native rule of the primitives `names` (with
-    `elements`, also element by element on small arrays)."""
-    def register(fn: Rule) -> Rule:
-        for name in names:
-            rules[name] = fn if elements is None else _Structural(fn, elements)
-        return fn
-    return register
+def structural(elements: Elements) -> Callable[[Rule], _Structural]:
+    """The decorated rule on arrays, with `elements` for small arrays."""
+    return lambda fn: _Structural(fn, elements)
 
 
-def control(*names: str) -> Callable[[Callable[..., list[Value]]], Any]:
-    """Register the decorated function as the `ControlRule` of the primitives `names`."""
-    def register(fn: Callable[..., list[Value]]) -> Any:
-        for name in names:
-            rules[name] = ControlRule(fn)
-        return fn
-    return register
+def control(loops: bool = False) -> Callable[[Callable[..., list[Value]]], ControlRule]:
+    """The decorated function as a `ControlRule`."""
+    return lambda fn: ControlRule(fn, loops)
 
 
 def _grid(ins: list[list[str]], eqn: Any, i: int = 0) -> np.ndarray:
@@ -90,21 +83,33 @@ def _reshaped(em: Emitter, a: Any, text: str, shape: tuple[int, ...]) -> str:
     return f"{text}.reshape({shape})"
 
 
-def _reshape_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
+def _squeeze_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
                       ) -> list[list[str]]:
-    if eqn.primitive.name == "reshape" and eqn.params.get("dimensions") not in (
-            None, tuple(range(len(_shape(eqn.invars[0]))))):
-        raise Unsupported("reshape with dimensions")
     return [_flat(_grid(ins, eqn))]  # C order is kept
 
 
-@rule("reshape", "squeeze", "expand_dims", elements=_reshape_elements)
-def _reshape(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
-    if eqn.primitive.name == "reshape" and eqn.params.get("dimensions") not in (
-            None, tuple(range(len(_shape(eqn.invars[0]))))):
-        raise Unsupported("reshape with dimensions")
+@structural(_squeeze_elements)
+def squeeze_rule(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+    """A reshape keeping the elements' C order (squeeze; reshape without `dimensions`)."""
     shape = _shape(eqn.outvars[0])
     em.lines.append(f"{indent}{outs[0]} = {_reshaped(em, eqn.invars[0], ins[0], shape)}")
+
+
+def _check_dimensions(eqn: Any) -> None:
+    if eqn.params.get("dimensions") not in (None, tuple(range(len(_shape(eqn.invars[0]))))):
+        raise Unsupported("reshape with dimensions")
+
+
+def _reshape_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
+                      ) -> list[list[str]]:
+    _check_dimensions(eqn)
+    return _squeeze_elements(em, eqn, indent, ins)
+
+
+@structural(_reshape_elements)
+def reshape_rule(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+    _check_dimensions(eqn)
+    squeeze_rule(em, eqn, indent, ins, outs)
 
 
 def _broadcast_in_dim(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]
@@ -153,7 +158,7 @@ class _Broadcast(Elementwise):
         return [_flat(np.broadcast_to(_grid(ins, eqn).reshape(expanded), shape))]
 
 
-rules["broadcast_in_dim"] = _Broadcast()
+broadcast_in_dim_rule = _Broadcast()
 
 
 def _transpose_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
@@ -161,8 +166,9 @@ def _transpose_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
     return [_flat(np.transpose(_grid(ins, eqn), tuple(eqn.params["permutation"])))]
 
 
-@rule("transpose", elements=_transpose_elements)
-def _transpose(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+@structural(_transpose_elements)
+def transpose_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
+                   outs: list[str]) -> None:
     perm = tuple(eqn.params["permutation"])
     if perm == tuple(range(len(perm))):
         em.lines.append(f"{indent}{outs[0]} = {ins[0]}")
@@ -187,17 +193,6 @@ def _as_matrix(em: Emitter, a: Any, text: str, rows: list[int], cols: list[int],
     return name, m, k
 
 
-_REDUCERS = {
-    "reduce_sum": ("{acc} + {x}", 0),
-    "reduce_prod": ("{acc} * {x}", 1),
-    "reduce_max": ("({acc} if ({acc} >= {x} or {acc} != {acc}) else {x})", "lowest"),
-    "reduce_min": ("({acc} if ({acc} <= {x} or {acc} != {acc}) else {x})", "highest"),
-    # Bitwise on integers, logical on booleans (& and | on numba booleans stay booleans).
-    "reduce_and": ("({acc} & {x})", "all_ones"),
-    "reduce_or": ("({acc} | {x})", 0),
-}
-
-
 def _identity(dtype: np.dtype, init: Any) -> str:
     if init == "all_ones":
         init = True if dtype.kind == "b" else (-1 if dtype.kind == "i" else np.iinfo(dtype).max)
@@ -210,7 +205,8 @@ def _identity(dtype: np.dtype, init: Any) -> str:
     return literal_text(init, dtype)
 
 
-def _reduction(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+def _reduction(combine: str, init: Any, em: Emitter, eqn: Any, indent: str, ins: list[str],
+               outs: list[str]) -> None:
     x, out = eqn.invars[0], eqn.outvars[0]
     axes = sorted(eqn.params["axes"])
     dtype = np.dtype(out.aval.dtype)
@@ -219,7 +215,6 @@ def _reduction(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[st
         return
     kept = [d for d in range(len(_shape(x))) if d not in axes]
     mat, k, r = _as_matrix(em, x, ins[0], kept, axes, indent)
-    combine, init = _REDUCERS[eqn.primitive.name]
     acc, buf, i, j = em.fresh("acc"), em.fresh("red"), em.fresh("k"), em.fresh("j")
     step = cast(dtype, combine.format(acc=acc, x=f"{mat}[{i}, {j}]"))
     em.lines += [f"{indent}{buf} = np.empty({k}, {dtype_name(dtype)})",
@@ -235,23 +230,30 @@ def _reshaped_buffer(buf: str, shape: tuple[int, ...]) -> str:
     return f"{buf}[0]" if not shape else f"{buf}.reshape({shape})"
 
 
-def _identity_of(init: Any) -> Any:
-    return lambda dtype: _identity(dtype, init)
+def _reducer(combine: str, init: Any) -> Reduction:
+    """A reduction combining `acc` and `x` as `combine` says, from `init` (a value, or
+    "lowest", "highest", "all_ones" of the dtype)."""
+    return Reduction(combine, lambda dtype: _identity(dtype, init),
+                     functools.partial(_reduction, combine, init))
 
 
-for _name, (_combine, _init) in _REDUCERS.items():
-    rules[_name] = Reduction(_combine, _identity_of(_init), _reduction)
+reduce_sum_rule = _reducer("{acc} + {x}", 0)
+reduce_prod_rule = _reducer("{acc} * {x}", 1)
+reduce_max_rule = _reducer("({acc} if ({acc} >= {x} or {acc} != {acc}) else {x})", "lowest")
+reduce_min_rule = _reducer("({acc} if ({acc} <= {x} or {acc} != {acc}) else {x})", "highest")
+# Bitwise on integers, logical on booleans (& and | on numba booleans stay booleans).
+reduce_and_rule = _reducer("({acc} & {x})", "all_ones")
+reduce_or_rule = _reducer("({acc} | {x})", 0)
 
 
-@rule("argmax", "argmin")
-def _argmax(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+def _arg_extremum(better: str, em: Emitter, eqn: Any, indent: str, ins: list[str],
+                  outs: list[str]) -> None:
     x, out = eqn.invars[0], eqn.outvars[0]
     axes = list(eqn.params["axes"])
     if is_scalar(x) or len(axes) != 1 or _shape(x)[axes[0]] == 0:
         raise Unsupported("this argmax")
     kept = [d for d in range(len(_shape(x))) if d != axes[0]]
     mat, k, r = _as_matrix(em, x, ins[0], kept, axes, indent)
-    better = ">" if eqn.primitive.name == "argmax" else "<"
     best, idx, buf = em.fresh("best"), em.fresh("idx"), em.fresh("arg")
     i, j = em.fresh("k"), em.fresh("j")
     # The first NaN wins, else the first extremum (NumPy's and XLA's choice).
@@ -268,6 +270,10 @@ def _argmax(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str])
                  f"{indent}            {idx} = {j}",
                  f"{indent}    {buf}[{i}] = {idx}",
                  f"{indent}{outs[0]} = {_reshaped_buffer(buf, _shape(out))}"]
+
+
+argmax_rule = functools.partial(_arg_extremum, ">")
+argmin_rule = functools.partial(_arg_extremum, "<")
 
 
 # Multiply-adds from which a native product calls BLAS rather than its own loops. Measured
@@ -301,8 +307,9 @@ def _dot_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
     return [out]
 
 
-@rule("dot_general", elements=_dot_elements)
-def _dot_general(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+@structural(_dot_elements)
+def dot_general_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
+                     outs: list[str]) -> None:
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     if lb or rb:
         raise Unsupported("dot_general with batch dimensions")
@@ -320,8 +327,8 @@ def _dot_general(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[
         # Floating-point products large enough to pay for the call go to BLAS (numba's
         # np.dot: the GEMM of SciPy's BLAS, so within float tolerance of the NumPy tier). A
         # vector times a matrix (m == 1) stays a loop: it streams the matrix once, as BLAS
-        # would, without the call and its allocations (RNN step, 1x64 @ 64x64: 0.57 ms ->
-        # 0.19 ms of CPU per 1000 steps).
+        # would, without the call and its allocations (a 1000-step RNN scan, 1x64 @ 64x64
+        # per step: 0.57 ms -> 0.27-0.33 ms of CPU).
         em.lines.append(f"{indent}{buf} = np.dot({a}, {b}).reshape({m * n})")
     else:
         _product_loops(em, dtype, a, b, buf, m, k, n, indent)
@@ -373,8 +380,9 @@ def _iota_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
     return [[literal_text(idx[dim], eqn.params["dtype"]) for idx in np.ndindex(*shape)]]
 
 
-@rule("iota", elements=_iota_elements)
-def _iota(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+@structural(_iota_elements)
+def iota_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
+              outs: list[str]) -> None:
     shape, dim = tuple(eqn.params["shape"]), eqn.params["dimension"]
     dtype = dtype_name(eqn.params["dtype"])
     line = f"np.arange({shape[dim]}).astype({dtype})"
@@ -392,8 +400,9 @@ def _slice_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
     return [_flat(_grid(ins, eqn)[index])]
 
 
-@rule("slice", elements=_slice_elements)
-def _slice(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+@structural(_slice_elements)
+def slice_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
+               outs: list[str]) -> None:
     starts, limits = eqn.params["start_indices"], eqn.params["limit_indices"]
     strides = eqn.params["strides"] or (1,) * len(starts)
     shape = _shape(eqn.invars[0])
@@ -416,9 +425,8 @@ def _clamped_starts(em: Emitter, idx: list[str], shape: tuple[int, ...],
     return names
 
 
-@rule("dynamic_slice")
-def _dynamic_slice(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]
-                   ) -> None:
+def dynamic_slice_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
+                       outs: list[str]) -> None:
     x = eqn.invars[0]
     sizes = tuple(eqn.params["slice_sizes"])
     if len(eqn.invars) != 1 + len(sizes) or is_scalar(x):
@@ -431,9 +439,8 @@ def _dynamic_slice(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: lis
     em.lines.append(f"{indent}{outs[0]} = {ins[0]}[{index},].copy()")
 
 
-@rule("dynamic_update_slice")
-def _dynamic_update_slice(em: Emitter, eqn: Any, indent: str, ins: list[str],
-                          outs: list[str]) -> None:
+def dynamic_update_slice_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
+                              outs: list[str]) -> None:
     x, update = eqn.invars[:2]
     if is_scalar(x):
         em.lines.append(f"{indent}{outs[0]} = {ins[1]}")
@@ -451,8 +458,9 @@ def _concatenate_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str
     return [_flat(np.concatenate(grids, axis=eqn.params["dimension"]))]
 
 
-@rule("concatenate", elements=_concatenate_elements)
-def _concatenate(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+@structural(_concatenate_elements)
+def concatenate_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
+                     outs: list[str]) -> None:
     if len(ins) == 1:
         em.lines.append(f"{indent}{outs[0]} = {ins[0]}")
         return
@@ -475,8 +483,9 @@ def _bitcast_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
     return [[f"bitcast_{dst.name}({x})" for x in ins[0]]]
 
 
-@rule("bitcast_convert_type", elements=_bitcast_elements)
-def _bitcast(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+@structural(_bitcast_elements)
+def bitcast_convert_type_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
+                              outs: list[str]) -> None:
     x = eqn.invars[0]
     dst = _bitcast_target(em, eqn)
     if is_scalar(x):  # a register reinterpreted (native_helpers), no array
@@ -499,8 +508,9 @@ def _threefry_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
     return [out1, out2]
 
 
-@rule("threefry2x32", elements=_threefry_elements)
-def _threefry(em: Emitter, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
+@structural(_threefry_elements)
+def threefry2x32_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
+                      outs: list[str]) -> None:
     em.helpers.add("threefry_pair")
     shape = _shape(eqn.outvars[0])
     if not shape:
@@ -542,16 +552,16 @@ def _assign_all(em: Emitter, targets: list[Value], values: list[Value], indent: 
         em.lines.append(f"{indent}{', '.join(names)} = {', '.join(exprs)}")
 
 
-@control("pjit", "closed_call", "core_call", "remat", "checkpoint")
-def _call(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
+@control()
+def call_rule(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
     closed = eqn.params.get("jaxpr")
     if closed is None:
         raise Unsupported(f"{eqn.primitive.name} without a jaxpr")
     return em.emit_closed(closed, ins, indent)
 
 
-@control("custom_jvp_call", "custom_vjp_call")
-def _custom_call(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
+@control()
+def custom_call_rule(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
     return em.emit_closed(eqn.params["call_jaxpr"], ins, indent)
 
 
@@ -569,8 +579,8 @@ def _carries(em: Emitter, values: list[Value], indent: str) -> list[Value]:
     return names
 
 
-@control("while")
-def _while(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
+@control(loops=True)
+def while_rule(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
     cn, bn = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
     cconsts, bconsts, init = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
     carry = _carries(em, init, indent)
@@ -585,8 +595,8 @@ def _while(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
     return carry
 
 
-@control("scan")
-def _scan(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
+@control(loops=True)
+def scan_rule(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
     p = eqn.params
     nc, ncarry, length = p["num_consts"], p["num_carry"], p["length"]
     consts, init = ins[:nc], ins[nc:nc + ncarry]
@@ -620,8 +630,8 @@ def _scan(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
     return [*carry, *ys]
 
 
-@control("cond")
-def _cond(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
+@control()
+def cond_rule(em: Emitter, eqn: Any, indent: str, ins: list[Value]) -> list[Value]:
     branches = eqn.params["branches"]
     index, ops = ins[0], ins[1:]
     results: list[Value] = [

@@ -11,7 +11,7 @@ from typing import Any, Union
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler import passes
+from numjax._src.compiler import native_structural, passes
 from numjax._src.compiler.lowering import fresh_results
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import JaxprEqn, Var, param_printers
@@ -305,6 +305,7 @@ dot_general_p.def_impl(_dot_general_kernel)
 dot_general_p.def_jvp(_dot_general_jvp)
 dot_general_p.def_transpose(_dot_general_transpose)
 dot_general_p.def_batch(_dot_general_batch)
+dot_general_p.native = native_structural.dot_general_rule
 
 
 def _dot_general_cost(in_avals: Sequence[Any], out_avals: Sequence[Any],
