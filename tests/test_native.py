@@ -146,7 +146,10 @@ def test_elementwise_exact(dtype: str, shape: tuple[int, ...]) -> None:
     with jax.experimental.enable_x64(dtype == "float64"):
         ref, got = _both(_table_program(table), x, y)
     for name in table:
-        _assert_same(ref[name], got[name])
+        # A float sum (sequential here, pairwise in NumPy) and libm's log (NumPy's SIMD log
+        # may round the other way): equal within rounding.
+        inexact = dtype.startswith("float") and name in ("scalar_broadcast", "nan_max")
+        _assert_same(ref[name], got[name], rtol=1e-6 if inexact else 0.0)
 
 
 @needs_numba
@@ -313,7 +316,8 @@ def test_vector_times_matrix_is_a_loop(dtype: str) -> None:
     source = _source(lambda h, w: h @ w, args)
     assert "np.dot" not in source
     ref, got = _both(lambda h, w: h @ w, *args)
-    _assert_same(ref, got, rtol=1e-5 if dtype == "float32" else 0.0)
+    # float32: BLAS's order of summation there (sums of terms cancelling to 1% of their size).
+    _assert_same(ref, got, rtol=1e-4 if dtype == "float32" else 0.0)
 
 
 @needs_numba
