@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src import config, traceback_util
-from numjax._src.compiler import passes
+from numjax._src.compiler import native_structural, passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core import effects
@@ -201,6 +201,7 @@ def _checkpoint_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr,
 checkpoint_p.def_impl(_checkpoint_impl)
 checkpoint_p.def_jvp(_checkpoint_jvp)
 checkpoint_p.def_batch(_checkpoint_batch)
+checkpoint_p.native = native_structural.call_rule
 checkpoint_p.def_partial_eval(_checkpoint_partial_eval)
 checkpoint_p.def_transpose(_checkpoint_transpose)
 

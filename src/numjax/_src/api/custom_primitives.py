@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from numjax._src.compiler import native_structural
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr, jaxpr_as_fun
@@ -194,6 +195,7 @@ def _inline_call_jaxpr(trace: Any, args: Sequence[Any], params: dict[str, Any]) 
 custom_jvp_call_p.def_impl(_custom_jvp_impl)
 custom_jvp_call_p.def_jvp(_custom_jvp_rule)
 custom_jvp_call_p.def_batch(_custom_jvp_batch)
+custom_jvp_call_p.native = native_structural.custom_call_rule
 custom_jvp_call_p.def_partial_eval(_inline_call_jaxpr)
 # Transposing a custom_jvp function (linear_transpose of it) transposes the function itself:
 # the custom rule is about differentiation only.
@@ -332,6 +334,7 @@ class _Lazy(Sequence[int]):
 custom_vjp_call_p.def_impl(_custom_vjp_impl)
 custom_vjp_call_p.def_jvp(custom_vjp_jvp)
 custom_vjp_call_p.def_batch(_custom_vjp_batch)
+custom_vjp_call_p.native = native_structural.custom_call_rule
 custom_vjp_call_p.def_partial_eval(_inline_call_jaxpr)
 # A custom_vjp function is not transposable (JAX's primitive is named custom_vjp_call_jaxpr).
 custom_vjp_call_p.declare_undefined(

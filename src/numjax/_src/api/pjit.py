@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from numjax._src.compiler import native_structural
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
@@ -86,6 +87,7 @@ def _pjit_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]) 
 
 pjit_p.def_jvp(_pjit_jvp)
 pjit_p.def_batch(_pjit_batch)
+pjit_p.native = native_structural.call_rule
 pjit_p.def_transpose(_pjit_transpose)
 pjit_p.def_partial_eval(_pjit_partial_eval)
 

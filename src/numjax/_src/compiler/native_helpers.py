@@ -74,3 +74,24 @@ def source(names: Iterable[str]) -> list[str]:
     for name in sorted(names):
         out.append(_SOURCES[name]())
     return out
+
+
+# Scalar bit casts: the register reinterpreted (an array view would cost an allocation).
+def _bitcast_source(dtype: str) -> Callable[[], str]:
+    return lambda: f'''
+import numba.extending
+
+
+@numba.extending.intrinsic
+def bitcast_{dtype}(typingctx, x):
+    target = numba.from_dtype(np.dtype("{dtype}"))
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(target))
+    return target(x), codegen
+'''
+
+
+for _dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+               "float32", "float64"):
+    register(f"bitcast_{_dtype}", _bitcast_source(_dtype))

@@ -1,10 +1,11 @@
-"""Native lowering rules, one per primitive: elementwise operations as scalar expressions
-(looped over arrays), structural operations, reductions, products, control flow and the PRNG.
-A rule writes lines into the emitter; a form it cannot lower raises `Unsupported`."""
+"""Native lowering rules of elementwise primitives, as scalar expressions (looped over arrays,
+or one per element of a small array). The module defining a primitive sets its rule as
+`Primitive.native` (`exp_p.native = float_function("np.exp")`); a form a rule cannot lower
+raises `Unsupported`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,6 @@ from numjax._src.compiler.native import (
     Unsupported,
     cast,
     literal_text,
-    rules,
 )
 
 Expr = Callable[[list[str], Any], str]
@@ -180,18 +180,14 @@ def _convert(ins: list[str], eqn: Any) -> str:
     return x
 
 
-_UNARY_FLOAT = {"exp": "np.exp", "exp2": "np.exp2", "log": "np.log", "log1p": "np.log1p",
-                "expm1": "np.expm1", "tanh": "np.tanh", "sin": "np.sin", "cos": "np.cos",
-                "tan": "np.tan", "asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan",
-                "sinh": "np.sinh", "cosh": "np.cosh", "asinh": "np.arcsinh",
-                "acosh": "np.arccosh", "atanh": "np.arctanh", "sqrt": "np.sqrt",
-                "floor": "np.floor", "ceil": "np.ceil", "is_finite": "np.isfinite",
-                "atan2": "np.arctan2", "nextafter": "np.nextafter"}
-_BINARY = {"add": "+", "add_any": "+", "sub": "-", "mul": "*", "eq": "==", "ne": "!=",
-           "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "and": "&", "or": "|", "xor": "^"}
+def float_function(fn: str) -> Elementwise:
+    """The rule of a float-only function `fn` (a NumPy ufunc numba compiles)."""
+    return elementwise(_float_only(fn))
 
-for _name, _fn in _UNARY_FLOAT.items():
-    rules[_name] = elementwise(_float_only(_fn))
+
+def operator(op: str) -> Elementwise:
+    """The rule of a binary Python operator `op`."""
+    return elementwise(lambda ins, eqn: f"({ins[0]} {op} {ins[1]})")
 
 
 def _tanh(ins: list[str], eqn: Any) -> str:
@@ -200,31 +196,26 @@ def _tanh(ins: list[str], eqn: Any) -> str:
     return _float_only("np.tanh")(ins, eqn)
 
 
-rules["tanh"] = elementwise(_tanh, helper="tanh_f32")
-def _binary(op: str) -> Expr:
-    return lambda ins, eqn: f"({ins[0]} {op} {ins[1]})"
+tanh_rule = elementwise(_tanh, helper="tanh_f32")
+neg_rule = elementwise(lambda ins, eqn: f"(-{ins[0]})")
+abs_rule = elementwise(lambda ins, eqn: f"abs({ins[0]})")
+square_rule = elementwise(lambda ins, eqn: f"({ins[0]} * {ins[0]})")
+not_rule = elementwise(lambda ins, eqn: f"(not {ins[0]})" if _in_dtype(eqn).kind == "b"
+                       else f"(~{ins[0]})")
+rsqrt_rule = elementwise(lambda ins, eqn: f"({_one(eqn)} / np.sqrt({ins[0]}))")
+div_rule = elementwise(_div)
+rem_rule = elementwise(_rem)
+max_rule = elementwise(_max)
+min_rule = elementwise(_min)
+clamp_rule = elementwise(_clamp)
+sign_rule = elementwise(_sign)
+pow_rule = elementwise(_pow)
+integer_pow_rule = elementwise(_integer_pow)
+logistic_rule = elementwise(_logistic)
+shift_left_rule = elementwise(_shift("left"))
+shift_right_logical_rule = elementwise(_shift("right_logical"))
+shift_right_arithmetic_rule = elementwise(_shift("right_arithmetic"))
+select_n_rule = elementwise(_select_n)
+convert_element_type_rule = elementwise(_convert)
 
 
-for _name, _op in _BINARY.items():
-    rules[_name] = elementwise(_binary(_op))
-rules["neg"] = elementwise(lambda ins, eqn: f"(-{ins[0]})")
-rules["abs"] = elementwise(lambda ins, eqn: f"abs({ins[0]})")
-rules["square"] = elementwise(lambda ins, eqn: f"({ins[0]} * {ins[0]})")
-rules["not"] = elementwise(lambda ins, eqn: f"(not {ins[0]})" if _in_dtype(eqn).kind == "b"
-                           else f"(~{ins[0]})")
-rules["rsqrt"] = elementwise(lambda ins, eqn: f"({_one(eqn)} / np.sqrt({ins[0]}))")
-rules["copy"] = rules["copy_p"] = elementwise(lambda ins, eqn: ins[0])
-rules.update(div=elementwise(_div), rem=elementwise(_rem), max=elementwise(_max),
-             min=elementwise(_min), clamp=elementwise(_clamp), sign=elementwise(_sign),
-             pow=elementwise(_pow),
-             integer_pow=elementwise(_integer_pow), logistic=elementwise(_logistic),
-             shift_left=elementwise(_shift("left")),
-             shift_right_logical=elementwise(_shift("right_logical")),
-             shift_right_arithmetic=elementwise(_shift("right_arithmetic")),
-             select_n=elementwise(_select_n), convert_element_type=elementwise(_convert))
-
-
-# Structural rules, reductions, products, control flow and the PRNG.
-from numjax._src.compiler import native_structural as _structural  # noqa: E402, F401
-
-__all__: Sequence[str] = ()

@@ -96,30 +96,31 @@ def worth_compiling(closed: ClosedJaxpr, forced: bool = False) -> bool:
     """Whether every primitive has a native rule and (unless `forced`) every array is small
     and the program loops or has `MIN_EQUATIONS` equations."""
     counts = [0, 0, 0]  # equations, loops, elements of the largest array
-    if not _walk(closed.jaxpr, native.rules, counts):
+    if not _walk(closed.jaxpr, counts):
         return False
     return forced or (counts[2] <= MAX_ELEMENTS
                       and (counts[1] > 0 or counts[0] >= MIN_EQUATIONS))
 
 
-def _walk(jaxpr: Jaxpr, rules: dict[str, Any], counts: list[int]) -> bool:
+def _walk(jaxpr: Jaxpr, counts: list[int]) -> bool:
     counts[0] += len(jaxpr.eqns)
     for v in [*jaxpr.invars, *jaxpr.constvars]:
         counts[2] = max(counts[2], math.prod(v.aval.shape))
     for eqn in jaxpr.eqns:
-        if eqn.primitive.name not in rules or eqn.effects:
+        rule = eqn.primitive.native
+        if rule is None or eqn.effects:
             logger.debug("no native lowering: %s%s", eqn.primitive.name,
                          " (effects)" if eqn.effects else "")
             return False
-        if eqn.primitive.name in ("while", "scan"):
+        if isinstance(rule, native.ControlRule) and rule.loops:
             counts[1] += 1
         for v in eqn.outvars:
             counts[2] = max(counts[2], math.prod(v.aval.shape))
         for p in eqn.params.values():
             for sub in (p if isinstance(p, tuple | list) else (p,)):
-                if isinstance(sub, ClosedJaxpr) and not _walk(sub.jaxpr, rules, counts):
+                if isinstance(sub, ClosedJaxpr) and not _walk(sub.jaxpr, counts):
                     return False
-                if isinstance(sub, Jaxpr) and not _walk(sub, rules, counts):
+                if isinstance(sub, Jaxpr) and not _walk(sub, counts):
                     return False
     return True
 

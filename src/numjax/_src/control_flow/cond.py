@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config, dtypes, traceback_util
+from numjax._src.compiler import native_structural
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import TracedFun, check_tree_and_avals, trace_fun
 from numjax._src.core.avals import ShapedArray, get_aval
@@ -214,6 +215,7 @@ def _cond_transpose(cts: Sequence[Any], index: Any, *args: Any,
 cond_p.def_impl(_cond_impl)
 cond_p.def_jvp(_cond_jvp)
 cond_p.def_batch(_cond_batch)
+cond_p.native = native_structural.cond_rule
 cond_p.def_partial_eval(_cond_partial_eval)
 cond_p.def_transpose(_cond_transpose)
 

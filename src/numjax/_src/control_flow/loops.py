@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config, traceback_util
-from numjax._src.compiler import passes
+from numjax._src.compiler import native_structural, passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import (
     TracedFun,
@@ -302,6 +302,7 @@ def _while_transpose(*args: Any, **params: Any) -> list[Any]:
 while_p.def_impl(_while_impl)
 while_p.def_jvp(_while_jvp)
 while_p.def_batch(_while_batch)
+while_p.native = native_structural.while_rule
 while_p.def_partial_eval(_while_partial_eval)
 while_p.def_transpose(_while_transpose)
 
@@ -573,6 +574,7 @@ def _scan_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, length: 
 scan_p.def_impl(_scan_impl)
 scan_p.def_jvp(_scan_jvp)
 scan_p.def_batch(_scan_batch)
+scan_p.native = native_structural.scan_rule
 scan_p.def_partial_eval(_scan_partial_eval)
 scan_p.def_transpose(_scan_transpose)
 

@@ -114,6 +114,10 @@ class Primitive:
     #   api/sharding_propagation.py; None: laid out whole, or as an elementwise operation's
     #   when the primitive is vectorized).
     sharding_rule: Callable[..., Any] | None = None
+    # - `native`: its rule in the native tier (`compiler/native.py`: a function writing numba
+    #   source, or an `ElementRule` or `ControlRule`); None keeps programs using it on the
+    #   NumPy tier.
+    native: Any = None
 
     def __init__(self, name: str) -> None:
         self.name = name

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler import native_rules
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core import leaks
 from numjax._src.core.avals import ShapedArray, get_aval
@@ -143,6 +144,7 @@ def _add_any_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
 add_any_p.def_jvp(_add_any_jvp)
 add_any_p.def_transpose(_add_any_transpose)
 add_any_p.def_batch(_add_any_batch)
+add_any_p.native = native_rules.operator("+")
 
 
 def add_tangents(a: Any, b: Any) -> Any:

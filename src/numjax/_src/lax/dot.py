@@ -11,7 +11,7 @@ from typing import Any, Union
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler import passes
+from numjax._src.compiler import native_structural, passes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import JaxprEqn, Var
 from numjax._src.core.trace import Primitive, operand_aval
@@ -309,6 +309,7 @@ dot_general_p.fresh_result = True  # every kernel path ends in a new matmul/dot 
 dot_general_p.def_impl(_dot_general_kernel)
 ad.defbilinear(dot_general_p, _dot_general_transpose)
 dot_general_p.def_batch(_dot_general_batch)
+dot_general_p.native = native_structural.dot_general_rule
 
 
 def _dot_general_cost(in_avals: Sequence[Any], out_avals: Sequence[Any],

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.compiler import native_structural
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
@@ -140,6 +141,7 @@ dynamic_slice_p.def_impl(_dynamic_slice_kernel)
 dynamic_slice_p.def_jvp(_dynamic_slice_jvp)
 dynamic_slice_p.def_transpose(_dynamic_slice_transpose)
 dynamic_slice_p.def_batch(_dynamic_slice_batch)
+dynamic_slice_p.native = native_structural.dynamic_slice_rule
 
 
 # ---- dynamic_update_slice ------------------------------------------------------------------
@@ -230,6 +232,7 @@ dynamic_update_slice_p.def_jvp(_dynamic_update_slice_jvp)
 dynamic_update_slice_p.is_linear = True
 dynamic_update_slice_p.def_transpose(_dynamic_update_slice_transpose)
 dynamic_update_slice_p.def_batch(_dynamic_update_slice_batch)
+dynamic_update_slice_p.native = native_structural.dynamic_update_slice_rule
 
 
 # ---- wrappers ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler import cost, passes
+from numjax._src.compiler import cost, native_rules, passes
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import Literal
@@ -552,6 +552,37 @@ shift_left_p = binary("shift_left", _shift_left, INT)
 shift_right_arithmetic_p = binary("shift_right_arithmetic", _shift_right_arithmetic, INT)
 shift_right_logical_p = binary("shift_right_logical", _shift_right_logical, INT)
 
+# The native tier's rules (compiler/native_rules.py): scalar expressions, looped over arrays.
+for _p, _fn in [(exp_p, "np.exp"), (exp2_p, "np.exp2"), (log_p, "np.log"),
+                (log1p_p, "np.log1p"), (expm1_p, "np.expm1"), (sin_p, "np.sin"),
+                (cos_p, "np.cos"), (tan_p, "np.tan"), (asin_p, "np.arcsin"),
+                (acos_p, "np.arccos"), (atan_p, "np.arctan"), (sinh_p, "np.sinh"),
+                (cosh_p, "np.cosh"), (asinh_p, "np.arcsinh"), (acosh_p, "np.arccosh"),
+                (atanh_p, "np.arctanh"), (sqrt_p, "np.sqrt"), (floor_p, "np.floor"),
+                (ceil_p, "np.ceil"), (is_finite_p, "np.isfinite"), (atan2_p, "np.arctan2"),
+                (nextafter_p, "np.nextafter")]:
+    _p.native = native_rules.float_function(_fn)
+for _p, _op in [(add_p, "+"), (sub_p, "-"), (mul_p, "*"), (eq_p, "=="), (ne_p, "!="),
+                (lt_p, "<"), (le_p, "<="), (gt_p, ">"), (ge_p, ">="), (and_p, "&"),
+                (or_p, "|"), (xor_p, "^")]:
+    _p.native = native_rules.operator(_op)
+tanh_p.native = native_rules.tanh_rule
+neg_p.native = native_rules.neg_rule
+abs_p.native = native_rules.abs_rule
+square_p.native = native_rules.square_rule
+not_p.native = native_rules.not_rule
+rsqrt_p.native = native_rules.rsqrt_rule
+div_p.native = native_rules.div_rule
+rem_p.native = native_rules.rem_rule
+max_p.native = native_rules.max_rule
+min_p.native = native_rules.min_rule
+sign_p.native = native_rules.sign_rule
+pow_p.native = native_rules.pow_rule
+logistic_p.native = native_rules.logistic_rule
+shift_left_p.native = native_rules.shift_left_rule
+shift_right_logical_p.native = native_rules.shift_right_logical_rule
+shift_right_arithmetic_p.native = native_rules.shift_right_arithmetic_rule
+
 # Piecewise-constant functions: their derivative is zero wherever it exists.
 for _p in (floor_p, ceil_p, is_finite_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, not_p, and_p,
            or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p, sign_p):
@@ -609,6 +640,7 @@ def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
 integer_pow_p.def_impl(_integer_pow_kernel)
 integer_pow_p.def_batch(batching.vectorized_batch(integer_pow_p))
 integer_pow_p.def_lowering(ufunc_lowering(_integer_pow_kernel))
+integer_pow_p.native = native_rules.integer_pow_rule
 
 
 def integer_pow(x: Array, y: int) -> Array:

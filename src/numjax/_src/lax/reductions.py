@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler import cost
+from numjax._src.compiler import cost, native_structural
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad
@@ -132,6 +132,12 @@ reduce_min_p = _reduction("reduce_min", _min_kernel, ANY)
 reduce_and_p = _reduction("reduce_and", _and_kernel, INT_OR_BOOL)
 reduce_or_p = _reduction("reduce_or", _or_kernel, INT_OR_BOOL)
 reduce_xor_p = _reduction("reduce_xor", _xor_kernel, INT_OR_BOOL)
+reduce_sum_p.native = native_structural.reduce_sum_rule
+reduce_prod_p.native = native_structural.reduce_prod_rule
+reduce_max_p.native = native_structural.reduce_max_rule
+reduce_min_p.native = native_structural.reduce_min_rule
+reduce_and_p.native = native_structural.reduce_and_rule
+reduce_or_p.native = native_structural.reduce_or_rule
 # Their kernels are these ufuncs' reduce: the compiler fuses them over row blocks.
 reduce_sum_p.reduce_ufunc = np.add
 reduce_max_p.reduce_ufunc = np.maximum
@@ -299,6 +305,8 @@ for _p, _which in ((argmax_p, "max"), (argmin_p, "min")):
     _p.def_batch(_arg_batch(_p))
     ad.defjvp_zero(_p)
 del _p, _which
+argmax_p.native = native_structural.argmax_rule
+argmin_p.native = native_structural.argmin_rule
 
 
 def argmax(operand: Array, axis: int, index_dtype: Any) -> Array:

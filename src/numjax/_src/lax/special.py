@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.compiler import cost
+from numjax._src.compiler import cost, native_rules, native_structural
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
@@ -124,6 +124,7 @@ def _bitcast_batch(args: Sequence[Any], dims: Sequence[Any], *,
 
 bitcast_convert_type_p.def_impl(_bitcast_kernel)
 bitcast_convert_type_p.def_batch(_bitcast_batch)
+bitcast_convert_type_p.native = native_structural.bitcast_convert_type_rule
 ad.defjvp_zero(bitcast_convert_type_p)
 
 
@@ -327,6 +328,7 @@ def _clamp_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
 
 clamp_p.def_impl(_clamp_kernel)
 clamp_p.def_batch(_clamp_batch)
+clamp_p.native = native_rules.clamp_rule
 clamp_p.def_lowering(ufunc_lowering(_clamp_kernel))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler import native_rules, native_structural
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import EvalTrace, Primitive, Tracer, current_trace, operand_aval
@@ -121,6 +122,7 @@ convert_element_type_p.def_jvp(_convert_jvp)
 convert_element_type_p.def_transpose(_convert_transpose)
 convert_element_type_p.def_batch(batching.vectorized_batch(convert_element_type_p))
 convert_element_type_p.def_lowering(ufunc_lowering(_convert_kernel))
+convert_element_type_p.native = native_rules.convert_element_type_rule
 convert_element_type_p.is_identity = lambda params, aval: True  # same dtype: a no-op
 convert_element_type_p.const_fold = True
 
@@ -280,6 +282,7 @@ broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
 broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
 broadcast_in_dim_p.is_identity = lambda params, aval: True  # same shape: a no-op
 broadcast_in_dim_p.broadcast_dimensions = lambda params: params["broadcast_dimensions"]
+broadcast_in_dim_p.native = native_structural.broadcast_in_dim_rule
 
 
 def broadcast_in_dim(operand: Array, shape: Sequence[int],
@@ -459,6 +462,7 @@ ad.linear_jvp(reshape_p)
 reshape_p.def_transpose(_reshape_transpose)
 reshape_p.def_batch(_reshape_batch)
 reshape_p.is_identity = lambda params, aval: params["dimensions"] is None
+reshape_p.native = native_structural.reshape_rule
 
 
 def reshape(operand: Array, new_sizes: Sequence[int],
@@ -527,6 +531,7 @@ ad.linear_jvp(squeeze_p)
 squeeze_p.def_transpose(_squeeze_transpose)
 squeeze_p.def_batch(_squeeze_batch)
 squeeze_p.is_identity = lambda params, aval: True  # same shape: nothing squeezed
+squeeze_p.native = native_structural.squeeze_rule
 
 
 def _canonical_axis(axis: Any, ndim: int) -> int:
@@ -593,6 +598,7 @@ transpose_p.def_impl(_transpose_kernel)
 ad.linear_jvp(transpose_p)
 transpose_p.def_transpose(_transpose_transpose)
 transpose_p.def_batch(_transpose_batch)
+transpose_p.native = native_structural.transpose_rule
 transpose_p.is_identity = lambda params, aval: tuple(params["permutation"]) == tuple(
     range(aval.ndim))
 
@@ -762,6 +768,7 @@ select_n_p.def_jvp(_select_n_jvp)
 select_n_p.def_transpose(_select_n_transpose)
 select_n_p.def_batch(_select_n_batch)
 select_n_p.def_lowering(ufunc_lowering(_select_n_kernel))
+select_n_p.native = native_rules.select_n_rule
 
 
 def select_n(which: Array, *cases: Array) -> Array:
@@ -805,6 +812,7 @@ def _iota_abstract_eval(*, dtype: np.dtype, shape: Shape, dimension: int) -> Sha
 
 
 iota_p.def_impl(_iota_kernel)
+iota_p.native = native_structural.iota_rule
 iota_p.def_broadcast_result()  # a ramp broadcast along the other axes
 
 
@@ -886,6 +894,7 @@ concatenate_p.def_impl(_concatenate_kernel)
 ad.linear_jvp(concatenate_p)
 concatenate_p.def_transpose(_concatenate_transpose)
 concatenate_p.def_batch(_concatenate_batch)
+concatenate_p.native = native_structural.concatenate_rule
 
 
 def concatenate(operands: Sequence[Array], dimension: int) -> Array:
@@ -990,6 +999,7 @@ def _slice_kernel_factory(in_avals: Any, *, start_indices: Shape, limit_indices:
 ad.linear_jvp(slice_p)
 slice_p.def_transpose(_slice_transpose)
 slice_p.def_batch(_slice_batch)
+slice_p.native = native_structural.slice_rule
 
 
 @transfer_guard.places_constants

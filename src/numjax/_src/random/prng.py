@@ -21,6 +21,7 @@ import numpy as np
 
 from numjax._src import config as _config
 from numjax._src import dtypes
+from numjax._src.compiler import native_structural
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
@@ -61,6 +62,7 @@ def _threefry2x32_batch(args: Sequence[Any], dims: Sequence[int | None]
 
 threefry2x32_p.def_impl(threefry2x32_kernel)
 threefry2x32_p.def_batch(_threefry2x32_batch)
+threefry2x32_p.native = native_structural.threefry2x32_rule
 # Random bits are integers: no derivative flows through the hash.
 ad.defjvp_zero(threefry2x32_p)
 

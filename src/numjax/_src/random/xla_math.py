@@ -779,5 +779,8 @@ def lgamma(x: Array) -> Array:
     return lgamma_p.bind(x)
 
 
-# The native tier's lowerings of these primitives (registered on import).
-from numjax._src.random import xla_math_native as _xla_math_native  # noqa: E402, F401
+# The native tier's lowerings of these primitives.
+from numjax._src.random import xla_math_native as _xla_math_native  # noqa: E402
+
+fma_p.native = _xla_math_native.fma_rule
+erf_inv_p.native = _xla_math_native.erf_inv_rule

@@ -116,5 +116,5 @@ def erf_inv_f32(x):
 
 
 native_helpers.register("erf_inv_f32", _erf_inv_source)
-native.rules["random_fma"] = native.Elementwise(_fma)
-native.rules["random_erf_inv"] = native.Elementwise(_erf_inv, helper="erf_inv_f32")
+fma_rule = native.Elementwise(_fma)
+erf_inv_rule = native.Elementwise(_erf_inv, helper="erf_inv_f32")
