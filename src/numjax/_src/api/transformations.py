@@ -20,13 +20,11 @@ from numjax._src.core.avals import (
     shaped_abstractify,
 )
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from numjax._src.core.trace import Tracer
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import lax
 from numjax._src.runtime import transfer_guard
-from numjax._src.runtime.array import ArrayImpl
 from numjax._src.tree_util import (
     Partial,
     PyTreeDef,
@@ -73,13 +71,14 @@ def jvp(fun: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fa
         _check_tangent(p, t)
     flat_fun, out = flatten_fun(fun, tree, has_aux)
     # float0 tangents (of integer inputs) are zeros.
-    # float0 tangents (of integer inputs) are zeros; others become Arrays (a Python float
-    # tangent passed straight through comes back as an Array, as in JAX).
-    flat_tangents = [ad.Zero(get_aval(t)) if get_aval(t).dtype == dtypes.float0
-                     else t if isinstance(t, Tracer | ArrayImpl) else _as_array(t)
+    # float0 tangents (of integer inputs) are zeros.
+    flat_tangents = [ad.Zero(get_aval(t)) if get_aval(t).dtype == dtypes.float0 else t
                      for t in flat_tangents]
     out_primals, out_tangents = ad.jvp_flat(flat_fun, flat_primals, flat_tangents)
-    out_tangents = [_instantiate(t) for t in out_tangents]
+    # Rules see a Python-number tangent as it was passed (as JAX's do); one that comes out
+    # untouched is returned as an Array, as JAX returns it.
+    out_tangents = [_as_array(t) if isinstance(t, int | float | complex | np.generic)
+                    else t for t in map(_instantiate, out_tangents)]
     assert out.tree is not None
     result = (tree_unflatten(out.tree, out_primals), tree_unflatten(out.tree, out_tangents))
     return (*result, out.aux) if has_aux else result
