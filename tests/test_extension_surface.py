@@ -577,6 +577,39 @@ def test_primitive_with_unhashable_params_and_axis_batch_rule_tuples() -> None:
     assert seen == [("tuple", "tuple", 2)]
 
 
+def test_jvp_and_batch_rules_receive_tuples() -> None:
+    # JAX 0.4.30 hands a registered jvp rule its primals and tangents, and a batch rule its
+    # operands and dims, as tuples (equinox builds vmap in_axes prefixes from them). It gives
+    # (5., 2.) for the jvp, [1., 3.] for the vmap, and the rules see
+    # [('jvp', 'tuple', 'tuple', ['float', 'Zero']), ('batch', 'tuple', 'tuple', (0, None))].
+    p = core.Primitive("twice_plus")
+    p.def_impl(lambda x, y: 2 * x + y)
+    p.def_abstract_eval(lambda x, y: core.ShapedArray(x.shape, x.dtype))
+    seen = []
+
+    def jvp(primals, tangents):  # type: ignore[no-untyped-def]
+        seen.append(("jvp", type(primals).__name__, type(tangents).__name__,
+                     [type(t).__name__ for t in tangents]))
+        return p.bind(*primals), p.bind(*map(ad.instantiate_zeros, tangents))
+
+    def batch(args, dims):  # type: ignore[no-untyped-def]
+        seen.append(("batch", type(args).__name__, type(dims).__name__, dims))
+        x, y = (batching.moveaxis(a, d, 0) if d is not batching.not_mapped
+                else jnp.broadcast_to(a, (2, *jnp.shape(a)))
+                for a, d in zip(args, dims, strict=True))
+        return p.bind(x, y), 0
+
+    ad.primitive_jvps[p] = jvp
+    batching.primitive_batchers[p] = batch
+    one = jnp.float32(1.0)
+    primal, tangent = numjax.jvp(lambda x: p.bind(x, one), (2.0,), (1.0,))
+    assert (float(primal), float(tangent)) == (5.0, 2.0)
+    np.testing.assert_array_equal(numjax.vmap(lambda x: p.bind(x, one))(jnp.arange(2.0)),
+                                  [1.0, 3.0])
+    assert seen == [("jvp", "tuple", "tuple", ["float", "Zero"]),
+                    ("batch", "tuple", "tuple", (0, None))]
+
+
 def test_equation_name_stack_is_the_named_scopes() -> None:
     # JAX 0.4.30: str(eqn.source_info.name_stack) per equation is ['outer/inner', 'outer'],
     # and '' outside any scope (haiku's jaxpr_info groups equations by it).
