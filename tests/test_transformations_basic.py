@@ -258,6 +258,15 @@ _LAX_FLOAT0 = _JNP_FLOAT0.replace("by design because", "by design, because")
     ("jnp.asarray", lambda: jnp.asarray(_F0)),
     ("jnp.zeros_like", lambda: jnp.zeros_like(_F0)),
     ("device_put", lambda: jax.device_put(_F0)),
+    # Eager operations and jitted calls under a transformation: every executable hands a float0
+    # result back as a NumPy array.
+    ("lax.broadcast_in_dim", lambda: jax.lax.broadcast_in_dim(_F0, (), ())),
+    ("lax.reshape", lambda: jax.lax.reshape(_F0, ())),
+    ("cond", lambda: jax.lax.cond(True, lambda: _F0, lambda: _F0)),
+    ("jvp(jit) tangent", lambda: jax.jvp(jax.jit(lambda x, i: (x, i)), (1., 2),
+                                         (1., _F0))[1][1]),
+    ("linearize(jit) tangent", lambda: jax.linearize(jax.jit(lambda x, i: (x, i * 2)), 1., 2)[1](
+        1., _F0)[1]),
 ])
 def test_float0_values_are_numpy_arrays(name, make):
     out = make()
@@ -289,3 +298,4 @@ def test_jvp_of_jnp_asarray_at_python_numbers_gives_arrays():
         assert type(p) is type(jnp.ones(())) and type(t) is type(jnp.ones(()))
         assert (float(p), float(t), p.dtype, p.weak_type) == (1.0, 2.0, np.float32, True)
     assert jax.jvp(lambda x: x, (1.,), (2.,)) == (1.0, 2.0)
+
