@@ -322,6 +322,18 @@ def test_concrete_avals_and_the_aval_hierarchy() -> None:
     assert aval.at_least_vspace() == core.ShapedArray((), np.float32, True)
 
 
+def test_call_and_map_primitive_flags() -> None:
+    # Libraries walking a jaxpr read these on every equation's primitive (distrax inverting a
+    # function). JAX 0.4.30: False, False for a new primitive and pjit; call_primitive is True
+    # for call and closed_call.
+    from numjax.experimental import pjit
+
+    for p in (core.Primitive("plain"), pjit.pjit_p):
+        assert (p.call_primitive, p.map_primitive) == (False, False)
+    for p in (core.call_p, core.closed_call_p):
+        assert (p.call_primitive, p.map_primitive) == (True, False)
+
+
 def test_closed_call_and_call_primitives() -> None:
     from numjax.extend import linear_util as lu
 
