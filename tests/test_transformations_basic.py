@@ -299,3 +299,37 @@ def test_jvp_of_jnp_asarray_at_python_numbers_gives_arrays():
         assert (float(p), float(t), p.dtype, p.weak_type) == (1.0, 2.0, np.float32, True)
     assert jax.jvp(lambda x: x, (1.,), (2.,)) == (1.0, 2.0)
 
+
+class _LeafSwitchingBox:
+    """A pytree class that decides from its leaves which are data (Arrays, or the plain
+    `object()` leaves vmap rebuilds it with to match axes) and which are static metadata, as
+    distrax's distributions do."""
+
+    def __init__(self, loc, scale):  # type: ignore[no-untyped-def]
+        self.loc, self.scale = loc, scale
+
+    def tree_flatten(self):  # type: ignore[no-untyped-def]
+        leaves = [self.loc, self.scale]
+        switch = [type(x) is object or isinstance(x, jax.Array) for x in leaves]
+        return [x if s else None for x, s in zip(leaves, switch, strict=True)], (
+            [None if s else x for x, s in zip(leaves, switch, strict=True)], switch)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):  # type: ignore[no-untyped-def]
+        meta, switch = aux
+        return cls(*[c if s else m for c, m, s in zip(children, meta, switch, strict=True)])
+
+
+jax.tree_util.register_pytree_node_class(_LeafSwitchingBox)
+
+
+def test_vmap_axes_of_a_pytree_class_deciding_from_its_leaves():
+    # JAX 0.4.30 matches in_axes/out_axes against the value rebuilt with object() leaves:
+    # [1., 2., 5.], and a Box of [0., 1., 2.] and [0., 2., 4.].
+    box = _LeafSwitchingBox(jnp.arange(3.0), jnp.ones(3))
+    out = jax.vmap(lambda b, x: b.loc * x + b.scale, in_axes=0)(box, jnp.arange(3.0))
+    np.testing.assert_array_equal(out, [1.0, 2.0, 5.0])
+    out = jax.vmap(lambda x: _LeafSwitchingBox(x, x * 2), out_axes=0)(jnp.arange(3.0))
+    assert type(out) is _LeafSwitchingBox
+    np.testing.assert_array_equal(out.loc, [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(out.scale, [0.0, 2.0, 4.0])
