@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -321,6 +322,18 @@ def test_concrete_avals_and_the_aval_hierarchy() -> None:
     assert aval.at_least_vspace() == core.ShapedArray((), np.float32, True)
 
 
+def test_call_and_map_primitive_flags() -> None:
+    # Libraries walking a jaxpr read these on every equation's primitive (distrax inverting a
+    # function). JAX 0.4.30: False, False for a new primitive and pjit; call_primitive is True
+    # for call and closed_call.
+    from numjax.experimental import pjit
+
+    for p in (core.Primitive("plain"), pjit.pjit_p):
+        assert (p.call_primitive, p.map_primitive) == (False, False)
+    for p in (core.call_p, core.closed_call_p):
+        assert (p.call_primitive, p.map_primitive) == (True, False)
+
+
 def test_closed_call_and_call_primitives() -> None:
     from numjax.extend import linear_util as lu
 
@@ -575,6 +588,125 @@ def test_primitive_with_unhashable_params_and_axis_batch_rule_tuples() -> None:
     out = numjax.vmap(lambda x: p.bind(x, opts={"scale": 3.0}))(jnp.ones((2, 2)))
     np.testing.assert_array_equal(out, [[3.0, 3.0], [3.0, 3.0]])
     assert seen == [("tuple", "tuple", 2)]
+
+
+def test_jvp_and_batch_rules_receive_tuples() -> None:
+    # JAX 0.4.30 hands a registered jvp rule its primals and tangents, and a batch rule its
+    # operands and dims, as tuples (equinox builds vmap in_axes prefixes from them). It gives
+    # (5., 2.) for the jvp, [1., 3.] for the vmap, and the rules see
+    # [('jvp', 'tuple', 'tuple', ['float', 'Zero']), ('batch', 'tuple', 'tuple', (0, None))].
+    p = core.Primitive("twice_plus")
+    p.def_impl(lambda x, y: 2 * x + y)
+    p.def_abstract_eval(lambda x, y: core.ShapedArray(x.shape, x.dtype))
+    seen = []
+
+    def jvp(primals, tangents):  # type: ignore[no-untyped-def]
+        seen.append(("jvp", type(primals).__name__, type(tangents).__name__,
+                     type(tangents[1]).__name__))
+        return p.bind(*primals), p.bind(*map(ad.instantiate_zeros, tangents))
+
+    def batch(args, dims):  # type: ignore[no-untyped-def]
+        seen.append(("batch", type(args).__name__, type(dims).__name__, dims))
+        x, y = (batching.moveaxis(a, d, 0) if d is not batching.not_mapped
+                else jnp.broadcast_to(a, (2, *jnp.shape(a)))
+                for a, d in zip(args, dims, strict=True))
+        return p.bind(x, y), 0
+
+    ad.primitive_jvps[p] = jvp
+    batching.primitive_batchers[p] = batch
+    one = jnp.float32(1.0)
+    primal, tangent = numjax.jvp(lambda x: p.bind(x, one), (2.0,), (1.0,))
+    assert (float(primal), float(tangent)) == (5.0, 2.0)
+    np.testing.assert_array_equal(numjax.vmap(lambda x: p.bind(x, one))(jnp.arange(2.0)),
+                                  [1.0, 3.0])
+    assert seen == [("jvp", "tuple", "tuple", "Zero"), ("batch", "tuple", "tuple", (0, None))]
+
+
+def test_jit_keeps_symbolic_zero_tangents_and_cotangents() -> None:
+    # Through a jitted call, an output that does not depend on the differentiated inputs (an
+    # integer counter, a constant) keeps a symbolic zero tangent, and a zero cotangent stays
+    # symbolic in the transposed call: a rule registered for a primitive applied to such an
+    # output is never called (JAX 0.4.30: grad 8.0, jvp (11.0, 8.0), no rule called). Before,
+    # the jvp rule was handed a float0 array of zeros.
+    seen = []
+    ident_p = core.Primitive("ident")
+    ident_p.def_impl(lambda x: x)
+    ident_p.def_abstract_eval(lambda x: core.ShapedArray(x.shape, x.dtype))
+
+    def jvp(primals, tangents):  # type: ignore[no-untyped-def]
+        (t,) = tangents
+        seen.append(("jvp", core.get_aval(t).dtype))
+        return ident_p.bind(*primals), t if type(t) is ad.Zero else ident_p.bind(t)
+
+    def transpose(ct, x):  # type: ignore[no-untyped-def]
+        seen.append(("transpose", type(ct).__name__))
+        return [ct]
+
+    ad.primitive_jvps[ident_p] = jvp
+    ad.primitive_transposes[ident_p] = transpose
+    mlir.register_lowering(ident_p, mlir.lower_fun(lambda x: x, multiple_results=False))
+    step = numjax.jit(lambda x, i: (x * 2.0, i + 1, jnp.float32(3.0)))
+
+    def loss(x):  # type: ignore[no-untyped-def]
+        y, i, c = step(x, 3)
+        return y * ident_p.bind(i).astype(jnp.float32) + ident_p.bind(c)
+
+    assert float(numjax.grad(loss)(1.0)) == float(numjax.jit(numjax.grad(loss))(1.0)) == 8.0
+    primal, tangent = numjax.jvp(loss, (1.0,), (1.0,))
+    assert (float(primal), float(tangent)) == (11.0, 8.0)
+    assert seen == []
+    # The jitted call's zero tangents are no outputs of the jvp'd call (JAX 0.4.30's text).
+    h = numjax.jit(lambda x, y: (x * 2.0, y * 3.0))
+    assert str(numjax.make_jaxpr(lambda x, y, t: numjax.jvp(lambda x: h(x, y), (x,), (t,)))(
+        1.0, 2.0, 1.0)) == (
+        "{ lambda ; a:f32[] b:f32[] c:f32[]. let\n"
+        "    d:f32[] e:f32[] f:f32[] = pjit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; g:f32[] h:f32[] i:f32[]. let\n"
+        "          j:f32[] = mul g 2.0\n"
+        "          k:f32[] = mul i 2.0\n"
+        "          l:f32[] = mul h 3.0\n"
+        "        in (j, l, k) }\n"
+        "    ] a b c\n"
+        "  in (d, e, f, 0.0) }")
+
+
+@pytest.mark.parametrize("name, body", [
+    ("cond", lambda x: numjax.lax.cond(x > 0, lambda x, t: (x * 2, t + 1),
+                                       lambda x, t: (x * 3, t), x, 0.5)),
+    ("scan", lambda x: numjax.lax.scan(lambda c, _: ((c[0] * 2, c[1] + 1.0), None), (x, 0.5),
+                                       None, length=3)[0]),
+    ("while_loop", lambda x: numjax.lax.while_loop(lambda c: c[1] < 3.0,
+                                                   lambda c: (c[0] * 2, c[1] + 1.0), (x, 0.5))),
+    ("checkpoint", lambda x: numjax.checkpoint(lambda x, t: (x * 2, t + 1))(x, 0.5)),
+])
+def test_control_flow_keeps_symbolic_zero_tangents(name: str, body: Any) -> None:
+    # An output of cond, scan, while_loop or checkpoint that does not depend on the
+    # differentiated input keeps a symbolic zero tangent: a rule applied to it is not called.
+    # JAX 0.4.30, eagerly and under jit: cond and checkpoint (3.0, 3.0), the loops
+    # (28.0, 28.0), no rule called.
+    seen = []
+    ident_p = core.Primitive("ident")
+    ident_p.def_impl(lambda x: x)
+    ident_p.def_abstract_eval(lambda x: core.ShapedArray(x.shape, x.dtype))
+
+    def jvp(primals, tangents):  # type: ignore[no-untyped-def]
+        seen.append(tangents)
+        (t,) = tangents
+        return ident_p.bind(*primals), t if type(t) is ad.Zero else ident_p.bind(t)
+
+    ad.primitive_jvps[ident_p] = jvp
+    mlir.register_lowering(ident_p, mlir.lower_fun(lambda x: x, multiple_results=False))
+
+    def f(x):  # type: ignore[no-untyped-def]
+        y, t = body(x)
+        return y * ident_p.bind(t)
+
+    expected = (3.0, 3.0) if name in ("cond", "checkpoint") else (28.0, 28.0)
+    for g in (f, numjax.jit(f)):
+        primal, tangent = numjax.jvp(g, (1.0,), (1.0,))
+        assert (float(primal), float(tangent)) == expected
+    assert seen == []
 
 
 def test_equation_name_stack_is_the_named_scopes() -> None:

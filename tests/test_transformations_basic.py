@@ -258,6 +258,15 @@ _LAX_FLOAT0 = _JNP_FLOAT0.replace("by design because", "by design, because")
     ("jnp.asarray", lambda: jnp.asarray(_F0)),
     ("jnp.zeros_like", lambda: jnp.zeros_like(_F0)),
     ("device_put", lambda: jax.device_put(_F0)),
+    # Eager operations and jitted calls under a transformation: every executable hands a float0
+    # result back as a NumPy array.
+    ("lax.broadcast_in_dim", lambda: jax.lax.broadcast_in_dim(_F0, (), ())),
+    ("lax.reshape", lambda: jax.lax.reshape(_F0, ())),
+    ("cond", lambda: jax.lax.cond(True, lambda: _F0, lambda: _F0)),
+    ("jvp(jit) tangent", lambda: jax.jvp(jax.jit(lambda x, i: (x, i)), (1., 2),
+                                         (1., _F0))[1][1]),
+    ("linearize(jit) tangent", lambda: jax.linearize(jax.jit(lambda x, i: (x, i * 2)), 1., 2)[1](
+        1., _F0)[1]),
 ])
 def test_float0_values_are_numpy_arrays(name, make):
     out = make()
@@ -289,3 +298,38 @@ def test_jvp_of_jnp_asarray_at_python_numbers_gives_arrays():
         assert type(p) is type(jnp.ones(())) and type(t) is type(jnp.ones(()))
         assert (float(p), float(t), p.dtype, p.weak_type) == (1.0, 2.0, np.float32, True)
     assert jax.jvp(lambda x: x, (1.,), (2.,)) == (1.0, 2.0)
+
+
+class _LeafSwitchingBox:
+    """A pytree class that decides from its leaves which are data (Arrays, or the plain
+    `object()` leaves vmap rebuilds it with to match axes) and which are static metadata, as
+    distrax's distributions do."""
+
+    def __init__(self, loc, scale):  # type: ignore[no-untyped-def]
+        self.loc, self.scale = loc, scale
+
+    def tree_flatten(self):  # type: ignore[no-untyped-def]
+        leaves = [self.loc, self.scale]
+        switch = [type(x) is object or isinstance(x, jax.Array) for x in leaves]
+        return [x if s else None for x, s in zip(leaves, switch, strict=True)], (
+            [None if s else x for x, s in zip(leaves, switch, strict=True)], switch)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):  # type: ignore[no-untyped-def]
+        meta, switch = aux
+        return cls(*[c if s else m for c, m, s in zip(children, meta, switch, strict=True)])
+
+
+jax.tree_util.register_pytree_node_class(_LeafSwitchingBox)
+
+
+def test_vmap_axes_of_a_pytree_class_deciding_from_its_leaves():
+    # JAX 0.4.30 matches in_axes/out_axes against the value rebuilt with object() leaves:
+    # [1., 2., 5.], and a Box of [0., 1., 2.] and [0., 2., 4.].
+    box = _LeafSwitchingBox(jnp.arange(3.0), jnp.ones(3))
+    out = jax.vmap(lambda b, x: b.loc * x + b.scale, in_axes=0)(box, jnp.arange(3.0))
+    np.testing.assert_array_equal(out, [1.0, 2.0, 5.0])
+    out = jax.vmap(lambda x: _LeafSwitchingBox(x, x * 2), out_axes=0)(jnp.arange(3.0))
+    assert type(out) is _LeafSwitchingBox
+    np.testing.assert_array_equal(out.loc, [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(out.scale, [0.0, 2.0, 4.0])

@@ -54,13 +54,16 @@ def _checkpoint_impl(*args: Any, jaxpr: ClosedJaxpr, prevent_cse: bool,
 def _checkpoint_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
                     prevent_cse: bool, differentiated: bool, policy: Any
                     ) -> tuple[list[Any], list[Any]]:
+    # Symbolic zero tangents stay symbolic through the call, both ways, as in JAX.
     has_tangent = [type(t) is not ad.Zero for t in tangents]
-    jvp_jaxpr = jaxpr_transforms.jvp_jaxpr(jaxpr, has_tangent)
+    jvp_jaxpr, out_nonzero = jaxpr_transforms.jvp_jaxpr_keeping_zeros(jaxpr, has_tangent)
     nonzero = [t for t in tangents if type(t) is not ad.Zero]
     outs = checkpoint_p.bind(*primals, *nonzero, jaxpr=jvp_jaxpr, prevent_cse=prevent_cse,
                              differentiated=True, policy=policy)
     m = len(jaxpr.out_avals)
-    return outs[:m], outs[m:]
+    out_tangents = iter(outs[m:])
+    return outs[:m], [next(out_tangents) if nz else ad.Zero(ad.tangent_aval(a))
+                      for a, nz in zip(jaxpr.out_avals, out_nonzero, strict=True)]
 
 
 def _checkpoint_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr,

@@ -29,6 +29,7 @@ class CallPrimitive(Primitive):
     """A primitive bound with the function it calls: `p.bind(fun, *args)`."""
 
     multiple_results = True
+    call_primitive = True
 
     def bind(self, *args: Any, **params: Any) -> Any:
         if "call_jaxpr" in params:  # re-bound from an equation

@@ -37,12 +37,15 @@ pjit_p.def_impl(_pjit_impl)
 
 def _pjit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
               name: str) -> tuple[list[Any], list[Any]]:
+    # Symbolic zero tangents stay symbolic through the call, both ways, as in JAX.
     has_tangent = [type(t) is not ad.Zero for t in tangents]
-    jvp_jaxpr = jaxpr_transforms.jvp_jaxpr(jaxpr, has_tangent)
+    jvp_jaxpr, out_nonzero = jaxpr_transforms.jvp_jaxpr_keeping_zeros(jaxpr, has_tangent)
     nonzero = [t for t in tangents if type(t) is not ad.Zero]
     outs = pjit_p.bind(*primals, *nonzero, jaxpr=jvp_jaxpr, name=name)
     m = len(jaxpr.out_avals)
-    return outs[:m], outs[m:]
+    out_tangents = iter(outs[m:])
+    return outs[:m], [next(out_tangents) if nz else ad.Zero(ad.tangent_aval(a))
+                      for a, nz in zip(jaxpr.out_avals, out_nonzero, strict=True)]
 
 
 def _pjit_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr, name: str
@@ -57,13 +60,19 @@ def _pjit_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr,
 
 def _pjit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str
                     ) -> list[Any]:
+    # Symbolic zero cotangents are neither operands nor results of the transposed call (JAX
+    # prunes them the same way): a rule inside sees `Zero`, never an array of zeros, and an
+    # integer input's cotangent stays symbolic rather than becoming a float0 array.
     linear = [ad.is_undefined_primal(x) for x in args]
     known = [x for x, lin in zip(args, linear, strict=True) if not lin]
-    cts = [ad.instantiate_zeros(c) for c in cts]
-    transposed = jaxpr_transforms.transpose_jaxpr(jaxpr, linear)
-    outs = pjit_p.bind(*known, *cts, jaxpr=transposed, name=name)
+    zero_cts = [type(c) is ad.Zero for c in cts]
+    transposed, in_nonzero = jaxpr_transforms.transpose_jaxpr_keeping_zeros(
+        jaxpr, linear, zero_cts=zero_cts)
+    outs = pjit_p.bind(*known, *[c for c in cts if type(c) is not ad.Zero],
+                       jaxpr=transposed, name=name)
     it = iter(outs)
-    return [next(it) if lin else None for lin in linear]
+    nonzero = iter(in_nonzero)
+    return [(next(it) if next(nonzero) else None) if lin else None for lin in linear]
 
 
 def _pjit_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:

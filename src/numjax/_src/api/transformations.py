@@ -487,44 +487,38 @@ def _mapped_size(flat_args: Sequence[Any], dims: Sequence[int | None], axis_size
 
 def _flatten_axes(what: str, tree: Any, axes: Any, args: Any, kwargs: Any) -> list[Any]:
     """Broadcast a pytree prefix of axes (None is a leaf here) to the leaves of `tree`."""
-    proxy = object()
-    axes_tree = tree_map(lambda x: proxy if x is None else x, axes,
-                         is_leaf=lambda x: x is None)
     try:
-        flat = tree_structure((args, kwargs)).flatten_up_to(
-            _broadcast_prefix(axes_tree, (args, kwargs)))
+        return _axes_per_leaf(tree_structure((args, kwargs)), axes)
     except (ValueError, TypeError) as e:
         raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
                          f"value, got specification {axes[0]} for value tree "
                          f"{tree_structure(args)}.") from e
-    return [None if a is proxy else a for a in flat]
 
 
-def _broadcast_prefix(prefix: Any, full: Any) -> Any:
-    """Replace each leaf of `prefix` by a copy of the matching subtree of `full`, filled."""
+def _axes_per_leaf(treedef: Any, axes: Any) -> list[Any]:
+    """The axis of each leaf of `treedef`, from `axes`, a prefix of it. The prefix is matched
+    against the tree rebuilt with plain `object()` leaves, as JAX does: a pytree class deciding
+    from its leaves which of them are data (distrax's distributions) treats those as data, so
+    its node data match the value's."""
+    proxy = object()
+    prefix = tree_map(lambda x: proxy if x is None else x, axes, is_leaf=lambda x: x is None)
+    dummy = tree_unflatten(treedef, [object() for _ in range(treedef.num_leaves)])
     leaves_p, tree_p = tree_flatten(prefix)
-    subtrees = tree_p.flatten_up_to(full)
-    out = [tree_map(functools.partial(_constant, a), sub)
-           for a, sub in zip(leaves_p, subtrees, strict=True)]
-    return tree_unflatten(tree_p, out)
-
-
-def _constant(value: Any, _: Any) -> Any:
-    return value
+    flat: list[Any] = []
+    for axis, sub in zip(leaves_p, tree_p.flatten_up_to(dummy), strict=True):
+        flat.extend([None if axis is proxy else axis] * len(tree_flatten(sub)[0]))
+    if len(flat) != treedef.num_leaves:
+        raise ValueError("the axes do not broadcast to the leaves")
+    return flat
 
 
 def _flatten_out_axes(out_tree: Any, out_axes: Any, what: str = "vmap") -> list[Any]:
-    proxy = object()
-    prefix = tree_map(lambda x: proxy if x is None else x, out_axes,
-                      is_leaf=lambda x: x is None)
-    dummy = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
     try:
-        flat = out_tree.flatten_up_to(_broadcast_prefix(prefix, dummy))
+        return _axes_per_leaf(out_tree, out_axes)
     except (ValueError, TypeError) as e:
         raise ValueError(f"{what} out_axes specification must be a tree prefix of the "
                          f"corresponding value, got specification {out_axes} for value tree "
                          f"{out_tree}.") from e
-    return [None if a is proxy else a for a in flat]
 
 
 # ---- make_jaxpr and eval_shape -------------------------------------------------------------

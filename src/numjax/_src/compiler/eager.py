@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import compiler, config
+from numjax._src import compiler, config, dtypes
 from numjax._src.compiler import compile_log
 from numjax._src.compiler.buffers import unshare_results
 from numjax._src.compiler.codegen import check_invalid, rerun_quietly
@@ -80,7 +80,7 @@ def _owning(kernel: Callable[..., Any], multiple_results: bool) -> Callable[...,
 
 
 class EagerExecutable:
-    __slots__ = ("kernel", "out_avals", "multiple_results", "checked", "rerun")
+    __slots__ = ("kernel", "out_avals", "multiple_results", "checked", "rerun", "float0")
 
     def __init__(self, kernel: Callable[..., Any], out_avals: list[Any],
                  multiple_results: bool, rerun: bool = True) -> None:
@@ -94,6 +94,10 @@ class EagerExecutable:
         # e.g. integer sums); a kernel that matched once matches always for the same input
         # dtypes (NumPy's promotion does not depend on values), so later calls skip the check.
         self.checked = False
+        # A float0 result (the tangent of an integer value) is handed back as a NumPy array of
+        # zeros, as JAX's executables hand it back: no Array holds one. Such an executable is
+        # never `checked`, so the hot paths (which make Arrays) leave it to `__call__`.
+        self.float0 = any(a.dtype == dtypes.float0 for a in out_avals)
 
     def __call__(self, bufs: Sequence[Any]) -> Any:
         try:
@@ -102,6 +106,8 @@ class EagerExecutable:
             if not self.rerun:
                 raise
             out = rerun_quietly(self.kernel, bufs, error)
+        if self.float0:
+            return self._with_float0(out)
         if self.multiple_results:
             return [make_array(self._check(o, a), a)
                     for o, a in zip(out, self.out_avals, strict=True)]
@@ -113,9 +119,16 @@ class EagerExecutable:
     def _check(self, buf: Any, aval: Any) -> Any:
         if buf.dtype != aval.dtype:
             return buf.astype(aval.dtype)
-        if not self.multiple_results:
+        if not self.multiple_results and not self.float0:
             self.checked = True
         return buf
+
+    def _with_float0(self, out: Any) -> Any:
+        outs = [np.zeros(a.shape, dtypes.float0) if a.dtype == dtypes.float0
+                else make_array(self._check(o, a), a)
+                for o, a in zip(out if self.multiple_results else [out], self.out_avals,
+                                strict=True)]
+        return outs if self.multiple_results else outs[0]
 
 
 _cache: dict[Any, EagerExecutable] = {}
@@ -246,7 +259,8 @@ def _committed_apply(executable: EagerExecutable, bufs: list[Any], args: Sequenc
         return executable(bufs)
     placement.move_arguments(args, device, explicit=False)
     out = executable(bufs)
-    placement.place(out if primitive.multiple_results else [out], device)
+    placement.place([o for o in (out if primitive.multiple_results else [out])
+                     if type(o) is ArrayImpl], device)
     return out
 
 

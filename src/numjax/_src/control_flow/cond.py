@@ -55,12 +55,20 @@ def _cond_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
     index, *args = primals
     arg_tangents = tangents[1:]
     has_tangent = [type(t) is not ad.Zero for t in arg_tangents]
-    new = tuple(jaxpr_transforms.jvp_jaxpr(b, has_tangent) for b in branches)
+    # An output's tangent is a symbolic zero when it is one in every branch (as in JAX); the
+    # branches are traced again where one of them has a zero the others do not.
+    traced = [jaxpr_transforms.jvp_jaxpr_keeping_zeros(b, has_tangent) for b in branches]
+    out_nz = [any(nz) for nz in zip(*(nz for _, nz in traced), strict=True)]
+    new = tuple(jvp if nz == out_nz else
+                jaxpr_transforms.jvp_jaxpr_keeping_zeros(b, has_tangent, instantiate=out_nz)[0]
+                for b, (jvp, nz) in zip(branches, traced, strict=True))
     nonzero = [t for t in arg_tangents if type(t) is not ad.Zero]
     outs = cond_p.bind(index, *args, *nonzero, branches=new,
                        linear=(False,) * (len(args) + len(nonzero)))
     m = len(branches[0].out_avals)
-    return outs[:m], outs[m:]
+    out_t = iter(outs[m:])
+    return outs[:m], [next(out_t) if nz else ad.Zero(ad.tangent_aval(a))
+                      for a, nz in zip(branches[0].out_avals, out_nz, strict=True)]
 
 
 def _cond_batch(values: Sequence[Any], dims: Sequence[Any], *,

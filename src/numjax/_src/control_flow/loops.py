@@ -73,12 +73,12 @@ def _while_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, cond_jaxpr: C
     nc, nb = cond_nconsts, body_nconsts
     cond_consts, body_consts, init = primals[:nc], primals[nc:nc + nb], primals[nc + nb:]
     bconst_t, init_t = tangents[nc:nc + nb], tangents[nc + nb:]
-    # Carries that can have tangents: floating ones whose tangent is nonzero or can become so.
-    carry_t = [_is_float(a) and (type(t) is not ad.Zero or any(
-        type(c) is not ad.Zero for c in bconst_t)) for a, t in zip(body_jaxpr.out_avals,
-                                                                    init_t, strict=True)]
-    carry_t = _fixed_point_carry_tangents(body_jaxpr, nb, bconst_t, carry_t)
+    # Carries with tangents: floating ones with a nonzero initial tangent, and those the body
+    # gives one (the others keep symbolic zeros, as in JAX).
     const_t = [type(t) is not ad.Zero for t in bconst_t]
+    carry_t = [_is_float(a) and type(t) is not ad.Zero
+               for a, t in zip(body_jaxpr.out_avals, init_t, strict=True)]
+    carry_t = _fixed_point_tangents(body_jaxpr, const_t, carry_t, ())
     jvp_body = jaxpr_transforms.jvp_jaxpr(body_jaxpr, [*const_t, *carry_t])
     # jvp_body: (bconsts, carry, bconst tangents, carry tangents) -> (carry', carry tangents')
     # reorder to the while layout: consts = (bconsts, bconst tangents), carry = (c, ct).
@@ -102,40 +102,6 @@ def _while_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, cond_jaxpr: C
 
 def _is_float(aval: Any) -> bool:
     return aval.dtype.kind in "fc" or aval.dtype.name == "bfloat16"
-
-
-def _fixed_point_carry_tangents(body: ClosedJaxpr, nconsts: int, const_t: Sequence[Any],
-                                carry_t: list[bool]) -> list[bool]:
-    """A carry gets a tangent if it has one initially or the body gives it one from others."""
-    const_nz = [type(t) is not ad.Zero for t in const_t]
-    while True:
-        jvp_jaxpr = jaxpr_transforms.jvp_jaxpr(body, [*const_nz, *carry_t])
-        n = len(body.out_avals)
-        new = list(carry_t)
-        for i, v in enumerate(jvp_jaxpr.jaxpr.outvars[n:]):
-            produced = _depends_on_tangent(jvp_jaxpr, v, len(body.in_avals))
-            new[i] = carry_t[i] or (produced and _is_float(body.out_avals[i]))
-        if new == carry_t:
-            return carry_t
-        carry_t = new
-
-
-def _depends_on_tangent(closed: ClosedJaxpr, var: Any, n_primal_in: int) -> bool:
-    from numjax._src.core.jaxpr import Literal
-    tangent_ins = set(closed.jaxpr.invars[n_primal_in:])
-    producers = {v: e for e in closed.jaxpr.eqns for v in e.outvars}
-    stack, seen = [var], set()
-    while stack:
-        v = stack.pop()
-        if isinstance(v, Literal) or v in seen:
-            continue
-        seen.add(v)
-        if v in tangent_ins:
-            return True
-        eqn = producers.get(v)
-        if eqn is not None:
-            stack.extend(eqn.invars)
-    return False
 
 
 def _permute_inputs(closed: ClosedJaxpr, n_consts: int, n_carry: int, n_const_t: int,
@@ -309,19 +275,14 @@ while_p.def_transpose(_while_transpose)
 
 def _fixed_point_tangents(body: ClosedJaxpr, before: Sequence[bool], carry_t: list[bool],
                           after: Sequence[bool]) -> list[bool]:
-    """Carries that need tangents: those with one initially, plus floating carries the body
-    gives a tangent from other inputs', until nothing changes."""
-    n_carry = len(carry_t)
+    """Carries that need tangents: those with one initially, plus floating carries to which
+    the body gives a tangent that is not a symbolic zero, until nothing changes."""
     while True:
-        has = [*before, *carry_t, *after]
-        jvp = jaxpr_transforms.jvp_jaxpr(body, has)
-        n_out = len(body.out_avals)
-        new = list(carry_t)
-        for i in range(n_carry):
-            v = jvp.jaxpr.outvars[n_out + i]
-            if not new[i] and _is_float(body.out_avals[i]) and _depends_on_tangent(
-                    jvp, v, len(body.in_avals)):
-                new[i] = True
+        _, nonzero = jaxpr_transforms.jvp_jaxpr_keeping_zeros(
+            body, [*before, *carry_t, *after], instantiate=False)
+        n = len(carry_t)  # the body's first outputs are the carries
+        new = [t or (nz and _is_float(a)) for t, nz, a in
+               zip(carry_t, nonzero[:n], body.out_avals[:n], strict=True)]
         if new == carry_t:
             return carry_t
         carry_t = new
@@ -376,7 +337,9 @@ def _scan_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJ
     carry_t = [type(t) is not ad.Zero and _is_float(a) for t, a in
                zip(tangents[nc:nc + ncar], jaxpr.out_avals[:ncar], strict=True)]
     carry_t = _fixed_point_tangents(jaxpr, const_nz, carry_t, xs_nz)
-    jvp = jaxpr_transforms.jvp_jaxpr(jaxpr, [*const_nz, *carry_t, *xs_nz])
+    n_out = len(jaxpr.out_avals)
+    jvp, nonzero = jaxpr_transforms.jvp_jaxpr_keeping_zeros(
+        jaxpr, [*const_nz, *carry_t, *xs_nz], instantiate=[*carry_t, *[False] * (n_out - ncar)])
     n_ct, n_cart, n_xt = sum(const_nz), sum(carry_t), sum(xs_nz)
     n_xs = len(primals) - nc - ncar
     # jvp inputs: consts, carry, xs, const_t, carry_t, xs_t -> scan layout
@@ -386,11 +349,13 @@ def _scan_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJ
     invars = [*v[:nc], *v[a:a + n_ct], *v[nc:nc + ncar], *v[a + n_ct:a + n_ct + n_cart],
               *v[nc + ncar:a], *v[a + n_ct + n_cart:a + n_ct + n_cart + n_xt]]
     y_avals = jaxpr.out_avals[ncar:]
-    ys_t = [_is_float(y) for y in y_avals]
+    # Per-iteration outputs whose tangents are symbolic zeros get none (as in JAX).
+    ys_t = nonzero[ncar:]
     o = jvp.jaxpr.outvars
-    n_out = len(jaxpr.out_avals)
-    outvars = [*o[:ncar], *[t for t, k in zip(o[n_out:n_out + ncar], carry_t, strict=True) if k],
-               *o[ncar:n_out], *[t for t, k in zip(o[n_out + ncar:], ys_t, strict=True) if k]]
+    out_t = iter(o[n_out:])
+    tangent_vars = [next(out_t) if nz else None for nz in nonzero]
+    outvars = [*o[:ncar], *[t for t, k in zip(tangent_vars[:ncar], carry_t, strict=True) if k],
+               *o[ncar:n_out], *[t for t in tangent_vars[ncar:] if t is not None]]
     body = ClosedJaxpr(jvp.jaxpr.replace(invars=invars, outvars=outvars), jvp.consts)
     consts, init, xs = primals[:nc], primals[nc:nc + ncar], primals[nc + ncar:]
     const_tan = [t for t in tangents[:nc] if type(t) is not ad.Zero]

@@ -57,6 +57,11 @@ class Primitive:
     """
 
     multiple_results = False
+    # JAX's flags for primitives that call a jaxpr held in their `call_jaxpr` param (`call`,
+    # `closed_call`) or map one over an axis; libraries walking a jaxpr read them on every
+    # equation's primitive (distrax's inversion of a function).
+    call_primitive = False
+    map_primitive = False
     # Params that only transformations read, never compiled code (a custom_jvp_call's jvp
     # rule): the persistent compilation cache leaves them out of its keys.
     uncompiled_params: frozenset[str] = frozenset()

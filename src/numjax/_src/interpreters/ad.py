@@ -201,11 +201,10 @@ class JVPTrace(Trace):
 
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
-        primals, tangents = [], []
-        for x in args:
-            p, t = self.to_primal_tangent(x)
-            primals.append(p)
-            tangents.append(t)
+        # Rules get tuples, as JAX gives them (libraries build pytree prefixes from them).
+        pairs = [self.to_primal_tangent(x) for x in args]
+        primals = tuple(p for p, _ in pairs)
+        tangents = tuple(t for _, t in pairs)
         parent = self.parent
         assert parent is not None
         if all(type(t) is Zero for t in tangents):

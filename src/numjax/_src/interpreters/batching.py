@@ -70,11 +70,10 @@ class BatchTrace(Trace):
 
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
-        vals, dims = [], []
-        for x in args:
-            v, d = self.to_val_dim(x)
-            vals.append(v)
-            dims.append(d)
+        # Rules get tuples, as JAX gives them (libraries build pytree prefixes from them).
+        pairs = [self.to_val_dim(x) for x in args]
+        vals = tuple(v for v, _ in pairs)
+        dims = tuple(d for _, d in pairs)
         parent = self.parent
         assert parent is not None
         if all(d is not_mapped for d in dims) and not _uses_axis(primitive, params, self):

@@ -23,9 +23,22 @@ def trace_closed(fun: Any, in_avals: Sequence[Any]) -> ClosedJaxpr:
 def jvp_jaxpr(closed: ClosedJaxpr, has_tangent: Sequence[bool]) -> ClosedJaxpr:
     """(primals..., tangents of inputs with has_tangent...) -> (outs..., out tangents...);
     output tangents are instantiated (never symbolic zeros)."""
+    return jvp_jaxpr_keeping_zeros(closed, has_tangent, instantiate=True)[0]
+
+
+def jvp_jaxpr_keeping_zeros(closed: ClosedJaxpr, has_tangent: Sequence[bool],
+                            instantiate: bool | Sequence[bool] = False
+                            ) -> tuple[ClosedJaxpr, list[bool]]:
+    """Like `jvp_jaxpr`, with only the output tangents that are not symbolic zeros (or are
+    asked for by `instantiate`) among the outputs; also returns which those are. A caller
+    gives the others back as `Zero`, as JAX does: a rule downstream (a library's, refusing a
+    tangent where none may flow) must see no tangent at all, not an array of zeros."""
     n = len(closed.in_avals)
     tangent_avals = [ad.tangent_aval(a) for a, t in zip(closed.in_avals, has_tangent,
                                                          strict=True) if t]
+    keep = [instantiate] * len(closed.out_avals) if isinstance(instantiate, bool) \
+        else list(instantiate)
+    nonzero: list[bool] = []
 
     def fun(*args: Any) -> list[Any]:
         primals = args[:n]
@@ -35,9 +48,12 @@ def jvp_jaxpr(closed: ClosedJaxpr, has_tangent: Sequence[bool]) -> ClosedJaxpr:
         outs, out_tangents = ad.jvp_flat(
             lambda *xs: eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *xs), primals,
             tangents)
-        return [*outs, *[ad.instantiate_zeros(t) for t in out_tangents]]
+        nonzero[:] = [k or type(t) is not ad.Zero
+                      for t, k in zip(out_tangents, keep, strict=True)]
+        return [*outs, *[ad.instantiate_zeros(t) for t, nz in zip(out_tangents, nonzero,
+                                                                 strict=True) if nz]]
 
-    return trace_closed(fun, [*closed.in_avals, *tangent_avals])
+    return trace_closed(fun, [*closed.in_avals, *tangent_avals]), nonzero
 
 
 def batch_jaxpr(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool],
@@ -92,11 +108,22 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
     Outputs flagged in `zero_cts` have symbolic-zero cotangents: they are not inputs, and the
     backward pass skips the products they would enter (a zero cotangent times an infinite
     residual would otherwise give NaN)."""
+    return transpose_jaxpr_keeping_zeros(closed, linear, ct_avals, zero_cts,
+                                         instantiate=True)[0]
+
+
+def transpose_jaxpr_keeping_zeros(closed: ClosedJaxpr, linear: Sequence[bool],
+                                  ct_avals: Sequence[Any] | None = None,
+                                  zero_cts: Sequence[bool] | None = None,
+                                  instantiate: bool = False) -> tuple[ClosedJaxpr, list[bool]]:
+    """Like `transpose_jaxpr`, with only the linear inputs' cotangents that are not symbolic
+    zeros among the outputs (all of them with `instantiate`); also returns which those are."""
     known_avals = [a for a, lin in zip(closed.in_avals, linear, strict=True) if not lin]
     all_ct_avals = list(closed.out_avals) if ct_avals is None else list(ct_avals)
     zeros = [False] * len(all_ct_avals) if zero_cts is None else list(zero_cts)
     cts_avals = [a for a, z in zip(all_ct_avals, zeros, strict=True) if not z]
     n_known = len(known_avals)
+    nonzero: list[bool] = []
 
     def with_zeros(given: Sequence[Any]) -> list[Any]:
         it = iter(given)
@@ -114,9 +141,10 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
                 consts.append(next(it))
         linear_jaxpr = jaxpr.replace(constvars=constvars, invars=invars)
         in_cts = ad.backward_pass(linear_jaxpr, consts, with_zeros(args[n_known:]))
-        return [ad.instantiate_zeros(c) for c in in_cts]
+        nonzero[:] = [instantiate or type(c) is not ad.Zero for c in in_cts]
+        return [ad.instantiate_zeros(c) for c, nz in zip(in_cts, nonzero, strict=True) if nz]
 
-    return trace_closed(fun, [*known_avals, *cts_avals])
+    return trace_closed(fun, [*known_avals, *cts_avals]), nonzero
 
 
 def backward_pass_closed(closed: ClosedJaxpr, args: Sequence[Any], cts: Sequence[Any]
