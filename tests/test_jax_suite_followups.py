@@ -19,6 +19,7 @@ import pytest
 import numjax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax.lib import xla_client  # noqa: F401  (rows' expressions read it)
 
 L = numjax
 
@@ -172,7 +173,219 @@ LIBRARY_RANKS: list[Row] = [
     ),
 ]
 
-ROWS: list[Row] = NUMPY_OPERANDS + SCALAR_TYPES + LIBRARY_RANKS
+# linalg_test, lax_vmap_test and lax_autodiff_test (2026-11-28): jnp.linalg's vecdot, slogdet
+# and diagonal as jnp's, qr's "raw" mode, lax.index_take, lax.broadcast_shapes' checks, and
+# lax.fft taking jax.lib.xla_client.FftType.
+LINALG_AND_LAX: list[Row] = [
+    (
+        "jnp.linalg.vecdot(jnp.ones((2, 2, 2)), jnp.arange(4.0).reshape(2, 2))",
+        {"rank": "raise"},
+        {"dtype": "float32", "shape": [2, 2], "weak": False, "v": [[1.0, 5.0], [1.0, 5.0]]},
+    ),
+    (
+        "jnp.linalg.slogdet(jnp.stack([jnp.eye(3) * 2, -jnp.eye(3)])).sign",
+        {"rank": "raise"},
+        {"dtype": "float32", "shape": [2], "weak": False, "v": [1.0, -1.0]},
+    ),
+    (
+        "jnp.linalg.slogdet(jnp.stack([jnp.eye(3) * 2, -jnp.eye(3)])).logabsdet",
+        {"rank": "raise"},
+        {"dtype": "float32", "shape": [2], "weak": False, "v": [2.079441547393799, 0.0]},
+    ),
+    (
+        "jnp.linalg.diagonal(jnp.array([[True, False], [False, False]]))",
+        {},
+        {"dtype": "bool", "shape": [2], "weak": False, "v": [True, False]},
+    ),
+    (
+        "jnp.linalg.diagonal(jnp.arange(12).reshape(2, 2, 3), offset=1)",
+        {},
+        {"dtype": "int32", "shape": [2, 2], "weak": False, "v": [[1, 5], [7, 11]]},
+    ),
+    (
+        "lax.broadcast_shapes((-1,))",
+        {},
+        {
+            "raises": "TypeError",
+            "message": (
+                "Only non-negative indices are allowed when broadcasting static shapes, "
+                "but got shape (-1,)."
+            ),
+        },
+    ),
+    (
+        "lax.broadcast_shapes('hello')",
+        {},
+        {
+            "raises": "TypeError",
+            "message": "Shapes must be 1D sequences of concrete values of integer type, got hello.",
+        },
+    ),
+    (
+        "lax.broadcast_shapes((2, 1), (2.0,))",
+        {},
+        {
+            "raises": "TypeError",
+            "message": (
+                "Shapes must be 1D sequences of concrete values of integer type, got (2.0,)."
+            ),
+        },
+    ),
+    (
+        "[type(d).__name__ for d in lax.broadcast_shapes((1, 2, 3), (np.int64(2), 3))] == ['int'] "
+        "* 3",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "lax.index_take(jnp.arange(24.0).reshape(2, 3, 4), (jnp.array([0, 1, -1]), jnp.array([2, "
+        "-4, 5])), (0, 2))",
+        {},
+        {
+            "dtype": "float32",
+            "shape": [3, 3],
+            "weak": False,
+            "v": [[2.0, 6.0, 10.0], [12.0, 16.0, 20.0], [13.0, 17.0, 21.0]],
+        },
+    ),
+    (
+        "lax.index_take(jnp.arange(6).reshape(2, 3), (jnp.array([0, -1, 4]),), (1,))",
+        {},
+        {"dtype": "int32", "shape": [3, 2], "weak": False, "v": [[0, 3], [2, 5], [1, 4]]},
+    ),
+    (
+        "L.grad(lambda s: lax.index_take(s, (jnp.array([1, -1]),), (0,)).sum())(jnp.arange(3.0))",
+        {},
+        {"dtype": "float32", "shape": [3], "weak": False, "v": [0.0, 1.0, 1.0]},
+    ),
+    (
+        "jnp.round(jnp.linalg.qr(jnp.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]]), mode='raw')[0], "
+        "3)",
+        {},
+        {
+            "dtype": "float32",
+            "shape": [2, 3],
+            "weak": False,
+            "v": [
+                [-5.9160003662109375, 0.43400001525878906, 0.7230000495910645],
+                [-8.282999992370605, 0.6320000290870667, 0.3970000147819519],
+            ],
+        },
+    ),
+    (
+        "jnp.round(jnp.linalg.qr(jnp.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]]), mode='raw')[1], "
+        "3)",
+        {},
+        {
+            "dtype": "float32",
+            "shape": [2],
+            "weak": False,
+            "v": [1.1690000295639038, 1.7280000448226929],
+        },
+    ),
+    (
+        "jnp.linalg.qr(jnp.ones((2, 4, 3), 'complex64'), mode='raw')[0].shape == (2, 3, 4)",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "jnp.linalg.qr(jnp.ones((2, 4, 3), 'complex64'), mode='raw')[1].dtype == jnp.complex64",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "jnp.linalg.qr(jnp.ones((0, 3)), mode='raw')[1].shape == (0,)",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "L.vmap(lambda x: jnp.linalg.qr(x, mode='raw')[1])(jnp.ones((2, 3, 3)) + "
+        "jnp.eye(3)).shape == (2, 3)",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "jnp.linalg.qr(jnp.eye(3), mode='full').R.shape == (3, 3)",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "L.jvp(lambda x: jnp.linalg.qr(x, mode='raw')[0], (jnp.eye(2),), (jnp.eye(2),))",
+        {},
+        {
+            "raises": "NotImplementedError",
+            "message": "Differentiation rule for 'geqrf' not implemented",
+        },
+    ),
+    (
+        "L.jvp(lambda a: lax.linalg.householder_product(a, jnp.ones(2)), (jnp.ones((3, 2)),), "
+        "(jnp.ones((3, 2)),))",
+        {},
+        {
+            "raises": "NotImplementedError",
+            "message": "Differentiation rule for 'householder_product' not implemented",
+        },
+    ),
+    (
+        "lax.fft(jnp.array([1.0, 1.0]), xla_client.FftType.FFT, (2,)).real",
+        {},
+        {"dtype": "float32", "shape": [2], "weak": False, "v": [2.0, 0.0]},
+    ),
+    (
+        "L.vmap(lambda x: lax.fft(x, xla_client.FftType.IRFFT, (4,)))(jnp.ones((2, 3), "
+        "'complex64'))",
+        {},
+        {
+            "dtype": "float32",
+            "shape": [2, 4],
+            "weak": False,
+            "v": [[1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]],
+        },
+    ),
+]
+
+# jnp.linalg.solve's shape errors are those of the jnp.vectorize signature JAX solves through.
+SOLVE_SHAPES: list[Row] = [
+    (
+        "jnp.linalg.solve(jnp.ones((3, 3)) + jnp.eye(3), jnp.ones(2))",
+        {},
+        {
+            "raises": "ValueError",
+            "message": (
+                "inconsistent size for core dimension 'm': 2 vs 3"
+                " on vectorized function with excluded=frozenset() and "
+                "signature='(m,m),(m)->(m)'"
+            ),
+        },
+    ),
+    (
+        "jnp.linalg.solve(jnp.ones((3, 3)) + jnp.eye(3), jnp.ones((2, 4)))",
+        {},
+        {
+            "raises": "ValueError",
+            "message": (
+                "inconsistent size for core dimension 'm': 2 vs 3"
+                " on vectorized function with excluded=frozenset() and "
+                "signature='(m,m),(m,n)->(m,n)'"
+            ),
+        },
+    ),
+    (
+        "jnp.linalg.solve(jnp.ones((3, 3)) + jnp.eye(3), jnp.ones(()))",
+        {},
+        {
+            "raises": "ValueError",
+            "message": (
+                "input with shape () does not have enough dimensions for all core dimensions "
+                "('m', 'n')"
+                " on vectorized function with excluded=frozenset() and "
+                "signature='(m,m),(m,n)->(m,n)'"
+            ),
+        },
+    ),
+]
+
+ROWS: list[Row] = NUMPY_OPERANDS + SCALAR_TYPES + LIBRARY_RANKS + LINALG_AND_LAX + SOLVE_SHAPES
 
 
 def _values(v: Any) -> Any:
@@ -404,3 +617,24 @@ def test_jacrev_still_takes_complex_inputs() -> None:
     """Reverse mode accepts complex inputs with real outputs (JAX 0.4.30: 2 - 4j)."""
     out = L.jacrev(lambda z: jnp.abs(z) ** 2)(jnp.complex64(1 + 2j))
     assert complex(out) == 2 - 4j
+
+
+SOLVE_WARNING = (
+    "jnp.linalg.solve: batched 1D solves with b.ndim > 1 are deprecated, and in the future will "
+    "be treated as a batched 2D solve. Use solve(a, b[..., None])[..., 0] to avoid this warning."
+)
+
+
+def test_solve_of_a_stack_of_vectors() -> None:
+    # JAX 0.4.30 solves b of shape (..., m) against a of shape (..., m, m) vector by vector,
+    # with a FutureWarning; batch dimensions that do not broadcast raise vectorize's error.
+    a = jnp.stack([jnp.eye(2) * 2, jnp.eye(2) * 4])
+    with pytest.warns(FutureWarning) as record:
+        x = jnp.linalg.solve(a, jnp.ones((2, 2)))
+    assert [str(w.message) for w in record] == [SOLVE_WARNING]
+    np.testing.assert_allclose(x, [[0.5, 0.5], [0.25, 0.25]])
+    with pytest.warns(FutureWarning):
+        assert numjax.jacobian(jnp.linalg.solve, 1)(a, jnp.ones((2, 2))).shape == (2, 2, 2, 2)
+    with pytest.warns(FutureWarning), pytest.raises(ValueError) as e:
+        jnp.linalg.solve(jnp.ones((2, 3, 3)) + jnp.eye(3), jnp.ones((4, 3)))
+    assert str(e.value) == "Incompatible shapes for broadcasting: shapes=[(2,), (4,)]"

@@ -794,6 +794,11 @@ _register(
             "version_str": "0.4.30",
             "version": (0, 4, 30),
             "xla_extension": _mod("jax._src.lib.xla_extension"),
+            # lax.fft's transform kinds, public as jax.lib.xla_client.FftType
+            "xla_client": _Proxy(
+                "jax._src.lib.xla_client",
+                {"FftType": _lazy(lambda: _guard_from("jax.lib", "xla_client").FftType)},
+            ),
         },
     ),
 )

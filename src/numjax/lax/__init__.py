@@ -184,6 +184,7 @@ from numjax._src.lax.gather_scatter import GatherScatterMode as GatherScatterMod
 from numjax._src.lax.gather_scatter import ScatterDimensionNumbers as ScatterDimensionNumbers
 from numjax._src.lax.gather_scatter import gather as gather
 from numjax._src.lax.gather_scatter import gather_p as gather_p
+from numjax._src.lax.gather_scatter import index_take as index_take
 from numjax._src.lax.gather_scatter import scatter as scatter
 from numjax._src.lax.gather_scatter import scatter_add as scatter_add
 from numjax._src.lax.gather_scatter import scatter_add_p as scatter_add_p

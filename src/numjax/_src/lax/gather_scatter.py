@@ -24,6 +24,8 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, operand_aval
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
+from numjax._src.lax import elementwise as ew
+from numjax._src.lax import structural as st
 from numjax._src.lax.elementwise import _pick_lexicographic
 from numjax._src.typing import Array
 
@@ -410,6 +412,31 @@ def gather(operand: Array, start_indices: Array, dimension_numbers: GatherDimens
                          slice_sizes=_canonical_ints(slice_sizes),
                          indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=parsed, fill_value=fill_value)
+
+
+def index_take(src: Array, idxs: Sequence[Array], axes: Sequence[int]) -> Array:
+    """`src` indexed along `axes` by the index arrays `idxs` taken together (one per axis,
+    the same shape); negative and out-of-range indices wrap around modulo the axis size.
+
+    >>> import numjax.numpy as jnp
+    >>> index_take(jnp.arange(6).reshape(2, 3), (jnp.array([0, -1]),), (1,))
+    Array([[0, 3],
+           [2, 5]], dtype=int32)
+    """
+    src_shape = operand_aval(src).shape
+    indices = st.concatenate([st.expand_dims(i, (1,)) for i in idxs], 1)
+    aval = get_aval(indices)
+    sizes = np.array([src_shape[ax] for ax in axes], dtype=aval.dtype)
+    bound = st.expand_dims(sizes, tuple(range(aval.ndim - 1)))
+    # Floor modulo (Python's `%`), so that -1 is the last element: rem truncates.
+    indices = ew.rem(ew.add(ew.rem(indices, bound), bound), bound)
+    slice_sizes = list(src_shape)
+    for ax in axes:
+        slice_sizes[ax] = 1
+    offset_dims = tuple(range(1, len(src_shape) - aval.shape[1] + 1))
+    dn = GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(axes),
+                                start_index_map=tuple(axes))
+    return gather(src, indices, dn, tuple(slice_sizes))
 
 
 # ---- scatters ------------------------------------------------------------------------------

@@ -30,7 +30,8 @@ from numjax._src.lax.rules import FLOAT_OR_COMPLEX, check_dtype
 from numjax._src.typing import Array
 
 __all__ = [
-    "cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "householder_product",
+    "cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "geqrf", "geqrf_p",
+    "householder_product",
     "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
     "lu_pivots_to_permutation_p", "qr", "qr_p", "schur", "schur_p", "svd", "svd_p",
     "triangular_solve", "triangular_solve_p", "tridiagonal_solve", "tridiagonal_solve_p",
@@ -628,6 +629,56 @@ def qr(x: Array, *, full_matrices: bool = True) -> tuple[Array, Array]:
     return q, r
 
 
+geqrf_p = Primitive("geqrf")
+geqrf_p.multiple_results = True
+
+
+def _geqrf_kernel(x: Any) -> list[Any]:
+    from scipy.linalg import get_lapack_funcs
+
+    x = np.asarray(x)
+    _check_lapack_dtype(x)
+
+    def one(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        (fn,) = get_lapack_funcs(("geqrf",), (mat,))
+        packed, tau, _, _ = fn(mat)
+        return packed, tau
+
+    k = min(x.shape[-2:])
+    if x.size == 0:  # LAPACK is not called on empty matrices
+        return [x.copy(), np.zeros((*x.shape[:-2], k), x.dtype)]
+    packed, taus = _stacked(one, x)
+    return [packed, taus]
+
+
+@geqrf_p.def_abstract_eval
+def _geqrf_abstract_eval(x: ShapedArray) -> list[ShapedArray]:
+    check_dtype("geqrf", x.dtype, FLOAT_OR_COMPLEX)
+    if x.ndim < 2:
+        raise ValueError("Argument to QR decomposition must have ndims >= 2")
+    k = min(x.shape[-2:])
+    return [ShapedArray(x.shape, x.dtype), ShapedArray((*x.shape[:-2], k), x.dtype)]
+
+
+geqrf_p.def_impl(_geqrf_kernel)
+geqrf_p.def_batch(_front_batch(geqrf_p))
+geqrf_p.declare_undefined("jvp", "Differentiation rule for 'geqrf' not implemented",
+                          NotImplementedError)
+
+
+def geqrf(x: Array) -> tuple[Array, Array]:
+    """LAPACK's packed QR factorization: R in the upper triangle, the Householder reflectors
+    below it, and their scale factors `taus` (`jnp.linalg.qr(mode="raw")` transposes the first).
+
+    >>> import numjax.numpy as jnp
+    >>> a, taus = geqrf(jnp.array([[3.0, 1.0], [4.0, 2.0]]))
+    >>> a.shape, taus.shape
+    ((2, 2), (2,))
+    """
+    a, taus = geqrf_p.bind(x)
+    return a, taus
+
+
 householder_product_p = Primitive("householder_product")
 
 
@@ -671,7 +722,8 @@ def _householder_product_batch(args: Sequence[Any], dims: Sequence[Any]) -> tupl
 householder_product_p.def_impl(_householder_product_kernel)
 householder_product_p.def_batch(_householder_product_batch)
 householder_product_p.declare_undefined(
-    "jvp", "Differentiation rule for 'householder_product' not implemented")
+    "jvp", "Differentiation rule for 'householder_product' not implemented",
+    NotImplementedError)
 
 
 def householder_product(a: Array, taus: Array) -> Array:

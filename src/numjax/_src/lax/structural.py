@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import functools
 import math
+import operator
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -1081,10 +1082,26 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     >>> broadcast_shapes((2, 1), (3,))
     (2, 3)
     """
+    checked = [_static_shape(s) for s in shapes]
     try:
-        return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+        return tuple(np.broadcast_shapes(*checked))
     except ValueError:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
+
+
+def _static_shape(shape: Any) -> tuple[int, ...]:
+    """`shape` as a tuple of Python ints; JAX's TypeErrors for anything else or a negative."""
+    try:
+        if isinstance(shape, str | bytes):
+            raise TypeError
+        dims = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {shape}.") from None
+    if any(d < 0 for d in dims):
+        raise TypeError("Only non-negative indices are allowed when broadcasting static "
+                        f"shapes, but got shape {shape!r}.")
+    return dims
 
 
 def collapse(operand: Array, start_dimension: int, stop_dimension: int | None = None) -> Array:

@@ -82,7 +82,11 @@ def _diag(x: Array) -> Array:
 
 
 def _broadcast_batch(a: Array, b: Array, a_core: int, b_core: int) -> tuple[Array, Array]:
-    batch = np.broadcast_shapes(a.shape[:a.ndim - a_core], b.shape[:b.ndim - b_core])
+    try:
+        batch = np.broadcast_shapes(a.shape[:a.ndim - a_core], b.shape[:b.ndim - b_core])
+    except ValueError:  # jnp.vectorize's error, which JAX's functions of stacks raise
+        raise ValueError("Incompatible shapes for broadcasting: shapes="
+                         f"[{a.shape[:a.ndim - a_core]}, {b.shape[:b.ndim - b_core]}]") from None
     a = jnp.broadcast_to(a, (*batch, *a.shape[a.ndim - a_core:]))
     b = jnp.broadcast_to(b, (*batch, *b.shape[b.ndim - b_core:]))
     return a, b
@@ -105,7 +109,7 @@ def cholesky(a: Array, *, upper: bool = False) -> Array:
 
 
 def qr(a: Array, mode: str = "reduced") -> Any:
-    """QR decomposition; `mode` is "reduced", "complete", "r" or "raw" is unsupported.
+    """QR decomposition; `mode` is "reduced", "complete", "r" or "raw" (LAPACK's packed form).
 
     >>> import numjax.numpy as jnp
     >>> qr(jnp.eye(2)).R
@@ -114,8 +118,10 @@ def qr(a: Array, mode: str = "reduced") -> Any:
     """
     (a,) = _inexact("qr", a)
     if mode == "raw":
-        raise NotImplementedError("The 'raw' mode of jnp.linalg.qr is not implemented")
-    if mode not in ("reduced", "complete", "r"):
+        # LAPACK's packed form, transposed as NumPy returns it (Fortran order seen from C).
+        packed, taus = lax_linalg.geqrf(a)
+        return QRResult(_mT(packed), taus)
+    if mode not in ("reduced", "complete", "r", "full"):  # "full": "reduced", as in JAX
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
@@ -220,7 +226,10 @@ def slogdet(a: Array, *, method: str | None = None) -> SlogdetResult:
         lu_, pivots, _ = lax_linalg.lu(a)
         diag = _diag(lu_)
         n = a.shape[-1]
-        swaps = reductions.sum(pivots != jnp.arange(n, dtype=np.int32), axis=-1)
+        # The iota gets the pivots' leading axes explicitly: no rank promotion, which the
+        # user may have set to raise.
+        iota = jnp.arange(n, dtype=pivots.dtype).reshape((1,) * (pivots.ndim - 1) + (n,))
+        swaps = reductions.sum(pivots != iota, axis=-1)
     elif method == "qr":
         q, r = lax_linalg.qr(a)
         diag = _diag(r)
@@ -343,11 +352,27 @@ def solve(a: Array, b: Array) -> Array:
     """
     a, b = _inexact("solve", a, b)
     _square("solve", a)
-    if b.ndim == 1:
-        a2, b2 = _broadcast_batch(a, b[:, None], 2, 2)
+    vector = b.ndim == 1 or a.ndim == b.ndim + 1
+    if vector and b.ndim > 1:
+        # A stack of vectors, one per matrix: JAX 0.4.30 still solves these, with a warning.
+        warnings.warn("jnp.linalg.solve: batched 1D solves with b.ndim > 1 are deprecated, "
+                      "and in the future will be treated as a batched 2D solve. "
+                      "Use solve(a, b[..., None])[..., 0] to avoid this warning.",
+                      category=FutureWarning, stacklevel=2)
+    # JAX vectorizes over these signatures; its errors name them.
+    signature = "(m,m),(m)->(m)" if vector else "(m,m),(m,n)->(m,n)"
+    if b.ndim < (1 if vector else 2):
+        raise ValueError(f"input with shape {b.shape} does not have enough dimensions for all "
+                         f"core dimensions ('m', 'n') on vectorized function with "
+                         f"excluded=frozenset() and signature={signature!r}")
+    m = b.shape[-1] if vector else b.shape[-2]
+    if m != a.shape[-1]:
+        raise ValueError(f"inconsistent size for core dimension 'm': {m} vs {a.shape[-1]} on "
+                         f"vectorized function with excluded=frozenset() and "
+                         f"signature={signature!r}")
+    if vector:
+        a2, b2 = _broadcast_batch(a, b[..., None], 2, 2)
         return lax_linalg.solve(a2, b2)[..., 0]
-    if b.ndim < 1 or b.shape[-2] != a.shape[-1]:
-        raise ValueError(f"solve: incompatible shapes for a {a.shape} and b {b.shape}")
     a2, b2 = _broadcast_batch(a, b, 2, 2)
     return lax_linalg.solve(a2, b2)
 
@@ -822,7 +847,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes: Any = 2, precision: Any = None,
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1, precision: Any = None,
            preferred_element_type: Any = None) -> Array:
-    """Conjugated dot product of vectors along `axis`.
+    """Conjugated dot product of vectors along `axis`, the other axes broadcast (jnp.vecdot).
 
     >>> import numjax.numpy as jnp
     >>> vecdot(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]))
@@ -832,4 +857,3 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1, precision: Any = None,
     # jnp.vecdot: a product in the promoted input dtype (uint8 wraps, bool stays bool).
     return jnp.vecdot(x1, x2, axis=axis, precision=precision,
                       preferred_element_type=preferred_element_type)
-
