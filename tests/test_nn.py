@@ -17,6 +17,7 @@ import pytest
 import numjax
 import numjax.numpy as jnp
 from numjax import nn
+from numjax.ad_checkpoint import saved_residuals
 from numjax.nn import initializers as init
 from numjax.test_util import check_grads
 
@@ -758,3 +759,29 @@ def test_initializer_errors(make: Callable[[], Any], shape: tuple[int, ...], mes
                             ) -> None:
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         make()(numjax.random.PRNGKey(0), shape)
+
+
+# jax_softmax_custom_jvp: JAX 0.4.30's residuals of reverse mode through nn.softmax at
+# [5.5, 1.3, -4.2, 0.9] (count, total size) and its gradient of softmax(x)[0]. The default
+# keeps exp(x - max), the sum and its -2 power; softmax's own rule keeps only the output.
+SOFTMAX_FLAG = [
+    (False, 3, 6),
+    (True, 1, 4),
+]
+SOFTMAX_GRAD0 = [0.023893773555755615, -0.01426998246461153, -5.83181536057964e-05,
+                 -0.00956545490771532]
+
+
+@pytest.mark.parametrize(("flag", "count", "size"), SOFTMAX_FLAG)
+def test_softmax_custom_jvp_flag(flag: bool, count: int, size: int) -> None:
+    x = jnp.array([5.5, 1.3, -4.2, 0.9])
+    with numjax.softmax_custom_jvp(flag):
+        res = saved_residuals(nn.softmax, x)
+        assert (len(res), sum(a.size for a, _ in res)) == (count, size)
+        np.testing.assert_allclose(numjax.grad(lambda x: nn.softmax(x)[0])(x), SOFTMAX_GRAD0,
+                                   rtol=1e-5)
+        m = jnp.array([True, False, True, True])
+        check_grads(lambda x: nn.softmax(x, where=m), (x,), order=2, modes=["fwd", "rev"],
+                    atol=1e-2, rtol=1e-2)
+        jitted = numjax.jit(numjax.grad(lambda x: nn.softmax(x)[1]))(x)
+        np.testing.assert_allclose(jitted, numjax.grad(lambda x: nn.softmax(x)[1])(x), rtol=1e-5)

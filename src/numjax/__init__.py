@@ -99,6 +99,7 @@ from numjax._src.config import legacy_prng_key as legacy_prng_key  # noqa: E402
 from numjax._src.config import log_compiles as log_compiles  # noqa: E402
 from numjax._src.config import numpy_dtype_promotion as numpy_dtype_promotion  # noqa: E402
 from numjax._src.config import numpy_rank_promotion as numpy_rank_promotion  # noqa: E402
+from numjax._src.config import softmax_custom_jvp as softmax_custom_jvp  # noqa: E402
 from numjax._src.core.avals import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
 from numjax._src.core.trace import ensure_compile_time_eval as ensure_compile_time_eval  # noqa: E402
 from numjax._src.dtypes import float0 as float0  # noqa: E402

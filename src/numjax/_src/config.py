@@ -289,6 +289,10 @@ explain_cache_misses = _bool(
 )
 check_tracer_leaks = _bool("jax_check_tracer_leaks", False, "Check for leaked tracers.")
 enable_checks = _bool("jax_enable_checks", False, "Type-check jaxprs as they are built.")
+softmax_custom_jvp = _bool(
+    "jax_softmax_custom_jvp", False,
+    "Differentiate nn.softmax by its own rule (y * (dx - sum(y * dx))), which keeps only the "
+    "output as residual, rather than through its operations.", traced=True)
 debug_key_reuse = _bool(
     "jax_debug_key_reuse", False,
     "Accepted for compatibility (flax's tests toggle it); numjax does not check PRNG key reuse.")

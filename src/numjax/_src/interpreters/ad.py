@@ -20,6 +20,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler import native_rules
 from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.compiler.passes import dce
 from numjax._src.core import leaks
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
@@ -349,7 +350,10 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
         tangents_in = [pe.new_arg(a) for a in in_tangent_avals]
         out_primals, out_tangents = jvp_flat(fun, primals, tangents_in)
         out_tangents = [instantiate_zeros(t) for t in out_tangents]
-        linear = pe.to_jaxpr(out_tangents)
+        # Tangent work no output reads (a stop_gradient'd value's tangent, say) is dropped,
+        # and with it the residuals only it read: they are not kept alive for the backward
+        # pass, which does not evaluate it either.
+        linear = dce(pe.to_jaxpr(out_tangents))
     return out_primals, linear, [tangent_aval(get_aval(p)) for p in out_primals]
 
 

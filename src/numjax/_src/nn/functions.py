@@ -367,19 +367,44 @@ def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1,
             where: ArrayLike | None = None, initial: Any = _UNSPECIFIED) -> Array:
     """`exp(x) / sum(exp(x))` along `axis`; entries outside `where` are 0.
 
-    The maximum is subtracted first (as a constant under differentiation), as JAX does
-    by default (`jax_softmax_custom_jvp=False`).
+    The maximum is subtracted first (as a constant under differentiation). With
+    `jax_softmax_custom_jvp` set, the derivative is softmax's own rule instead.
 
     >>> import numjax.nn, numjax.numpy as jnp
     >>> numjax.nn.softmax(jnp.array([0., 0.]))
     Array([0.5, 0.5], dtype=float32)
     """
     _warn_initial("softmax", initial)
+    if config.softmax_custom_jvp.value:
+        return _softmax(x, axis, where)
+    return _softmax_unnormalized_grad(x, axis, where)
+
+
+def _softmax_unnormalized_grad(x: ArrayLike, axis: int | tuple[int, ...] | None,
+                               where: ArrayLike | None) -> Array:
     x_max = jnp.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
     x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
     unnormalized = jnp.exp(x_safe - lax.stop_gradient(x_max))
     result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
     return result if where is None else jnp.where(where, result, 0)
+
+
+@partial(custom_jvp, nondiff_argnums=(1,))
+def _softmax(x: ArrayLike, axis: int | tuple[int, ...] | None, where: ArrayLike | None) -> Array:
+    x_max = jnp.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
+    unnormalized = jnp.exp(x_safe - x_max)
+    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
+    return result if where is None else jnp.where(where, result, 0)
+
+
+@_softmax.defjvp
+def _softmax_jvp(axis: int | tuple[int, ...] | None, primals: tuple[Any, ...],
+                 tangents: tuple[Any, ...]) -> tuple[Array, Array]:
+    # dy = y * (dx - <y, dx>): the output is the only residual the derivative needs.
+    (x, where), (x_dot, _) = primals, tangents
+    y = _softmax(x, axis, where)
+    return y, y * (x_dot - (y * x_dot).sum(axis, where=where, keepdims=True))
 
 
 @partial(jit, static_argnames=("axis",))
