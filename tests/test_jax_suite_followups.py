@@ -18,10 +18,12 @@ import pytest
 
 import numjax
 import numjax.numpy as jnp
+import numjax.scipy.linalg as jsl  # noqa: F401  (rows' expressions read it)
 from numjax import lax
 from numjax.lib import xla_client  # noqa: F401  (rows' expressions read it)
 
 L = numjax
+SYM3 = jnp.array([[4.0, 1.0, 2.0], [1.0, 3.0, 0.5], [2.0, 0.5, 1.0]])
 
 Row = tuple[str, dict[str, Any], dict[str, Any]]
 
@@ -385,7 +387,121 @@ SOLVE_SHAPES: list[Row] = [
     ),
 ]
 
-ROWS: list[Row] = NUMPY_OPERANDS + SCALAR_TYPES + LIBRARY_RANKS + LINALG_AND_LAX + SOLVE_SHAPES
+# jax.scipy.linalg's own code promotes explicitly: it works under strict promotion.
+LIBRARY_STRICT: list[Row] = [
+    (
+        "jsl.rsf2csf(jnp.array([[0.0, 1.0], [-1.0, 0.0]]), jnp.eye(2))[0].dtype == jnp.complex64",
+        {"promotion": "strict"},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "jnp.round(jnp.abs(jsl.funm(jnp.array([[1.0, 2.0], [0.0, 3.0]]), jnp.exp)), 3)",
+        {"promotion": "strict"},
+        {
+            "dtype": "float32",
+            "shape": [2, 2],
+            "weak": False,
+            "v": [[2.7180001735687256, 17.367000579833984], [0.0, 20.086000442504883]],
+        },
+    ),
+    (
+        "jsl.eigh_tridiagonal(jnp.array([1.0, 2.0, 3.0]), jnp.array([0.5, 0.5]), "
+        "eigvals_only=True)",
+        {"promotion": "strict"},
+        {
+            "dtype": "float32",
+            "shape": [3],
+            "weak": False,
+            "v": [0.7752552032470703, 1.9999998807907104, 3.2247447967529297],
+        },
+    ),
+]
+
+# lax.linalg.tridiagonal (LAPACK's sytrd/hetrd), on SYM3 below; its checks are TypeErrors.
+TRIDIAGONAL: list[Row] = [
+    (
+        "jnp.round(lax.linalg.tridiagonal(SYM3)[1], 3)",
+        {},
+        {
+            "dtype": "float32",
+            "shape": [3],
+            "weak": False,
+            "v": [4.0, 1.8000000715255737, 2.200000047683716],
+        },
+    ),
+    (
+        "jnp.round(jnp.abs(lax.linalg.tridiagonal(SYM3, lower=False)[2]), 3)",
+        {},
+        {
+            "dtype": "float32",
+            "shape": [2],
+            "weak": False,
+            "v": [0.6470000147819519, 2.062000036239624],
+        },
+    ),
+    (
+        "[x.dtype.name for x in lax.linalg.tridiagonal(jnp.eye(3, dtype='complex64'))] "
+        "== ['complex64', 'float32', 'float32', 'complex64']",
+        {},
+        {"dtype": "bool", "shape": [], "weak": False, "v": True},
+    ),
+    (
+        "lax.linalg.tridiagonal(jnp.ones((3, 2)))",
+        {},
+        {
+            "raises": "TypeError",
+            "message": (
+                "tridiagonal requires the last two dimensions of a to be equal in "
+                "size, got a.shape of (3, 2)."
+            ),
+        },
+    ),
+    (
+        "lax.linalg.tridiagonal(jnp.ones((0, 0)))",
+        {},
+        {
+            "raises": "TypeError",
+            "message": (
+                "tridiagonal requires the last two dimensions of a to be non-zero, got "
+                "a.shape of (0, 0)."
+            ),
+        },
+    ),
+    (
+        "lax.linalg.tridiagonal(jnp.ones(3))",
+        {},
+        {"raises": "TypeError", "message": "tridiagonal requires a.ndim to be at least 2, got 1."},
+    ),
+    (
+        "lax.linalg.tridiagonal(jnp.ones((2, 2), 'int32'))",
+        {},
+        {
+            "raises": "TypeError",
+            "message": (
+                "tridiagonal requires a.dtype to be float32, float64, complex64, or "
+                "complex128, got int32."
+            ),
+        },
+    ),
+    (
+        "L.jvp(lambda x: lax.linalg.tridiagonal(x)[1], (jnp.eye(2),), (jnp.eye(2),))",
+        {},
+        {
+            "raises": "NotImplementedError",
+            "message": "Differentiation rule for 'tridiagonal' not implemented",
+        },
+    ),
+]
+
+ROWS: list[Row] = (
+    NUMPY_OPERANDS
+    + SCALAR_TYPES
+    + LIBRARY_RANKS
+    + LINALG_AND_LAX
+    + SOLVE_SHAPES
+    + LIBRARY_STRICT
+    + TRIDIAGONAL
+)
 
 
 def _values(v: Any) -> Any:

@@ -321,6 +321,7 @@ ROWS: list[Row] = [
     Row("qr_square_full", lambda x: linalg.qr(x, full_matrices=True),
         (well_conditioned(3, 3),), grad=(0,), x64=True, primitive="qr"),
     Row("geqrf", lambda x: jnp.linalg.qr(x, mode="raw"), (normal(4, 3),), primitive="geqrf"),
+    Row("tridiagonal", lambda x: linalg.tridiagonal(x, lower=False), (normal(3, 3),)),
     Row("householder_product", linalg.householder_product,
         (normal(4, 3), uniform(0.5, 1.5, 3))),
     Row("svd_values", lambda x: linalg.svd(x, compute_uv=False), (well_conditioned(4, 3),),

@@ -22,6 +22,8 @@ from numjax._src.lax.linalg import svd as svd
 from numjax._src.lax.linalg import svd_p as svd_p
 from numjax._src.lax.linalg import triangular_solve as triangular_solve
 from numjax._src.lax.linalg import triangular_solve_p as triangular_solve_p
+from numjax._src.lax.linalg import tridiagonal as tridiagonal
+from numjax._src.lax.linalg import tridiagonal_p as tridiagonal_p
 from numjax._src.lax.linalg import tridiagonal_solve as tridiagonal_solve
 from numjax._src.lax.linalg import tridiagonal_solve_p as tridiagonal_solve_p
 from numjax._src.scipy.qdwh import qdwh as qdwh

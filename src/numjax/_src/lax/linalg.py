@@ -34,7 +34,8 @@ __all__ = [
     "householder_product",
     "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
     "lu_pivots_to_permutation_p", "qr", "qr_p", "schur", "schur_p", "svd", "svd_p",
-    "triangular_solve", "triangular_solve_p", "tridiagonal_solve", "tridiagonal_solve_p",
+    "triangular_solve", "triangular_solve_p", "tridiagonal", "tridiagonal_p", "tridiagonal_solve",
+    "tridiagonal_solve_p",
 ]
 
 
@@ -677,6 +678,64 @@ def geqrf(x: Array) -> tuple[Array, Array]:
     """
     a, taus = geqrf_p.bind(x)
     return a, taus
+
+
+tridiagonal_p = Primitive("tridiagonal")
+tridiagonal_p.multiple_results = True
+
+
+def _tridiagonal_kernel(x: Any, *, lower: bool) -> list[Any]:
+    from scipy.linalg import get_lapack_funcs
+
+    x = np.asarray(x)
+    name = "hetrd" if x.dtype.kind == "c" else "sytrd"
+
+    def one(mat: np.ndarray) -> tuple[np.ndarray, ...]:
+        (fn,) = get_lapack_funcs((name,), (mat,))
+        packed, d, e, taus, _ = fn(mat, lower=int(lower))
+        return packed, d, e, taus
+
+    return _stacked(one, x)
+
+
+@tridiagonal_p.def_abstract_eval
+def _tridiagonal_abstract_eval(a: ShapedArray, *, lower: bool) -> list[ShapedArray]:
+    if a.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise TypeError("tridiagonal requires a.dtype to be float32, float64, complex64, or "
+                        f"complex128, got {a.dtype}.")
+    if a.ndim < 2:
+        raise TypeError(f"tridiagonal requires a.ndim to be at least 2, got {a.ndim}.")
+    if a.shape[-1] != a.shape[-2]:
+        raise TypeError("tridiagonal requires the last two dimensions of a to be equal in size, "
+                        f"got a.shape of {a.shape}.")
+    if a.shape[-1] == 0:
+        raise TypeError("tridiagonal requires the last two dimensions of a to be non-zero, got "
+                        f"a.shape of {a.shape}.")
+    batch, n = a.shape[:-2], a.shape[-1]
+    real = np.dtype(a.dtype.char.lower()) if a.dtype.kind == "c" else a.dtype
+    return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, n), real),
+            ShapedArray((*batch, n - 1), real), ShapedArray((*batch, n - 1), a.dtype)]
+
+
+tridiagonal_p.def_impl(_tridiagonal_kernel)
+tridiagonal_p.def_batch(_front_batch(tridiagonal_p))
+tridiagonal_p.declare_undefined("jvp", "Differentiation rule for 'tridiagonal' not implemented",
+                                NotImplementedError)
+
+
+def tridiagonal(a: Array, *, lower: bool = True) -> tuple[Array, Array, Array, Array]:
+    """Reduce a symmetric/Hermitian matrix to tridiagonal form (LAPACK's sytrd/hetrd):
+    `(a, d, e, taus)`, `a` holding the tridiagonal matrix and the Householder reflectors in
+    the `lower` (else upper) triangle, `d` its diagonal, `e` its first sub-/superdiagonal and
+    `taus` the reflectors' scale factors.
+
+    >>> import numjax.numpy as jnp
+    >>> _, d, e, _ = tridiagonal(jnp.array([[2.0, 1.0], [1.0, 3.0]]))
+    >>> d, e
+    (Array([2., 3.], dtype=float32), Array([1.], dtype=float32))
+    """
+    packed, d, e, taus = tridiagonal_p.bind(a, lower=bool(lower))
+    return packed, d, e, taus
 
 
 householder_product_p = Primitive("householder_product")

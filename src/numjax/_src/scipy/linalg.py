@@ -540,7 +540,7 @@ def _sturm_count(alpha: Array, beta_sq: Array, pivmin: Array, alpha0_shift: Arra
         a_i, b2 = ab
         q = a_i - b2 / q - x
         small = q <= pivmin
-        return (jnp.where(small, jnp.minimum(q, -pivmin), q), count + small), None
+        return (jnp.where(small, jnp.minimum(q, -pivmin), q), count + small.astype(np.int32)), None
 
     n = alpha.shape[0]
     (_, count), _ = lax.scan(step, (q, count), (alpha[1:], beta_sq[:n - 1]))

@@ -19,6 +19,7 @@ import numpy as np
 import numjax
 from numjax import lax
 from numjax import numpy as jnp  # complete by the time any function runs
+from numjax._src import dtypes
 from numjax._src.numpy.util import promote_dtypes_inexact
 from numjax._src.scipy.linalg import schur, solve_triangular
 from numjax._src.typing import Array
@@ -216,7 +217,9 @@ def rsf2csf(T: Array, Z: Array, check_finite: bool = True) -> tuple[Array, Array
         raise ValueError("Input 'Z' must be square.")
     if t.shape[0] != z.shape[0]:
         raise ValueError(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
-    dtype = jnp.result_type(t.dtype, z.dtype, np.complex64)
+    # Their common type made complex (no promotion with a complex type, which strict
+    # promotion would refuse).
+    dtype = dtypes.to_complex_dtype(jnp.result_type(t.dtype, z.dtype))
     t, z = t.astype(dtype), z.astype(dtype)
     eps = jnp.finfo(dtype).eps
     n = t.shape[0]
