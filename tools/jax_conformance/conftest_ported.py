@@ -173,7 +173,8 @@ def pytest_collection_modifyitems(session, config, items):
 
     scalar = re.compile(r"np\.(?:float|int|uint|complex|bool|str|bytes)\w*\(([^()]*)\)")
     norm = lambda s: scalar.sub(r"\1", s.replace("numpy.bool_", "numpy.bool"))
-    wanted = set(norm(line.rstrip("\n")) for line in open(path) if line.strip())
+    with open(path) as fh:  # closed at once: an unclosed file warns, and warnings are errors
+        wanted = set(norm(line.rstrip("\n")) for line in fh if line.strip())
     keep = [it for it in items if norm(it.nodeid) in wanted]
     drop = [it for it in items if norm(it.nodeid) not in wanted]
     if drop:
