@@ -121,6 +121,23 @@ def test_log_compiles(caplog):
     assert "Finished compilation of jit(<lambda>) in " in text
 
 
+def test_compiles_are_debug_records_without_log_compiles(caplog):
+    # JAX 0.4.30 writes the same steps as DEBUG records when jax_log_compiles is off: grad of a
+    # jitted function logs a compile for its forward and its backward program.
+    jax.clear_caches()
+    f = jax.jit(lambda x: jnp.sin(x))
+    caplog.set_level(logging.DEBUG, logger="numjax._src.dispatch")
+    jax.grad(f)(2.0)
+    records = [r for r in caplog.records if r.name == "numjax._src.dispatch"]
+    assert {r.levelno for r in records} == {logging.DEBUG}
+    messages = [r.getMessage() for r in records]
+    assert sum(m.startswith("Finished compilation of jit(<lambda>)") for m in messages) == 2
+    caplog.clear()
+    caplog.set_level(logging.INFO, logger="numjax._src.dispatch")
+    jax.jit(lambda x: x * 3)(1.0)  # not logged below DEBUG
+    assert not [r for r in caplog.records if r.name == "numjax._src.dispatch"]
+
+
 def test_log_compiles_logs_eager_compiles_once(caplog):
     # As in JAX, where an eager operation is a jitted function named after it: jnp.ones(3)
     # converts its fill value, then broadcasts it, each compiled once for its avals.

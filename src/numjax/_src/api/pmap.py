@@ -196,9 +196,8 @@ class PmapFunction:
                 raise ValueError(f"pmap out_axes {d} is out of bounds for an output of rank "
                                  f"{aval.ndim + 1}")
             out_axes.append(None if d is None else d % (aval.ndim + 1))
-        if trace_mod._trace_state.trace is eval_trace and config.log_compiles.value:
-            compile_log.logger.warning("Finished tracing + transforming %s for pmap in %s sec",
-                                       self._name, time.perf_counter() - start)
+        if trace_mod._trace_state.trace is eval_trace and compile_log.active():
+            compile_log.log_pmap_trace(self._name, time.perf_counter() - start)
         donated = _donation_flags(args, self._static, self._donate, in_tree, kwargs)
         params = pmap_params(
             closed, axis_name=self._axis_name, axis_size=size,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from numjax._src import config, traceback_util
+from numjax._src import traceback_util
 from numjax._src.api import dispatch, sharded_jit
 from numjax._src.api.xla_pmap import replicas
 from numjax._src.compiler import compile_log
@@ -107,7 +107,7 @@ class Traced(_Stage):
             return Lowered(self, *cached)
         backend = devices.get_backend(wrapped._backend)
         _check_pmaps_inside(self.jaxpr, wrapped._name, backend)
-        if config.log_compiles.value:
+        if compile_log.active():
             compile_log.log_compile(wrapped._name, self.in_avals)
         paired = dispatch.pair_donations(self.donated, self.jaxpr, self.in_avals,
                                          wrapped._keep_unused)
@@ -340,5 +340,5 @@ class Compiled(_CompilerStage):
 
 
 def log_trace_time(name: str, start: float) -> None:
-    if config.log_compiles.value:
+    if compile_log.active():
         compile_log.log_trace(name, time.perf_counter() - start)

@@ -303,7 +303,7 @@ def _compile(primitive: Primitive, params: dict[str, Any], avals: list[Any]) -> 
     # four steps (JAX runs it as a jitted function named after the operation). A primitive
     # folded while a program is staged (a Python scalar's dtype conversion) is no compile in
     # JAX, so it is not logged.
-    log = config.log_compiles.value and running_eagerly()
+    log = compile_log.active() and running_eagerly()
     start = time.perf_counter() if log else 0.0
     out_avals, _ = rule(*avals, **params)
     if not primitive.multiple_results:

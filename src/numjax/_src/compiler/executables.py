@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from numjax._src import compiler, config
+from numjax._src import compiler
 from numjax._src.compiler import compile_log, passes, persistent_cache
 from numjax._src.compiler.codegen import Executable, LoweredModule, lower_jaxpr
 from numjax._src.core.jaxpr import ClosedJaxpr
@@ -48,7 +48,7 @@ def lower_module(closed: ClosedJaxpr, name: str, donated: Sequence[bool] = (),
     optimized = passes.run_passes(closed)
     module = lower_jaxpr(optimized, name, donated=donated, check_outputs=check_outputs)
     module.closed = optimized  # what the native tier compiles (`native_tier.attach`)
-    if config.log_compiles.value:
+    if compile_log.active():
         compile_log.log_lowering(name, time.perf_counter() - start)
     return module
 
@@ -63,7 +63,7 @@ def lower_module_cached(closed: ClosedJaxpr, name: str, donated: Sequence[bool] 
     if module is not None:
         # The native tier compiles the optimized jaxpr, which the entry does not hold.
         module.optimize = functools.partial(passes.run_passes, closed)
-        if config.log_compiles.value:
+        if compile_log.active():
             compile_log.log_lowering(name, time.perf_counter() - start)
         return module
     module = lower_module(closed, name, donated, check_outputs=True)
@@ -83,7 +83,7 @@ def compile_module(module: LoweredModule, name: str, backend: Any = None,
     start = time.perf_counter()
     executable = compiler.backend_compile(target, module, options, module.host_callbacks)
     seconds = time.perf_counter() - start
-    if config.log_compiles.value:
+    if compile_log.active():
         compile_log.log_backend_compile(name, seconds)
     if getattr(module, "persist", None) is not None:
         persistent_cache.write(module, seconds)
