@@ -54,6 +54,9 @@ from numjax._src.api.device_put import device_put as device_put  # noqa: E402
 from numjax._src.api.device_put import device_put_replicated as device_put_replicated  # noqa: E402
 from numjax._src.api.device_put import device_put_sharded as device_put_sharded  # noqa: E402
 from numjax._src.api.device_put import effects_barrier as effects_barrier  # noqa: E402
+from numjax._src.api.environment_info import (  # noqa: E402
+    print_environment_info as print_environment_info,
+)
 from numjax._src.api.jit import clear_caches as clear_caches  # noqa: E402
 from numjax._src.api.jit import disable_jit as disable_jit  # noqa: E402
 from numjax._src.api.jit import jit as jit  # noqa: E402
@@ -117,6 +120,7 @@ from numjax._src.runtime.devices import local_device_count as local_device_count
 from numjax._src.runtime.devices import local_devices as local_devices  # noqa: E402
 from numjax._src.runtime.devices import process_count as process_count  # noqa: E402
 from numjax._src.runtime.devices import process_index as process_index  # noqa: E402
+from numjax._src.runtime.named_sharding import NamedSharding as NamedSharding  # noqa: E402
 from numjax._src.runtime.sharding import Shard as Shard  # noqa: E402
 from numjax._src.runtime.transfer_guard import transfer_guard as transfer_guard  # noqa: E402
 from numjax._src.runtime.transfer_guard import (  # noqa: E402

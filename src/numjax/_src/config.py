@@ -48,7 +48,7 @@ class State:
     """
 
     __slots__ = ("name", "help", "_global", "_validator", "_traced", "_on_update", "_parse",
-                 "_on_use")
+                 "_on_use", "context_check")
 
     def __init__(
         self,
@@ -70,6 +70,9 @@ class State:
         # Called with every value the option is given, globally or in a thread's context: lets
         # a subsystem keep a cheap "ever enabled" flag off the hot paths' config reads.
         self._on_use: Callable[[Any], None] | None = None
+        # Called on a value given to the context manager only (JAX checks
+        # `with jax.default_device(...)` but not `config.update`).
+        self.context_check: Callable[[Any], None] | None = None
         self._parse = parse
         env_name = env_var if env_var is not None else name.upper()
         env_text = os.environ.get(env_name)
@@ -106,6 +109,8 @@ class State:
     def __call__(self, new_value: Any = True) -> Iterator[None]:
         global _generation
         new_value = self._validate(new_value)
+        if self.context_check is not None:
+            self.context_check(new_value)
         if self._on_use is not None:
             self._on_use(new_value)
         previous = getattr(_tls, self.name, _unset)
@@ -269,6 +274,17 @@ xla_runtime_errors = _bool(
     "(instead of the functionalization error at compile time).", traced=True)
 default_device = State("jax_default_device", None, "Default device for uncommitted arrays.",
                        traced=True)
+
+
+def _check_default_device(value: Any) -> None:
+    # A device, not a platform name; any object whose type is named like a device passes, as
+    # in JAX (devices of other runtimes).
+    if value is not None and "Device" not in str(type(value)):
+        raise ValueError("jax.default_device must be passed a Device object (e.g. "
+                         f"`jax.devices('cpu')[0]`), got: {value!r}")
+
+
+default_device.context_check = _check_default_device
 dynamic_shapes = _bool("jax_dynamic_shapes", False, "Dynamic shapes (not supported).", traced=True)
 host_callback_outfeed = _bool(
     "jax_host_callback_outfeed", False, "Run host_callback taps on a receiver thread.", traced=True
@@ -293,6 +309,10 @@ softmax_custom_jvp = _bool(
     "jax_softmax_custom_jvp", False,
     "Differentiate nn.softmax by its own rule (y * (dx - sum(y * dx))), which keeps only the "
     "output as residual, rather than through its operations.", traced=True)
+custom_vjp_disable_shape_check = _bool(
+    "jax_custom_vjp_disable_shape_check", False,
+    "Let a custom_vjp bwd rule return cotangents whose shapes differ from the primal inputs' "
+    "(they are passed on as they are).")
 debug_key_reuse = _bool(
     "jax_debug_key_reuse", False,
     "Accepted for compatibility (flax's tests toggle it); numjax does not check PRNG key reuse.")

@@ -15,7 +15,8 @@ from numjax._src.tree_util import PyTreeDef, tree_unflatten, user_tree_flatten
 from numjax._src.typing import Array
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+# weakref_slot: jit keys its traces on a weak reference to the function, as JAX does.
+@dataclasses.dataclass(frozen=True, slots=True, weakref_slot=True)
 class _Unravel:
     """Splits a flat vector back into the leaves' shapes and dtypes and rebuilds the tree.
     Hashable and comparable, so it can be a static argument of `jit` (JAX's HashablePartial).

@@ -25,7 +25,9 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from numjax._src import dtypes, traceback_util
+import numpy as np
+
+from numjax._src import config, dtypes, traceback_util
 from numjax._src.api.custom_primitives import (
     const_dependence,
     custom_jvp_call_p,
@@ -444,14 +446,58 @@ class custom_jvp(_CustomFunction):
                     f"Custom JVP rule {jvp_name} for function {name} must produce primal and "
                     "tangent outputs with equal container (pytree) structures, but got "
                     f"{out_tree} and {t_tree_out} respectively.")
+            _check_rule_primal_out(
+                store, out_tree, out_flat,
+                f"Custom JVP rule {jvp_name} for function {name} must produce a pair (list or "
+                "tuple of length two) where the first element represents the primal output "
+                "(equal in value to the output of the custom_jvp-decorated function "
+                f"{name}, and in particular ", "the JVP rule", f"custom_jvp-decorated function "
+                f"{name}")
             store.setdefault("out_tree", out_tree)
             store.setdefault("out_avals", [get_aval(x) for x in out_flat])
             _check_tangent_avals(out_flat, t_flat)
-            t_flat = [Zero(ad.tangent_aval(get_aval(o))) if type(t) is SymbolicZero else t
+            # An integer or boolean output's tangent is a float0 zero whatever the rule gave
+            # (JAX recasts it).
+            t_flat = [Zero(ad.tangent_aval(get_aval(o)))
+                      if type(t) is SymbolicZero or _integral(o) else t
                       for o, t in zip(out_flat, t_flat, strict=True)]
             return out_flat, t_flat
 
         return fun, jvp_flat, store
+
+
+def _check_rule_primal_out(store: dict[str, Any], out_tree: Any, out_flat: Sequence[Any],
+                           head: str, rule: str, function: str) -> None:
+    """JAX's TypeError when a custom rule's primal output differs in structure, shapes or dtypes
+    from what the decorated function returned (when that already ran). `head` opens the
+    message; the JVP rule's says "and in particular " where the fwd rule's says "but "."""
+    if "out_tree" not in store:
+        return
+    avals = [get_aval(x) for x in out_flat]
+    expected_tree, expected_avals = store["out_tree"], store["out_avals"]
+
+    def shown(tree: Any, leaves: Sequence[Any]) -> str:
+        return str(tree_unflatten(tree, [a.str_short() for a in leaves])).replace("'", "")
+
+    ours, theirs = shown(out_tree, avals), shown(expected_tree, expected_avals)
+    jvp = head.endswith("in particular ")
+    if out_tree != expected_tree:
+        raise TypeError(
+            head + ("of the same container/pytree structure), but " if jvp else "")
+            + f"instead {rule} output's first element had container/pytree structure:\n"
+            f"    {ours}\nwhile the {function} had output container/pytree structure:\n"
+            f"    {theirs}.")
+    if any((a.shape, a.dtype) != (b.shape, b.dtype)
+           for a, b in zip(avals, expected_avals, strict=True)):
+        raise TypeError(
+            head + ("with leaves of the same shape/dtype), but " if jvp else "")
+            + f"instead {rule} output's first element had shapes/dtypes of:\n    {ours}\n"
+            f"while the {function} had output shapes/dtypes of:\n    {theirs}")
+
+
+def _integral(x: Any) -> bool:
+    dtype = get_aval(x).dtype
+    return bool(dtypes.issubdtype(dtype, np.integer) or dtypes.issubdtype(dtype, np.bool_))
 
 
 def _replace_float0(primal: Any, tangent: Any) -> Any:
@@ -638,6 +684,15 @@ class custom_vjp(_CustomFunction):
                     f"pair the fwd rule {fwd_name} produced {result}.")
             out, res = result
             out_flat, out_tree = tree_flatten(out)
+            fwd_name = getattr(user_fwd, '__name__', user_fwd)
+            _check_rule_primal_out(
+                store, out_tree, out_flat,
+                f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair (list "
+                "or tuple of length two) where the first element represents the primal output "
+                f"(equal to the output of the custom_vjp-decorated function {name}) and the "
+                "second element represents residuals (i.e. values stored from the forward pass "
+                "for use on the backward pass), but ", "the fwd rule",
+                f"custom_vjp-decorated function {name}")
             store.setdefault("out_tree", out_tree)
             store.setdefault("out_avals", [get_aval(o) for o in out_flat])
             res_flat, store["res_tree"] = tree_flatten(res)
@@ -697,12 +752,18 @@ def _flatten_bwd_output(result: Any, in_tree: Any, in_avals: list[Any]) -> list[
         sub_leaves, sub_tree = tree_flatten(sub)
         if r is None:
             flat += [None] * len(sub_leaves)
+        elif treedef_is_leaf(tree_structure(r)):
+            # As in JAX, a leaf stands for a whole argument (a custom node holding one array):
+            # the leaf counts must still agree.
+            flat.append(r)
         else:
             try:
                 flat += sub_tree.flatten_up_to(r)
             except (TypeError, ValueError):
                 raise bad_structure from None
     paths = [keystr(p) for p, _ in tree_flatten_with_path(tuple(args_tree))[0]]
+    if len(flat) != len(paths):
+        raise bad_structure
     out: list[Any] = []
     for path, aval, ct in zip(paths, in_avals, flat, strict=True):
         t_aval = ad.tangent_aval(aval)
@@ -719,7 +780,7 @@ def _flatten_bwd_output(result: Any, in_tree: Any, in_avals: list[Any]) -> list[
             out.append(None)
         else:
             ct_aval = get_aval(ct).update(weak_type=False)
-            if ct_aval.shape != aval.shape:
+            if ct_aval.shape != aval.shape and not config.custom_vjp_disable_shape_check.value:
                 raise ValueError(
                     "Custom VJP bwd rule must produce an output with the same shape/dtypes as "
                     f"the args tuple of the primal function, but at output{path} the bwd rule "

@@ -50,7 +50,13 @@ from numjax._src.interpreters.staging import eval_jaxpr_keeping_sources, trace_t
 from numjax._src.lax import dynamic_slicing, parallel, structural
 from numjax._src.runtime import placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
-from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
+from numjax._src.tree_util import (
+    PyTreeDef,
+    broadcast_prefix,
+    tree_flatten,
+    tree_structure,
+    tree_unflatten,
+)
 
 
 class _SharedState:
@@ -144,6 +150,10 @@ class JitWrapped:
         functools.update_wrapper(self, fun)  # type: ignore[arg-type]
         self._fun = fun
         sig = signature_of(fun)
+        if sig is None and donate_argnames is not None:
+            # Names need the signature (a NumPy ufunc or builtin has none), as in JAX.
+            raise ValueError(f"Getting the signature of function {fun} failed. Pass "
+                             "donate_argnums instead of donate_argnames.")
         self._signature = sig
         self._static_argnums, self._static_argnames = infer_argnums_and_argnames(
             sig, static_argnums, static_argnames)
@@ -209,7 +219,11 @@ class JitWrapped:
         return self._signature
 
     def __repr__(self) -> str:
-        return f"<PjitFunction of {self._fun!r}>"
+        # As JAX's: the bare name when the function's repr fails or `__wrapped__` was deleted.
+        try:
+            return f"<PjitFunction of {self.__dict__['__wrapped__']!r}>"
+        except Exception:
+            return "<PjitFunction>"
 
     # -- calling ---------------------------------------------------------------------------
     @traceback_util.boundary_method
@@ -330,6 +344,14 @@ class JitWrapped:
             else:
                 dyn_kwargs[k] = v
         flat_args, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
+        eager = trace_mod._trace_state.trace is eval_trace
+        for i, x in enumerate(flat_args):
+            if type(x) is ArrayImpl:
+                continue
+            if eager and isinstance(x, Tracer):
+                raise trace_mod.escaped_tracer_error(x)  # no transformation is running
+            if hasattr(type(x), "__jax_array__"):
+                flat_args[i] = x.__jax_array__()  # an array-like object is its array, as in JAX
         avals = tuple(self._avals(flat_args, args, kwargs))
         context = config.trace_context()
         bound = parallel.bound_axes()
@@ -407,6 +429,9 @@ class JitWrapped:
             key, cached = None, None
         if cached is not None:
             return cached[0], cached[1], key
+        # JAX keys its traces on a weak reference to the function: a callable that cannot be
+        # weakly referenced (a class with empty __slots__) builds a jit but cannot be traced.
+        weakref.ref(self._fun)
         start = time.perf_counter()
         flat_fun, out = flatten_fun(self._bind_statics(args, kwargs), call.in_tree)
         info = debug_info("jit", self._fun, args, kwargs, self._static_argnums)
@@ -503,9 +528,15 @@ class JitWrapped:
     @traceback_util.api_boundary
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         closed, out_tree, _ = self._trace(self._prepare(args, kwargs), args, kwargs)
-        # Without weak types, as JAX 0.4.30 describes outputs.
-        return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
-                                         for a in closed.out_avals])
+        # Without weak types, as JAX 0.4.30 describes outputs; each with the sharding
+        # `out_shardings` asks for (None when not given).
+        shardings: list[Any] = [None] * len(closed.out_avals)
+        if self._out_shardings is not None:
+            shardings = broadcast_prefix(self._out_shardings,
+                                         tree_unflatten(out_tree, list(closed.out_avals)))
+        return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+                                         for a, s in zip(closed.out_avals, shardings,
+                                                         strict=True)])
 
 
 _INT_MIN, _INT_MAX = -2**31, 2**31 - 1

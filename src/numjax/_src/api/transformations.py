@@ -29,6 +29,7 @@ from numjax._src.tree_util import (
     Partial,
     PyTreeDef,
     tree_flatten,
+    tree_leaves,
     tree_map,
     tree_structure,
     tree_unflatten,
@@ -44,6 +45,42 @@ def _check_callable(fun: Any) -> None:
 
 def _instantiate(t: Any) -> Any:
     return ad.instantiate_zeros(t)
+
+
+# The docstrings JAX gives the functions its transformations return ({fun}: the function's
+# name, {argnums}: the differentiated positions); `help()` on a transformed function shows them.
+_GRAD_DOC = ("Gradient of {fun} with respect to positional argument(s) {argnums}. Takes the same "
+             "arguments as {fun} but returns the gradient, which has the same shape as the "
+             "arguments at positions {argnums}.")
+_VALUE_AND_GRAD_DOC = (
+    "Value and gradient of {fun} with respect to positional argument(s) {argnums}. Takes the "
+    "same arguments as {fun} but returns a two-element tuple where the first element is the "
+    "value of {fun} and the second element is the gradient, which has the same shape as the "
+    "arguments at positions {argnums}.")
+_JACOBIAN_DOC = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes the "
+                 "same arguments as {fun} but returns the jacobian of the output with respect "
+                 "to the arguments at positions {argnums}.")
+_VMAP_DOC = ("Vectorized version of {fun}. Takes similar arguments as {fun} but with additional "
+             "array axes over which {fun} is mapped.")
+
+
+def _wraps(fun: Callable[..., Any], doc: str,
+           argnums: Any = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`functools.wraps(fun)` with the transformation's docstring in place of `fun`'s."""
+    def wrapper(transformed: Callable[..., Any]) -> Callable[..., Any]:
+        transformed = functools.wraps(fun)(transformed)
+        name = getattr(fun, "__name__", None) or type(fun).__name__
+        transformed.__doc__ = doc.format(fun=name, argnums=argnums)
+        return transformed
+    return wrapper
+
+
+def _vmap_doc(fun: Callable[..., Any]) -> str:
+    doc = getattr(fun, "__doc__", None)
+    if not doc:
+        return _VMAP_DOC
+    # `doc` goes in after formatting: its own braces are not fields.
+    return _VMAP_DOC + "\n\nOriginal documentation:\n\n" + doc.replace("{", "{{").replace("}", "}}")
 
 
 # ---- jvp and linearize ---------------------------------------------------------------------
@@ -63,7 +100,9 @@ def jvp(fun: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fa
                         f"found {type(primals).__name__} and {type(tangents).__name__}.")
     flat_primals, tree = tree_flatten((tuple(primals), {}))
     flat_tangents, tangent_tree = tree_flatten((tuple(tangents), {}))
-    if tree != tangent_tree:
+    # The containers themselves must match too, as in JAX: a tuple of primals with a list of
+    # tangents is refused.
+    if tree != tangent_tree or tree_structure(primals) != tree_structure(tangents):
         raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
                         f"structure; primals have tree structure {tree_structure(primals)} "
                         f"whereas tangents have tree structure {tree_structure(tangents)}.")
@@ -123,25 +162,33 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     assert out.tree is not None
     out_tree = out.tree
     primal_avals = [get_aval(p) for p in flat_primals]
-
-    @traceback_util.api_boundary
-    def f_jvp(*tangents: Any) -> Any:
-        flat_tangents, t_tree = tree_flatten((tangents, {}))
-        if t_tree != tree:
-            raise ValueError("linearized function called on tangent values inconsistent with "
-                             f"the original primal values: got tangent tree {t_tree} for "
-                             f"primal tree {tree}.")
-        for aval, t in zip(primal_avals, flat_tangents, strict=True):
-            if get_aval(t).shape != aval.shape:
-                raise ValueError(
-                    "linearized function called on tangent values inconsistent with the "
-                    f"original primal values: got tangent aval {get_aval(t)} for primal aval "
-                    f"{aval}")
-        outs = eval_jaxpr(linear.jaxpr, linear.consts, *flat_tangents)
-        return tree_unflatten(out_tree, outs)
-
-    result = (tree_unflatten(out_tree, out_primals), f_jvp)
+    # A pytree, as in JAX: the linear program's constants are its leaves, so the function can
+    # be returned from (or passed into) a jitted function.
+    lifted = functools.partial(_linearized, linear.jaxpr, tree, out_tree, primal_avals)
+    result = (tree_unflatten(out_tree, out_primals), Partial(lifted, list(linear.consts)))
     return (*result, out.aux) if has_aux else result
+
+
+@traceback_util.api_boundary
+def _linearized(linear: Jaxpr, tree: PyTreeDef, out_tree: PyTreeDef,
+                primal_avals: Sequence[Any], consts: Sequence[Any], *tangents: Any) -> Any:
+    """The function `linearize` returns: the linear map at the primal point."""
+    flat_tangents, t_tree = tree_flatten((tangents, {}))
+    if t_tree != tree:
+        raise ValueError("linearized function called on tangent values inconsistent with "
+                         f"the original primal values: got tangent tree {t_tree} for "
+                         f"primal tree {tree}.")
+    for aval, t in zip(primal_avals, flat_tangents, strict=True):
+        # JAX compares shape and dtype with the primal's tangent type: an int32 tangent of a
+        # float32 primal is refused, and so is one of an integer primal (its tangent is float0).
+        expected = ad.tangent_aval(aval)
+        t_aval = get_aval(t)
+        if (t_aval.shape, t_aval.dtype) != (expected.shape, expected.dtype):
+            raise ValueError(
+                "linearized function called on tangent values inconsistent with the "
+                f"original primal values: got {t_aval} for primal aval {aval}")
+    outs = eval_jaxpr(linear, consts, *flat_tangents)
+    return tree_unflatten(out_tree, outs)
 
 
 # ---- vjp and grad --------------------------------------------------------------------------
@@ -171,7 +218,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     # A pytree, as in JAX: the residuals are its leaves, so the function can be returned from
     # (or passed into) a jitted function.
     pullback = functools.partial(_vjp_pullback, linear.jaxpr, out_tree, tree, out_avals,
-                                 in_avals)
+                                 in_avals, getattr(fun, "__name__", str(fun)))
     vjp_fun = Partial(pullback, list(linear.consts))
     result = (tree_unflatten(out_tree, out_primals), vjp_fun)
     return (*result, out.aux) if has_aux else result
@@ -179,10 +226,12 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
 
 @traceback_util.api_boundary
 def _vjp_pullback(linear: Jaxpr, out_tree: PyTreeDef, tree: PyTreeDef,
-                  out_avals: Sequence[Any], in_avals: Sequence[Any], residuals: Sequence[Any],
-                  ct: Any) -> tuple[Any, ...]:
-    """The function `vjp` returns: pull the output cotangent `ct` back to the inputs."""
-    flat_ct, ct_tree = tree_flatten(ct)
+                  out_avals: Sequence[Any], in_avals: Sequence[Any], name: str,
+                  residuals: Sequence[Any], *cts: Any) -> tuple[Any, ...]:
+    """The function `vjp` returns: pull the output cotangent back to the inputs."""
+    if len(cts) != 1:
+        raise TypeError(_VJP_ARITY.format(name=name, n=len(cts)))
+    flat_ct, ct_tree = tree_flatten(cts[0])
     if ct_tree != out_tree:
         raise ValueError(
             "unexpected tree structure of argument to vjp function: got "
@@ -190,17 +239,32 @@ def _vjp_pullback(linear: Jaxpr, out_tree: PyTreeDef, tree: PyTreeDef,
     for aval, c in zip(out_avals, flat_ct, strict=True):
         c_aval = get_aval(c)
         expected = ad.tangent_aval(aval)
-        if c_aval.shape != aval.shape:
+        # Shape and dtype must be the tangent type's (weak types aside); for an integer or
+        # boolean output (a float0 tangent type) any dtype of the right shape passes, as in JAX.
+        if c_aval.shape != aval.shape or (c_aval.dtype != expected.dtype
+                                          and expected.dtype != dtypes.float0):
             raise ValueError(
                 "unexpected JAX type (e.g. shape/dtype) for argument to vjp function: "
                 f"got {c_aval.str_short()}, but expected {expected.str_short()} because "
-                "the corresponding output of the function had JAX type "
+                f"the corresponding output of the function {name} had JAX type "
                 f"{aval.str_short()}")
-    cts = ad.backward_pass(linear, residuals, flat_ct)
-    cts = [_zeros_for(aval) if type(c) is Zero else _match_dtype(c, aval)
-           for c, aval in zip(cts, in_avals, strict=True)]
-    args, _ = tree_unflatten(tree, cts)
+    in_cts = ad.backward_pass(linear, residuals, flat_ct)
+    in_cts = [_zeros_for(aval) if type(c) is Zero else _match_dtype(c, aval)
+              for c, aval in zip(in_cts, in_avals, strict=True)]
+    args, _ = tree_unflatten(tree, in_cts)
     return tuple(args)
+
+
+# JAX's text for a vjp function called with its output's parts as separate arguments.
+_VJP_ARITY = (
+    "The function returned by `jax.vjp` applied to {name} was called with {n} arguments, but "
+    "functions returned by `jax.vjp` must be called with a single argument corresponding to "
+    "the single value returned by {name} (even if that returned value is a tuple or other "
+    "container).\n\nFor example, if we have:\n\n  def f(x):\n    return (x, x)\n"
+    "  _, f_vjp = jax.vjp(f, 1.0)\n\nthe function `f` returns a single tuple as output, and "
+    "so we call `f_vjp` with a single tuple as its argument:\n\n  x_bar, = f_vjp((2.0, 2.0))"
+    "\n\nIf we instead call `f_vjp(2.0, 2.0)`, with the values 'splatted out' as arguments "
+    "rather than in a tuple, this error can arise.")
 
 
 def _zeros_for(aval: ShapedArray) -> Any:
@@ -230,7 +294,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
     value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @traceback_util.api_boundary
-    @functools.wraps(fun)
+    @_wraps(fun, _GRAD_DOC, argnums)
     @transfer_guard.places_constants
     def grad_f(*args: Any, **kwargs: Any) -> Any:
         if has_aux:
@@ -249,7 +313,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     _check_callable(fun)
 
     @traceback_util.api_boundary
-    @functools.wraps(fun)
+    @_wraps(fun, _VALUE_AND_GRAD_DOC, argnums)
     @transfer_guard.places_constants
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
@@ -365,9 +429,14 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     if not (in_axes is None or type(in_axes) in (int, tuple) or isinstance(in_axes, tuple)):
         raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
                         f"to the positional arguments passed to the function, but got {in_axes}.")
+    # As JAX checks them when vmap is applied: every leaf a Python int (None is no leaf).
+    for what, axes in (("in_axes", in_axes), ("out_axes", out_axes)):
+        if not all(type(leaf) is int for leaf in tree_leaves(axes)):
+            raise TypeError(f"vmap {what} must be an int, None, or (nested) container with "
+                            f"those types as leaves, but got {axes}.")
 
     @traceback_util.api_boundary
-    @functools.wraps(fun)
+    @_wraps(fun, _vmap_doc(fun))
     def vmap_f(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(
@@ -474,12 +543,14 @@ def _mapped_size(flat_args: Sequence[Any], dims: Sequence[int | None], axis_size
                 by_size.setdefault(_shape(x)[d], []).append(
                     f"axis {d} of {name} of type {_type_str(x)}")
         lines = []
-        for size, where in by_size.items():
+        # As JAX lists them: the commonest size first ("most axes"), ties in argument order.
+        ranked = sorted(by_size.items(), key=lambda item: -len(item[1]))
+        for rank, (size, where) in enumerate(ranked):
             if len(where) == 1:
                 lines.append(f"one axis had size {size}: {where[0]}")
             else:
-                lines.append(f"some axes ({len(where)} of them) had size {size}, e.g. axis "
-                             f"{where[0].split('axis ', 1)[1]}")
+                lines.append(f"{'most' if rank == 0 else 'some'} axes ({len(where)} of them) "
+                             f"had size {size}, e.g. axis {where[0].split('axis ', 1)[1]}")
         raise ValueError(f"{what} got inconsistent sizes for array axes to be mapped:\n  * "
                          + ";\n  * ".join(lines))
     return sizes.pop()
@@ -576,7 +647,7 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     _check_callable(fun)
     flat_args, in_tree = tree_flatten((args, kwargs))
     flat_fun, out = flatten_fun(fun, in_tree)
-    info = debug_info("eval_shape", fun, args, kwargs)
+    info = debug_info("jit", fun, args, kwargs)  # JAX traces it as a jitted function
     closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, [_abstractify(x) for x in flat_args], info)
     assert out.tree is not None
     # Without weak types, as JAX 0.4.30 describes outputs.
@@ -642,7 +713,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     _check_callable(fun)
 
     @traceback_util.api_boundary
-    @functools.wraps(fun)
+    @_wraps(fun, _JACOBIAN_DOC, argnums)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         dyn = tuple(args[n] for n in nums)
@@ -657,21 +728,27 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         def push(*t_flat: Any) -> Any:
             tangents = tree_unflatten(tree, list(t_flat))
             res = jvp(partial_fun, dyn, tangents, has_aux=has_aux)
-            return (res[1], res[2]) if has_aux else res[1]
+            return (res[0], res[1], res[2]) if has_aux else (res[0], res[1])
 
-        out = vmap(push, out_axes=-1)(*basis)
+        # The primal outputs are mapped too (a rule may batch outputs that do not depend on
+        # the tangents): only their dtypes and weak types are read.
+        outs = vmap(push, out_axes=-1)(*basis)
+        primal, out = outs[0], outs[1]
         if has_aux:
-            out, aux = out
-            aux = tree_map(lambda a: a[..., 0] if get_aval(a).ndim else a, aux)
+            aux = tree_map(lambda a: a[..., 0] if get_aval(a).ndim else a, outs[2])
         y = tree_flatten(dyn)[0]
-        result = tree_map(lambda o: _split_last(o, y, tree, isinstance(argnums, int)), out)
+        # Each block takes its output's dtype and weak type, as in JAX (the Jacobian of
+        # `lambda x: x` at 1.0 is weakly typed).
+        result = tree_map(
+            lambda o, p: _split_last(o, y, tree, isinstance(argnums, int), p), out, primal)
         return (result, aux) if has_aux else result
 
     return jacfun
 
 
-def _split_last(o: Any, inputs: Sequence[Any], tree: Any, single: bool) -> Any:
-    """Split the stacked last axis of a Jacobian into one block per input leaf."""
+def _split_last(o: Any, inputs: Sequence[Any], tree: Any, single: bool, example: Any) -> Any:
+    """Split the stacked last axis of a Jacobian into one block per input leaf, each cast to
+    `example`'s dtype and weak type."""
     import numpy as _np
     out_shape = get_aval(o).shape[:-1]
     blocks = []
@@ -680,10 +757,19 @@ def _split_last(o: Any, inputs: Sequence[Any], tree: Any, single: bool) -> Any:
         shape = get_aval(x).shape
         size = int(_np.prod(shape))
         block = lax.slice_in_dim(o, offset, offset + size, axis=-1)
-        blocks.append(lax.reshape(block, (*out_shape, *shape)))
+        blocks.append(_possible_downcast(lax.reshape(block, (*out_shape, *shape)), example))
         offset += size
     nested = tree_unflatten(tree, blocks)
     return nested[0] if single else nested
+
+
+def _possible_downcast(x: Any, example: Any) -> Any:
+    """`x` as `example`'s dtype and weak type (its real part for a real `example`)."""
+    aval, target = get_aval(x), get_aval(example)
+    if (dtypes.issubdtype(aval.dtype, np.complexfloating)
+            and not dtypes.issubdtype(target.dtype, np.complexfloating)):
+        x = lax.real(x)
+    return lax._convert_element_type(x, target.dtype, target.weak_type)
 
 
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -698,7 +784,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     _check_callable(fun)
 
     @traceback_util.api_boundary
-    @functools.wraps(fun)
+    @_wraps(fun, _JACOBIAN_DOC, argnums)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         dyn = tuple(args[n] for n in nums)
@@ -731,7 +817,9 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
             row = []
             for c, x in zip(ct_flat, in_flat, strict=True):
                 block = lax.slice_in_dim(c, offset, offset + size, axis=0)
-                row.append(lax.reshape(block, (*y_shape, *get_aval(x).shape)))
+                # As in JAX, each block takes its input's dtype and weak type.
+                row.append(_possible_downcast(
+                    lax.reshape(block, (*y_shape, *get_aval(x).shape)), x))
             per_output.append(row)
             offset += size
         results = []
@@ -774,22 +862,38 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Any = 
     flat_fun, out = flatten_fun(fun, in_tree)
     closed = trace_to_jaxpr(flat_fun, in_avals)
     assert out.tree is not None
-    out_tree = out.tree
+    in_dtypes = [a.dtype for a in in_avals]
+    out_dtypes = [a.dtype for a in closed.out_avals]
+    if not (all(dtypes.issubdtype(d, np.inexact) for d in in_dtypes + out_dtypes)
+            or all(dtypes.issubdtype(d, np.integer) for d in in_dtypes + out_dtypes)):
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                        "complex], and integer -> integer functions, but got "
+                        f"{in_dtypes} -> {out_dtypes}.")
+    # A pytree, as in JAX: the constants are its leaves.
+    transposed = functools.partial(_transposed, closed.jaxpr, in_tree, out.tree, in_avals,
+                                   list(closed.out_avals))
+    return Partial(transposed, list(closed.consts))
 
-    @traceback_util.api_boundary
-    def transposed(*cts: Any) -> tuple[Any, ...]:
-        ct = cts[0] if len(cts) == 1 else cts
-        ct_flat, ct_tree = tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise TypeError("cotangent tree does not match function output, expected "
-                            f"{out_tree} but got {ct_tree}")
-        in_cts = ad.backward_pass(closed.jaxpr, closed.consts, ct_flat)
-        in_cts = [_zeros_for(a) if type(c) is Zero else c
-                  for c, a in zip(in_cts, in_avals, strict=True)]
-        args, _ = tree_unflatten(in_tree, in_cts)
-        return tuple(args)
 
-    return transposed
+@traceback_util.api_boundary
+def _transposed(jaxpr: Jaxpr, in_tree: PyTreeDef, out_tree: PyTreeDef,
+                in_avals: Sequence[Any], out_avals: Sequence[Any], consts: Sequence[Any],
+                ct: Any) -> tuple[Any, ...]:
+    """The function `linear_transpose` returns: the output cotangent's inputs' cotangents."""
+    ct_flat, ct_tree = tree_flatten(ct)
+    if ct_tree != out_tree:
+        raise TypeError("cotangent tree does not match function output, expected "
+                        f"{out_tree} but got {ct_tree}")
+    for aval, c in zip(out_avals, ct_flat, strict=True):
+        c_aval = get_aval(c)
+        if (c_aval.shape, c_aval.dtype) != (aval.shape, aval.dtype):
+            raise TypeError("cotangent type does not match function output, expected "
+                            f"{tuple(out_avals)} but got {ct_flat}")
+    in_cts = ad.backward_pass(jaxpr, consts, ct_flat)
+    in_cts = [_zeros_for(a) if type(c) is Zero else c
+              for c, a in zip(in_cts, in_avals, strict=True)]
+    args, _ = tree_unflatten(in_tree, in_cts)
+    return tuple(args)
 
 
 def named_call(fun: Callable[..., Any], *, name: str | None = None) -> Callable[..., Any]:

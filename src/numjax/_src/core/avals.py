@@ -225,6 +225,15 @@ def numpy_aval(x: Any) -> ShapedArray:
 for _scalar_type in (bool, int, float, complex):
     aval_handlers[_scalar_type] = _python_scalar_aval
 aval_handlers[np.ndarray] = numpy_aval
+
+
+def _masked_array_error(x: Any) -> Any:
+    # A masked array's mask would be dropped silently: JAX refuses it wherever a value is read.
+    raise ValueError("numpy masked arrays are not supported as direct inputs to JAX functions. "
+                     "Use arr.filled() to convert the value to a standard numpy array.")
+
+
+aval_handlers[np.ma.MaskedArray] = _masked_array_error
 # NumPy scalars of array dtypes only: np.str_, np.datetime64, np.void and np.object_ values
 # are not arrays to JAX (`Value np.str_('a') with type ... is not a valid JAX type`).
 for _numpy_type in set(np.sctypeDict.values()):
@@ -252,6 +261,8 @@ def get_aval(x: Any) -> Any:
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
+    if hasattr(type(x), "__jax_array__"):  # an array-like object is read as its array
+        return get_aval(x.__jax_array__())
     raise TypeError(f"Value {x!r} with type {type(x)} is not a valid JAX type")
 
 
@@ -278,8 +289,6 @@ def check_arg(x: Any) -> None:
     Traceback (most recent call last):
     TypeError: Argument 'a' of type <class 'str'> is not a valid JAX type.
     """
-    if type(x) in aval_handlers and type(x) is not np.ndarray:
-        return
     try:
         get_aval(x)
     except TypeError:
@@ -363,25 +372,35 @@ class _StagedLeaf:
         return f"Traced<{self.aval!r}>with<DynamicJaxprTrace(level=1/0)>"
 
 
+# The types a ShapeDtypeStruct's sharding may have: registered by the runtime layer, which
+# defines them (`Sharding`).
+sharding_types: tuple[type, ...] = ()
+
+
 class ShapeDtypeStruct:
-    """A shape, a dtype and (optionally) a sharding: an array's type without its data.
+    """A shape, a dtype and (optionally) a named shape and a sharding: an array's type without
+    its data. As in JAX 0.4.30 it carries no weak type.
 
     >>> import numjax.numpy as jnp
     >>> ShapeDtypeStruct((2, 3), jnp.float32)
     ShapeDtypeStruct(shape=(2, 3), dtype=float32)
     """
 
-    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+    __slots__ = ("shape", "dtype", "named_shape", "sharding")
 
-    def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
-                 weak_type: bool = False) -> None:
+    def __init__(self, shape: Sequence[int], dtype: Any, named_shape: Any = None,
+                 sharding: Any = None) -> None:
+        self.shape = tuple(shape)
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
-        self.shape = tuple(shape)
         self.dtype = (dtype if isinstance(dtype, dtypes.ExtendedDType)
                       else np.dtype(dtype))
+        if sharding is not None and not isinstance(sharding, sharding_types):
+            raise ValueError(
+                "sharding should be an instance of `jax.sharding.Sharding` or "
+                f"`jax.experimental.layout.Layout`. Got {sharding} of type {type(sharding)}.")
         self.sharding = sharding
-        self.weak_type = weak_type
+        self.named_shape = {} if named_shape is None else dict(named_shape)
 
     @property
     def ndim(self) -> int:
@@ -397,18 +416,22 @@ class ShapeDtypeStruct:
         return self.shape[0]
 
     def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        dt = None if self.dtype is None else str(self.dtype) if isinstance(
-            self.dtype, dtypes.ExtendedDType) else self.dtype.name
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={dt}{weak})"
+        dt = str(self.dtype) if isinstance(self.dtype, dtypes.ExtendedDType) else self.dtype.name
+        named = f", named_shape={self.named_shape}" if self.named_shape else ""
+        sharding = f", sharding={self.sharding}" if self.sharding is not None else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={dt}{named}{sharding})"
+
+    __str__ = __repr__
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+        return (isinstance(other, ShapeDtypeStruct)
+                and (self.shape, self.dtype, self.named_shape, self.sharding)
+                == (other.shape, other.dtype, other.named_shape, other.sharding))
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, frozenset(self.named_shape.items()),
+                     self.sharding))
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
+        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype))

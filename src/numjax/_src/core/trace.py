@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import sys
 import threading
 import warnings
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import dtypes
 from numjax._src.core import errors, leaks
 from numjax._src.core.avals import aval_handlers, eager_operand_error, get_aval
 
@@ -596,18 +598,21 @@ class Tracer:
         return None
 
     def __bool__(self) -> bool:
+        check_bool_conversion(self.aval)
         value = self.to_concrete_value()
         if value is None:
             raise errors.TracerBoolConversionError(self)
         return bool(value)
 
     def __index__(self) -> int:
+        check_integer_conversion(self.aval)
         value = self.to_concrete_value()
         if value is None:
             raise errors.TracerIntegerConversionError(self)
         return value.__index__()  # type: ignore[no-any-return]
 
     def _concretize(self, kind: type) -> Any:
+        check_scalar_conversion(self.aval)
         # float() and complex() refuse even a tracer with a concrete value (a jvp over concrete
         # primals), as JAX's do: a Python float drops the derivative without a trace of it
         # (grad(lambda x: float(x) * x)(1.) would be 1, not 2). int(), bool() and index
@@ -720,6 +725,33 @@ def tracer_type_name(tracer: Tracer) -> str:
     return f"{name}r" if name else type(tracer).__name__
 
 
+# The checks JAX makes before converting an array or a tracer to a Python value (shape and
+# dtype only, so a tracer fails them as an array of its type does).
+
+
+def check_scalar_conversion(aval: Any) -> None:
+    """`int`, `float` and `complex` take 0-d arrays only (NumPy also takes size 1)."""
+    if aval.ndim > 0:
+        raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                        f"got arr.ndim={aval.ndim}")
+
+
+def check_integer_conversion(aval: Any) -> None:
+    """`operator.index` (indexing, `hex`, `range`) takes 0-d integer arrays, not booleans."""
+    if not (aval.shape == () and dtypes.issubdtype(aval.dtype, np.integer)):
+        raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+
+
+def check_bool_conversion(aval: Any) -> None:
+    size = math.prod(aval.shape)
+    if size == 0:
+        raise ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` "
+                         "to check that an array is not empty.")
+    if size > 1:
+        raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                         "Use a.any() or a.all()")
+
+
 def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
     trace = tracer._trace
     info = trace.debug_info
@@ -727,6 +759,13 @@ def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
     if info is not None:
         where = (f"\nThe function being traced when the value leaked was "
                  f"{info.func_src_info} traced for {info.traced_for}.")
+    site = tracer._creation_site()
+    if site is not None:
+        # JAX lists the frames when the value was made; numjax keeps the innermost user one.
+        rule = "-" * 30
+        where += (f"\n{rule}\nThe leaked intermediate value was created on line {site}. \n"
+                  f"{rule}\nWhen the value was created, the final 5 stack frames (most recent "
+                  f"last) excluding JAX-internal frames were:\n{rule}\n{site}\n{rule}\n")
     return errors.UnexpectedTracerError(
         "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
         "allowing for a reference to an intermediate value with type "

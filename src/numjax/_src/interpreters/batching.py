@@ -137,6 +137,11 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
               axis_name: Any = None, spmd_axis_name: Any = None) -> list[Any]:
     """Map flat `fun` over axis `in_dims` of `args`; outputs get the mapped axis at `out_dims`."""
     pairs = vmap_flat_dims(fun, args, in_dims, axis_size, axis_name, spmd_axis_name)
+    for (_, d), od in zip(pairs, out_dims, strict=True):
+        if od is not_mapped and d is not not_mapped and axis_name is not None:
+            # JAX names the axis when the vmap has one.
+            raise ValueError(f"vmap has mapped output (axis_name={axis_name!r}) but out_axes "
+                             "is None")
     return [move_dim(v, d, od, axis_size) for (v, d), od in zip(pairs, out_dims, strict=True)]
 
 

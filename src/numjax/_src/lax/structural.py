@@ -53,6 +53,10 @@ convert_element_type_p = Primitive("convert_element_type")
 
 def _convert_kernel(x: Any, *, new_dtype: np.dtype, weak_type: bool) -> Any:
     x = np.asarray(x)
+    if x.dtype == dtypes.float0:
+        # A float0 value is all zeros (JAX converts it as XLA's zero-filled buffer): a jacrev
+        # with respect to an integer input is integer zeros.
+        return np.zeros(x.shape, new_dtype)
     if x.dtype.kind == "c" and new_dtype.kind != "c":
         x = x.real
     if new_dtype.kind == "b" and x.dtype.kind != "b":
@@ -140,6 +144,8 @@ def convert_element_type(operand: Array, new_dtype: Any) -> Array:
 
 def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool = False
                           ) -> Array:
+    if hasattr(type(operand), "__jax_array__"):
+        operand = operand.__jax_array__()  # an array-like object is converted as its array
     try:
         aval = get_aval(operand)
     except TypeError:
@@ -153,9 +159,23 @@ def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool
             _check_default_int(operand, new)  # as jnp.asarray reads it
         operand = _python_scalar_to_numpy(operand, new)
     elif aval.dtype == new and aval.weak_type == weak_type and not isinstance(
-            operand, np.ndarray | np.generic):
+            operand, np.ndarray | np.generic) and not _tangent_weak_type_differs(operand,
+                                                                                weak_type):
         return operand
     return convert_element_type_p.bind(operand, new_dtype=new, weak_type=bool(weak_type))
+
+
+def _tangent_weak_type_differs(operand: Any, weak_type: bool) -> bool:
+    """Whether `operand` is a JVP tracer whose tangent's weak type is not `weak_type`.
+
+    JAX's jnp functions are jitted: inside one, a tangent has its primal's type, and the
+    promotion of the operands converts both to the result's weak type. numjax's jnp functions
+    are not, so the promotion converts the tangent itself: the tangent of `x + x / 3.` at a
+    weakly typed `x` is weak whatever the tangent given (JAX 0.4.30)."""
+    if type(operand) is not ad.JVPTracer:
+        return False
+    tangent = operand.tangent
+    return type(tangent) is not Zero and get_aval(tangent).weak_type != weak_type
 
 
 def _check_default_int(x: int, dtype: np.dtype) -> None:

@@ -228,6 +228,8 @@ _OPERATORS: dict[str, Callable[..., Any]] = {
     "__rdivmod__": _binop(lambda a, b: (ufuncs.floor_divide(a, b), ufuncs.remainder(a, b)),
                           True),
     "__round__": _round,
+    # A copy is a new array (under a trace, a `copy` equation), as in JAX.
+    "__copy__": _copy, "__deepcopy__": lambda self, memo: _copy(self),
 }
 
 _METHODS: dict[str, Callable[..., Any]] = {

@@ -104,7 +104,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
 
 def _contains_tracers(seq: Any) -> bool:
     for item in seq:
-        if isinstance(item, Tracer | ArrayImpl) or isinstance(item, extended.array_types):
+        if (isinstance(item, Tracer | ArrayImpl) or isinstance(item, extended.array_types)
+                or hasattr(type(item), "__jax_array__")):
             return True
         if isinstance(item, list | tuple) and _contains_tracers(item):
             return True
@@ -113,6 +114,8 @@ def _contains_tracers(seq: Any) -> bool:
 
 def _from_host(obj: Any, dtype: np.dtype | None, explicit: bool = False) -> ArrayImpl:
     """Copy a host value into a new Array: a host-to-device transfer."""
+    if isinstance(obj, np.ma.MaskedArray):
+        get_aval(obj)  # JAX's ValueError: its mask would be dropped
     weak = dtype is None and type(obj) in (int, float, complex)
     if dtype is None:
         try:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.core.avals import aval_handlers
 
 
 class _ScalarMeta(type):
@@ -34,6 +35,14 @@ class _ScalarMeta(type):
 
     def __instancecheck__(cls, instance: object) -> bool:
         return isinstance(instance, cls.dtype.type)
+
+
+def _scalar_type_error(x: Any) -> Any:
+    # A scalar type is not a value: without this it would pass as a 0-d array of its dtype.
+    raise TypeError(f"JAX scalar type {x} cannot be interpreted as a JAX array.")
+
+
+aval_handlers[_ScalarMeta] = _scalar_type_error
 
 
 def _make(name: str, np_type: Any) -> type:

@@ -459,7 +459,10 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: Any = frozenset(),
 
 
 def isscalar(element: Any) -> bool:
-    """True for Python and NumPy scalars (not for 0-d arrays, as in JAX 0.4.30)."""
+    """True for Python and NumPy scalars (not for 0-d NumPy arrays, as in JAX 0.4.30); an
+    array-like object (`__jax_array__`) is judged by its array."""
+    if hasattr(element, "__jax_array__"):
+        element = element.__jax_array__()
     return bool(dtypes.is_python_scalar(element) or np.isscalar(element))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config
+from numjax._src.core import avals as avals_mod
 from numjax._src.core import trace as trace_module
 from numjax._src.core.avals import ShapedArray, aval_handlers
 from numjax._src.core.trace import Tracer
@@ -31,6 +32,8 @@ from numjax._src.runtime.sharding import (
     is_addressable,
 )
 from numjax._src.runtime.stream import Deferred, resolve
+
+avals_mod.sharding_types = (Sharding,)  # what ShapeDtypeStruct(sharding=...) accepts
 
 
 class DLDeviceType(enum.IntEnum):
@@ -305,21 +308,25 @@ class ArrayImpl(Array):
     def tobytes(self, order: str = "C") -> bytes:
         return np.asarray(self._host_buf()).tobytes(order=order)  # type: ignore[arg-type]
 
+    # JAX's checks come first: its texts, whatever NumPy's version would say.
     def __bool__(self) -> bool:
+        trace_module.check_bool_conversion(self)
         return bool(self._host_buf())
 
     def __int__(self) -> int:
+        trace_module.check_scalar_conversion(self)
         return int(self._host_buf())
 
     def __float__(self) -> float:
+        trace_module.check_scalar_conversion(self)
         return float(self._host_buf())
 
     def __complex__(self) -> complex:
+        trace_module.check_scalar_conversion(self)
         return complex(self._host_buf())
 
     def __index__(self) -> int:
-        if self.dtype.kind not in "biu":
-            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        trace_module.check_integer_conversion(self)
         return int(self._host_buf())
 
     def __len__(self) -> int:
