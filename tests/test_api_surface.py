@@ -747,3 +747,13 @@ def test_conversions_to_python_values(convert: Callable[[Any], Any], x: Any, eag
         return
     with pytest.raises(error[0], match=re.escape(error[1])):
         run(x)
+
+
+def test_split_with_no_indices() -> None:
+    # JAX 0.4.30: an empty list of split points gives the whole array (ravel_pytree's unravel
+    # of a one-leaf tree splits at none); float split points stay refused.
+    for spec in ([], np.array([], int)):
+        (piece,) = jnp.split(jnp.arange(4), spec)
+        np.testing.assert_array_equal(piece, np.arange(4))
+    with pytest.raises(TypeError):
+        jnp.split(jnp.arange(4), np.array([1.0]))
