@@ -14,6 +14,7 @@ import numjax
 import numjax.numpy as jnp
 from numjax import dtypes
 from numjax import random as r
+from numjax._src import config as _config
 
 # random.split(random.key(0), (2, 3)) and random.split(random.key(0)) in JAX 0.4.30.
 SPLIT_2x3 = np.array([[[3792494674, 582972539], [2883479965, 3114868201],
@@ -391,3 +392,32 @@ def test_eval_shape_of_keys() -> None:
     out = numjax.eval_shape(lambda key: r.split(key, 4), r.key(0))
     assert repr(out) == "ShapeDtypeStruct(shape=(4,), dtype=key<fry>)"
     assert out.shape == (4,) and out.dtype == r.key(0).dtype
+
+
+def test_key_array_buffer_attributes_are_the_key_datas() -> None:
+    # As JAX 0.4.30's PRNGKeyArray: each forwards to the uint32 key data (`_base_array`).
+    keys = numjax.random.split(numjax.random.key(1), 10)
+    base = keys._base_array
+    assert keys.is_fully_addressable == base.is_fully_addressable
+    assert keys.is_fully_replicated == base.is_fully_replicated
+    assert keys.on_device_size_in_bytes() == base.on_device_size_in_bytes() == 80
+    assert keys.unsafe_buffer_pointer() == base.unsafe_buffer_pointer()
+    assert keys.addressable_data(0).dtype == keys.dtype
+    np.testing.assert_array_equal(keys.addressable_data(0)._base_array, base.addressable_data(0))
+    assert len(keys.addressable_shards) == len(base.addressable_shards) == 1
+    assert len(keys.global_shards) == len(base.global_shards) == 1
+    assert keys.copy_to_host_async() is None
+    assert not keys.is_deleted()
+    keys.delete()
+    assert keys.is_deleted() and base.is_deleted()
+
+
+def test_random_seed_offset_shifts_every_seed() -> None:
+    # JAX 0.4.30: PRNGKey(17) under an offset of 3 is [0, 20]; key(-1) is [0, 2]; jit retraces.
+    jitted = numjax.jit(lambda: r.PRNGKey(17))
+    np.testing.assert_array_equal(jitted(), [0, 17])
+    with _config.random_seed_offset(3):
+        np.testing.assert_array_equal(r.PRNGKey(17), [0, 20])
+        np.testing.assert_array_equal(r.key_data(r.key(-1)), [0, 2])
+        np.testing.assert_array_equal(jitted(), [0, 20])
+    np.testing.assert_array_equal(jitted(), [0, 17])

@@ -251,6 +251,10 @@ default_prng_impl = State(
     validator=_one_of("jax_default_prng_impl", ("threefry2x32", "rbg", "unsafe_rbg")),
     traced=True,
 )
+random_seed_offset = State(
+    "jax_random_seed_offset", 0, "Offset to all random seeds (e.g. argument to jax.random.key()).",
+    parse=int, validator=int, traced=True,
+)
 legacy_prng_key = State(
     "jax_legacy_prng_key", "allow",
     "Specify the behavior when raw PRNG keys are passed to jax.random APIs.", parse=_identity,

@@ -178,6 +178,45 @@ class PRNGKeyArray(ArrayType):
     def copy(self) -> PRNGKeyArray:
         return self
 
+    # -- the buffer's attributes are those of the key data, as in JAX -----------------------
+    @property
+    def _base_array(self) -> Array:
+        return self._base
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return bool(self._base.is_fully_addressable)
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return bool(self._base.is_fully_replicated)
+
+    @property
+    def addressable_shards(self) -> Any:
+        return self._base.addressable_shards
+
+    @property
+    def global_shards(self) -> Any:
+        return self._base.global_shards
+
+    def addressable_data(self, index: int) -> PRNGKeyArray:
+        return self._wrap(self._base.addressable_data(index))
+
+    def on_device_size_in_bytes(self) -> int:
+        return int(self._base.on_device_size_in_bytes())
+
+    def unsafe_buffer_pointer(self) -> int:
+        return int(self._base.unsafe_buffer_pointer())
+
+    def is_deleted(self) -> bool:
+        return bool(self._base.is_deleted())
+
+    def delete(self) -> None:
+        self._base.delete()
+
+    def copy_to_host_async(self) -> None:
+        self._base.copy_to_host_async()
+
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object")
@@ -536,6 +575,8 @@ def _seed_to_key(ctor_name: str, seed: Any, impl: PRNGImpl) -> Array:
         seed_arr = jnp.asarray(seed64 if dtypes._x64_enabled() else seed64.astype(np.int32))
     else:
         seed_arr = jnp.asarray(seed)
+    if _config.random_seed_offset.value:
+        seed_arr = seed_arr + _config.random_seed_offset.value
     return impl.seed(seed_arr)
 
 

@@ -129,11 +129,8 @@ def bits(key: Any, shape: Shape = (), dtype: Any = None) -> Array:
     return random_bits(raw, dt.itemsize * 8, _canon_shape(shape))
 
 
-def _uniform(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: Any,
-             maxval: Any) -> Array:
-    _check_shape("uniform", shape)
-    minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
-    maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+def _uniform_bits_as_float(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+    """Floats in [1, 2) whose mantissas are random bits."""
     finfo = dtypes.finfo(dtype)
     nbits, nmant = int(finfo.bits), int(finfo.nmant)
     if nbits not in (8, 16, 32, 64):
@@ -147,8 +144,22 @@ def _uniform(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: Any,
     one_bits = np.array(1.0, dtype).view(uint_dtype)
     float_bits = lax.bitwise_or(
         lax.shift_right_logical(bits_, np.array(rng_bits - nmant, uint_dtype)), one_bits)
-    floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), _const(dtype, 1.0))
-    floats = lax.reshape(floats, shape)
+    return lax.reshape(lax.bitcast_convert_type(float_bits, dtype), shape)
+
+
+def _uniform(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: Any,
+             maxval: Any, constant_bounds: bool = False) -> Array:
+    _check_shape("uniform", shape)
+    if constant_bounds and np.array(maxval, dtype) - np.array(minval, dtype) == 1:
+        # XLA folds the span to 1, drops `* 1` and reassociates (b - 1) + minval into
+        # b + (minval - 1), folded in `dtype`: for float16 gumbel's minval (its tiny, 2^-14)
+        # that rounds away, so its draws are max(tiny, b - 1) (b - 1 + tiny differed on 5%).
+        lo = _const(dtype, minval)
+        base = _uniform_bits_as_float(raw, shape, dtype)
+        return lax.max(jnp.full(shape, lo), lax.add(base, jnp.full(shape, lo - _const(dtype, 1))))
+    minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
+    maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    floats = lax.sub(_uniform_bits_as_float(raw, shape, dtype), _const(dtype, 1.0))
     # XLA:CPU fuses this multiply-add (one rounding); so does xla_math.fma.
     scaled = xla_math.fma(floats, jnp.broadcast_to(lax.sub(maxval, minval), shape),
                           jnp.broadcast_to(minval, shape))
@@ -279,7 +290,7 @@ def _uniform_wide(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: A
     30-80% of the draws of normal, logistic, cauchy and gumbel.
     """
     if dtype != dtypes.bfloat16:
-        return _uniform(raw, shape, dtype, minval, maxval)
+        return _uniform(raw, shape, dtype, minval, maxval, constant_bounds=True)
     f32 = np.dtype(np.float32)
     # Mantissa bits under the exponent of 1.0, minus 1: exact in bfloat16 and in float32.
     floats = lax.convert_element_type(_uniform(raw, shape, dtype, 0.0, 1.0), f32)
@@ -727,6 +738,8 @@ def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
     dt = _float_dtype("weibull_min", dtype)
     u = _uniform(raw, _canon_shape(shape), dt, 0, 1)
     x = lax.neg(xla_math.log1p(lax.neg(u)))
+    if _folded(concentration):
+        return _xla_power(x, _reciprocal(dt, concentration)) * scale
     exponent = lax.div(_const(dt, 1), lax.convert_element_type(concentration, dt))
     return xla_math.pow(x, jnp.broadcast_to(exponent, x.shape)) * scale
 
@@ -809,9 +822,15 @@ def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) ->
 def _row_sum(x: Array) -> Array:
     """Sum over the last axis in XLA:CPU's order for rows of up to 4: a 4-lane vector halved
     twice, (x0 + x2) + (x1 + x3); longer rows sum as NumPy does."""
-    n = get_aval(x).shape[-1]
+    aval = get_aval(x)
+    n = aval.shape[-1]
     if not 2 < n <= 4:
         return jnp.sum(x, -1)
+    if aval.dtype == np.float16:
+        # jnp.sum adds float16 in float32 and rounds once (maxwell's squares: adding them in
+        # float16 differed from JAX 0.4.30 on ~9% of float16 maxwell draws).
+        wide = _row_sum(lax.convert_element_type(x, np.float32))
+        return lax.convert_element_type(wide, np.float16)
     first = lax.add(x[..., 0], x[..., 2])
     return lax.add(first, x[..., 1] if n == 3 else lax.add(x[..., 1], x[..., 3]))
 
@@ -1191,10 +1210,13 @@ def chisquare(key: Any, df: Any, shape: Shape | None = None, dtype: Any = float)
 
 
 def _chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array:
-    two = _const(dt, 2)
-    half_df = lax.div(lax.convert_element_type(df, dt), two)
-    log_g = _gamma_sample(raw, jnp.broadcast_to(half_df, shp), True)
-    return lax.mul(xla_math.exp(log_g), two)
+    return lax.mul(_half_chisquare(raw, df, shp, dt), _const(dt, 2))
+
+
+def _half_chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array:
+    """Gamma(df / 2) samples, drawn as the exp of log-space gamma samples."""
+    half_df = lax.div(lax.convert_element_type(df, dt), _const(dt, 2))
+    return xla_math.exp(_gamma_sample(raw, jnp.broadcast_to(half_df, shp), True))
 
 
 def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -1212,9 +1234,18 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
         shp = _canon_shape(shape)
         _check_shape("f", shp, _shape_of(dfden), _shape_of(dfnum))
     key_dfd, key_dfn = _split(raw)
+    num_folded, den_folded = _folded(dfnum), _folded(dfden)
+    if num_folded and den_folded and dt == np.float16:
+        # XLA keeps float16 divisions by constants, rewrites (a / b) / (c / d) as
+        # (a * d) / (b * c) and folds chi2_dfn's doubling into d: (g_n * 2d) / (b * (g_d * 2)),
+        # every operation rounded to float16 (JAX 0.4.30's HLO under jit).
+        g_n = _half_chisquare(key_dfn, dfnum, shp, dt)
+        g_d = _half_chisquare(key_dfd, dfden, shp, dt)
+        two = _const(dt, 2)
+        return lax.div(lax.mul(g_n, two * _const(dt, dfden)),
+                       lax.mul(_const(dt, dfnum), lax.mul(g_d, two)))
     chi2_dfn = _chisquare(key_dfn, dfnum, shp, dt)
     chi2_dfd = _chisquare(key_dfd, dfden, shp, dt)
-    num_folded, den_folded = _folded(dfnum), _folded(dfden)
     if num_folded and den_folded:
         # Both divisions by constants became products with reciprocals (`_folded`).
         return lax.div(lax.mul(chi2_dfn, _reciprocal(dt, dfnum)),
@@ -1253,10 +1284,25 @@ def t(key: Any, df: Any, shape: Shape = (), dtype: Any = float) -> Array:
     return n * jnp.sqrt(half_df / g)
 
 
-def _xla_power(x: Array, exponent: float) -> Array:
-    """`x ** exponent` for a Python float exponent, rounded as XLA:CPU's powf."""
+def _xla_power(x: Array, exponent: Any) -> Array:
+    """`x ** exponent` for a concrete exponent, rounded as XLA:CPU's pow.
+
+    Under jit the exponent is a constant of the compiled program, and LLVM rewrites a power by
+    1, 2, 1/2 or -1 as `x`, `x * x`, `sqrt(x)` or `1 / x` (measured: weibull_min(1.0, 2.0)
+    under jit is sqrt's draws, 15 of 20_000 float32 and 19 float64 values off eager pow's).
+    """
     x = jnp.asarray(x)
-    return xla_math.pow(x, jnp.full(x.shape, exponent, x.dtype))
+    e = _const(x.dtype, exponent)
+    if _folded(exponent):
+        if e == 1:
+            return x
+        if e == 2:
+            return lax.mul(x, x)
+        if e == 0.5:
+            return lax.sqrt(x)
+        if e == -1:
+            return lax.div(_const(x.dtype, 1), x)
+    return xla_math.pow(x, jnp.full(x.shape, e, x.dtype))
 
 
 def generalized_normal(key: Any, p: float, shape: Shape = (), dtype: Any = float) -> Array:

@@ -8,6 +8,8 @@ range) and `random.normal` (erf_inv of a uniform) inherit those roundings; NumPy
 multiply and add, its log1p, or SciPy's accurate erfinv, differ from JAX in the last bits. The
 kernels emulate each single rounding by evaluating in float64, where the product of two float32
 values is exact; float32 erf_inv then matches XLA:CPU bit for bit (checked on 1.7M inputs).
+float64 arguments go to `xla_math_f64` (libm's functions, XLA's float64 formulas, an exact
+float64 fused multiply-add).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import lax
+from numjax._src.random import xla_math_f64
 from numjax._src.typing import Array
 
 # ---- fused multiply-add -----------------------------------------------------------------------
@@ -33,8 +36,7 @@ def _fma_kernel(a: Any, b: Any, c: Any) -> np.ndarray:
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a, b, c)
     if dtype.itemsize > 4:
-        # float64: NumPy has no fused multiply-add; two roundings (rarely one ulp off XLA).
-        return np.asarray(a * b + c)
+        return xla_math_f64.fma(a, b, c)
     if dtype == np.float16:
         # XLA:CPU computes float16 arithmetic op by op without fusing (its float16 log1p
         # polynomial matches JAX only unfused): a rounded product, then a rounded sum.
@@ -285,9 +287,7 @@ def _erf_inv_kernel(x: Any) -> np.ndarray:
     x = np.asarray(x)
     if x.dtype.itemsize <= 4:
         return np.asarray(_erf_inv_f32(x).astype(x.dtype, copy=False))
-    from scipy import special
-
-    return np.asarray(special.erfinv(x))
+    return xla_math_f64.erf_inv(x, _LOG1P_NUM, _LOG1P_DEN)
 
 
 erf_inv_p = _unary_primitive("random_erf_inv", _erf_inv_kernel)
@@ -296,7 +296,7 @@ ad.defjvp(erf_inv_p, lambda t, x: lax.mul(
 
 
 def erf_inv(x: Array) -> Array:
-    """The inverse error function with XLA:CPU's float32 rounding (SciPy's erfinv for float64).
+    """The inverse error function with XLA:CPU's float32 rounding and float64 polynomials.
 
     >>> import numpy as np
     >>> erf_inv(np.float32(0.5))
@@ -323,7 +323,7 @@ def _f32_blocks(fn: Any, x: np.ndarray) -> np.ndarray:
     return out.reshape(np.shape(x))
 
 
-log_p = _unary_primitive("random_log", _f32_kernel(_log_any_f32, np.log))
+log_p = _unary_primitive("random_log", _f32_kernel(_log_any_f32, xla_math_f64.log))
 ad.defjvp(log_p, lambda t, x: lax.div(t, x))  # d/dx log x = 1/x
 def _log1p_f16(x: np.ndarray) -> np.ndarray:
     """XLA:CPU's float16 log1p: its Cephes formula (`_log1p_small_f32`) evaluated in float16
@@ -349,7 +349,8 @@ def _log1p_kernel(x: Any) -> np.ndarray:
     x = np.asarray(x)
     if x.dtype == np.float16:
         return _log1p_f16(x)
-    return _f32_kernel(lambda b: _flush_denormals(_log1p_f32(b)), np.log1p)(x)
+    return _f32_kernel(lambda b: _flush_denormals(_log1p_f32(b)),
+                       lambda b: xla_math_f64.log1p(b, _LOG1P_NUM, _LOG1P_DEN))(x)
 
 
 log1p_p = _unary_primitive("random_log1p", _log1p_kernel)
@@ -357,7 +358,7 @@ ad.defjvp(log1p_p, lambda t, x: lax.div(t, lax.add(x, lax.full_like(x, 1))))
 
 
 def log(x: Array) -> Array:
-    """Natural log with XLA:CPU's float32 rounding (NumPy's for float64).
+    """Natural log with XLA:CPU's float32 rounding (libm's for float64).
 
     >>> import numpy as np
     >>> log(np.float32(2.0))
@@ -367,7 +368,7 @@ def log(x: Array) -> Array:
 
 
 def log1p(x: Array) -> Array:
-    """log(1 + x) with XLA:CPU's float32 rounding (NumPy's for float64).
+    """log(1 + x) with XLA:CPU's float32 rounding (XLA's float64 formula).
 
     >>> import numpy as np
     >>> log1p(np.float32(-0.5))
@@ -405,12 +406,12 @@ def _exp_f32(x: np.ndarray) -> np.ndarray:
     return _flush_denormals(p)
 
 
-exp_p = _unary_primitive("random_exp", _f32_kernel(_exp_f32, np.exp))
+exp_p = _unary_primitive("random_exp", _f32_kernel(_exp_f32, xla_math_f64.exp))
 ad.defjvp(exp_p, lambda t, x: lax.mul(t, exp(x)))  # d/dx e^x = e^x
 
 
 def exp(x: Array) -> Array:
-    """e^x with XLA:CPU's float32 rounding (NumPy's for float64).
+    """e^x with XLA:CPU's float32 rounding (libm's for float64).
 
     >>> import numpy as np
     >>> exp(np.float32(1.0))
@@ -521,14 +522,14 @@ def _erf_f32(x: np.ndarray) -> np.ndarray:
     return out
 
 
-erf_p = _unary_primitive("random_erf", _f32_kernel(_erf_f32, lax.erf))
+erf_p = _unary_primitive("random_erf", _f32_kernel(_erf_f32, xla_math_f64.erf))
 # d/dx erf x = 2 / sqrt(pi) e^(-x^2)
 ad.defjvp(erf_p, lambda t, x: lax.mul(t, lax.mul(lax.full_like(x, 2 / math.sqrt(math.pi)),
                                                  lax.exp(lax.neg(lax.square(x))))))
 
 
 def erf(x: Array) -> Array:
-    """erf(x) with XLA:CPU's float32 rounding (lax.erf for float64).
+    """erf(x) with XLA:CPU's float32 rounding (libm's for float64).
 
     >>> import numpy as np
     >>> erf(np.float32(0.5))
@@ -616,7 +617,7 @@ def _pow_kernel(x: Any, y: Any) -> np.ndarray:
             # XLA:CPU flushes denormal results to zero (denormal inputs reach powf as they are).
             out = _flush_denormals(_powf_f32(x32, y32))
         return np.asarray(out.reshape(shape).astype(x.dtype, copy=False))
-    return np.asarray(np.power(x, y))
+    return xla_math_f64.pow(x, y)
 
 
 pow_p = Primitive("random_pow")
@@ -636,7 +637,7 @@ ad.defjvp(pow_p,
 
 
 def pow(x: Array, y: Array) -> Array:
-    """x ** y as XLA:CPU's float32 powf rounds it (NumPy's power for float64).
+    """x ** y as XLA:CPU's float32 powf rounds it (libm's pow for float64).
 
     `x` and `y` are arrays of one shape and floating dtype.
 

@@ -19,12 +19,14 @@ def _fma(ins: list[str], eqn: Any) -> str:
     if np.dtype(eqn.outvars[0].aval.dtype).itemsize == 4:
         # The float64 product of float32 values is exact: one rounding, as the kernel.
         return f"(np.float64({a}) * np.float64({b}) + np.float64({c}))"
+    if np.dtype(eqn.outvars[0].aval.dtype).itemsize > 4:
+        raise native.Unsupported("random_fma of float64 (an emulated fused multiply-add)")
     return f"({a} * {b} + {c})"
 
 
 def _erf_inv(ins: list[str], eqn: Any) -> str:
     if np.dtype(eqn.outvars[0].aval.dtype) != np.float32:
-        raise native.Unsupported("random_erf_inv of float64 (SciPy's erfinv)")
+        raise native.Unsupported("random_erf_inv of float64 (xla_math_f64's polynomials)")
     return f"erf_inv_f32({ins[0]})"
 
 
