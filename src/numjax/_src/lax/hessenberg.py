@@ -21,6 +21,19 @@ from numjax._src.typing import Array
 __all__ = ["hessenberg", "hessenberg_p"]
 
 
+def check_square_matrices(name: str, a: ShapedArray) -> None:
+    """JAX's TypeErrors for an operand that is not a stack of square float or complex
+    matrices (hessenberg's, tridiagonal's)."""
+    if a.dtype not in _DTYPES:
+        raise TypeError(f"{name} requires a.dtype to be float32, float64, complex64, or "
+                        f"complex128, got {a.dtype}.")
+    if a.ndim < 2:
+        raise TypeError(f"{name} requires a.ndim to be at least 2, got {a.ndim}.")
+    if a.shape[-1] != a.shape[-2]:
+        raise TypeError(f"{name} requires the last two dimensions of a to be equal in size, "
+                        f"got a.shape of {a.shape}.")
+
+
 _DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 hessenberg_p = Primitive("hessenberg")
@@ -50,14 +63,7 @@ def _hessenberg_kernel(a: Any) -> list[Any]:
 
 @hessenberg_p.def_abstract_eval
 def _hessenberg_abstract_eval(a: ShapedArray) -> list[ShapedArray]:
-    if a.dtype not in _DTYPES:
-        raise TypeError("hessenberg requires a.dtype to be float32, float64, complex64, or "
-                        f"complex128, got {a.dtype}.")
-    if a.ndim < 2:
-        raise TypeError(f"hessenberg requires a.ndim to be at least 2, got {a.ndim}.")
-    if a.shape[-1] != a.shape[-2]:
-        raise TypeError("hessenberg requires the last two dimensions of a to be equal in "
-                        f"size, got a.shape of {a.shape}.")
+    check_square_matrices("hessenberg", a)
     return [ShapedArray(a.shape, a.dtype),
             ShapedArray((*a.shape[:-2], a.shape[-1] - 1), a.dtype)]
 

@@ -26,6 +26,7 @@ from numjax._src.lax import dot
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import reductions as red
 from numjax._src.lax import structural as st
+from numjax._src.lax.hessenberg import check_square_matrices
 from numjax._src.lax.rules import FLOAT_OR_COMPLEX, check_dtype
 from numjax._src.typing import Array
 
@@ -700,14 +701,7 @@ def _tridiagonal_kernel(x: Any, *, lower: bool) -> list[Any]:
 
 @tridiagonal_p.def_abstract_eval
 def _tridiagonal_abstract_eval(a: ShapedArray, *, lower: bool) -> list[ShapedArray]:
-    if a.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
-        raise TypeError("tridiagonal requires a.dtype to be float32, float64, complex64, or "
-                        f"complex128, got {a.dtype}.")
-    if a.ndim < 2:
-        raise TypeError(f"tridiagonal requires a.ndim to be at least 2, got {a.ndim}.")
-    if a.shape[-1] != a.shape[-2]:
-        raise TypeError("tridiagonal requires the last two dimensions of a to be equal in size, "
-                        f"got a.shape of {a.shape}.")
+    check_square_matrices("tridiagonal", a)
     if a.shape[-1] == 0:
         raise TypeError("tridiagonal requires the last two dimensions of a to be non-zero, got "
                         f"a.shape of {a.shape}.")
