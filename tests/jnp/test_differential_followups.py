@@ -1571,3 +1571,16 @@ def test_arange_names_its_traced_argument_as_jax(fn: Any, name: str) -> None:
     with pytest.raises(numjax.errors.ConcretizationTypeError) as info:
         numjax.jit(fn)(3)
     assert str(info.value).split("\n")[1] == f"It arose in the jnp.arange argument '{name}'"
+
+
+def test_einsum_sums_an_operands_own_axes_in_the_preferred_type():
+    # jaxdiff seed 15001: JAX sums uint32 asked for float32 in float32 (no wrap-around).
+    a0 = np.array([[[2, 2, 5], [4, 5, 6], [4294967295, 0, 5]],
+                   [[1, 0, 5], [4, 5, 0], [1, 3, 7]]], dtype=np.uint32)
+    out = jnp.einsum('abc,dbe->', a0, a0, preferred_element_type=jnp.float32)
+    np.testing.assert_allclose(out, 1.8446744e+19, rtol=1e-6)          # JAX 1.8446744e+19
+    np.testing.assert_allclose(jnp.einsum('abc->', a0, preferred_element_type=jnp.float32),
+                               4294967300.0, rtol=1e-6)                 # JAX 4294967300.0
+    np.testing.assert_allclose(
+        jnp.einsum('abc,dbe->b', a0, a0, preferred_element_type=jnp.float32),
+        [225.0, 576.0, 1.8446744e+19], rtol=1e-6)

@@ -132,9 +132,15 @@ def _take_diagonals(x: Array, spec: str) -> tuple[Array, str]:
     return x, spec
 
 
-def _sum_out(x: Array, spec: str, keep: set[str]) -> tuple[Array, str]:
+def _sum_out(x: Array, spec: str, keep: set[str], out_dt: Any = None) -> tuple[Array, str]:
     axes = tuple(i for i, c in enumerate(spec) if c not in keep)
     if axes:
+        if out_dt is not None:
+            # As JAX's einsum: a sum over an operand's own axes is taken in the promotion of
+            # its dtype with the preferred one (uint32 asked for float32 sums in float32).
+            wide = dtypes.result_type(get_aval(x).dtype, out_dt)
+            if wide != get_aval(x).dtype:
+                x = lax.convert_element_type(x, wide)
         x = lax.reduce_sum(x, axes) if get_aval(x).dtype != np.bool_ else lax.reduce_or(x, axes)
         spec = "".join(c for c in spec if c in keep)
     return x, spec
@@ -153,7 +159,7 @@ def _contract(ops: list[Array], specs: list[str], result: str, precision: Any,
     for k in range(len(ops)):
         ops[k], specs[k] = _take_diagonals(ops[k], specs[k])
     if len(ops) == 1:
-        x, spec = _sum_out(ops[0], specs[0], set(result))
+        x, spec = _sum_out(ops[0], specs[0], set(result), out_dt)
         return _transpose_to(x, spec, result)
     while len(ops) > 2:
         # opt_einsum's steps are pairwise; reduce any larger step left to right.
@@ -162,8 +168,8 @@ def _contract(ops: list[Array], specs: list[str], result: str, precision: Any,
         ops[:2] = [_contract(ops[:2], specs[:2], merged, precision, out_dt)]
         specs[:2] = [merged]
     (a, b), (sa, sb) = ops, specs
-    a, sa = _sum_out(a, sa, set(sb) | set(result))
-    b, sb = _sum_out(b, sb, set(sa) | set(result))
+    a, sa = _sum_out(a, sa, set(sb) | set(result), out_dt)
+    b, sb = _sum_out(b, sb, set(sa) | set(result), out_dt)
     a, b = _broadcast_shared(a, sa, b, sb)
     batch = [c for c in result if c in sa and c in sb]
     contract = [c for c in sa if c in sb and c not in result]
