@@ -133,3 +133,11 @@ def test_split_at_an_empty_float_index_array_is_one_piece():
     # NumPy read no index from it.
     (piece,) = jnp.split(jnp.arange(3.0), np.array([], np.float64))
     np.testing.assert_array_equal(piece, [0.0, 1.0, 2.0])
+
+
+def test_angle_of_integers_is_in_the_default_float_type():
+    from numjax.experimental import enable_x64
+    with enable_x64():                                   # jaxdiff seed 15101
+        assert jnp.angle(jnp.full((2,), True, dtype=jnp.uint16)).dtype == np.float64
+        assert jnp.angle(jnp.arange(3.0, dtype=jnp.float32)).dtype == np.float32
+    assert jnp.angle(jnp.arange(3)).dtype == np.float32

@@ -230,6 +230,9 @@ def angle(z: Array, deg: bool = False) -> Array:
         re, im = complex_ops.real(z), complex_ops.imag(z)
     else:
         (re,) = promote_args_inexact("angle", z)
+        if dt.kind not in "fc":
+            # JAX takes integers and booleans to the default float type (float64 with x64).
+            re = lax.convert_element_type(re, dtypes.canonicalize_dtype(np.float64))
         im = lax.full_like(re, 0)
     out = lax.atan2(im, re)
     if dt.kind not in "fc" or (dt.kind == "f" and get_aval(z).ndim == 0):
