@@ -375,8 +375,9 @@ def _bcast(t: Array, *operands: Array) -> Array:
     return broadcast_to_operands(t, *operands)
 
 
-def _const(x: Array, value: Any) -> Any:
-    """A scalar of `x`'s dtype and weak type, so rules neither promote nor strengthen."""
+def const_like(x: Array, value: Any) -> Any:
+    """A scalar of `x`'s dtype and weak type, so derivative and rewrite rules neither promote
+    nor strengthen (lax's rules; jnp functions use `numpy.util.lax_const`, JAX's typing)."""
     aval = get_aval(x)
     return _convert_element_type(value, aval.dtype, aval.weak_type)
 
@@ -394,7 +395,7 @@ def _balanced_eq(x: Array, z: Array, y: Array) -> Array:
 
 
 def _round_toward_zero(x: Array) -> Array:
-    return select_n(lt(x, _const(x, 0)), floor(x), ceil(x))
+    return select_n(lt(x, const_like(x, 0)), floor(x), ceil(x))
 
 
 def _abs_jvp(t: Array, ans: Array, x: Array) -> Array:
@@ -414,18 +415,18 @@ def _pow_jvp_x(t: Array, x: Array, y: Array) -> Array:
     x, y = _bcast(x, x, y), _bcast(y, x, y)
     x_aval = get_aval(x)
     if get_aval(y).dtype.kind not in "iu":
-        return mul(t, mul(y, pow(x, sub(y, _const(y, 1)))))
+        return mul(t, mul(y, pow(x, sub(y, const_like(y, 1)))))
     # An integer exponent enters the product in x's dtype.
     y_as_x = _convert_element_type(y, x_aval.dtype, get_aval(y).weak_type)
     zero = full_like(y_as_x, 0)
-    jac = select_n(eq(y, _const(y, 0)), mul(y_as_x, pow(x, sub(y, _const(y, 1)))), zero)
+    jac = select_n(eq(y, const_like(y, 0)), mul(y_as_x, pow(x, sub(y, const_like(y, 1)))), zero)
     return mul(t, jac)
 
 
 def _pow_jvp_y(t: Array, x: Array, y: Array) -> Array:
     # d/dy x**y = log(x) * x**y, with log(x) replaced by 0 where x == 0.
     z = pow(x, y)
-    safe = select_n(eq(x, _const(x, 0)), x, full_like(x, 1))
+    safe = select_n(eq(x, const_like(x, 0)), x, full_like(x, 1))
     return mul(t, mul(log(safe), z))
 
 
@@ -484,43 +485,43 @@ atan2_p = binary("atan2", _atan2_kernel, FLOAT_OR_COMPLEX,
 exp_p = unary("exp", _exp_kernel, FLOAT_OR_COMPLEX, uses_output=True,
               jvp=lambda t, ans, x: mul(t, ans))
 exp2_p = unary("exp2", _exp2_kernel, FLOAT_OR_COMPLEX,
-               jvp=lambda t, x: mul(t, mul(exp2(x), _const(x, np.log(2)))))
+               jvp=lambda t, x: mul(t, mul(exp2(x), const_like(x, np.log(2)))))
 log_p = unary("log", np.log, FLOAT_OR_COMPLEX, jvp=lambda t, x: div(t, x))
 log1p_p = unary("log1p", np.log1p, FLOAT_OR_COMPLEX,
-                jvp=lambda t, x: div(t, add(x, _const(x, 1))))
+                jvp=lambda t, x: div(t, add(x, const_like(x, 1))))
 expm1_p = unary("expm1", np.expm1, FLOAT_OR_COMPLEX,
-                jvp=lambda t, x: mul(t, add(expm1(x), _const(x, 1))))
+                jvp=lambda t, x: mul(t, add(expm1(x), const_like(x, 1))))
 # d tanh = (1 + ans)(1 - ans): reuses the output, as JAX's rule does.
 tanh_p = unary("tanh", np.tanh, FLOAT_OR_COMPLEX, uses_output=True,
-               jvp=lambda t, ans, x: mul(add(t, mul(t, ans)), sub(_const(x, 1), ans)))
+               jvp=lambda t, ans, x: mul(add(t, mul(t, ans)), sub(const_like(x, 1), ans)))
 logistic_p = unary("logistic", _logistic, FLOAT_OR_COMPLEX, uses_output=True,
-                   jvp=lambda t, ans, x: mul(t, mul(ans, sub(_const(x, 1), ans))))
+                   jvp=lambda t, ans, x: mul(t, mul(ans, sub(const_like(x, 1), ans))))
 sin_p = unary("sin", np.sin, FLOAT_OR_COMPLEX, jvp=lambda t, x: mul(t, cos(x)))
 cos_p = unary("cos", np.cos, FLOAT_OR_COMPLEX, jvp=lambda t, x: neg(mul(t, sin(x))))
 tan_p = unary("tan", np.tan, FLOAT_OR_COMPLEX,
-              jvp=lambda t, x: mul(t, add(_const(x, 1), square(tan(x)))))
+              jvp=lambda t, x: mul(t, add(const_like(x, 1), square(tan(x)))))
 asin_p = unary("asin", np.arcsin, FLOAT_OR_COMPLEX,
-               jvp=lambda t, x: mul(t, rsqrt(sub(_const(x, 1), square(x)))))
+               jvp=lambda t, x: mul(t, rsqrt(sub(const_like(x, 1), square(x)))))
 acos_p = unary("acos", np.arccos, FLOAT_OR_COMPLEX,
-               jvp=lambda t, x: neg(mul(t, rsqrt(sub(_const(x, 1), square(x))))))
+               jvp=lambda t, x: neg(mul(t, rsqrt(sub(const_like(x, 1), square(x))))))
 atan_p = unary("atan", np.arctan, FLOAT_OR_COMPLEX,
-               jvp=lambda t, x: div(t, add(_const(x, 1), square(x))))
+               jvp=lambda t, x: div(t, add(const_like(x, 1), square(x))))
 sinh_p = unary("sinh", np.sinh, FLOAT_OR_COMPLEX, jvp=lambda t, x: mul(t, cosh(x)))
 cosh_p = unary("cosh", np.cosh, FLOAT_OR_COMPLEX, jvp=lambda t, x: mul(t, sinh(x)))
 asinh_p = unary("asinh", np.arcsinh, FLOAT_OR_COMPLEX,
-                jvp=lambda t, x: mul(t, rsqrt(add(square(x), _const(x, 1)))))
+                jvp=lambda t, x: mul(t, rsqrt(add(square(x), const_like(x, 1)))))
 acosh_p = unary("acosh", _acosh_kernel, FLOAT_OR_COMPLEX,
-                jvp=lambda t, x: mul(t, rsqrt(mul(sub(x, _const(x, 1)),
-                                                  add(x, _const(x, 1))))))
+                jvp=lambda t, x: mul(t, rsqrt(mul(sub(x, const_like(x, 1)),
+                                                  add(x, const_like(x, 1))))))
 atanh_p = unary("atanh", np.arctanh, FLOAT_OR_COMPLEX,
-                jvp=lambda t, x: div(t, sub(_const(x, 1), square(x))))
+                jvp=lambda t, x: div(t, sub(const_like(x, 1), square(x))))
 sqrt_p = unary("sqrt", np.sqrt, FLOAT_OR_COMPLEX, uses_output=True,
-               jvp=lambda t, ans, x: div(t, mul(_const(x, 2), ans)))
+               jvp=lambda t, ans, x: div(t, mul(const_like(x, 2), ans)))
 rsqrt_p = unary("rsqrt", _rsqrt, FLOAT_OR_COMPLEX,
-                jvp=lambda t, x: mul(t, mul(_const(x, -0.5), div(rsqrt(x), x))))
+                jvp=lambda t, x: mul(t, mul(const_like(x, -0.5), div(rsqrt(x), x))))
 cbrt_p = unary("cbrt", np.cbrt, FLOAT,
-               jvp=lambda t, x: mul(t, div(_const(x, 1 / 3), square(cbrt(x)))))
-square_p = unary("square", np.square, NUMERIC, jvp=lambda t, x: mul(t, mul(_const(x, 2), x)))
+               jvp=lambda t, x: mul(t, div(const_like(x, 1 / 3), square(cbrt(x)))))
+square_p = unary("square", np.square, NUMERIC, jvp=lambda t, x: mul(t, mul(const_like(x, 2), x)))
 
 # Kernels that are not plain ufuncs, but are the given ufunc when every operand's dtype kind
 # is among the listed ones (lax.div truncates integers and divides complex64 as XLA does;
@@ -659,7 +660,7 @@ def reciprocal(x: Array) -> Array:
 def _integer_pow_jvp(t: Array, x: Array, *, y: int) -> Array:
     if y == 0:
         return full_like(t, 0)
-    d = mul(_const(x, y), integer_pow(x, y - 1))
+    d = mul(const_like(x, y), integer_pow(x, y - 1))
     return mul(t, d)
 
 

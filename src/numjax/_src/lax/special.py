@@ -464,14 +464,9 @@ igamma_grad_a_p = _special_binary("igamma_grad_a", upcast_kernel(_igamma_grad_a)
 random_gamma_grad_p = _special_binary("random_gamma_grad", upcast_kernel(_random_gamma_grad))
 
 
-def _const(x: Array, value: Any) -> Any:
-    aval = get_aval(x)
-    return st._convert_element_type(value, aval.dtype, aval.weak_type)
-
-
 def _igamma_dx(a: Array, x: Array) -> Array:
     # d/dx P(a, x) = x**(a-1) exp(-x) / Gamma(a), in logs for range.
-    log_density = ew.sub(ew.sub(ew.mul(ew.sub(a, _const(a, 1)), ew.log(x)), x), lgamma(a))
+    log_density = ew.sub(ew.sub(ew.mul(ew.sub(a, ew.const_like(a, 1)), ew.log(x)), x), lgamma(a))
     return ew.exp(log_density)
 
 
@@ -482,21 +477,21 @@ def _bcast(t: Array, *operands: Array) -> Array:
 def _bessel_i1e_derivative(x: Array) -> Array:
     # i1e'(x) = i0e(x) - i1e(x) * (sign(x) + 1/x), whose limit at 0 is 1/2.
     eps = dtypes.finfo(get_aval(x).dtype).eps
-    not_tiny = ew.gt(ew.abs(x), _const(x, eps))
+    not_tiny = ew.gt(ew.abs(x), ew.const_like(x, eps))
     safe = st.select(not_tiny, x, st.full_like(x, eps))
     d = ew.sub(bessel_i0e(safe), ew.mul(bessel_i1e(safe),
-                                        ew.add(ew.sign(safe), ew.div(_const(x, 1), safe))))
+                                        ew.add(ew.sign(safe), ew.div(ew.const_like(x, 1), safe))))
     return st.select(not_tiny, d, st.full_like(x, 0.5))
 
 
-ad.defjvp(erf_p, lambda t, x: ew.mul(t, ew.mul(_const(x, 2 / np.sqrt(np.pi)),
+ad.defjvp(erf_p, lambda t, x: ew.mul(t, ew.mul(ew.const_like(x, 2 / np.sqrt(np.pi)),
                                                 ew.exp(ew.neg(ew.square(x))))))
-ad.defjvp(erfc_p, lambda t, x: ew.mul(t, ew.mul(_const(x, -2 / np.sqrt(np.pi)),
+ad.defjvp(erfc_p, lambda t, x: ew.mul(t, ew.mul(ew.const_like(x, -2 / np.sqrt(np.pi)),
                                                  ew.exp(ew.neg(ew.square(x))))))
-ad.defjvp(erf_inv_p, lambda t, x: ew.mul(t, ew.mul(_const(x, np.sqrt(np.pi) / 2),
+ad.defjvp(erf_inv_p, lambda t, x: ew.mul(t, ew.mul(ew.const_like(x, np.sqrt(np.pi) / 2),
                                                     ew.exp(ew.square(erf_inv(x))))))
 ad.defjvp(lgamma_p, lambda t, x: ew.mul(t, digamma(x)))
-ad.defjvp(digamma_p, lambda t, x: ew.mul(t, polygamma(_const(x, 1), x)))
+ad.defjvp(digamma_p, lambda t, x: ew.mul(t, polygamma(ew.const_like(x, 1), x)))
 ad.defjvp(bessel_i0e_p, lambda t, x: ew.mul(t, ew.sub(bessel_i1e(x),
                                                        ew.mul(ew.sign(x), bessel_i0e(x)))))
 ad.defjvp(bessel_i1e_p, lambda t, x: ew.mul(t, _bessel_i1e_derivative(x)))
@@ -508,10 +503,10 @@ ad.defjvp(igammac_p,
           lambda t, a, x: ew.neg(ew.mul(_bcast(t, a, x), _igamma_dx(a, x))))
 # polygamma is not differentiable in its integer order m; zeta not in its exponent x (as JAX).
 ad.defjvp(polygamma_p, None,
-          lambda t, m, x: ew.mul(_bcast(t, m, x), polygamma(ew.add(m, _const(m, 1)), x)))
+          lambda t, m, x: ew.mul(_bcast(t, m, x), polygamma(ew.add(m, ew.const_like(m, 1)), x)))
 ad.defjvp(zeta_p, None,
           lambda t, x, q: ew.mul(_bcast(t, x, q),
-                                 ew.mul(ew.neg(x), zeta(ew.add(x, _const(x, 1)), q))))
+                                 ew.mul(ew.neg(x), zeta(ew.add(x, ew.const_like(x, 1)), q))))
 igamma_grad_a_p.declare_undefined("jvp", "igamma_grad_a is not differentiable.")
 random_gamma_grad_p.declare_undefined("jvp", "random_gamma_grad is not differentiable.")
 
