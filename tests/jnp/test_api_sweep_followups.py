@@ -141,3 +141,35 @@ def test_angle_of_integers_is_in_the_default_float_type():
         assert jnp.angle(jnp.full((2,), True, dtype=jnp.uint16)).dtype == np.float64
         assert jnp.angle(jnp.arange(3.0, dtype=jnp.float32)).dtype == np.float32
     assert jnp.angle(jnp.arange(3)).dtype == np.float32
+
+
+ANGLE_CASES = [
+    # (input, JAX's (dtype, weak_type))
+    (lambda: 3, ("float32", False)),
+    (lambda: jnp.asarray(3.0), ("float32", False)),
+    (lambda: 1 + 1j, ("float32", True)),
+    (lambda: jnp.broadcast_to(0.5, (2,)), ("float32", True)),
+    (lambda: jnp.zeros(2, jnp.bfloat16), ("bfloat16", False)),   # jaxdiff seed 15202
+    (lambda: jnp.bfloat16(1), ("float32", False)),               # a 0-d float: default float
+    (lambda: jnp.float16(-1), ("float32", False)),
+    (lambda: jnp.arange(3), ("float32", False)),
+    (lambda: jnp.array([1 + 1j]), ("float32", False)),
+    (lambda: True, ("float32", False)),
+    (lambda: jnp.zeros(2, jnp.float16), ("float16", False)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ANGLE_CASES)))
+def test_angle_result_types(case):
+    make, (dtype, weak) = ANGLE_CASES[case]
+    out = jnp.angle(make())
+    assert (out.dtype, out.weak_type) == (np.dtype(dtype), weak)
+
+
+def test_complex_astype_bool_is_nonzero_and_complex_to_real_warns():
+    a = np.array([0.45 + 1.04j, -0.27j, 0j, complex(0, float("nan"))], np.complex64)
+    expected = [True, True, False, True]                   # JAX; lax.convert_element_type
+    np.testing.assert_array_equal(jnp.asarray(a).astype(bool), expected)  # reads the real part
+    np.testing.assert_array_equal(jnp.astype(a, bool), expected)
+    with pytest.warns(DeprecationWarning, match="Casting from complex to real dtypes"):
+        jnp.asarray(a).astype(jnp.float32)

@@ -11,7 +11,7 @@ from numjax._src import dtypes
 from numjax._src.core import errors
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
-from numjax._src.numpy import lax_numpy, reductions, shape, ufuncs
+from numjax._src.numpy import index_tricks, lax_numpy, reductions, shape, ufuncs
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
@@ -39,8 +39,7 @@ def _binop(fn: Callable[[Array, Array], Array], reflected: bool = False
 
 
 def _astype(self: Array, dtype: Any, copy: bool = False, device: Any = None) -> Array:
-    dtypes.check_user_dtype_supported(dtype, "astype")
-    return lax.convert_element_type(self, dtype)
+    return index_tricks.astype(self, dtype, copy=copy, device=device)
 
 
 def _reshape(self: Array, *args: Any, order: str = "C", **kwargs: Any) -> Array:

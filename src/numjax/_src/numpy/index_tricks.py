@@ -3,6 +3,7 @@ slicing syntax), s_/index_exp, and small dtype and printing helpers of jnp."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
-from numjax._src.numpy.util import ensure_array
+from numjax._src.numpy.util import ensure_array, lax_const
 from numjax._src.typing import Array
 
 s_ = np.s_
@@ -94,9 +95,20 @@ c_ = _Concat(-1, 2, 0)
 
 
 def astype(x: Array, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Array:
-    """`x` converted to `dtype`."""
+    """`x` converted to `dtype`. Complex values become True where either part is nonzero (lax's
+    conversion reads the real part only), and casting them to a real type warns, as JAX's."""
     dtypes.check_user_dtype_supported(dtype, "astype")
-    return lax.convert_element_type(ensure_array(x, "astype"), dtype)
+    x = ensure_array(x, "astype")
+    if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
+        target = np.dtype(dtypes.canonicalize_dtype(dtype))
+        if target == np.bool_:
+            x = lax.ne(x, lax_const(x, 0))
+        elif not dtypes.issubdtype(target, np.complexfloating):
+            warnings.warn(
+                "Casting from complex to real dtypes will soon raise a ValueError. Please "
+                "first use jnp.real or jnp.imag to take the real/imaginary component of your "
+                "input.", DeprecationWarning, stacklevel=2)
+    return lax.convert_element_type(x, dtype)
 
 
 def array_repr(arr: Any, max_line_width: int | None = None, precision: int | None = None,

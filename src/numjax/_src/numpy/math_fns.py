@@ -222,23 +222,21 @@ def isrealobj(x: Any) -> bool:
 
 
 def angle(z: Array, deg: bool = False) -> Array:
-    """The argument of complex `z` (radians, or degrees with `deg`)."""
+    """The argument of complex `z` (radians, or degrees with `deg`). As JAX's: integers,
+    booleans and 0-d real floats are first converted to the default float type (float32, or
+    float64 with x64), which makes the result strong; other real arrays keep their dtype and
+    weak type."""
     z = ensure_array(z, "real")  # JAX's angle takes the real part first
     dt = get_aval(z).dtype
     if dt.kind == "c":
         from numjax._src.lax import complex_ops
         re, im = complex_ops.real(z), complex_ops.imag(z)
     else:
-        (re,) = promote_args_inexact("angle", z)
-        if dt.kind not in "fc":
-            # JAX takes integers and booleans to the default float type (float64 with x64).
+        re = z
+        if not dtypes.issubdtype(dt, np.inexact) or get_aval(z).ndim == 0:
             re = lax.convert_element_type(re, dtypes.canonicalize_dtype(np.float64))
         im = lax.full_like(re, 0)
     out = lax.atan2(im, re)
-    if dt.kind not in "fc" or (dt.kind == "f" and get_aval(z).ndim == 0):
-        # JAX converts these to the default float type, a strong result; a weak float array
-        # keeps its weak type.
-        out = lax._convert_element_type(out, get_aval(out).dtype, False)
     return ufuncs.rad2deg(out) if deg else out
 
 
