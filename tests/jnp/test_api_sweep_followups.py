@@ -173,3 +173,10 @@ def test_complex_astype_bool_is_nonzero_and_complex_to_real_warns():
     np.testing.assert_array_equal(jnp.astype(a, bool), expected)
     with pytest.warns(DeprecationWarning, match="Casting from complex to real dtypes"):
         jnp.asarray(a).astype(jnp.float32)
+
+
+def test_mT_of_a_vector_raises_jax_value_error():
+    with pytest.raises(ValueError, match="x must be at least two-dimensional for "
+                                         "matrix_transpose; got ndim=1"):
+        _ = jnp.ones(3).mT                                 # jaxdiff seed 15203
+    assert jnp.ones((2, 3)).mT.shape == (3, 2)

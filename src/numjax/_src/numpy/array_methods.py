@@ -11,7 +11,7 @@ from numjax._src import dtypes
 from numjax._src.core import errors
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
-from numjax._src.numpy import index_tricks, lax_numpy, reductions, shape, ufuncs
+from numjax._src.numpy import index_tricks, lax_numpy, manipulation, reductions, shape, ufuncs
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
@@ -100,7 +100,7 @@ def _T(self: Array) -> Array:
 
 
 def _mT(self: Array) -> Array:
-    return shape.swapaxes(self, -1, -2)
+    return manipulation.matrix_transpose(self)  # JAX's ValueError below two dimensions
 
 
 def _real(self: Array) -> Array:
