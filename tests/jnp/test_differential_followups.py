@@ -1584,3 +1584,17 @@ def test_einsum_sums_an_operands_own_axes_in_the_preferred_type():
     np.testing.assert_allclose(
         jnp.einsum('abc,dbe->b', a0, a0, preferred_element_type=jnp.float32),
         [225.0, 576.0, 1.8446744e+19], rtol=1e-6)
+
+
+def test_complex_cummax_and_cummin_combine_as_lax_max_and_min():
+    # jaxdiff seed 15203: a NaN does not stick (lax.max's comparisons with NaN are false).
+    a = np.array([0.33 - 2.73j, complex(np.nan, 1.3), 2.14 - 2.79j], np.complex64)
+    lax = numjax.lax
+    for op in (lax.cummax, lax.cummin):
+        out = np.asarray(op(a, axis=0))
+        np.testing.assert_array_equal(out[[0, 2]], a[[0, 2]])   # JAX: [a0, nan+1.3j, a2]
+        assert np.isnan(out[1].real) and out[1].imag == np.float32(1.3)
+    b = np.array([[1 + 2j, 1 + 3j], [0 + 9j, 2 - 1j]], np.complex64)
+    np.testing.assert_array_equal(lax.cummax(b, axis=0), [[1 + 2j, 1 + 3j], [1 + 2j, 2 - 1j]])
+    np.testing.assert_array_equal(lax.cummin(b, axis=1, reverse=True),
+                                  [[1 + 2j, 1 + 3j], [0 + 9j, 2 - 1j]])

@@ -18,6 +18,7 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis
+from numjax._src.lax import elementwise as ew
 from numjax._src.lax.rules import NUMBER, check_dtype, def_accumulating_kernel, upcast_kernel
 from numjax._src.typing import Array
 
@@ -49,11 +50,25 @@ def _cumprod(x: Any, axis: int) -> Any:
 
 
 def _cummax(x: Any, axis: int) -> Any:
+    if x.dtype.kind == "c":
+        return _complex_accumulate(x, axis, ew.max_kernel)
     return np.maximum.accumulate(x, axis=axis) if x.size else x
 
 
 def _cummin(x: Any, axis: int) -> Any:
+    if x.dtype.kind == "c":
+        return _complex_accumulate(x, axis, ew.min_kernel)
     return np.minimum.accumulate(x, axis=axis) if x.size else x
+
+
+def _complex_accumulate(x: Any, axis: int, step: Callable[[Any, Any], Any]) -> Any:
+    """Running complex max/min as lax.max/min combine them (lexicographic, NaNs comparing
+    false, so a NaN does not stick: JAX's cummax of [0.33-2.73j, nan+1.3j, 2.14-2.79j] ends at
+    2.14-2.79j), where NumPy's accumulate would propagate the NaN."""
+    out = np.array(np.moveaxis(x, axis, 0), copy=True)
+    for i in range(1, out.shape[0]):
+        out[i] = step(out[i - 1], out[i])
+    return np.moveaxis(out, 0, axis)
 
 
 def _logaddexp_accumulate(x: Any, axis: int) -> Any:

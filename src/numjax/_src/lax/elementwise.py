@@ -281,11 +281,11 @@ def _pick_lexicographic(x: Any, y: Any, greater: bool) -> Any:
     return np.where(pick_x, x, y)
 
 
-def _max_kernel(x: Any, y: Any) -> Any:
+def max_kernel(x: Any, y: Any) -> Any:
     return _pick_lexicographic(x, y, True) if x.dtype.kind == "c" else np.maximum(x, y)
 
 
-def _min_kernel(x: Any, y: Any) -> Any:
+def min_kernel(x: Any, y: Any) -> Any:
     return _pick_lexicographic(x, y, False) if x.dtype.kind == "c" else np.minimum(x, y)
 
 
@@ -454,10 +454,10 @@ div_p = binary("div", _div_kernel, NUMERIC,
 rem_p = binary("rem", _rem_kernel, NUMBER_NOT_COMPLEX,
                jvp=(lambda t, x, y: _bcast(t, x, y),
                     lambda t, x, y: mul(neg(t), _round_toward_zero(div(x, y)))))
-max_p = binary("max", _max_kernel, ANY, uses_output=True,
+max_p = binary("max", max_kernel, ANY, uses_output=True,
                jvp=(lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(x, ans, y)),
                     lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x))))
-min_p = binary("min", _min_kernel, ANY, uses_output=True,
+min_p = binary("min", min_kernel, ANY, uses_output=True,
                jvp=(lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(x, ans, y)),
                     lambda t, ans, x, y: mul(_bcast(t, x, y), _balanced_eq(y, ans, x))))
 pow_p = binary("pow", _pow_kernel, FLOAT_OR_COMPLEX, jvp=(_pow_jvp_x, _pow_jvp_y))
