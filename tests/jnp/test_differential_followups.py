@@ -1598,3 +1598,15 @@ def test_complex_cummax_and_cummin_combine_as_lax_max_and_min():
     np.testing.assert_array_equal(lax.cummax(b, axis=0), [[1 + 2j, 1 + 3j], [1 + 2j, 2 - 1j]])
     np.testing.assert_array_equal(lax.cummin(b, axis=1, reverse=True),
                                   [[1 + 2j, 1 + 3j], [0 + 9j, 2 - 1j]])
+
+
+@pytest.mark.parametrize("src,dst", [(np.complex64, np.float32), (np.bool_, np.int8),
+                                     (np.int8, np.bool_), (np.float32, np.complex64)])
+def test_bitcast_refuses_bool_and_complex_between_different_types(src, dst):
+    # jaxdiff seed 15302; JAX's TypeError text.
+    with pytest.raises(TypeError, match="lax.bitcast_convert_type does not support bool or "
+                                        "complex values unless the operand and destination "
+                                        "types match"):
+        numjax.lax.bitcast_convert_type(np.ones(2, src), dst)
+    assert numjax.lax.bitcast_convert_type(np.ones(2, np.complex64), np.complex64).dtype == \
+        np.complex64

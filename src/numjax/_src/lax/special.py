@@ -102,6 +102,11 @@ def _bitcast_kernel(x: Any, *, new_dtype: np.dtype) -> Any:
 
 @bitcast_convert_type_p.def_abstract_eval
 def _bitcast_abstract_eval(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
+    if x.dtype != new_dtype and any(d.kind in "bc" for d in (x.dtype, new_dtype)):
+        raise TypeError("lax.bitcast_convert_type does not support bool or complex values "
+                        "unless the operand and destination types match. Got operand "
+                        f"dtype={x.dtype}, new_dtype={new_dtype!r}. Consider using the "
+                        "arr.view() method instead.")
     old, new = x.dtype.itemsize, new_dtype.itemsize
     if old == new:
         return ShapedArray(x.shape, new_dtype)
