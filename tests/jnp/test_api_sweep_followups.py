@@ -180,3 +180,10 @@ def test_mT_of_a_vector_raises_jax_value_error():
                                          "matrix_transpose; got ndim=1"):
         _ = jnp.ones(3).mT                                 # jaxdiff seed 15203
     assert jnp.ones((2, 3)).mT.shape == (3, 2)
+
+
+def test_trapezoid_of_a_complex_infinity_keeps_its_real_part():
+    a0 = np.array([[-0.87 - 0.38j, 1.48 - 1.96j, complex(-np.inf, -2.12)]], np.complex64)
+    out = np.asarray(jnp.trapezoid(a0))                    # JAX: [-inf+nanj] (seed 15304)
+    assert out[0].real == -np.inf and np.isnan(out[0].imag)
+    assert float(jnp.trapezoid(jnp.arange(4.0), dx=2)) == 9.0

@@ -565,4 +565,8 @@ def trapezoid(y: Array, x: Array | None = None, dx: Any = 1.0, axis: int = -1) -
     m = get_aval(y).shape[-1]
     pairs = add(lax.slice_in_dim(y, min(1, m), m, axis=-1),
                 lax.slice_in_dim(y, 0, max(m - 1, 0), axis=-1))
-    return multiply(0.5, reductions.sum(multiply(d, pairs), -1))
+    if x is not None or not (isinstance(dx, int | float) and dx == 1):
+        pairs = multiply(d, pairs)
+    # (JAX's trapezoid is a compiled program, where a constant spacing of 1 is dropped, not
+    # multiplied: a complex infinity keeps its real part, -inf+nanj rather than nan+nanj.)
+    return multiply(0.5, reductions.sum(pairs, -1))
