@@ -32,7 +32,7 @@ from numjax._src.compiler import compile_log
 from numjax._src.compiler.executables import cycle_collection_paused
 from numjax._src.core import axis_env
 from numjax._src.core import trace as trace_mod
-from numjax._src.core.avals import ShapeDtypeStruct, numpy_aval, shaped_abstractify
+from numjax._src.core.avals import ShapeDtypeStruct, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import eval_trace
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
@@ -99,17 +99,25 @@ class PmapFunction:
         # Under disable_jit JAX runs a pmapped function's Python again on every call (its
         # op-by-op pmap keeps no trace), unless arguments are donated.
         eager = config.disable_jit.value and config.eager_pmap.value and not self._donate
-        fast = not eager and not kwargs and not self._static and all(
-            type(a) is ArrayImpl or type(a) is np.ndarray for a in args)
+        fast = not eager and not kwargs and not self._static
         if fast:
             # Positional Arrays or NumPy arrays: the signature is their avals (each is a leaf
             # of the input tree, which the avals' count gives), with no flattening or axis
-            # checks.
-            key = (*[a.aval if type(a) is ArrayImpl else numpy_aval(a) for a in args],
-                   config.trace_context())
-            hit = self._calls.get(key)
-            if hit is not None:
-                return tree_unflatten(hit[1], hit[0].call(args))
+            # checks. A NumPy array's part is its shape and dtype (no aval made per call).
+            parts: list[Any] = []
+            for a in args:
+                if type(a) is np.ndarray:
+                    parts.append((a.shape, a.dtype))
+                elif type(a) is ArrayImpl:
+                    parts.append(a.aval)
+                else:
+                    fast = False
+                    break
+            else:
+                key = (*parts, config.trace_context())
+                hit = self._calls.get(key)
+                if hit is not None:
+                    return tree_unflatten(hit[1], hit[0].call(args))
         flat_args, params, out_tree = self._prepare(args, kwargs, cache=not eager)
         executable = pmap_executable.executable_for(params, flat_args)
         if fast and len(flat_args) == len(args):

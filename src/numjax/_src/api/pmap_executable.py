@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import config, dtypes
+from numjax._src import config
 from numjax._src.api import dispatch
 from numjax._src.compiler.buffers import private_host_inputs
 from numjax._src.compiler.codegen import Executable
@@ -206,6 +206,12 @@ class PmapExecutable:
         # One device of an SPMD grid in this process (a multi-process pmap, one local device
         # each) and nothing donated: calls take the short path, `_call_alone`.
         self.alone = self.spmd and len(self.devices) == 1 and not any(self.paired)
+        if self.alone:
+            # Per argument: the index of its block in a NumPy argument, and the dtype such an
+            # argument has when it is its own device buffer (`_block`).
+            self._block_index = [None if ax is None else (slice(None),) * ax + (0,)
+                                 for ax in self.in_axes]
+            self._block_dtype = [a.dtype for a in body.in_avals]
 
     def _batched_jaxpr(self, body: ClosedJaxpr, in_avals: Sequence[Any]) -> ClosedJaxpr:
         """The per-device program vmapped over the device axis (at each argument's in_axes,
@@ -284,22 +290,23 @@ class PmapExecutable:
         run on the calling thread, each output its global Array's one local shard. (The
         general path's per-rank lists, thread hand-off and barrier have nothing to do here:
         this path is what a small collective across processes costs.)"""
-        bufs = [self._block(x, ax) for x, ax in zip(args, self.in_axes, strict=True)]
-        executable = self.executable
-        outs = spmd.run_alone(self._grid, self._idle, lambda _: executable(*bufs),
+        bufs = [self._block(x, i) for i, x in enumerate(args)]
+        run = self.executable.run
+        outs = spmd.run_alone(self._grid, self._idle, lambda _: run(*bufs),
                               self._mpi_comm, not self._checked)
         self._checked = True
         return [self._output([o], j) for j, o in enumerate(outs)]
 
-    def _block(self, x: Any, axis: int | None) -> Any:
-        """An argument's block on this process's one device (`_call_alone`)."""
-        if (type(x) is np.ndarray and axis is not None and not transfer_guard._in_use
-                and x.dtype == dtypes.canonicalize_dtype(x.dtype)):
+    def _block(self, x: Any, i: int) -> Any:
+        """Argument `i`'s block on this process's one device (`_call_alone`)."""
+        index = self._block_index[i]
+        if (type(x) is np.ndarray and index is not None and not transfer_guard._in_use
+                and x.dtype == self._block_dtype[i]):
             # A NumPy array of its canonical dtype is its own device buffer (a view of it
             # when no output can alias it, as `_rank_args` gives).
-            block = x[(slice(None),) * axis + (0,)]
+            block = x[index]
             return np.array(block, copy=True) if self.aliased else block
-        return stream.resolve(self._rank_args(x, axis, False)[0])
+        return stream.resolve(self._rank_args(x, self.in_axes[i], False)[0])
 
     def _slice_index(self, rank: int) -> int:
         """The index along this pmap's axis of a rank of the grid."""

@@ -233,7 +233,7 @@ class PmapSharding(Sharding):
     PmapSharding(sharding_spec=ShardingSpec((Unstacked(1), NoSharding()), (ShardedAxis(axis=0),)), devices=[CpuDevice(id=0)])
     """  # noqa: E501 (a doctest output line)
 
-    __slots__ = ("devices", "sharding_spec")
+    __slots__ = ("devices", "sharding_spec", "_assignment")
 
     def __init__(self, devices: Sequence[Any] | np.ndarray, sharding_spec: ShardingSpec
                  ) -> None:
@@ -241,6 +241,7 @@ class PmapSharding(Sharding):
         array[:] = list(devices)
         self.devices = array
         self.sharding_spec = sharding_spec
+        self._assignment = tuple(array)  # read on every pmap call's outputs
 
     @classmethod
     def stacked(cls, devices: Sequence[Any], shard_ndim: int, axis: int = 0) -> PmapSharding:
@@ -275,7 +276,7 @@ class PmapSharding(Sharding):
 
     @property
     def _device_assignment(self) -> tuple[Any, ...]:
-        return tuple(self.devices.flat)
+        return self._assignment
 
     @property
     def is_fully_replicated(self) -> bool:

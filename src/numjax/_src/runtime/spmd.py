@@ -277,16 +277,17 @@ def _mpi_op(op: str) -> Any:
 
 def all_reduce(ctx: SpmdContext, x: Any, op: str, axes: Sequence[Hashable],
                index_groups: Groups | None) -> Any:
-    def combine(slots: list[Any]) -> list[Any]:
-        return _each_group(ctx.comm, axes, index_groups, slots,
-                           lambda values: [_local_reduce(values, op)] * len(values))
-
     comm = ctx.comm
     whole = index_groups is None and (tuple(axes) == comm.names or set(axes) == set(comm.names))
     if whole and comm.local == 1 and comm.mpi_comm is not None:
         out = comm.allreduce_alone(x, op)
         if out is not None:
             return out
+
+    def combine(slots: list[Any]) -> list[Any]:
+        return _each_group(comm, axes, index_groups, slots,
+                           lambda values: [_local_reduce(values, op)] * len(values))
+
     return comm.exchange(ctx.rank, x, combine, op if whole else None, f"p{op}")
 
 
