@@ -92,6 +92,23 @@ def test_large_psum_uses_one_allreduce() -> None:
     np.testing.assert_array_equal(np.asarray(out)[:, :4], L * P * (P + 1) / 2)
 
 
+def test_large_psum_results_held_by_the_caller_are_never_reused() -> None:
+    """A large reduction's result buffer is reused by the next call only once nothing holds
+    the previous result: results kept alive (or a view of one) keep their values."""
+    f = jax.pmap(lambda v: lax.psum(v, "i"), "i")
+    n = 1 << 19  # 2 MiB of float32: above the reuse threshold
+    kept = [f(np.full((L, n), float(k + R), np.float32)) for k in range(3)]
+    view = np.asarray(kept[0].addressable_shards[0].data)[:4]
+    for k, out in enumerate(kept):
+        want = sum(L * (k + r) for r in range(P))
+        np.testing.assert_array_equal(np.asarray(out)[:, -4:], want)
+    np.testing.assert_array_equal(view, L * sum(range(P)))
+    del kept, view
+    for _ in range(3):  # each result dropped before the next call: the buffer comes back
+        np.testing.assert_array_equal(np.asarray(f(np.full((L, n), 2.0, np.float32)))[:, :4],
+                                      2.0 * G)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
 def test_outputs_never_alias_the_callers_numpy_input(dtype: type) -> None:
     """A NumPy argument (of its canonical dtype or not, so both input paths) read by an
