@@ -210,3 +210,17 @@ def test_a_failing_rank_ends_the_job_quickly() -> None:
     assert result.returncode != 0
     assert "rank one failed" in result.stderr
     assert time.monotonic() - start < 30
+
+
+def test_srun_without_pmi_is_an_error_not_a_job_of_one() -> None:
+    """A process Slurm's srun started without a PMI plugin (here: a singleton with srun's
+    variables) refuses to run as a job of one."""
+    if R != 0:
+        return
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "HYDRA"))}
+    env.update(SLURM_JOB_ID="17", SLURM_NTASKS="2", SLURM_PROCID="1")
+    program = "import numjax\nnumjax.distributed.initialize()"
+    result = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode != 0
+    assert "RuntimeError: Slurm started 2 tasks (this is task 1)" in result.stderr

@@ -17,8 +17,10 @@ the MPICH wheel.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
@@ -70,6 +72,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     mpi = _import_mpi()
     world = mpi.COMM_WORLD
     size, rank = world.Get_size(), world.Get_rank()
+    _check_slurm(size, rank, os.environ)
     if num_processes is not None and num_processes != size:
         raise ValueError(f"num_processes={num_processes} was given, but MPI started {size} "
                          f"processes: launch with `mpiexec -n {num_processes}` or drop the "
@@ -91,6 +94,27 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     host.Free()
     if size > 1:
         sys.excepthook = _abort_job
+
+
+def _check_slurm(size: int, rank: int, env: Mapping[str, str]) -> None:
+    """Under Slurm's `srun`, MPI learns of the other tasks through a PMI plugin. Started
+    without one, every task is a job of one process of its own: each would compute alone and
+    agree with nobody. Say so instead."""
+    tasks, task = env.get("SLURM_NTASKS"), env.get("SLURM_PROCID")
+    if "SLURM_JOB_ID" not in env or tasks is None or task is None:
+        return  # not a task of an srun step
+    # A launcher's own PMI (mpiexec's, or srun's plugin) sets these; mpiexec inside a Slurm
+    # allocation starts its processes with the allocation's variables, which then count nodes.
+    if any(k in env for k in ("PMI_RANK", "PMI_FD", "PMI_PORT", "PMIX_RANK", "PMI_SIZE",
+                              "OMPI_COMM_WORLD_SIZE")):
+        return
+    if size == 1 and int(tasks) > 1:
+        raise RuntimeError(
+            f"Slurm started {tasks} tasks (this is task {task}), but MPI sees this process "
+            "alone: srun started it without a PMI plugin, so MPI cannot find the others. "
+            "Launch with `srun --mpi=pmi2 ...` (MPICH, the [mpi] extra's MPI) or "
+            "`srun --mpi=pmix ...` for an MPI built with PMIx (`srun --mpi=list` shows the "
+            "plugins), or with `mpiexec` inside the allocation.")
 
 
 def shutdown() -> None:
