@@ -175,6 +175,91 @@ def test_nested_pmap_across_processes() -> None:
     np.testing.assert_array_equal(np.asarray(out), np.asarray(whole)[R:R + 1])
 
 
+class _CountingComm:
+    """The job's communicator, counting the MPI calls made on it by name."""
+
+    def __init__(self, comm: object) -> None:
+        self.comm, self.calls = comm, {}
+
+    def __getattr__(self, name: str) -> object:
+        attribute = getattr(self.comm, name)
+        if name[:1].isupper() or name in ("allgather", "bcast"):
+            def counted(*args: object, **kwargs: object) -> object:
+                self.calls[name] = self.calls.get(name, 0) + 1
+                return attribute(*args, **kwargs)
+            return counted
+        return attribute
+
+
+def _traffic(fn: object, *args: object) -> tuple[object, dict[str, int]]:
+    """`fn(*args)`'s second call, and the MPI calls it made on the job's communicator."""
+    from numjax._src.runtime import distributed
+    real = distributed.state.comm
+    distributed.state.comm = counting = _CountingComm(real)
+    try:
+        fn(*args)  # type: ignore[operator]  # compiled with the counting communicator
+        counting.calls.clear()
+        out = fn(*args)  # type: ignore[operator]
+    finally:
+        distributed.state.comm = real
+    return out, counting.calls
+
+
+def test_collectives_move_only_what_their_groups_need() -> None:
+    """A collective over the local devices' axis makes no MPI call; one over the processes'
+    axis reduces each group's partial sums in one Allreduce; a permutation sends point to
+    point (no process receives values it does not keep)."""
+    x = np.arange(G * 2, dtype=np.float32).reshape(P, L, 2)
+    inner = jax.pmap(lambda v: jax.pmap(lambda b: lax.psum(b, "j"), "j")(v), "i")
+    out, calls = _traffic(inner, x[R:R + 1])
+    np.testing.assert_array_equal(np.asarray(out)[0], np.broadcast_to(x[R].sum(0), (L, 2)))
+    assert calls == {}
+    outer = jax.pmap(lambda v: jax.pmap(lambda b: lax.psum(b, "i"), "j")(v), "i")
+    out, calls = _traffic(outer, x[R:R + 1])
+    np.testing.assert_array_equal(np.asarray(out)[0], x.sum(0))
+    assert calls == ({"Allreduce": 1} if P > 1 else {})
+    ring = jax.pmap(lambda v: lax.ppermute(v, "i", [(k, (k + 1) % G) for k in range(G)]), "i")
+    out, calls = _traffic(ring, _mine(_global(2)))
+    np.testing.assert_array_equal(np.asarray(out), _mine(np.roll(_global(2), 1, axis=0)))
+    assert set(calls) <= {"Isend", "Irecv"} and calls.get("Isend", 0) == (P > 1)
+
+
+def _groups_of_this_layout() -> list[list[int]]:
+    """Groups of two devices: with two local devices, the first two processes' devices
+    crossed ([0, 2], [1, 3]) and every other process's pair on its own; else neighbours; one
+    device each when the count is odd (groups must be of one size)."""
+    if G % 2:
+        return [[k] for k in range(G)]
+    if L == 2 and P >= 2:
+        return [[0, 2], [1, 3]] + [[k, k + 1] for k in range(4, G, 2)]
+    return [[k, k + 1] for k in range(0, G, 2)]
+
+
+def test_grouped_collectives_split_the_processes() -> None:
+    """axis_index_groups that pair some processes and leave others alone (3 processes of 2
+    devices: processes 0 and 1 share their groups, process 2 keeps its own): values as on one
+    process, for a reduction, a gather and a reduce-scatter."""
+    groups = _groups_of_this_layout()
+    size = len(groups[0])
+    x = _global(2)
+    body = (lambda v: (lax.psum(v, "i", axis_index_groups=groups),
+                       lax.all_gather(v, "i", axis_index_groups=groups),
+                       lax.psum_scatter(v, "i", axis_index_groups=groups, tiled=True)))
+    total, gathered, scattered = jax.pmap(body, "i")(_mine(x))
+    want_total, want_gathered, want_scattered = (np.empty((G, 2), np.float32),
+                                                 np.empty((G, size, 2), np.float32),
+                                                 np.empty((G, 2 // size), np.float32))
+    for g in groups:
+        for position, rank in enumerate(g):
+            want_total[rank] = x[g].sum(0)
+            want_gathered[rank] = x[g]
+            part = 2 // size
+            want_scattered[rank] = x[g].sum(0)[position * part:(position + 1) * part]
+    np.testing.assert_allclose(np.asarray(total), _mine(want_total), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(gathered), _mine(want_gathered))
+    np.testing.assert_allclose(np.asarray(scattered), _mine(want_scattered), rtol=1e-6)
+
+
 def test_multihost_utils() -> None:
     np.testing.assert_array_equal(mh.process_allgather(np.array([R, R])),
                                   [[p, p] for p in range(P)])

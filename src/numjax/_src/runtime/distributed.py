@@ -33,6 +33,10 @@ class _State:
         self.mpi: Any = None
         # Processes of the job on this host (they share its cores).
         self.host_processes = 1
+        # What runtime/spmd.py derives from `comm` (how each grouped collective splits the
+        # processes, and the communicators split off), dropped and freed before `comm` is.
+        self.classes: dict[Any, Any] = {}
+        self.derived: list[Any] = []
 
 
 state = _State()
@@ -119,6 +123,10 @@ def _check_slurm(size: int, rank: int, env: Mapping[str, str]) -> None:
 
 def shutdown() -> None:
     """Leave the job: frees numjax's communicator (MPI itself finalizes at exit)."""
+    state.classes.clear()
+    for derived in state.derived:
+        derived.Free()
+    state.derived.clear()
     if state.comm is not None:
         state.comm.Free()
     state.comm = None

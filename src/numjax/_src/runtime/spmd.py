@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config
-from numjax._src.runtime import blas, stream
+from numjax._src.runtime import blas, distributed, stream
 
 Groups = tuple[tuple[int, ...], ...]
 
@@ -50,11 +50,14 @@ class Communicator:
         self._results: list[Any] = []
         self._combine: Callable[[list[Any]], list[Any]] | None = None
         self._reduce: str | None = None
+        self._call_groups: Groups | None = None
+        self._pairs: Sequence[tuple[int, int]] | None = None
         self._name = "collective"
         # Compare the collective, shape and dtype across processes before each MPI call.
         self.check = False
         self._barrier = threading.Barrier(self.local, action=self._run_combine)
         self._groups: dict[Any, Groups] = {}
+        self._pairs_of: dict[Any, tuple[tuple[int, int], ...]] = {}
         self._contexts: dict[int, SpmdContext] = {}
         self._spare: np.ndarray | None = None  # see `_result_buffer`
 
@@ -110,14 +113,41 @@ class Communicator:
         self._groups[key] = groups
         return groups
 
+    def across(self, axes: Sequence[Hashable], index_groups: Groups | None = None
+               ) -> Groups | None:
+        """The groups of a collective over `axes`, when they reach across processes (for
+        `exchange`'s MPI traffic); None in one process."""
+        return None if self.mpi_comm is None else self.groups(axes, index_groups)
+
+    def pairs(self, axes: Sequence[Hashable], perm: Sequence[tuple[int, int]]
+              ) -> tuple[tuple[int, int], ...] | None:
+        """The (source, destination) ranks of a permutation `perm` of each group's members,
+        when they reach across processes; None in one process."""
+        if self.mpi_comm is None:
+            return None
+        key = (tuple(axes), tuple(perm))
+        cached = self._pairs_of.get(key)
+        if cached is None:
+            cached = self._pairs_of[key] = tuple((group[src], group[dst])
+                                                 for group in self.groups(axes)
+                                                 for src, dst in perm)
+        return cached
+
     def exchange(self, rank: int, value: Any, combine: Callable[[list[Any]], list[Any]],
-                 reduce: str | None = None, name: str = "collective") -> Any:
+                 reduce: str | None = None, name: str = "collective",
+                 groups: Groups | None = None,
+                 pairs: Sequence[tuple[int, int]] | None = None) -> Any:
         """Deposit `value`, wait for every device, return this device's part of
-        `combine(values of all ranks)`. `reduce` names a reduction over every rank of the
-        grid (one MPI Allreduce across processes); `name` is the collective's, for errors."""
+        `combine(values of all ranks)`. `name` is the collective's, for errors. Across
+        processes, what the collective is decides the MPI traffic: `reduce` names a reduction
+        (of each of `groups`, or of every rank of the grid); `groups`, the groups of ranks the
+        collective combines (only processes sharing a group exchange values); `pairs`, the
+        (source, destination) ranks of a permutation (point-to-point messages)."""
         self._slots[rank - self.offset] = value
         self._combine = combine
         self._reduce = reduce
+        self._call_groups = groups
+        self._pairs = pairs
         self._name = name
         if self.local == 1:  # nothing to meet here: combine at once
             self._run_combine()
@@ -153,6 +183,12 @@ class Communicator:
         slots = [np.asarray(v) for v in slots]
         if self.check:
             self._check_across_processes(slots[0], self._name)
+        if self._pairs is not None:
+            self._results = self._permute_across(slots, self._pairs)
+            return
+        if self._call_groups is not None:
+            self._results = self._grouped_across(slots, self._call_groups, self._combine)
+            return
         total = slots[0]
         if self._reduce is not None and _mpi_reduces(total.dtype):
             if len(slots) == 1:
@@ -165,21 +201,91 @@ class Communicator:
                 self.mpi_comm.Allreduce(_mpi().IN_PLACE, out, op=_mpi_op(self._reduce))
             self._results = [out] * self.local
             return
-        # Any other collective: every process gets every rank's value (one Allgather of raw
-        # bytes: every rank runs the same program, so the values agree in shape and dtype),
-        # combines them all and keeps its ranks' results.
-        everything = self._allgather(slots)
+        # Any other collective over the whole grid: every process gets every rank's value
+        # (one Allgather of raw bytes: every rank runs the same program, so the values agree
+        # in shape and dtype), combines them all and keeps its ranks' results.
+        everything = self._allgather(slots, self.mpi_comm)
         results = self._combine(everything)
         self._results = results[self.offset:self.offset + self.local]
 
-    def _allgather(self, slots: list[np.ndarray]) -> list[np.ndarray]:
+    def _grouped_across(self, slots: list[np.ndarray], groups: Groups,
+                        combine: Callable[[list[Any]], list[Any]]) -> list[Any]:
+        """A collective of `groups` across processes: only the processes that share groups
+        exchange values, on a communicator of their own (`_ProcessClass`). A reduction sums
+        (max, min) this process's members of each group first, then one Allreduce of those
+        partial results, one row per group; anything else gathers the class's values (one
+        Allgather) and combines them. Groups within this process need no MPI call."""
+        cls = _process_class(self.mpi_comm, groups, self.local, self.offset // self.local)
+        if cls is None:  # groups that no split of the processes keeps apart
+            results = combine(self._allgather(slots, self.mpi_comm))
+            return results[self.offset:self.offset + self.local]
+        if self._reduce is not None and _mpi_reduces(slots[0].dtype):
+            rows = [_local_reduce([slots[r - self.offset] for r in groups[g]
+                                   if self.offset <= r < self.offset + self.local], self._reduce)
+                    for g in cls.groups]
+            partial = np.stack(rows)
+            if cls.comm is not None:
+                cls.comm.Allreduce(_mpi().IN_PLACE, partial, op=_mpi_op(self._reduce))
+            return [partial[k, ...] for k in cls.row_of_local_rank]
+        everything: list[Any] = [None] * self.size
+        if cls.comm is None:
+            everything[self.offset:self.offset + self.local] = slots
+        else:
+            received = self._allgather(slots, cls.comm)
+            for i, process in enumerate(cls.processes):
+                start = process * self.local
+                everything[start:start + self.local] = received[i * self.local:
+                                                                (i + 1) * self.local]
+        results = combine(everything)
+        return results[self.offset:self.offset + self.local]
+
+    def _permute_across(self, slots: list[np.ndarray], pairs: Sequence[tuple[int, int]]
+                        ) -> list[Any]:
+        """A permutation across processes: each process sends each other process the values
+        of its ranks that go there, packed in one message (sent and received without
+        waiting on each other, in the pairs' order on both sides); ranks receiving nothing
+        get zeros."""
+        me, local, offset = self.offset // self.local, self.local, self.offset
+        out: list[Any] = [None] * local
+        sends: dict[int, list[tuple[int, int]]] = {}
+        receives: dict[int, list[tuple[int, int]]] = {}
+        for src, dst in pairs:
+            source, target = src // local, dst // local
+            if source == me and target == me:
+                out[dst - offset] = slots[src - offset]
+            elif source == me:
+                sends.setdefault(target, []).append((src, dst))
+            elif target == me:
+                receives.setdefault(source, []).append((src, dst))
+        first = slots[0]
+        inbox = {p: np.empty((len(moves), *first.shape), first.dtype)
+                 for p, moves in receives.items()}
+        requests = [self.mpi_comm.Irecv(_raw(buf), source=p, tag=_PERMUTE_TAG)
+                    for p, buf in inbox.items()]
+        outbox = [np.stack([slots[src - offset] for src, _ in moves])
+                  for moves in sends.values()]
+        requests += [self.mpi_comm.Isend(_raw(buf), dest=p, tag=_PERMUTE_TAG)
+                     for p, buf in zip(sends, outbox, strict=True)]
+        _mpi().Request.Waitall(requests)
+        for p, moves in receives.items():
+            for row, (_, dst) in zip(inbox[p], moves, strict=True):
+                out[dst - offset] = row
+        zeros = None
+        for i, v in enumerate(out):
+            if v is None:
+                zeros = np.zeros_like(first) if zeros is None else zeros
+                out[i] = zeros
+        return out
+
+    def _allgather(self, slots: list[np.ndarray], comm: Any) -> list[np.ndarray]:
+        """Every value of the processes of `comm`, in their order (raw bytes: every rank
+        runs the same program, so the values agree in shape and dtype)."""
         first = slots[0]
         send = np.empty((len(slots), *first.shape), first.dtype)
         for i, v in enumerate(slots):
             send[i] = v
-        received = np.empty((self.size, *first.shape), first.dtype)
-        self.mpi_comm.Allgather(send.reshape(-1).view(np.uint8),
-                                received.reshape(-1).view(np.uint8))
+        received = np.empty((comm.Get_size() * len(slots), *first.shape), first.dtype)
+        comm.Allgather(_raw(send), _raw(received))
         return list(received)
 
     def _check_across_processes(self, value: np.ndarray, name: str) -> None:
@@ -242,15 +348,88 @@ def current_device() -> Any:
 
 def _each_group(comm: Communicator, axes: Sequence[Hashable], index_groups: Groups | None,
                 slots: list[Any], fn: Callable[[list[Any]], list[Any]]) -> list[Any]:
-    """`fn(group's values in order) -> group's results in order`, for every group."""
+    """`fn(group's values in order) -> group's results in order`, for every group whose
+    values are here (across processes, a process holds its class's: `_grouped_across`)."""
     results: list[Any] = [None] * comm.size
     for group in comm.groups(axes, index_groups):
+        if slots[group[0]] is None:
+            continue
         for rank, out in zip(group, fn([slots[r] for r in group]), strict=True):
             results[rank] = out
     return results
 
 
 _REDUCERS = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+
+# ---- which processes a grouped collective connects ------------------------------------------
+
+
+class _ProcessClass:
+    """The processes whose ranks share groups of a collective with this process's ranks (its
+    class; classes never share a group), and what this process does in that collective:
+    `groups`, the indices of the groups with a member here; `row_of_local_rank`, each local
+    rank's position among those; `processes`, the class in order; `comm`, a communicator of
+    them split from the job's (None when the class is this process alone: no MPI call)."""
+
+    __slots__ = ("groups", "row_of_local_rank", "processes", "comm")
+
+    def __init__(self, groups: list[int], row_of_local_rank: list[int], processes: list[int],
+                 comm: Any) -> None:
+        self.groups = groups
+        self.row_of_local_rank = row_of_local_rank
+        self.processes = processes
+        self.comm = comm
+
+
+def _process_class(mpi_comm: Any, groups: Groups, local: int, me: int
+                   ) -> _ProcessClass | None:
+    """This process's class for `groups` (ranks `p * local ...` on process p); None when the
+    groups chain every process together unevenly (a process in two groups whose other
+    members sit in different processes), so no split keeps classes apart: the caller then
+    exchanges with every process."""
+    # Cached by (the job's communicator, the groups, local devices per process): every
+    # process computes the same classes from the same groups, so all of them split the job's
+    # communicator at the first run of a collective with those groups, and never again.
+    classes = distributed.state.classes
+    key = (id(mpi_comm), groups, local)
+    if key in classes:
+        return classes[key]  # type: ignore[no-any-return]
+    n = mpi_comm.Get_size()
+    touched: list[list[int]] = [[] for _ in range(n)]
+    for g, group in enumerate(groups):
+        for process in sorted({r // local for r in group}):
+            touched[process].append(g)
+    kinds = [tuple(t) for t in touched]
+    found: _ProcessClass | None = None
+    if all(len({kinds[r // local] for r in group}) == 1 for group in groups):
+        mine = kinds[me]
+        processes = [p for p in range(n) if kinds[p] == mine]
+        row = {g: k for k, g in enumerate(mine)}
+        ranks = range(me * local, (me + 1) * local)
+        rows = [next(row[g] for g in mine if r in groups[g]) for r in ranks]
+        comm = None
+        if len(processes) == n:
+            comm = mpi_comm if n > 1 else None
+        else:
+            colors = {kind: c for c, kind in enumerate(dict.fromkeys(kinds))}
+            comm = mpi_comm.Split(colors[mine], me)  # every process splits, here, once
+            if len(processes) == 1:
+                comm.Free()
+                comm = None
+            else:
+                distributed.state.derived.append(comm)  # freed at shutdown
+        found = _ProcessClass(list(mine), rows, processes, comm)
+    classes[key] = found
+    return found
+
+
+_PERMUTE_TAG = 17
+
+
+def _raw(array: np.ndarray) -> np.ndarray:
+    """A C-contiguous array's bytes (MPI moves them as they are, any dtype)."""
+    return array.reshape(-1).view(np.uint8)
 
 
 # Results of at least this size reuse their buffer between calls (`_result_buffer`).
@@ -283,7 +462,6 @@ def _local_reduce(values: list[Any], op: str) -> Any:
 
 
 def _mpi() -> Any:
-    from numjax._src.runtime import distributed
     return distributed.state.mpi
 
 
@@ -311,7 +489,8 @@ def all_reduce(ctx: SpmdContext, x: Any, op: str, axes: Sequence[Hashable],
         return _each_group(comm, axes, index_groups, slots,
                            lambda values: [_local_reduce(values, op)] * len(values))
 
-    return comm.exchange(ctx.rank, x, combine, op if whole else None, f"p{op}")
+    return comm.exchange(ctx.rank, x, combine, op, f"p{op}",
+                         None if whole else comm.across(axes, index_groups))
 
 
 def all_gather(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups: Groups | None,
@@ -324,7 +503,8 @@ def all_gather(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups:
             return [out] * len(values)
         return _each_group(ctx.comm, axes, index_groups, slots, gather)
 
-    return ctx.comm.exchange(ctx.rank, x, combine, name="all_gather")
+    return ctx.comm.exchange(ctx.rank, x, combine, name="all_gather",
+                             groups=ctx.comm.across(axes, index_groups))
 
 
 def all_to_all(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups: Groups | None,
@@ -339,7 +519,8 @@ def all_to_all(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups:
             return [np.concatenate([c[k] for c in chunks], concat_axis) for k in range(m)]
         return _each_group(ctx.comm, axes, index_groups, slots, exchange)
 
-    return ctx.comm.exchange(ctx.rank, x, combine, name="all_to_all")
+    return ctx.comm.exchange(ctx.rank, x, combine, name="all_to_all",
+                             groups=ctx.comm.across(axes, index_groups))
 
 
 def reduce_scatter(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
@@ -351,7 +532,8 @@ def reduce_scatter(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
             return parts if tiled else [np.squeeze(p, dimension) for p in parts]
         return _each_group(ctx.comm, axes, index_groups, slots, scatter)
 
-    return ctx.comm.exchange(ctx.rank, x, combine, name="psum_scatter")
+    return ctx.comm.exchange(ctx.rank, x, combine, name="psum_scatter",
+                             groups=ctx.comm.across(axes, index_groups))
 
 
 def permute(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
@@ -367,7 +549,8 @@ def permute(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
             return out
         return _each_group(ctx.comm, axes, None, slots, send)
 
-    return ctx.comm.exchange(ctx.rank, x, combine, name="ppermute")
+    return ctx.comm.exchange(ctx.rank, x, combine, name="ppermute",
+                             pairs=ctx.comm.pairs(axes, perm))
 
 
 def broadcast(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], source: int) -> Any:
@@ -375,7 +558,8 @@ def broadcast(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], source: int) -
         return _each_group(ctx.comm, axes, None, slots,
                            lambda values: [values[source]] * len(values))
 
-    return ctx.comm.exchange(ctx.rank, x, combine, name="pbroadcast")
+    return ctx.comm.exchange(ctx.rank, x, combine, name="pbroadcast",
+                             groups=ctx.comm.across(axes))
 
 
 def axis_index(ctx: SpmdContext, axes: Sequence[Hashable]) -> int:
