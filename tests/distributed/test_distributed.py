@@ -224,6 +224,22 @@ def test_collectives_move_only_what_their_groups_need() -> None:
     assert set(calls) <= {"Isend", "Irecv"} and calls.get("Isend", 0) == (P > 1)
 
 
+def test_all_to_all_in_group_order() -> None:
+    """all_to_all within a group listed backwards: member k (device G-1-k) receives row k of
+    every member, stacked along the new axis 1 in member order (JAX's all_to_all: the split
+    axis goes, the concat axis comes); one Alltoall with one device per process."""
+    group = list(range(G))[::-1]
+    x = _global(G, 2)  # each device's value: G rows of 2
+    f = jax.pmap(lambda v: lax.all_to_all(v, "i", 0, 1, axis_index_groups=[group]), "i")
+    out, calls = _traffic(f, _mine(x))
+    want = np.empty((G, 2, G), np.float32)
+    for k, rank in enumerate(group):
+        want[rank] = np.stack([x[m][k] for m in group], axis=1)
+    np.testing.assert_array_equal(np.asarray(out), _mine(want))
+    if L == 1 and P > 1:
+        assert calls == {"Alltoall": 1}
+
+
 def _groups_of_this_layout() -> list[list[int]]:
     """Groups of two devices: with two local devices, the first two processes' devices
     crossed ([0, 2], [1, 3]) and every other process's pair on its own; else neighbours; one

@@ -52,6 +52,7 @@ class Communicator:
         self._reduce: str | None = None
         self._call_groups: Groups | None = None
         self._pairs: Sequence[tuple[int, int]] | None = None
+        self._chunks: tuple[int, int] | None = None
         self._name = "collective"
         # Compare the collective, shape and dtype across processes before each MPI call.
         self.check = False
@@ -136,18 +137,21 @@ class Communicator:
     def exchange(self, rank: int, value: Any, combine: Callable[[list[Any]], list[Any]],
                  reduce: str | None = None, name: str = "collective",
                  groups: Groups | None = None,
-                 pairs: Sequence[tuple[int, int]] | None = None) -> Any:
+                 pairs: Sequence[tuple[int, int]] | None = None,
+                 chunks: tuple[int, int] | None = None) -> Any:
         """Deposit `value`, wait for every device, return this device's part of
         `combine(values of all ranks)`. `name` is the collective's, for errors. Across
         processes, what the collective is decides the MPI traffic: `reduce` names a reduction
         (of each of `groups`, or of every rank of the grid); `groups`, the groups of ranks the
         collective combines (only processes sharing a group exchange values); `pairs`, the
-        (source, destination) ranks of a permutation (point-to-point messages)."""
+        (source, destination) ranks of a permutation (point-to-point messages); `chunks`, an
+        all-to-all's (split axis, concat axis) (one Alltoall, with one device per process)."""
         self._slots[rank - self.offset] = value
         self._combine = combine
         self._reduce = reduce
         self._call_groups = groups
         self._pairs = pairs
+        self._chunks = chunks
         self._name = name
         if self.local == 1:  # nothing to meet here: combine at once
             self._run_combine()
@@ -227,6 +231,8 @@ class Communicator:
             if cls.comm is not None:
                 cls.comm.Allreduce(_mpi().IN_PLACE, partial, op=_mpi_op(self._reduce))
             return [partial[k, ...] for k in cls.row_of_local_rank]
+        if self._chunks is not None and self.local == 1 and cls.comm is not None:
+            return [self._all_to_all(slots[0], groups[cls.groups[0]], cls, *self._chunks)]
         everything: list[Any] = [None] * self.size
         if cls.comm is None:
             everything[self.offset:self.offset + self.local] = slots
@@ -238,6 +244,18 @@ class Communicator:
                                                                 (i + 1) * self.local]
         results = combine(everything)
         return results[self.offset:self.offset + self.local]
+
+    def _all_to_all(self, value: np.ndarray, group: tuple[int, ...], cls: _ProcessClass,
+                    split_axis: int, concat_axis: int) -> Any:
+        """An all-to-all with one device per process: one Alltoall on the class (the group's
+        processes, in process order), each process sending member k its k-th chunk."""
+        member = {rank: k for k, rank in enumerate(group)}  # rank == process here
+        chunks = np.split(value, len(group), axis=split_axis)
+        send = np.stack([chunks[member[p]] for p in cls.processes])
+        received = np.empty_like(send)
+        cls.comm.Alltoall(_raw(send), _raw(received))
+        by_member = sorted(range(len(cls.processes)), key=lambda q: member[cls.processes[q]])
+        return np.concatenate([received[q] for q in by_member], concat_axis)
 
     def _permute_across(self, slots: list[np.ndarray], pairs: Sequence[tuple[int, int]]
                         ) -> list[Any]:
@@ -520,7 +538,8 @@ def all_to_all(ctx: SpmdContext, x: Any, axes: Sequence[Hashable], index_groups:
         return _each_group(ctx.comm, axes, index_groups, slots, exchange)
 
     return ctx.comm.exchange(ctx.rank, x, combine, name="all_to_all",
-                             groups=ctx.comm.across(axes, index_groups))
+                             groups=ctx.comm.across(axes, index_groups),
+                             chunks=(split_axis, concat_axis))
 
 
 def reduce_scatter(ctx: SpmdContext, x: Any, axes: Sequence[Hashable],
