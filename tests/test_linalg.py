@@ -357,7 +357,7 @@ def test_singular_triangular_solve_divides_by_the_zero_pivot(a: list[list[float]
     # for a singular matrix, a difference noted in docs/differences.md.)
     a_ = np.broadcast_to(np.array(a, np.float32), (batch, 2, 2))
     b = np.ones((batch, 2, 1), np.float32)
-    solve = lambda a, b: L.triangular_solve(a, b, left_side=True, lower=True)  # noqa: E731
+    solve = lambda a, b: L.triangular_solve(a, b, left_side=True, lower=True)
     for f in (solve, numjax.jit(solve)):
         np.testing.assert_array_equal(np.asarray(f(a_, b))[..., 0],
                                       np.broadcast_to(np.array(want, np.float32), (batch, 2)))
