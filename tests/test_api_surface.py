@@ -5,6 +5,8 @@ information, configuration options. JAX's recorded results are the data."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -71,6 +73,23 @@ ERRORS: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
      "Argument '<class 'numjax.numpy.int32'>' of type "
      "<class 'numjax._src.numpy.scalar_types._ScalarMeta'> is not a valid JAX type."),
 ]
+
+
+def test_import_loads_neither_numpy_ma_nor_opt_einsum() -> None:
+    # Both are loaded when first needed (numpy.ma by NumPy 2 itself, when a user asks for it):
+    # together they were a third of `import numjax`'s CPU time. A masked array made after
+    # numjax is imported is still refused with JAX's error, and einsum still works.
+    code = ("import sys, numpy as np; before = set(sys.modules); import numjax; "
+            "import numjax.numpy as jnp; new = set(sys.modules) - before; "
+            "assert 'numpy.ma' not in new and 'opt_einsum' not in new, new; "
+            "import numpy.ma\n"
+            "try:\n    jnp.asarray(np.ma.array([1, 2], mask=[True, False]))\n"
+            "except ValueError as e:\n    print(e)\n"
+            "print(jnp.einsum('i,i->', jnp.ones(3), jnp.ones(3)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out == ("numpy masked arrays are not supported as direct inputs to JAX functions. "
+                   "Use arr.filled() to convert the value to a standard numpy array.\n3.0\n")
 
 
 @pytest.mark.parametrize("call, error, message", [row[1:] for row in ERRORS],

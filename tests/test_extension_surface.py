@@ -110,10 +110,16 @@ def test_custom_equation_printer() -> None:
         return pp.concat([pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes),
                           pp.text(" := fancy"), pp.text(" "), pp_vars(eqn.invars, context)])
 
+    assert p not in rules
     rules[p] = rule
     try:
+        # The dict is a view of the rule on the primitive itself.
+        assert p.eqn_printer is rule and rules[p] is rule and p in list(rules)
         text = str(numjax.make_jaxpr(lambda x: p.bind(x) + 1)(1.0))
     finally:
+        del rules[p]
+    assert p.eqn_printer is None and p not in rules
+    with pytest.raises(KeyError):
         del rules[p]
     assert text == "{ lambda ; a:f32[]. let b:f32[] := fancy a; c:f32[] = add b 1.0 in (c,) }"
 

@@ -14,6 +14,8 @@ import sys
 import pytest
 
 import numjax
+import numjax._src.api.pmap_executable
+import numjax._src.api.shard_map  # registers the replication rules of shard_map's check_rep
 import numjax._src.lax
 from numjax._src.core.trace import Primitive, primitives
 
@@ -83,6 +85,10 @@ def test_declarations_are_consistent(p: Primitive) -> None:
     assert not (p.host_callback and p.const_fold), f"{p.name}: a host callback folded"
     assert not p.inlinable_call or p.multiple_results, f"{p.name}: a call has result lists"
     assert not p.collective or _has(p, "batch"), f"{p.name}: a collective without batching"
+    # shard_map's check_rep: a collective moves or combines values across devices, so it
+    # cannot follow its operands' replication.
+    assert not p.collective or p.replication_rule is not None, \
+        f"{p.name}: a collective without a replication rule"
     assert not p.vectorized or p.batch is not None, f"{p.name}: vectorized, but no batch rule"
 
 

@@ -11,9 +11,7 @@ is numjax's own release.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-# The JAX release whose API numjax implements.
-__version_info__ = (0, 4, 30)
-# JAX 0.4.30's minimum jaxlib; numjax.lib stands in for jaxlib 0.4.30 (`numjax.lib.__version__`).
-_minimum_jaxlib_version = "0.4.27"
-_minimum_jaxlib_version_info = (0, 4, 27)
+from numjax._src.version import __version__ as __version__
+from numjax._src.version import __version_info__ as __version_info__
+from numjax._src.version import _minimum_jaxlib_version as _minimum_jaxlib_version
+from numjax._src.version import _minimum_jaxlib_version_info as _minimum_jaxlib_version_info

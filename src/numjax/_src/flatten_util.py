@@ -8,9 +8,12 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src import dtypes
 from numjax._src.lax import lax
+from numjax._src.numpy.creation import array
+from numjax._src.numpy.manipulation import split
+from numjax._src.numpy.scalar_types import float32
+from numjax._src.numpy.shape import concatenate, ravel
 from numjax._src.tree_util import PyTreeDef, tree_unflatten, user_tree_flatten
 from numjax._src.typing import Array
 
@@ -33,7 +36,7 @@ class _Unravel:
         if mixed and dtypes.dtype(flat) != self.to_dtype:
             raise TypeError(f"unravel function given array of dtype {dtypes.dtype(flat)}, "
                             f"but expected dtype {self.to_dtype}")
-        chunks = jnp.split(flat, list(self.ends[:-1])) if self.shapes else []
+        chunks = split(flat, list(self.ends[:-1])) if self.shapes else []
         leaves = []
         for chunk, shape, dt in zip(chunks, self.shapes, self.from_dtypes, strict=True):
             size = int(np.prod(shape, dtype=np.int64))
@@ -62,11 +65,11 @@ def ravel_pytree(pytree: Any) -> tuple[Array, Any]:
     """
     leaves, treedef = user_tree_flatten(pytree)
     if not leaves:
-        return jnp.array([], jnp.float32), _Unravel(treedef, (), (), (), np.dtype(np.float32))
+        return array([], float32), _Unravel(treedef, (), (), (), np.dtype(np.float32))
     from_dtypes = tuple(np.dtype(dtypes.dtype(leaf, canonicalize=True)) for leaf in leaves)
     to_dtype = np.dtype(dtypes.result_type(*from_dtypes))
     shapes = tuple(tuple(np.shape(leaf)) for leaf in leaves)
     ends = tuple(int(e) for e in np.cumsum([int(np.prod(s, dtype=np.int64)) for s in shapes]))
-    flat = jnp.concatenate([jnp.ravel(lax.convert_element_type(leaf, to_dtype))
+    flat = concatenate([ravel(lax.convert_element_type(leaf, to_dtype))
                             for leaf in leaves])
     return flat, _Unravel(treedef, ends, shapes, from_dtypes, to_dtype)

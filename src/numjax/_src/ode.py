@@ -13,14 +13,25 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.api.custom_derivatives import closure_convert, custom_vjp
 from numjax._src.api.jit import jit
 from numjax._src.api.transformations import vjp, vmap
 from numjax._src.control_flow.loops import fori_loop, scan, while_loop
 from numjax._src.core.avals import check_arg
 from numjax._src.core.trace import Tracer
+from numjax._src.dtypes import issubdtype
 from numjax._src.flatten_util import ravel_pytree
+from numjax._src.numpy.complex_fns import iscomplexobj
+from numjax._src.numpy.creation import arange, array, asarray, zeros, zeros_like
+from numjax._src.numpy.lax_numpy import clip, dot, where
+from numjax._src.numpy.linalg import norm
+from numjax._src.numpy.polynomial import polyval
+from numjax._src.numpy.reductions import mean
+from numjax._src.numpy.shape import concatenate
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import maximum, minimum, sqrt
 from numjax._src.numpy.util import promote_dtypes_inexact
 from numjax._src.tree_util import tree_leaves, tree_map
 from numjax._src.typing import Array
@@ -54,11 +65,11 @@ def _quartic_through(y0: Array, y1: Array, y_mid: Array, dy0: Array, dy1: Array,
     a = -2. * dt * dy0 + 2. * dt * dy1 - 8. * y0 - 8. * y1 + 16. * y_mid
     b = 5. * dt * dy0 - 3. * dt * dy1 + 18. * y0 + 14. * y1 - 32. * y_mid
     c = -4. * dt * dy0 + dt * dy1 - 11. * y0 - 5. * y1 + 16. * y_mid
-    return jnp.asarray((a, b, c, dt * dy0, y0))
+    return asarray((a, b, c, dt * dy0, y0))
 
 
 def _dense_output(y0: Array, y1: Array, k: Array, dt: Array) -> Array:
-    y_mid = y0 + dt.astype(y0.dtype) * jnp.dot(jnp.array(_MIDPOINT, dtype=y0.dtype), k)
+    y_mid = y0 + dt.astype(y0.dtype) * dot(array(_MIDPOINT, dtype=y0.dtype), k)
     return _quartic_through(y0, y1, y_mid, k[0], k[-1], dt)
 
 
@@ -68,49 +79,49 @@ def _first_step(fun: Callable[[Array, Array], Array], t0: Array, y0: Array, orde
     step (Hairer, Norsett & Wanner's heuristic)."""
     y0, f0 = promote_dtypes_inexact(y0, f0)
     dtype = y0.dtype
-    scale = (atol + jnp.abs(y0) * rtol).astype(dtype)
-    d0 = jnp.linalg.norm(y0 / scale)
-    d1 = jnp.linalg.norm(f0 / scale)
-    h0 = jnp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / d1)
+    scale = (atol + jnp_abs(y0) * rtol).astype(dtype)
+    d0 = norm(y0 / scale)
+    d1 = norm(f0 / scale)
+    h0 = where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / d1)
     f1 = fun(y0 + h0.astype(dtype) * f0, t0 + h0)
-    d2 = jnp.linalg.norm((f1 - f0) / scale) / h0
-    h1 = jnp.where((d1 <= 1e-15) & (d2 <= 1e-15), jnp.maximum(1e-6, h0 * 1e-3),
-                   (0.01 / jnp.maximum(d1, d2)) ** (1. / (order + 1.)))
-    return jnp.minimum(100. * h0, h1)
+    d2 = norm((f1 - f0) / scale) / h0
+    h1 = where((d1 <= 1e-15) & (d2 <= 1e-15), maximum(1e-6, h0 * 1e-3),
+                   (0.01 / maximum(d1, d2)) ** (1. / (order + 1.)))
+    return minimum(100. * h0, h1)
 
 
 def _dopri_step(fun: Callable[[Array, Array], Array], y0: Array, f0: Array, t0: Array,
                 dt: Array) -> tuple[Array, Array, Array, Array]:
     """One Dormand-Prince step: (y1, f(y1), error estimate, the seven stage derivatives)."""
-    nodes = jnp.array(_NODES, dtype=dt.dtype)
-    stages = jnp.array(_STAGES, dtype=f0.dtype)
+    nodes = array(_NODES, dtype=dt.dtype)
+    stages = array(_STAGES, dtype=f0.dtype)
     h = dt.astype(f0.dtype)
 
     def stage(i: Array, k: Array) -> Array:
-        y = y0 + h * jnp.dot(stages[i - 1, :], k)
+        y = y0 + h * dot(stages[i - 1, :], k)
         return k.at[i, :].set(fun(y, t0 + dt * nodes[i - 1]))
 
-    k = jnp.zeros((7, f0.shape[0]), f0.dtype).at[0, :].set(f0)
+    k = zeros((7, f0.shape[0]), f0.dtype).at[0, :].set(f0)
     k = fori_loop(1, 7, stage, k)
-    y1 = h * jnp.dot(jnp.array(_WEIGHTS, dtype=f0.dtype), k) + y0
-    error = h * jnp.dot(jnp.array(_ERROR_WEIGHTS, dtype=f0.dtype), k)
+    y1 = h * dot(array(_WEIGHTS, dtype=f0.dtype), k) + y0
+    error = h * dot(array(_ERROR_WEIGHTS, dtype=f0.dtype), k)
     return y1, k[-1], error, k
 
 
 def _error_ratio(error: Array, rtol: float, atol: float, y0: Array, y1: Array) -> Array:
-    tolerance = atol + rtol * jnp.maximum(jnp.abs(y0), jnp.abs(y1))
+    tolerance = atol + rtol * maximum(jnp_abs(y0), jnp_abs(y1))
     ratio = error / tolerance.astype(error.dtype)
-    squared = (ratio.real ** 2 + ratio.imag ** 2) if jnp.iscomplexobj(ratio) else ratio ** 2
-    return jnp.sqrt(jnp.mean(squared))
+    squared = (ratio.real ** 2 + ratio.imag ** 2) if iscomplexobj(ratio) else ratio ** 2
+    return sqrt(mean(squared))
 
 
 def _next_step_size(dt: Array, ratio: Array, safety: float = 0.9, grow: float = 10.0,
                     shrink: float = 0.2, order: float = 5.0) -> Array:
     """The step size after a trial with this error ratio: grow at most 10x; after a rejected
     trial shrink at most 5x (after an accepted one, never below the current size)."""
-    floor = jnp.where(ratio < 1, 1.0, shrink)
-    factor = jnp.minimum(grow, jnp.maximum(ratio ** (-1.0 / order) * safety, floor))
-    return jnp.where(ratio == 0, dt * grow, dt * factor)
+    floor = where(ratio < 1, 1.0, shrink)
+    factor = minimum(grow, maximum(ratio ** (-1.0 / order) * safety, floor))
+    return where(ratio == 0, dt * grow, dt * factor)
 
 
 def _is_array_like(x: Any) -> bool:
@@ -137,8 +148,8 @@ def odeint(func: Callable[..., Any], y0: Any, t: Array, *args: Any, rtol: float 
         if not isinstance(arg, Tracer) and not _is_array_like(arg):
             raise TypeError(
                 f"The contents of odeint *args must be arrays or scalars, but got {arg}.")
-    t = jnp.asarray(t)
-    if not jnp.issubdtype(t.dtype, jnp.floating):
+    t = asarray(t)
+    if not issubdtype(t.dtype, np.floating):
         raise TypeError(f"t must be an array of floats, but got {t}.")
     converted, consts = closure_convert(func, y0, t[0], *args)
     return _solve_pytree(converted, rtol, atol, mxstep, hmax, y0, t, *args, *consts)
@@ -171,22 +182,22 @@ def _solve_impl(func: Callable[..., Any], rtol: float, atol: float, mxstep: floa
             y_new, f_new, error, k = _dopri_step(f, y, fy, t, dt)
             ratio = _error_ratio(error, rtol, atol, y, y_new)
             poly_new = _dense_output(y, y_new, k, dt)
-            dt_next = jnp.clip(_next_step_size(dt, ratio), min=0., max=hmax)
+            dt_next = clip(_next_step_size(dt, ratio), min=0., max=hmax)
             accepted = [steps + 1, y_new, f_new, t + dt, dt_next, t, poly_new]
             rejected = [steps + 1, y, fy, t, dt_next, t_prev, poly]
             accept = ratio <= 1.
-            return [jnp.where(accept, a, r) for a, r in zip(accepted, rejected, strict=True)]
+            return [where(accept, a, r) for a, r in zip(accepted, rejected, strict=True)]
 
         _, *carry = while_loop(more, trial, [0, *carry])
         _, _, t, _, t_prev, poly = carry
         s = (target - t_prev) / (t - t_prev)
-        return carry, jnp.polyval(poly, s.astype(poly.dtype))
+        return carry, polyval(poly, s.astype(poly.dtype))
 
     f0 = f(y0, ts[0])
-    dt = jnp.clip(_first_step(f, ts[0], y0, 4, rtol, atol, f0), min=0., max=hmax)
-    poly = jnp.array([y0] * 5)
+    dt = clip(_first_step(f, ts[0], y0, 4, rtol, atol, f0), min=0., max=hmax)
+    poly = array([y0] * 5)
     _, ys = scan(advance, [y0, f0, ts[0], dt, ts[0], poly], ts[1:])
-    return jnp.concatenate((y0[None], ys))
+    return concatenate((y0[None], ys))
 
 
 _solve = custom_vjp(_solve_impl, nondiff_argnums=(0, 1, 2, 3, 4))
@@ -211,18 +222,18 @@ def _solve_bwd(func: Callable[..., Any], rtol: float, atol: float, mxstep: float
 
     def back_one_interval(carry: Any, i: Array) -> tuple[Any, Array]:
         y_bar, t0_bar, args_bar = carry
-        t_bar = jnp.dot(func(ys[i], ts[i], *args), g[i]).real
+        t_bar = dot(func(ys[i], ts[i], *args), g[i]).real
         t0_bar = t0_bar - t_bar
         _, y_bar, t0_bar, args_bar = odeint(
-            adjoint, (ys[i], y_bar, t0_bar, args_bar), jnp.array([-ts[i], -ts[i - 1]]),
+            adjoint, (ys[i], y_bar, t0_bar, args_bar), array([-ts[i], -ts[i - 1]]),
             *args, rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax)
         y_bar, t0_bar, args_bar = tree_map(lambda v: v[1], (y_bar, t0_bar, args_bar))
         return (y_bar + g[i - 1], t0_bar, args_bar), t_bar
 
-    init = (g[-1], 0., tree_map(jnp.zeros_like, args))
+    init = (g[-1], 0., tree_map(zeros_like, args))
     (y_bar, t0_bar, args_bar), ts_bar_reversed = scan(
-        back_one_interval, init, jnp.arange(len(ts) - 1, 0, -1))
-    ts_bar = jnp.concatenate([jnp.array([t0_bar]), ts_bar_reversed[::-1]])
+        back_one_interval, init, arange(len(ts) - 1, 0, -1))
+    ts_bar = concatenate([array([t0_bar]), ts_bar_reversed[::-1]])
     return (y_bar, ts_bar, *args_bar)
 
 

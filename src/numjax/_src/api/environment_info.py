@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from numjax import lib, version
+from numjax._src import version
 from numjax._src.runtime import devices
 
 
@@ -22,7 +22,7 @@ def print_environment_info(return_string: bool = False) -> str | None:
     with np.printoptions(threshold=4, edgeitems=2):
         listed = str(np.array(devices.devices())).replace("\n", "")
     info = (f"jax:    {version.__version__}\n"
-            f"jaxlib: {lib.__version__}\n"
+            f"jaxlib: {version.jaxlib_version}\n"
             f"numpy:  {np.__version__}\n"
             f"python: {python}\n"
             f"jax.devices ({devices.device_count()} total, {devices.local_device_count()} "

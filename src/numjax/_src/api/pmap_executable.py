@@ -35,6 +35,7 @@ import numpy as np
 
 from numjax._src import config
 from numjax._src.api import dispatch
+from numjax._src.api.xla_pmap import xla_pmap_p
 from numjax._src.compiler.buffers import private_host_inputs
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
@@ -66,7 +67,7 @@ def grid(params: dict[str, Any]) -> tuple[list[Hashable], list[int]]:
 
     def visit(jaxpr: Jaxpr) -> None:
         for eqn in jaxpr.eqns:
-            if eqn.primitive.name == "xla_pmap" and eqn.params["axis_name"] not in names:
+            if eqn.primitive is xla_pmap_p and eqn.params["axis_name"] not in names:
                 names.append(eqn.params["axis_name"])
                 sizes.append(eqn.params["axis_size"])
             for value in eqn.params.values():
@@ -85,7 +86,7 @@ def _collective_in_control_flow(jaxpr: Jaxpr, inside: bool = False) -> bool:
     for eqn in jaxpr.eqns:
         if inside and eqn.primitive.collective:
             return True
-        branching = inside or eqn.primitive.name in ("cond", "while")
+        branching = inside or eqn.primitive.value_dependent_control
         for value in eqn.params.values():
             for inner in value if isinstance(value, tuple | list) else (value,):
                 if isinstance(inner, ClosedJaxpr) and _collective_in_control_flow(

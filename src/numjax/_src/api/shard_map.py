@@ -17,7 +17,9 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from numjax._src import config, traceback_util
+from numjax._src.api.custom_primitives import custom_jvp_call_p, custom_vjp_call_p
 from numjax._src.api.flatten import debug_info, flatten_fun
+from numjax._src.api.pjit import pjit_p
 from numjax._src.api.shard_map_p import (
     AxisNames,
     mesh_axis_env,
@@ -25,11 +27,14 @@ from numjax._src.api.shard_map_p import (
     shard_aval,
     shard_map_p,
 )
+from numjax._src.control_flow.cond import cond_p
+from numjax._src.control_flow.loops import scan_p, while_p
 from numjax._src.core.avals import shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from numjax._src.core.trace import Tracer
 from numjax._src.interpreters import partial_eval
 from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.lax import parallel
 from numjax._src.runtime.mesh import Mesh, PartitionSpec
 from numjax._src.tree_util import (
     PyTreeDef,
@@ -358,10 +363,9 @@ def _rep_error(f: Callable[..., Any], mesh: Mesh, tree: PyTreeDef, specs: Any,
 # a constant, the same everywhere). An argument is replicated over the axes its spec leaves
 # out; an operation's result over the axes all its operands are; a psum (pmax, pmin) adds
 # the axes it reduces over; a collective that moves data (all_gather, ppermute, all_to_all,
-# psum_scatter) and axis_index vary along theirs, as JAX 0.4.30 infers.
-
-_REDUCING = {"psum", "pmax", "pmin"}
-_MOVING = {"all_gather", "ppermute", "all_to_all", "reduce_scatter", "pbroadcast"}
+# psum_scatter) and axis_index vary along theirs, as JAX 0.4.30 infers. Each primitive that
+# does not follow its operands declares its `replication_rule` (registered below, as
+# sharding_propagation.py registers lax's sharding rules).
 
 
 def _rep_of(mesh: Mesh, names: AxisNames) -> set[Hashable]:
@@ -377,28 +381,15 @@ def _replication(mesh: Mesh, jaxpr: Jaxpr, in_rep: Sequence[set[Hashable] | None
     def read(a: Any) -> set[Hashable] | None:
         return env.get(a) if isinstance(a, Var) else None
 
+    def replication(body: Jaxpr, reps: list[Rep]) -> list[Rep]:
+        return _replication(mesh, body, reps)
+
     for eqn in jaxpr.eqns:
         reps = [read(a) for a in eqn.invars]
-        name = eqn.primitive.name
+        rule = eqn.primitive.replication_rule
         out: Any
-        if name in _REDUCING:
-            axes = set(eqn.params["axes"])
-            out = [(every if r is None else r) | axes for r in reps]
-        elif name in _MOVING:
-            axes = set(_axis_tuple(eqn.params["axis_name"]))
-            out = [(every if r is None else r) - axes for r in reps]
-        elif name == "axis_index":
-            out = [every - set(_axis_tuple(eqn.params["axis_name"]))]
-        elif name == "pjit":
-            out = _replication(mesh, eqn.params["jaxpr"].jaxpr, reps)
-        elif name in ("custom_jvp_call", "custom_vjp_call"):
-            out = _replication(mesh, eqn.params["call_jaxpr"].jaxpr, reps)
-        elif name == "scan":
-            out = _scan_replication(mesh, eqn.params, reps)
-        elif name == "while":
-            out = _while_replication(mesh, eqn.params, reps)
-        elif name == "cond":
-            out = _cond_replication(mesh, eqn.params, reps)
+        if rule is not None:
+            out = rule(every, eqn, reps, replication)
         else:
             known = [r for r in reps if r is not None]
             joint = set.intersection(*known) if known else None
@@ -420,40 +411,45 @@ def _meet(a: Rep, b: Rep) -> Rep:
     return a & b
 
 
-def _scan_replication(mesh: Mesh, params: dict[str, Any], reps: list[Rep]) -> list[Rep]:
+def _scan_replication(every: set[Hashable], eqn: Any, reps: list[Rep],
+                      replication: Callable[..., list[Rep]]) -> list[Rep]:
     """A loop carry is replicated over the axes it stays replicated over in every iteration
     (the fixed point of the body, from the initial carry)."""
+    params = eqn.params
     body = params["jaxpr"].jaxpr
     n_consts, n_carry = params["num_consts"], params["num_carry"]
     consts, carry, xs = reps[:n_consts], reps[n_consts:n_consts + n_carry], \
         reps[n_consts + n_carry:]
     while True:
-        out = _replication(mesh, body, [*consts, *carry, *xs])
+        out = replication(body, [*consts, *carry, *xs])
         new = [_meet(c, o) for c, o in zip(carry, out[:n_carry], strict=True)]
         if new == carry:
             return [*carry, *out[n_carry:]]
         carry = new
 
 
-def _while_replication(mesh: Mesh, params: dict[str, Any], reps: list[Rep]) -> list[Rep]:
+def _while_replication(every: set[Hashable], eqn: Any, reps: list[Rep],
+                       replication: Callable[..., list[Rep]]) -> list[Rep]:
+    params = eqn.params
     n_cond, n_body = params["cond_nconsts"], params["body_nconsts"]
     cond_consts, body_consts = reps[:n_cond], reps[n_cond:n_cond + n_body]
     carry = reps[n_cond + n_body:]
     while True:
-        out = _replication(mesh, params["body_jaxpr"].jaxpr, [*body_consts, *carry])
+        out = replication(params["body_jaxpr"].jaxpr, [*body_consts, *carry])
         # Devices whose predicates differ run different numbers of iterations.
-        pred, = _replication(mesh, params["cond_jaxpr"].jaxpr, [*cond_consts, *carry])
+        pred, = replication(params["cond_jaxpr"].jaxpr, [*cond_consts, *carry])
         new = [_meet(_meet(c, o), pred) for c, o in zip(carry, out, strict=True)]
         if new == carry:
             return carry
         carry = new
 
 
-def _cond_replication(mesh: Mesh, params: dict[str, Any], reps: list[Rep]) -> list[Rep]:
+def _cond_replication(every: set[Hashable], eqn: Any, reps: list[Rep],
+                      replication: Callable[..., list[Rep]]) -> list[Rep]:
     index, ops = reps[0], reps[1:]
     outs: list[Rep] | None = None
-    for branch in params["branches"]:
-        got = _replication(mesh, branch.jaxpr, ops)
+    for branch in eqn.params["branches"]:
+        got = replication(branch.jaxpr, ops)
         outs = got if outs is None else [_meet(a, b) for a, b in zip(outs, got, strict=True)]
     assert outs is not None
     return [_meet(o, index) for o in outs]
@@ -461,3 +457,44 @@ def _cond_replication(mesh: Mesh, params: dict[str, Any], reps: list[Rep]) -> li
 
 def _axis_tuple(name: Any) -> tuple[Any, ...]:
     return tuple(name) if isinstance(name, tuple | list) else (name,)
+
+
+def _reducing_replication(every: set[Hashable], eqn: Any, reps: list[Rep],
+                          replication: Any) -> list[Rep]:
+    """A psum (pmax, pmin) is the same on every device of the axes it reduces over."""
+    axes = set(eqn.params["axes"])
+    return [(every if r is None else r) | axes for r in reps]
+
+
+def _moving_replication(every: set[Hashable], eqn: Any, reps: list[Rep],
+                        replication: Any) -> list[Rep]:
+    """A collective that moves data varies along the axes it moves it over."""
+    axes = set(_axis_tuple(eqn.params["axis_name"]))
+    return [(every if r is None else r) - axes for r in reps]
+
+
+def _axis_index_replication(every: set[Hashable], eqn: Any, reps: list[Rep],
+                            replication: Any) -> list[Rep]:
+    return [every - set(_axis_tuple(eqn.params["axis_name"]))]
+
+
+def _call_replication(param: str) -> Callable[..., list[Rep]]:
+    """A call's results are replicated as its body's."""
+    def rule(every: set[Hashable], eqn: Any, reps: list[Rep],
+             replication: Callable[..., list[Rep]]) -> list[Rep]:
+        return replication(eqn.params[param].jaxpr, reps)
+    return rule
+
+
+for _p in (parallel.psum_p, parallel.pmax_p, parallel.pmin_p):
+    _p.replication_rule = _reducing_replication
+for _p in (parallel.all_gather_p, parallel.ppermute_p, parallel.all_to_all_p,
+           parallel.reduce_scatter_p, parallel.pbroadcast_p):
+    _p.replication_rule = _moving_replication
+parallel.axis_index_p.replication_rule = _axis_index_replication
+pjit_p.replication_rule = _call_replication("jaxpr")
+custom_jvp_call_p.replication_rule = _call_replication("call_jaxpr")
+custom_vjp_call_p.replication_rule = _call_replication("call_jaxpr")
+scan_p.replication_rule = _scan_replication
+while_p.replication_rule = _while_replication
+cond_p.replication_rule = _cond_replication

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src import config, tree_util
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.effects import Effect
 from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.trace import Primitive, Tracer
 from numjax._src.interpreters import batching
+from numjax._src.numpy.reductions import argmax
 from numjax._src.numpy.ufuncs import logical_not
 from numjax._src.runtime.array import Array
 
@@ -353,7 +353,7 @@ def reduce_batched(error: Error) -> Error:
     pred, code, payload = {}, {}, {}
     for k, p in error._pred.items():
         n = np.shape(p)[0]
-        pick = n - 1 - jnp.argmax(p[::-1])
+        pick = n - 1 - argmax(p[::-1])
         pred[k] = p[pick]
         code[k] = error._code[k][pick]
         payload[k] = [x[pick] for x in error._payload[k]]

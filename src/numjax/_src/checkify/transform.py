@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src import traceback_util, tree_util
 from numjax._src.api.xla_pmap import xla_pmap_p
 from numjax._src.checkify.errors import (
@@ -57,6 +56,14 @@ from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import lax
 from numjax._src.lax.structural import stop_gradient
+from numjax._src.numpy.creation import asarray, zeros
+from numjax._src.numpy.lax_numpy import where as jnp_where
+from numjax._src.numpy.manipulation import unravel_index
+from numjax._src.numpy.reductions import any as jnp_any
+from numjax._src.numpy.reductions import argmin
+from numjax._src.numpy.scalar_types import bool_
+from numjax._src.numpy.shape import ravel, stack
+from numjax._src.numpy.ufuncs import equal, isnan, logical_not, logical_or
 from numjax._src.runtime.array import Array
 
 # error effect -> [pred, code, payload]; insertion order is the order slots are threaded.
@@ -108,15 +115,15 @@ def _merge(state: State, effect: ErrorEffect, pred: Any, code: Any, payload: lis
         state[effect] = [pred, code, list(payload)]
         return
     held = old[0]
-    state[effect] = [jnp.logical_or(held, pred), jnp.where(held, old[1], code),
-                     [jnp.where(held, a, b) for a, b in zip(old[2], payload, strict=True)]]
+    state[effect] = [logical_or(held, pred), jnp_where(held, old[1], code),
+                     [jnp_where(held, a, b) for a, b in zip(old[2], payload, strict=True)]]
 
 
 def _placeholders(state: State, effects: Sequence[ErrorEffect]) -> None:
     for e in effects:
         if e not in state:
-            state[e] = [jnp.bool_(False), np.int32(-1),
-                        [jnp.zeros(a.shape, a.dtype) for a in e.shape_dtypes]]
+            state[e] = [bool_(False), np.int32(-1),
+                        [zeros(a.shape, a.dtype) for a in e.shape_dtypes]]
 
 
 def _leaves(state: State) -> list[Any]:
@@ -214,7 +221,7 @@ def _eval_eqn(eqn: Any, ins: list[Any], state: State, enabled: frozenset[ErrorCa
     if prim is xla_pmap_p:
         return _pmap_rule(state, enabled, ins, params)
     if name == "div" and DivisionByZeroError in enabled:
-        _assert(state, jnp.any(jnp.equal(ins[1], 0)), DivisionByZeroError(None))
+        _assert(state, jnp_any(equal(ins[1], 0)), DivisionByZeroError(None))
     if OOBError in enabled:
         _oob_checks(state, name, ins, params)
     out = prim.bind(*ins, **params)
@@ -240,10 +247,10 @@ def _is_nan_free_dtype(x: Any) -> bool:
 
 
 def _any_nan(xs: Sequence[Any]) -> Any:
-    found = [jnp.any(jnp.isnan(x)) for x in xs if not _is_nan_free_dtype(x)]
+    found = [jnp_any(isnan(x)) for x in xs if not _is_nan_free_dtype(x)]
     if not found:
         return None
-    return functools.reduce(jnp.logical_or, found)
+    return functools.reduce(logical_or, found)
 
 
 def _nan_check(state: State, name: str, ins: list[Any], outs: Sequence[Any]) -> None:
@@ -256,12 +263,12 @@ def _nan_check(state: State, name: str, ins: list[Any], outs: Sequence[Any]) -> 
 def _oob_payload(mask: Any, indices: Any, dims_map: Sequence[int], shape: Sequence[int]
                  ) -> Any:
     """(index, axis, axis size) of the first index out of bounds."""
-    flat = jnp.argmin(jnp.logical_not(mask))
-    where = jnp.unravel_index(flat, np.shape(indices))
-    axis = jnp.asarray(np.asarray(dims_map, np.int32))[where[-1]]
-    size = jnp.asarray(np.asarray(shape, np.int32))[axis]
-    index = jnp.ravel(indices)[flat]
-    return jnp.stack([index.astype(np.int32), axis, size])
+    flat = argmin(logical_not(mask))
+    where = unravel_index(flat, np.shape(indices))
+    axis = asarray(np.asarray(dims_map, np.int32))[where[-1]]
+    size = asarray(np.asarray(shape, np.int32))[axis]
+    index = ravel(indices)[flat]
+    return stack([index.astype(np.int32), axis, size])
 
 
 def _along_last(bound: np.ndarray, idx: Any) -> Any:
@@ -281,7 +288,7 @@ def _oob_checks(state: State, name: str, ins: list[Any], params: dict[str, Any])
             sizes, starts = get_aval(ins[1]).shape, ins[2:]
         if not starts:
             return
-        idx = jnp.stack([jnp.asarray(s).astype(np.int32) for s in starts])
+        idx = stack([asarray(s).astype(np.int32) for s in starts])
         mask = (idx < 0) | (idx + np.asarray(sizes, np.int32) > np.asarray(shape, np.int32))
         payload = _oob_payload(mask, idx, range(len(shape)), shape)
     elif name == "gather":
@@ -313,7 +320,7 @@ def _oob_checks(state: State, name: str, ins: list[Any], params: dict[str, Any])
         payload = _oob_payload(mask, idx, dims, shape)
     else:
         return
-    _assert(state, jnp.any(mask), OOBError(None, name, tuple(shape), payload))
+    _assert(state, jnp_any(mask), OOBError(None, name, tuple(shape), payload))
 
 
 # ---- control flow --------------------------------------------------------------------------
@@ -469,7 +476,7 @@ def checkify(
         finally:
             metadata = _pass_metadata.pop()
         error = Error({e: s[0] for e, s in state.items()},
-                      {e: lax.convert_element_type(jnp.asarray(s[1]), np.int32)
+                      {e: lax.convert_element_type(asarray(s[1]), np.int32)
                        for e, s in state.items()}, metadata,
                       {e: s[2] for e, s in state.items()})
         return error, tree_util.tree_unflatten(store["tree"], outs)

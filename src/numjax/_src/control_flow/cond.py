@@ -416,6 +416,8 @@ def _cond_sharding(eqn: Any, ins: list[Any], mesh: Any, propagate: Any) -> list[
 
 
 cond_p.sharding_rule = _cond_sharding
+# Devices of one SPMD program may take different branches (api/pmap_executable.py).
+cond_p.value_dependent_control = True
 
 
 # ---- platform_dependent --------------------------------------------------------------------

@@ -955,6 +955,8 @@ def _scan_sharding(eqn: Any, ins: list[Any], mesh: Any, propagate: Any) -> list[
 
 
 while_p.sharding_rule = _while_sharding
+# Devices of one SPMD program may run different numbers of iterations.
+while_p.value_dependent_control = True
 scan_p.sharding_rule = _scan_sharding
 
 

@@ -8,7 +8,7 @@ equation's primitive, so evaluating a jaxpr under a transformation transforms it
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ import numpy as np
 from numjax._src.core import pretty as pp
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Primitive, no_effects
+from numjax._src.core.trace import primitives as trace_primitives
 
 _var_ids = itertools.count()
 
@@ -371,9 +372,36 @@ class JaxprPpSettings:
     print_effects: bool = False
 
 
-# Primitives printed by a rule of their own, `rule(eqn, context, settings) -> Doc` (JAX's
-# `jax.core.pp_eqn_rules`: libraries that define primitives register theirs here).
-pp_eqn_rules: dict[Primitive, Callable[[JaxprEqn, _NameContext, JaxprPpSettings], pp.Doc]] = {}
+EqnPrinter = Callable[[JaxprEqn, _NameContext, JaxprPpSettings], pp.Doc]
+
+
+class _EqnPrinters(MutableMapping[Primitive, EqnPrinter]):
+    """JAX's `jax.core.pp_eqn_rules`, the primitives printed by a rule of their own,
+    `rule(eqn, context, settings) -> Doc`, as the dict libraries fill: a view of each
+    primitive's `eqn_printer`, so that the rule lives on the primitive like its others."""
+
+    def __getitem__(self, primitive: Primitive) -> EqnPrinter:
+        rule: EqnPrinter | None = getattr(primitive, "eqn_printer", None)
+        if rule is None:
+            raise KeyError(primitive)
+        return rule
+
+    def __setitem__(self, primitive: Primitive, rule: EqnPrinter) -> None:
+        primitive.eqn_printer = rule
+
+    def __delitem__(self, primitive: Primitive) -> None:
+        if getattr(primitive, "eqn_printer", None) is None:
+            raise KeyError(primitive)
+        primitive.eqn_printer = None
+
+    def __iter__(self) -> Iterator[Primitive]:
+        return (p for p in list(trace_primitives) if p.eqn_printer is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+pp_eqn_rules: MutableMapping[Primitive, EqnPrinter] = _EqnPrinters()
 
 
 def pp_vars(vs: Sequence[Atom], context: _NameContext, *, separator: str = "",
@@ -389,9 +417,10 @@ def pp_kv_pairs(kv_pairs: Sequence[tuple[str, Any]], context: _NameContext,
 
 
 def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
-    rule = pp_eqn_rules.get(eqn.primitive)
+    rule = eqn.primitive.eqn_printer
     if rule is not None:
-        return rule(eqn, context, JaxprPpSettings())
+        doc: pp.Doc = rule(eqn, context, JaxprPpSettings())
+        return doc
     lhs = _pp_vars(eqn.outvars, context, print_shapes=True)
     printer = eqn.primitive.param_printer
     params = printer(eqn.params) if printer is not None else dict(sorted(eqn.params.items()))

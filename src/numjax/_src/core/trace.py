@@ -116,6 +116,20 @@ class Primitive:
     # - `param_printer(params) -> params`: the params as a printed jaxpr shows them (jit hides
     #   its default options; `def_param_printer`);
     param_printer: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # - `eqn_printer(eqn, context, settings) -> Doc`: prints the whole equation in place of
+    #   the default `outs = name[params] ins` (JAX's `jax.core.pp_eqn_rules`, which is a view
+    #   of these: libraries set it as `pp_eqn_rules[p] = rule`);
+    eqn_printer: Callable[..., Any] | None = None
+    # - `value_dependent_control`: control flow whose path depends on operand values (cond's
+    #   branch, a while loop's trip count), so the devices of one SPMD program may take
+    #   different paths and must still meet at the collectives inside (pmap runs such a
+    #   program on the devices' threads);
+    value_dependent_control = False
+    # - `replication_rule(mesh axes, eqn, operand replications, replication) -> result
+    #   replications`: the mesh axes along which every device holds the same result, for
+    #   shard_map's check_rep (api/shard_map.py; None: replicated where all operands are).
+    #   `replication(jaxpr, replications)` infers a body jaxpr's;
+    replication_rule: Callable[..., Any] | None = None
     # - `sharding_rule(eqn, operand splits, mesh, propagate) -> result splits`: how jit lays
     #   out the results of an equation whose operands are split across a mesh (see
     #   api/sharding_propagation.py; None: laid out whole, or as an elementwise operation's

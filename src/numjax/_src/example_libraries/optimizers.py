@@ -19,9 +19,17 @@ from collections import namedtuple
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import numjax.numpy as jnp
+from numjax._src.numpy.creation import array, asarray, zeros, zeros_like
+from numjax._src.numpy.lax_numpy import vdot, where
+from numjax._src.numpy.reductions import sum as jnp_sum
+from numjax._src.numpy.shape import atleast_1d
+from numjax._src.numpy.shape import ndim as jnp_ndim
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import floor, maximum, minimum, sqrt, square
+from numjax._src.tree_util import register_pytree_node, tree_unflatten
+from numjax._src.tree_util import user_tree_flatten as tree_flatten
+from numjax._src.tree_util import user_tree_map as tree_map
 from numjax._src.typing import Array
-from numjax.tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 
 Params = Any  # any pytree of arrays
 State = Any  # the per-array state of one optimizer
@@ -145,7 +153,7 @@ def _with_zeros(count: int) -> Callable[[Array], Any]:
     """An init function: the parameters and `count` zero-filled accumulators like them."""
 
     def init(x0: Array) -> Any:
-        return (x0, *(jnp.zeros_like(x0) for _ in range(count)))
+        return (x0, *(zeros_like(x0) for _ in range(count)))
 
     return init
 
@@ -206,9 +214,9 @@ def adagrad(step_size: float | Schedule, momentum: float = 0.9) -> Any:
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, g_sq, m = state
-        g_sq = g_sq + jnp.square(g)
+        g_sq = g_sq + square(g)
         # A coordinate that has never seen a gradient takes no step (instead of 0 * inf).
-        g_sq_inv_sqrt = jnp.where(g_sq > 0, 1.0 / jnp.sqrt(g_sq), 0.0)
+        g_sq_inv_sqrt = where(g_sq > 0, 1.0 / sqrt(g_sq), 0.0)
         m = (1.0 - momentum) * (g * g_sq_inv_sqrt) + momentum * m
         return x - schedule(i) * m, g_sq, m
 
@@ -230,8 +238,8 @@ def rmsprop(step_size: float | Schedule, gamma: float = 0.9, eps: float = 1e-8) 
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, avg_sq_grad = state
-        avg_sq_grad = avg_sq_grad * gamma + jnp.square(g) * (1.0 - gamma)
-        return x - schedule(i) * g / jnp.sqrt(avg_sq_grad + eps), avg_sq_grad
+        avg_sq_grad = avg_sq_grad * gamma + square(g) * (1.0 - gamma)
+        return x - schedule(i) * g / sqrt(avg_sq_grad + eps), avg_sq_grad
 
     return init, update, _first
 
@@ -252,8 +260,8 @@ def rmsprop_momentum(step_size: float | Schedule, gamma: float = 0.9, eps: float
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, avg_sq_grad, mom = state
-        avg_sq_grad = avg_sq_grad * gamma + jnp.square(g) * (1.0 - gamma)
-        mom = momentum * mom + schedule(i) * g / jnp.sqrt(avg_sq_grad + eps)
+        avg_sq_grad = avg_sq_grad * gamma + square(g) * (1.0 - gamma)
+        mom = momentum * mom + schedule(i) * g / sqrt(avg_sq_grad + eps)
         return x - mom, avg_sq_grad, mom
 
     return init, update, _first
@@ -276,11 +284,11 @@ def adam(step_size: float | Schedule, b1: float = 0.9, b2: float = 0.999,
     def update(i: Step, g: Array, state: Any) -> Any:
         x, m, v = state
         m = (1 - b1) * g + b1 * m
-        v = (1 - b2) * jnp.square(g) + b2 * v
+        v = (1 - b2) * square(g) + b2 * v
         # The decay rates are cast to the state's dtype so float32 state stays float32 under x64.
-        mhat = m / (1 - jnp.asarray(b1, m.dtype) ** (i + 1))
-        vhat = v / (1 - jnp.asarray(b2, m.dtype) ** (i + 1))
-        return x - schedule(i) * mhat / (jnp.sqrt(vhat) + eps), m, v
+        mhat = m / (1 - asarray(b1, m.dtype) ** (i + 1))
+        vhat = v / (1 - asarray(b2, m.dtype) ** (i + 1))
+        return x - schedule(i) * mhat / (sqrt(vhat) + eps), m, v
 
     return init, update, _first
 
@@ -302,8 +310,8 @@ def adamax(step_size: float | Schedule, b1: float = 0.9, b2: float = 0.999,
     def update(i: Step, g: Array, state: Any) -> Any:
         x, m, u = state
         m = (1 - b1) * g + b1 * m
-        u = jnp.maximum(b2 * u, jnp.abs(g))
-        x = x - (schedule(i) / (1 - jnp.asarray(b1, m.dtype) ** (i + 1))) * m / (u + eps)
+        u = maximum(b2 * u, jnp_abs(g))
+        x = x - (schedule(i) / (1 - asarray(b1, m.dtype) ** (i + 1))) * m / (u + eps)
         return x, m, u
 
     return init, update, _first
@@ -329,16 +337,16 @@ def sm3(step_size: float | Schedule, momentum: float = 0.9) -> Any:
 
     def init(x0: Array) -> Any:
         x_shape = x0.shape
-        x0 = jnp.atleast_1d(x0)
-        vs = [jnp.zeros(n, dtype=x0.dtype) for n in x0.shape]
-        return x0, jnp.zeros_like(x0), vs, x_shape
+        x0 = atleast_1d(x0)
+        vs = [zeros(n, dtype=x0.dtype) for n in x0.shape]
+        return x0, zeros_like(x0), vs, x_shape
 
     def update(i: Step, g: Array, state: Any) -> Any:
         x, m, vs, x_shape = state
         # Each coordinate's accumulator is the smallest of its slices' accumulators.
         vs = [_expand_along(g.ndim, v, axis) for axis, v in enumerate(vs)]
-        accum = functools.reduce(jnp.minimum, vs) + jnp.square(g)
-        accum_inv_sqrt = jnp.where(accum > 0, 1.0 / jnp.sqrt(accum), 0)
+        accum = functools.reduce(minimum, vs) + square(g)
+        accum_inv_sqrt = where(accum > 0, 1.0 / sqrt(accum), 0)
         m = (1.0 - momentum) * (g * accum_inv_sqrt) + momentum * m
         x = x - schedule(i) * m
         axes = range(x.ndim)
@@ -382,7 +390,7 @@ def inverse_time_decay(step_size: Any, decay_steps: Any, decay_rate: Any,
     0.5
     """
     if staircase:
-        return lambda i: step_size / (1 + decay_rate * jnp.floor(i / decay_steps))
+        return lambda i: step_size / (1 + decay_rate * floor(i / decay_steps))
     return lambda i: step_size / (1 + decay_rate * i / decay_steps)
 
 
@@ -396,7 +404,7 @@ def polynomial_decay(step_size: Any, decay_steps: Any, final_step_size: Any,
     """
 
     def schedule(step_num: Any) -> Any:
-        step_num = jnp.minimum(step_num, decay_steps)
+        step_num = minimum(step_num, decay_steps)
         step_mult = (1 - step_num / decay_steps) ** power
         return step_mult * (step_size - final_step_size) + final_step_size
 
@@ -410,13 +418,13 @@ def piecewise_constant(boundaries: Any, values: Any) -> Schedule:
     >>> [float(schedule(i)) for i in (2, 3, 5)]
     [1.0, 0.5, 0.25]
     """
-    boundaries = jnp.array(boundaries)
-    values = jnp.array(values)
+    boundaries = array(boundaries)
+    values = array(values)
     if not boundaries.ndim == values.ndim == 1:
         raise ValueError("boundaries and values must be sequences")
     if not boundaries.shape[0] == values.shape[0] - 1:
         raise ValueError("boundaries length must be one shorter than values length")
-    return lambda i: values[jnp.sum(i > boundaries)]
+    return lambda i: values[jnp_sum(i > boundaries)]
 
 
 def make_schedule(scalar_or_schedule: float | Schedule) -> Schedule:
@@ -427,7 +435,7 @@ def make_schedule(scalar_or_schedule: float | Schedule) -> Schedule:
     """
     if callable(scalar_or_schedule):
         return scalar_or_schedule
-    if jnp.ndim(scalar_or_schedule) == 0:
+    if jnp_ndim(scalar_or_schedule) == 0:
         return constant(scalar_or_schedule)
     raise TypeError(type(scalar_or_schedule))
 
@@ -443,7 +451,7 @@ def l2_norm(tree: Any) -> Array:
     5.0
     """
     leaves, _ = tree_flatten(tree)
-    return jnp.sqrt(sum(jnp.vdot(x, x) for x in leaves))
+    return sqrt(sum(vdot(x, x) for x in leaves))
 
 
 def clip_grads(grad_tree: Any, max_norm: Any) -> Any:
@@ -454,7 +462,7 @@ def clip_grads(grad_tree: Any, max_norm: Any) -> Any:
     [Array([0.6, 0.8], dtype=float32)]
     """
     norm = l2_norm(grad_tree)
-    return tree_map(lambda g: jnp.where(norm < max_norm, g, g * (max_norm / norm)), grad_tree)
+    return tree_map(lambda g: where(norm < max_norm, g, g * (max_norm / norm)), grad_tree)
 
 
 class JoinPoint:

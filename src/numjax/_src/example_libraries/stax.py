@@ -21,10 +21,16 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
-from numjax import lax, random
-from numjax._src.lax.convolution import _conv_transpose_pads
-from numjax.nn import (
+from numjax._src.lax.convolution import (
+    _conv_transpose_pads,
+    conv_general_dilated,
+    conv_transpose,
+    padtype_to_pads,
+)
+from numjax._src.lax.elementwise import add as lax_add
+from numjax._src.lax.elementwise import max as lax_max
+from numjax._src.lax.windowed import reduce_window
+from numjax._src.nn.functions import (
     elu,
     gelu,
     leaky_relu,
@@ -36,7 +42,14 @@ from numjax.nn import (
     softplus,
     standardize,
 )
-from numjax.nn.initializers import glorot_normal, normal, ones, zeros
+from numjax._src.nn.initializers import glorot_normal, normal, ones, zeros
+from numjax._src.numpy.creation import ones as jnp_ones
+from numjax._src.numpy.lax_numpy import dot, where
+from numjax._src.numpy.selection import isscalar
+from numjax._src.numpy.shape import concatenate, expand_dims, ndim, reshape
+from numjax._src.numpy.ufuncs import exp, tanh
+from numjax._src.random.keys import split
+from numjax._src.random.samplers import bernoulli
 
 Layer = tuple[Callable[..., Any], Callable[..., Any]]
 
@@ -64,14 +77,14 @@ def Dense(out_dim: int, W_init: Any = glorot_normal(), b_init: Any = normal()) -
     """
 
     def init_fun(rng: Any, input_shape: Sequence[int]) -> Any:
-        k1, k2 = random.split(rng)
+        k1, k2 = split(rng)
         W = W_init(k1, (input_shape[-1], out_dim))
         b = b_init(k2, (out_dim,))
         return tuple(input_shape[:-1]) + (out_dim,), (W, b)
 
     def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
         W, b = params
-        return jnp.dot(inputs, W) + b
+        return dot(inputs, W) + b
 
     return init_fun, apply_fun
 
@@ -108,7 +121,7 @@ def _conv_output_shape(dimension_numbers: Sequence[str], input_shape: Sequence[i
                    for n, k, s, (lo, hi) in zip(ins, ks, strides, padding, strict=True)]
     else:
         if isinstance(padding, str):
-            padding = lax.padtype_to_pads(ins, ks, strides, padding)
+            padding = padtype_to_pads(ins, ks, strides, padding)
         spatial = [max((n + lo + hi - k) // s + 1, 0)
                    for n, k, s, (lo, hi) in zip(ins, ks, strides, padding, strict=True)]
     sizes = dict(zip(letters, spatial, strict=True))
@@ -131,16 +144,16 @@ def _general_conv(dimension_numbers: Sequence[str], out_chan: int, filter_shape:
         output_shape = _conv_output_shape(dimension_numbers, input_shape, kernel_shape, strides,
                                           padding, transpose)
         bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
-        k1, k2 = random.split(rng)
+        k1, k2 = split(rng)
         return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
 
     def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
         W, b = params
         if transpose:
-            out = lax.conv_transpose(inputs, W, strides, padding,
+            out = conv_transpose(inputs, W, strides, padding,
                                      dimension_numbers=dimension_numbers)
         else:
-            out = lax.conv_general_dilated(inputs, W, strides, padding, one, one,
+            out = conv_general_dilated(inputs, W, strides, padding, one, one,
                                            dimension_numbers=dimension_numbers)
         return out + b
 
@@ -191,11 +204,11 @@ def BatchNorm(axis: Any = (0, 1, 2), epsilon: float = 1e-5, center: bool = True,
     >>> BatchNorm(axis=0)[0](random.PRNGKey(0), (4, 3))[1][0].shape
     (3,)
     """
-    axis = (axis,) if jnp.isscalar(axis) else axis
+    axis = (axis,) if isscalar(axis) else axis
 
     def init_fun(rng: Any, input_shape: Sequence[int]) -> Any:
         shape = tuple(d for i, d in enumerate(input_shape) if i not in axis)
-        k1, k2 = random.split(rng)
+        k1, k2 = split(rng)
         beta = beta_init(k1, shape) if center else ()
         gamma = gamma_init(k2, shape) if scale else ()
         return input_shape, (beta, gamma)
@@ -203,7 +216,7 @@ def BatchNorm(axis: Any = (0, 1, 2), epsilon: float = 1e-5, center: bool = True,
     def apply_fun(params: Any, x: Any, **kwargs: Any) -> Any:
         beta, gamma = params
         # Parameters lack the normalized axes: re-insert them as broadcast axes.
-        ed = tuple(None if i in axis else slice(None) for i in range(jnp.ndim(x)))
+        ed = tuple(None if i in axis else slice(None) for i in range(ndim(x)))
         z = standardize(x, axis, epsilon=epsilon)
         if scale:
             z = gamma[ed] * z
@@ -231,9 +244,9 @@ def elementwise(fun: Callable[..., Any], **fun_kwargs: Any) -> Layer:
     return init_fun, apply_fun
 
 
-Tanh = elementwise(jnp.tanh)
+Tanh = elementwise(tanh)
 Relu = elementwise(relu)
-Exp = elementwise(jnp.exp)
+Exp = elementwise(exp)
 LogSoftmax = elementwise(log_softmax, axis=-1)
 Softmax = elementwise(softmax, axis=-1)
 Softplus = elementwise(softplus)
@@ -257,10 +270,10 @@ def _window_sizes(dims: tuple[int, ...], strides: tuple[int, ...], padding: Any)
         non_spatial = (0, inputs.ndim - 1) if spec is None else (spec.index("N"),
                                                                  spec.index("C"))
         spatial_shape = tuple(n for i, n in enumerate(inputs.shape) if i not in non_spatial)
-        counts = lax.reduce_window(jnp.ones(spatial_shape, dtype=inputs.dtype), 0.0, lax.add,
+        counts = reduce_window(jnp_ones(spatial_shape, dtype=inputs.dtype), 0.0, lax_add,
                                    dims, strides, padding)
         for i in sorted(non_spatial):
-            counts = jnp.expand_dims(counts, i)
+            counts = expand_dims(counts, i)
         return outputs / counts
 
     return rescale
@@ -294,11 +307,11 @@ def _pooling_layer(reducer: Callable[..., Any], init_val: Any,
         full_strides = _with_unit_axes(strides, non_spatial)
 
         def init_fun(rng: Any, input_shape: Sequence[int]) -> Any:
-            pads = lax.padtype_to_pads(input_shape, dims, full_strides, padding)
+            pads = padtype_to_pads(input_shape, dims, full_strides, padding)
             return _pooled_shape(input_shape, dims, full_strides, pads, padding), ()
 
         def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
-            out = lax.reduce_window(inputs, init_val, reducer, dims, full_strides, padding)
+            out = reduce_window(inputs, init_val, reducer, dims, full_strides, padding)
             return rescale(out, inputs, spec) if rescale else out
 
         return init_fun, apply_fun
@@ -306,9 +319,9 @@ def _pooling_layer(reducer: Callable[..., Any], init_val: Any,
     return PoolingLayer
 
 
-MaxPool = _pooling_layer(lax.max, -jnp.inf)
-SumPool = _pooling_layer(lax.add, 0.0)
-AvgPool = _pooling_layer(lax.add, 0.0, _window_sizes)
+MaxPool = _pooling_layer(lax_max, -np.inf)
+SumPool = _pooling_layer(lax_add, 0.0)
+AvgPool = _pooling_layer(lax_add, 0.0, _window_sizes)
 
 
 # ---- shape and routing layers ----------------------------------------------------------------
@@ -319,7 +332,7 @@ def _flatten() -> Layer:
         return (input_shape[0], functools.reduce(operator.mul, input_shape[1:], 1)), ()
 
     def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
-        return jnp.reshape(inputs, (inputs.shape[0], -1))
+        return reshape(inputs, (inputs.shape[0], -1))
 
     return init_fun, apply_fun
 
@@ -357,7 +370,7 @@ def FanInConcat(axis: int = -1) -> Layer:
         return first[:ax] + (size,) + first[ax + 1:], ()
 
     def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
-        return jnp.concatenate(inputs, axis)
+        return concatenate(inputs, axis)
 
     return init_fun, apply_fun
 
@@ -385,8 +398,8 @@ def Dropout(rate: float, mode: str = "train") -> Layer:
                 "is, instead of `apply_fun(params, inputs)`, call it like `apply_fun(params, "
                 "inputs, rng)` where `rng` is a PRNG key (e.g. from `jax.random.key`).")
         if mode == "train":
-            keep = random.bernoulli(rng, rate, inputs.shape)
-            return jnp.where(keep, inputs / rate, 0)
+            keep = bernoulli(rng, rate, inputs.shape)
+            return where(keep, inputs / rate, 0)
         return inputs
 
     return init_fun, apply_fun
@@ -408,14 +421,14 @@ def serial(*layers: Layer) -> Layer:
     def init_fun(rng: Any, input_shape: Any) -> Any:
         params = []
         for init in init_funs:
-            rng, layer_rng = random.split(rng)
+            rng, layer_rng = split(rng)
             input_shape, param = init(layer_rng, input_shape)
             params.append(param)
         return input_shape, params
 
     def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
         rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = split(rng, nlayers) if rng is not None else (None,) * nlayers
         for fun, param, layer_rng in zip(apply_funs, params, rngs, strict=True):
             inputs = fun(param, inputs, rng=layer_rng, **kwargs)
         return inputs
@@ -435,7 +448,7 @@ def parallel(*layers: Layer) -> Layer:
     init_funs, apply_funs = zip(*layers, strict=True) if layers else ((), ())
 
     def init_fun(rng: Any, input_shape: Any) -> Any:
-        rngs = random.split(rng, nlayers)
+        rngs = split(rng, nlayers)
         # A zip of (output shapes, params), as JAX returns: unpacks into the two tuples.
         outs = [init(r, shape)
                 for init, r, shape in zip(init_funs, rngs, input_shape, strict=False)]
@@ -443,7 +456,7 @@ def parallel(*layers: Layer) -> Layer:
 
     def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
         rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = split(rng, nlayers) if rng is not None else (None,) * nlayers
         return [f(p, x, rng=r, **kwargs)
                 for f, p, x, r in zip(apply_funs, params, inputs, rngs, strict=False)]
 

@@ -18,12 +18,18 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src.api.jit import jit
+from numjax._src.dtypes import issubdtype, result_type
+from numjax._src.lax.dot import Precision
+from numjax._src.numpy.creation import arange
+from numjax._src.numpy.einsum import einsum
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.reductions import sum as jnp_sum
 from numjax._src.numpy.shape import invalid_shape_error
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import divide, floor, logical_and, maximum, sin
 from numjax._src.numpy.util import canonicalize_axis, promote_dtypes_inexact
 from numjax._src.typing import Array
-from numjax.lax import Precision
 
 
 def _checked_method(image: Array, shape: tuple[int, ...], method: str | ResizeMethod
@@ -49,20 +55,20 @@ def _canonicalize_shape(shape: Any) -> tuple[int, ...]:
 
 def _lanczos_kernel(radius: float, x: Array) -> Array:
     """sinc(x) sinc(x / radius) for x <= radius; 1 near 0, where the quotient is inexact."""
-    y = radius * jnp.sin(np.pi * x) * jnp.sin(np.pi * x / radius)
-    out = jnp.where(x > 1e-3, jnp.divide(y, jnp.where(x != 0, np.pi**2 * x**2, 1)), 1)
-    return jnp.where(x > radius, 0.0, out)
+    y = radius * sin(np.pi * x) * sin(np.pi * x / radius)
+    out = where(x > 1e-3, divide(y, where(x != 0, np.pi**2 * x**2, 1)), 1)
+    return where(x > radius, 0.0, out)
 
 
 def _keys_cubic_kernel(x: Array) -> Array:
     """Keys' cubic convolution kernel with a = -0.5 (Catmull-Rom), in Horner form."""
     out = ((1.5 * x - 2.5) * x) * x + 1.0
-    out = jnp.where(x >= 1.0, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0, out)
-    return jnp.where(x >= 2.0, 0.0, out)
+    out = where(x >= 1.0, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0, out)
+    return where(x >= 2.0, 0.0, out)
 
 
 def _triangle_kernel(x: Array) -> Array:
-    return jnp.maximum(0, 1 - jnp.abs(x))
+    return maximum(0, 1 - jnp_abs(x))
 
 
 class ResizeMethod(enum.Enum):
@@ -110,20 +116,20 @@ _KERNELS: dict[ResizeMethod, Callable[[Array], Array]] = {
 def compute_weight_mat(input_size: int, output_size: int, scale: Any, translation: Any,
                        kernel: Callable[[Array], Array], antialias: bool) -> Array:
     """The (input_size, output_size) resampling matrix of one axis."""
-    dtype = jnp.result_type(scale, translation)
+    dtype = result_type(scale, translation)
     inv_scale = 1.0 / scale
-    kernel_scale = jnp.maximum(inv_scale, 1.0) if antialias else 1.0
-    sample_f = ((jnp.arange(output_size, dtype=dtype) + 0.5) * inv_scale
+    kernel_scale = maximum(inv_scale, 1.0) if antialias else 1.0
+    sample_f = ((arange(output_size, dtype=dtype) + 0.5) * inv_scale
                 - translation * inv_scale - 0.5)
-    distance = jnp.abs(sample_f[None, :] - jnp.arange(input_size, dtype=dtype)[:, None])
+    distance = jnp_abs(sample_f[None, :] - arange(input_size, dtype=dtype)[:, None])
     weights = kernel(distance / kernel_scale)
-    total = jnp.sum(weights, axis=0, keepdims=True)
+    total = jnp_sum(weights, axis=0, keepdims=True)
     # Normalise each column; a column whose weights nearly cancel gets zeros instead.
-    weights = jnp.where(jnp.abs(total) > 1000.0 * float(np.finfo(np.float32).eps),
-                        jnp.divide(weights, jnp.where(total != 0, total, 1)), 0)
+    weights = where(jnp_abs(total) > 1000.0 * float(np.finfo(np.float32).eps),
+                        divide(weights, where(total != 0, total, 1)), 0)
     # Output pixels sampling outside the input (beyond half a pixel) are zero.
-    inside = jnp.logical_and(sample_f >= -0.5, sample_f <= input_size - 0.5)
-    return jnp.where(inside[None, :], weights, 0)
+    inside = logical_and(sample_f >= -0.5, sample_f <= input_size - 0.5)
+    return where(inside[None, :], weights, 0)
 
 
 def _scale_and_translate(x: Array, output_shape: tuple[int, ...], spatial_dims: Sequence[int],
@@ -136,7 +142,7 @@ def _scale_and_translate(x: Array, output_shape: tuple[int, ...], spatial_dims: 
     # For float16/bfloat16 images XLA on CPU contracts in float32 and rounds once at the end;
     # inside a jit (JAX jits `resize`) it also drops the rounding of the weights to x's dtype.
     # Following both gives JAX's values bit for bit.
-    narrow = x.dtype.itemsize < 4 and jnp.issubdtype(x.dtype, jnp.floating)
+    narrow = x.dtype.itemsize < 4 and issubdtype(x.dtype, np.floating)
     operands: list[Any] = []
     in_indices = list(range(len(output_shape)))
     out_indices = list(range(len(output_shape)))
@@ -149,9 +155,9 @@ def _scale_and_translate(x: Array, output_shape: tuple[int, ...], spatial_dims: 
         operands += [w.astype(np.float32) if narrow else w, [d, len(output_shape) + i]]
         out_indices[d] = len(output_shape) + i
     if narrow:
-        return jnp.einsum(x.astype(np.float32), in_indices, *operands, out_indices,
+        return einsum(x.astype(np.float32), in_indices, *operands, out_indices,
                           precision=precision).astype(x.dtype)
-    return jnp.einsum(x, in_indices, *operands, out_indices, precision=precision)
+    return einsum(x, in_indices, *operands, out_indices, precision=precision)
 
 
 def scale_and_translate(image: Array, shape: Sequence[int], spatial_dims: Sequence[int],
@@ -184,9 +190,9 @@ def _resize_nearest(x: Array, output_shape: tuple[int, ...]) -> Array:
     for d, (m, n) in enumerate(zip(x.shape, output_shape, strict=True)):
         if m == n:
             continue
-        offsets = (jnp.arange(n, dtype=np.float32) + 0.5) * m / n
+        offsets = (arange(n, dtype=np.float32) + 0.5) * m / n
         index: list[Any] = [slice(None)] * x.ndim
-        index[d] = jnp.floor(offsets).astype(np.int32)
+        index[d] = floor(offsets).astype(np.int32)
         x = x[tuple(index)]
     return x
 

@@ -18,7 +18,9 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis
+from numjax._src.lax import complex_ops as cx
 from numjax._src.lax import elementwise as ew
+from numjax._src.lax import structural as st
 from numjax._src.lax.rules import NUMBER, check_dtype, def_accumulating_kernel, upcast_kernel
 from numjax._src.typing import Array
 
@@ -158,38 +160,35 @@ cumsum_p.def_transpose(_cumsum_transpose)
 
 
 def _logaddexp(a: Array, b: Array) -> Array:
-    from numjax._src.lax import lax
     if get_aval(a).dtype.kind == "c":
         return _complex_logaddexp(a, b)
-    hi = lax.max(a, b)
+    hi = ew.max(a, b)
     # Where both are infinite a - b is nan; the select keeps nan out of the value and tangent.
-    finite = lax.is_finite(hi)
-    delta = lax.neg(lax.abs(lax.sub(a, b)))
-    delta = lax.select(finite, delta, lax.full_like(delta, 0))
-    return lax.add(hi, lax.log1p(lax.exp(delta)))
+    finite = ew.is_finite(hi)
+    delta = ew.neg(ew.abs(ew.sub(a, b)))
+    delta = st.select(finite, delta, st.full_like(delta, 0))
+    return ew.add(hi, ew.log1p(ew.exp(delta)))
 
 
 def _complex_logaddexp(a: Array, b: Array) -> Array:
     """log(exp(a) + exp(b)) = hi + log1p(exp(a + b - 2 hi)) for the larger (by real part)
     operand hi, with the imaginary part wrapped into [-pi, pi]."""
-    from numjax._src.lax import lax
-    real, imag = lax.real, lax.imag
-    a_larger = lax.bitwise_or(lax.gt(real(a), real(b)), lax.bitwise_and(
-        lax.eq(real(a), real(b)), lax.ge(imag(a), imag(b))))
-    hi = lax.select(a_larger, a, b)
-    two = lax.full_like(hi, 2)
-    out = lax.add(hi, lax.log1p(lax.exp(lax.sub(lax.add(a, b), lax.mul(hi, two)))))
+    real, imag = cx.real, cx.imag
+    a_larger = ew.bitwise_or(ew.gt(real(a), real(b)), ew.bitwise_and(
+        ew.eq(real(a), real(b)), ew.ge(imag(a), imag(b))))
+    hi = st.select(a_larger, a, b)
+    two = st.full_like(hi, 2)
+    out = ew.add(hi, ew.log1p(ew.exp(ew.sub(ew.add(a, b), ew.mul(hi, two)))))
     angle = imag(out)
-    pi, two_pi = lax.full_like(angle, np.pi), lax.full_like(angle, 2 * np.pi)
-    wrapped = lax.rem(lax.add(angle, pi), two_pi)
-    wrapped = lax.select(lax.lt(wrapped, lax.full_like(angle, 0)), lax.add(wrapped, two_pi),
+    pi, two_pi = st.full_like(angle, np.pi), st.full_like(angle, 2 * np.pi)
+    wrapped = ew.rem(ew.add(angle, pi), two_pi)
+    wrapped = st.select(ew.lt(wrapped, st.full_like(angle, 0)), ew.add(wrapped, two_pi),
                          wrapped)
-    return lax.complex(real(out), lax.sub(wrapped, pi))
+    return cx.complex(real(out), ew.sub(wrapped, pi))
 
 
 def _combine(name: str) -> Callable[[Array, Array], Array]:
-    from numjax._src.lax import lax
-    return {"cumprod": lax.mul, "cummax": lax.max, "cummin": lax.min,
+    return {"cumprod": ew.mul, "cummax": ew.max, "cummin": ew.min,
             "cumlogsumexp": _logaddexp}[name]
 
 
@@ -197,19 +196,18 @@ def _prefix_scan(name: str, x: Array, axis: int, reverse: bool) -> Array:
     """Hillis-Steele inclusive scan with lax ops: round k combines each element with the one
     2**k positions before it; the first 2**k elements are already final and are kept as they
     are (never combined with an identity, so ties with -inf or 1 do not split tangents)."""
-    from numjax._src.lax import lax
     n = get_aval(x).shape[axis]
     combine = _combine(name)
     shift = 1
     while shift < n:
         if reverse:
-            head = combine(lax.slice_in_dim(x, 0, n - shift, axis=axis),
-                           lax.slice_in_dim(x, shift, n, axis=axis))
-            x = lax.concatenate([head, lax.slice_in_dim(x, n - shift, n, axis=axis)], axis)
+            head = combine(st.slice_in_dim(x, 0, n - shift, axis=axis),
+                           st.slice_in_dim(x, shift, n, axis=axis))
+            x = st.concatenate([head, st.slice_in_dim(x, n - shift, n, axis=axis)], axis)
         else:
-            tail = combine(lax.slice_in_dim(x, shift, n, axis=axis),
-                           lax.slice_in_dim(x, 0, n - shift, axis=axis))
-            x = lax.concatenate([lax.slice_in_dim(x, 0, shift, axis=axis), tail], axis)
+            tail = combine(st.slice_in_dim(x, shift, n, axis=axis),
+                           st.slice_in_dim(x, 0, n - shift, axis=axis))
+            x = st.concatenate([st.slice_in_dim(x, 0, shift, axis=axis), tail], axis)
         shift *= 2
     return x
 

@@ -15,10 +15,13 @@ import numpy as np
 
 from numjax._src.compiler import native_structural
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive, operand_aval
+from numjax._src.core.trace import Primitive, Tracer, operand_aval
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import bdim_at_front, not_mapped
+from numjax._src.lax import elementwise as ew
+from numjax._src.lax import gather_scatter as gs
+from numjax._src.lax import structural as st
 from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
@@ -95,13 +98,12 @@ def _dynamic_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
 
 
 def _dynamic_slice_transpose(ct: Any, x: Any, *starts: Any, slice_sizes: Shape) -> list[Any]:
-    from numjax._src.lax.structural import zeros_like_aval
     if any(is_undefined_primal(s) for s in starts):
         raise ValueError("dynamic_slice is not linear in its start indices")
     rest: list[Any] = [None] * len(starts)
     if type(ct) is Zero:
         return [Zero(x.aval), *rest]
-    zeros = zeros_like_aval(x.aval)
+    zeros = st.zeros_like_aval(x.aval)
     return [dynamic_update_slice_p.bind(zeros, ct, *starts), *rest]
 
 
@@ -117,7 +119,6 @@ def _dynamic_slice_batch(args: Sequence[Any], dims: Sequence[Any], *,
         return dynamic_slice_p.bind(x, zero, *starts, slice_sizes=(size, *slice_sizes)), 0
     # Batched starts: one window per example, a gather of clamped windows (XLA's
     # dynamic-slice semantics are the gather's CLIP mode).
-    from numjax._src.lax import gather_scatter as gs
     dn = gs.GatherDimensionNumbers(offset_dims=tuple(range(len(starts))),
                                    collapsed_slice_dims=(),
                                    start_index_map=tuple(range(len(starts))))
@@ -131,10 +132,9 @@ def _dynamic_slice_batch(args: Sequence[Any], dims: Sequence[Any], *,
 
 def _batched_index_vectors(starts: Sequence[Any], dims: Sequence[Any], size: int) -> Array:
     """The scalar start indices of each example as rows of a (size, len(starts)) array."""
-    from numjax._src.lax import lax
-    columns = [lax.reshape(bdim_at_front(s, d, size), (size, 1))
+    columns = [st.reshape(bdim_at_front(s, d, size), (size, 1))
                for s, d in zip(starts, dims, strict=True)]
-    return lax.concatenate(columns, 1)
+    return st.concatenate(columns, 1)
 
 
 dynamic_slice_p.def_impl(_dynamic_slice_kernel)
@@ -185,7 +185,6 @@ def _dynamic_update_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any]
 
 
 def _dynamic_update_slice_transpose(ct: Any, x: Any, update: Any, *starts: Any) -> list[Any]:
-    from numjax._src.lax.structural import zeros_like_aval
     if any(is_undefined_primal(s) for s in starts):
         raise ValueError("dynamic_update_slice is not linear in its start indices")
     rest: list[Any] = [None] * len(starts)
@@ -197,7 +196,7 @@ def _dynamic_update_slice_transpose(ct: Any, x: Any, update: Any, *starts: Any) 
         u_ct = Zero(update.aval) if is_undefined_primal(update) else None
         return [x_ct, u_ct, *rest]
     if is_undefined_primal(x):
-        x_ct = dynamic_update_slice_p.bind(ct, zeros_like_aval(update_aval), *starts)
+        x_ct = dynamic_update_slice_p.bind(ct, st.zeros_like_aval(update_aval), *starts)
     if is_undefined_primal(update):
         u_ct = dynamic_slice_p.bind(ct, *starts, slice_sizes=update_aval.shape)
     return [x_ct, u_ct, *rest]
@@ -214,7 +213,6 @@ def _dynamic_update_slice_batch(args: Sequence[Any], dims: Sequence[Any]) -> tup
         zero = np.zeros((), get_aval(starts[0]).dtype if starts else np.int32)[()]
         return dynamic_update_slice_p.bind(x, update, zero, *starts), 0
     # Batched starts: a scatter of one clamped window per example (the CLIP mode).
-    from numjax._src.lax import gather_scatter as gs
     ndim = len(starts)
     dn = gs.ScatterDimensionNumbers(update_window_dims=tuple(range(ndim)),
                                     inserted_window_dims=(),
@@ -242,15 +240,13 @@ dynamic_update_slice_p.native = native_structural.dynamic_update_slice_rule
 def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
     """One scalar index operand per dimension; negative indices count from the end (the
     wrapper's convention, as in JAX), then the primitive clamps."""
-    from numjax._src.core.trace import Tracer
-    from numjax._src.lax import lax
     shape = operand_aval(operand, "ndim").shape
     if isinstance(start_indices, np.ndarray | Tracer) or hasattr(start_indices, "aval"):
         aval = get_aval(start_indices)
         if aval.ndim != 1:
             raise ValueError(f"{name}: start_indices must be a 1-d array, got shape "
                              f"{aval.shape}")
-        start_indices = [lax.index_in_dim(start_indices, i, 0, keepdims=False)
+        start_indices = [st.index_in_dim(start_indices, i, 0, keepdims=False)
                          for i in range(aval.shape[0])]
     starts = list(start_indices)
     if len(starts) != len(shape):
@@ -269,9 +265,9 @@ def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
             continue
         if transfer_guard._in_use:
             transfer_guard.library_constant(0, aval.dtype)  # JAX's wrap-around constants
-        dim = lax._convert_element_type(d, aval.dtype)
-        out.append(lax.select(lax.lt(s, lax._convert_element_type(0, aval.dtype)),
-                              lax.add(s, dim), s))
+        dim = st._convert_element_type(d, aval.dtype)
+        out.append(st.select(ew.lt(s, st._convert_element_type(0, aval.dtype)),
+                              ew.add(s, dim), s))
     # Python ints join the dtype of any array index, so mixed lists share one index type.
     typed = [get_aval(s).dtype for s in starts if not (type(s) is int or
                                                         isinstance(s, np.integer))]
@@ -333,11 +329,10 @@ def dynamic_index_in_dim(operand: Array, index: Any, axis: int = 0,
     >>> dynamic_index_in_dim(jnp.arange(6).reshape(2, 3), 1, axis=0, keepdims=False)
     Array([3, 4, 5], dtype=int32)
     """
-    from numjax._src.lax import lax
     out = dynamic_slice_in_dim(operand, index, 1, axis)
     if keepdims:
         return out
-    return lax.squeeze(out, (int(axis) % get_aval(operand).ndim,))
+    return st.squeeze(out, (int(axis) % get_aval(operand).ndim,))
 
 
 @transfer_guard.places_constants
@@ -366,9 +361,8 @@ def dynamic_update_index_in_dim(operand: Array, update: Array, index: Any,
     Array([[0, 0],
            [1, 2]], dtype=int32)
     """
-    from numjax._src.lax import lax
     ndim = get_aval(operand).ndim
     axis = int(axis) % ndim
     if get_aval(update).ndim == ndim - 1:
-        update = lax.expand_dims(update, (axis,))
+        update = st.expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis)

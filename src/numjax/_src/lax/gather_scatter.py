@@ -21,10 +21,11 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive, operand_aval
+from numjax._src.core.trace import Primitive, Tracer, operand_aval
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.lax import elementwise as ew
+from numjax._src.lax import reductions as red
 from numjax._src.lax import structural as st
 from numjax._src.lax.elementwise import _pick_lexicographic
 from numjax._src.typing import Array
@@ -277,7 +278,6 @@ def _gather_transpose(ct: Any, operand: Any, indices: Any, *,
     aval = operand.aval
     if type(ct) is Zero:
         return [Zero(aval), None]
-    from numjax._src.lax.structural import zeros_like_aval
     dn = dimension_numbers
     sdn = ScatterDimensionNumbers(update_window_dims=dn.offset_dims,
                                   inserted_window_dims=dn.collapsed_slice_dims,
@@ -285,7 +285,7 @@ def _gather_transpose(ct: Any, operand: Any, indices: Any, *,
     # The scatter keeps the gather's mode, as in JAX: a PROMISE_IN_BOUNDS gather clamps an
     # out-of-bounds index but its transpose drops it, so the gradient of jnp.arange(10.)[11]
     # is zero (XLA's behaviour on CPU).
-    out = scatter_add_p.bind(zeros_like_aval(aval), indices, ct, dimension_numbers=sdn,
+    out = scatter_add_p.bind(st.zeros_like_aval(aval), indices, ct, dimension_numbers=sdn,
                              indices_are_sorted=indices_are_sorted,
                              unique_indices=unique_indices, mode=mode)
     return [out, None]
@@ -293,11 +293,10 @@ def _gather_transpose(ct: Any, operand: Any, indices: Any, *,
 
 def _iota_column(indices: Any) -> Any:
     """`indices` (batch dim at 0) with a leading index component counting the batch."""
-    from numjax._src.lax import lax
     aval = get_aval(indices)
     shape = aval.shape[:-1] + (1,)
-    counter = lax.broadcasted_iota(aval.dtype, shape, 0)
-    return lax.concatenate([counter, indices], aval.ndim - 1)
+    counter = st.broadcasted_iota(aval.dtype, shape, 0)
+    return st.concatenate([counter, indices], aval.ndim - 1)
 
 
 def _gather_batch(args: Sequence[Any], dims: Sequence[Any], *,
@@ -327,12 +326,11 @@ def _gather_batch(args: Sequence[Any], dims: Sequence[Any], *,
     if op_aval.shape[0] == 0:
         # No examples: a slice of size 1 along the empty batch axis would not fit it, and
         # there is nothing to read anyway.
-        from numjax._src.lax import lax
         aval = _gather_abstract_eval(
             ShapedArray(op_aval.shape[1:], op_aval.dtype, op_aval.weak_type),
             ShapedArray(get_aval(indices).shape[1:], get_aval(indices).dtype),
             dimension_numbers=dn, slice_sizes=slice_sizes, **params)
-        return lax.full_like(operand, 0, shape=(0, *aval.shape)), 0
+        return st.full_like(operand, 0, shape=(0, *aval.shape)), 0
     new = GatherDimensionNumbers(
         offset_dims=offset_dims,
         collapsed_slice_dims=(0, *(d + 1 for d in dn.collapsed_slice_dims)),
@@ -553,8 +551,7 @@ def _gather_like_updates(x: Any, indices: Any, updates_shape: Shape,
     if aval.size == 0:
         # Every window lies off an empty axis of `x` (a gather could not even take its
         # slice of size 1 there): each update position reads as dropped.
-        from numjax._src.lax import lax
-        return lax.full_like(x, 0 if fill_value is None else fill_value, shape=updates_shape)
+        return st.full_like(x, 0 if fill_value is None else fill_value, shape=updates_shape)
     gdn, slice_sizes = _gather_dnums_for(dn, aval.shape, updates_shape)
     # A dropped update window reads as `fill_value`; a clipped one reads where it landed.
     gmode = GatherScatterMode.CLIP if mode is GatherScatterMode.CLIP else \
@@ -599,7 +596,6 @@ def _scatter_transpose_for(p: Primitive) -> Callable[..., list[Any]]:
     def rule(ct: Any, operand: Any, indices: Any, updates: Any, *,
              dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool,
              unique_indices: bool, mode: GatherScatterMode) -> list[Any]:
-        from numjax._src.lax import lax
         if is_undefined_primal(indices):
             raise ValueError(f"{p.name} is not linear in its indices")
         op_aval = operand.aval if is_undefined_primal(operand) else get_aval(operand)
@@ -614,14 +610,14 @@ def _scatter_transpose_for(p: Primitive) -> Callable[..., list[Any]]:
                 ct_operand = ct
             else:
                 # Overwritten positions do not see the old operand.
-                zeros = lax.full(upd_aval.shape, 0, upd_aval.dtype)
+                zeros = st.full(upd_aval.shape, 0, upd_aval.dtype)
                 ct_operand = scatter_p.bind(ct, indices, zeros, dimension_numbers=dn,
                                             indices_are_sorted=indices_are_sorted,
                                             unique_indices=unique_indices, mode=mode)
         if is_undefined_primal(updates):
             ct_updates = _gather_like_updates(ct, indices, upd_aval.shape, dn, mode)
             if p is scatter_p and not unique_indices:
-                ct_updates = lax.mul(ct_updates, _winner_mask(op_aval, indices, upd_aval, dn,
+                ct_updates = ew.mul(ct_updates, _winner_mask(op_aval, indices, upd_aval, dn,
                                                               mode, ct_updates))
         return [ct_operand, None, ct_updates]
 
@@ -632,19 +628,18 @@ def _winner_mask(op_aval: Any, indices: Any, upd_aval: Any, dn: ScatterDimension
                  mode: GatherScatterMode, like: Any) -> Any:
     """1 for update elements that survive a scatter with repeated indices (the last write
     wins, as in the kernel), else 0: scatter each update's id, read the winning id back."""
-    from numjax._src.lax import lax
     nb = len(upd_aval.shape) - len(dn.update_window_dims)
     scatter_dims = [d for d in range(len(upd_aval.shape)) if d not in dn.update_window_dims]
     batch_shape = tuple(upd_aval.shape[d] for d in scatter_dims)
     count = int(np.prod(batch_shape, dtype=np.int64))
-    ids = lax.reshape(lax.iota(np.int32, count), batch_shape) if nb else lax.full((), 0,
+    ids = st.reshape(st.iota(np.int32, count), batch_shape) if nb else st.full((), 0,
                                                                                    np.int32)
-    ids = lax.broadcast_in_dim(ids, upd_aval.shape, tuple(scatter_dims))
-    slots = lax.full(op_aval.shape, -1, np.int32)
+    ids = st.broadcast_in_dim(ids, upd_aval.shape, tuple(scatter_dims))
+    slots = st.full(op_aval.shape, -1, np.int32)
     winners = scatter_p.bind(slots, indices, ids, dimension_numbers=dn,
                              indices_are_sorted=False, unique_indices=False, mode=mode)
     back = _gather_like_updates(winners, indices, upd_aval.shape, dn, mode, fill_value=-1)
-    return lax.convert_element_type(lax.eq(back, ids), get_aval(like).dtype)
+    return st.convert_element_type(ew.eq(back, ids), get_aval(like).dtype)
 
 
 def _scatter_linear_jvp(p: Primitive) -> Callable[..., tuple[Any, Any]]:
@@ -662,7 +657,6 @@ def _scatter_linear_jvp(p: Primitive) -> Callable[..., tuple[Any, Any]]:
 
 def _scatter_mul_jvp(primals: Sequence[Any], tangents: Sequence[Any],
                      **params: Any) -> tuple[Any, Any]:
-    from numjax._src.lax import lax
     operand, indices, updates = primals
     t_op, _, t_upd = tangents
     out = scatter_mul_p.bind(operand, indices, updates, **params)
@@ -676,8 +670,8 @@ def _scatter_mul_jvp(primals: Sequence[Any], tangents: Sequence[Any],
                 "scatter_mul gradients are only implemented if `unique_indices=True`")
         dn, mode = params["dimension_numbers"], params["mode"]
         x_at = _gather_like_updates(operand, indices, get_aval(updates).shape, dn, mode)
-        zeros = lax.full_like(operand, 0)
-        term = scatter_add_p.bind(zeros, indices, lax.mul(x_at, t_upd), **params)
+        zeros = st.full_like(operand, 0)
+        term = scatter_add_p.bind(zeros, indices, ew.mul(x_at, t_upd), **params)
         t_out = ad.add_tangents(t_out, term)
     return out, t_out
 
@@ -686,22 +680,21 @@ def _scatter_extremal_jvp(p: Primitive) -> Callable[..., tuple[Any, Any]]:
     """The tangent of whichever input attains the extremum; ties share it equally."""
 
     def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
-        from numjax._src.lax import lax
         operand, indices, updates = primals
         t_op, _, t_upd = map(ad.instantiate_zeros, tangents)
         out = p.bind(operand, indices, updates, **params)
         dn, mode = params["dimension_numbers"], params["mode"]
         dtype = get_aval(out).dtype
         upd_shape = get_aval(updates).shape
-        op_hit = lax.convert_element_type(lax.eq(operand, out), dtype)
+        op_hit = st.convert_element_type(ew.eq(operand, out), dtype)
         out_at = _gather_like_updates(out, indices, upd_shape, dn, mode, fill_value=np.nan)
-        upd_hit = lax.convert_element_type(lax.eq(updates, out_at), dtype)
-        zeros = lax.full_like(out, 0)
+        upd_hit = st.convert_element_type(ew.eq(updates, out_at), dtype)
+        zeros = st.full_like(out, 0)
         add = dict(params)
-        count = lax.add(op_hit, scatter_add_p.bind(zeros, indices, upd_hit, **add))
-        total = lax.add(lax.mul(op_hit, t_op),
-                        scatter_add_p.bind(zeros, indices, lax.mul(upd_hit, t_upd), **add))
-        return out, lax.div(total, count)
+        count = ew.add(op_hit, scatter_add_p.bind(zeros, indices, upd_hit, **add))
+        total = ew.add(ew.mul(op_hit, t_op),
+                        scatter_add_p.bind(zeros, indices, ew.mul(upd_hit, t_upd), **add))
+        return out, ew.div(total, count)
 
     return jvp
 
@@ -756,7 +749,6 @@ scatter_max_p.def_jvp(_scatter_extremal_jvp(scatter_max_p))
 def _scatter_bind(p: Primitive, operand: Array, indices: Array, updates: Array,
                   dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool,
                   unique_indices: bool, mode: str | GatherScatterMode | None) -> Array:
-    from numjax._src.lax import lax
     dn = ScatterDimensionNumbers(*(_canonical_ints(f) for f in dimension_numbers))
     if p is not scatter_p:  # JAX makes the combiner from a constant of the operand's dtype
         try:
@@ -766,7 +758,7 @@ def _scatter_bind(p: Primitive, operand: Array, indices: Array, updates: Array,
             raise
     aval = operand_aval(operand)
     if get_aval(updates).dtype != aval.dtype:
-        updates = lax._convert_element_type(updates, aval.dtype, aval.weak_type)
+        updates = st._convert_element_type(updates, aval.dtype, aval.weak_type)
     return p.bind(operand, indices, updates, dimension_numbers=dn,
                   indices_are_sorted=bool(indices_are_sorted),
                   unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode))
@@ -844,7 +836,6 @@ def scatter_apply(operand: Array, scatter_indices: Array, func: Callable[[Array]
     ...               update_shape=(2,))
     Array([  0., 100.,   2.], dtype=float32)
     """
-    from numjax._src.lax import lax
     dn = ScatterDimensionNumbers(*(_canonical_ints(f) for f in dimension_numbers))
     parsed = GatherScatterMode.from_any(mode)
     update_shape = _canonical_ints(update_shape)
@@ -876,22 +867,22 @@ def scatter_apply(operand: Array, scatter_indices: Array, func: Callable[[Array]
                                            unique_indices=False, mode=parsed)
         for k in range(int(hits.max(initial=0))):
             updated = apply_once(operand)
-            operand = updated if k == 0 else lax.select(hits > k, updated, operand)
+            operand = updated if k == 0 else st.select(hits > k, updated, operand)
         return operand
     # Traced indices: as many rounds as the most-hit element needs, in a loop (forward-mode
     # differentiable; JAX's scatter_apply has no derivative at all). Loops sit above lax, so
     # the import is local.
     from numjax._src.control_flow.loops import while_loop
-    hits = scatter_add_p.bind(lax.full(get_aval(operand).shape, 0, np.int32), scatter_indices,
-                              lax.full(update_shape, 1, np.int32), dimension_numbers=dn,
+    hits = scatter_add_p.bind(st.full(get_aval(operand).shape, 0, np.int32), scatter_indices,
+                              st.full(update_shape, 1, np.int32), dimension_numbers=dn,
                               indices_are_sorted=False, unique_indices=False, mode=parsed)
-    rounds = lax.reduce_max(hits, tuple(range(len(get_aval(hits).shape))))
+    rounds = red.reduce_max(hits, tuple(range(len(get_aval(hits).shape))))
 
     def body(carry: tuple[Any, Any]) -> tuple[Any, Any]:
         k, x = carry
-        return lax.add(k, np.int32(1)), lax.select(lax.gt(hits, k), apply_once(x), x)
+        return ew.add(k, np.int32(1)), st.select(ew.gt(hits, k), apply_once(x), x)
 
-    return while_loop(lambda carry: lax.lt(carry[0], rounds), body, (np.int32(0), operand))[1]
+    return while_loop(lambda carry: ew.lt(carry[0], rounds), body, (np.int32(0), operand))[1]
 
 
 def _hlo_type(dtype: np.dtype) -> str:
@@ -907,7 +898,6 @@ def _hlo_type(dtype: np.dtype) -> str:
 
 
 def _concrete_value(x: Any) -> np.ndarray | None:
-    from numjax._src.core.trace import Tracer
     if isinstance(x, Tracer):
         value = x.to_concrete_value()
         return None if value is None else np.asarray(value)

@@ -18,6 +18,9 @@ from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import bdim_at_front, not_mapped
+from numjax._src.lax import elementwise as ew
+from numjax._src.lax import reductions as red
+from numjax._src.lax import structural as st
 from numjax._src.typing import Array
 
 __all__ = ["pad", "pad_p"]
@@ -72,7 +75,6 @@ def _pad_abstract_eval(x: ShapedArray, padding_value: ShapedArray, *,
 
 def _pad_transpose(ct: Any, operand: Any, padding_value: Any, *,
                    padding_config: PaddingConfig) -> list[Any]:
-    from numjax._src.lax import lax
     out_operand: Any = None
     out_value: Any = None
     if type(ct) is Zero:
@@ -83,19 +85,18 @@ def _pad_transpose(ct: Any, operand: Any, padding_value: Any, *,
     zero = np.zeros((), get_aval(ct).dtype)[()]
     unpadded = pad(ct, zero, tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
     shape = get_aval(unpadded).shape
-    t_operand = lax.slice(unpadded, (0,) * len(shape), shape,
+    t_operand = st.slice(unpadded, (0,) * len(shape), shape,
                           tuple(i + 1 for _, _, i in padding_config))
     if is_undefined_primal(operand):
         out_operand = t_operand
     if is_undefined_primal(padding_value):
         axes = tuple(range(len(shape)))
-        out_value = lax.sub(lax.reduce_sum(ct, axes), lax.reduce_sum(t_operand, axes))
+        out_value = ew.sub(red.reduce_sum(ct, axes), red.reduce_sum(t_operand, axes))
     return [out_operand, out_value]
 
 
 def _pad_batch(args: Sequence[Any], dims: Sequence[Any], *,
                padding_config: PaddingConfig) -> tuple[Any, Any]:
-    from numjax._src.lax import lax
     (x, v), (xd, vd) = args, dims
     size = next(get_aval(a).shape[d] for a, d in zip(args, dims, strict=True)
                 if d is not not_mapped)
@@ -107,10 +108,10 @@ def _pad_batch(args: Sequence[Any], dims: Sequence[Any], *,
     # operand's positions (padded with False) is off.
     aval = get_aval(x)
     padded = pad_p.bind(x, np.zeros((), aval.dtype)[()], padding_config=config)
-    mask = pad_p.bind(lax.full(aval.shape, True), np.bool_(False), padding_config=config)
+    mask = pad_p.bind(st.full(aval.shape, True), np.bool_(False), padding_config=config)
     out_shape = get_aval(padded).shape
-    fill = lax.broadcast_in_dim(v, out_shape, (0,))
-    return lax.select(mask, padded, fill), 0
+    fill = st.broadcast_in_dim(v, out_shape, (0,))
+    return st.select(mask, padded, fill), 0
 
 
 pad_p.def_impl(_pad_kernel)

@@ -13,14 +13,46 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
-from numjax import lax
 from numjax._src import config, dtypes
 from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.api.jit import jit
 from numjax._src.core import errors
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import parallel
+from numjax._src.lax.elementwise import add as lax_add
+from numjax._src.lax.elementwise import exp as lax_exp
+from numjax._src.lax.elementwise import log as lax_log
+from numjax._src.lax.elementwise import logistic, mul, rsqrt, sub
+from numjax._src.lax.elementwise import sign as lax_sign
+from numjax._src.lax.parallel import axis_index
+from numjax._src.lax.special import erf
+from numjax._src.lax.structural import broadcasted_iota, stop_gradient
+from numjax._src.lax.structural import expand_dims as lax_expand_dims
+from numjax._src.lax.structural import full_like as lax_full_like
+from numjax._src.lax.structural import select as lax_select
+from numjax._src.numpy.complex_fns import real
+from numjax._src.numpy.creation import array, asarray
+from numjax._src.numpy.lax_numpy import clip
+from numjax._src.numpy.lax_numpy import where as jnp_where
+from numjax._src.numpy.manipulation import split
+from numjax._src.numpy.reductions import max as jnp_max
+from numjax._src.numpy.reductions import mean as jnp_mean
+from numjax._src.numpy.reductions import sum as jnp_sum
+from numjax._src.numpy.scalar_types import float_
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import (
+    exp,
+    expm1,
+    isfinite,
+    log,
+    logaddexp,
+    maximum,
+    minimum,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+)
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_args_inexact
 from numjax._src.typing import Array, ArrayLike
 
@@ -42,10 +74,10 @@ def relu(x: ArrayLike) -> Array:
     >>> numjax.nn.relu(jnp.array([-1., 0., 2.]))
     Array([0., 0., 2.], dtype=float32)
     """
-    return jnp.maximum(x, 0)
+    return maximum(x, 0)
 
 
-relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
+relu.defjvps(lambda g, ans, x: lax_select(x > 0, g, lax_full_like(g, 0)))
 
 
 @custom_jvp
@@ -57,10 +89,10 @@ def relu6(x: ArrayLike) -> Array:
     >>> numjax.nn.relu6(7.)
     Array(6., dtype=float32, weak_type=True)
     """
-    return jnp.minimum(jnp.maximum(x, 0), 6.0)
+    return minimum(maximum(x, 0), 6.0)
 
 
-relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
+relu6.defjvps(lambda g, ans, x: lax_select((x > 0) & (x < 6), g, lax_full_like(g, 0)))
 
 
 @jit
@@ -73,8 +105,8 @@ def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
     """
     check_arraylike("squareplus", x)
     check_arraylike("squareplus", b)
-    x, b = jnp.asarray(x), jnp.asarray(b)
-    return (x + jnp.sqrt(jnp.square(x) + b)) / 2
+    x, b = asarray(x), asarray(b)
+    return (x + sqrt(square(x) + b)) / 2
 
 
 @jit
@@ -85,7 +117,7 @@ def softplus(x: ArrayLike) -> Array:
     >>> numjax.nn.softplus(0.)
     Array(0.6931472, dtype=float32, weak_type=True)
     """
-    return jnp.logaddexp(x, 0)
+    return logaddexp(x, 0)
 
 
 @jit
@@ -97,8 +129,8 @@ def sparse_plus(x: ArrayLike) -> Array:
     Array(0.25, dtype=float32, weak_type=True)
     """
     check_arraylike("sparse_plus", x)
-    x = jnp.asarray(x)
-    return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+    x = asarray(x)
+    return jnp_where(x <= -1.0, 0.0, jnp_where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
 @jit
@@ -110,8 +142,8 @@ def soft_sign(x: ArrayLike) -> Array:
     Array(0.5, dtype=float32, weak_type=True)
     """
     check_arraylike("soft_sign", x)
-    x = jnp.asarray(x)
-    return x / (jnp.abs(x) + 1)
+    x = asarray(x)
+    return x / (jnp_abs(x) + 1)
 
 
 @partial(jit, inline=True)
@@ -122,7 +154,7 @@ def sigmoid(x: ArrayLike) -> Array:
     >>> numjax.nn.sigmoid(0.)
     Array(0.5, dtype=float32, weak_type=True)
     """
-    return lax.logistic(x)
+    return logistic(x)
 
 
 @jit
@@ -133,7 +165,7 @@ def sparse_sigmoid(x: ArrayLike) -> Array:
     >>> numjax.nn.sparse_sigmoid(0.)
     Array(0.5, dtype=float32, weak_type=True)
     """
-    return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
+    return 0.5 * clip(x + 1.0, 0.0, 2.0)
 
 
 @jit
@@ -145,7 +177,7 @@ def silu(x: ArrayLike) -> Array:
     Array(0., dtype=float32, weak_type=True)
     """
     check_arraylike("silu", x)
-    x = jnp.asarray(x)
+    x = asarray(x)
     return x * sigmoid(x)
 
 
@@ -161,8 +193,8 @@ def mish(x: ArrayLike) -> Array:
     Array(0., dtype=float32, weak_type=True)
     """
     check_arraylike("mish", x)
-    x = jnp.asarray(x)
-    return x * jnp.tanh(softplus(x))
+    x = asarray(x)
+    return x * tanh(softplus(x))
 
 
 @jit
@@ -174,7 +206,7 @@ def log_sigmoid(x: ArrayLike) -> Array:
     Array(-0.6931472, dtype=float32, weak_type=True)
     """
     check_arraylike("log_sigmoid", x)
-    x = jnp.asarray(x)
+    x = asarray(x)
     return -softplus(-x)
 
 
@@ -187,9 +219,9 @@ def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     Array(-0.63212055, dtype=float32, weak_type=True)
     """
     check_arraylike("elu", x)
-    x = jnp.asarray(x)
+    x = asarray(x)
     # expm1 of the clamped input: the untaken branch must not overflow (inf * 0 in the grad).
-    return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
+    return jnp_where(x > 0, x, alpha * expm1(jnp_where(x > 0, 0.0, x)))
 
 
 @jit
@@ -201,8 +233,8 @@ def leaky_relu(x: ArrayLike, negative_slope: ArrayLike = 1e-2) -> Array:
     Array(-0.02, dtype=float32, weak_type=True)
     """
     check_arraylike("leaky_relu", x)
-    x = jnp.asarray(x)
-    return jnp.where(x >= 0, x, negative_slope * x)
+    x = asarray(x)
+    return jnp_where(x >= 0, x, negative_slope * x)
 
 
 @jit
@@ -214,8 +246,8 @@ def hard_tanh(x: ArrayLike) -> Array:
     Array(1., dtype=float32, weak_type=True)
     """
     check_arraylike("hard_tanh", x)
-    x = jnp.asarray(x)
-    return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
+    x = asarray(x)
+    return jnp_where(x > 1, 1, jnp_where(x < -1, -1, x))
 
 
 @jit
@@ -226,7 +258,7 @@ def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     >>> numjax.nn.celu(-1., alpha=2.)
     Array(-0.78693867, dtype=float32, weak_type=True)
     """
-    return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
+    return maximum(x, 0.0) + alpha * expm1(minimum(x, 0.0) / alpha)
 
 
 # The fixed point constants of self-normalizing networks (arXiv:1706.02515).
@@ -257,10 +289,10 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     if approximate:
         # The constants are NumPy scalars of x's dtype, so the result is never weakly typed.
         sqrt_2_over_pi = np.sqrt(2 / np.pi).astype(dt)
-        cdf = 0.5 * (1.0 + jnp.tanh(sqrt_2_over_pi * (x_arr + 0.044715 * x_arr**3)))
+        cdf = 0.5 * (1.0 + tanh(sqrt_2_over_pi * (x_arr + 0.044715 * x_arr**3)))
         return x_arr * cdf
     sqrt_2 = np.sqrt(2).astype(dt)
-    return jnp.array(x_arr * (lax.erf(x_arr / sqrt_2) + 1) / 2, dtype=dt)
+    return array(x_arr * (erf(x_arr / sqrt_2) + 1) / 2, dtype=dt)
 
 
 @partial(jit, static_argnames=("axis",))
@@ -272,10 +304,10 @@ def glu(x: ArrayLike, axis: int = -1) -> Array:
     Array([1.], dtype=float32)
     """
     check_arraylike("glu", x)
-    x = jnp.asarray(x)
+    x = asarray(x)
     if x.shape[axis] % 2:
         raise AssertionError("axis size must be divisible by 2")  # JAX's error type and text
-    x1, x2 = jnp.split(x, 2, axis)
+    x1, x2 = split(x, 2, axis)
     return x1 * sigmoid(x2)
 
 
@@ -307,29 +339,29 @@ def logsumexp(a: ArrayLike, axis: Any = None, b: ArrayLike | None = None,
     """
     if b is not None:
         a_arr, b_arr = promote_args_inexact("logsumexp", a, b)
-        a_arr = jnp.where(b_arr != 0, a_arr, -jnp.inf)
+        a_arr = jnp_where(b_arr != 0, a_arr, -np.inf)
     else:
         (a_arr,) = promote_args_inexact("logsumexp", a)
         b_arr = a_arr
     pos_dims, dims = _reduction_dims(a_arr.ndim, axis)
-    amax = jnp.max(jnp.real(a_arr), axis=dims, keepdims=keepdims, where=where,
-                   initial=-jnp.inf)
-    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
-    amax_with_dims = amax if keepdims else lax.expand_dims(amax, pos_dims)
-    exp_a = lax.exp(lax.sub(a_arr, amax_with_dims.astype(a_arr.dtype)))
+    amax = jnp_max(real(a_arr), axis=dims, keepdims=keepdims, where=where,
+                   initial=-np.inf)
+    amax = stop_gradient(lax_select(isfinite(amax), amax, lax_full_like(amax, 0)))
+    amax_with_dims = amax if keepdims else lax_expand_dims(amax, pos_dims)
+    exp_a = lax_exp(sub(a_arr, amax_with_dims.astype(a_arr.dtype)))
     if b is not None:
-        exp_a = lax.mul(exp_a, b_arr)
+        exp_a = mul(exp_a, b_arr)
     sumexp = exp_a.sum(axis=dims, keepdims=keepdims, where=where)
-    sign = lax.sign(sumexp)
+    sign = lax_sign(sumexp)
     is_complex = np.issubdtype(a_arr.dtype, np.complexfloating)
     if return_sign or not is_complex:
         sumexp = abs(sumexp)
-    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
+    out = lax_add(lax_log(sumexp), amax.astype(sumexp.dtype))
     if return_sign:
         return out, sign
     if b is not None and not is_complex:
         with config.debug_nans(False):  # the NaN is the intended result, not an accident
-            out = jnp.where(sign < 0, jnp.array(np.nan, dtype=out.dtype), out)
+            out = jnp_where(sign < 0, array(np.nan, dtype=out.dtype), out)
     return out
 
 
@@ -354,13 +386,13 @@ def log_softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1,
 @partial(jit, static_argnames=("axis",))
 def _log_softmax(x: ArrayLike, axis: Any, where: ArrayLike | None) -> Array:
     check_arraylike("log_softmax", x)
-    x = jnp.asarray(x)
-    x_max = jnp.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
-    x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
-    shifted = x_safe - lax.stop_gradient(x_max)
-    shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
+    x = asarray(x)
+    x_max = jnp_max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else jnp_where(where, x, -np.inf)
+    shifted = x_safe - stop_gradient(x_max)
+    shifted_logsumexp = log(jnp_sum(exp(shifted), axis, where=where, keepdims=True))
     result = shifted - shifted_logsumexp
-    return result if where is None else jnp.where(where, result, -jnp.inf)
+    return result if where is None else jnp_where(where, result, -np.inf)
 
 
 def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1,
@@ -382,20 +414,20 @@ def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1,
 
 def _softmax_unnormalized_grad(x: ArrayLike, axis: int | tuple[int, ...] | None,
                                where: ArrayLike | None) -> Array:
-    x_max = jnp.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
-    x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
-    unnormalized = jnp.exp(x_safe - lax.stop_gradient(x_max))
-    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
-    return result if where is None else jnp.where(where, result, 0)
+    x_max = jnp_max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else jnp_where(where, x, -np.inf)
+    unnormalized = exp(x_safe - stop_gradient(x_max))
+    result = unnormalized / jnp_sum(unnormalized, axis, where=where, keepdims=True)
+    return result if where is None else jnp_where(where, result, 0)
 
 
 @partial(custom_jvp, nondiff_argnums=(1,))
 def _softmax(x: ArrayLike, axis: int | tuple[int, ...] | None, where: ArrayLike | None) -> Array:
-    x_max = jnp.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
-    x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
-    unnormalized = jnp.exp(x_safe - x_max)
-    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
-    return result if where is None else jnp.where(where, result, 0)
+    x_max = jnp_max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else jnp_where(where, x, -np.inf)
+    unnormalized = exp(x_safe - x_max)
+    result = unnormalized / jnp_sum(unnormalized, axis, where=where, keepdims=True)
+    return result if where is None else jnp_where(where, result, 0)
 
 
 @_softmax.defjvp
@@ -423,10 +455,10 @@ def standardize(x: ArrayLike, axis: int | tuple[int, ...] | None = -1,
             raise TypeError("standardize requires ndarray, scalar, or None arguments, got "
                             f"{type(v)} at position {i}.")
     if mean is None:
-        mean = jnp.mean(x, axis, keepdims=True, where=where)
+        mean = jnp_mean(x, axis, keepdims=True, where=where)
     if variance is None:
-        variance = jnp.mean(jnp.square(x), axis, keepdims=True, where=where) - jnp.square(mean)
-    return jnp.subtract(x, jnp.asarray(mean)) * lax.rsqrt(jnp.asarray(variance) + epsilon)
+        variance = jnp_mean(square(x), axis, keepdims=True, where=where) - square(mean)
+    return subtract(x, asarray(mean)) * rsqrt(asarray(variance) + epsilon)
 
 
 def _is_arraylike(x: Any) -> bool:
@@ -447,7 +479,7 @@ def _concrete_num_classes(num_classes: Any) -> Any:
     return num_classes
 
 
-def one_hot(x: Any, num_classes: int, *, dtype: Any = jnp.float_, axis: Any = -1) -> Array:
+def one_hot(x: Any, num_classes: int, *, dtype: Any = float_, axis: Any = -1) -> Array:
     """`x == arange(num_classes)`, the new axis at `axis`, as `dtype`.
 
     Out-of-range and negative entries give all-zero rows. `axis` may be a vmap/pmap axis
@@ -470,7 +502,7 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = jnp.float_, axis: Any = -1
             raise ValueError(f"Expected num_classes to match the size of axis {axis}, "
                              f"but {num_classes} != {axis_size}") from None
         # Not jitted: numjax cannot yet batch a collective inside a jit called under vmap.
-        return jnp.asarray(jnp.asarray(x) == lax.axis_index(axis),
+        return asarray(asarray(x) == axis_index(axis),
                            dtype=dtypes.canonicalize_dtype(dtype))
     return _one_hot(x, num_classes, dtype=dtype, axis=axis)
 
@@ -479,13 +511,13 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = jnp.float_, axis: Any = -1
 def _one_hot(x: Any, num_classes: int, *, dtype: Any, axis: int) -> Array:
     dtype = dtypes.canonicalize_dtype(dtype)
     num_classes = operator.index(num_classes)
-    x = jnp.asarray(x)
+    x = asarray(x)
     out_axis = canonicalize_axis(axis, x.ndim + 1)
-    lhs = lax.expand_dims(x, (axis,))
+    lhs = lax_expand_dims(x, (axis,))
     rhs_shape = [1] * x.ndim
     rhs_shape.insert(out_axis, num_classes)
-    rhs = lax.broadcasted_iota(x.dtype, rhs_shape, out_axis)
-    return jnp.asarray(lhs == rhs, dtype=dtype)
+    rhs = broadcasted_iota(x.dtype, rhs_shape, out_axis)
+    return asarray(lhs == rhs, dtype=dtype)
 
 
 @jit
@@ -508,7 +540,7 @@ def hard_silu(x: ArrayLike) -> Array:
     Array(3., dtype=float32, weak_type=True)
     """
     check_arraylike("hard_silu", x)
-    x = jnp.asarray(x)
+    x = asarray(x)
     return x * hard_sigmoid(x)
 
 

@@ -14,9 +14,21 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-import numjax.numpy as jnp
-from numjax import lax, random
 from numjax._src import dtypes
+from numjax._src.dtypes import issubdtype
+from numjax._src.lax.structural import broadcast_to_rank
+from numjax._src.numpy.creation import array, full
+from numjax._src.numpy.creation import ones as jnp_ones
+from numjax._src.numpy.creation import zeros as jnp_zeros
+from numjax._src.numpy.linalg import qr
+from numjax._src.numpy.matrices import diag
+from numjax._src.numpy.scalar_types import float_
+from numjax._src.numpy.shape import moveaxis, reshape
+from numjax._src.numpy.ufuncs import exp, log, sign, sqrt
+from numjax._src.random.keys import split
+from numjax._src.random.samplers import normal as random_normal
+from numjax._src.random.samplers import truncated_normal as random_truncated_normal
+from numjax._src.random.samplers import uniform as random_uniform
 from numjax._src.typing import Array, ArrayLike
 
 Shape = Sequence[int]
@@ -28,31 +40,31 @@ class Initializer(Protocol):
     """The type of an initializer: `init(key, shape, dtype=float) -> Array`."""
 
     @staticmethod
-    def __call__(key: Array, shape: Shape, dtype: Any = jnp.float_) -> Array:
+    def __call__(key: Array, shape: Shape, dtype: Any = float_) -> Array:
         raise NotImplementedError
 
 
-def zeros(key: Array, shape: Shape, dtype: Any = jnp.float_) -> Array:
+def zeros(key: Array, shape: Shape, dtype: Any = float_) -> Array:
     """An array of zeros (the key is unused).
 
     >>> import numjax.nn
     >>> numjax.nn.initializers.zeros(numjax.random.key(0), (2,))
     Array([0., 0.], dtype=float32)
     """
-    return jnp.zeros(shape, dtypes.canonicalize_dtype(dtype))
+    return jnp_zeros(shape, dtypes.canonicalize_dtype(dtype))
 
 
-def ones(key: Array, shape: Shape, dtype: Any = jnp.float_) -> Array:
+def ones(key: Array, shape: Shape, dtype: Any = float_) -> Array:
     """An array of ones (the key is unused).
 
     >>> import numjax.nn
     >>> numjax.nn.initializers.ones(numjax.random.key(0), (2,))
     Array([1., 1.], dtype=float32)
     """
-    return jnp.ones(shape, dtypes.canonicalize_dtype(dtype))
+    return jnp_ones(shape, dtypes.canonicalize_dtype(dtype))
 
 
-def constant(value: ArrayLike, dtype: Any = jnp.float_) -> Initializer:
+def constant(value: ArrayLike, dtype: Any = float_) -> Initializer:
     """An initializer filling its shape with `value`.
 
     >>> import numjax.nn
@@ -60,11 +72,11 @@ def constant(value: ArrayLike, dtype: Any = jnp.float_) -> Initializer:
     Array([-7., -7.], dtype=float32)
     """
     def init(key: Array, shape: Shape, dtype: Any = dtype) -> Array:
-        return jnp.full(shape, value, dtype=dtypes.canonicalize_dtype(dtype))
+        return full(shape, value, dtype=dtypes.canonicalize_dtype(dtype))
     return init
 
 
-def uniform(scale: Any = 1e-2, dtype: Any = jnp.float_) -> Initializer:
+def uniform(scale: Any = 1e-2, dtype: Any = float_) -> Initializer:
     """An initializer drawing uniformly from `[0, scale)`.
 
     >>> import numjax.nn
@@ -73,11 +85,11 @@ def uniform(scale: Any = 1e-2, dtype: Any = jnp.float_) -> Initializer:
     """
     def init(key: Array, shape: Shape, dtype: Any = dtype) -> Array:
         dtype = dtypes.canonicalize_dtype(dtype)
-        return random.uniform(key, shape, dtype) * jnp.array(scale, dtype)
+        return random_uniform(key, shape, dtype) * array(scale, dtype)
     return init
 
 
-def normal(stddev: Any = 1e-2, dtype: Any = jnp.float_) -> Initializer:
+def normal(stddev: Any = 1e-2, dtype: Any = float_) -> Initializer:
     """An initializer drawing from a centered normal distribution of standard deviation `stddev`.
 
     >>> import numjax.nn
@@ -86,11 +98,11 @@ def normal(stddev: Any = 1e-2, dtype: Any = jnp.float_) -> Initializer:
     """
     def init(key: Array, shape: Shape, dtype: Any = dtype) -> Array:
         dtype = dtypes.canonicalize_dtype(dtype)
-        return random.normal(key, shape, dtype) * jnp.array(stddev, dtype)
+        return random_normal(key, shape, dtype) * array(stddev, dtype)
     return init
 
 
-def truncated_normal(stddev: Any = 1e-2, dtype: Any = jnp.float_, lower: Any = -2.0,
+def truncated_normal(stddev: Any = 1e-2, dtype: Any = float_, lower: Any = -2.0,
                      upper: Any = 2.0) -> Initializer:
     """An initializer drawing from a normal distribution truncated to `[lower, upper]` (in
     units of the untruncated standard deviation), then scaled by `stddev`.
@@ -101,7 +113,7 @@ def truncated_normal(stddev: Any = 1e-2, dtype: Any = jnp.float_, lower: Any = -
     """
     def init(key: Array, shape: Shape, dtype: Any = dtype) -> Array:
         dtype = dtypes.canonicalize_dtype(dtype)
-        return random.truncated_normal(key, lower, upper, shape, dtype) * jnp.array(stddev, dtype)
+        return random_truncated_normal(key, lower, upper, shape, dtype) * array(stddev, dtype)
     return init
 
 
@@ -125,24 +137,24 @@ def _compute_fans(shape: tuple[int, ...], in_axis: Axes = -2, out_axis: Axes = -
 
 def _complex_uniform(key: Array, shape: Shape, dtype: Any) -> Array:
     """Uniform on the disk of radius sqrt(2): variance 1 (r**2 uniform on [0, 2])."""
-    key_r, key_theta = random.split(key)
+    key_r, key_theta = split(key)
     real_dtype = np.array(0, dtype).real.dtype
     dtype = dtypes.to_complex_dtype(real_dtype)
-    r = jnp.sqrt(2 * random.uniform(key_r, shape, real_dtype)).astype(dtype)
-    theta = 2 * jnp.pi * random.uniform(key_theta, shape, real_dtype).astype(dtype)
-    return r * jnp.exp(1j * theta)
+    r = sqrt(2 * random_uniform(key_r, shape, real_dtype)).astype(dtype)
+    theta = 2 * np.pi * random_uniform(key_theta, shape, real_dtype).astype(dtype)
+    return r * exp(1j * theta)
 
 
 def _complex_truncated_normal(key: Array, upper: Any, shape: Shape, dtype: Any) -> Array:
     """A complex normal with modulus at most `upper`, by inverting the Rayleigh CDF."""
-    key_r, key_theta = random.split(key)
+    key_r, key_theta = split(key)
     real_dtype = np.array(0, dtype).real.dtype
     dtype = dtypes.to_complex_dtype(real_dtype)
-    t = ((1 - jnp.exp(jnp.array(-(upper**2), dtype)))
-         * random.uniform(key_r, shape, real_dtype).astype(dtype))
-    r = jnp.sqrt(-jnp.log(1 - t))
-    theta = 2 * jnp.pi * random.uniform(key_theta, shape, real_dtype).astype(dtype)
-    return r * jnp.exp(1j * theta)
+    t = ((1 - exp(array(-(upper**2), dtype)))
+         * random_uniform(key_r, shape, real_dtype).astype(dtype))
+    r = sqrt(-log(1 - t))
+    theta = 2 * np.pi * random_uniform(key_theta, shape, real_dtype).astype(dtype)
+    return r * exp(1j * theta)
 
 
 # Standard deviations of a standard normal truncated to [-2, 2], and of the complex one whose
@@ -154,7 +166,7 @@ _COMPLEX_TRUNCATED_STDDEV = 0.95311164380491208
 def variance_scaling(scale: Any, mode: Literal["fan_in", "fan_out", "fan_avg"],
                      distribution: Literal["truncated_normal", "normal", "uniform"],
                      in_axis: Axes = -2, out_axis: Axes = -1,
-                     batch_axis: Sequence[int] = (), dtype: Any = jnp.float_) -> Initializer:
+                     batch_axis: Sequence[int] = (), dtype: Any = float_) -> Initializer:
     """An initializer whose draws have variance `scale / n`, n the fan in, fan out or their
     mean (`mode`), from a truncated normal, a normal or a uniform `distribution`.
 
@@ -175,27 +187,27 @@ def variance_scaling(scale: Any, mode: Literal["fan_in", "fan_out", "fan_avg"],
             denominator = (fan_in + fan_out) / 2
         else:
             raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
-        variance = jnp.array(scale / denominator, dtype=dtype)
-        is_real = jnp.issubdtype(dtype, jnp.floating)
+        variance = array(scale / denominator, dtype=dtype)
+        is_real = issubdtype(dtype, np.floating)
         if distribution == "truncated_normal":
             if is_real:
-                stddev = jnp.sqrt(variance) / jnp.array(_TRUNCATED_STDDEV, dtype)
-                return random.truncated_normal(key, -2, 2, shape, dtype) * stddev
-            stddev = jnp.sqrt(variance) / jnp.array(_COMPLEX_TRUNCATED_STDDEV, dtype)
+                stddev = sqrt(variance) / array(_TRUNCATED_STDDEV, dtype)
+                return random_truncated_normal(key, -2, 2, shape, dtype) * stddev
+            stddev = sqrt(variance) / array(_COMPLEX_TRUNCATED_STDDEV, dtype)
             return _complex_truncated_normal(key, 2, shape, dtype) * stddev
         if distribution == "normal":
-            return random.normal(key, shape, dtype) * jnp.sqrt(variance)
+            return random_normal(key, shape, dtype) * sqrt(variance)
         if distribution == "uniform":
             if is_real:
-                return random.uniform(key, shape, dtype, -1) * jnp.sqrt(3 * variance)
-            return _complex_uniform(key, shape, dtype) * jnp.sqrt(variance)
+                return random_uniform(key, shape, dtype, -1) * sqrt(3 * variance)
+            return _complex_uniform(key, shape, dtype) * sqrt(variance)
         raise ValueError(f"invalid distribution for variance scaling initializer: "
                          f"{distribution}")
     return init
 
 
 def glorot_uniform(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[int] = (),
-                   dtype: Any = jnp.float_) -> Initializer:
+                   dtype: Any = float_) -> Initializer:
     """Glorot (Xavier) uniform: `variance_scaling(1, "fan_avg", "uniform")`.
 
     >>> import numjax.nn
@@ -207,7 +219,7 @@ def glorot_uniform(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence
 
 
 def glorot_normal(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[int] = (),
-                  dtype: Any = jnp.float_) -> Initializer:
+                  dtype: Any = float_) -> Initializer:
     """Glorot (Xavier) normal: `variance_scaling(1, "fan_avg", "truncated_normal")`.
 
     >>> import numjax.nn
@@ -219,7 +231,7 @@ def glorot_normal(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[
 
 
 def lecun_uniform(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[int] = (),
-                  dtype: Any = jnp.float_) -> Initializer:
+                  dtype: Any = float_) -> Initializer:
     """LeCun uniform: `variance_scaling(1, "fan_in", "uniform")`.
 
     >>> import numjax.nn
@@ -231,7 +243,7 @@ def lecun_uniform(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[
 
 
 def lecun_normal(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[int] = (),
-                 dtype: Any = jnp.float_) -> Initializer:
+                 dtype: Any = float_) -> Initializer:
     """LeCun normal: `variance_scaling(1, "fan_in", "truncated_normal")`.
 
     >>> import numjax.nn
@@ -243,7 +255,7 @@ def lecun_normal(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[i
 
 
 def he_uniform(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[int] = (),
-               dtype: Any = jnp.float_) -> Initializer:
+               dtype: Any = float_) -> Initializer:
     """He (Kaiming) uniform: `variance_scaling(2, "fan_in", "uniform")`.
 
     >>> import numjax.nn
@@ -255,7 +267,7 @@ def he_uniform(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[int
 
 
 def he_normal(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Sequence[int] = (),
-              dtype: Any = jnp.float_) -> Initializer:
+              dtype: Any = float_) -> Initializer:
     """He (Kaiming) normal: `variance_scaling(2, "fan_in", "truncated_normal")`.
 
     >>> import numjax.nn
@@ -272,7 +284,7 @@ kaiming_uniform = he_uniform
 kaiming_normal = he_normal
 
 
-def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = jnp.float_) -> Initializer:
+def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = float_) -> Initializer:
     """An initializer whose draws, flattened to matrices with `column_axis` as the columns, have
     orthonormal columns (or rows, when wider than tall), scaled by `scale`.
 
@@ -288,19 +300,19 @@ def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = jnp.float_)
         n_cols = shape[column_axis]
         n_rows = math.prod(shape) // n_cols
         matrix_shape = (n_cols, n_rows) if n_rows < n_cols else (n_rows, n_cols)
-        q, r = jnp.linalg.qr(random.normal(key, matrix_shape, dtype))
+        q, r = qr(random_normal(key, matrix_shape, dtype))
         # The signs of r's diagonal make the factorization unique, so q is Haar distributed.
-        q = q * lax.broadcast_to_rank(jnp.sign(jnp.diag(r)), rank=q.ndim)
+        q = q * broadcast_to_rank(sign(diag(r)), rank=q.ndim)
         if n_rows < n_cols:
             q = q.T
-        q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
-        q = jnp.moveaxis(q, -1, column_axis)
-        return jnp.array(scale, dtype) * q
+        q = reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
+        q = moveaxis(q, -1, column_axis)
+        return array(scale, dtype) * q
     return init
 
 
 def delta_orthogonal(scale: Any = 1.0, column_axis: int = -1,
-                     dtype: Any = jnp.float_) -> Initializer:
+                     dtype: Any = float_) -> Initializer:
     """An initializer for 1D-3D convolution kernels (3 to 5 dimensions, spatial first): zero
     except at the spatial center, which holds an orthogonal `(in, out)` matrix
     (arXiv:1806.05393).
@@ -318,5 +330,5 @@ def delta_orthogonal(scale: Any = 1.0, column_axis: int = -1,
         ortho_matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(
             key, shape[-2:])
         center = tuple((k - 1) // 2 for k in shape[:-2])
-        return jnp.zeros(shape, dtype=dtype).at[center + (...,)].set(ortho_matrix)
+        return jnp_zeros(shape, dtype=dtype).at[center + (...,)].set(ortho_matrix)
     return init

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core.avals import ShapedArray, get_aval
+from numjax._src.core.avals import ShapedArray, get_aval, is_masked_array
 from numjax._src.core.trace import Tracer
 from numjax._src.interpreters import staging
 from numjax._src.lax import lax
@@ -114,7 +114,7 @@ def _contains_tracers(seq: Any) -> bool:
 
 def _from_host(obj: Any, dtype: np.dtype | None, explicit: bool = False) -> ArrayImpl:
     """Copy a host value into a new Array: a host-to-device transfer."""
-    if isinstance(obj, np.ma.MaskedArray):
+    if is_masked_array(obj):
         get_aval(obj)  # JAX's ValueError: its mask would be dropped
     weak = dtype is None and type(obj) in (int, float, complex)
     if dtype is None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import opt_einsum
 
 from numjax._src import dtypes
 from numjax._src.core.avals import check_args_abstractify, get_aval
@@ -22,6 +21,14 @@ from numjax._src.numpy.util import (
 )
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
+
+
+def _contract_path(*args: Any, **kwargs: Any) -> Any:
+    # opt_einsum is loaded on the first einsum: importing it costs `import numjax` about 25 ms
+    # of CPU time.
+    import opt_einsum
+
+    return opt_einsum.contract_path(*args, **kwargs)
 
 
 class _ShapeOnly:
@@ -43,7 +50,7 @@ def einsum_path(subscripts: Any, *operands: Any, optimize: Any = "greedy") -> An
     ops = [_ShapeOnly(tuple(np.shape(o)) if not hasattr(o, "shape") else tuple(o.shape))
            if not isinstance(o, str | list | tuple) or not _is_interleaved_sublist(o) else o
            for o in operands]
-    return opt_einsum.contract_path(subscripts, *ops, optimize=optimize)
+    return _contract_path(subscripts, *ops, optimize=optimize)
 
 
 def _is_interleaved_sublist(o: Any) -> bool:
@@ -56,7 +63,7 @@ def _einsum_operands(subscripts: str, operands: list[Any], optimize: Any) -> lis
     their shapes first (its errors, "Cannot determine the shape of None, ..."), then they pass
     jit (its errors) and `jnp.asarray` (lists too)."""
     from numjax._src.numpy.creation import asarray
-    opt_einsum.contract_path(subscripts, *operands, einsum_call=True, use_blas=True,
+    _contract_path(subscripts, *operands, einsum_call=True, use_blas=True,
                              optimize=optimize)
     check_args_abstractify(tuple(operands))
     return [asarray(a) if isinstance(a, list | tuple) else ensure_array(a) for a in operands]
@@ -87,7 +94,7 @@ def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "o
                                     spec_operands[1::2], strict=False) for x in pair]
         if len(spec_operands) % 2:
             shaped.append(spec_operands[-1])
-        _, contractions = opt_einsum.contract_path(*shaped, einsum_call=True, use_blas=True,
+        _, contractions = _contract_path(*shaped, einsum_call=True, use_blas=True,
                                                    optimize=optimize)
     else:
         arrays = list(operands)
@@ -95,7 +102,7 @@ def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "o
             if not (type(a) is ArrayImpl or isinstance(a, Tracer)):
                 arrays = _einsum_operands(subscripts, arrays, optimize)
                 break
-        _, contractions = opt_einsum.contract_path(
+        _, contractions = _contract_path(
             subscripts, *[_ShapeOnly(get_aval(a).shape) for a in arrays], einsum_call=True,
             use_blas=True, optimize=optimize)
     arrays = promote_dtypes(*arrays)

@@ -12,11 +12,21 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from numjax import numpy as jnp  # complete by the time any function runs
 from numjax._src import dtypes
 from numjax._src.lax import complex_ops as cx
 from numjax._src.lax import linalg as lax_linalg
 from numjax._src.numpy import creation, reductions, shape, ufuncs
+from numjax._src.numpy.creation import arange, ones, zeros, zeros_like
+from numjax._src.numpy.creation import eye as jnp_eye
+from numjax._src.numpy.einsum import tensordot as jnp_tensordot
+from numjax._src.numpy.einsum import vecdot as jnp_vecdot
+from numjax._src.numpy.lax_numpy import matmul as jnp_matmul
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.matrices import diagonal as jnp_diagonal
+from numjax._src.numpy.matrices import trace as jnp_trace
+from numjax._src.numpy.selection import take_along_axis
+from numjax._src.numpy.shape import broadcast_to, concatenate, reshape, stack
+from numjax._src.numpy.statistics import cumprod
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
 from numjax._src.typing import Array
 
@@ -87,8 +97,8 @@ def _broadcast_batch(a: Array, b: Array, a_core: int, b_core: int) -> tuple[Arra
     except ValueError:  # jnp.vectorize's error, which JAX's functions of stacks raise
         raise ValueError("Incompatible shapes for broadcasting: shapes="
                          f"[{a.shape[:a.ndim - a_core]}, {b.shape[:b.ndim - b_core]}]") from None
-    a = jnp.broadcast_to(a, (*batch, *a.shape[a.ndim - a_core:]))
-    b = jnp.broadcast_to(b, (*batch, *b.shape[b.ndim - b_core:]))
+    a = broadcast_to(a, (*batch, *a.shape[a.ndim - a_core:]))
+    b = broadcast_to(b, (*batch, *b.shape[b.ndim - b_core:]))
     return a, b
 
 
@@ -228,7 +238,7 @@ def slogdet(a: Array, *, method: str | None = None) -> SlogdetResult:
         n = a.shape[-1]
         # The iota gets the pivots' leading axes explicitly: no rank promotion, which the
         # user may have set to raise.
-        iota = jnp.arange(n, dtype=pivots.dtype).reshape((1,) * (pivots.ndim - 1) + (n,))
+        iota = arange(n, dtype=pivots.dtype).reshape((1,) * (pivots.ndim - 1) + (n,))
         swaps = reductions.sum(pivots != iota, axis=-1)
     elif method == "qr":
         q, r = lax_linalg.qr(a)
@@ -242,21 +252,21 @@ def slogdet(a: Array, *, method: str | None = None) -> SlogdetResult:
     is_zero = reductions.any(diag == 0, axis=-1)
     absdiag = ufuncs.abs(diag)
     if dtype.kind == "c":
-        safe = jnp.where(absdiag == 0, 1, absdiag)
+        safe = where(absdiag == 0, 1, absdiag)
         sign = reductions.prod(diag / safe.astype(dtype), axis=-1)
         parity = swaps
     else:
-        sign = jnp.ones(diag.shape[:-1], dtype)
+        sign = ones(diag.shape[:-1], dtype)
         negatives = reductions.sum(diag < 0, axis=-1)
         parity = negatives if swaps is None else swaps + negatives
     if parity is not None:
         sign = sign * (1 - 2 * (parity % 2)).astype(dtype)
     if swaps is None:
         sign = sign * qdet
-    sign = jnp.where(is_zero, jnp.zeros((), dtype), sign)
+    sign = where(is_zero, zeros((), dtype), sign)
     # log of a safe value: no log(0) warning, and no NaN in the derivative's other branch.
-    logdet = reductions.sum(ufuncs.log(jnp.where(absdiag == 0, 1, absdiag)), axis=-1)
-    logdet = jnp.where(is_zero, -np.inf, logdet)
+    logdet = reductions.sum(ufuncs.log(where(absdiag == 0, 1, absdiag)), axis=-1)
+    logdet = where(is_zero, -np.inf, logdet)
     return SlogdetResult(sign, logdet)
 
 
@@ -277,7 +287,7 @@ def det(a: Array) -> Array:
 def _det_value(a: Array) -> Array:
     n = a.shape[-1]
     if n == 0:
-        return jnp.ones(a.shape[:-2], a.dtype)
+        return ones(a.shape[:-2], a.dtype)
     if n == 2:
         return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
     if n == 3:
@@ -294,7 +304,7 @@ def _det_value(a: Array) -> Array:
 def _det_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
     (a,), (t,) = primals, tangents
     value, adj_t = _cofactor_solve(a, t)
-    return value, jnp.trace(adj_t, axis1=-1, axis2=-2)
+    return value, jnp_trace(adj_t, axis1=-1, axis2=-2)
 
 
 def _cofactor_solve(a: Array, b: Array) -> tuple[Array, Array]:
@@ -305,30 +315,30 @@ def _cofactor_solve(a: Array, b: Array) -> tuple[Array, Array]:
     the other pivots) and scaling every row but the last by det(a) instead."""
     n = a.shape[-1]
     if n == 0:
-        return jnp.ones(a.shape[:-2], a.dtype), b
+        return ones(a.shape[:-2], a.dtype), b
     if n == 1:
         return a[..., 0, 0], b
     lu_, pivots, permutation = lax_linalg.lu(a)
     batch = np.broadcast_shapes(lu_.shape[:-2], b.shape[:-2])
-    x = jnp.broadcast_to(b, (*batch, *b.shape[-2:]))
-    lu_ = jnp.broadcast_to(lu_, (*batch, *lu_.shape[-2:]))
-    iota = jnp.arange(n, dtype=pivots.dtype).reshape((1,) * (pivots.ndim - 1) + (n,))
+    x = broadcast_to(b, (*batch, *b.shape[-2:]))
+    lu_ = broadcast_to(lu_, (*batch, *lu_.shape[-2:]))
+    iota = arange(n, dtype=pivots.dtype).reshape((1,) * (pivots.ndim - 1) + (n,))
     swaps = reductions.sum(pivots != iota, axis=-1)
     sign = (1 - 2 * (swaps % 2)).astype(a.dtype)
-    partial = jnp.cumprod(_diag(lu_), axis=-1) * sign[..., None]
+    partial = cumprod(_diag(lu_), axis=-1) * sign[..., None]
     lu_ = lu_.at[..., -1, -1].set(1.0 / partial[..., -2])
     # Rank below n - 1: even the patched U is singular, and the adjugate is zero.
-    probe = lax_linalg.triangular_solve(lu_, jnp.ones(x.shape[:-1], x.dtype)[..., None],
+    probe = lax_linalg.triangular_solve(lu_, ones(x.shape[:-1], x.dtype)[..., None],
                                         left_side=True, lower=False)[..., 0]
     low_rank = reductions.any(~ufuncs.isfinite(probe), axis=-1)[..., None, None]
-    x = jnp.where(low_rank, jnp.zeros_like(x), x)
-    perm = jnp.broadcast_to(permutation, (*batch, n))
-    x = jnp.take_along_axis(x, perm[..., None], axis=-2)
+    x = where(low_rank, zeros_like(x), x)
+    perm = broadcast_to(permutation, (*batch, n))
+    x = take_along_axis(x, perm[..., None], axis=-2)
     x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
-    x = jnp.concatenate([x[..., :-1, :] * partial[..., -1, None, None], x[..., -1:, :]],
+    x = concatenate([x[..., :-1, :] * partial[..., -1, None, None], x[..., -1:, :]],
                         axis=-2)
     x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=False)
-    return partial[..., -1], jnp.where(low_rank, jnp.zeros_like(x), x)
+    return partial[..., -1], where(low_rank, zeros_like(x), x)
 
 
 @functools.cache
@@ -388,7 +398,7 @@ def inv(a: Array) -> Array:
     (a,) = _inexact("inv", a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"Argument to inv must have shape [..., n, n], got {a.shape}.")
-    eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    eye = broadcast_to(jnp_eye(a.shape[-1], dtype=a.dtype), a.shape)
     return lax_linalg.solve(a, eye)
 
 
@@ -413,7 +423,7 @@ def pinv(a: Array, rtol: Array | None = None, hermitian: bool = False, *,
 def _pinv_value(a: Array, rtol: Array | None, hermitian: bool) -> Array:
     m, n = a.shape[-2:]
     if m == 0 or n == 0:
-        return jnp.zeros((*a.shape[:-2], n, m), a.dtype)
+        return zeros((*a.shape[:-2], n, m), a.dtype)
     if rtol is None:
         rtol = 10.0 * max(m, n) * float(dtypes.finfo(dtypes.to_inexact_dtype(
             np.dtype(a.dtype).char.lower() if a.dtype.kind == "c" else a.dtype)).eps)
@@ -423,8 +433,8 @@ def _pinv_value(a: Array, rtol: Array | None, hermitian: bool) -> Array:
     # product is no rank promotion (which jax_numpy_rank_promotion='raise' would refuse).
     rtol = rtol.reshape((1,) * max(0, s.ndim - 1 - rtol.ndim) + rtol.shape + (1,))
     cutoff = rtol * reductions.max(s, axis=-1, keepdims=True)
-    s_inv = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0).astype(a.dtype)
-    return jnp.matmul(_H(vh) * s_inv[..., None, :], _H(u))
+    s_inv = where(s > cutoff, 1 / where(s > cutoff, s, 1), 0).astype(a.dtype)
+    return jnp_matmul(_H(vh) * s_inv[..., None, :], _H(u))
 
 
 def _pinv_jvp(rtol: Array | None, hermitian: bool, primals: tuple[Array],
@@ -472,25 +482,25 @@ def lstsq(a: Array, b: Array, rcond: float | None = None, *,
         raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or "
                         "two-dimensional")
     m, n = a.shape
-    real = np.dtype(_real(jnp.zeros((), a.dtype)).dtype)
+    real = np.dtype(_real(zeros((), a.dtype)).dtype)
     eps = float(np.finfo(real).eps)
     if a.size == 0:
-        s = jnp.zeros(0, real)
-        x = jnp.zeros((n, *b.shape[1:]), a.dtype)
+        s = zeros(0, real)
+        x = zeros((n, *b.shape[1:]), a.dtype)
         rank = creation.asarray(0, np.int32)
     else:
         rc = eps * max(n, m) if rcond is None else (eps if rcond < 0 else rcond)
         u, s, vt = svd(a, full_matrices=False)
         mask = s >= s[0] * np.array(rc, real)
         rank = reductions.sum(mask).astype(np.int32)
-        safe_s = jnp.where(mask, s, 1).astype(a.dtype)
-        s_inv = jnp.where(mask, 1 / safe_s, 0)[:, None]
-        utb = jnp.matmul(_H(u), b)
-        x = jnp.matmul(_H(vt), s_inv * utb)
+        safe_s = where(mask, s, 1).astype(a.dtype)
+        s_inv = where(mask, 1 / safe_s, 0)[:, None]
+        utb = jnp_matmul(_H(u), b)
+        x = jnp_matmul(_H(vt), s_inv * utb)
     if numpy_resid and (int(rank) < n or m <= n):
-        resid = jnp.zeros((0,), real)
+        resid = zeros((0,), real)
     else:
-        resid = vector_norm(b - jnp.matmul(a, x), axis=0) ** 2
+        resid = vector_norm(b - jnp_matmul(a, x), axis=0) ** 2
     if b_orig_ndim == 1:
         x = x.ravel()
     return x, resid, rank, s
@@ -515,7 +525,7 @@ def matrix_power(a: Array, n: int) -> Array:
     except TypeError as err:
         raise TypeError(f"exponent must be an integer, got {n}") from err
     if n == 0:
-        return jnp.broadcast_to(jnp.eye(arr.shape[-1], dtype=arr.dtype), arr.shape)
+        return broadcast_to(jnp_eye(arr.shape[-1], dtype=arr.dtype), arr.shape)
     if n < 0:
         arr = inv(arr)
         n = -n
@@ -523,10 +533,10 @@ def matrix_power(a: Array, n: int) -> Array:
     base = arr
     while n:
         if n & 1:
-            result = base if result is None else jnp.matmul(result, base)
+            result = base if result is None else jnp_matmul(result, base)
         n >>= 1
         if n:
-            base = jnp.matmul(base, base)
+            base = jnp_matmul(base, base)
     return result
 
 
@@ -654,7 +664,7 @@ def vector_norm(x: Array, /, *, axis: int | None = None, keepdims: bool = False,
     if axis is None:
         out = _vector_norm(x.ravel(), ord, (0,), False)
         if keepdims:
-            out = jnp.reshape(out, (1,) * x.ndim)
+            out = reshape(out, (1,) * x.ndim)
         return out
     return norm(x, ord, axis, keepdims)
 
@@ -690,7 +700,7 @@ def cond(x: Array, p: Any = None) -> Array:
         _square("cond", x)
         r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
     # Singular matrices have an infinite condition number.
-    return jnp.where(ufuncs.isnan(r) & ~ufuncs.isnan(x).any(axis=(-2, -1)), np.inf, r)
+    return where(ufuncs.isnan(r) & ~ufuncs.isnan(x).any(axis=(-2, -1)), np.inf, r)
 
 
 # ---- tensors and products ------------------------------------------------------------------
@@ -713,7 +723,7 @@ def tensorinv(a: Array, ind: int = 2) -> Array:
     if flat_c != flat_b:
         raise ValueError(f"tensorinv is only possible when the product of the first {ind} "
                          f"axes matches that of the remaining axes. Got {arr.shape=}")
-    return jnp.reshape(inv(jnp.reshape(arr, (flat_c, flat_b))), (*batch, *contracting))
+    return reshape(inv(reshape(arr, (flat_c, flat_b))), (*batch, *contracting))
 
 
 def tensorsolve(a: Array, b: Array, axes: tuple[int, ...] | None = None) -> Array:
@@ -731,8 +741,8 @@ def tensorsolve(a: Array, b: Array, axes: tuple[int, ...] | None = None) -> Arra
         raise ValueError("tensorsolve: First dimensions of a must match the dimensions of b. "
                          f"Got {a.shape=}, {b.shape=}")
     n = int(np.prod(out_shape))
-    x = solve(jnp.reshape(a, (-1, n)), b.ravel())
-    return jnp.reshape(x, out_shape)
+    x = solve(reshape(a, (-1, n)), b.ravel())
+    return reshape(x, out_shape)
 
 
 def multi_dot(arrays: Sequence[Array], *, precision: Any = None) -> Array:
@@ -749,7 +759,7 @@ def multi_dot(arrays: Sequence[Array], *, precision: Any = None) -> Array:
             a.ndim != 2 for a in arrays[1:-1]):
         raise ValueError("multi_dot: first and last arguments must be 1D or 2D, others 2D; "
                          f"got shapes {[a.shape for a in arrays]}")
-    return reduce(lambda p, q: jnp.matmul(p, q, precision=precision), arrays)
+    return reduce(lambda p, q: jnp_matmul(p, q, precision=precision), arrays)
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
@@ -785,14 +795,14 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     a, b = _broadcast_batch(a, b, 1, 1)
     a0, a1, a2 = (a[..., i] for i in range(3))
     b0, b1, b2 = (b[..., i] for i in range(3))
-    out = jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    out = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
     return shape.moveaxis(out, -1, axis)
 
 
 def matmul(x1: Array, x2: Array, /, *, precision: Any = None,
            preferred_element_type: Any = None) -> Array:
     """Matrix product (`jnp.matmul`)."""
-    return jnp.matmul(x1, x2, precision=precision,
+    return jnp_matmul(x1, x2, precision=precision,
                       preferred_element_type=preferred_element_type)
 
 
@@ -821,7 +831,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     if x.ndim < 2:
         raise ValueError(f"diagonal requires an array of at least two dimensions, got "
                          f"{x.ndim}")
-    return jnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+    return jnp_diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
@@ -832,7 +842,6 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     Array(3., dtype=float32)
     """
     check_arraylike("jnp.linalg.trace", x)
-    from numjax._src.numpy.matrices import trace as jnp_trace
     return jnp_trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
@@ -841,7 +850,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes: Any = 2, precision: Any = None,
     """Tensor contraction over `axes` (an int: the last/first `axes` axes)."""
     check_arraylike("jnp.linalg.tensordot", x1, x2)
     # jnp.tensordot: operands promoted as for any product (bool with int32 is int32).
-    return jnp.tensordot(x1, x2, axes=axes, precision=precision,
+    return jnp_tensordot(x1, x2, axes=axes, precision=precision,
                          preferred_element_type=preferred_element_type)
 
 
@@ -855,5 +864,5 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1, precision: Any = None,
     """
     check_arraylike("jnp.linalg.vecdot", x1, x2)
     # jnp.vecdot: a product in the promoted input dtype (uint8 wraps, bool stays bool).
-    return jnp.vecdot(x1, x2, axis=axis, precision=precision,
+    return jnp_vecdot(x1, x2, axis=axis, precision=precision,
                       preferred_element_type=preferred_element_type)

@@ -99,11 +99,37 @@ def check_python_ints(name: str, args: Sequence[Any], names: Sequence[str] | Non
 def _parameter_names(name: str) -> tuple[str, ...]:
     import inspect
 
-    import numjax.numpy as jnp
-    try:
-        return tuple(inspect.signature(getattr(jnp, name)).parameters)
-    except (AttributeError, TypeError, ValueError):
-        return ()
+    # The topic modules defining the jnp functions in JITTED (they import this module).
+    from numjax._src.numpy import (
+        advanced_indexing,
+        complex_fns,
+        correlation,
+        creation,
+        einsum,
+        lax_numpy,
+        manipulation,
+        math_fns,
+        matrices,
+        polynomial,
+        reductions,
+        rounding,
+        selection,
+        shape,
+        sorting,
+        statistics,
+        ufuncs,
+    )
+    modules = (ufuncs, statistics, math_fns, reductions, polynomial, sorting, matrices, shape,
+               lax_numpy, manipulation, correlation, complex_fns, creation, rounding, selection,
+               advanced_indexing, einsum)
+    for module in modules:
+        function = getattr(module, name, None)
+        if callable(function):
+            try:
+                return tuple(inspect.signature(function).parameters)
+            except (TypeError, ValueError):
+                return ()
+    return ()
 
 
 def asarrays_deprecated(name: str, args: Sequence[Any], jitted: bool | None = None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+from numjax._src.numpy.linalg import norm
+from numjax._src.numpy.reductions import argmin
+from numjax._src.numpy.selection import take_along_axis
 from numjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
 from numjax._src.typing import Array
 
@@ -12,6 +14,7 @@ def vq(obs: Array, code_book: Array, check_finite: bool = True) -> tuple[Array, 
     Euclidean distance, and that distance. 1-D arguments are read as length-1 vectors.
     `check_finite` is accepted and ignored, as in JAX.
 
+    >>> import numjax.numpy as jnp
     >>> obs = jnp.array([[1.1, 2.1, 3.1], [5.9, 4.8, 6.2]])
     >>> code_book = jnp.array([[1., 2., 3.], [2., 3., 4.], [3., 4., 5.], [4., 5., 6.]])
     >>> codes, dists = vq(obs, code_book)
@@ -31,7 +34,7 @@ def vq(obs: Array, code_book: Array, check_finite: bool = True) -> tuple[Array, 
         # JAX's text: it subtracts the code book from one observation (1, N) at a time.
         raise TypeError("sub got incompatible shapes for broadcasting: "
                         f"{(1, obs.shape[1])}, {code_book.shape}.")
-    dists = jnp.linalg.norm(obs[:, None, :] - code_book[None, :, :], axis=-1)
-    codes = jnp.argmin(dists, axis=-1)
+    dists = norm(obs[:, None, :] - code_book[None, :, :], axis=-1)
+    codes = argmin(dists, axis=-1)
     # Indexing (not min) so the gradient goes to the one chosen entry, ties included.
-    return codes, jnp.take_along_axis(dists, codes[:, None], axis=-1)[:, 0]
+    return codes, take_along_axis(dists, codes[:, None], axis=-1)[:, 0]

@@ -11,9 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src import dtypes
 from numjax._src.lax import lax
+from numjax._src.numpy.creation import arange, array, zeros
+from numjax._src.numpy.fft import fft, fftn, ifft
+from numjax._src.numpy.manipulation import roll
+from numjax._src.numpy.scalar_types import float32
+from numjax._src.numpy.shape import flip
+from numjax._src.numpy.ufuncs import exp
 from numjax._src.numpy.util import canonicalize_axis
 from numjax._src.typing import Array
 
@@ -28,7 +35,7 @@ def _twiddle(n: int, k: Array) -> Array:
     dtype = dtypes.to_complex_dtype(dtypes.result_type(n, k))
     n_arr = lax._convert_element_type(n, dtype, True)
     k = lax._convert_element_type(k, dtype, dtypes.is_weakly_typed(k))
-    return jnp.exp(-0.5j * jnp.pi * k / n_arr)
+    return exp(-0.5j * np.pi * k / n_arr)
 
 
 def _along(values: Array, axis: int, ndim: int) -> Array:
@@ -47,7 +54,7 @@ def _deinterleave(x: Array, axis: int) -> Array:
     half = math.ceil(x.shape[axis] / 2)
     evens = lax.slice_in_dim(x, 0, half, 1, axis)
     odds = lax.rev(lax.slice_in_dim(x, half, None, 1, axis), (axis,))
-    out = jnp.zeros(x.shape, dtype=x.dtype)
+    out = zeros(x.shape, dtype=x.dtype)
     every_other = [slice(None)] * x.ndim
     every_other[axis] = slice(None, None, 2)
     out = out.at[tuple(every_other)].set(evens)
@@ -67,7 +74,7 @@ def _resize_axis(x: Array, n: int | None, axis: int) -> Array:
     if n is None:
         return x
     widths = [(0, n - x.shape[a] if a == axis else 0, 0) for a in range(x.ndim)]
-    return lax.pad(x, jnp.array(0, x.dtype), widths)
+    return lax.pad(x, array(0, x.dtype), widths)
 
 
 def _resize_axes(x: Array, s: Sequence[int] | None, axes: Sequence[int]) -> Array:
@@ -75,7 +82,7 @@ def _resize_axes(x: Array, s: Sequence[int] | None, axes: Sequence[int]) -> Arra
         return x
     sizes = dict(zip(axes, s, strict=False))
     widths = [(0, sizes[a] - x.shape[a] if a in sizes else 0, 0) for a in range(x.ndim)]
-    return lax.pad(x, jnp.array(0, x.dtype), widths)
+    return lax.pad(x, array(0, x.dtype), widths)
 
 
 def dct(x: Array, type: int = 2, n: int | None = None, axis: int = -1,
@@ -90,8 +97,8 @@ def dct(x: Array, type: int = 2, n: int | None = None, axis: int = -1,
     axis = canonicalize_axis(axis, x.ndim)
     x = _resize_axis(x, n, axis)
     size = x.shape[axis]
-    spectrum = jnp.fft.fft(_interleave(x, axis), axis=axis)
-    k = _along(jnp.arange(size, dtype=spectrum.real.dtype), axis, x.ndim)
+    spectrum = fft(_interleave(x, axis), axis=axis)
+    k = _along(arange(size, dtype=spectrum.real.dtype), axis, x.ndim)
     out = 2 * (spectrum * _twiddle(size, k)).real
     return _ortho_norm(out, axis) if norm == "ortho" else out
 
@@ -100,10 +107,10 @@ def _dct2(x: Array, axes: Sequence[int], norm: str | None) -> Array:
     """The 2-d DCT from one 2-d FFT: twiddle both axes, folding in the mirrored spectrum."""
     axis1, axis2 = (canonicalize_axis(a, x.ndim) for a in axes)
     n1, n2 = x.shape[axis1], x.shape[axis2]
-    spectrum = jnp.fft.fftn(_interleave(_interleave(x, axis1), axis2), axes=axes)
-    k1 = _along(jnp.arange(n1, dtype=spectrum.dtype), axis1, x.ndim)
-    k2 = _along(jnp.arange(n2, dtype=spectrum.dtype), axis2, x.ndim)
-    mirrored = jnp.roll(jnp.flip(spectrum, axis=axis2), shift=1, axis=axis2)
+    spectrum = fftn(_interleave(_interleave(x, axis1), axis2), axes=axes)
+    k1 = _along(arange(n1, dtype=spectrum.dtype), axis1, x.ndim)
+    k2 = _along(arange(n2, dtype=spectrum.dtype), axis2, x.ndim)
+    mirrored = roll(flip(spectrum, axis=axis2), shift=1, axis=axis2)
     out = _twiddle(n1, k1) * (_twiddle(n2, k2) * spectrum + _twiddle(n2, -k2) * mirrored)
     out = 2 * out.real
     if norm == "ortho":
@@ -145,14 +152,14 @@ def idct(x: Array, type: int = 2, n: int | None = None, axis: int = -1,
     axis = canonicalize_axis(axis, x.ndim)
     x = _resize_axis(x, n, axis)
     size = x.shape[axis]
-    x = x.astype(jnp.float32)
+    x = x.astype(float32)
     if norm is None:  # the unnormalised inverse is the orthonormal one applied twice
         x = _ortho_norm(x, axis)
     x = _ortho_norm(x, axis)
-    k = _along(jnp.arange(size, dtype=jnp.float32), axis, x.ndim)
+    k = _along(arange(size, dtype=float32), axis, x.ndim)
     twiddle = _twiddle(size, k)
     x = x.astype(twiddle.dtype) / twiddle * 2 * size
-    return _deinterleave(jnp.fft.ifft(x, axis=axis).real, axis)
+    return _deinterleave(ifft(x, axis=axis).real, axis)
 
 
 def idctn(x: Array, type: int = 2, s: Sequence[int] | None = None,

@@ -10,7 +10,12 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
+from numjax._src.numpy.creation import asarray, zeros
+from numjax._src.numpy.lax_numpy import clip, where
+from numjax._src.numpy.selection import can_cast
+from numjax._src.numpy.shape import broadcast_arrays, stack
+from numjax._src.numpy.shape import ndim as jnp_ndim
+from numjax._src.numpy.sorting import searchsorted
 from numjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
 from numjax._src.tree_util import register_pytree_node
 from numjax._src.typing import Array
@@ -30,10 +35,10 @@ def _coordinates(xi: Any, ndim: int) -> Array:
     if isinstance(xi, tuple) and len(xi) == 1:
         xi = xi[0]
     if isinstance(xi, tuple):
-        parts = jnp.broadcast_arrays(*xi)
-        return jnp.stack([p.astype(float) for p in parts], axis=-1)
+        parts = broadcast_arrays(*xi)
+        return stack([p.astype(float) for p in parts], axis=-1)
     check_arraylike("_ndim_coords_from_arrays", xi)
-    xi = jnp.asarray(xi)
+    xi = asarray(xi)
     return xi.reshape(-1, ndim) if xi.ndim == 1 else xi
 
 
@@ -45,6 +50,7 @@ class RegularGridInterpolator:
     (default NaN), or, with `fill_value=None`, are extrapolated. `bounds_error=True` raises
     NotImplementedError, as in JAX: a bounds check cannot raise under jit.
 
+    >>> import numjax.numpy as jnp
     >>> points = (jnp.array([1, 2, 3]), jnp.array([4, 5, 6]))
     >>> values = jnp.array([[10, 20, 30], [40, 50, 60], [70, 80, 90]])
     >>> interpolate = RegularGridInterpolator(points, values)
@@ -62,20 +68,20 @@ class RegularGridInterpolator:
         if bounds_error:
             raise NotImplementedError("`bounds_error` takes no effect under JIT")
         check_arraylike("RegularGridInterpolator", values)
-        if len(points) > jnp.ndim(values):
+        if len(points) > jnp_ndim(values):
             raise ValueError(f"there are {len(points)} point arrays, but values has "
-                             f"{jnp.ndim(values)} dimensions")
+                             f"{jnp_ndim(values)} dimensions")
         (values,) = promote_dtypes_inexact(values)
         if fill_value is not None:
             check_arraylike("RegularGridInterpolator", fill_value)
-            fill_value = jnp.asarray(fill_value)
-            if not jnp.can_cast(fill_value.dtype, values.dtype, casting="same_kind"):
+            fill_value = asarray(fill_value)
+            if not can_cast(fill_value.dtype, values.dtype, casting="same_kind"):
                 raise ValueError("fill_value must be either 'None' or of a type compatible "
                                  "with values")
         self.fill_value = fill_value
         # Like JAX, the grid is not checked for being increasing (that needs concrete values).
         check_arraylike("RegularGridInterpolator", *points)
-        self.grid = tuple(jnp.asarray(p) for p in points)
+        self.grid = tuple(asarray(p) for p in points)
         self.values = values
 
     def __call__(self, xi: Any, method: str | None = None) -> Array:
@@ -98,7 +104,7 @@ class RegularGridInterpolator:
             result = self._nearest(cells, offsets)
         if not self.bounds_error and self.fill_value is not None:
             mask = outside.reshape(outside.shape + (1,) * (result.ndim - 1))
-            result = jnp.where(mask, self.fill_value, result)
+            result = where(mask, self.fill_value, result)
         return result.reshape(batch_shape + self.values.shape[ndim:])
 
     def _locate(self, xi: Array) -> tuple[list[Array], list[Array], Array]:
@@ -106,9 +112,9 @@ class RegularGridInterpolator:
         points outside) and the offset (x - grid[i]) / (grid[i + 1] - grid[i]); and which
         points lie outside the grid."""
         cells, offsets = [], []
-        outside = jnp.zeros((xi.shape[1],), dtype=bool)
+        outside = zeros((xi.shape[1],), dtype=bool)
         for x, g in zip(xi, self.grid, strict=False):
-            i = jnp.clip(jnp.searchsorted(g, x) - 1, 0, g.size - 2)
+            i = clip(searchsorted(g, x) - 1, 0, g.size - 2)
             cells.append(i)
             offsets.append((x - g[i]) / (g[i + 1] - g[i]))
             outside = outside | (x < g[0]) | (x > g[-1])
@@ -117,10 +123,10 @@ class RegularGridInterpolator:
     def _linear(self, cells: list[Array], offsets: list[Array]) -> Array:
         # The sum over the cell's 2^N corners of value * prod(1 - t or t), in JAX's order.
         trailing = (slice(None),) + (None,) * (self.values.ndim - len(cells))
-        total: Array = jnp.asarray(0.0)
+        total: Array = asarray(0.0)
         for upper in itertools.product((False, True), repeat=len(cells)):
             corner = tuple(i + 1 if up else i for i, up in zip(cells, upper, strict=True))
-            weight: Array = jnp.asarray(1.0)
+            weight: Array = asarray(1.0)
             for up, t in zip(upper, offsets, strict=True):
                 weight = weight * (t if up else 1 - t)
             total = total + self.values[corner] * weight[trailing]
@@ -128,7 +134,7 @@ class RegularGridInterpolator:
 
     def _nearest(self, cells: list[Array], offsets: list[Array]) -> Array:
         # A point halfway between two grid nodes goes to the lower one.
-        nearest = tuple(jnp.where(t <= 0.5, i, i + 1)
+        nearest = tuple(where(t <= 0.5, i, i + 1)
                         for i, t in zip(cells, offsets, strict=True))
         return self.values[nearest]
 

@@ -13,12 +13,36 @@ from typing import Any
 
 import numpy as np
 
-import numjax
-from numjax import lax
-from numjax import numpy as jnp  # complete by the time any function runs
 from numjax._src import dtypes
+from numjax._src.api.transformations import vmap
+from numjax._src.control_flow.loops import scan, while_loop
+from numjax._src.control_flow.solves import custom_linear_solve
+from numjax._src.dtypes import promote_types
 from numjax._src.lax import linalg as lax_linalg
+from numjax._src.lax.dot import Precision
 from numjax._src.lax.hessenberg import hessenberg as _lax_hessenberg
+from numjax._src.lax.padding import pad as lax_pad
+from numjax._src.lax.structural import broadcasted_iota, convert_element_type, stop_gradient
+from numjax._src.lax.structural import concatenate as lax_concatenate
+from numjax._src.numpy.complex_fns import conj as jnp_conj
+from numjax._src.numpy.complex_fns import conjugate
+from numjax._src.numpy.complex_fns import real as jnp_real
+from numjax._src.numpy.creation import arange, array, asarray, empty, eye, ones, zeros, zeros_like
+from numjax._src.numpy.lax_numpy import matmul, where
+from numjax._src.numpy.linalg import det as jnp_linalg_det
+from numjax._src.numpy.linalg import inv as jnp_linalg_inv
+from numjax._src.numpy.linalg import solve as jnp_linalg_solve
+from numjax._src.numpy.manipulation import block
+from numjax._src.numpy.matrices import tril, triu
+from numjax._src.numpy.reductions import max as jnp_max
+from numjax._src.numpy.reductions import min as jnp_min
+from numjax._src.numpy.scalar_types import float64
+from numjax._src.numpy.selection import vectorize
+from numjax._src.numpy.shape import atleast_2d, broadcast_to, concatenate, ndim, swapaxes
+from numjax._src.numpy.shape import shape as jnp_shape
+from numjax._src.numpy.sorting import argsort
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import logical_and, maximum, minimum, sqrt, square
 from numjax._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes_inexact
 from numjax._src.scipy.qdwh import qdwh
 from numjax._src.typing import Array
@@ -31,11 +55,11 @@ __all__ = [
 
 
 def _inexact(*args: Any) -> list[Array]:
-    return promote_dtypes_inexact(*(jnp.asarray(a) for a in args))
+    return promote_dtypes_inexact(*(asarray(a) for a in args))
 
 
 def _mH(x: Array) -> Array:
-    return jnp.conj(jnp.swapaxes(x, -1, -2))
+    return jnp_conj(swapaxes(x, -1, -2))
 
 
 def _check_solve_shapes(a: Array, b: Array) -> None:
@@ -47,7 +71,7 @@ def _check_solve_shapes(a: Array, b: Array) -> None:
 
 def _matvec(a: Array, x: Array) -> Array:
     """(..., n, m) @ (..., m) -> (..., n), batch dims broadcast."""
-    return jnp.matmul(a, x[..., None], precision=lax.Precision.HIGHEST)[..., 0]
+    return matmul(a, x[..., None], precision=Precision.HIGHEST)[..., 0]
 
 
 # ---- Cholesky ------------------------------------------------------------------------------
@@ -130,7 +154,7 @@ def det(a: Array, overwrite_a: bool = False, check_finite: bool = True) -> Array
     Array(5., dtype=float32)
     """
     del overwrite_a, check_finite
-    return jnp.linalg.det(a)
+    return jnp_linalg_det(a)
 
 
 def eigh(a: Array, b: Array | None = None, lower: bool = True, eigvals_only: bool = False,
@@ -167,7 +191,7 @@ def schur(a: Array, output: str = "real") -> tuple[Array, Array]:
     """
     if output not in ("real", "complex"):
         raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got {output=}.")
-    a = jnp.asarray(a)
+    a = asarray(a)
     if output == "complex":
         a = a.astype(dtypes.to_complex_dtype(a.dtype))
     if a.dtype.kind not in "fc":
@@ -186,7 +210,7 @@ def inv(a: Array, overwrite_a: bool = False, check_finite: bool = True) -> Array
            [0.  , 0.25]], dtype=float32)
     """
     del overwrite_a, check_finite
-    return jnp.linalg.inv(a)
+    return jnp_linalg_inv(a)
 
 
 def lu_factor(a: Array, overwrite_a: bool = False, check_finite: bool = True
@@ -215,7 +239,7 @@ def _lu_solve_core(lu_: Array, perm: Array, b: Array, trans: int) -> Array:
                                     conjugate_a=conj)
     x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True,
                                     transpose_a=True, conjugate_a=conj)
-    return x[jnp.argsort(perm), :]
+    return x[argsort(perm), :]
 
 
 def _lu_solve(lu_: Array, perm: Array, b: Array, trans: int) -> Array:
@@ -238,7 +262,7 @@ def _lu_solve(lu_: Array, perm: Array, b: Array, trans: int) -> Array:
                          f"to last axis of b array (shape {b.shape}) must match")
     if trans not in (0, 1, 2):
         raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
-    core = jnp.vectorize(functools.partial(_lu_solve_core, trans=trans),
+    core = vectorize(functools.partial(_lu_solve_core, trans=trans),
                          signature="(n,n),(n),(n,k)->(n,k)")
     x = core(lu_, perm, b)
     return x[..., 0] if rhs_vector else x
@@ -255,7 +279,7 @@ def lu_solve(lu_and_piv: tuple[Array, Array], b: Array, trans: int = 0,
     """
     del overwrite_b, check_finite
     lu_, pivots = lu_and_piv
-    lu_, pivots, b = jnp.asarray(lu_), jnp.asarray(pivots), jnp.asarray(b)
+    lu_, pivots, b = asarray(lu_), asarray(pivots), asarray(b)
     perm = lax_linalg.lu_pivots_to_permutation(pivots, lu_.shape[-2])
     return _lu_solve(lu_, perm, b, trans)
 
@@ -282,11 +306,11 @@ def lu(a: Array, permute_l: bool = False, overwrite_a: bool = False,
     # p[i, j] = 1 where row j of l @ u is row perm[j] = i of a.
     # A permutation matrix of the real dtype, complex input included (as JAX's).
     real = np.dtype(dtypes.finfo(a.dtype).dtype)
-    p = (perm[None, :] == jnp.arange(m, dtype=perm.dtype)[:, None]).astype(real)
-    lower = jnp.tril(packed, -1)[:, :k] + jnp.eye(m, k, dtype=a.dtype)
-    upper = jnp.triu(packed)[:k, :]
+    p = (perm[None, :] == arange(m, dtype=perm.dtype)[:, None]).astype(real)
+    lower = tril(packed, -1)[:, :k] + eye(m, k, dtype=a.dtype)
+    upper = triu(packed)[:k, :]
     if permute_l:
-        return jnp.matmul(p, lower, precision=lax.Precision.HIGHEST), upper
+        return matmul(p, lower, precision=Precision.HIGHEST), upper
     return p, lower, upper
 
 
@@ -319,20 +343,20 @@ def hessenberg(a: Array, *, calc_q: bool = False, overwrite_a: bool = False,
     Array(0., dtype=float32)
     """
     del overwrite_a, check_finite
-    a = jnp.asarray(a)
+    a = asarray(a)
     n = a.shape[-1]
     if n == 0:
-        return (jnp.zeros_like(a), jnp.zeros_like(a)) if calc_q else jnp.zeros_like(a)
+        return (zeros_like(a), zeros_like(a)) if calc_q else zeros_like(a)
     packed, taus = _lax_hessenberg(a)
-    h = jnp.triu(packed, -1)
+    h = triu(packed, -1)
     if not calc_q:
         return h
     # The reflectors act on rows/columns 1..n-1; q is identity in the first row and column.
     q_inner = lax_linalg.householder_product(packed[..., 1:, :-1], taus)
     batch = packed.shape[:-2]
     dtype = packed.dtype
-    q = jnp.block([[jnp.ones((*batch, 1, 1), dtype), jnp.zeros((*batch, 1, n - 1), dtype)],
-                   [jnp.zeros((*batch, n - 1, 1), dtype), q_inner]])
+    q = block([[ones((*batch, 1, 1), dtype), zeros((*batch, 1, n - 1), dtype)],
+                   [zeros((*batch, n - 1, 1), dtype), q_inner]])
     return h, q
 
 
@@ -350,7 +374,7 @@ def polar(a: Array, side: str = "right", *, method: str = "qdwh", eps: float | N
            [0., 2.]], dtype=float32)
     """
     del max_iterations  # JAX 0.4.30 does not pass it on to qdwh either
-    arr = jnp.asarray(a)
+    arr = asarray(a)
     if arr.ndim != 2:
         raise ValueError("The input `a` must be a 2-D array.")
     if side not in ("right", "left"):
@@ -391,13 +415,13 @@ def _solve_pos(a: Array, b: Array, lower: bool) -> Array:
     _check_solve_shapes(a, b)
     # Factor once, outside differentiation: custom_linear_solve's rules reuse the factor for
     # the tangent and cotangent systems (a is symmetric, so the transpose solve is the same).
-    factors = cho_factor(lax.stop_gradient(a), lower=lower)
+    factors = cho_factor(stop_gradient(a), lower=lower)
     solve_one = functools.partial(
-        lax.custom_linear_solve, lambda x: _matvec(a, x),
+        custom_linear_solve, lambda x: _matvec(a, x),
         solve=lambda _, x: cho_solve(factors, x), symmetric=True)
     if a.ndim == b.ndim + 1:
         return solve_one(b)
-    return numjax.vmap(solve_one, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
+    return vmap(solve_one, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
 
 
 def solve(a: Array, b: Array, lower: bool = False, overwrite_a: bool = False,
@@ -416,12 +440,12 @@ def solve(a: Array, b: Array, lower: bool = False, overwrite_a: bool = False,
         raise ValueError(f"Expected assume_a to be one of {valid_assume_a}; got {assume_a!r}")
     if assume_a == "pos":
         return _solve_pos(a, b, lower)
-    a, b = jnp.asarray(a), jnp.asarray(b)
+    a, b = asarray(a), asarray(b)
     if a.ndim >= 2 and b.ndim >= 1 and a.shape[-1] != b.shape[-1 if b.ndim == 1 else -2]:
         # jnp.linalg.solve's core signature is (m,m),(m)->(m) or (m,m),(m,n)->(m,n).
         raise ValueError(f"inconsistent size for core dimension 'm': {a.shape} and {b.shape} "
                          "in jax.scipy.linalg.solve")
-    return jnp.linalg.solve(a, b)
+    return jnp_linalg_solve(a, b)
 
 
 def solve_triangular(a: Array, b: Array, trans: int | str = 0, lower: bool = False,
@@ -464,21 +488,21 @@ def block_diag(*arrs: Array) -> Array:
            [0., 0., 3.]], dtype=float32)
     """
     if not arrs:
-        arrs = (jnp.zeros((1, 0)),)
+        arrs = (zeros((1, 0)),)
     arrs = tuple(promote_dtypes(*arrs))
     for i, a in enumerate(arrs):
-        if jnp.ndim(a) > 2:
+        if ndim(a) > 2:
             raise ValueError("Arguments to jax.scipy.linalg.block_diag must have at most 2 "
-                             f"dimensions, got an array of shape {jnp.shape(a)} at argument "
+                             f"dimensions, got an array of shape {jnp_shape(a)} at argument "
                              f"{i}.")
-    blocks = [jnp.atleast_2d(a) for a in arrs]
+    blocks = [atleast_2d(a) for a in arrs]
     out = blocks[0]
     zero = np.zeros((), out.dtype)
     for blk in blocks[1:]:
         rows, cols = blk.shape
         # Widen the accumulated matrix by blk's columns and put blk below, shifted right.
-        shifted = lax.pad(blk, zero, ((0, 0, 0), (out.shape[1], 0, 0)))
-        out = lax.concatenate([lax.pad(out, zero, ((0, 0, 0), (0, cols, 0))), shifted], 0)
+        shifted = lax_pad(blk, zero, ((0, 0, 0), (out.shape[1], 0, 0)))
+        out = lax_concatenate([lax_pad(out, zero, ((0, 0, 0), (0, cols, 0))), shifted], 0)
     return out
 
 
@@ -494,19 +518,19 @@ def toeplitz(c: Array, r: Array | None = None) -> Array:
     """
     if r is None:
         check_arraylike("toeplitz", c)
-        r = jnp.conjugate(jnp.asarray(c))
+        r = conjugate(asarray(c))
     else:
         check_arraylike("toeplitz", c, r)
-    c_arr = jnp.asarray(c).ravel()
-    r_arr = jnp.asarray(r).ravel()
+    c_arr = asarray(c).ravel()
+    r_arr = asarray(r).ravel()
     nrows, ncols = c_arr.shape[0], r_arr.shape[0]
     if nrows == 0 or ncols == 0:
-        return jnp.empty((nrows, ncols), dtype=jnp.promote_types(c_arr.dtype, r_arr.dtype))
+        return empty((nrows, ncols), dtype=promote_types(c_arr.dtype, r_arr.dtype))
     # Entry (i, j) is c[i - j] below the diagonal and r[j - i] on and above it: both are
     # elems[nrows - 1 - i + j] in elems = [c reversed, r without its first entry].
-    elems = jnp.concatenate([c_arr[::-1], r_arr[1:]])
+    elems = concatenate([c_arr[::-1], r_arr[1:]])
     index = nrows - 1 - np.arange(nrows)[:, None] + np.arange(ncols)[None, :]
-    return lax.convert_element_type(elems[index], elems.dtype)
+    return convert_element_type(elems[index], elems.dtype)
 
 
 def hilbert(n: int) -> Array:
@@ -516,7 +540,7 @@ def hilbert(n: int) -> Array:
     Array([[1.        , 0.5       ],
            [0.5       , 0.33333334]], dtype=float32)
     """
-    a = lax.broadcasted_iota(jnp.float64, (n, 1), 0)
+    a = broadcasted_iota(float64, (n, 1), 0)
     return 1 / (a + a.T + 1)
 
 
@@ -532,7 +556,7 @@ def _sturm_count(alpha: Array, beta_sq: Array, pivmin: Array, alpha0_shift: Arra
     LDL^T factorization of T - x I (Sylvester's law of inertia), pivots kept away from 0."""
     q = alpha[0] - x
     count = (q < 0).astype(np.int32)
-    q = jnp.where(alpha[0] == x, alpha0_shift, q)
+    q = where(alpha[0] == x, alpha0_shift, q)
 
     def step(carry: tuple[Array, Array], ab: tuple[Array, Array]
              ) -> tuple[tuple[Array, Array], None]:
@@ -540,10 +564,10 @@ def _sturm_count(alpha: Array, beta_sq: Array, pivmin: Array, alpha0_shift: Arra
         a_i, b2 = ab
         q = a_i - b2 / q - x
         small = q <= pivmin
-        return (jnp.where(small, jnp.minimum(q, -pivmin), q), count + small.astype(np.int32)), None
+        return (where(small, minimum(q, -pivmin), q), count + small.astype(np.int32)), None
 
     n = alpha.shape[0]
-    (_, count), _ = lax.scan(step, (q, count), (alpha[1:], beta_sq[:n - 1]))
+    (_, count), _ = scan(step, (q, count), (alpha[1:], beta_sq[:n - 1]))
     return count
 
 
@@ -560,7 +584,7 @@ def eigh_tridiagonal(d: Array, e: Array, *, eigvals_only: bool = False, select: 
     """
     if not eigvals_only:
         raise NotImplementedError("Calculation of eigenvectors is not implemented")
-    alpha, beta = jnp.asarray(d), jnp.asarray(e)
+    alpha, beta = asarray(d), asarray(e)
     if alpha.dtype != beta.dtype:
         raise TypeError("diagonal and off-diagonal values must have same dtype, got "
                         f"{alpha.dtype} and {beta.dtype}")
@@ -570,40 +594,40 @@ def eigh_tridiagonal(d: Array, e: Array, *, eigvals_only: bool = False, select: 
                         f"{beta.dtype}")
     n = alpha.shape[0]
     if n <= 1:
-        return jnp.real(alpha)
+        return jnp_real(alpha)
     if alpha.dtype.kind == "c":
-        alpha = jnp.real(alpha)
-        beta_sq = jnp.real(beta * jnp.conj(beta))
-        beta_abs = jnp.sqrt(beta_sq)
+        alpha = jnp_real(alpha)
+        beta_sq = jnp_real(beta * jnp_conj(beta))
+        beta_abs = sqrt(beta_sq)
     else:
-        beta_abs = jnp.abs(beta)
-        beta_sq = jnp.square(beta)
+        beta_abs = jnp_abs(beta)
+        beta_sq = square(beta)
     dtype = alpha.dtype
     finfo = np.finfo(dtype)
     eps = dtype.type(finfo.eps)
 
     # Gershgorin discs bound the spectrum.
-    radius = jnp.concatenate([beta_abs[:1], beta_abs[:-1] + beta_abs[1:], beta_abs[-1:]])
-    upper_est = jnp.max(alpha + radius)
-    lower_est = jnp.min(alpha - radius)
-    t_norm = jnp.maximum(jnp.abs(lower_est), jnp.abs(upper_est))
+    radius = concatenate([beta_abs[:1], beta_abs[:-1] + beta_abs[1:], beta_abs[-1:]])
+    upper_est = jnp_max(alpha + radius)
+    lower_est = jnp_min(alpha - radius)
+    t_norm = maximum(jnp_abs(lower_est), jnp_abs(upper_est))
     one = dtype.type(1)
     safemin = np.maximum(one / finfo.max, (one + finfo.eps) * finfo.tiny)
-    pivmin = safemin * jnp.maximum(1, jnp.max(beta_sq))
-    alpha0_shift = jnp.square(eps * beta_abs[0])
+    pivmin = safemin * maximum(1, jnp_max(beta_sq))
+    alpha0_shift = square(eps * beta_abs[0])
     abs_tol = eps * t_norm
     if tol is not None:
-        abs_tol = jnp.maximum(tol, abs_tol)
+        abs_tol = maximum(tol, abs_tol)
     max_it = finfo.nmant + 1  # each halving gains one bit
 
     if select == "a":
-        targets = jnp.arange(n, dtype=np.int32)
+        targets = arange(n, dtype=np.int32)
     elif select == "i":
         if select_range is None:
             raise ValueError("for select='i', select_range must be specified.")
         if select_range[0] > select_range[1]:
             raise ValueError("Got empty index range in select_range.")
-        targets = jnp.arange(select_range[0], select_range[1] + 1, dtype=np.int32)
+        targets = arange(select_range[0], select_range[1] + 1, dtype=np.int32)
     elif select == "v":
         raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
     else:
@@ -611,23 +635,23 @@ def eigh_tridiagonal(d: Array, e: Array, *, eigvals_only: bool = False, select: 
 
     # Widen the Gershgorin interval slightly so the extreme eigenvalues lie strictly inside.
     fudge = 2.1
-    slack = jnp.array(n, dtype) * fudge * eps * t_norm
+    slack = array(n, dtype) * fudge * eps * t_norm
     shape = targets.shape
-    lo = jnp.broadcast_to(lower_est - slack - 2 * fudge * pivmin, shape)
-    hi = jnp.broadcast_to(upper_est + slack + fudge * pivmin, shape)
-    pivmin = jnp.broadcast_to(pivmin, shape)
-    alpha0_shift = jnp.broadcast_to(alpha0_shift, shape)
+    lo = broadcast_to(lower_est - slack - 2 * fudge * pivmin, shape)
+    hi = broadcast_to(upper_est + slack + fudge * pivmin, shape)
+    pivmin = broadcast_to(pivmin, shape)
+    alpha0_shift = broadcast_to(alpha0_shift, shape)
 
     def cond(state: tuple[Any, Array, Array, Array]) -> Array:
         i, lo, _, hi = state
-        return jnp.logical_and(i < max_it, abs_tol < jnp.max(hi - lo))
+        return logical_and(i < max_it, abs_tol < jnp_max(hi - lo))
 
     def body(state: tuple[Any, Array, Array, Array]) -> tuple[Any, Array, Array, Array]:
         i, lo, mid, hi = state
         counts = _sturm_count(alpha, beta_sq, pivmin, alpha0_shift, mid)
-        lo = jnp.where(counts <= targets, mid, lo)
-        hi = jnp.where(counts > targets, mid, hi)
+        lo = where(counts <= targets, mid, lo)
+        hi = where(counts > targets, mid, hi)
         return i + 1, lo, 0.5 * (lo + hi), hi
 
-    _, _, mid, _ = lax.while_loop(cond, body, (0, lo, 0.5 * (hi + lo), hi))
+    _, _, mid, _ = while_loop(cond, body, (0, lo, 0.5 * (hi + lo), hi))
     return mid

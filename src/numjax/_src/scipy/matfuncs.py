@@ -16,10 +16,30 @@ from typing import Any
 
 import numpy as np
 
-import numjax
-from numjax import lax
-from numjax import numpy as jnp  # complete by the time any function runs
 from numjax._src import dtypes
+from numjax._src.api.transformations import jvp
+from numjax._src.control_flow.cond import cond, switch
+from numjax._src.control_flow.loops import fori_loop, scan
+from numjax._src.dtypes import finfo, result_type
+from numjax._src.lax.dot import Precision
+from numjax._src.lax.dynamic_slicing import (
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_slice_in_dim,
+)
+from numjax._src.numpy.complex_fns import conj
+from numjax._src.numpy.creation import arange, array, asarray, eye, full_like
+from numjax._src.numpy.lax_numpy import dot, where
+from numjax._src.numpy.linalg import eigvals, norm, solve
+from numjax._src.numpy.matrices import diag as jnp_diag
+from numjax._src.numpy.matrices import triu
+from numjax._src.numpy.reductions import any as jnp_any
+from numjax._src.numpy.reductions import sum as jnp_sum
+from numjax._src.numpy.selection import vectorize
+from numjax._src.numpy.shape import stack
+from numjax._src.numpy.sorting import digitize
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import floor, isinf, log2, maximum, minimum, sqrt
 from numjax._src.numpy.util import promote_dtypes_inexact
 from numjax._src.scipy.linalg import schur, solve_triangular
 from numjax._src.typing import Array
@@ -38,7 +58,7 @@ def _pade_coefficients(m: int) -> list[float]:
 
 
 def _dot(a: Array, b: Array) -> Array:
-    return jnp.dot(a, b, precision=lax.Precision.HIGHEST)
+    return dot(a, b, precision=Precision.HIGHEST)
 
 
 def _pade(m: int) -> Callable[[Array], tuple[Array, Array]]:
@@ -47,7 +67,7 @@ def _pade(m: int) -> Callable[[Array], tuple[Array, Array]]:
     b = _pade_coefficients(m)
 
     def approximant(a: Array) -> tuple[Array, Array]:
-        ident = jnp.eye(*a.shape, dtype=a.dtype)
+        ident = eye(*a.shape, dtype=a.dtype)
         a2 = _dot(a, a)
         powers = {0: ident, 2: a2}
         for k in range(4, (6 if m == 13 else m - 1) + 1, 2):  # a^4 = a2 a2, a^6 = a^4 a2, ...
@@ -86,12 +106,12 @@ def _pade_pq(a: Array) -> tuple[Array, Array, Array]:
         degrees, thetas = _DEGREES["single"]
     else:
         raise TypeError(f"A.dtype={a.dtype} is not supported.")
-    norm1 = jnp.linalg.norm(a, 1)
-    n_squarings = jnp.maximum(0, jnp.floor(jnp.log2(norm1 / thetas[-1])))
+    norm1 = norm(a, 1)
+    n_squarings = maximum(0, floor(log2(norm1 / thetas[-1])))
     a = a / 2 ** n_squarings.astype(a.dtype)
     # The degree is picked from the unscaled norm: past the last threshold, the highest.
-    index = jnp.digitize(norm1, jnp.array(thetas[:-1], dtype=norm1.dtype))
-    u, v = lax.switch(index, [_pade(m) for m in degrees], a)
+    index = digitize(norm1, array(thetas[:-1], dtype=norm1.dtype))
+    u, v = switch(index, [_pade(m) for m in degrees], a)
     return u + v, v - u, n_squarings
 
 
@@ -99,20 +119,20 @@ def _expm_2d(a: Array, upper_triangular: bool, max_squarings: int) -> Array:
     p, q, n_squarings = _pade_pq(a)
 
     def too_large(args: tuple[Array, Array, Array]) -> Array:
-        return jnp.full_like(args[0], jnp.nan)
+        return full_like(args[0], np.nan)
 
     def compute(args: tuple[Array, Array, Array]) -> Array:
         _, p, q = args
-        r = solve_triangular(q, p) if upper_triangular else jnp.linalg.solve(q, p)
+        r = solve_triangular(q, p) if upper_triangular else solve(q, p)
 
         # Square n_squarings times; a scan over a fixed count keeps reverse mode available.
         def square(r: Array, i: Array) -> tuple[Array, None]:
-            return lax.cond(i < n_squarings, lambda x: _dot(x, x), lambda x: x, r), None
+            return cond(i < n_squarings, lambda x: _dot(x, x), lambda x: x, r), None
 
-        r, _ = lax.scan(square, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))
+        r, _ = scan(square, r, arange(max_squarings, dtype=n_squarings.dtype))
         return r
 
-    return lax.cond(n_squarings > max_squarings, too_large, compute, (a, p, q))
+    return cond(n_squarings > max_squarings, too_large, compute, (a, p, q))
 
 
 def expm(A: Array, *, upper_triangular: bool = False, max_squarings: int = 16) -> Array:
@@ -124,13 +144,13 @@ def expm(A: Array, *, upper_triangular: bool = False, max_squarings: int = 16) -
     Array([[1., 1.],
            [0., 1.]], dtype=float32)
     """
-    (A,) = promote_dtypes_inexact(jnp.asarray(A))
+    (A,) = promote_dtypes_inexact(asarray(A))
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise ValueError(f"Expected A to be a (batched) square matrix, got {A.shape=}.")
     fn = functools.partial(_expm_2d, upper_triangular=upper_triangular,
                            max_squarings=max_squarings)
     if A.ndim > 2:
-        return jnp.vectorize(fn, signature="(n,n)->(n,n)")(A)
+        return vectorize(fn, signature="(n,n)->(n,n)")(A)
     return fn(A)
 
 
@@ -145,7 +165,7 @@ def expm_frechet(A: Array, E: Array, *, method: str | None = None,
            [0., 1.]], dtype=float32)
     """
     del method
-    a, e = jnp.asarray(A), jnp.asarray(E)
+    a, e = asarray(A), asarray(E)
     if a.ndim < 2 or a.shape[-2] != a.shape[-1]:
         raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={a.shape}")
     if e.ndim < 2 or e.shape[-2] != e.shape[-1]:
@@ -154,7 +174,7 @@ def expm_frechet(A: Array, E: Array, *, method: str | None = None,
         raise ValueError("expected A and E to be the same shape, got "
                          f"A.shape={a.shape} E.shape={e.shape}")
     fn = functools.partial(expm, upper_triangular=False, max_squarings=16)
-    expm_a, frechet = numjax.jvp(fn, (a,), (e,))
+    expm_a, frechet = jvp(fn, (a,), (e,))
     return (expm_a, frechet) if compute_expm else frechet
 
 
@@ -164,21 +184,21 @@ def expm_frechet(A: Array, E: Array, *, method: str | None = None,
 def _sqrtm_triu(t: Array) -> Array:
     """Square root of upper triangular `t`, column by column from the diagonal up:
     u_ij = (t_ij - sum_{i<k<j} u_ik u_kj) / (u_ii + u_jj)."""
-    diag = jnp.sqrt(jnp.diag(t))
+    diag = sqrt(jnp_diag(t))
     n = diag.shape[0]
-    k = jnp.arange(n)
+    k = arange(n)
 
     def column(j: Array, u: Array) -> Array:
         def entry(offset: Array, u: Array) -> Array:
             i = j - 1 - offset
-            inner = jnp.where((k > i) & (k < j), u[i, :] * u[:, j], 0)
-            s = jnp.sum(inner)
-            value = jnp.where(t[i, j] == s, 0, (t[i, j] - s) / (diag[i] + diag[j]))
+            inner = where((k > i) & (k < j), u[i, :] * u[:, j], 0)
+            s = jnp_sum(inner)
+            value = where(t[i, j] == s, 0, (t[i, j] - s) / (diag[i] + diag[j]))
             return u.at[i, j].set(value)
 
-        return lax.fori_loop(0, j, entry, u)
+        return fori_loop(0, j, entry, u)
 
-    return lax.fori_loop(0, n, column, jnp.diag(diag))
+    return fori_loop(0, n, column, jnp_diag(diag))
 
 
 def sqrtm(A: Array, blocksize: int = 1) -> Array:
@@ -192,12 +212,12 @@ def sqrtm(A: Array, blocksize: int = 1) -> Array:
     """
     if blocksize > 1:
         raise NotImplementedError("Blocked version is not implemented yet.")
-    a = jnp.asarray(A)
+    a = asarray(A)
     if a.ndim != 2:
         raise ValueError(f"sqrtm expects a 2-D matrix, got shape {a.shape}")
     t, z = schur(a, output="complex")
     root = _sqrtm_triu(t)
-    return _dot(_dot(z, root), jnp.conj(z.T))
+    return _dot(_dot(z, root), conj(z.T))
 
 
 def rsf2csf(T: Array, Z: Array, check_finite: bool = True) -> tuple[Array, Array]:
@@ -210,7 +230,7 @@ def rsf2csf(T: Array, Z: Array, check_finite: bool = True) -> tuple[Array, Array
     Array([ 1., -1.], dtype=float32)
     """
     del check_finite
-    t, z = jnp.asarray(T), jnp.asarray(Z)
+    t, z = asarray(T), asarray(Z)
     if t.ndim != 2 or t.shape[0] != t.shape[1]:
         raise ValueError("Input 'T' must be square.")
     if z.ndim != 2 or z.shape[0] != z.shape[1]:
@@ -219,49 +239,49 @@ def rsf2csf(T: Array, Z: Array, check_finite: bool = True) -> tuple[Array, Array
         raise ValueError(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
     # Their common type made complex (no promotion with a complex type, which strict
     # promotion would refuse).
-    dtype = dtypes.to_complex_dtype(jnp.result_type(t.dtype, z.dtype))
+    dtype = dtypes.to_complex_dtype(result_type(t.dtype, z.dtype))
     t, z = t.astype(dtype), z.astype(dtype)
-    eps = jnp.finfo(dtype).eps
+    eps = finfo(dtype).eps
     n = t.shape[0]
     if n == 1:
         return t, z
-    idx = jnp.arange(n)
+    idx = arange(n)
 
     def split(m: Array, t: Array, z: Array) -> tuple[Array, Array]:
         # Rotate rows/columns m-1, m so that the block's eigenvalue mu[0] lands at (m-1, m-1).
-        block = lax.dynamic_slice(t, (m - 1, m - 1), (2, 2))
-        mu = jnp.linalg.eigvals(block) - t[m, m]
-        r = jnp.linalg.norm(jnp.stack([mu[0], t[m, m - 1]])).astype(dtype)
+        block = dynamic_slice(t, (m - 1, m - 1), (2, 2))
+        mu = eigvals(block) - t[m, m]
+        r = norm(stack([mu[0], t[m, m - 1]])).astype(dtype)
         c, s = mu[0] / r, t[m, m - 1] / r
-        g = jnp.stack([jnp.stack([jnp.conj(c), s]), jnp.stack([-s, c])])
-        gh = jnp.conj(g.T)
-        rows = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=0)
+        g = stack([stack([conj(c), s]), stack([-s, c])])
+        gh = conj(g.T)
+        rows = dynamic_slice_in_dim(t, m - 1, 2, axis=0)
         right = idx >= m - 1  # columns left of the block are zero in these rows
-        rows = jnp.where(right, g @ jnp.where(right, rows, 0), rows)
-        t = lax.dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
-        cols = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=1)
+        rows = where(right, g @ where(right, rows, 0), rows)
+        t = dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
+        cols = dynamic_slice_in_dim(t, m - 1, 2, axis=1)
         above = idx[:, None] < m + 1  # rows below the block are zero in these columns
-        cols = jnp.where(above, jnp.where(above, cols, 0) @ gh, cols)
-        t = lax.dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
-        zcols = lax.dynamic_slice_in_dim(z, m - 1, 2, axis=1)
-        z = lax.dynamic_update_slice_in_dim(z, zcols @ gh, m - 1, axis=1)
+        cols = where(above, where(above, cols, 0) @ gh, cols)
+        t = dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
+        zcols = dynamic_slice_in_dim(z, m - 1, 2, axis=1)
+        z = dynamic_update_slice_in_dim(z, zcols @ gh, m - 1, axis=1)
         return t, z
 
     def step(i: Array, tz: tuple[Array, Array]) -> tuple[Array, Array]:
         m = n - i
         t, z = tz
-        coupled = jnp.abs(t[m, m - 1]) > eps * (jnp.abs(t[m - 1, m - 1]) + jnp.abs(t[m, m]))
-        t, z = lax.cond(coupled, split, lambda m, t, z: (t, z), m, t, z)
+        coupled = jnp_abs(t[m, m - 1]) > eps * (jnp_abs(t[m - 1, m - 1]) + jnp_abs(t[m, m]))
+        t, z = cond(coupled, split, lambda m, t, z: (t, z), m, t, z)
         return t.at[m, m - 1].set(0.0), z
 
-    return lax.fori_loop(1, n, step, (t, z))
+    return fori_loop(1, n, step, (t, z))
 
 
 def _parlett(f: Array, t: Array) -> tuple[Array, Array]:
     """Fill the strict upper triangle of f = func(t) superdiagonal by superdiagonal from
     f t = t f; also return the smallest |t_jj - t_ii| divided by."""
     n = t.shape[0]
-    k = jnp.arange(n)
+    k = arange(n)
 
     def diagonal(p: Array, state: tuple[Array, Array]) -> tuple[Array, Array]:
         def entry(i: Array, state: tuple[Array, Array]) -> tuple[Array, Array]:
@@ -269,15 +289,15 @@ def _parlett(f: Array, t: Array) -> tuple[Array, Array]:
             j = i + p  # 1-based (i, j), as in the book
             inner = (k >= i) & (k < j - 1)
             s = t[i - 1, j - 1] * (f[j - 1, j - 1] - f[i - 1, i - 1])
-            s = s + (jnp.where(inner, t[i - 1], 0) @ jnp.where(inner, f[:, j - 1], 0)
-                     - jnp.where(inner, f[i - 1], 0) @ jnp.where(inner, t[:, j - 1], 0))
+            s = s + (where(inner, t[i - 1], 0) @ where(inner, f[:, j - 1], 0)
+                     - where(inner, f[i - 1], 0) @ where(inner, t[:, j - 1], 0))
             den = t[j - 1, j - 1] - t[i - 1, i - 1]
-            s = jnp.where(den != 0, s / den, s)
-            return f.at[i - 1, j - 1].set(s), jnp.minimum(minden, jnp.abs(den))
+            s = where(den != 0, s / den, s)
+            return f.at[i - 1, j - 1].set(s), minimum(minden, jnp_abs(den))
 
-        return lax.fori_loop(1, n - p + 1, entry, state)
+        return fori_loop(1, n - p + 1, entry, state)
 
-    return lax.fori_loop(1, n, diagonal, (f, jnp.abs(t[0, 0])))
+    return fori_loop(1, n, diagonal, (f, jnp_abs(t[0, 0])))
 
 
 def funm(A: Array, func: Callable[[Array], Array], disp: bool = True) -> Any:
@@ -290,19 +310,19 @@ def funm(A: Array, func: Callable[[Array], Array], disp: bool = True) -> Any:
     Array([[1., 3.],
            [0., 4.]], dtype=float32)
     """
-    a = jnp.asarray(A)
+    a = asarray(A)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError("expected square array_like input")
     t, z = schur(a)
     t, z = rsf2csf(t, z)
-    f = jnp.diag(func(jnp.diag(t))).astype(t.dtype)
+    f = jnp_diag(func(jnp_diag(t))).astype(t.dtype)
     f, minden = _parlett(f, t)
-    f = z @ f @ jnp.conj(z.T)
+    f = z @ f @ conj(z.T)
     if disp:
         return f
     # JAX measures single-precision results against float32's eps, others against float64's.
-    tol = jnp.finfo(np.float32 if f.dtype == np.complex64 else np.float64).eps
-    minden = jnp.where(minden == 0.0, tol, minden)
-    err = jnp.where(jnp.any(jnp.isinf(f)), jnp.inf, jnp.minimum(1, jnp.maximum(
-        tol, (tol / minden) * jnp.linalg.norm(jnp.triu(t, 1), 1))))
+    tol = finfo(np.float32 if f.dtype == np.complex64 else np.float64).eps
+    minden = where(minden == 0.0, tol, minden)
+    err = where(jnp_any(isinf(f)), np.inf, minimum(1, maximum(
+        tol, (tol / minden) * norm(triu(t, 1), 1))))
     return f, err

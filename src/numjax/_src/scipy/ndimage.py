@@ -16,27 +16,34 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.api.jit import jit
+from numjax._src.dtypes import issubdtype
 from numjax._src.lax import lax
+from numjax._src.numpy.creation import asarray
+from numjax._src.numpy.lax_numpy import clip, where
+from numjax._src.numpy.scalar_types import int32
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import floor, floor_divide
 from numjax._src.typing import Array
 
 
 def _mirror(index: Array, size: int) -> Array:
     """Reflection about the end samples (..., 1, 0, 1, ..., n-1, n-2, ...): a triangle wave."""
     period = size - 1
-    return jnp.abs((index + period) % (2 * period) - period)
+    return jnp_abs((index + period) % (2 * period) - period)
 
 
 def _reflect(index: Array, size: int) -> Array:
     """Reflection about the array's edges (..., 1, 0, 0, 1, ..., n-1, n-1, ...): mirroring on
     the half-sample grid."""
-    return jnp.floor_divide(_mirror(2 * index + 1, 2 * size + 1) - 1, 2)
+    return floor_divide(_mirror(2 * index + 1, 2 * size + 1) - 1, 2)
 
 
 _INDEX_FIXERS: dict[str, Callable[[Array, int], Array]] = {
     "constant": lambda index, size: index,
-    "nearest": lambda index, size: jnp.clip(index, 0, size - 1),
+    "nearest": lambda index, size: clip(index, 0, size - 1),
     "wrap": lambda index, size: index % size,
     "mirror": _mirror,
     "reflect": _reflect,
@@ -44,27 +51,27 @@ _INDEX_FIXERS: dict[str, Callable[[Array, int], Array]] = {
 
 
 def _round_half_away_from_zero(a: Array) -> Array:
-    return a if jnp.issubdtype(a.dtype, jnp.integer) else lax.round(a)
+    return a if issubdtype(a.dtype, np.integer) else lax.round(a)
 
 
 def _nearest_nodes(coordinate: Array) -> list[tuple[Array, Any]]:
-    index = _round_half_away_from_zero(coordinate).astype(jnp.int32)
+    index = _round_half_away_from_zero(coordinate).astype(int32)
     return [(index, coordinate.dtype.type(1))]
 
 
 def _linear_nodes(coordinate: Array) -> list[tuple[Array, Any]]:
-    lower = jnp.floor(coordinate)
+    lower = floor(coordinate)
     upper_weight = coordinate - lower
-    index = lower.astype(jnp.int32)
+    index = lower.astype(int32)
     return [(index, 1 - upper_weight), (index + 1, upper_weight)]
 
 
 @functools.partial(jit, static_argnums=(2, 3, 4))
 def _map_coordinates(input: Array, coordinates: Sequence[Array], order: int, mode: str,
                      cval: Any) -> Array:
-    arr = jnp.asarray(input)
-    coords = [jnp.asarray(c) for c in coordinates]
-    fill = jnp.asarray(cval, arr.dtype)
+    arr = asarray(input)
+    coords = [asarray(c) for c in coordinates]
+    fill = asarray(cval, arr.dtype)
     if len(coordinates) != arr.ndim:
         raise ValueError("coordinates must be a sequence of length input.ndim, but "
                          f"{len(coordinates)} != {arr.ndim}")
@@ -95,10 +102,10 @@ def _map_coordinates(input: Array, coordinates: Sequence[Array], order: int, mod
             (), (), ())  # a 0-d input: the empty product below raises JAX's TypeError
         value = arr[indices]
         if not all(valid is True for valid in validities):
-            value = jnp.where(functools.reduce(operator.and_, validities), value, fill)
+            value = where(functools.reduce(operator.and_, validities), value, fill)
         terms.append(functools.reduce(operator.mul, weights) * value)
     result = functools.reduce(operator.add, terms)
-    if jnp.issubdtype(arr.dtype, jnp.integer):
+    if issubdtype(arr.dtype, np.integer):
         result = _round_half_away_from_zero(result)
     return result.astype(arr.dtype)
 

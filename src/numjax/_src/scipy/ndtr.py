@@ -11,10 +11,12 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
+from numjax._src.numpy.creation import asarray, full, zeros_like
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.shape import shape
 from numjax._src.typing import Array
 
 # Segment bounds of log_ndtr per dtype: (lower, upper). Below `lower` ndtr is ~0 relative to
@@ -32,7 +34,7 @@ def ndtr(x: Array) -> Array:
     >>> ndtr(1.0)
     Array(0.8413447, dtype=float32)
     """
-    x = jnp.asarray(x)  # no promotion: integer input is an error, as in JAX
+    x = asarray(x)  # no promotion: integer input is an error, as in JAX
     dt = _dtype(x)
     if dt not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={dt} is not supported, see docstring for supported types.")
@@ -57,7 +59,7 @@ def _ndtr(x: Array) -> Array:
 
 def _horner(x: Array, coeffs: list[float]) -> Array:
     """coeffs[0] + coeffs[1] x + ... evaluated from the highest power down."""
-    acc = jnp.zeros_like(x)
+    acc = zeros_like(x)
     for c in reversed(coeffs):
         acc = acc * x + c
     return acc
@@ -90,7 +92,7 @@ def ndtri(p: Array) -> Array:
     >>> ndtri(0.975)
     Array(1.9599644, dtype=float32)
     """
-    p = jnp.asarray(p)
+    p = asarray(p)
     dt = _dtype(p)
     if dt not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={dt} is not supported, see docstring for supported types.")
@@ -100,9 +102,9 @@ def ndtri(p: Array) -> Array:
 def _ndtri(p: Array) -> Array:
     c = lambda v: _c(p, v)
     upper = p > c(-np.expm1(-2.0))
-    small = jnp.where(upper, lax.sub(c(1.0), p), p)  # the tail probability, <= 1 - exp(-2)
+    small = where(upper, lax.sub(c(1.0), p), p)  # the tail probability, <= 1 - exp(-2)
     # 0 would give NaNs in branches not taken (and in their gradients); 1/2 is harmless.
-    small = jnp.where(small == c(0.0), c(0.5), small)
+    small = where(small == c(0.0), c(0.5), small)
 
     # Central region: x / sqrt(2 pi) = w + w^3 P0(w^2) / Q0(w^2), w = p - 1/2.
     w = small - c(0.5)
@@ -116,10 +118,10 @@ def _ndtri(p: Array) -> Array:
     far = lead - _horner(inv_z, _P2) / _horner(inv_z, _Q2) / z
     near = lead - _horner(inv_z, _P1) / _horner(inv_z, _Q1) / z
 
-    x = jnp.where(small > c(np.exp(-2.0)), central, jnp.where(z >= c(8.0), far, near))
-    x = jnp.where(p > c(1.0 - np.exp(-2.0)), x, -x)
-    inf = jnp.full(jnp.shape(p), c(np.inf))
-    return jnp.where(p == c(0.0), -inf, jnp.where(p == c(1.0), inf, x))
+    x = where(small > c(np.exp(-2.0)), central, where(z >= c(8.0), far, near))
+    x = where(p > c(1.0 - np.exp(-2.0)), x, -x)
+    inf = full(shape(p), c(np.inf))
+    return where(p == c(0.0), -inf, where(p == c(1.0), inf, x))
 
 
 def log_ndtr(x: Array, series_order: int = 3) -> Array:
@@ -139,15 +141,15 @@ def log_ndtr(x: Array, series_order: int = 3) -> Array:
 
 
 def _log_ndtr_impl(x: Array, series_order: int) -> Array:
-    x = jnp.asarray(x)
+    x = asarray(x)
     dt = _dtype(x)
     if dt not in _LOG_NDTR_BOUNDS:
         raise TypeError(f"x.dtype={dt} is not supported.")
     lower, upper = (_c(x, b) for b in _LOG_NDTR_BOUNDS[dt])
     # The clamps keep the branches not taken finite: a select's gradient multiplies them by 0.
-    return jnp.where(
+    return where(
         lax.gt(x, upper), -_ndtr(-x),
-        jnp.where(lax.gt(x, lower), lax.log(_ndtr(lax.max(x, lower))),
+        where(lax.gt(x, lower), lax.log(_ndtr(lax.max(x, lower))),
                   _log_ndtr_lower(lax.min(x, lower), series_order)))
 
 
@@ -182,8 +184,8 @@ def _asymptotic_series(x: Array, series_order: int) -> Array:
     if series_order <= 0:
         return np.array(1, dt)
     x2 = lax.square(x)
-    even = jnp.zeros_like(x)
-    odd = jnp.zeros_like(x)
+    even = zeros_like(x)
+    odd = zeros_like(x)
     x2n = x2
     for n in range(1, series_order + 1):
         term = lax.div(_c(x, float(np.prod(np.arange(2 * n - 1, 1, -2)))), x2n)

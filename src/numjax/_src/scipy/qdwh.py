@@ -14,9 +14,19 @@ from typing import Any
 
 import numpy as np
 
-from numjax import lax
-from numjax import numpy as jnp  # complete by the time any function runs
+from numjax._src.control_flow.loops import fori_loop, while_loop
+from numjax._src.dtypes import finfo
 from numjax._src.lax import linalg as lax_linalg
+from numjax._src.lax.elementwise import rsqrt
+from numjax._src.numpy.complex_fns import conj
+from numjax._src.numpy.creation import array, asarray, eye
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.linalg import norm
+from numjax._src.numpy.reductions import max as jnp_max
+from numjax._src.numpy.reductions import sum as jnp_sum
+from numjax._src.numpy.shape import concatenate
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import logical_and, logical_not
 from numjax._src.typing import Array
 
 __all__ = ["qdwh"]
@@ -56,21 +66,21 @@ def _cholesky_params(a: float, b: float, c: float) -> tuple[float, float, float]
 def _qr_step(u: Array, e: Array, scale: Array, sqrt_c: Array) -> Array:
     # [sqrt(c) u; I] = [q1; q2] r gives u (I + c u^H u)^-1 = q1 q2^H / sqrt(c).
     m, n = u.shape
-    q, _ = lax_linalg.qr(jnp.concatenate([sqrt_c * u, jnp.eye(n, dtype=u.dtype)]),
+    q, _ = lax_linalg.qr(concatenate([sqrt_c * u, eye(n, dtype=u.dtype)]),
                          full_matrices=False)
     q1, q2 = q[:m], q[m:]
-    return e * u + scale * (q1 @ jnp.conj(q2.T))
+    return e * u + scale * (q1 @ conj(q2.T))
 
 
 def _cholesky_step(u: Array, e: Array, scale: Array, c: Array) -> Array:
     # I + c u^H u = w w^H gives u (I + c u^H u)^-1 = (w^-H w^-1 u^H)^H.
     n = u.shape[1]
-    w = lax_linalg.cholesky(c * (jnp.conj(u.T) @ u) + jnp.eye(n, dtype=u.dtype),
+    w = lax_linalg.cholesky(c * (conj(u.T) @ u) + eye(n, dtype=u.dtype),
                             symmetrize_input=False)
-    z = lax_linalg.triangular_solve(w, jnp.conj(u.T), left_side=True, lower=True)
+    z = lax_linalg.triangular_solve(w, conj(u.T), left_side=True, lower=True)
     z = lax_linalg.triangular_solve(w, z, left_side=True, lower=True, transpose_a=True,
                                     conjugate_a=True)
-    return e * u + scale * jnp.conj(z.T)
+    return e * u + scale * conj(z.T)
 
 
 def qdwh(x: Array, *, is_hermitian: bool = False, max_iterations: int | None = None,
@@ -90,20 +100,20 @@ def qdwh(x: Array, *, is_hermitian: bool = False, max_iterations: int | None = N
     del is_hermitian  # the general iteration serves Hermitian input too
     if dynamic_shape is not None:
         raise NotImplementedError("qdwh: dynamic_shape is not supported by numjax")
-    x = jnp.asarray(x)
+    x = asarray(x)
     max_iterations = 10 if max_iterations is None else int(max_iterations)
     m, n = x.shape
     if m < n:
         raise ValueError("The input matrix of shape M x N must have M >= N.")
     if eps is None:
-        eps = float(jnp.finfo(x.dtype).eps)
+        eps = float(finfo(x.dtype).eps)
     dtype = x.dtype
 
-    absx = jnp.abs(x)
-    one_norm = jnp.max(jnp.sum(absx, axis=0))
-    inf_norm = jnp.max(jnp.sum(absx, axis=1))
+    absx = jnp_abs(x)
+    one_norm = jnp_max(jnp_sum(absx, axis=0))
+    inf_norm = jnp_max(jnp_sum(absx, axis=1))
     # 1 / sqrt(|x|_1 |x|_inf) bounds 1 / |x|_2 from below, so u's singular values are <= 1.
-    scale = jnp.where(one_norm == 0, 1, lax.rsqrt(one_norm) * lax.rsqrt(inf_norm))
+    scale = where(one_norm == 0, 1, rsqrt(one_norm) * rsqrt(inf_norm))
     u = x * scale.astype(dtype)
     tol_norm = np.cbrt(10.0 * eps / 2.0)
 
@@ -113,23 +123,23 @@ def qdwh(x: Array, *, is_hermitian: bool = False, max_iterations: int | None = N
 
     def weighted(step: Any, table: list[tuple[float, float, float]],
                  test: bool) -> Any:
-        coefs = jnp.array(table).astype(dtype)
+        coefs = array(table).astype(dtype)
 
         def body(i: Array, state: tuple[Array, Array]) -> tuple[Array, Array]:
             u_prev = state[0]
             u_new = step(u_prev, coefs[i, 0], coefs[i, 1], coefs[i, 2])
-            moving = jnp.linalg.norm(u_new - u_prev) > tol_norm if test else \
-                jnp.asarray(True)
+            moving = norm(u_new - u_prev) > tol_norm if test else \
+                asarray(True)
             return u_new, moving
 
         return body
 
-    not_converged = jnp.asarray(True)
+    not_converged = asarray(True)
     if qr_weights:
-        u, _ = lax.fori_loop(0, len(qr_weights), weighted(_qr_step, qr_weights, False),
+        u, _ = fori_loop(0, len(qr_weights), weighted(_qr_step, qr_weights, False),
                              (u, not_converged))
     if chol_weights:
-        u, not_converged = lax.fori_loop(
+        u, not_converged = fori_loop(
             0, len(chol_weights), weighted(_cholesky_step, chol_weights, True),
             (u, not_converged))
 
@@ -138,18 +148,18 @@ def qdwh(x: Array, *, is_hermitian: bool = False, max_iterations: int | None = N
 
     def cond(state: tuple[Array, Array, Array]) -> Array:
         k, _, moving = state
-        return jnp.logical_and(moving, k < max_iterations)
+        return logical_and(moving, k < max_iterations)
 
     def body(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
         k, u_prev, _ = state
         u_new = _cholesky_step(u_prev, *halley)
-        return k + 1, u_new, jnp.linalg.norm(u_new - u_prev) > tol_norm
+        return k + 1, u_new, norm(u_new - u_prev) > tol_norm
 
-    num_iters, u, not_converged = lax.while_loop(
+    num_iters, u, not_converged = while_loop(
         cond, body, (len(weights), u, not_converged))
 
     # One Newton-Schulz step polishes orthogonality; h is symmetrized against rounding.
-    u = 1.5 * u - 0.5 * u @ (jnp.conj(u.T) @ u)
-    h = jnp.conj(u.T) @ x
-    h = (h + jnp.conj(h.T)) / 2
-    return u, h, num_iters, jnp.logical_not(not_converged)
+    u = 1.5 * u - 0.5 * u @ (conj(u.T) @ u)
+    h = conj(u.T) @ x
+    h = (h + conj(h.T)) / 2
+    return u, h, num_iters, logical_not(not_converged)

@@ -17,15 +17,36 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src import dtypes
 from numjax._src.api.transformations import vmap
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
-from numjax._src.numpy.manipulation import _concrete_or_error
+from numjax._src.lax.dot import Precision
+from numjax._src.lax.structural import broadcast_shapes
+from numjax._src.numpy.complex_fns import conjugate, imag, iscomplexobj, real
+from numjax._src.numpy.creation import arange, array, asarray, linspace, ones, zeros, zeros_like
+from numjax._src.numpy.fft import (
+    fft,
+    fftfreq,
+    fftn,
+    ifft,
+    ifftn,
+    irfft,
+    irfftn,
+    rfft,
+    rfftfreq,
+    rfftn,
+)
+from numjax._src.numpy.lax_numpy import matmul, where
+from numjax._src.numpy.linalg import lstsq
+from numjax._src.numpy.manipulation import _concrete_or_error, repeat
+from numjax._src.numpy.padding import pad as jnp_pad
+from numjax._src.numpy.reductions import sum as jnp_sum
+from numjax._src.numpy.shape import concatenate, flip, moveaxis, ndim, reshape, transpose, vstack
+from numjax._src.numpy.statistics import median
+from numjax._src.numpy.ufuncs import sin, sqrt
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
 from numjax._src.typing import Array
-from numjax.lax import Precision
 
 
 def _promote_dtypes_complex(*args: Array) -> list[Array]:
@@ -95,7 +116,7 @@ def convolve(in1: Array, in2: Array, mode: str = "full", method: str = "auto",
 def _check_2d(name: str, in1: Array, in2: Array, boundary: str, fillvalue: float) -> None:
     if boundary != "fill" or fillvalue != 0:
         raise NotImplementedError(f"{name}() only supports boundary='fill', fillvalue=0")
-    if jnp.ndim(in1) != 2 or jnp.ndim(in2) != 2:
+    if ndim(in1) != 2 or ndim(in2) != 2:
         raise ValueError(f"{name}() only supports 2-dimensional inputs.")
 
 
@@ -121,7 +142,7 @@ def correlate(in1: Array, in2: Array, mode: str = "full", method: str = "auto",
     >>> correlate(jnp.array([1.0, 2.0, 3.0]), jnp.array([0.0, 1.0, 0.5]))
     Array([0.5, 2. , 3.5, 3. , 0. ], dtype=float32)
     """
-    return convolve(in1, jnp.flip(in2.conj()), mode, precision=precision, method=method)
+    return convolve(in1, flip(in2.conj()), mode, precision=precision, method=method)
 
 
 def correlate2d(in1: Array, in2: Array, mode: str = "full", boundary: str = "fill",
@@ -140,9 +161,9 @@ def correlate2d(in1: Array, in2: Array, mode: str = "full", boundary: str = "fil
     same_shape = in1.shape == in2.shape
     flip_in2 = swap and not same_shape if mode == "valid" else swap and mode != "same"
     if flip_in2:
-        out = _convolve_nd(jnp.flip(in2), in1.conj(), mode, precision=precision)
+        out = _convolve_nd(flip(in2), in1.conj(), mode, precision=precision)
         return out if mode == "valid" else out.conj()
-    return jnp.flip(_convolve_nd(jnp.flip(in1), in2.conj(), mode, precision=precision))
+    return flip(_convolve_nd(flip(in1), in2.conj(), mode, precision=precision))
 
 
 def fftconvolve(in1: Array, in2: Array, mode: str = "full",
@@ -191,10 +212,10 @@ def _fftconvolve_unbatched(in1: Array, in2: Array, mode: str) -> Array:
                              "other in every dimension.")
         if swap:
             in1, in2 = in2, in1
-    if jnp.iscomplexobj(in1):
-        forward, inverse = jnp.fft.fftn, jnp.fft.ifftn
+    if iscomplexobj(in1):
+        forward, inverse = fftn, ifftn
     else:
-        forward, inverse = jnp.fft.rfftn, jnp.fft.irfftn
+        forward, inverse = rfftn, irfftn
     conv = inverse(forward(in1, full_shape) * forward(in2, full_shape), full_shape)
     if mode == "full":
         out_shape = full_shape
@@ -222,7 +243,7 @@ def detrend(data: Array, axis: int = -1, type: str = "linear", bp: Any = 0,
         raise NotImplementedError("overwrite_data argument not implemented.")
     if type not in ("constant", "linear"):
         raise ValueError("Trend type must be 'linear' or 'constant'.")
-    (arr,) = promote_dtypes_inexact(jnp.asarray(data))
+    (arr,) = promote_dtypes_inexact(asarray(data))
     if type == "constant":
         return arr - arr.mean(axis, keepdims=True)
     n = arr.shape[axis]
@@ -230,19 +251,19 @@ def detrend(data: Array, axis: int = -1, type: str = "linear", bp: Any = 0,
     if breaks[0] < 0 or breaks[-1] > n:
         raise ValueError("Breakpoints must be non-negative and less than length of data along "
                          "given axis.")
-    arr = jnp.moveaxis(arr, axis, 0)
+    arr = moveaxis(arr, axis, 0)
     shape = arr.shape
     arr = arr.reshape(n, -1)
     dtype = arr.dtype
     for lo, hi in zip(breaks[:-1], breaks[1:], strict=True):
         npts = hi - lo
         # The design matrix [1, t] with t = (1..npts) / npts on this piece.
-        design = jnp.vstack([jnp.ones(npts, dtype=dtype),
-                             jnp.arange(1, npts + 1, dtype=dtype) / npts.astype(dtype)]).T
+        design = vstack([ones(npts, dtype=dtype),
+                             arange(1, npts + 1, dtype=dtype) / npts.astype(dtype)]).T
         piece = slice(lo, hi)
-        coef, *_ = jnp.linalg.lstsq(design, arr[piece])
-        arr = arr.at[piece].add(-jnp.matmul(design, coef, precision=Precision.HIGHEST))
-    return jnp.moveaxis(arr.reshape(shape), 0, axis)
+        coef, *_ = lstsq(design, arr[piece])
+        arr = arr.at[piece].add(-matmul(design, coef, precision=Precision.HIGHEST))
+    return moveaxis(arr.reshape(shape), 0, axis)
 
 
 # ---- windows and segments ------------------------------------------------------------------
@@ -251,8 +272,8 @@ def detrend(data: Array, axis: int = -1, type: str = "linear", bp: Any = 0,
 def _hann(n: int) -> Array:
     """The periodic Hann window sin^2(pi k / n), as JAX builds it (float32)."""
     if n == 1:
-        return jnp.array([1.0])
-    return jnp.sin(jnp.linspace(0, jnp.pi, n, endpoint=False)) ** 2
+        return array([1.0])
+    return sin(linspace(0, np.pi, n, endpoint=False)) ** 2
 
 
 def _named_window(window: str | tuple[Any, ...], n: int) -> Any:
@@ -275,8 +296,8 @@ def _triage_segments(window: Any, nperseg: int | None, input_length: int,
             warnings.warn(f"nperseg={n} is greater than input_length={input_length}, using "
                           f"nperseg={input_length}", stacklevel=4)
             n = input_length
-        return jnp.array(_named_window(window, n), dtype=dtype), n
-    win = jnp.asarray(window)
+        return array(_named_window(window, n), dtype=dtype), n
+    win = asarray(window)
     n = win.size if nperseg is None else int(nperseg)
     if win.ndim != 1:
         raise ValueError("window must be 1-D")
@@ -302,12 +323,12 @@ def _fft_segments(x: Array, win: Array, detrend_func: Callable[[Array], Array],
     else:
         result = _segments(x, nperseg, nperseg - noverlap)
     result = detrend_func(result)
-    if jnp.iscomplexobj(win):
+    if iscomplexobj(win):
         (result,) = _promote_dtypes_complex(result)
     result = win * result
     if sides == "twosided":
-        return jnp.fft.fft(result, n=nfft)
-    return jnp.fft.rfft(result.real, n=nfft)
+        return fft(result, n=nfft)
+    return rfft(result.real, n=nfft)
 
 
 def _odd_extension(x: Array, n: int, axis: int = -1) -> Array:
@@ -319,16 +340,16 @@ def _odd_extension(x: Array, n: int, axis: int = -1) -> Array:
                          f"x.shape[axis]-1, which is {x.shape[axis] - 1}.")
     first = lax.slice_in_dim(x, 0, 1, axis=axis)
     last = lax.slice_in_dim(x, -1, None, axis=axis)
-    head = jnp.flip(lax.slice_in_dim(x, 1, n + 1, axis=axis), axis=axis)
-    tail = jnp.flip(lax.slice_in_dim(x, -(n + 1), -1, axis=axis), axis=axis)
-    return jnp.concatenate((2 * first - head, x, 2 * last - tail), axis=axis)
+    head = flip(lax.slice_in_dim(x, 1, n + 1, axis=axis), axis=axis)
+    tail = flip(lax.slice_in_dim(x, -(n + 1), -1, axis=axis), axis=axis)
+    return concatenate((2 * first - head, x, 2 * last - tail), axis=axis)
 
 
 def _pad_both(mode: str, **kwargs: Any) -> Callable[..., Array]:
     def pad(x: Array, n: int, axis: int = -1) -> Array:
         widths = [(0, 0)] * x.ndim
         widths[axis] = (n, n)
-        return jnp.pad(x, widths, mode, **kwargs)
+        return jnp_pad(x, widths, mode, **kwargs)
     return pad
 
 
@@ -372,7 +393,7 @@ def _spectral_helper(x: Array, y: Array | None, fs: Array = 1.0, window: Any = "
         if x.ndim != y_arr.ndim:
             raise ValueError("two-arguments must have the same rank ({x.ndim} vs {y.ndim}).")
         try:
-            outer_shape = jnp.broadcast_shapes(tuple(np.delete(x.shape, axis)),
+            outer_shape = broadcast_shapes(tuple(np.delete(x.shape, axis)),
                                                tuple(np.delete(y_arr.shape, axis)))
         except ValueError as err:
             raise ValueError("x and y cannot be broadcast together.") from err
@@ -392,19 +413,19 @@ def _spectral_helper(x: Array, y: Array | None, fs: Array = 1.0, window: Any = "
     if x.size == 0 or y_arr.size == 0:
         length = x.shape[axis] if y is None else min(x.shape[axis], y_arr.shape[axis])
         shape = x.shape if y is None else (*outer_shape[:axis], length, *outer_shape[axis:])
-        return (jnp.zeros(shape, freq_dtype), jnp.zeros(shape, freq_dtype),
-                jnp.zeros(shape, result_dtype))
+        return (zeros(shape, freq_dtype), zeros(shape, freq_dtype),
+                zeros(shape, result_dtype))
 
-    x = jnp.moveaxis(x, axis, -1)
+    x = moveaxis(x, axis, -1)
     if y is not None and y_arr.ndim > 1:
-        y_arr = jnp.moveaxis(y_arr, axis, -1)
+        y_arr = moveaxis(y_arr, axis, -1)
     if y is not None and x.shape[-1] != y_arr.shape[-1]:  # zero-pad the shorter signal
         if x.shape[-1] < y_arr.shape[-1]:
-            extra = jnp.zeros_like(x, shape=(*x.shape[:-1], y_arr.shape[-1] - x.shape[-1]))
-            x = jnp.concatenate((x, extra), -1)
+            extra = zeros_like(x, shape=(*x.shape[:-1], y_arr.shape[-1] - x.shape[-1]))
+            x = concatenate((x, extra), -1)
         else:
-            extra = jnp.zeros_like(x, shape=(*y_arr.shape[:-1], x.shape[-1] - y_arr.shape[-1]))
-            y_arr = jnp.concatenate((y_arr, extra), -1)
+            extra = zeros_like(x, shape=(*y_arr.shape[:-1], x.shape[-1] - y_arr.shape[-1]))
+            y_arr = concatenate((y_arr, extra), -1)
 
     if nfft_int < nperseg_int:
         raise ValueError("nfft must be greater than or equal to nperseg.")
@@ -419,10 +440,10 @@ def _spectral_helper(x: Array, y: Array | None, fs: Array = 1.0, window: Any = "
             y_arr = extend(y_arr, nperseg_int // 2, axis=-1)
     if padded:  # zero-pad so that the segments cover the whole signal
         nadd = (-(x.shape[-1] - nperseg_int) % nstep) % nperseg_int
-        x = jnp.concatenate((x, jnp.zeros_like(x, shape=(*x.shape[:-1], nadd))), axis=-1)
+        x = concatenate((x, zeros_like(x, shape=(*x.shape[:-1], nadd))), axis=-1)
         if y is not None:
-            y_arr = jnp.concatenate(
-                (y_arr, jnp.zeros_like(x, shape=(*y_arr.shape[:-1], nadd))), axis=-1)
+            y_arr = concatenate(
+                (y_arr, zeros_like(x, shape=(*y_arr.shape[:-1], nadd))), axis=-1)
 
     detrend_func = _detrend_function(detrend_type, axis)
     if scaling == "density":
@@ -432,24 +453,24 @@ def _spectral_helper(x: Array, y: Array | None, fs: Array = 1.0, window: Any = "
     else:
         raise ValueError(f"Unknown scaling: {scaling}")
     if mode == "stft":
-        scale = jnp.sqrt(scale)
+        scale = sqrt(scale)
     (scale,) = _promote_dtypes_complex(scale)
 
     sides = "onesided" if return_onesided else "twosided"
-    if return_onesided and (jnp.iscomplexobj(x) or jnp.iscomplexobj(y)):
+    if return_onesided and (iscomplexobj(x) or iscomplexobj(y)):
         sides = "twosided"
         warnings.warn("Input data is complex, switching to return_onesided=False", stacklevel=3)
     if sides == "twosided":
-        freqs = jnp.fft.fftfreq(nfft_int, 1 / fs, dtype=freq_dtype)
+        freqs = fftfreq(nfft_int, 1 / fs, dtype=freq_dtype)
     else:
-        freqs = jnp.fft.rfftfreq(nfft_int, 1 / fs, dtype=freq_dtype)
+        freqs = rfftfreq(nfft_int, 1 / fs, dtype=freq_dtype)
 
     args = (win, detrend_func, nperseg_int, noverlap_int, nfft_int, sides)
     result = _fft_segments(x, *args)
     if y is not None:
-        result = jnp.conjugate(result) * _fft_segments(y_arr, *args)
+        result = conjugate(result) * _fft_segments(y_arr, *args)
     elif mode == "psd":
-        result = jnp.conjugate(result) * result
+        result = conjugate(result) * result
     result *= scale
     if sides == "onesided" and mode == "psd":
         # A one-sided spectrum folds the negative frequencies onto the positive ones: all bins
@@ -457,14 +478,14 @@ def _spectral_helper(x: Array, y: Array | None, fs: Array = 1.0, window: Any = "
         end = None if nfft_int % 2 else -1
         result = result.at[..., 1:end].mul(2)
 
-    time = jnp.arange(nperseg_int / 2, x.shape[-1] - nperseg_int / 2 + 1, nstep,
+    time = arange(nperseg_int / 2, x.shape[-1] - nperseg_int / 2 + 1, nstep,
                       dtype=freq_dtype) / fs
     if boundary is not None:
         time -= (nperseg_int / 2) / fs
     result = result.astype(result_dtype)
     if y is None and mode != "stft":
         result = result.real
-    return freqs, time, jnp.moveaxis(result, -1, axis)
+    return freqs, time, moveaxis(result, -1, axis)
 
 
 def _detrend_function(detrend_type: Any, axis: int) -> Callable[[Array], Array]:
@@ -475,7 +496,7 @@ def _detrend_function(detrend_type: Any, axis: int) -> Callable[[Array], Array]:
 
     # As in JAX, a callable sees the segments with `axis` (already non-negative) moved last.
     def moved(d: Array) -> Array:
-        return jnp.moveaxis(detrend_type(jnp.moveaxis(d, axis, -1)), -1, axis)
+        return moveaxis(detrend_type(moveaxis(d, axis, -1)), -1, axis)
     return moved
 
 
@@ -515,25 +536,25 @@ def csd(x: Array, y: Array | None, fs: Array = 1.0, window: Any = "hann",
         if pxy.shape[-1] > 1:  # average the segments' periodograms
             if average == "median":
                 bias = _median_bias(pxy.shape[-1]).astype(pxy.dtype)
-                if jnp.iscomplexobj(pxy):
-                    pxy = (jnp.median(jnp.real(pxy), axis=-1)
-                           + 1j * jnp.median(jnp.imag(pxy), axis=-1))
+                if iscomplexobj(pxy):
+                    pxy = (median(real(pxy), axis=-1)
+                           + 1j * median(imag(pxy), axis=-1))
                 else:
-                    pxy = jnp.median(pxy, axis=-1)
+                    pxy = median(pxy, axis=-1)
                 pxy /= bias
             elif average == "mean":
                 pxy = pxy.mean(axis=-1)
             else:
                 raise ValueError(f'average must be "median" or "mean", got {average}')
         else:
-            pxy = jnp.reshape(pxy, pxy.shape[:-1])
+            pxy = reshape(pxy, pxy.shape[:-1])
     return freqs, pxy
 
 
 def _median_bias(n: int) -> Array:
     """The ratio of the median to the mean of n chi^2_2 periodograms (Allen et al. 2012, B)."""
-    even = jnp.arange(2.0, n, 2)
-    return 1 + jnp.sum(1.0 / (even + 1) - 1.0 / even)
+    even = arange(2.0, n, 2)
+    return 1 + jnp_sum(1.0 / (even + 1) - 1.0 / even)
 
 
 def welch(x: Array, fs: Array = 1.0, window: Any = "hann", nperseg: int | None = None,
@@ -561,21 +582,21 @@ def _overlap_and_add(frames: Array, step: int) -> Array:
     *batch, nframes, length = frames.shape
     out_size = step * (nframes - 1) + length
     pieces = -(-length // step)  # each frame split into `pieces` chunks of `step` samples
-    frames = jnp.pad(frames, [(0, 0)] * len(batch) + [(0, 0), (0, pieces * step - length)])
+    frames = jnp_pad(frames, [(0, 0)] * len(batch) + [(0, 0), (0, pieces * step - length)])
     chunks = frames.reshape(*batch, nframes, pieces, step)
     # Chunk k of frame f lands on output block f + k: shift chunk k by k blocks and add.
-    total = jnp.pad(chunks[..., 0, :], [(0, 0)] * len(batch) + [(0, pieces - 1), (0, 0)])
+    total = jnp_pad(chunks[..., 0, :], [(0, 0)] * len(batch) + [(0, pieces - 1), (0, 0)])
     for k in range(1, pieces):
         widths = [(0, 0)] * len(batch) + [(k, pieces - 1 - k), (0, 0)]
-        total = total + jnp.pad(chunks[..., k, :], widths)
+        total = total + jnp_pad(chunks[..., k, :], widths)
     return total.reshape(*batch, -1)[..., :out_size]
 
 
 def _greater(x: Array, y: float) -> Array:
     """x > y, ordering complex x lexicographically (real part first) as jnp.greater does."""
-    if not jnp.iscomplexobj(x):
+    if not iscomplexobj(x):
         return x > y
-    return jnp.where(x.real == y, x.imag > 0, x.real > y)
+    return where(x.real == y, x.imag > 0, x.real > y)
 
 
 def istft(Zxx: Array, fs: Array = 1.0, window: Any = "hann", nperseg: int | None = None,
@@ -596,7 +617,7 @@ def istft(Zxx: Array, fs: Array = 1.0, window: Any = "hann", nperseg: int | None
     time_axis = canonicalize_axis(time_axis, Zxx.ndim)
     if freq_axis == time_axis:
         raise ValueError("Must specify differing time and frequency axes!")
-    Zxx = jnp.asarray(Zxx, dtype=dtypes.canonicalize_dtype(
+    Zxx = asarray(Zxx, dtype=dtypes.canonicalize_dtype(
         np.result_type(get_aval(Zxx).dtype, np.complex64)))
     n_default = 2 * (Zxx.shape[freq_axis] - 1) if input_onesided else Zxx.shape[freq_axis]
     nperseg_int = _concrete_int(nperseg or n_default, "nperseg: segment length of STFT")
@@ -619,14 +640,14 @@ def istft(Zxx: Array, fs: Array = 1.0, window: Any = "hann", nperseg: int | None
 
     if time_axis != Zxx.ndim - 1 or freq_axis != Zxx.ndim - 2:
         outer = tuple(i for i in range(Zxx.ndim) if i not in (time_axis, freq_axis))
-        Zxx = jnp.transpose(Zxx, (*outer, freq_axis, time_axis))
-    inverse = jnp.fft.irfft if input_onesided else jnp.fft.ifft
+        Zxx = transpose(Zxx, (*outer, freq_axis, time_axis))
+    inverse = irfft if input_onesided else ifft
     # JAX passes the caller's nfft here, not the one derived above.
     xsubs = inverse(Zxx, axis=-2, n=nfft)[..., :nperseg_int, :]
     if isinstance(window, str | tuple):
-        win = jnp.array(_named_window(window, nperseg_int)).astype(xsubs.dtype)
+        win = array(_named_window(window, nperseg_int)).astype(xsubs.dtype)
     else:
-        win = jnp.asarray(window)
+        win = asarray(window)
         if len(win.shape) != 1:
             raise ValueError("window must be 1-D")
         if win.shape[0] != nperseg_int:
@@ -634,16 +655,16 @@ def istft(Zxx: Array, fs: Array = 1.0, window: Any = "hann", nperseg: int | None
     xsubs *= win.sum()  # undoes stft's 'spectrum' scaling
     win = lax.expand_dims(win, (*range(xsubs.ndim - 2), -1))
     x = _overlap_and_add((xsubs * win).swapaxes(-2, -1), nstep)
-    win_squared = jnp.repeat(win * win, xsubs.shape[-1], axis=-1)
+    win_squared = repeat(win * win, xsubs.shape[-1], axis=-1)
     norm = _overlap_and_add(win_squared.swapaxes(-2, -1), nstep)
     if boundary:
         half = nperseg_int // 2
         x = x[..., half:-half]
         norm = norm[..., half:-half]
-    x /= jnp.where(_greater(norm, 1e-10), norm, 1.0)
+    x /= where(_greater(norm, 1e-10), norm, 1.0)
     if x.ndim > 1 and time_axis != Zxx.ndim - 1:
         if freq_axis < time_axis:
             time_axis -= 1
-        x = jnp.moveaxis(x, -1, time_axis)
-    time = jnp.arange(x.shape[0], dtype=np.finfo(x.dtype).dtype) / fs
+        x = moveaxis(x, -1, time_axis)
+    time = arange(x.shape[0], dtype=np.finfo(x.dtype).dtype) / fs
     return time, x

@@ -13,7 +13,21 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-import numjax.numpy as jnp
+import numpy as np
+
+from numjax._src.lax.structural import broadcast_shapes
+from numjax._src.numpy.creation import array, asarray, ones, zeros, zeros_like
+from numjax._src.numpy.einsum import cross as jnp_cross
+from numjax._src.numpy.lax_numpy import dot, matmul, where
+from numjax._src.numpy.linalg import eigh
+from numjax._src.numpy.reductions import argmax
+from numjax._src.numpy.reductions import sum as jnp_sum
+from numjax._src.numpy.shape import atleast_1d, stack, swapaxes
+from numjax._src.numpy.shape import concatenate as jnp_concatenate
+from numjax._src.numpy.sorting import searchsorted
+from numjax._src.numpy.statistics import diff
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import arctan2, cos, deg2rad, hypot, maximum, rad2deg, sin, sqrt
 from numjax._src.numpy.util import promote_dtypes_inexact
 from numjax._src.tree_util import register_pytree_node
 from numjax._src.typing import Array
@@ -22,7 +36,7 @@ _AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 
 
 def _norm(v: Array) -> Array:
-    return jnp.sqrt(jnp.sum(v * v, axis=-1))
+    return sqrt(jnp_sum(v * v, axis=-1))
 
 
 def _normalize(quat: Array) -> Array:
@@ -31,10 +45,10 @@ def _normalize(quat: Array) -> Array:
 
 def _compose(p: Array, q: Array) -> Array:
     """The quaternion product p q: the rotation q followed by p."""
-    cross = jnp.cross(p[..., :3], q[..., :3])
+    cross = jnp_cross(p[..., :3], q[..., :3])
     px, py, pz, pw = (p[..., i] for i in range(4))
     qx, qy, qz, qw = (q[..., i] for i in range(4))
-    return jnp.stack([pw * qx + qw * px + cross[..., 0],
+    return stack([pw * qx + qw * px + cross[..., 0],
                       pw * qy + qw * py + cross[..., 1],
                       pw * qz + qw * pz + cross[..., 2],
                       pw * qw - px * qx - py * qy - pz * qz], axis=-1)
@@ -47,7 +61,7 @@ def _as_matrix(quat: Array) -> Array:
     rows = [[xx - yy - zz + ww, 2 * (xy - zw), 2 * (xz + yw)],
             [2 * (xy + zw), -xx + yy - zz + ww, 2 * (yz - xw)],
             [2 * (xz - yw), 2 * (yz + xw), -xx - yy + zz + ww]]
-    return jnp.stack([jnp.stack(row, axis=-1) for row in rows], axis=-2)
+    return stack([stack(row, axis=-1) for row in rows], axis=-2)
 
 
 def _from_matrix(matrix: Array) -> Array:
@@ -55,8 +69,8 @@ def _from_matrix(matrix: Array) -> Array:
     largest of the diagonal entries and the trace, for accuracy."""
     m = [[matrix[..., r, c] for c in range(3)] for r in range(3)]
     trace = m[0][0] + m[1][1] + m[2][2]
-    choice = jnp.argmax(jnp.stack([m[0][0], m[1][1], m[2][2], trace], axis=-1), axis=-1)
-    quat = jnp.stack([m[2][1] - m[1][2], m[0][2] - m[2][0], m[1][0] - m[0][1], 1 + trace],
+    choice = argmax(stack([m[0][0], m[1][1], m[2][2], trace], axis=-1), axis=-1)
+    quat = stack([m[2][1] - m[1][2], m[0][2] - m[2][0], m[1][0] - m[0][1], 1 + trace],
                      axis=-1)
     for i in (2, 1, 0):
         j, k = (i + 1) % 3, (i + 2) % 3
@@ -64,49 +78,49 @@ def _from_matrix(matrix: Array) -> Array:
         parts[i] = 1 - trace + 2 * m[i][i]
         parts[j] = m[j][i] + m[i][j]
         parts[k] = m[k][i] + m[i][k]
-        quat = jnp.where((choice == i)[..., None], jnp.stack(parts, axis=-1), quat)
+        quat = where((choice == i)[..., None], stack(parts, axis=-1), quat)
     return _normalize(quat)
 
 
 def _as_rotvec(quat: Array, degrees: bool) -> Array:
-    quat = jnp.where(quat[..., 3:] < 0, -quat, quat)  # w >= 0, so the angle is in [0, pi]
-    angle = 2.0 * jnp.arctan2(_norm(quat[..., :3]), quat[..., 3])
+    quat = where(quat[..., 3:] < 0, -quat, quat)  # w >= 0, so the angle is in [0, pi]
+    angle = 2.0 * arctan2(_norm(quat[..., :3]), quat[..., 3])
     angle2 = angle * angle
     # angle / sin(angle / 2) by its Taylor series near 0, where the quotient is 0 / 0.
     series = 2 + angle2 / 12 + 7 * angle2 * angle2 / 2880
-    scale = jnp.where(angle <= 1e-3, series, angle / jnp.sin(angle / 2))
+    scale = where(angle <= 1e-3, series, angle / sin(angle / 2))
     if degrees:
-        scale = jnp.rad2deg(scale)
+        scale = rad2deg(scale)
     return scale[..., None] * quat[..., :3]
 
 
 def _from_rotvec(rotvec: Array, degrees: bool) -> Array:
     if degrees:
-        rotvec = jnp.deg2rad(rotvec)
+        rotvec = deg2rad(rotvec)
     angle = _norm(rotvec)
     angle2 = angle * angle
     # sin(angle / 2) / angle by its Taylor series near 0.
     series = 0.5 - angle2 / 48 + angle2 * angle2 / 3840
-    scale = jnp.where(angle <= 1e-3, series, jnp.sin(angle / 2) / angle)
-    return jnp.concatenate([scale[..., None] * rotvec, jnp.cos(angle / 2)[..., None]], axis=-1)
+    scale = where(angle <= 1e-3, series, sin(angle / 2) / angle)
+    return jnp_concatenate([scale[..., None] * rotvec, cos(angle / 2)[..., None]], axis=-1)
 
 
 def _as_mrp(quat: Array) -> Array:
-    sign = jnp.where(quat[..., 3] < 0, -1.0, 1.0)  # the MRP of q or -q with norm <= 1
+    sign = where(quat[..., 3] < 0, -1.0, 1.0)  # the MRP of q or -q with norm <= 1
     denominator = 1.0 + sign * quat[..., 3]
     return sign[..., None] * quat[..., :3] / denominator[..., None]
 
 
 def _from_mrp(mrp: Array) -> Array:
-    norm2_plus_1 = jnp.sum(mrp * mrp, axis=-1)[..., None] + 1
-    return jnp.concatenate([2 * mrp[..., :3], 2 - norm2_plus_1], axis=-1) / norm2_plus_1
+    norm2_plus_1 = jnp_sum(mrp * mrp, axis=-1)[..., None] + 1
+    return jnp_concatenate([2 * mrp[..., :3], 2 - norm2_plus_1], axis=-1) / norm2_plus_1
 
 
 def _elementary_quat(axis: int, angle: Array) -> Array:
     """The rotation by `angle` about the coordinate axis `axis`."""
-    quat = jnp.zeros(angle.shape + (4,), dtype=angle.dtype)
-    quat = quat.at[..., 3].set(jnp.cos(angle / 2.0))
-    return quat.at[..., axis].set(jnp.sin(angle / 2.0))
+    quat = zeros(angle.shape + (4,), dtype=angle.dtype)
+    quat = quat.at[..., 3].set(cos(angle / 2.0))
+    return quat.at[..., axis].set(sin(angle / 2.0))
 
 
 def _check_seq(seq: str) -> bool:
@@ -128,24 +142,24 @@ def _as_euler(quat: Array, seq: str, degrees: bool) -> Array:
     symmetric = i == k  # proper Euler angles (e.g. zxz), else Tait-Bryan (e.g. xyz)
     if symmetric:
         k = 3 - i - j
-    sign = jnp.array((i - j) * (j - k) * (k - i) // 2, dtype=quat.dtype)  # the permutation's
+    sign = array((i - j) * (j - k) * (k - i) // 2, dtype=quat.dtype)  # the permutation's
     q = [quat[..., n] for n in range(4)]
     if symmetric:
         a, b, c, d = q[3], q[i], q[j], q[k] * sign
     else:
         a, b, c, d = q[3] - q[j], q[i] + q[k] * sign, q[j] + q[3], q[k] * sign - q[i]
-    middle = 2 * jnp.arctan2(jnp.hypot(c, d), jnp.hypot(a, b))
+    middle = 2 * arctan2(hypot(c, d), hypot(a, b))
     eps = 1e-7
     # Gimbal lock (middle angle 0 or pi): the first and third angles are not determined
     # separately; the third is set to 0 and the first carries the rotation.
-    case = jnp.where(jnp.abs(middle - jnp.pi) <= eps, 2, 0)
-    case = jnp.where(jnp.abs(middle) <= eps, 1, case)
-    half_sum, half_diff = jnp.arctan2(b, a), jnp.arctan2(d, c)
-    locked = jnp.where(case == 1, 2 * half_sum, 2 * half_diff * (-1 if extrinsic else 1))
-    zero = jnp.zeros_like(middle)
+    case = where(jnp_abs(middle - np.pi) <= eps, 2, 0)
+    case = where(jnp_abs(middle) <= eps, 1, case)
+    half_sum, half_diff = arctan2(b, a), arctan2(d, c)
+    locked = where(case == 1, 2 * half_sum, 2 * half_diff * (-1 if extrinsic else 1))
+    zero = zeros_like(middle)
     first, third = (locked, zero) if extrinsic else (zero, locked)
-    first = jnp.where(case == 0, half_sum - half_diff, first)
-    third = jnp.where(case == 0, half_sum + half_diff, third)
+    first = where(case == 0, half_sum - half_diff, first)
+    third = where(case == 0, half_sum + half_diff, third)
     if not extrinsic:
         first, third = third, first
     if not symmetric:
@@ -154,10 +168,10 @@ def _as_euler(quat: Array, seq: str, degrees: bool) -> Array:
             third = third * sign
         else:
             first = first * sign
-        middle = middle - jnp.pi / 2
-    angles = jnp.stack([first, middle, third], axis=-1)
-    angles = (angles + jnp.pi) % (2 * jnp.pi) - jnp.pi
-    return jnp.rad2deg(angles) if degrees else angles
+        middle = middle - np.pi / 2
+    angles = stack([first, middle, third], axis=-1)
+    angles = (angles + np.pi) % (2 * np.pi) - np.pi
+    return rad2deg(angles) if degrees else angles
 
 
 class Rotation(NamedTuple):
@@ -179,12 +193,13 @@ class Rotation(NamedTuple):
     def concatenate(cls, rotations: Sequence[Rotation]) -> Rotation:
         """The rotations of a sequence of `Rotation`s, joined along the first axis.
 
+        >>> import numjax.numpy as jnp
         >>> a = Rotation.from_rotvec(jnp.array([[0.0, 0.0, 1.0]]))
         >>> b = Rotation.from_rotvec(jnp.array([[0.0, 2.0, 0.0]]))
         >>> Rotation.concatenate([a, b]).magnitude()
         Array([1., 2.], dtype=float32)
         """
-        return cls(jnp.concatenate([rotation.quat for rotation in rotations]))
+        return cls(jnp_concatenate([rotation.quat for rotation in rotations]))
 
     @classmethod
     def from_euler(cls, seq: str, angles: Array, degrees: bool = False) -> Rotation:
@@ -192,6 +207,7 @@ class Rotation(NamedTuple):
         (extrinsic), upper case for axes moving with the body (intrinsic); `angles` has one
         entry per axis on its last axis.
 
+        >>> import numjax.numpy as jnp
         >>> Rotation.from_euler("xy", jnp.array([90, 90]), degrees=True).as_matrix().round(5)
         Array([[ 0.,  1.,  0.],
                [ 0.,  0., -1.],
@@ -201,14 +217,14 @@ class Rotation(NamedTuple):
             raise ValueError("Expected axis specification to be a non-empty string of upto 3 "
                              f"characters, got {seq}")
         intrinsic = _check_seq(seq)
-        (angles,) = promote_dtypes_inexact(jnp.atleast_1d(angles))
+        (angles,) = promote_dtypes_inexact(atleast_1d(angles))
         if angles.shape[-1] != len(seq):
             # JAX's text (its vectorize's) for angles that do not match the axes.
             raise ValueError(f"inconsistent size for core dimension 'm': {len(seq)} vs "
                              f"{angles.shape[-1]}: from_euler({seq!r}) takes angles of shape "
                              f"(..., {len(seq)})")
         if degrees:
-            angles = jnp.deg2rad(angles)
+            angles = deg2rad(angles)
         axes = [_AXIS_INDEX[a] for a in seq.lower()]
         quat = _elementary_quat(axes[0], angles[..., 0])
         for n in range(1, len(seq)):
@@ -220,37 +236,41 @@ class Rotation(NamedTuple):
     def from_matrix(cls, matrix: Array) -> Rotation:
         """From rotation matrices (..., 3, 3).
 
+        >>> import numjax.numpy as jnp
         >>> Rotation.from_matrix(jnp.diag(jnp.array([1.0, -1.0, -1.0]))).quat
         Array([1., 0., 0., 0.], dtype=float32)
         """
-        return cls(_from_matrix(jnp.asarray(matrix)))
+        return cls(_from_matrix(asarray(matrix)))
 
     @classmethod
     def from_mrp(cls, mrp: Array) -> Rotation:
         """From Modified Rodrigues Parameters (..., 3): axis * tan(angle / 4).
 
+        >>> import numjax.numpy as jnp
         >>> Rotation.from_mrp(jnp.array([0.0, 0.0, 1.0])).as_rotvec()
         Array([0.       , 0.       , 3.1415927], dtype=float32)
         """
-        return cls(_from_mrp(jnp.asarray(mrp)))
+        return cls(_from_mrp(asarray(mrp)))
 
     @classmethod
     def from_quat(cls, quat: Array) -> Rotation:
         """From quaternions (..., 4) in (x, y, z, w) order, normalized.
 
+        >>> import numjax.numpy as jnp
         >>> Rotation.from_quat(jnp.array([0.0, 0.0, 0.0, 2.0])).quat
         Array([0., 0., 0., 1.], dtype=float32)
         """
-        return cls(_normalize(jnp.asarray(quat)))
+        return cls(_normalize(asarray(quat)))
 
     @classmethod
     def from_rotvec(cls, rotvec: Array, degrees: bool = False) -> Rotation:
         """From rotation vectors (..., 3): axis * angle.
 
+        >>> import numjax.numpy as jnp
         >>> Rotation.from_rotvec(jnp.array([0.0, 180.0, 0.0]), degrees=True).quat
         Array([ 0.000000e+00,  1.000000e+00,  0.000000e+00, -4.371139e-08], dtype=float32)
         """
-        return cls(_from_rotvec(promote_dtypes_inexact(jnp.asarray(rotvec))[0], degrees))
+        return cls(_from_rotvec(promote_dtypes_inexact(asarray(rotvec))[0], degrees))
 
     @classmethod
     def identity(cls, num: int | None = None, dtype: Any = float) -> Rotation:
@@ -262,7 +282,7 @@ class Rotation(NamedTuple):
         if num is not None:
             # JAX asserts num is None; its error type is kept.
             raise AssertionError(f"Rotation.identity supports only num=None, got num={num}")
-        return cls(jnp.array([0.0, 0.0, 0.0, 1.0], dtype=dtype))
+        return cls(array([0.0, 0.0, 0.0, 1.0], dtype=dtype))
 
     @classmethod
     def random(cls, random_key: Array, num: int | None = None) -> Rotation:
@@ -289,24 +309,26 @@ class Rotation(NamedTuple):
         """Rotate `vectors` (..., 3) (by the inverse rotation if `inverse`); the batch axes of
         the rotations and of the vectors broadcast.
 
+        >>> import numjax.numpy as jnp
         >>> Rotation.from_euler("z", 90, degrees=True).apply(jnp.array([1.0, 0.0, 0.0]))
         Array([0.        , 0.99999994, 0.        ], dtype=float32)
         """
         matrix = self.as_matrix()
-        vectors = jnp.asarray(vectors)
+        vectors = asarray(vectors)
         if vectors.ndim == 0 or vectors.shape[-1] != 3:
             raise ValueError(f"inconsistent size for core dimension 'm': "
                              f"{vectors.shape[-1] if vectors.ndim else None} vs 3: apply takes "
                              f"vectors of shape (..., 3), got {vectors.shape}")
-        jnp.broadcast_shapes(matrix.shape[:-2], vectors.shape[:-1])
+        broadcast_shapes(matrix.shape[:-2], vectors.shape[:-1])
         if inverse:
-            matrix = jnp.swapaxes(matrix, -1, -2)
-        return jnp.matmul(matrix, vectors[..., None])[..., 0]
+            matrix = swapaxes(matrix, -1, -2)
+        return matmul(matrix, vectors[..., None])[..., 0]
 
     def as_euler(self, seq: str, degrees: bool = False) -> Array:
         """Euler angles (..., 3) for the 3-axis sequence `seq` (see `from_euler`), in
         [-pi, pi]; at gimbal lock the third angle is 0.
 
+        >>> import numjax.numpy as jnp
         >>> angles = jnp.array([0.1, 0.2, 0.3])
         >>> jnp.allclose(Rotation.from_euler("xyz", angles).as_euler("xyz"), angles)
         Array(True, dtype=bool)
@@ -334,35 +356,37 @@ class Rotation(NamedTuple):
 
     def inv(self) -> Rotation:
         """The inverse rotation(s)."""
-        return Rotation(jnp.concatenate([self.quat[..., :3], -self.quat[..., 3:]], axis=-1))
+        return Rotation(jnp_concatenate([self.quat[..., :3], -self.quat[..., 3:]], axis=-1))
 
     def magnitude(self) -> Array:
         """The rotation angle(s), in [0, pi].
 
+        >>> import numjax.numpy as jnp
         >>> Rotation.from_rotvec(jnp.array([0.0, 0.0, 2.0])).magnitude()
         Array(2., dtype=float32)
         """
-        return 2.0 * jnp.arctan2(_norm(self.quat[..., :3]), jnp.abs(self.quat[..., 3]))
+        return 2.0 * arctan2(_norm(self.quat[..., :3]), jnp_abs(self.quat[..., 3]))
 
     def mean(self, weights: Array | None = None) -> Rotation:
         """The (weighted) mean rotation of a batch: the eigenvector of largest eigenvalue of
         sum_i w_i q_i q_i^T (Markley et al., J. Guidance 30(4), 2007), up to sign.
 
+        >>> import numjax.numpy as jnp
         >>> r = Rotation.from_rotvec(jnp.array([[0.0, 0.0, 0.2], [0.0, 0.0, 0.4]]))
         >>> jnp.allclose(r.mean().magnitude(), 0.3)
         Array(True, dtype=bool)
         """
         if weights is None:
-            w = jnp.ones(self.quat.shape[0], dtype=self.quat.dtype)
+            w = ones(self.quat.shape[0], dtype=self.quat.dtype)
         else:
-            w = jnp.asarray(weights, dtype=self.quat.dtype)
+            w = asarray(weights, dtype=self.quat.dtype)
         if w.ndim != 1:
             raise ValueError(f"Expected `weights` to be 1 dimensional, got shape {w.shape}.")
         if w.shape[0] != len(self):
             raise ValueError("Expected `weights` to have number of values equal to number of "
                              f"rotations, got {w.shape[0]} values and {len(self)} rotations.")
-        outer_sum = jnp.dot(w[None, :] * self.quat.T, self.quat)
-        _, vectors = jnp.linalg.eigh(outer_sum)
+        outer_sum = dot(w[None, :] * self.quat.T, self.quat)
+        _, vectors = eigh(outer_sum)
         return Rotation(vectors[:, -1])
 
     @property
@@ -375,6 +399,7 @@ class Slerp(NamedTuple):
     """Spherical linear interpolation between key rotations at increasing key times: JAX's
     version of `scipy.spatial.transform.Slerp`. Build it with `Slerp.init`.
 
+    >>> import numjax.numpy as jnp
     >>> keys = Rotation.from_euler("z", jnp.array([[0.0], [90.0]]), degrees=True)
     >>> slerp = Slerp.init(jnp.array([0.0, 1.0]), keys)
     >>> slerp(0.5).as_rotvec(degrees=True)
@@ -394,7 +419,7 @@ class Slerp(NamedTuple):
             raise TypeError("`rotations` must be a `Rotation` instance.")
         if rotations.single or len(rotations) == 1:
             raise ValueError("`rotations` must be a sequence of at least 2 rotations.")
-        times = jnp.asarray(times, dtype=rotations.quat.dtype)
+        times = asarray(times, dtype=rotations.quat.dtype)
         if times.ndim != 1:
             raise ValueError("Expected times to be specified in a 1 dimensional array, got "
                              f"{times.ndim} dimensions.")
@@ -406,17 +431,17 @@ class Slerp(NamedTuple):
         # Each interval turns at a constant rate about one axis: the rotation vector of
         # start^-1 end.
         steps = (starts.inv() * Rotation(rotations.quat[1:])).as_rotvec()
-        return cls(times=times, timedelta=jnp.diff(times), rotations=starts, rotvecs=steps)
+        return cls(times=times, timedelta=diff(times), rotations=starts, rotvecs=steps)
 
     def __call__(self, times: Array) -> Rotation:
         """The interpolated rotation(s) at `times` (a scalar or 1-D); times outside the key
         times extrapolate the first or last interval."""
-        times = jnp.asarray(times, dtype=self.times.dtype)
+        times = asarray(times, dtype=self.times.dtype)
         if times.ndim > 1:
             raise ValueError("`times` must be at most 1-dimensional.")
         single = times.ndim == 0
-        times = jnp.atleast_1d(times)
-        interval = jnp.maximum(jnp.searchsorted(self.times, times) - 1, 0)
+        times = atleast_1d(times)
+        interval = maximum(searchsorted(self.times, times) - 1, 0)
         fraction = (times - self.times[interval]) / self.timedelta[interval]
         result = self.rotations[interval] * Rotation.from_rotvec(
             self.rotvecs[interval] * fraction[:, None])

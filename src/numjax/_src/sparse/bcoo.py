@@ -18,17 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.dtypes import result_type
+from numjax._src.numpy.advanced_indexing import nonzero
+from numjax._src.numpy.creation import asarray, zeros
+from numjax._src.numpy.shape import moveaxis, stack, transpose
 from numjax._src.tree_util import register_pytree_node_class
 
 _Dims = tuple[Sequence[int], Sequence[int]]
 DotDimensionNumbers = tuple[_Dims, _Dims]  # ((lhs contract, rhs contract), (lhs batch, rhs batch))
-
-
-def _jnp() -> Any:
-    # numjax.numpy imports the package that imports this module: bind it when first used.
-    import numjax.numpy as jnp
-
-    return jnp
 
 
 def _unsupported(what: str) -> NotImplementedError:
@@ -61,10 +58,9 @@ class BCOO:
         indices_sorted: bool = False,
         unique_indices: bool = False,
     ) -> None:
-        jnp = _jnp()
         data, indices = args
-        self.data = jnp.asarray(data)
-        self.indices = jnp.asarray(indices)
+        self.data = asarray(data)
+        self.indices = asarray(indices)
         self.shape = tuple(int(d) for d in shape)
         self.indices_sorted = indices_sorted
         self.unique_indices = unique_indices
@@ -151,11 +147,10 @@ class BCOO:
         """A BCOO of a SciPy sparse matrix's stored elements (explicit zeros included)."""
         if n_dense or n_batch:
             raise _unsupported(f"n_batch={n_batch}, n_dense={n_dense}")
-        jnp = _jnp()
         coo = mat.tocoo()
         index_dtype = np.int32 if index_dtype is None else index_dtype
         indices = np.stack([coo.row, coo.col], axis=1).astype(index_dtype)
-        return cls((jnp.asarray(coo.data), jnp.asarray(indices)), shape=coo.shape)
+        return cls((asarray(coo.data), asarray(indices)), shape=coo.shape)
 
     def todense(self) -> Any:
         """The dense array: stored elements added at their coordinates (duplicates sum)."""
@@ -215,15 +210,14 @@ def bcoo_fromdense(
     """`BCOO.fromdense` as a function."""
     if n_dense or n_batch:
         raise _unsupported(f"n_batch={n_batch}, n_dense={n_dense}")
-    jnp = _jnp()
-    mat = jnp.asarray(mat)
+    mat = asarray(mat)
     mask = mat != 0
     if nse is None:
         # The number of stored elements sets the result's shape: it needs a concrete value.
         nse = int(mask.sum())
     # Padding coordinates are the shape itself: out of bounds in every dimension.
-    coords = jnp.nonzero(mask, size=nse, fill_value=mat.shape)
-    indices = jnp.stack(coords, axis=1).astype(index_dtype) if coords else jnp.zeros(
+    coords = nonzero(mask, size=nse, fill_value=mat.shape)
+    indices = stack(coords, axis=1).astype(index_dtype) if coords else zeros(
         (nse, 0), index_dtype)
     data = mat.at[coords].get(mode="fill", fill_value=0) if coords else mat.reshape(1)[:nse]
     return BCOO((data, indices), shape=mat.shape, indices_sorted=True, unique_indices=True)
@@ -231,8 +225,7 @@ def bcoo_fromdense(
 
 def bcoo_todense(mat: BCOO) -> Any:
     """The dense array of `mat`."""
-    jnp = _jnp()
-    out = jnp.zeros(mat.shape, mat.dtype)
+    out = zeros(mat.shape, mat.dtype)
     if mat.ndim == 0:
         return out + mat.data.sum()
     coords = tuple(mat.indices[:, i] for i in range(mat.ndim))
@@ -258,15 +251,14 @@ def bcoo_dot_general(lhs: Any, rhs: Any, *, dimension_numbers: DotDimensionNumbe
         out = _sparse_dense_dot(rhs, lhs, tuple(rhs_contract), tuple(lhs_contract),
                                 preferred_element_type)
         n_rhs_free = rhs.ndim - len(rhs_contract)
-        return _jnp().moveaxis(out, tuple(range(n_rhs_free)),
+        return moveaxis(out, tuple(range(n_rhs_free)),
                                tuple(range(out.ndim - n_rhs_free, out.ndim)))
     raise TypeError("bcoo_dot_general: neither operand is a BCOO array.")
 
 
 def _sparse_dense_dot(sp: BCOO, dense: Any, sp_contract: tuple[int, ...],
                       dense_contract: tuple[int, ...], preferred_element_type: Any) -> Any:
-    jnp = _jnp()
-    dense = jnp.asarray(dense)
+    dense = asarray(dense)
     sp_contract = tuple(d % sp.ndim for d in sp_contract)
     dense_contract = tuple(d % dense.ndim for d in dense_contract)
     for a, b in zip(sp_contract, dense_contract, strict=True):
@@ -278,15 +270,15 @@ def _sparse_dense_dot(sp: BCOO, dense: Any, sp_contract: tuple[int, ...],
             )
     sp_free = tuple(d for d in range(sp.ndim) if d not in sp_contract)
     dense_free = tuple(d for d in range(dense.ndim) if d not in dense_contract)
-    dtype = preferred_element_type or jnp.result_type(sp.dtype, dense.dtype)
+    dtype = preferred_element_type or result_type(sp.dtype, dense.dtype)
     # Each stored element (i_free, i_contract) -> data * dense[i_contract, ...], added at i_free.
-    moved = jnp.transpose(dense, dense_contract + dense_free)
+    moved = transpose(dense, dense_contract + dense_free)
     gathered = moved.at[tuple(sp.indices[:, d] for d in sp_contract)].get(
         mode="fill", fill_value=0)
     data = sp.data.reshape(sp.data.shape + (1,) * len(dense_free))
     terms = (data * gathered).astype(dtype)
     out_shape = tuple(sp.shape[d] for d in sp_free) + tuple(dense.shape[d] for d in dense_free)
-    out = jnp.zeros(out_shape, dtype)
+    out = zeros(out_shape, dtype)
     if not sp_free:
         return out + terms.sum(0)
     return out.at[tuple(sp.indices[:, d] for d in sp_free)].add(terms, mode="drop")

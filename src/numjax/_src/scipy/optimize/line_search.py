@@ -18,10 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-import numjax.numpy as jnp
 from numjax._src.api.transformations import value_and_grad
 from numjax._src.control_flow.loops import while_loop
+from numjax._src.dtypes import finfo, result_type
 from numjax._src.lax.dot import Precision
+from numjax._src.numpy.complex_fns import real
+from numjax._src.numpy.creation import array, asarray
+from numjax._src.numpy.lax_numpy import dot, where
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import maximum, minimum, sign, sqrt
 from numjax._src.numpy.util import promote_dtypes_inexact
 from numjax._src.typing import Array
 
@@ -29,26 +34,26 @@ _ZOOM_MAXITER = 30  # JAX allows more than SciPy's 10: float32 needs them.
 
 
 def _dot(a: Array, b: Array) -> Array:
-    return jnp.dot(a, b, precision=Precision.HIGHEST)
+    return dot(a, b, precision=Precision.HIGHEST)
 
 
 def _select(pred: Array, new: dict[str, Array], old: NamedTuple) -> dict[str, Array]:
     """The fields `new` names, taken from `new` where `pred` holds and from `old` elsewhere."""
-    return {name: jnp.where(pred, value, getattr(old, name)) for name, value in new.items()}
+    return {name: where(pred, value, getattr(old, name)) for name, value in new.items()}
 
 
 def _cubic_minimizer(a: Array, fa: Array, fpa: Array, b: Array, fb: Array, c: Array,
                      fc: Array) -> Array:
     """The minimizer of the cubic through (a, fa) with slope fpa at a, (b, fb) and (c, fc)."""
-    dtype = jnp.result_type(a, fa, fpa, b, fb, c, fc)
+    dtype = result_type(a, fa, fpa, b, fb, c, fc)
     db, dc = b - a, c - a
     # p(x) = fa + fpa (x - a) + B (x - a)^2 + A (x - a)^3; A and B solve a 2x2 system.
-    rb = jnp.asarray(fb - fa - fpa * db, dtype)
-    rc = jnp.asarray(fc - fa - fpa * dc, dtype)
+    rb = asarray(fb - fa - fpa * db, dtype)
+    rc = asarray(fc - fa - fpa * dc, dtype)
     denom = (db * dc) ** 2 * (db - dc)
-    cubic = (jnp.asarray(dc**2, dtype) * rb + jnp.asarray(-(db**2), dtype) * rc) / denom
-    quad = (jnp.asarray(-(dc**3), dtype) * rb + jnp.asarray(db**3, dtype) * rc) / denom
-    return a + (-quad + jnp.sqrt(quad * quad - 3.0 * cubic * fpa)) / (3.0 * cubic)
+    cubic = (asarray(dc**2, dtype) * rb + asarray(-(db**2), dtype) * rc) / denom
+    quad = (asarray(-(dc**3), dtype) * rb + asarray(db**3, dtype) * rc) / denom
+    return a + (-quad + sqrt(quad * quad - 3.0 * cubic * fpa)) / (3.0 * cubic)
 
 
 def _quadratic_minimizer(a: Array, fa: Array, fpa: Array, b: Array, fb: Array) -> Array:
@@ -98,8 +103,8 @@ def _zoom(phi: Phi, too_high: Callable[[Array, Array], Array],
 
     def body(s: _ZoomState) -> _ZoomState:
         width = s.a_hi - s.a_lo
-        left, right = jnp.minimum(s.a_hi, s.a_lo), jnp.maximum(s.a_hi, s.a_lo)
-        tiny = 1e-5 if jnp.finfo(width.dtype).bits < 64 else 1e-10
+        left, right = minimum(s.a_hi, s.a_lo), maximum(s.a_hi, s.a_lo)
+        tiny = 1e-5 if finfo(width.dtype).bits < 64 else 1e-10
         failed = s.failed | (width <= tiny)
 
         # A NaN cubic step (no real minimizer) fails the bounds test and is not used.
@@ -108,9 +113,9 @@ def _zoom(phi: Phi, too_high: Callable[[Array, Array], Array],
         use_cubic = (s.j > 0) & (cubic > left + 0.2 * width) & (cubic < right - 0.2 * width)
         quad = _quadratic_minimizer(s.a_lo, s.phi_lo, s.dphi_lo, s.a_hi, s.phi_hi)
         use_quad = ~use_cubic & (quad > left + 0.1 * width) & (quad < right - 0.1 * width)
-        a_j = jnp.where(use_cubic, cubic, s.a_rec)
-        a_j = jnp.where(use_quad, quad, a_j)
-        a_j = jnp.where(~use_cubic & ~use_quad, (s.a_lo + s.a_hi) / 2.0, a_j)
+        a_j = where(use_cubic, cubic, s.a_rec)
+        a_j = where(use_quad, quad, a_j)
+        a_j = where(~use_cubic & ~use_quad, (s.a_lo + s.a_hi) / 2.0, a_j)
 
         phi_j, dphi_j, g_j = phi(a_j)
         phi_j = phi_j.astype(s.phi_lo.dtype)
@@ -182,6 +187,7 @@ def line_search(f: Callable[[Array], Array], xk: Array, pk: Array, old_fval: Arr
     `old_fval` and `gfk` are f and its gradient at xk (computed when not given);
     `old_old_fval`, f at the previous iterate, picks the first trial step.
 
+    >>> import numjax.numpy as jnp
     >>> f = lambda x: jnp.sum((x - 1.0) ** 2)
     >>> res = line_search(f, jnp.zeros(2), jnp.ones(2))
     >>> res.a_k, res.f_k, res.failed
@@ -191,25 +197,25 @@ def line_search(f: Callable[[Array], Array], xk: Array, pk: Array, old_fval: Arr
 
     def phi(t: Array) -> tuple[Array, Array, Array]:
         """f, its slope along pk and its gradient at xk + t pk."""
-        value, grad = value_and_grad(f)(xk + jnp.array(t, dtype=pk.dtype) * pk)
-        return value, jnp.real(_dot(grad, pk)), grad
+        value, grad = value_and_grad(f)(xk + array(t, dtype=pk.dtype) * pk)
+        return value, real(_dot(grad, pk)), grad
 
     evaluated_here = old_fval is None or gfk is None
     if evaluated_here:
         phi_0, dphi_0, gfk = phi(0)
     else:
-        phi_0, dphi_0 = old_fval, jnp.real(_dot(gfk, pk))
+        phi_0, dphi_0 = old_fval, real(_dot(gfk, pk))
     if old_old_fval is None:
         first_step: Array = 1
     else:
         guess = 1.01 * 2 * (phi_0 - old_old_fval) / dphi_0
-        first_step = jnp.where(guess > 1, 1.0, guess)
+        first_step = where(guess > 1, 1.0, guess)
 
     def too_high(a: Array, phi_a: Array) -> Array:  # sufficient decrease fails
         return phi_a > phi_0 + c1 * a * dphi_0
 
     def curvature_ok(dphi_a: Array) -> Array:  # the strong curvature condition holds
-        return jnp.abs(dphi_a) <= -c2 * dphi_0
+        return jnp_abs(dphi_a) <= -c2 * dphi_0
 
     init = _SearchState(
         done=False, failed=False, i=1,
@@ -220,7 +226,7 @@ def line_search(f: Callable[[Array], Array], xk: Array, pk: Array, old_fval: Arr
 
     def body(s: _SearchState) -> _SearchState:
         # Each iteration tries the next step (doubling, as SciPy does; no upper bound).
-        a_i = jnp.where(s.i == 1, first_step, s.a_prev * 2.0)
+        a_i = where(s.i == 1, first_step, s.a_prev * 2.0)
         phi_i, dphi_i, g_i = phi(a_i)
         prev, here = (s.a_prev, s.phi_prev, s.dphi_prev), (a_i, phi_i, dphi_i)
 
@@ -246,11 +252,11 @@ def line_search(f: Callable[[Array], Array], xk: Array, pk: Array, old_fval: Arr
 
     s = while_loop(lambda s: ~s.done & (s.i <= maxiter) & ~s.failed, body, init)
 
-    status = jnp.where(s.failed, jnp.array(1), jnp.where(s.i > maxiter, jnp.array(3),
-                                                          jnp.array(0)))
-    a_k = jnp.asarray(s.a_star)
-    if jnp.finfo(a_k.dtype).bits != 64:
+    status = where(s.failed, array(1), where(s.i > maxiter, array(3),
+                                                          array(0)))
+    a_k = asarray(s.a_star)
+    if finfo(a_k.dtype).bits != 64:
         # A vanishing step would leave a float32 minimizer stuck at the same point.
-        a_k = jnp.where(jnp.abs(a_k) < 1e-8, jnp.sign(a_k) * 1e-8, a_k)
+        a_k = where(jnp_abs(a_k) < 1e-8, sign(a_k) * 1e-8, a_k)
     return LineSearchResults(failed=s.failed | ~s.done, nit=s.i - 1, nfev=s.nfev, ngev=s.ngev,
                              k=s.i, a_k=a_k, f_k=s.phi_star, g_k=s.g_star, status=status)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-import numjax.numpy as jnp
+from numjax._src.numpy.creation import asarray
 from numjax._src.scipy.optimize.bfgs import minimize_bfgs
 from numjax._src.scipy.optimize.lbfgs import _minimize_lbfgs
 from numjax._src.typing import Array
@@ -42,6 +42,7 @@ def minimize(fun: Callable[..., Array], x0: Array, args: tuple[Any, ...] = (), *
     `norm` and `gtol`); `tol` is accepted and, as in JAX, ignored. Runs under jit, vmap and
     jvp; reverse-mode differentiation fails on its while_loop, as in JAX.
 
+    >>> import numjax.numpy as jnp
     >>> res = minimize(lambda x: jnp.sum((x - 3.0) ** 2), jnp.zeros(2), method="BFGS")
     >>> print(res.x.round(5), res.success, res.nit)
     [3. 3.] True 3
@@ -59,13 +60,13 @@ def minimize(fun: Callable[..., Array], x0: Array, args: tuple[Any, ...] = (), *
     if kind == "bfgs":
         bfgs = minimize_bfgs(objective, x0, **options)
         return OptimizeResults(
-            x=bfgs.x_k, success=bfgs.converged & ~jnp.asarray(bfgs.failed), status=bfgs.status,
+            x=bfgs.x_k, success=bfgs.converged & ~asarray(bfgs.failed), status=bfgs.status,
             fun=bfgs.f_k, jac=bfgs.g_k, hess_inv=bfgs.H_k, nfev=bfgs.nfev, njev=bfgs.ngev,
             nit=bfgs.k)
     if kind == "l-bfgs-experimental-do-not-rely-on-this":
         lbfgs = _minimize_lbfgs(objective, x0, **options)
         return OptimizeResults(
-            x=lbfgs.x_k, success=lbfgs.converged & ~jnp.asarray(lbfgs.failed),
+            x=lbfgs.x_k, success=lbfgs.converged & ~asarray(lbfgs.failed),
             status=lbfgs.status, fun=lbfgs.f_k, jac=lbfgs.g_k, hess_inv=None, nfev=lbfgs.nfev,
             njev=lbfgs.ngev, nit=lbfgs.k)
     raise ValueError(f"Method {method} not recognized")

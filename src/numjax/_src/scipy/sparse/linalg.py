@@ -17,38 +17,54 @@ from typing import Any
 
 import numpy as np
 
-import numjax
-from numjax import lax
-from numjax import numpy as jnp  # complete by the time any function runs
 from numjax._src import dtypes
+from numjax._src.api.device_put import device_put
+from numjax._src.control_flow.loops import fori_loop, while_loop
+from numjax._src.control_flow.solves import custom_linear_solve
+from numjax._src.dtypes import finfo, result_type
 from numjax._src.lax import lax as lax_internal
+from numjax._src.lax.dot import Precision
+from numjax._src.lax.elementwise import rsqrt
+from numjax._src.numpy.complex_fns import conj, imag, iscomplexobj, real
+from numjax._src.numpy.creation import asarray, eye, zeros, zeros_like
+from numjax._src.numpy.einsum import einsum
+from numjax._src.numpy.lax_numpy import dot, vdot, where
+from numjax._src.numpy.padding import pad
+from numjax._src.numpy.shape import shape as jnp_shape
+from numjax._src.numpy.shape import stack
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import isnan, logical_and, logical_not, maximum, minimum, sqrt, square
+from numjax._src.runtime.array import Array as ArrayType
 from numjax._src.scipy.linalg import solve, solve_triangular
+from numjax._src.tree_util import Partial
+from numjax._src.tree_util import user_tree_leaves as tree_leaves
+from numjax._src.tree_util import user_tree_map as tree_map
+from numjax._src.tree_util import user_tree_structure as tree_structure
 from numjax._src.typing import Array
-from numjax.tree_util import Partial, tree_leaves, tree_map, tree_structure
 
 __all__ = ["bicgstab", "cg", "gmres"]
 
 PyTree = Any
 
-_HIGHEST = lax.Precision.HIGHEST
+_HIGHEST = Precision.HIGHEST
 
 
 # ---- pytree vector arithmetic --------------------------------------------------------------
 
 
 def _dot(a: Array, b: Array) -> Array:
-    return jnp.dot(a, b, precision=_HIGHEST)
+    return dot(a, b, precision=_HIGHEST)
 
 
 def _vdot(a: Array, b: Array) -> Array:
-    return jnp.vdot(a, b, precision=_HIGHEST)
+    return vdot(a, b, precision=_HIGHEST)
 
 
 def _vdot_real_part(x: Array, y: Array) -> Array:
     """Re <x, y>, computed without forming complex products."""
-    out = _vdot(jnp.real(x), jnp.real(y))
-    if jnp.iscomplexobj(x) or jnp.iscomplexobj(y):
-        out = out + _vdot(jnp.imag(x), jnp.imag(y))
+    out = _vdot(real(x), real(y))
+    if iscomplexobj(x) or iscomplexobj(y):
+        out = out + _vdot(imag(x), imag(y))
     return out
 
 
@@ -62,7 +78,7 @@ def _vdot_tree(x: PyTree, y: PyTree) -> Array:
 
 def _norm(x: PyTree) -> Array:
     leaves = tree_leaves(x)
-    return jnp.sqrt(sum(_vdot_real_part(v, v) for v in leaves))
+    return sqrt(sum(_vdot_real_part(v, v) for v in leaves))
 
 
 def _mul(scalar: Array, tree: PyTree) -> PyTree:
@@ -92,8 +108,8 @@ def _normalize_matvec(f: Any) -> Callable[[PyTree], PyTree]:
     """A linear operator given as a function, a square matrix, or an object with @."""
     if callable(f):
         return f
-    if isinstance(f, np.ndarray | numjax.Array):
-        shape = jnp.shape(f)
+    if isinstance(f, np.ndarray | ArrayType):
+        shape = jnp_shape(f)
         if len(shape) != 2 or shape[0] != shape[1]:
             raise ValueError(f"linear operator must be a square matrix, but has shape: "
                              f"{shape}")
@@ -107,7 +123,7 @@ def _normalize_matvec(f: Any) -> Callable[[PyTree], PyTree]:
 
 
 def _shapes(tree: PyTree) -> list[tuple[int, ...]]:
-    return [jnp.shape(v) for v in tree_leaves(tree)]
+    return [jnp_shape(v) for v in tree_leaves(tree)]
 
 
 # ---- conjugate gradients and BiCGSTAB ------------------------------------------------------
@@ -117,10 +133,10 @@ def _cg_solve(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree, *, maxiter: 
               tol: float = 1e-5, atol: float = 0.0,
               M: Callable[[PyTree], PyTree] = _identity) -> PyTree:
     # Stop once |r|^2 <= max(tol^2 |b|^2, atol^2) (SciPy's criterion).
-    atol2 = jnp.maximum(jnp.square(tol) * _vdot_real_tree(b, b), jnp.square(atol))
+    atol2 = maximum(square(tol) * _vdot_real_tree(b, b), square(atol))
     r0 = _sub(b, A(x0))
     p0 = z0 = M(r0)
-    dtype = jnp.result_type(*tree_leaves(p0))
+    dtype = result_type(*tree_leaves(p0))
     gamma0 = _vdot_real_tree(r0, z0).astype(dtype)
 
     def cond(state: tuple[Any, ...]) -> Array:
@@ -140,14 +156,14 @@ def _cg_solve(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree, *, maxiter: 
         p = _add(z, _mul(gamma_new / gamma, p))
         return x, r, gamma_new, p, k + 1
 
-    x, *_ = lax.while_loop(cond, body, (x0, r0, gamma0, p0, 0))
+    x, *_ = while_loop(cond, body, (x0, r0, gamma0, p0, 0))
     return x
 
 
 def _bicgstab_solve(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree, *, maxiter: int,
                     tol: float = 1e-5, atol: float = 0.0,
                     M: Callable[[PyTree], PyTree] = _identity) -> PyTree:
-    atol2 = jnp.maximum(jnp.square(tol) * _vdot_real_tree(b, b), jnp.square(atol))
+    atol2 = maximum(square(tol) * _vdot_real_tree(b, b), square(atol))
 
     def cond(state: tuple[Any, ...]) -> Array:
         r, k = state[1], state[-1]
@@ -169,16 +185,16 @@ def _bicgstab_solve(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree, *, max
         t = A(shat)
         omega = _vdot_tree(t, s) / _vdot_tree(t, t)
         half = _add(x, _mul(alpha, phat))
-        x = tree_map(functools.partial(jnp.where, done), half, _add(half, _mul(omega, shat)))
-        r = tree_map(functools.partial(jnp.where, done), s, _sub(s, _mul(omega, t)))
-        k = jnp.where((omega == 0) | (alpha == 0), -11, k + 1)
-        k = jnp.where(rho_new == 0, -10, k)
+        x = tree_map(functools.partial(where, done), half, _add(half, _mul(omega, shat)))
+        r = tree_map(functools.partial(where, done), s, _sub(s, _mul(omega, t)))
+        k = where((omega == 0) | (alpha == 0), -11, k + 1)
+        k = where(rho_new == 0, -10, k)
         return x, r, rhat, alpha, omega, rho_new, p, q, k
 
     r0 = _sub(b, A(x0))
     one = lax_internal._convert_element_type(1, *_result_type(b))
     state = (x0, r0, r0, one, one, one, r0, r0, 0)
-    x, *_ = lax.while_loop(cond, body, state)
+    x, *_ = while_loop(cond, body, state)
     return x
 
 
@@ -186,8 +202,8 @@ def _isolve(solve_fn: Callable[..., PyTree], A: Any, b: PyTree, x0: PyTree | Non
             tol: float = 1e-5, atol: float = 0.0, maxiter: int | None = None,
             M: Any = None, check_symmetric: bool = False) -> tuple[PyTree, None]:
     if x0 is None:
-        x0 = tree_map(jnp.zeros_like, b)
-    b, x0 = numjax.device_put((b, x0))
+        x0 = tree_map(zeros_like, b)
+    b, x0 = device_put((b, x0))
     if maxiter is None:
         maxiter = 10 * sum(v.size for v in tree_leaves(b))  # SciPy's default
     A = _normalize_matvec(A)
@@ -201,8 +217,8 @@ def _isolve(solve_fn: Callable[..., PyTree], A: Any, b: PyTree, x0: PyTree | Non
     solver = functools.partial(solve_fn, x0=x0, tol=tol, atol=atol, maxiter=maxiter, M=M)
     # cg's operator is symmetric for real data (Hermitian is not enough for the transpose).
     symmetric = check_symmetric and all(
-        not jnp.iscomplexobj(v) for v in tree_leaves(b))
-    x = lax.custom_linear_solve(A, b, solve=solver, transpose_solve=solver,
+        not iscomplexobj(v) for v in tree_leaves(b))
+    x = custom_linear_solve(A, b, solve=solver, transpose_solve=solver,
                                 symmetric=symmetric)
     return x, None
 
@@ -241,17 +257,17 @@ def _safe_normalize(x: PyTree, thresh: Array | None = None) -> tuple[PyTree, Arr
     norm = _norm(x)
     dtype, weak = _result_type(x)
     if thresh is None:
-        thresh = jnp.finfo(norm.dtype).eps
-    thresh = jnp.real(jnp.asarray(thresh).astype(dtype))
+        thresh = finfo(norm.dtype).eps
+    thresh = real(asarray(thresh).astype(dtype))
     use_norm = norm > thresh
     norm_cast = lax_internal._convert_element_type(norm, dtype, weak)
-    normalized = tree_map(lambda y: jnp.where(use_norm, y / norm_cast, 0.0), x)
-    return normalized, jnp.where(use_norm, norm, 0.0)
+    normalized = tree_map(lambda y: where(use_norm, y / norm_cast, 0.0), x)
+    return normalized, where(use_norm, norm, 0.0)
 
 
 def _project_on_columns(Q: PyTree, v: PyTree) -> Array:
     """Q^H v, Q's columns being the trailing axis of each leaf."""
-    parts = tree_map(lambda X, y: jnp.einsum("...n,...->n", jnp.conj(X), y,
+    parts = tree_map(lambda X, y: einsum("...n,...->n", conj(X), y,
                                              precision=_HIGHEST), Q, v)
     return functools.reduce(operator.add, tree_leaves(parts))
 
@@ -261,7 +277,7 @@ def _arnoldi_step(k: Array, A: Callable[[PyTree], PyTree], M: Callable[[PyTree],
     """Extend the Krylov basis V by M A V[:, k], orthogonalized against V; its coefficients
     become row k of H."""
     dtype, _ = _result_type(V)
-    eps = jnp.finfo(dtype).eps
+    eps = finfo(dtype).eps
     v = M(A(tree_map(lambda X: X[..., k], V)))
     _, v_norm_0 = _safe_normalize(v)
     # One pass of classical Gram-Schmidt: JAX's re-orthogonalization loop stops after its
@@ -278,33 +294,33 @@ def _arnoldi_step(k: Array, A: Callable[[PyTree], PyTree], M: Callable[[PyTree],
 def _rotate(H: Array, i: Array, cs: Array, sn: Array) -> Array:
     """Apply the Givens rotation (cs, sn) to entries i, i+1 of a vector."""
     x1, y1 = H[i], H[i + 1]
-    H = H.at[i].set(jnp.conj(cs) * x1 - jnp.conj(sn) * y1)
+    H = H.at[i].set(conj(cs) * x1 - conj(sn) * y1)
     return H.at[i + 1].set(sn * x1 + cs * y1)
 
 
 def _givens(a: Array, b: Array) -> tuple[Array, Array]:
     """(cs, sn) of the rotation that zeroes b against a."""
-    b_zero = jnp.abs(b) == 0
-    a_lt_b = jnp.abs(a) < jnp.abs(b)
-    t = -jnp.where(a_lt_b, a, b) / jnp.where(a_lt_b, b, a)
-    r = lax.rsqrt(1 + jnp.abs(t) ** 2).astype(t.dtype)
-    cs = jnp.where(b_zero, 1, jnp.where(a_lt_b, r * t, r))
-    sn = jnp.where(b_zero, 0, jnp.where(a_lt_b, r, r * t))
+    b_zero = jnp_abs(b) == 0
+    a_lt_b = jnp_abs(a) < jnp_abs(b)
+    t = -where(a_lt_b, a, b) / where(a_lt_b, b, a)
+    r = rsqrt(1 + jnp_abs(t) ** 2).astype(t.dtype)
+    cs = where(b_zero, 1, where(a_lt_b, r * t, r))
+    sn = where(b_zero, 0, where(a_lt_b, r, r * t))
     return cs, sn
 
 
 def _apply_givens(row: Array, givens: Array, k: Array) -> tuple[Array, Array]:
     """Rotate a new Hessenberg row by the k previous rotations, then by a new one that zeroes
     its entry k+1."""
-    row = lax.fori_loop(0, k, lambda i, r: _rotate(r, i, givens[i, 0], givens[i, 1]), row)
+    row = fori_loop(0, k, lambda i, r: _rotate(r, i, givens[i, 0], givens[i, 1]), row)
     cs, sn = _givens(row[k], row[k + 1])
-    givens = givens.at[k, :].set(jnp.stack([cs, sn]))
+    givens = givens.at[k, :].set(stack([cs, sn]))
     return _rotate(row, k, cs, sn), givens
 
 
 def _basis(unit_residual: PyTree, restart: int) -> PyTree:
     """Krylov basis storage: the first column is the unit residual, the rest zeros."""
-    return tree_map(lambda x: jnp.pad(x[..., None], ((0, 0),) * x.ndim + ((0, restart),)),
+    return tree_map(lambda x: pad(x[..., None], ((0, 0),) * x.ndim + ((0, restart),)),
                     unit_residual)
 
 
@@ -322,14 +338,14 @@ def _gmres_incremental(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree,
     """One restart cycle, keeping the Hessenberg matrix QR-factored by Givens rotations so
     the residual is known at each step and the cycle stops early once it is below ptol."""
     V = _basis(unit_residual, restart)
-    dtype = jnp.result_type(*tree_leaves(b))
-    R = jnp.eye(restart, restart + 1, dtype=dtype)
-    givens = jnp.zeros((restart, 2), dtype=dtype)
-    beta = jnp.zeros(restart + 1, dtype=dtype).at[0].set(residual_norm.astype(dtype))
+    dtype = result_type(*tree_leaves(b))
+    R = eye(restart, restart + 1, dtype=dtype)
+    givens = zeros((restart, 2), dtype=dtype)
+    beta = zeros(restart + 1, dtype=dtype).at[0].set(residual_norm.astype(dtype))
 
     def cond(state: tuple[Any, ...]) -> Array:
         k, err = state[0], state[1]
-        return jnp.logical_and(k < restart, err > ptol)
+        return logical_and(k < restart, err > ptol)
 
     def body(state: tuple[Any, ...]) -> tuple[Any, ...]:
         k, _, V, R, beta, givens = state
@@ -337,16 +353,16 @@ def _gmres_incremental(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree,
         row, givens = _apply_givens(H[k, :], givens, k)
         R = R.at[k, :].set(row)
         beta = _rotate(beta, k, givens[k, 0], givens[k, 1])
-        return k + 1, jnp.abs(beta[k + 1]), V, R, beta, givens
+        return k + 1, jnp_abs(beta[k + 1]), V, R, beta, givens
 
-    _, _, V, R, beta, _ = lax.while_loop(cond, body, (0, residual_norm, V, R, beta, givens))
+    _, _, V, R, beta, _ = while_loop(cond, body, (0, residual_norm, V, R, beta, givens))
     y = solve_triangular(R[:, :-1].T, beta[:-1])
     return _finish(A, M, b, x0, V, y)
 
 
 def _lstsq(a: Array, b: Array) -> Array:
     """Least squares through the normal equations (a^H a) x = a^H b."""
-    return solve(_dot(jnp.conj(a.T), a), _dot(jnp.conj(a.T), b), assume_a="pos")
+    return solve(_dot(conj(a.T), a), _dot(conj(a.T), b), assume_a="pos")
 
 
 def _gmres_batched(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree,
@@ -357,20 +373,20 @@ def _gmres_batched(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree,
     del ptol
     V = _basis(unit_residual, restart)
     dtype, weak = _result_type(b)
-    H = lax_internal._convert_element_type(jnp.eye(restart, restart + 1, dtype=dtype),
+    H = lax_internal._convert_element_type(eye(restart, restart + 1, dtype=dtype),
                                            dtype, weak)
 
     def cond(state: tuple[Any, ...]) -> Array:
         _, _, breakdown, k = state
-        return jnp.logical_and(k < restart, jnp.logical_not(breakdown))
+        return logical_and(k < restart, logical_not(breakdown))
 
     def body(state: tuple[Any, ...]) -> tuple[Any, ...]:
         V, H, _, k = state
         V, H, breakdown = _arnoldi_step(k, A, M, V, H)
         return V, H, breakdown, k + 1
 
-    V, H, _, _ = lax.while_loop(cond, body, (V, H, False, 0))
-    beta = jnp.zeros_like(H, shape=(restart + 1,)).at[0].set(residual_norm.astype(dtype))
+    V, H, _, _ = while_loop(cond, body, (V, H, False, 0))
+    beta = zeros_like(H, shape=(restart + 1,)).at[0].set(residual_norm.astype(dtype))
     y = _lstsq(H.T, beta)
     return _finish(A, M, b, x0, V, y)
 
@@ -382,7 +398,7 @@ def _gmres_solve(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree, atol: Arr
 
     def cond(state: tuple[Any, ...]) -> Array:
         _, k, _, residual_norm = state
-        return jnp.logical_and(k < maxiter, residual_norm > atol)
+        return logical_and(k < maxiter, residual_norm > atol)
 
     def body(state: tuple[Any, ...]) -> tuple[Any, ...]:
         x, k, unit_residual, residual_norm = state
@@ -390,7 +406,7 @@ def _gmres_solve(A: Callable[[PyTree], PyTree], b: PyTree, x0: PyTree, atol: Arr
                                                 restart, M)
         return x, k + 1, unit_residual, residual_norm
 
-    x, *_ = lax.while_loop(cond, body, (x0, 0, unit_residual, residual_norm))
+    x, *_ = while_loop(cond, body, (x0, 0, unit_residual, residual_norm))
     return x
 
 
@@ -408,10 +424,10 @@ def gmres(A: Any, b: PyTree, x0: PyTree | None = None, *, tol: float = 1e-5,
     (Array([1., 1.], dtype=float32), Array(0, dtype=int32, weak_type=True))
     """
     if x0 is None:
-        x0 = tree_map(jnp.zeros_like, b)
+        x0 = tree_map(zeros_like, b)
     A = _normalize_matvec(A)
     M = _normalize_matvec(_identity if M is None else M)
-    b, x0 = numjax.device_put((b, x0))
+    b, x0 = device_put((b, x0))
     size = sum(v.size for v in tree_leaves(b))
     if maxiter is None:
         maxiter = 10 * size  # SciPy's default
@@ -420,9 +436,9 @@ def gmres(A: Any, b: PyTree, x0: PyTree | None = None, *, tol: float = 1e-5,
         raise ValueError("x0 and b must have matching tree structure: "
                          f"{tree_structure(x0)} vs {tree_structure(b)}")
     b_norm = _norm(b)
-    atol = jnp.maximum(tol * b_norm, atol)
+    atol = maximum(tol * b_norm, atol)
     # The incremental method's per-cycle target, in the preconditioned residual's scale.
-    ptol = _norm(M(b)) * jnp.minimum(1.0, atol / b_norm)
+    ptol = _norm(M(b)) * minimum(1.0, atol / b_norm)
     if solve_method == "incremental":
         cycle = _gmres_incremental
     elif solve_method == "batched":
@@ -434,6 +450,6 @@ def gmres(A: Any, b: PyTree, x0: PyTree | None = None, *, tol: float = 1e-5,
     def run(A: Callable[[PyTree], PyTree], b: PyTree) -> PyTree:
         return _gmres_solve(A, b, x0, atol, ptol, restart, maxiter, M, cycle)
 
-    x = lax.custom_linear_solve(A, b, solve=run, transpose_solve=run)
-    info = jnp.where(jnp.isnan(_norm(x)), -1, 0)
+    x = custom_linear_solve(A, b, solve=run, transpose_solve=run)
+    info = where(isnan(_norm(x)), -1, 0)
     return x, info

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.selection import select
+from numjax._src.numpy.ufuncs import exp, isnan, logical_and, logical_or
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const, xlog1py, xlogy
 from numjax._src.typing import Array
@@ -19,8 +23,8 @@ def logpmf(k: Array, p: Array, loc: Array = 0) -> Array:
     x = lax.sub(k, loc)
     # x log p + (1 - x) log(1 - p), with 0 log 0 = 0 so p = 0 or 1 stays finite
     log_probs = xlogy(x, p) + xlog1py(lax.sub(_const(k, 1), x), -p)
-    off_support = jnp.logical_or(lax.lt(x, _const(k, 0)), lax.gt(x, _const(k, 1)))
-    return jnp.where(off_support, -jnp.inf, log_probs)
+    off_support = logical_or(lax.lt(x, _const(k, 0)), lax.gt(x, _const(k, 1)))
+    return where(off_support, -np.inf, log_probs)
 
 
 def pmf(k: Array, p: Array, loc: Array = 0) -> Array:
@@ -29,7 +33,7 @@ def pmf(k: Array, p: Array, loc: Array = 0) -> Array:
     >>> pmf(0.0, 0.25)
     Array(0.75, dtype=float32, weak_type=True)
     """
-    return jnp.exp(logpmf(k, p, loc))
+    return exp(logpmf(k, p, loc))
 
 
 def cdf(k: Array, p: Array) -> Array:
@@ -40,10 +44,10 @@ def cdf(k: Array, p: Array) -> Array:
     """
     k, p = promote_args_inexact("bernoulli.cdf", k, p)
     zero, one = _const(k, 0), _const(k, 1)
-    invalid = jnp.isnan(k) | jnp.isnan(p) | (p < zero) | (p > one)
+    invalid = isnan(k) | isnan(p) | (p < zero) | (p > one)
     below = lax.lt(k, zero)
-    middle = jnp.logical_and(lax.ge(k, zero), lax.lt(k, one))
-    return jnp.select([invalid, below, middle, lax.ge(k, one)], [jnp.nan, zero, one - p, one])
+    middle = logical_and(lax.ge(k, zero), lax.lt(k, one))
+    return select([invalid, below, middle, lax.ge(k, one)], [np.nan, zero, one - p, one])
 
 
 def ppf(q: Array, p: Array) -> Array:
@@ -54,5 +58,5 @@ def ppf(q: Array, p: Array) -> Array:
     """
     q, p = promote_args_inexact("bernoulli.ppf", q, p)
     zero, one = _const(q, 0), _const(q, 1)
-    invalid = jnp.isnan(q) | jnp.isnan(p) | (p < zero) | (p > one) | (q < zero) | (q > one)
-    return jnp.where(invalid, jnp.nan, jnp.where(lax.le(q, one - p), zero, one))
+    invalid = isnan(q) | isnan(p) | (p < zero) | (p > one) | (q < zero) | (q > one)
+    return where(invalid, np.nan, where(lax.le(q, one - p), zero, one))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.ufuncs import logical_or
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const, betainc, betaln, xlog1py, xlogy
 from numjax._src.typing import Array
@@ -21,12 +24,12 @@ def logpdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Ar
     y = lax.div(lax.sub(x, loc), scale)
     log_kernel = lax.add(xlogy(lax.sub(a, one), y), xlog1py(lax.sub(b, one), lax.neg(y)))
     log_probs = lax.sub(lax.sub(log_kernel, betaln(a, b)), lax.log(scale))
-    outside = jnp.logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
-    log_probs = jnp.where(outside, -jnp.inf, log_probs)
+    outside = logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
+    log_probs = where(outside, -np.inf, log_probs)
     zero = _const(a, 0)
-    bad_params = jnp.logical_or(jnp.logical_or(lax.le(a, zero), lax.le(b, zero)),
+    bad_params = logical_or(logical_or(lax.le(a, zero), lax.le(b, zero)),
                                 lax.le(scale, zero))
-    return jnp.where(bad_params, jnp.nan, log_probs)
+    return where(bad_params, np.nan, log_probs)
 
 
 def pdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.ufuncs import logical_or
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const, betaln
 from numjax._src.typing import Array
@@ -25,11 +28,11 @@ def logpmf(k: Array, n: Array, a: Array, b: Array, loc: Array = 0) -> Array:
                                                      lax.add(y, one))))
     log_beta_ratio = lax.sub(betaln(lax.add(y, a), lax.add(lax.sub(n, y), b)), betaln(a, b))
     log_probs = lax.add(log_comb, log_beta_ratio)
-    outside = jnp.logical_or(lax.lt(y, lax.neg(loc)), lax.gt(y, lax.sub(n, loc)))
-    log_probs = jnp.where(outside, -jnp.inf, log_probs)
-    bad_params = jnp.logical_or(jnp.logical_or(lax.lt(n, one), lax.lt(a, zero)),
+    outside = logical_or(lax.lt(y, lax.neg(loc)), lax.gt(y, lax.sub(n, loc)))
+    log_probs = where(outside, -np.inf, log_probs)
+    bad_params = logical_or(logical_or(lax.lt(n, one), lax.lt(a, zero)),
                                 lax.lt(b, zero))
-    return jnp.where(bad_params, jnp.nan, log_probs)
+    return where(bad_params, np.nan, log_probs)
 
 
 def pmf(k: Array, n: Array, a: Array, b: Array, loc: Array = 0) -> Array:

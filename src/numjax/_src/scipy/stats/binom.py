@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import gammaln, xlog1py, xlogy
 from numjax._src.typing import Array
@@ -22,7 +24,7 @@ def logpmf(k: Array, n: Array, p: Array, loc: Array = 0) -> Array:
     log_linear = lax.add(xlogy(y, p), xlog1py(lax.sub(n, y), lax.neg(p)))
     log_probs = lax.add(log_comb, log_linear)
     in_support = lax.ge(k, loc) & lax.lt(k, loc + n + 1)
-    return jnp.where(in_support, log_probs, -jnp.inf)
+    return where(in_support, log_probs, -np.inf)
 
 
 def pmf(k: Array, n: Array, p: Array, loc: Array = 0) -> Array:

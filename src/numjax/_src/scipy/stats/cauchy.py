@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src.lax import lax
+from numjax._src.numpy.ufuncs import arctan
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
@@ -41,7 +41,7 @@ def cdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     x, loc, scale = promote_args_inexact("cauchy.cdf", x, loc, scale)
     z = lax.div(lax.sub(x, loc), scale)
     inv_pi = lax.div(_const(x, 1.0), _const(x, np.pi))
-    return lax.add(_const(x, 0.5), lax.mul(inv_pi, jnp.arctan(z)))
+    return lax.add(_const(x, 0.5), lax.mul(inv_pi, arctan(z)))
 
 
 def logcdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const, gammainc, gammaincc
 from numjax._src.typing import Array
@@ -23,7 +25,7 @@ def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
     kernel = lax.sub(lax.mul(lax.sub(half_df, one), lax.log(y)), lax.div(y, two))
     log_normalizer = lax.add(lax.lgamma(half_df), lax.div(lax.mul(lax.log(two), df), two))
     log_probs = lax.add(lax.sub(lax.neg(log_normalizer), lax.log(scale)), kernel)
-    return jnp.where(lax.lt(x, loc), -jnp.inf, log_probs)
+    return where(lax.lt(x, loc), -np.inf, log_probs)
 
 
 def pdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -38,7 +40,7 @@ def pdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
 def _half_standardized(x: Array, loc: Array, scale: Array) -> Array:
     # (x - loc) / (2 scale), clamped to [0, inf): the incomplete gamma function's argument
     y = lax.div(lax.sub(x, loc), lax.mul(scale, _const(scale, 2)))
-    return lax.clamp(_const(x, 0), y, _const(x, jnp.inf))
+    return lax.clamp(_const(x, 0), y, _const(x, np.inf))
 
 
 def cdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:

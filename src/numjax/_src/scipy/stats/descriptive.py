@@ -10,10 +10,21 @@ import math
 from functools import partial
 from typing import NamedTuple
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src import dtypes
 from numjax._src.api.jit import jit
 from numjax._src.api.transformations import vmap
+from numjax._src.numpy.advanced_indexing import nonzero
+from numjax._src.numpy.creation import arange, array, asarray, empty_like
+from numjax._src.numpy.manipulation import insert
+from numjax._src.numpy.reductions import argmax
+from numjax._src.numpy.scalar_types import float64
+from numjax._src.numpy.selection import apply_along_axis
+from numjax._src.numpy.shape import atleast_1d, moveaxis, ravel
+from numjax._src.numpy.sorting import argsort, unique
+from numjax._src.numpy.statistics import nanstd
+from numjax._src.numpy.ufuncs import isnan, sqrt
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_args_inexact
 from numjax._src.typing import Array
 
@@ -42,11 +53,11 @@ def _check_nan_policy(nan_policy: str, name: str) -> None:
 
 def _mode_1d(x: Array) -> tuple[Array, Array]:
     if x.size == 0:
-        float_ = dtypes.canonicalize_dtype(jnp.float64)
-        return jnp.array(jnp.nan, dtype=float_), jnp.array(0, dtype=float_)
-    values, counts = jnp.unique(x, return_counts=True, size=x.size)
+        float_ = dtypes.canonicalize_dtype(float64)
+        return array(np.nan, dtype=float_), array(0, dtype=float_)
+    values, counts = unique(x, return_counts=True, size=x.size)
     # argmax takes the first maximum: ties go to the smallest value, as in SciPy
-    return values[jnp.argmax(counts)], counts.max()
+    return values[argmax(counts)], counts.max()
 
 
 @partial(jit, static_argnames=["axis", "nan_policy", "keepdims"])
@@ -54,11 +65,12 @@ def mode(a: Array, axis: int | None = 0, nan_policy: str = "propagate",
          keepdims: bool = False) -> ModeResult:
     """The most common value along `axis` (all of `a` when None) and its count.
 
+    >>> import numjax.numpy as jnp
     >>> mode(jnp.array([2, 1, 2, 3, 1, 2]))
     ModeResult(mode=Array(2, dtype=int32), count=Array(3, dtype=int32))
     """
     check_arraylike("mode", a)
-    x = jnp.atleast_1d(a)
+    x = atleast_1d(a)
     _check_nan_policy(nan_policy, "mode")
     shape = x.shape
     # As in JAX, the result shape is computed from `axis` as given (not normalized).
@@ -72,14 +84,14 @@ def mode(a: Array, axis: int | None = 0, nan_policy: str = "propagate",
         axis = 0
         x = x.ravel()
     axis = canonicalize_axis(axis, x.ndim)
-    x = jnp.moveaxis(x, axis, 0)
+    x = moveaxis(x, axis, 0)
     x = x.reshape(x.shape[0], math.prod(x.shape[1:]))
     values, counts = vmap(_mode_1d, in_axes=1)(x)
     return ModeResult(values.reshape(out_shape), counts.reshape(out_shape))
 
 
 def _invert_permutation(perm: Array) -> Array:
-    return jnp.empty_like(perm).at[perm].set(jnp.arange(perm.size, dtype=perm.dtype))
+    return empty_like(perm).at[perm].set(arange(perm.size, dtype=perm.dtype))
 
 
 @partial(jit, static_argnames=["method", "axis", "nan_policy"])
@@ -88,6 +100,7 @@ def rankdata(a: Array, method: str = "average", *, axis: int | None = None,
     """Ranks from 1 of the values of `a` (flattened, or each slice along `axis`); `method`
     ('average', 'min', 'max', 'dense', 'ordinal') says how ties are ranked.
 
+    >>> import numjax.numpy as jnp
     >>> rankdata(jnp.array([40, 10, 30, 10]))
     Array([4. , 1.5, 3. , 1.5], dtype=float32)
     """
@@ -95,27 +108,27 @@ def rankdata(a: Array, method: str = "average", *, axis: int | None = None,
     _check_nan_policy(nan_policy, "rankdata")
     if method not in ("average", "min", "max", "dense", "ordinal"):
         raise ValueError(f"unknown method '{method}'")
-    a = jnp.asarray(a)
+    a = asarray(a)
     if axis is not None:
-        return jnp.apply_along_axis(rankdata, axis, a, method)
-    arr = jnp.ravel(a)
-    sorter = jnp.argsort(arr)
+        return apply_along_axis(rankdata, axis, a, method)
+    arr = ravel(a)
+    sorter = argsort(arr)
     inv = _invert_permutation(sorter)
     if method == "ordinal":
         return inv + 1
     arr = arr[sorter]
-    first_of_run = jnp.insert(arr[1:] != arr[:-1], 0, True)
+    first_of_run = insert(arr[1:] != arr[:-1], 0, True)
     dense = first_of_run.cumsum()[inv]
     if method == "dense":
         return dense
     # run_start[r] is where run r (0-based) starts in sorted order; one past the end follows.
-    run_start = jnp.nonzero(first_of_run, size=arr.size + 1, fill_value=len(first_of_run))[0]
+    run_start = nonzero(first_of_run, size=arr.size + 1, fill_value=len(first_of_run))[0]
     if method == "max":
         return run_start[dense]
     if method == "min":
         return run_start[dense - 1] + 1
     average = 0.5 * (run_start[dense] + run_start[dense - 1] + 1)
-    return average.astype(dtypes.canonicalize_dtype(jnp.float64))
+    return average.astype(dtypes.canonicalize_dtype(float64))
 
 
 @partial(jit, static_argnames=["axis", "nan_policy", "keepdims"])
@@ -124,6 +137,7 @@ def sem(a: Array, axis: int | None = 0, ddof: int = 1, nan_policy: str = "propag
     """The standard error of the mean, std(a, ddof) / sqrt(n), along `axis`; `keepdims` is
     accepted and ignored, as in JAX.
 
+    >>> import numjax.numpy as jnp
     >>> sem(jnp.array([1.0, 2.0, 3.0, 4.0]))
     Array(0.64549726, dtype=float32)
     """
@@ -132,8 +146,8 @@ def sem(a: Array, axis: int | None = 0, ddof: int = 1, nan_policy: str = "propag
         b = b.ravel()
         axis = 0
     if nan_policy == "propagate":
-        return b.std(axis, ddof=ddof) / jnp.sqrt(b.shape[axis]).astype(b.dtype)
+        return b.std(axis, ddof=ddof) / sqrt(b.shape[axis]).astype(b.dtype)
     if nan_policy == "omit":
-        count = (~jnp.isnan(b)).sum(axis)
-        return jnp.nanstd(b, axis, ddof=ddof) / jnp.sqrt(count).astype(b.dtype)
+        count = (~isnan(b)).sum(axis)
+        return nanstd(b, axis, ddof=ddof) / sqrt(count).astype(b.dtype)
     raise ValueError(f"{nan_policy} is not supported")

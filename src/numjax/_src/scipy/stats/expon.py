@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.typing import Array
 
@@ -17,7 +19,7 @@ def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     x, loc, scale = promote_args_inexact("expon.logpdf", x, loc, scale)
     linear = lax.div(lax.sub(x, loc), scale)
     log_probs = lax.neg(lax.add(linear, lax.log(scale)))
-    return jnp.where(lax.lt(x, loc), -jnp.inf, log_probs)
+    return where(lax.lt(x, loc), -np.inf, log_probs)
 
 
 def pdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const, gammainc, gammaincc, gammaln, xlogy
 from numjax._src.typing import Array
@@ -21,7 +23,7 @@ def logpdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
     log_kernel = lax.sub(xlogy(lax.sub(a, _const(x, 1)), y), y)
     log_normalizer = lax.add(gammaln(a), lax.log(scale))
     log_probs = lax.sub(log_kernel, log_normalizer)
-    return jnp.where(lax.lt(x, loc), -jnp.inf, log_probs)
+    return where(lax.lt(x, loc), -np.inf, log_probs)
 
 
 def pdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -40,7 +42,7 @@ def cdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(0.32332358, dtype=float32, weak_type=True)
     """
     x, a, loc, scale = promote_args_inexact("gamma.cdf", x, a, loc, scale)
-    y = lax.clamp(_const(x, 0), lax.div(lax.sub(x, loc), scale), _const(x, jnp.inf))
+    y = lax.clamp(_const(x, 0), lax.div(lax.sub(x, loc), scale), _const(x, np.inf))
     return gammainc(a, y)
 
 

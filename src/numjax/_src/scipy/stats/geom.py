@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.ufuncs import exp
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const, xlog1py
 from numjax._src.typing import Array
@@ -18,7 +21,7 @@ def logpmf(k: Array, p: Array, loc: Array = 0) -> Array:
     k, p, loc = promote_args_inexact("geom.logpmf", k, p, loc)
     x = lax.sub(k, loc)
     log_probs = xlog1py(lax.sub(x, _const(k, 1)), -p) + lax.log(p)
-    return jnp.where(lax.le(x, _const(k, 0)), -jnp.inf, log_probs)
+    return where(lax.le(x, _const(k, 0)), -np.inf, log_probs)
 
 
 def pmf(k: Array, p: Array, loc: Array = 0) -> Array:
@@ -27,4 +30,4 @@ def pmf(k: Array, p: Array, loc: Array = 0) -> Array:
     >>> pmf(3.0, 0.25)
     Array(0.140625, dtype=float32, weak_type=True)
     """
-    return jnp.exp(logpmf(k, p, loc))
+    return exp(logpmf(k, p, loc))

@@ -8,11 +8,21 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src.api.jit import jit
 from numjax._src.api.transformations import vmap
+from numjax._src.dtypes import issubdtype, result_type
 from numjax._src.lax import linalg as lax_linalg
 from numjax._src.nn.functions import logsumexp
+from numjax._src.numpy.correlation import cov as jnp_cov
+from numjax._src.numpy.creation import full, zeros
+from numjax._src.numpy.lax_numpy import dot
+from numjax._src.numpy.linalg import inv
+from numjax._src.numpy.matrices import diag
+from numjax._src.numpy.reductions import prod
+from numjax._src.numpy.reductions import sum as jnp_sum
+from numjax._src.numpy.selection import isscalar
+from numjax._src.numpy.shape import atleast_1d, atleast_2d, ndim, reshape, squeeze
+from numjax._src.numpy.ufuncs import exp, log, power, sqrt, square
 from numjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
 from numjax._src.random.keys import split
 from numjax._src.random.samplers import choice, multivariate_normal
@@ -40,6 +50,7 @@ class gaussian_kde:
     with optional `weights` and bandwidth `bw_method` ('scott' by default, 'silverman', a
     scalar factor, or a callable taking the estimator). A pytree, so it passes through jit.
 
+    >>> import numjax.numpy as jnp
     >>> kde = gaussian_kde(jnp.array([0.0, 1.0, 3.0]))
     >>> kde.evaluate(jnp.array([1.0]))
     Array([0.21489537], dtype=float32)
@@ -53,8 +64,8 @@ class gaussian_kde:
 
     def __init__(self, dataset: Array, bw_method: Any = None, weights: Array | None = None):
         check_arraylike("gaussian_kde", dataset)
-        dataset = jnp.atleast_2d(dataset)
-        if jnp.issubdtype(jnp.result_type(dataset), jnp.complexfloating):
+        dataset = atleast_2d(dataset)
+        if issubdtype(result_type(dataset), np.complexfloating):
             raise NotImplementedError("gaussian_kde does not support complex data")
         if not dataset.size > 1:
             raise ValueError("`dataset` input should have multiple elements.")
@@ -62,25 +73,25 @@ class gaussian_kde:
         if weights is not None:
             check_arraylike("gaussian_kde", weights)
             dataset, weights = promote_dtypes_inexact(dataset, weights)
-            weights = jnp.atleast_1d(weights)
-            weights /= jnp.sum(weights)
+            weights = atleast_1d(weights)
+            weights /= jnp_sum(weights)
             if weights.ndim != 1:
                 raise ValueError("`weights` input should be one-dimensional.")
             if len(weights) != n:
                 raise ValueError("`weights` input should be of length n")
         else:
             (dataset,) = promote_dtypes_inexact(dataset)
-            weights = jnp.full(n, 1.0 / n, dtype=dataset.dtype)
+            weights = full(n, 1.0 / n, dtype=dataset.dtype)
         self._setattr("dataset", dataset)
         self._setattr("weights", weights)
-        neff = self._setattr("neff", 1 / jnp.sum(weights**2))
+        neff = self._setattr("neff", 1 / jnp_sum(weights**2))
 
         bw_method = "scott" if bw_method is None else bw_method
         if bw_method == "scott":
-            factor = jnp.power(neff, -1.0 / (d + 4))
+            factor = power(neff, -1.0 / (d + 4))
         elif bw_method == "silverman":
-            factor = jnp.power(neff * (d + 2) / 4.0, -1.0 / (d + 4))
-        elif jnp.isscalar(bw_method) and not isinstance(bw_method, str):
+            factor = power(neff * (d + 2) / 4.0, -1.0 / (d + 4))
+        elif isscalar(bw_method) and not isinstance(bw_method, str):
             factor = bw_method
         elif callable(bw_method):
             factor = bw_method(self)
@@ -88,9 +99,9 @@ class gaussian_kde:
             raise ValueError(
                 "`bw_method` should be 'scott', 'silverman', a scalar, or a callable.")
 
-        data_covariance = jnp.atleast_2d(jnp.cov(dataset, rowvar=True, bias=False,
+        data_covariance = atleast_2d(jnp_cov(dataset, rowvar=True, bias=False,
                                                  aweights=weights))
-        data_inv_cov = jnp.linalg.inv(data_covariance)
+        data_inv_cov = inv(data_covariance)
         self._setattr("covariance", data_covariance * factor**2)
         self._setattr("inv_cov", data_inv_cov / factor**2)
 
@@ -124,6 +135,7 @@ class gaussian_kde:
     def evaluate(self, points: Array) -> Array:
         """The estimated density at `points` (shape (d, m), or (d,) for one point).
 
+        >>> import numjax.numpy as jnp
         >>> gaussian_kde(jnp.array([0.0, 1.0, 3.0])).evaluate(0.0)
         Array([0.19165564], dtype=float32)
         """
@@ -139,6 +151,7 @@ class gaussian_kde:
     def pdf(self, x: Array) -> Array:
         """The same as `evaluate`.
 
+        >>> import numjax.numpy as jnp
         >>> gaussian_kde(jnp.array([0.0, 1.0, 3.0])).pdf(0.0)
         Array([0.19165564], dtype=float32)
         """
@@ -147,6 +160,7 @@ class gaussian_kde:
     def logpdf(self, x: Array) -> Array:
         """The log of the estimated density, summed in log space (finite far in the tails).
 
+        >>> import numjax.numpy as jnp
         >>> gaussian_kde(jnp.array([0.0, 1.0, 3.0])).logpdf(0.0)
         Array([-1.652055], dtype=float32)
         """
@@ -159,37 +173,40 @@ class gaussian_kde:
     def integrate_gaussian(self, mean: Array, cov: Array) -> Array:
         """The integral of the estimate times the Gaussian N(mean, cov).
 
+        >>> import numjax.numpy as jnp
         >>> gaussian_kde(jnp.array([0.0, 1.0, 3.0])).integrate_gaussian(0.0, 1.0)
         Array(0.16680169, dtype=float32)
         """
-        mean = jnp.atleast_1d(jnp.squeeze(mean))
-        cov = jnp.atleast_2d(cov)
+        mean = atleast_1d(squeeze(mean))
+        cov = atleast_2d(cov)
         if mean.shape != (self.d,):
             raise ValueError(f"mean does not have dimension {self.d}")
         if cov.shape != (self.d, self.d):
             raise ValueError(f"covariance does not have dimension {self.d}")
         chol = _cho_factor(self.covariance + cov)
-        norm = 1.0 / (jnp.sqrt(2 * np.pi) ** self.d * jnp.prod(jnp.diag(chol)))
+        norm = 1.0 / (sqrt(2 * np.pi) ** self.d * prod(diag(chol)))
         return _gaussian_kernel_convolve(chol, norm, self.dataset, self.weights, mean)
 
     def integrate_box_1d(self, low: Array, high: Array) -> Array:
         """The estimated probability of [low, high], for one-dimensional data.
 
+        >>> import numjax.numpy as jnp
         >>> gaussian_kde(jnp.array([0.0, 1.0, 3.0])).integrate_box_1d(0.0, 1.0)
         Array(0.2098186, dtype=float32)
         """
         if self.d != 1:
             raise ValueError("integrate_box_1d() only handles 1D pdfs")
-        if jnp.ndim(low) != 0 or jnp.ndim(high) != 0:
+        if ndim(low) != 0 or ndim(high) != 0:
             raise ValueError("the limits of integration in integrate_box_1d must be scalars")
-        sigma = jnp.squeeze(jnp.sqrt(self.covariance))
-        low = jnp.squeeze((low - self.dataset) / sigma)
-        high = jnp.squeeze((high - self.dataset) / sigma)
-        return jnp.sum(self.weights * (ndtr(high) - ndtr(low)))
+        sigma = squeeze(sqrt(self.covariance))
+        low = squeeze((low - self.dataset) / sigma)
+        high = squeeze((high - self.dataset) / sigma)
+        return jnp_sum(self.weights * (ndtr(high) - ndtr(low)))
 
     def integrate_kde(self, other: gaussian_kde) -> Array:
         """The integral of the product of this estimate and `other`.
 
+        >>> import numjax.numpy as jnp
         >>> kde = gaussian_kde(jnp.array([0.0, 1.0, 3.0]))
         >>> kde.integrate_kde(kde)
         Array(0.15771428, dtype=float32)
@@ -197,21 +214,22 @@ class gaussian_kde:
         if other.d != self.d:
             raise ValueError("KDEs are not the same dimensionality")
         chol = _cho_factor(self.covariance + other.covariance)
-        norm = 1.0 / (jnp.sqrt(2 * np.pi) ** self.d * jnp.prod(jnp.diag(chol)))
+        norm = 1.0 / (sqrt(2 * np.pi) ** self.d * prod(diag(chol)))
         small, large = (self, other) if self.n < other.n else (other, self)
         convolve = partial(_gaussian_kernel_convolve, chol, norm, large.dataset, large.weights)
-        return jnp.sum(vmap(convolve, in_axes=1)(small.dataset) * small.weights)
+        return jnp_sum(vmap(convolve, in_axes=1)(small.dataset) * small.weights)
 
     def resample(self, key: Array, shape: tuple[int, ...] = ()) -> Array:
         """Samples of shape (d, *shape): data points drawn by weight plus kernel noise.
 
+        >>> import numjax.numpy as jnp
         >>> from numjax import random
         >>> gaussian_kde(jnp.array([0.0, 1.0, 3.0])).resample(random.PRNGKey(0), (2,)).shape
         (1, 2)
         """
         ind_key, eps_key = split(key)
         ind = choice(ind_key, self.n, shape=shape, p=self.weights)
-        eps = multivariate_normal(eps_key, jnp.zeros(self.d, self.covariance.dtype),
+        eps = multivariate_normal(eps_key, zeros(self.d, self.covariance.dtype),
                                   self.covariance, shape=shape, dtype=self.dataset.dtype).T
         return self.dataset[:, ind] + eps
 
@@ -227,13 +245,13 @@ class gaussian_kde:
         raise NotImplementedError("dynamically changing the bandwidth method is not supported")
 
     def _reshape_points(self, points: Array) -> Array:
-        if jnp.issubdtype(jnp.result_type(points), jnp.complexfloating):
+        if issubdtype(result_type(points), np.complexfloating):
             raise NotImplementedError("gaussian_kde does not support complex coordinates")
-        points = jnp.atleast_2d(points)
+        points = atleast_2d(points)
         d, m = points.shape
         if d != self.d:
             if d == 1 and m == self.d:
-                points = jnp.reshape(points, (self.d, 1))
+                points = reshape(points, (self.d, 1))
             else:
                 raise ValueError(f"points have dimension {d}, dataset has dimension {self.d}")
         return points
@@ -243,8 +261,8 @@ def _gaussian_kernel_convolve(chol: Array, norm: Array, target: Array, weights: 
                               mean: Array) -> Array:
     diff = target - mean[:, None]
     alpha = _cho_solve(chol, diff)
-    arg = 0.5 * jnp.sum(diff * alpha, axis=0)
-    return norm * jnp.sum(jnp.exp(-arg) * weights)
+    arg = 0.5 * jnp_sum(diff * alpha, axis=0)
+    return norm * jnp_sum(exp(-arg) * weights)
 
 
 @partial(jit, static_argnums=0)
@@ -259,17 +277,17 @@ def _gaussian_kernel_eval(in_log: bool, points: Array, values: Array, xi: Array,
     if precision.shape != (d, d):
         raise ValueError("precision matrix must match data dims")
     whitening = lax_linalg.cholesky(precision, symmetrize_input=False)
-    points = jnp.dot(points, whitening)
-    xi = jnp.dot(xi, whitening)
-    log_norm = jnp.sum(jnp.log(jnp.diag(whitening))) - 0.5 * d * jnp.log(2 * np.pi)
+    points = dot(points, whitening)
+    xi = dot(xi, whitening)
+    log_norm = jnp_sum(log(diag(whitening))) - 0.5 * d * log(2 * np.pi)
 
     def kernel(x_test: Array, x_train: Array, y_train: Array) -> Array:
-        arg = log_norm - 0.5 * jnp.sum(jnp.square(x_train - x_test))
+        arg = log_norm - 0.5 * jnp_sum(square(x_train - x_test))
         if in_log:
-            return jnp.log(y_train) + arg
-        return y_train * jnp.exp(arg)
+            return log(y_train) + arg
+        return y_train * exp(arg)
 
-    reduce = logsumexp if in_log else jnp.sum
+    reduce = logsumexp if in_log else jnp_sum
 
     def reduced_kernel(x: Array) -> Array:
         return reduce(vmap(kernel, in_axes=(None, 0, 0))(x, points, values), axis=0)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
 from numjax._src.lax import lax
+from numjax._src.numpy.ufuncs import logaddexp
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const, expit, logit
 from numjax._src.typing import Array
@@ -20,7 +20,7 @@ def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     z = lax.div(lax.sub(x, loc), scale)
     two = _const(z, 2)
     half_z = lax.div(z, two)
-    return lax.sub(lax.mul(lax.neg(two), jnp.logaddexp(half_z, lax.neg(half_z))),
+    return lax.sub(lax.mul(lax.neg(two), logaddexp(half_z, lax.neg(half_z))),
                    lax.log(scale))
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const, gammaln, xlogy
 from numjax._src.typing import Array
@@ -22,7 +24,7 @@ def logpmf(k: Array, n: Array, p: Array, loc: Array = 0) -> Array:
     log_comb = lax.sub(lax.sub(gammaln(lax.add(y, n)), gammaln(n)), gammaln(lax.add(y, one)))
     log_linear = lax.add(xlogy(n, p), xlogy(y, lax.sub(one, p)))
     log_probs = lax.add(log_comb, log_linear)
-    return jnp.where(lax.lt(k, loc), -jnp.inf, log_probs)
+    return where(lax.lt(k, loc), -np.inf, log_probs)
 
 
 def pmf(k: Array, n: Array, p: Array, loc: Array = 0) -> Array:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
@@ -19,7 +21,7 @@ def logpdf(x: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
     z = lax.div(lax.sub(x, loc), scale)
     log_normalizer = lax.log(lax.div(scale, b))
     log_probs = lax.neg(lax.add(log_normalizer, lax.mul(lax.add(b, _const(x, 1)), lax.log(z))))
-    return jnp.where(lax.lt(x, lax.add(loc, scale)), -jnp.inf, log_probs)
+    return where(lax.lt(x, lax.add(loc, scale)), -np.inf, log_probs)
 
 
 def pdf(x: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.rounding import round as jnp_round
+from numjax._src.numpy.ufuncs import exp, floor, logical_or
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const, gammaincc, gammaln, xlogy
 from numjax._src.typing import Array
@@ -18,8 +22,8 @@ def logpmf(k: Array, mu: Array, loc: Array = 0) -> Array:
     k, mu, loc = promote_args_inexact("poisson.logpmf", k, mu, loc)
     x = lax.sub(k, loc)
     log_probs = xlogy(x, mu) - gammaln(x + 1) - mu
-    off_support = jnp.logical_or(lax.lt(x, _const(k, 0)), lax.ne(jnp.round(k), k))
-    return jnp.where(off_support, -jnp.inf, log_probs)
+    off_support = logical_or(lax.lt(x, _const(k, 0)), lax.ne(jnp_round(k), k))
+    return where(off_support, -np.inf, log_probs)
 
 
 def pmf(k: Array, mu: Array, loc: Array = 0) -> Array:
@@ -28,7 +32,7 @@ def pmf(k: Array, mu: Array, loc: Array = 0) -> Array:
     >>> pmf(2.0, 3.0)
     Array(0.22404182, dtype=float32, weak_type=True)
     """
-    return jnp.exp(logpmf(k, mu, loc))
+    return exp(logpmf(k, mu, loc))
 
 
 def cdf(k: Array, mu: Array, loc: Array = 0) -> Array:
@@ -41,5 +45,5 @@ def cdf(k: Array, mu: Array, loc: Array = 0) -> Array:
     k, mu, loc = promote_args_inexact("poisson.logpmf", k, mu, loc)
     zero = _const(k, 0)
     x = lax.sub(k, loc)
-    p = gammaincc(jnp.floor(1 + x), mu)
-    return jnp.where(lax.lt(x, zero), zero, p)
+    p = gammaincc(floor(1 + x), mu)
+    return where(lax.lt(x, zero), zero, p)

@@ -3,9 +3,15 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
 from numjax._src.nn.functions import logsumexp
+from numjax._src.numpy.creation import array, ones_like
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.selection import select
+from numjax._src.numpy.shape import broadcast_arrays
+from numjax._src.numpy.ufuncs import exp, log1p
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.ndtr import log_ndtr, ndtr
 from numjax._src.scipy.stats import norm
@@ -14,20 +20,20 @@ from numjax._src.typing import Array
 
 def _log_diff(x: Array, y: Array) -> Array:
     """log(exp(x) - exp(y)) for x >= y, without leaving log space."""
-    signs = jnp.array([jnp.ones_like(x), -jnp.ones_like(y)])
-    return logsumexp(jnp.array([x, y]), b=signs, axis=0)
+    signs = array([ones_like(x), -ones_like(y)])
+    return logsumexp(array([x, y]), b=signs, axis=0)
 
 
 def _log_gauss_mass(a: Array, b: Array) -> Array:
     """log(Phi(b) - Phi(a)) for a <= b, accurate in either tail and in the middle."""
-    a, b = jnp.broadcast_arrays(jnp.array(a), jnp.array(b))
+    a, b = broadcast_arrays(array(a), array(b))
     left = b <= 0  # both in the lower tail: subtract log CDFs
     right = a > 0  # both in the upper tail: the mirror image
     central = ~(left | right)  # straddling 0: one minus the two tails
     left_mass = _log_diff(log_ndtr(b), log_ndtr(a))
     right_mass = _log_diff(log_ndtr(-a), log_ndtr(-b))
-    central_mass = jnp.log1p(-ndtr(a) - ndtr(-b))
-    return jnp.select([left, right, central], [left_mass, right_mass, central_mass])
+    central_mass = log1p(-ndtr(a) - ndtr(-b))
+    return select([left, right, central], [left_mass, right_mass, central_mass])
 
 
 def logpdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -40,8 +46,8 @@ def logpdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Ar
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logpdf", x, a, b, loc, scale)
     val = lax.sub(norm.logpdf(x, loc, scale), _log_gauss_mass(a, b))
     z = lax.div(lax.sub(x, loc), scale)
-    val = jnp.where((z < a) | (z > b), -jnp.inf, val)
-    return jnp.where(a >= b, jnp.nan, val)
+    val = where((z < a) | (z > b), -np.inf, val)
+    return where(a >= b, np.nan, val)
 
 
 def pdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -80,14 +86,14 @@ def logcdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Ar
     Array(-0.42942932, dtype=float32)
     """
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logcdf", x, a, b, loc, scale)
-    x, a, b = jnp.broadcast_arrays(x, a, b)
+    x, a, b = broadcast_arrays(x, a, b)
     x = lax.div(lax.sub(x, loc), scale)
     log_total = _log_gauss_mass(a, b)
     log_cdf = _log_gauss_mass(a, x) - log_total
     log_sf = _log_gauss_mass(x, b) - log_total
-    out = jnp.select([x >= b, x <= a, log_cdf > -0.1, x > a],
-                     [0, -jnp.inf, jnp.log1p(-jnp.exp(log_sf)), log_cdf])
-    return jnp.where(a >= b, jnp.nan, out)
+    out = select([x >= b, x <= a, log_cdf > -0.1, x > a],
+                     [0, -np.inf, log1p(-exp(log_sf)), log_cdf])
+    return where(a >= b, np.nan, out)
 
 
 def cdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.creation import array
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.selection import select
+from numjax._src.numpy.ufuncs import isnan, logical_or
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.typing import Array
 
@@ -16,8 +21,8 @@ def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     """
     x, loc, scale = promote_args_inexact("uniform.logpdf", x, loc, scale)
     log_probs = lax.neg(lax.log(scale))
-    outside = jnp.logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
-    return jnp.where(outside, -jnp.inf, log_probs)
+    outside = logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
+    return where(outside, -np.inf, log_probs)
 
 
 def pdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -36,10 +41,10 @@ def cdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(0.25, dtype=float32)
     """
     x, loc, scale = promote_args_inexact("uniform.cdf", x, loc, scale)
-    zero, one = jnp.array(0, x.dtype), jnp.array(1, x.dtype)
+    zero, one = array(0, x.dtype), array(1, x.dtype)
     upper = lax.add(loc, scale)
     conds = [lax.lt(x, loc), lax.gt(x, upper), lax.ge(x, loc) & lax.le(x, upper)]
-    return jnp.select(conds, [zero, one, lax.div(lax.sub(x, loc), scale)])
+    return select(conds, [zero, one, lax.div(lax.sub(x, loc), scale)])
 
 
 def ppf(q: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -49,5 +54,5 @@ def ppf(q: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(0.5, dtype=float32, weak_type=True)
     """
     q, loc, scale = promote_args_inexact("uniform.ppf", q, loc, scale)
-    invalid = jnp.isnan(q) | (q < 0) | (q > 1)
-    return jnp.where(invalid, jnp.nan, lax.add(loc, lax.mul(scale, q)))
+    invalid = isnan(q) | (q < 0) | (q > 1)
+    return where(invalid, np.nan, lax.add(loc, lax.mul(scale, q)))

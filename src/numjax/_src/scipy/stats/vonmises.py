@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.ufuncs import cos, log
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
@@ -17,8 +20,8 @@ def logpdf(x: Array, kappa: Array) -> Array:
     Array(-0.90670556, dtype=float32, weak_type=True)
     """
     x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
-    log_probs = kappa * (jnp.cos(x) - 1) - jnp.log(2 * jnp.pi * lax.bessel_i0e(kappa))
-    return jnp.where(lax.gt(kappa, _const(kappa, 0)), log_probs, jnp.nan)
+    log_probs = kappa * (cos(x) - 1) - log(2 * np.pi * lax.bessel_i0e(kappa))
+    return where(lax.gt(kappa, _const(kappa, 0)), log_probs, np.nan)
 
 
 def pdf(x: Array, kappa: Array) -> Array:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import numjax.numpy as jnp
+import numpy as np
+
 from numjax._src.lax import lax
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.ufuncs import cos, log
 from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
@@ -17,11 +20,11 @@ def logpdf(x: Array, c: Array) -> Array:
     Array(-1.1378194, dtype=float32, weak_type=True)
     """
     x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
-    log_probs = (jnp.log(1 - c * c) - jnp.log(2 * jnp.pi)
-                 - jnp.log(1 + c * c - 2 * c * jnp.cos(x)))
-    on_circle = lax.ge(x, _const(x, 0)) & lax.le(x, _const(x, jnp.pi * 2))
+    log_probs = (log(1 - c * c) - log(2 * np.pi)
+                 - log(1 + c * c - 2 * c * cos(x)))
+    on_circle = lax.ge(x, _const(x, 0)) & lax.le(x, _const(x, np.pi * 2))
     valid_c = lax.gt(c, _const(c, 0)) & lax.lt(c, _const(c, 1))
-    return jnp.where(valid_c, jnp.where(on_circle, log_probs, -jnp.inf), jnp.nan)
+    return where(valid_c, where(on_circle, log_probs, -np.inf), np.nan)
 
 
 def pdf(x: Array, c: Array) -> Array:
