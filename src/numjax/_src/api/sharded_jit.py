@@ -63,6 +63,7 @@ from numjax._src.lax import (
 )
 from numjax._src.runtime import multihost, placement
 from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.gspmd_sharding import GSPMDSharding
 from numjax._src.runtime.mesh import Mesh, PartitionSpec
 from numjax._src.runtime.named_sharding import (
     NamedSharding,
@@ -158,7 +159,9 @@ def _partition(closed: ClosedJaxpr, in_shardings: Sequence[Sharding | None],
     inlined = passes.inline_calls(closed)
     constraints = [e.params["sharding"] for e in inlined.jaxpr.eqns
                    if e.primitive is sharding_constraint_p]
-    meshes = [s.mesh for s in [*in_shardings, *constraints] if isinstance(s, NamedSharding)]
+    meshes = [s.mesh if isinstance(s, NamedSharding) else s.layout[0]
+              for s in [*in_shardings, *constraints]
+              if isinstance(s, NamedSharding) or isinstance(s, GSPMDSharding) and s.layout]
     mesh = meshes[0] if meshes else None
     try:
         if mesh is None or mesh.size == 1 or any(m != mesh for m in meshes):
@@ -199,12 +202,11 @@ def _spmd_plan(closed: ClosedJaxpr, mesh: Mesh, in_names: list[AxisNames],
     hints = _layout_hints(closed)
     # Laid out as JAX's partitioner lays them out, which need not be the split each device's
     # program leaves them in (the shards are views of the whole output either way).
-    laid_out = sharding_propagation.output_names(closed, in_names, mesh)
+    laid_out = sharding_propagation.output_shardings(closed, [n.as_dict() for n in in_names],
+                                                     mesh)
     shardings = tuple(
-        asked if asked is not None else hint if hint is not None else
-        NamedSharding(mesh, spec_of_names(n, a.ndim))
-        for asked, hint, n, a in zip(out_shardings, hints, laid_out, closed.out_avals,
-                                     strict=True))
+        asked if asked is not None else hint if hint is not None else s
+        for asked, hint, s in zip(out_shardings, hints, laid_out, strict=True))
     return Plan(outer, shardings, True, mesh)
 
 
@@ -248,13 +250,17 @@ def _fallback_out_shardings(closed: ClosedJaxpr, mesh: Mesh | None,
     # On a one-device mesh JAX 0.4.30 gives an output the layout of the first argument laid
     # out on it when their ranks agree (whole otherwise).
     first = next((s for s in in_shardings if isinstance(s, NamedSharding)), None)
-    laid_out: Sequence[AxisNames] = [AxisNames()] * len(jaxpr.outvars)
+    laid_out: Sequence[Sharding | None] = [None] * len(jaxpr.outvars)
     if mesh is not None and mesh.size > 1:
-        laid_out = sharding_propagation.output_names(
-            closed, [_split_on(mesh, s) for s in in_shardings], mesh)
+        # Without a NamedSharding among the inputs (only GSPMDShardings), JAX names no mesh:
+        # every output is a GSPMDSharding.
+        laid_out = sharding_propagation.output_shardings(
+            closed, [_split_on(mesh, s) for s in in_shardings], mesh, named=first is not None)
+    elif mesh is not None:
+        laid_out = [NamedSharding(mesh, PartitionSpec())] * len(jaxpr.outvars)
     out: list[Sharding | None] = []
-    for v, asked, hint, aval, names in zip(jaxpr.outvars, out_shardings, _layout_hints(closed),
-                                           closed.out_avals, laid_out, strict=True):
+    for v, asked, hint, aval, laid in zip(jaxpr.outvars, out_shardings, _layout_hints(closed),
+                                          closed.out_avals, laid_out, strict=True):
         chosen: Sharding | None = asked if asked is not None else hint
         if chosen is None and isinstance(v, Var) and inputs.get(v) is not None:
             chosen = inputs[v]
@@ -262,18 +268,16 @@ def _fallback_out_shardings(closed: ClosedJaxpr, mesh: Mesh | None,
                 and first.mesh == mesh and len(first._partitions) <= aval.ndim \
                 and closed.in_avals[list(in_shardings).index(first)].ndim == aval.ndim:
             chosen = first
-        if chosen is None and mesh is not None:
-            chosen = NamedSharding(mesh, spec_of_names(names, aval.ndim))
+        if chosen is None:
+            chosen = laid
         out.append(chosen)
     return tuple(out)
 
 
-def _split_on(mesh: Mesh, sharding: Sharding | None) -> AxisNames:
+def _split_on(mesh: Mesh, sharding: Sharding | None) -> dict[int, tuple[Hashable, ...]]:
     """How an input is split on `mesh`, whole when it is laid out some other way."""
-    try:
-        return _names_on(mesh, sharding)
-    except _Unpartitionable:
-        return AxisNames()
+    split = sharding_propagation.input_split(mesh, sharding)
+    return {} if split is None else split
 
 
 def _divides(sharding: Any, shape: tuple[int, ...]) -> bool:
