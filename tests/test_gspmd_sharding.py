@@ -19,6 +19,7 @@ import pytest
 
 import numjax as jax
 import numjax.numpy as jnp
+from numjax.experimental.shard_map import shard_map
 from numjax.sharding import GSPMDSharding, Mesh, NamedSharding, PartitionSpec
 from numjax.test_util import cpu_devices
 
@@ -164,3 +165,60 @@ def test_gspmd_sharding_replicated_and_bad_assignments() -> None:
         assert s.is_equivalent_to(NamedSharding(mesh, P()), 2)
         with pytest.raises(ValueError, match="must hold each position of the 4 devices once"):
             GSPMDSharding(devices, np.array([0, 1, 1, 2]))
+
+
+# A layout the program gives its output when no input names a mesh (host inputs): JAX 0.4.30
+# reports it as a GSPMDSharding; with a NamedSharding input, as a NamedSharding.
+def _program_layouts() -> list[tuple[str, Any, str]]:
+    wsc = jax.lax.with_sharding_constraint
+
+    def on(mesh_shape: tuple[int, ...], spec: PartitionSpec) -> NamedSharding:
+        n = int(np.prod(mesh_shape))
+        names = ("x", "y")[:len(mesh_shape)]
+        return NamedSharding(Mesh(np.array(jax.devices()[:n]).reshape(mesh_shape), names), spec)
+
+    def mapped(out_spec: PartitionSpec, f: Any) -> Any:
+        return jax.jit(shard_map(f, on((2,), P()).mesh, in_specs=P("x"), out_specs=out_spec))
+
+    return [
+        ("constraint", lambda: jax.jit(lambda x: wsc(x * 2, on((2,), P("x"))))(X),
+         "GSPMDSharding({devices=[2,1]<=[2]})"),
+        ("constraint, then an operation",
+         lambda: jax.jit(lambda x: wsc(x * 2, on((2,), P("x"))) + 1)(X),
+         "GSPMDSharding({devices=[2,1]<=[2]})"),
+        ("constraint, then a sum", lambda: jax.jit(lambda x: wsc(x, on((2,), P("x"))).sum(1))(X),
+         "GSPMDSharding({devices=[2]<=[2]})"),
+        ("replicated", lambda: jax.jit(lambda x: wsc(x * 2, on((2,), P())))(X),
+         "GSPMDSharding({replicated})"),
+        ("2-d mesh", lambda: jax.jit(lambda x: wsc(x * 2, on((2, 4), P("y", "x"))))(X),
+         "GSPMDSharding({devices=[4,2]<=[2,4]T(1,0)})"),
+        ("2-d mesh, partly", lambda: jax.jit(lambda x: wsc(x * 2, on((2, 4), P("y"))))(X),
+         "GSPMDSharding({devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate})"),
+        ("shard_map", lambda: mapped(P("x"), lambda b: b * 2)(X),
+         "GSPMDSharding({devices=[2,1]<=[2]})"),
+        ("shard_map, psum", lambda: mapped(P(), lambda b: jax.lax.psum(b, "x"))(X),
+         "GSPMDSharding({replicated})"),
+        ("named input", lambda: jax.jit(lambda x: wsc(x * 2, on((2,), P(None, "x"))))(
+            jax.device_put(X, on((2,), P("x")))),
+         "NamedSharding(mesh=Mesh('x': 2), spec=PartitionSpec(None, 'x'))"),
+        ("eager shard_map",
+         lambda: shard_map(lambda b: b * 2, on((2,), P()).mesh, in_specs=P("x"),
+                           out_specs=P("x"))(X),
+         "NamedSharding(mesh=Mesh('x': 2), spec=PartitionSpec('x',))"),
+    ]
+
+
+PROGRAM_LAYOUTS = ["constraint", "constraint, then an operation", "constraint, then a sum",
+                   "replicated", "2-d mesh", "2-d mesh, partly", "shard_map", "shard_map, psum",
+                   "named input", "eager shard_map"]
+
+
+@pytest.mark.parametrize("index", range(len(PROGRAM_LAYOUTS)), ids=PROGRAM_LAYOUTS)
+def test_layouts_a_program_gives_without_named_inputs(index: int) -> None:
+    with cpu_devices(8):
+        what, run, want = _program_layouts()[index]
+        assert what == PROGRAM_LAYOUTS[index]
+        out = run()
+        assert repr(out.sharding) == want, what
+        for shard in out.addressable_shards:
+            np.testing.assert_array_equal(np.asarray(shard.data), np.asarray(out)[shard.index])
