@@ -45,9 +45,9 @@ def _key(row: dict[str, Any]) -> tuple[Any, ...]:
 
 # Where numjax's layout is not JAX's, on purpose (docs/differences.md, "Shardings"): the
 # output sharding numjax gives instead, and why.
-# - a dynamic slice cutting the first dimension of a value split along both, at a place
-#   computed when the program runs: JAX lays the result out whole; numjax keeps the split of
-#   the dimension not cut (as JAX does when the second dimension is the one cut).
+# - a dynamic slice cutting a dimension of a value split along both, at a place computed
+#   when the program runs: JAX lays the result out whole; numjax keeps the split of the
+#   dimension not cut (as JAX's eager indexing does, x[1:3] and x[:, 0]).
 KNOWN: dict[tuple[Any, ...], str] = {
     ("dyn_slice_traced", (2, 2), "PartitionSpec('x', 'y')"): "PartitionSpec(None, 'y')",
     ("dyn_slice_traced", (2, 4), "PartitionSpec('x', 'y')"): "PartitionSpec(None, 'y')",
