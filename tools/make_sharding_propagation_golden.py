@@ -47,7 +47,8 @@ def _layout(out):
     if not named:  # what a spec would say: the text, and each device's [start, stop)s
         index = s.devices_indices_map(out.shape)
         layout["repr"] = repr(s)
-        layout["indices"] = [[list(sl.indices(n))[:2] for sl, n in zip(index[d], out.shape)]
+        layout["indices"] = [[list(sl.indices(n))[:2]
+                              for sl, n in zip(index[d], out.shape, strict=True)]
                              for d in s._device_assignment]
     return layout
 

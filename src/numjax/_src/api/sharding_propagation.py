@@ -124,9 +124,6 @@ def _divides(split: Split, shape: tuple[int, ...], mesh: Mesh) -> bool:
     return all(shape[d] % _count(mesh, axes) == 0 for d, axes in split.items())
 
 
-# ---- splits by parts of mesh axes ------------------------------------------------------------
-
-
 class Part(NamedTuple):
     """A factor of a mesh axis in a split: the axis `name` cut major to minor into `pre` x
     `size` x the rest, this the `size` in the middle (its coordinate
@@ -303,12 +300,10 @@ def _run(jaxpr: Jaxpr, consts: list[Split], args: list[Split], mesh: Mesh,
         view = views.get(eqn.invars[0]) if eqn.invars and isinstance(eqn.invars[0], Var) \
             else None
         if eqn.primitive is st.reshape_p and eqn.params.get("dimensions") is None:
-            shape = eqn.invars[0].aval.shape
             if view is not None and tuple(eqn.params["new_sizes"]) == view[0]:
                 outs = [dict(view[1])]
-            elif view is None and _count(mesh, _all_axes(outs[0])) < _count(
-                    mesh, _all_axes(ins[0])):
-                view = (shape, ins[0])
+            elif view is None and _blocks(mesh, outs[0]) < _blocks(mesh, ins[0]):
+                view = (eqn.invars[0].aval.shape, ins[0])
             if view is not None:
                 views[eqn.outvars[0]] = view
         elif view is not None and eqn.primitive in _KEEPS_VIEW:
@@ -318,8 +313,8 @@ def _run(jaxpr: Jaxpr, consts: list[Split], args: list[Split], mesh: Mesh,
     return env
 
 
-def _all_axes(split: Split) -> list[Any]:
-    return [a for axes in split.values() for a in axes]
+def _blocks(mesh: Mesh, split: Split) -> int:
+    return math.prod(_count(mesh, axes) for axes in split.values())
 
 
 def _ndim(a: Any) -> int:
