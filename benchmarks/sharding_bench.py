@@ -2,14 +2,17 @@
 JAX, measured in one run. Prints times and ratios; asserts nothing.
 
     python benchmarks/sharding_bench.py            # everything
-    python benchmarks/sharding_bench.py mlp        # one section: mlp, elementwise
+    python benchmarks/sharding_bench.py mlp        # one section: mlp, elementwise, cpu
 
 The device count is set here before either library starts its backend.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
+import time
 
 os.environ.setdefault("NUMJAX_NUM_CPU_DEVICES", "2")
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
@@ -111,6 +114,54 @@ def mlp() -> None:
         row("  shard_map vs 1 device with BLAS on 1 core", t_map, "1 dev/1 core", t_one_core)
 
 
+def _thread_cpu() -> dict[str, float]:
+    """Each live thread's CPU seconds so far, by name."""
+    out = {}
+    for t in threading.enumerate():
+        if t.ident is not None:
+            with contextlib.suppress(OSError):
+                out[t.name] = time.clock_gettime(time.pthread_getcpuclockid(t.ident))
+    return out
+
+
+def _cpu_per_step(fn: Callable[[], Any], steps: int = 10) -> tuple[float, dict[str, float]]:
+    """CPU seconds per call of the process, and of each thread that did work."""
+    fn()
+    threads, process = _thread_cpu(), time.process_time()
+    for _ in range(steps):
+        fn()
+    spent = (time.process_time() - process) / steps
+    after = _thread_cpu()
+    per = {k: (v - threads.get(k, 0.0)) / steps for k, v in after.items()}
+    return spent, {k: v for k, v in per.items() if v > 1e-4}
+
+
+def cpu() -> None:
+    """The MLP step's CPU time (meaningful on a busy machine, where wall times are not): the
+    whole batch on one device with BLAS on one core, against each device's thread when the
+    batch is split over 2 devices. The busiest device's time over one device's is the ratio
+    the split gives on 2 idle cores, less the waits at the gradient sums. Run with
+    OPENBLAS_NUM_THREADS=1, so one device's BLAS is on one core as each of the 2 devices' is
+    (a BLAS spread over idle cores counts its threads' spinning as CPU time)."""
+    params, x, y = _data(1024)
+    one = numjax.jit(_step(numjax, jnp, lax, None))
+    mesh = Mesh(np.array(numjax.devices()), ("batch",))
+    split, whole = NamedSharding(mesh, P("batch")), NamedSharding(mesh, P())
+    ps = numjax.device_put(params, whole)
+    xs, ys = numjax.device_put(x, split), numjax.device_put(y, split)
+    sharded = numjax.jit(_step(numjax, jnp, lax, None))
+    t_one, _ = _cpu_per_step(lambda: block(one(params, x, y)))
+    t_two, threads = _cpu_per_step(lambda: block(sharded(ps, xs, ys)))
+    devices = {k: v for k, v in threads.items() if k.startswith("numjax-stream")}
+    busiest = max(devices.values(), default=t_two)
+    if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
+        print("(cpu: OPENBLAS_NUM_THREADS is not 1: the 1-device time counts BLAS spinning)")
+    print(f"MLP step CPU, batch 1024: 1 device {t_one * 1e3:.1f} ms | "
+          f"2 devices {t_two * 1e3:.1f} ms in all, per device "
+          + ", ".join(f"{v * 1e3:.1f}" for v in devices.values())
+          + f" ms (busiest / 1 device {busiest / t_one:4.2f}x)")
+
+
 def elementwise() -> None:
     """A long elementwise chain over 16 M floats split over 2 devices, against one device."""
     x = np.random.default_rng(1).normal(size=(4096, 4096)).astype(np.float32)
@@ -132,7 +183,7 @@ def elementwise() -> None:
     row("tanh/exp chain + sum, 16 M floats, 2 devices", t_two, "1 device", t_one, tj)
 
 
-SECTIONS = {"mlp": mlp, "elementwise": elementwise}
+SECTIONS = {"mlp": mlp, "elementwise": elementwise, "cpu": cpu}
 
 if __name__ == "__main__":
     print(f"numjax {numjax.__version__} on {numjax.device_count()} devices"

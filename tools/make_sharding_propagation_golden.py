@@ -5,9 +5,10 @@ value (from the first layout; a layout on which JAX gives another value is marke
 jit with every combination of in/out shardings and argument layouts there, the output's
 layout or JAX's error.
 
-Run with real JAX on 8 CPU devices, from a directory of its own:
-`cd /tmp/somedir && XLA_FLAGS=--xla_force_host_platform_device_count=8
-/tmp/jaxenv/bin/python /work/main/tools/make_sharding_propagation_golden.py`.
+Run with JAX 0.4.30 on 8 CPU devices, from the repository's root:
+`XLA_FLAGS=--xla_force_host_platform_device_count=8 python
+tools/make_sharding_propagation_golden.py`. A layout that is not a NamedSharding is recorded
+by its text and each device's [start, stop) per dimension.
 
 Not a test module: tests/test_sharding_propagation.py checks numjax against the file.
 """
@@ -41,8 +42,15 @@ def _entries(spec):
 def _layout(out):
     s = out.sharding
     named = isinstance(s, NamedSharding)
-    return {"out_spec": _entries(s.spec) if named else None, "kind": type(s).__name__,
-            "shard_shape": list(s.shard_shape(out.shape))}
+    layout = {"out_spec": _entries(s.spec) if named else None, "kind": type(s).__name__,
+              "shard_shape": list(s.shard_shape(out.shape))}
+    if not named:  # what a spec would say: the text, and each device's [start, stop)s
+        index = s.devices_indices_map(out.shape)
+        layout["repr"] = repr(s)
+        layout["indices"] = [[list(sl.indices(n))[:2]
+                              for sl, n in zip(index[d], out.shape, strict=True)]
+                             for d in s._device_assignment]
+    return layout
 
 
 def main() -> None:

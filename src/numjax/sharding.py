@@ -6,6 +6,7 @@ tiles on a named `Mesh` or a positional device array.
 True
 """
 
+from numjax._src.runtime.gspmd_sharding import GSPMDSharding as GSPMDSharding
 from numjax._src.runtime.mesh import Mesh as Mesh
 from numjax._src.runtime.mesh import PartitionSpec as PartitionSpec
 from numjax._src.runtime.named_sharding import NamedSharding as NamedSharding

@@ -28,6 +28,8 @@ OPS: dict[str, Any] = {
     "pad1": lambda jnp, lax, x: jnp.pad(x, ((0, 0), (2, 2))),
     "scatter_rows": lambda jnp, lax, x: x.at[jnp.array([1, 5])].set(0.0),
     "scatter_add_row": lambda jnp, lax, x: x.at[0].add(1.0),
+    "scatter_cols": lambda jnp, lax, x: x.at[:, jnp.array([1, 5])].set(0.0),
+    "scatter_elem": lambda jnp, lax, x: x.at[2, 3].add(1.0),
     "dyn_update": lambda jnp, lax, x: lax.dynamic_update_slice(x, jnp.zeros((2, 8)), (2, 0)),
     # indexing and slicing
     "idx0": lambda jnp, lax, x: x[0],
@@ -97,6 +99,16 @@ OPS: dict[str, Any] = {
         x[:, None, :], jnp.ones((2, 1, 3)), (1,), "VALID"),
     "conv_nwc": lambda jnp, lax, x: lax.conv_general_dilated(
         x[:, :, None], jnp.ones((3, 1, 4)), (1,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")),
+    "convolve_same": lambda jnp, lax, x: jnp.convolve(x.reshape(-1), jnp.array([1.0, 2.0, 1.0]),
+                                                      mode="same"),
+    "convolve_full": lambda jnp, lax, x: jnp.convolve(x.reshape(-1), jnp.array([1.0, 2.0, 1.0])),
+    "convolve_rows": lambda jnp, lax, x: jnp.convolve(x.sum(1), jnp.array([1.0, 2.0, 1.0]),
+                                                      mode="same"),
+    # layouts JAX's partitioner carries backwards: a value unsplit on its way forward takes
+    # the split another use of it gets (the weights of a dense layer's forward product,
+    # contracted with x's split, split the backward product's result)
+    "backward_dense": lambda jnp, lax, x: _backward_dense(jnp, x),
+    "shared_const": lambda jnp, lax, x: (jnp.ones((8, 8)) * 2) @ (x + jnp.ones((8, 8)) * 2),
     # control flow
     "fori": lambda jnp, lax, x: lax.fori_loop(0, 3, lambda i, c: c * 2.0, x),
     "while": lambda jnp, lax, x: lax.while_loop(lambda c: c[0, 0] < 10, lambda c: c + 1.0, x),
@@ -107,6 +119,13 @@ OPS: dict[str, Any] = {
     "cond_traced": lambda jnp, lax, x: lax.cond(x[0, 0] > 0, lambda v: v * 2.0,
                                                 lambda v: v - 1.0, x),
 }
+
+def _backward_dense(jnp: Any, x: Any) -> Any:
+    """The gradient of sum(tanh(x @ w)) with respect to x, written out."""
+    w = jnp.arange(64.0).reshape(8, 8) / 64
+    h = jnp.tanh(x @ w)
+    return (1 - h**2) @ w.T
+
 
 LAYOUTS: list[tuple[tuple[int, ...], tuple[str, ...], tuple[Any, ...]]] = [
     ((2,), ("x",), ("x",)),

@@ -63,6 +63,7 @@ from numjax._src.lax import (
 )
 from numjax._src.runtime import multihost, placement
 from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.gspmd_sharding import GSPMDSharding
 from numjax._src.runtime.mesh import Mesh, PartitionSpec
 from numjax._src.runtime.named_sharding import (
     NamedSharding,
@@ -138,15 +139,17 @@ def partition(closed: ClosedJaxpr, in_shardings: Sequence[Sharding | None],
     """The plan for a program whose inputs have `in_shardings` (None: whole, uncommitted) and
     whose outputs were asked for `out_shardings` (None: not asked)."""
     if any(isinstance(s, NamedSharding) for s in in_shardings):
-        return _partition(closed, in_shardings, out_shardings)
+        return _partition(closed, in_shardings, out_shardings, named=True)
     layout = common_layout([*in_shardings, *out_shardings])
     if layout is None:
-        return _partition(closed, in_shardings, out_shardings)
+        # No input names a mesh: JAX reports the layouts the program gives its outputs (a
+        # with_sharding_constraint, a shard_map) as GSPMDShardings.
+        return _partition(closed, in_shardings, out_shardings, named=False)
     # Positional arguments: planned as NamedShardings of their common mesh, and the outputs
     # laid out on that mesh given back as PositionalShardings.
     named = [layout.to_named(s) if isinstance(s, PositionalSharding) and is_multi_device(s)
              else s for s in [*in_shardings, *out_shardings]]
-    plan = _partition(closed, named[:len(in_shardings)], named[len(in_shardings):])
+    plan = _partition(closed, named[:len(in_shardings)], named[len(in_shardings):], named=True)
     outs = tuple(layout.to_positional(s, a.ndim)
                  if isinstance(s, NamedSharding) and s.mesh == layout.mesh else s
                  for s, a in zip(plan.out_shardings, closed.out_avals, strict=True))
@@ -154,11 +157,15 @@ def partition(closed: ClosedJaxpr, in_shardings: Sequence[Sharding | None],
 
 
 def _partition(closed: ClosedJaxpr, in_shardings: Sequence[Sharding | None],
-               out_shardings: Sequence[Sharding | None]) -> Plan:
+               out_shardings: Sequence[Sharding | None], *, named: bool) -> Plan:
+    """`named`: outputs laid out on a mesh are NamedShardings where a PartitionSpec writes
+    them (else GSPMDShardings)."""
     inlined = passes.inline_calls(closed)
     constraints = [e.params["sharding"] for e in inlined.jaxpr.eqns
                    if e.primitive is sharding_constraint_p]
-    meshes = [s.mesh for s in [*in_shardings, *constraints] if isinstance(s, NamedSharding)]
+    meshes = [s.mesh if isinstance(s, NamedSharding) else s.layout[0]
+              for s in [*in_shardings, *constraints]
+              if isinstance(s, NamedSharding) or isinstance(s, GSPMDSharding) and s.layout]
     mesh = meshes[0] if meshes else None
     try:
         if mesh is None or mesh.size == 1 or any(m != mesh for m in meshes):
@@ -167,10 +174,10 @@ def _partition(closed: ClosedJaxpr, in_shardings: Sequence[Sharding | None],
         if not any(block_count(mesh, axes) > 1 for n in in_names for _, axes in n) and \
                 not any(not s.is_fully_replicated for s in constraints):
             raise _Unpartitionable()
-        return _spmd_plan(inlined, mesh, in_names, out_shardings)
+        return _spmd_plan(inlined, mesh, in_names, out_shardings, named)
     except _Unpartitionable:
         return Plan(closed, _fallback_out_shardings(inlined, mesh, in_shardings,
-                                                    out_shardings), False, mesh)
+                                                    out_shardings, named), False, mesh)
 
 
 def _names_on(mesh: Mesh, sharding: Sharding | None) -> AxisNames:
@@ -185,7 +192,7 @@ def _names_on(mesh: Mesh, sharding: Sharding | None) -> AxisNames:
 
 
 def _spmd_plan(closed: ClosedJaxpr, mesh: Mesh, in_names: list[AxisNames],
-               out_shardings: Sequence[Sharding | None]) -> Plan:
+               out_shardings: Sequence[Sharding | None], named: bool) -> Plan:
     block_avals = [shard_aval(mesh, n, a) for n, a in zip(in_names, closed.in_avals,
                                                           strict=True)]
     partitioner = _Partitioner(mesh)
@@ -196,22 +203,23 @@ def _spmd_plan(closed: ClosedJaxpr, mesh: Mesh, in_names: list[AxisNames],
     outer = trace_to_jaxpr(lambda *xs: shard_map_p.bind(
         *xs, jaxpr=body, mesh=mesh, in_names=tuple(in_names), out_names=tuple(out_names),
         check_rep=False, rewrite=False, auto=frozenset()), list(closed.in_avals))
-    hints = _layout_hints(closed)
+    hints = _layout_hints(closed, named)
     # Laid out as JAX's partitioner lays them out, which need not be the split each device's
     # program leaves them in (the shards are views of the whole output either way).
-    laid_out = sharding_propagation.output_names(closed, in_names, mesh)
+    laid_out = sharding_propagation.output_shardings(closed, [n.as_dict() for n in in_names],
+                                                     mesh, named=named)
     shardings = tuple(
-        asked if asked is not None else hint if hint is not None else
-        NamedSharding(mesh, spec_of_names(n, a.ndim))
-        for asked, hint, n, a in zip(out_shardings, hints, laid_out, closed.out_avals,
-                                     strict=True))
+        asked if asked is not None else hint if hint is not None else s
+        for asked, hint, s in zip(out_shardings, hints, laid_out, strict=True))
     return Plan(outer, shardings, True, mesh)
 
 
-def _layout_hints(closed: ClosedJaxpr) -> list[Sharding | None]:
+def _layout_hints(closed: ClosedJaxpr, named: bool) -> list[Sharding | None]:
     """The layout the program itself gives each output: a `with_sharding_constraint` on it
     (whole on the mesh when its split does not divide the value, as JAX's jit then lays it
-    out), a shard_map's out_specs; None for other outputs."""
+    out), a shard_map's out_specs; None for other outputs. Unless `named`, one on a mesh of
+    several devices is given as the GSPMDSharding of the same tiles, as JAX reports it when
+    no input names a mesh (`GSPMDSharding({devices=[2,1]<=[2]})`)."""
     jaxpr = closed.jaxpr
     producers = {v: e for e in jaxpr.eqns for v in e.outvars}
     hints: list[Sharding | None] = []
@@ -227,6 +235,11 @@ def _layout_hints(closed: ClosedJaxpr) -> list[Sharding | None]:
             j = list(eqn.outvars).index(v)  # type: ignore[arg-type]
             hint = NamedSharding(eqn.params["mesh"],
                                  spec_of_names(eqn.params["out_names"][j], aval.ndim))
+        if not named and isinstance(hint, NamedSharding) and hint.mesh.size > 1:
+            split = sharding_propagation.input_split(hint.mesh, hint)
+            assert split is not None
+            hint = sharding_propagation.layout_sharding(hint.mesh, split, aval.ndim,
+                                                        named=False)
         hints.append(hint)
     return hints
 
@@ -241,20 +254,23 @@ def has_layout_hints(closed: ClosedJaxpr) -> bool:
 
 def _fallback_out_shardings(closed: ClosedJaxpr, mesh: Mesh | None,
                             in_shardings: Sequence[Sharding | None],
-                            out_shardings: Sequence[Sharding | None]
+                            out_shardings: Sequence[Sharding | None], named: bool
                             ) -> tuple[Sharding | None, ...]:
     jaxpr = closed.jaxpr
     inputs = dict(zip(jaxpr.invars, in_shardings, strict=True))
     # On a one-device mesh JAX 0.4.30 gives an output the layout of the first argument laid
     # out on it when their ranks agree (whole otherwise).
     first = next((s for s in in_shardings if isinstance(s, NamedSharding)), None)
-    laid_out: Sequence[AxisNames] = [AxisNames()] * len(jaxpr.outvars)
+    laid_out: Sequence[Sharding | None] = [None] * len(jaxpr.outvars)
     if mesh is not None and mesh.size > 1:
-        laid_out = sharding_propagation.output_names(
-            closed, [_split_on(mesh, s) for s in in_shardings], mesh)
+        laid_out = sharding_propagation.output_shardings(
+            closed, [_split_on(mesh, s) for s in in_shardings], mesh, named=named)
+    elif mesh is not None:
+        laid_out = [NamedSharding(mesh, PartitionSpec())] * len(jaxpr.outvars)
     out: list[Sharding | None] = []
-    for v, asked, hint, aval, names in zip(jaxpr.outvars, out_shardings, _layout_hints(closed),
-                                           closed.out_avals, laid_out, strict=True):
+    hints = _layout_hints(closed, named)
+    for v, asked, hint, aval, laid in zip(jaxpr.outvars, out_shardings, hints,
+                                          closed.out_avals, laid_out, strict=True):
         chosen: Sharding | None = asked if asked is not None else hint
         if chosen is None and isinstance(v, Var) and inputs.get(v) is not None:
             chosen = inputs[v]
@@ -262,18 +278,16 @@ def _fallback_out_shardings(closed: ClosedJaxpr, mesh: Mesh | None,
                 and first.mesh == mesh and len(first._partitions) <= aval.ndim \
                 and closed.in_avals[list(in_shardings).index(first)].ndim == aval.ndim:
             chosen = first
-        if chosen is None and mesh is not None:
-            chosen = NamedSharding(mesh, spec_of_names(names, aval.ndim))
+        if chosen is None:
+            chosen = laid
         out.append(chosen)
     return tuple(out)
 
 
-def _split_on(mesh: Mesh, sharding: Sharding | None) -> AxisNames:
+def _split_on(mesh: Mesh, sharding: Sharding | None) -> dict[int, tuple[Hashable, ...]]:
     """How an input is split on `mesh`, whole when it is laid out some other way."""
-    try:
-        return _names_on(mesh, sharding)
-    except _Unpartitionable:
-        return AxisNames()
+    split = sharding_propagation.input_split(mesh, sharding)
+    return {} if split is None else split
 
 
 def _divides(sharding: Any, shape: tuple[int, ...]) -> bool:

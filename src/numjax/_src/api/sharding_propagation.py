@@ -41,15 +41,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from numjax._src.api.checkpoint import checkpoint_p
 from numjax._src.api.closed_call import closed_call_p
 from numjax._src.api.custom_primitives import custom_jvp_call_p, custom_vjp_call_p
 from numjax._src.api.pjit import pjit_p
-from numjax._src.api.shard_map_p import AxisNames, block_count, shard_map_p
+from numjax._src.api.shard_map_p import AxisNames, shard_map_p, spec_of_names
 from numjax._src.api.sharding_constraint import sharding_constraint_p
-from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
+from numjax._src.compiler import passes
+from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters.ad import add_any_p
 from numjax._src.lax import (
@@ -65,28 +68,213 @@ from numjax._src.lax import (
     windowed,
 )
 from numjax._src.lax import structural as st
+from numjax._src.runtime.gspmd_sharding import GSPMDSharding
 from numjax._src.runtime.mesh import Mesh
 from numjax._src.runtime.named_sharding import NamedSharding
+from numjax._src.runtime.sharding import Sharding
 
 Split = dict[int, tuple[Hashable, ...]]
 Propagate = Callable[[ClosedJaxpr, list[Split]], list[Split]]
 Rule = Callable[[Any, list[Split], Mesh, Propagate], list[Split]]
 
 
-def output_names(closed: ClosedJaxpr, in_names: Sequence[AxisNames], mesh: Mesh
-                 ) -> list[AxisNames]:
-    """Each output's split given the inputs' (`AxisNames()`: whole), as JAX lays it out."""
-    outs = _eval(closed.jaxpr, [{}] * len(closed.consts), [n.as_dict() for n in in_names],
-                 mesh)
-    return [AxisNames.of(s) if _divides(s, aval.shape, mesh) else AxisNames()
+def output_shardings(closed: ClosedJaxpr, in_splits: Sequence[Split], mesh: Mesh, *,
+                     named: bool = True) -> list[Sharding]:
+    """Each output's sharding given the inputs' splits (`{}`: whole), as JAX lays it out: a
+    `NamedSharding` of `mesh` when `named` (an input is one) and mesh axes describe it, else
+    a `GSPMDSharding` of its tiles."""
+    # XLA merges identical computations before it partitions, so equal constants made twice
+    # are one value whose uses agree on its layout.
+    closed = passes.cse(closed)
+    outs = _eval_both_ways(closed.jaxpr, [{}] * len(closed.consts),
+                           [dict(s) for s in in_splits], mesh)
+    return [layout_sharding(mesh, s if _divides(s, aval.shape, mesh) else {}, aval.ndim,
+                            named=named)
             for s, aval in zip(outs, closed.out_avals, strict=True)]
 
 
+def layout_sharding(mesh: Mesh, split: Split, ndim: int, *, named: bool = True) -> Sharding:
+    """The sharding of a rank-`ndim` value split as `split` on `mesh`."""
+    split = {d: _normalized(mesh, axes) for d, axes in split.items()}
+    split = {d: axes for d, axes in split.items() if axes}
+    plain = all(not isinstance(a, Part) or _whole_axis(mesh, a)
+                for axes in split.values() for a in axes)
+    if named and plain:
+        names = {d: tuple(a.name if isinstance(a, Part) else a for a in axes)
+                 for d, axes in split.items()}
+        return NamedSharding(mesh, spec_of_names(AxisNames.of(names), ndim))
+    sharding = _tiles_sharding(mesh, split, ndim)
+    sharding._listed = any(isinstance(a, Part) and a.listed
+                           for axes in split.values() for a in axes)
+    sharding.layout = (mesh, split)
+    return sharding
+
+
+def input_split(mesh: Mesh, sharding: Any) -> Split | None:
+    """How an input laid out by `sharding` is split on `mesh` (None: not a layout of it)."""
+    if isinstance(sharding, NamedSharding) and sharding.mesh == mesh:
+        return {d: axes for d, axes in enumerate(sharding._partitions) if axes}
+    if isinstance(sharding, GSPMDSharding) and sharding.layout is not None \
+            and sharding.layout[0] == mesh:
+        return dict(sharding.layout[1])
+    return None
+
+
 def _divides(split: Split, shape: tuple[int, ...], mesh: Mesh) -> bool:
-    return all(shape[d] % block_count(mesh, axes) == 0 for d, axes in split.items())
+    return all(shape[d] % _count(mesh, axes) == 0 for d, axes in split.items())
+
+
+class Part(NamedTuple):
+    """A factor of a mesh axis in a split: the axis `name` cut major to minor into `pre` x
+    `size` x the rest, this the `size` in the middle (its coordinate
+    `(c // rest) % size`), with its blocks in reverse order when `reversed`. JAX's partitioner
+    makes such splits where a reshape cuts a mesh axis between two new dimensions, or a flip
+    reverses a split dimension; a split made of whole axes in order is written by names."""
+
+    name: Hashable
+    pre: int
+    size: int
+    reversed: bool = False
+    # Ever reversed: XLA then lists the devices of the tile assignment one by one, even where
+    # they come back in order (a flip of a flipped value).
+    listed: bool = False
+
+
+def _parts(mesh: Mesh, axes: Sequence[Any]) -> list[Part]:
+    return [a if isinstance(a, Part) else Part(a, 1, mesh.shape[a]) for a in axes]
+
+
+def _count(mesh: Mesh, axes: Sequence[Any]) -> int:
+    return math.prod(p.size for p in _parts(mesh, axes))
+
+
+def _names(axes: Sequence[Any]) -> set[Hashable]:
+    """The mesh axes a split uses any part of."""
+    return {a.name if isinstance(a, Part) else a for a in axes}
+
+
+def _normalized(mesh: Mesh, axes: Sequence[Any]) -> tuple[Any, ...]:
+    """`axes` with adjacent parts of one axis merged, parts of size 1 dropped and whole axes
+    in order written by name."""
+    merged: list[Part] = []
+    for p in _parts(mesh, axes):
+        if p.size == 1:
+            continue
+        last = merged[-1] if merged else None
+        if last is not None and last.name == p.name and last.reversed == p.reversed \
+                and last.pre * last.size == p.pre:
+            merged[-1] = last._replace(size=last.size * p.size,
+                                       listed=last.listed or p.listed)
+        else:
+            merged.append(p)
+    return tuple(p.name if _whole_axis(mesh, p) and not p.listed else p for p in merged)
+
+
+def _whole_axis(mesh: Mesh, p: Part) -> bool:
+    return p.pre == 1 and p.size == mesh.shape[p.name] and not p.reversed
+
+
+def _replicated_parts(mesh: Mesh, split: Split) -> list[Part]:
+    """The parts of the mesh's axes no dimension is split by, in mesh order."""
+    used: dict[Hashable, list[Part]] = {}
+    for axes in split.values():
+        for p in _parts(mesh, axes):
+            used.setdefault(p.name, []).append(p)
+    out = []
+    for name, n in mesh.shape.items():
+        at = 1
+        for p in sorted(used.get(name, []), key=lambda p: p.pre):
+            if p.pre > at:
+                out.append(Part(name, at, p.pre // at))
+            at = p.pre * p.size
+        if at < n:
+            out.append(Part(name, at, n // at))
+    return out
+
+
+def _tiles_sharding(mesh: Mesh, split: Split, ndim: int) -> GSPMDSharding:
+    """The GSPMDSharding putting each device's tile where `split` does."""
+    position = {name: i for i, name in enumerate(mesh.axis_names)}
+    sizes = mesh.shape
+    tiles = [_count(mesh, split.get(d, ())) for d in range(ndim)]
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for pos, mesh_index in enumerate(np.ndindex(*mesh.devices.shape)):
+        coord = []
+        for d in range(ndim):
+            c = 0
+            for p in _parts(mesh, split.get(d, ())):
+                n = sizes[p.name]
+                digit = (mesh_index[position[p.name]] // (n // (p.pre * p.size))) % p.size
+                c = c * p.size + (p.size - 1 - digit if p.reversed else digit)
+            coord.append(c)
+        groups.setdefault(tuple(coord), []).append(pos)
+    devices = mesh._flat_devices_tuple
+    replicas = mesh.size // math.prod(tiles)
+    assignment = np.empty((*tiles, replicas), dtype=np.int64)
+    for tile, positions in groups.items():
+        assignment[tile] = positions
+    return GSPMDSharding(devices, assignment, last_tile_dim_replicate=True)
+
+
+def _eval_both_ways(jaxpr: Jaxpr, consts: list[Split], args: list[Split], mesh: Mesh
+                    ) -> list[Split]:
+    """Splits carried forward, and backward into values computed from constants alone: such a
+    value (whole on its way forward) takes the split its first use gives it, as JAX's
+    partitioner lays out an unannotated value as a use suggests, and that split is carried
+    forward to its other uses. A dense layer's weights made in the program, `w`, are split as
+    the contraction of `x @ w` with a split x asks, and so is the backward product `g @ w.T`."""
+    pinned: dict[Any, Split] = {}
+    for _ in range(4):  # each round can give the next constants' uses a split
+        env = _run(jaxpr, consts, args, mesh, pinned)
+        found = {v: split for v, split in _suggestions(jaxpr, env).items() if v not in pinned}
+        if not found:
+            break
+        pinned.update(found)
+    return [{} if isinstance(a, Literal) else env.get(a, {}) for a in jaxpr.outvars]
+
+
+def _suggestions(jaxpr: Jaxpr, env: dict[Any, Split]) -> dict[Any, Split]:
+    """The split the first use of each whole value made from constants alone gives it: an
+    elementwise operation's result's, or for a product's operand, the split of the other
+    operand's dimensions it is contracted or batched with."""
+    constant = set(jaxpr.constvars)
+    out: dict[Any, Split] = {}
+    for eqn in jaxpr.eqns:
+        if not eqn.effects and all(isinstance(a, Literal) or a in constant
+                                   for a in eqn.invars) and eqn.primitive not in _MAKES_SPLITS:
+            constant.update(eqn.outvars)
+            continue
+        for i, a in enumerate(eqn.invars):
+            if not isinstance(a, Var) or a not in constant or env.get(a) or a in out:
+                continue
+            split = _use_split(eqn, i, env)
+            if split:
+                out[a] = split
+    return out
+
+
+def _use_split(eqn: Any, i: int, env: dict[Any, Split]) -> Split:
+    """The split operand i of `eqn` would need to line up with the equation's other values."""
+    if eqn.primitive is dot.dot_general_p:
+        (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+        mine, theirs = ((lc, lb), (rc, rb)) if i == 0 else ((rc, rb), (lc, lb))
+        other = env.get(eqn.invars[1 - i], {}) if isinstance(eqn.invars[1 - i], Var) else {}
+        pairs = zip((*mine[0], *mine[1]), (*theirs[0], *theirs[1]), strict=True)
+        return {d: other[o] for d, o in pairs if o in other}
+    if _rule_for(eqn) is _elementwise and eqn.invars[i].aval.shape == eqn.outvars[0].aval.shape:
+        return dict(env.get(eqn.outvars[0], {}))
+    return {}
 
 
 def _eval(jaxpr: Jaxpr, consts: list[Split], args: list[Split], mesh: Mesh) -> list[Split]:
+    env = _run(jaxpr, consts, args, mesh, {})
+    return [{} if isinstance(a, Literal) else env.get(a, {}) for a in jaxpr.outvars]
+
+
+def _run(jaxpr: Jaxpr, consts: list[Split], args: list[Split], mesh: Mesh,
+         pinned: dict[Any, Split]) -> dict[Any, Split]:
+    """Each value's split carried forward from the inputs' (a value in `pinned` that comes
+    out whole takes the split given there)."""
     env: dict[Any, Split] = {}
     for v, s in zip(jaxpr.constvars, consts, strict=True):
         env[v] = s
@@ -99,14 +287,34 @@ def _eval(jaxpr: Jaxpr, consts: list[Split], args: list[Split], mesh: Mesh) -> l
     def propagate(closed: ClosedJaxpr, ins: list[Split]) -> list[Split]:
         return _eval(closed.jaxpr, [{}] * len(closed.consts), ins, mesh)
 
+    # Values reshaped from a split value whose split their own layout loses (a flattening of
+    # a value split after its first dimension), with that value's shape and split: a reshape
+    # back gives the split again. jnp's `.at[]` updates scatter into the flattened value and
+    # reshape back, where JAX's scatter keeps the operand's shape and split.
+    views: dict[Any, tuple[tuple[int, ...], Split]] = {}
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
         outs = (_rule_for(eqn)(eqn, ins, mesh, propagate)
                 if any(ins) or eqn.primitive in _MAKES_SPLITS else [])
         outs = outs or [{}] * len(eqn.outvars)
+        view = views.get(eqn.invars[0]) if eqn.invars and isinstance(eqn.invars[0], Var) \
+            else None
+        if eqn.primitive is st.reshape_p and eqn.params.get("dimensions") is None:
+            if view is not None and tuple(eqn.params["new_sizes"]) == view[0]:
+                outs = [dict(view[1])]
+            elif view is None and _blocks(mesh, outs[0]) < _blocks(mesh, ins[0]):
+                view = (eqn.invars[0].aval.shape, ins[0])
+            if view is not None:
+                views[eqn.outvars[0]] = view
+        elif view is not None and eqn.primitive in _KEEPS_VIEW:
+            views[eqn.outvars[0]] = view
         for v, s in zip(eqn.outvars, outs, strict=True):
-            env[v] = s
-    return [read(a) for a in jaxpr.outvars]
+            env[v] = s or pinned.get(v, s)
+    return env
+
+
+def _blocks(mesh: Mesh, split: Split) -> int:
+    return math.prod(_count(mesh, axes) for axes in split.values())
 
 
 def _ndim(a: Any) -> int:
@@ -120,9 +328,9 @@ def _merge(splits: Sequence[Split], ndim: int) -> Split:
     used: set[Hashable] = set()
     for s in splits:
         for d, axes in sorted(s.items()):
-            if d < ndim and d not in out and not used.intersection(axes):
+            if d < ndim and d not in out and not used.intersection(_names(axes)):
                 out[d] = axes
-                used.update(axes)
+                used.update(_names(axes))
     return out
 
 
@@ -176,7 +384,54 @@ def _dropping(dims: Sequence[int], split: Split) -> Split:
 
 
 def _squeeze(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
-    return [_dropping(eqn.params["dimensions"], ins[0])]
+    """Squeezed dimensions drop out. One split across devices (a one-row slice of a split
+    value) keeps the devices in the order the operand's tiles list them, which is cut again
+    among the remaining dimensions, each taking as many blocks as it had; what is left holds
+    replicas. That is JAX's partitioner's layout: x[0] of a value split P('x', 'y') on a
+    (2, 4) mesh is split by 'x' and the major half of 'y' (4 blocks, 2 replicas each)."""
+    dims = eqn.params["dimensions"]
+    split = ins[0]
+    if not any(d in split for d in dims):
+        return [_dropping(dims, split)]
+    ndim = _ndim(eqn.invars[0])
+    order = [p for d in range(ndim) for p in _parts(mesh, split.get(d, ()))]
+    order += _replicated_parts(mesh, split)
+    out: Split = {}
+    for j, d in enumerate(d for d in range(ndim) if d not in dims):
+        taken = _take(order, _count(mesh, split.get(d, ())))
+        if taken is None:
+            return [{}]
+        if taken:
+            out[j] = tuple(taken)
+    return [out]
+
+
+def _take(order: list[Part], n: int) -> list[Part] | None:
+    """The leading parts of `order` making `n` blocks (removed from it; a part cut in two
+    when needed), None when they cannot."""
+    taken: list[Part] = []
+    while n > 1 and order:
+        p = order[0]
+        if n % p.size == 0:
+            taken.append(order.pop(0))
+            n //= p.size
+        elif p.size % n == 0:
+            taken.append(p._replace(size=n))
+            order[0] = p._replace(pre=p.pre * n, size=p.size // n)
+            n = 1
+        else:
+            return None
+    return taken if n == 1 else None
+
+
+def _rev(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
+    """A reversed split dimension keeps its blocks where they are, each reversed in place:
+    the device holding block i now holds the reversal of that block, which is block n-1-i of
+    the result (each of its axes' coordinates reversed)."""
+    dims = set(eqn.params["dimensions"])
+    return [{d: tuple(p._replace(reversed=not p.reversed, listed=True)
+                      for p in _parts(mesh, axes))
+             if d in dims else axes for d, axes in ins[0].items()}]
 
 
 def _reduction(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
@@ -196,9 +451,9 @@ def _dot_general(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -
     for i, candidates in enumerate(sources):
         for split, d in candidates:
             axes = split.get(d)
-            if axes and not used.intersection(axes):
+            if axes and not used.intersection(_names(axes)):
                 out[i] = axes
-                used.update(axes)
+                used.update(_names(axes))
                 break
     return [out]
 
@@ -216,9 +471,9 @@ def _conv(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[
     used: set[Hashable] = set()
     for out_d, (split, d) in zip(out_spec, sources, strict=True):
         axes = split.get(d)
-        if axes and not used.intersection(axes):
+        if axes and not used.intersection(_names(axes)):
             out[out_d] = axes
-            used.update(axes)
+            used.update(_names(axes))
     return [out]
 
 
@@ -242,9 +497,9 @@ def _gather(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> lis
     used: set[Hashable] = set()
     for i, source in enumerate(by_dim):
         axes = source[0].get(source[1]) if source is not None else None
-        if axes and not used.intersection(axes):
+        if axes and not used.intersection(_names(axes)):
             out[i] = axes
-            used.update(axes)
+            used.update(_names(axes))
     return [out]
 
 
@@ -252,9 +507,11 @@ def _reshape(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> li
     """A split dimension keeps its split when the dimensions before it hold as many elements
     before and after the reshape (it is the leading part of the new dimensions it becomes):
     its mesh axes, major first, split the new dimensions from the first on, each new
-    dimension cut into as many blocks as its size before the next takes an axis. A split
-    dimension merged behind others, or axes that cannot cut the new dimensions that way
-    (JAX then gives a GSPMDSharding), are laid out whole."""
+    dimension cut into as many blocks as the part of it that comes from the split dimension
+    holds before the next takes the rest; an axis with more blocks than that is cut in two,
+    its major part splitting one new dimension, its minor part the next (as JAX's
+    partitioner does: a GSPMDSharding). A split dimension merged behind others, or axes that
+    cannot cut the new dimensions that way, are laid out whole."""
     if eqn.params.get("dimensions") is not None:
         return [{}]
     in_shape = eqn.invars[0].aval.shape
@@ -268,29 +525,40 @@ def _reshape(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> li
                  None)
         if t is None:
             continue
-        start = t
-        left = new[t]  # blocks the current new dimension can still be cut into
-        covered = new[t]  # elements of dimension d the new dimensions so far hold
-        taken: list[Hashable] = []
-        for a in axes:
-            n = block_count(mesh, (a,))
-            if left == 1:  # cut into single rows: the next axis cuts the next new dimension
-                if t + 1 == len(new) or in_shape[d] % (covered * new[t + 1]):
-                    break
-                out[t] = tuple(taken)
-                t, left, taken = t + 1, new[t + 1], []
-                covered *= left
-            if left % n:
-                break  # JAX gives a GSPMDSharding: laid out whole
-            taken.append(a)
-            left //= n
-        else:
-            if taken:
-                out[t] = tuple(taken)
-            continue
-        for j in [j for j in out if j >= start]:
-            del out[j]
+        cut = _cut(mesh, _parts(mesh, axes), new[t:])
+        if cut is not None:
+            out.update({t + j: tuple(c) for j, c in enumerate(cut) if c})
     return [out]
+
+
+def _cut(mesh: Mesh, parts: list[Part], new: Sequence[int]) -> list[list[Part]] | None:
+    """The parts splitting each of the new dimensions `new` the split dimension becomes the
+    leading part of (None: they cannot). Each block of the dimension is a run of whole rows
+    of the value, and so is each block of the new dimensions cut this way (the dimensions
+    before them hold as many elements), so they are the same blocks."""
+    cuts: list[list[Part]] = [[]]
+    t = 0
+    left = new[0]  # blocks the current new dimension can still be cut into
+    i = 0
+    while i < len(parts):
+        p = parts[i]
+        while left == 1:  # cut into single rows: the next part cuts the next new dimension
+            if t + 1 == len(new):
+                return None
+            t += 1
+            left = new[t]
+            cuts.append([])
+        if left % p.size == 0:
+            cuts[t].append(p)
+            left //= p.size
+            i += 1
+        elif p.size % left == 0:
+            cuts[t].append(p._replace(size=left))
+            parts[i] = p._replace(pre=p.pre * left, size=p.size // left)
+            left = 1
+        else:
+            return None
+    return cuts
 
 
 def _constraint(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
@@ -322,6 +590,7 @@ _RULES: dict[Primitive, Rule] = {
     st.broadcast_in_dim_p: _broadcast_in_dim,
     st.transpose_p: _transpose,
     st.squeeze_p: _squeeze,
+    st.rev_p: _rev,
     st.reshape_p: _reshape,
     st.slice_p: _slice,
     dot.dot_general_p: _dot_general,
@@ -334,7 +603,7 @@ _RULES: dict[Primitive, Rule] = {
                     _elementwise),
     **dict.fromkeys((
         cumulative.cumsum_p, cumulative.cumprod_p, cumulative.cummax_p, cumulative.cummin_p,
-        cumulative.cumlogsumexp_p, st.rev_p, padding.pad_p, gather_scatter.scatter_p,
+        cumulative.cumlogsumexp_p, padding.pad_p, gather_scatter.scatter_p,
         gather_scatter.scatter_add_p, gather_scatter.scatter_mul_p,
         gather_scatter.scatter_min_p, gather_scatter.scatter_max_p,
         dynamic_slicing.dynamic_update_slice_p, windowed.reduce_window_p,
@@ -350,6 +619,12 @@ _RULES: dict[Primitive, Rule] = {
 for _p, _rule in _RULES.items():
     _p.sharding_rule = _rule
 del _p, _rule
+
+
+# The scatters `.at[]` updates make of the flattened value.
+_KEEPS_VIEW = frozenset((gather_scatter.scatter_p, gather_scatter.scatter_add_p,
+                         gather_scatter.scatter_mul_p, gather_scatter.scatter_min_p,
+                         gather_scatter.scatter_max_p))
 
 
 def _whole(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:

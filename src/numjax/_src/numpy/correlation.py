@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
-from numjax._src.lax import lax
+from numjax._src.lax import convolution, lax
 from numjax._src.numpy import reductions
 from numjax._src.numpy.util import (
     check_arraylike,
@@ -48,17 +46,14 @@ def _conv1d(name: str, a: Array, v: Array, mode: str, flip_v: bool,
         lo, hi = nv - 1, nv - 1
     else:
         raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    # A zero as weak as `a`, so that the result of weak inputs stays weak.
-    zero = lax._convert_element_type(0, get_aval(a).dtype, get_aval(a).weak_type)
-    padded = lax.pad(a, zero, [(lo, hi, 0)])
-    n_out = get_aval(padded).shape[0] - nv + 1
-    # Windows as a (n_out, nv) gather of static indices, contracted with v.
-    idx = (np.arange(n_out)[:, None] + np.arange(nv)[None, :]).astype(
-        dtypes.default_int_dtype())
-    windows = padded[idx]
     out_dt = None if preferred_element_type is None else \
         dtypes.canonicalize_dtype(preferred_element_type)
-    out = lax.dot_general(windows, v, (((1,), (0,)), ((), ())), precision, out_dt)
+    # One feature, one batch: a 1-d convolution as JAX writes it, so jit lays a split `a`'s
+    # result out as JAX's partitioner does (split like `a`).
+    out = convolution.conv_general_dilated(
+        lax.broadcast_in_dim(a, (1, 1, na), (2,)), lax.broadcast_in_dim(v, (1, 1, nv), (2,)),
+        (1,), [(lo, hi)], precision=precision, preferred_element_type=out_dt)
+    out = lax.squeeze(out, (0, 1))
     if swapped and not flip_v:
         out = lax.rev(out, (0,))
     return out
