@@ -18,10 +18,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src import config, traceback_util
+from numjax._src.api.flatten import debug_info
 from numjax._src.compiler import native_structural, passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
-from numjax._src.core import effects
+from numjax._src.core import effects, errors
 from numjax._src.core.avals import get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Var, eval_jaxpr, fresh_copy
 from numjax._src.core.trace import Primitive, set_current_trace
@@ -246,7 +247,12 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
                 leaves, store["tree"] = tree_flatten(out)
                 return leaves
 
-            closed, consts = hoist_tracer_consts(trace_to_jaxpr(flat_fun, avals))
+            info = debug_info("checkpoint", fun, args, kwargs, statics)
+            try:
+                traced = trace_to_jaxpr(flat_fun, avals, info)
+            except errors.ConcretizationTypeError as e:
+                raise _suggest_static_argnums(e) from None
+            closed, consts = hoist_tracer_consts(traced)
             hit = (closed, consts, store["tree"])
             # As JAX does, a function is traced once per signature; not when it closes over
             # tracers of an enclosing transformation (they belong to this call only).
@@ -258,6 +264,20 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
         return tree_unflatten(out_tree, outs)
 
     return wrapped
+
+
+def _suggest_static_argnums(e: errors.ConcretizationTypeError) -> Exception:
+    """JAX's hint, added when this checkpoint's own trace needed a concrete value (not an inner
+    jit's): Python control flow on an argument wants it static."""
+    message = str(e)
+    if "for checkpoint" not in message:
+        return e
+    hinted = errors.ConcretizationTypeError.__new__(errors.ConcretizationTypeError)
+    hinted.args = (message + "\n\nConsider using the `static_argnums` parameter for "
+                   "`jax.remat` or `jax.checkpoint`. See the `jax.checkpoint` docstring and its "
+                   "example involving `static_argnums`:\n"
+                   "https://jax.readthedocs.io/en/latest/_autosummary/jax.checkpoint.html\n",)
+    return hinted
 
 
 # The traces of each checkpointed function, per signature, kept while the function lives.
