@@ -3,6 +3,7 @@ jaxpr printing, AOT options and error texts. JAX's recorded results are the data
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -350,3 +351,112 @@ def test_escaped_tracer_details() -> None:
                        match="(?s)Encountered an unexpected tracer.*context manager.Detail: "
                              "Tracer from a higher level: Traced<"):
         numjax.grad(lambda x: x)(saved[-1])
+
+
+def _closure_convert_counts(y: Any) -> tuple[list[int], Any]:
+    counts = []
+    c = jnp.float32(2.0) * y
+    i = jnp.array(3) * 1
+
+    def fn(x: Any) -> Any:
+        return x * c + i + np.float32(5.0)
+
+    converted, aux = numjax.closure_convert(fn, 1.0)
+    counts.append(len(aux))
+    return counts, converted(2.0, *aux)
+
+
+# (transformation, JAX 0.4.30's number of hoisted constants, value): only values that may carry
+# a tangent (floating tracers being staged or differentiated) are hoisted; concrete values,
+# integers and batched concrete values stay closed over.
+CLOSURE_CONVERT_COUNTS: list[tuple[str, Callable[[Any], Any], int, float]] = [
+    ("eager", lambda g: g(1.0), 0, 12.0),
+    ("grad", lambda g: numjax.grad(g)(1.0), 1, 4.0),
+    ("jit", lambda g: numjax.jit(g)(1.0), 1, 12.0),
+]
+
+
+@pytest.mark.parametrize("name, transform, hoisted, value", CLOSURE_CONVERT_COUNTS,
+                         ids=[row[0] for row in CLOSURE_CONVERT_COUNTS])
+def test_closure_convert_hoists_only_perturbable_values(
+        name: str, transform: Callable[[Any], Any], hoisted: int, value: float) -> None:
+    seen: list[int] = []
+
+    def g(y: Any) -> Any:
+        counts, out = _closure_convert_counts(y)
+        seen.extend(counts)
+        return out
+
+    assert float(transform(g)) == value
+    assert seen == [hoisted]
+
+
+def test_closure_convert_of_an_integer_staged_value_hoists_nothing() -> None:
+    counts = []
+
+    @numjax.jit
+    def f() -> Any:
+        x = jnp.array(1)
+        converted, aux = numjax.closure_convert(lambda: x)
+        counts.append(len(aux))
+        return converted(*aux)
+
+    assert int(f()) == 1
+    assert counts == [0]  # JAX 0.4.30
+
+
+def _branch_on_static(x: Any) -> Any:
+    with numjax.ensure_compile_time_eval():
+        positive = x > 0
+    return (lax.sin(x), 3.0) if positive else (lax.cos(x), 4.0)
+
+
+def test_compile_time_eval_of_a_static_jvp_tracer_stays_concrete() -> None:
+    g = numjax.remat(_branch_on_static, static_argnums=(0,))
+    # JAX 0.4.30: the comparison runs on the differentiated value's own trace, so it is
+    # concrete inside the checkpointed function.
+    assert np.allclose(float(numjax.grad(lambda x: g(x)[0])(2.0)), np.cos(2.0))
+    assert np.allclose(float(numjax.grad(lambda x: g(x)[0])(-2.0)), -np.sin(-2.0))
+
+
+def test_checkpoint_static_tracer_argument_under_warnings_as_errors() -> None:
+    g = numjax.remat(_branch_on_static, static_argnums=(0,))
+    # Hashing a tracer warns; as an error, the static argument is just not cached (as JAX's
+    # WrapHashably treats any failure to hash).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.allclose(float(numjax.grad(lambda x: g(x)[0])(2.0)), np.cos(2.0))
+
+    class Unhashable:
+        def __init__(self, val: Any) -> None:
+            self.val = val
+
+        def __hash__(self) -> int:
+            raise TypeError
+
+    h = numjax.remat(lambda a: _branch_on_static(a.val), static_argnums=(0,))
+    assert np.allclose(float(numjax.grad(lambda x: h(Unhashable(x))[0])(2.0)), np.cos(2.0))
+
+
+def test_cond_branch_inputs_for_other_branches_constants_print_with_underscore() -> None:
+    def f(x: Any) -> Any:
+        return lax.cond(x >= 0.0, x + 1.0, lambda xt: xt + x, x + 2.0, lambda xf: xf - x)
+
+    # JAX 0.4.30's text.
+    assert str(numjax.make_jaxpr(f)(jnp.float32(3.0))) == """{ lambda ; a:f32[]. let
+    b:bool[] = ge a 0.0
+    c:f32[] = add a 1.0
+    d:f32[] = add a 2.0
+    e:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b
+    f:f32[] = cond[
+      branches=(
+        { lambda ; g_:f32[] h:f32[] i:f32[] j:f32[]. let
+            k:f32[] = sub j h
+          in (k,) }
+        { lambda ; l:f32[] m_:f32[] n:f32[] o:f32[]. let
+            p:f32[] = add n l
+          in (p,) }
+      )
+      linear=(False, False, False, False)
+    ] e a a c d
+  in (f,) }"""

@@ -234,7 +234,9 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
                     parallel.bound_axes())
         try:
             hit = traces.get(key)
-        except TypeError:  # an unhashable static argument: traced every call
+        except Exception:
+            # An unhashable static argument, or a tracer (its hash warns, and a warning made an
+            # error raises here), is traced every call: JAX's WrapHashably catches anything.
             hit, key = None, None
         if hit is None:
             store: dict[str, Any] = {}

@@ -377,17 +377,20 @@ class EvalTrace(Trace):
 class CompileTimeEvalTrace(Trace):
     """The trace inside `ensure_compile_time_eval()` under a transformation: an operation whose
     operands are all concrete runs now, op by op; one that reads a tracer goes to the
-    enclosing trace as usual."""
+    innermost trace among its operands' (as JAX finds the top trace of the arguments), so a
+    JVP tracer of a concrete value closed over by a function being staged stays concrete."""
 
     __slots__ = ()
 
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
+        top: Trace | None = None
         for x in args:
-            if isinstance(x, Tracer):
-                assert self.parent is not None
-                return self.parent.process_primitive(primitive, args, params)
-        return eager_apply(primitive, args, params)
+            if isinstance(x, Tracer) and (top is None or x._trace.level > top.level):
+                top = x._trace
+        if top is None:
+            return eager_apply(primitive, args, params)
+        return top.process_primitive(primitive, args, params)
 
     @property
     def level(self) -> int:  # invisible in tracer texts: the enclosing trace's level
