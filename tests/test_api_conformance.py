@@ -3,6 +3,7 @@ jaxpr printing, AOT options and error texts. JAX's recorded results are the data
 
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -460,3 +461,50 @@ def test_cond_branch_inputs_for_other_branches_constants_print_with_underscore()
       linear=(False, False, False, False)
     ] e a a c d
   in (f,) }"""
+
+
+def _sin_then_cos(x: Any) -> Any:
+    return jnp.cos(jnp.sin(x).sum())
+
+
+# (policy, JAX 0.4.30's record; {line} is the line of _sin_then_cos's body): what checkpoint
+# keeps for the backward pass. A saved value is passed in, so what only it reads is not kept.
+RESIDUAL_RECORDS: list[tuple[str, Any, str]] = [
+    ("nothing saveable", None,
+     "remat-decorated function saving inputs with shapes:\n  float32[3]\n"),
+    ("everything saveable", lambda *_, **__: True,
+     "remat-decorated function saving these intermediates:\n"
+     "  float32[3] from output of cos from {file}:{line}:19 ({name})\n"
+     "  float32[] from output of sin from {file}:{line}:11 ({name})\n"),
+    ("cos saveable", lambda p, *_, **__: str(p) == "cos",
+     "remat-decorated function saving inputs with shapes:\n  float32[3]\n"
+     "and saving these intermediates:\n"
+     "  float32[3] from output of cos from {file}:{line}:19 ({name})\n"),
+]
+
+
+@pytest.mark.parametrize("name, policy, expected", RESIDUAL_RECORDS,
+                         ids=[row[0] for row in RESIDUAL_RECORDS])
+def test_checkpoint_logs_its_residuals(name: str, policy: Any, expected: str,
+                                       caplog: pytest.LogCaptureFixture) -> None:
+    f = numjax.remat(_sin_then_cos, policy=policy)
+    with caplog.at_level(logging.DEBUG, logger="numjax"):
+        g = numjax.grad(f)(jnp.arange(3.0))
+    records = [r.getMessage() for r in caplog.records if "remat-decorated" in r.getMessage()]
+    code = _sin_then_cos.__code__
+    assert records == [expected.format(file=code.co_filename, line=code.co_firstlineno + 1,
+                                       name=_sin_then_cos.__qualname__)]
+    x = np.arange(3.0)
+    assert np.allclose(g, -np.sin(np.sin(x).sum()) * np.cos(x), rtol=1e-6)
+
+
+def test_checkpoint_residuals_logged_as_warnings_when_asked(
+        caplog: pytest.LogCaptureFixture) -> None:
+    numjax.config.update("jax_log_checkpoint_residuals", True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="numjax"):
+            numjax.grad(numjax.remat(_sin_then_cos))(jnp.arange(3.0))
+    finally:
+        numjax.config.update("jax_log_checkpoint_residuals", False)
+    assert [r.levelno for r in caplog.records if "remat-decorated" in r.getMessage()] == [
+        logging.WARNING]
