@@ -628,8 +628,10 @@ def test_escaped_tracer_names_the_line_that_made_it() -> None:
     rule = "-" * 30
     assert "traced for scan.\n" + rule + "\nThe leaked intermediate value was created on line " \
         in text
-    assert "(body). \n" + rule + "\nWhen the value was created, the final 5 stack frames (most " \
-        "recent last) excluding JAX-internal frames were:\n" + rule + "\n" in text
+    # The function by its qualified name, as JAX names it.
+    assert f"({body.__qualname__}). \n" + rule + "\nWhen the value was created, the final 5 " \
+        "stack frames (most recent last) excluding JAX-internal frames were:\n" + rule + "\n" \
+        in text
 
 
 # ---- weak types of jvp tangents -------------------------------------------------------------

@@ -199,8 +199,9 @@ def test_checking_leaks_names_the_line_of_a_leaked_intermediate_value():
     with jax.checking_leaks(), pytest.raises(Exception) as info:
         jax.jit(f)(1.0)
     line = f.__code__.co_firstlineno + 1
-    assert f"This DynamicJaxprTracer was created on line {__file__}:{line}:12 (f)" in str(
-        info.value)
+    # JAX names the function by its qualified name (JAX 0.4.30: "... (test_x.<locals>.f)").
+    where = f"{__file__}:{line}:12 ({f.__qualname__})"
+    assert f"This DynamicJaxprTracer was created on line {where}" in str(info.value)
     assert "closed-over variable kept" in str(info.value) or "<list" in str(info.value)
 
 

@@ -308,6 +308,9 @@ explain_cache_misses = _bool(
     "jax_explain_cache_misses", False, "Log why each compile-cache miss happened."
 )
 check_tracer_leaks = _bool("jax_check_tracer_leaks", False, "Check for leaked tracers.")
+log_checkpoint_residuals = _bool(
+    "jax_log_checkpoint_residuals", False,
+    "Log what checkpoint saves for the backward pass as warnings (else as debug records).")
 enable_checks = _bool("jax_enable_checks", False, "Type-check jaxprs as they are built.")
 softmax_custom_jvp = _bool(
     "jax_softmax_custom_jvp", False,

@@ -13,15 +13,17 @@ the forward pass and passed to the unknown part instead of being recomputed.
 from __future__ import annotations
 
 import functools
+import logging
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src import config, traceback_util
+from numjax._src.api.flatten import debug_info
 from numjax._src.compiler import native_structural, passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
-from numjax._src.core import effects
+from numjax._src.core import effects, errors
 from numjax._src.core.avals import get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Var, eval_jaxpr, fresh_copy
 from numjax._src.core.trace import Primitive, set_current_trace
@@ -34,6 +36,8 @@ from numjax._src.interpreters.staging import (
 )
 from numjax._src.lax import parallel
 from numjax._src.tree_util import tree_flatten, tree_unflatten
+
+logger = logging.getLogger(__name__)
 
 checkpoint_p = Primitive("checkpoint")
 checkpoint_p.multiple_results = True
@@ -105,14 +109,20 @@ def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, 
             unknown_eqns.append(eqn)
         else:
             known_eqns.append(eqn)
-    # Known values the unknown part needs, directly or through known equations it recomputes.
+    # Known values the unknown part needs, directly or through known equations it recomputes;
+    # a value the policy saves is passed in, so what only it reads is not needed (JAX saves
+    # cos(x) for sin(x), not x's other intermediates).
     needed = {a for e in unknown_eqns for a in e.invars if isinstance(a, Var)}
+    saved_set: set[Var] = set()
     for e in reversed(known_eqns):
-        if any(v in needed for v in e.outvars):
+        outs = [v for v in e.outvars if v in needed]
+        if not outs:
+            continue
+        if policy is not None and policy(e.primitive, *[a.aval for a in e.invars], **e.params):
+            saved_set.update(outs)
+        else:
             needed.update(a for a in e.invars if isinstance(a, Var))
-    saved = [v for e in known_eqns if policy is not None and policy(
-        e.primitive, *[a.aval for a in e.invars], **e.params)
-        for v in e.outvars if v in needed]
+    saved = [v for e in known_eqns for v in e.outvars if v in saved_set]
     out_unknowns = [isinstance(v, Var) and v in unknown_vars for v in jaxpr.outvars]
     known_invars = [v for v, u in zip(jaxpr.invars, unknowns, strict=True) if not u]
     known_outs_vars = [v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if not u]
@@ -122,17 +132,40 @@ def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, 
     with set_current_trace(trace.parent):
         known_vals = eval_jaxpr_keeping_sources(known_jaxpr, closed.consts, *known_args)
     known_outs, saved_vals = known_vals[:len(known_outs_vars)], known_vals[len(known_outs_vars):]
-    saved_set = set(saved)
     unknown_jaxpr = passes.dce(ClosedJaxpr(jaxpr.replace(
         invars=[*jaxpr.invars, *saved],
         eqns=[e for e in jaxpr.eqns if not any(v in saved_set for v in e.outvars)],
         outvars=[v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if u]),
         closed.consts))
+    level = logging.WARNING if config.log_checkpoint_residuals.value else logging.DEBUG
+    if logger.isEnabledFor(level):
+        _log_residuals(level, unknown_jaxpr.jaxpr, unknowns, saved, known_eqns)
     unknown_outs = StagingTrace.process_primitive(
         trace, checkpoint_p, [*args, *saved_vals], {**params, "jaxpr": unknown_jaxpr,
                                                     "differentiated": True})
     known_it, unknown_it = iter(known_outs), iter(unknown_outs)
     return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+def _log_residuals(level: int, unknown: Jaxpr, unknowns: Sequence[bool], saved: Sequence[Var],
+                   known_eqns: Sequence[Any]) -> None:
+    """JAX's record of what a checkpointed function keeps for the backward pass: the known
+    inputs its recomputation reads, and the intermediates its policy saved."""
+    n = len(unknowns)
+    read = {a for e in unknown.eqns for a in e.invars if isinstance(a, Var)}
+    read.update(v for v in unknown.outvars if isinstance(v, Var))
+    inputs = [v.aval.str_short() for v, u in zip(unknown.invars[:n], unknowns, strict=True)
+              if not u and v in read]
+    made_by = {v: e for e in known_eqns for v in e.outvars}
+    # JAX's wording, "from" twice included.
+    intermediates = [f"{v.aval.str_short()} from output of {made_by[v].primitive.name} from "
+                     f"{_summarize(made_by[v].source_info)}" for v in saved if v in made_by]
+    logger.log(level, "remat-decorated function "
+               + "saving inputs with shapes:\n" * bool(inputs)
+               + "".join(f"  {s}\n" for s in inputs)
+               + "and " * (bool(inputs) and bool(intermediates))
+               + "saving these intermediates:\n" * bool(intermediates)
+               + "".join(f"  {s}\n" for s in intermediates))
 
 
 def _split_mixed_equations(closed: ClosedJaxpr, unknowns: Sequence[bool]) -> ClosedJaxpr:
@@ -233,7 +266,9 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
                     parallel.bound_axes())
         try:
             hit = traces.get(key)
-        except TypeError:  # an unhashable static argument: traced every call
+        except Exception:
+            # An unhashable static argument, or a tracer (its hash warns, and a warning made an
+            # error raises here), is traced every call: JAX's WrapHashably catches anything.
             hit, key = None, None
         if hit is None:
             store: dict[str, Any] = {}
@@ -246,7 +281,12 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
                 leaves, store["tree"] = tree_flatten(out)
                 return leaves
 
-            closed, consts = hoist_tracer_consts(trace_to_jaxpr(flat_fun, avals))
+            info = debug_info("checkpoint", fun, args, kwargs, statics)
+            try:
+                traced = trace_to_jaxpr(flat_fun, avals, info)
+            except errors.ConcretizationTypeError as e:
+                raise _suggest_static_argnums(e) from None
+            closed, consts = hoist_tracer_consts(traced)
             hit = (closed, consts, store["tree"])
             # As JAX does, a function is traced once per signature; not when it closes over
             # tracers of an enclosing transformation (they belong to this call only).
@@ -258,6 +298,20 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Any
         return tree_unflatten(out_tree, outs)
 
     return wrapped
+
+
+def _suggest_static_argnums(e: errors.ConcretizationTypeError) -> Exception:
+    """JAX's hint, added when this checkpoint's own trace needed a concrete value (not an inner
+    jit's): Python control flow on an argument wants it static."""
+    message = str(e)
+    if "for checkpoint" not in message:
+        return e
+    hinted = errors.ConcretizationTypeError.__new__(errors.ConcretizationTypeError)
+    hinted.args = (message + "\n\nConsider using the `static_argnums` parameter for "
+                   "`jax.remat` or `jax.checkpoint`. See the `jax.checkpoint` docstring and its "
+                   "example involving `static_argnums`:\n"
+                   "https://jax.readthedocs.io/en/latest/_autosummary/jax.checkpoint.html\n",)
+    return hinted
 
 
 # The traces of each checkpointed function, per signature, kept while the function lives.

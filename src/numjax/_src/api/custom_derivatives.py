@@ -51,7 +51,7 @@ from numjax._src.core.trace import (
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import JVPTrace, JVPTracer, Zero
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
-from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+from numjax._src.interpreters.staging import StagingTrace, StagingTracer, trace_to_jaxpr
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.tree_util import (
     keystr,
@@ -792,7 +792,8 @@ def _flatten_bwd_output(result: Any, in_tree: Any, in_avals: list[Any]) -> list[
 
 def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Any, list[Any]]:
     """`(converted, consts)`: `converted(*args, *consts)` computes `fun(*args)` with the values
-    `fun` closes over (tracers included) passed explicitly."""
+    `fun` closes over that may carry a derivative (tracers of floating values) passed
+    explicitly; the others stay closed over, as in JAX."""
     flat, in_tree = tree_flatten(example_args)
     store: dict[str, Any] = {}
 
@@ -803,13 +804,33 @@ def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Any, l
 
     closed = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat])
     jaxpr, consts = closed.jaxpr, list(closed.consts)
+    hoisted = [_maybe_perturbed(c) for c in consts]
+    kept = [c for c, h in zip(consts, hoisted, strict=True) if not h]
 
     def converted(*args: Any) -> Any:
         xs, _ = tree_flatten(args[:len(example_args)])
-        outs = eval_jaxpr(jaxpr, args[len(example_args):], *xs)
+        given, closure = iter(args[len(example_args):]), iter(kept)
+        values = [next(given) if h else next(closure) for h in hoisted]
+        outs = eval_jaxpr(jaxpr, values, *xs)
         return tree_unflatten(store["tree"], outs)
 
-    return converted, consts
+    return converted, [c for c, h in zip(consts, hoisted, strict=True) if h]
+
+
+def _maybe_perturbed(x: Any) -> bool:
+    """Whether `x` may carry a nonzero tangent (JAX's heuristic): a concrete value cannot, a
+    value being staged can unless its tangents are float0 (integers, booleans), a JVP tracer may,
+    and any other tracer may if what it wraps may."""
+    if not isinstance(x, Tracer):
+        return False
+    if isinstance(x, StagingTracer):
+        trace = x._trace
+        if isinstance(trace, StagingTrace) and not trace.stages_constants:
+            return False  # a partial-evaluation tracer: JAX's JaxprTracer
+        return bool(ad.tangent_aval(x.aval).dtype != dtypes.float0)
+    if isinstance(x, JVPTracer):
+        return True
+    return any(_maybe_perturbed(value) for _, value in x._contents())
 
 
 def linear_call(fun: Callable[..., Any], fun_transpose: Callable[..., Any], residual_args: Any,

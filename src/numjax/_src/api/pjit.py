@@ -13,7 +13,7 @@ from typing import Any
 from numjax._src.compiler import native_structural
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval
-from numjax._src.core.jaxpr import ClosedJaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, Var
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace
@@ -94,6 +94,26 @@ def _pjit_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]) 
     return [next(unknown_vals) if u else next(known_vals) for u in split.out_unknowns]
 
 
+def _pjit_staging(trace: StagingTrace, args: Sequence[Any], params: dict[str, Any]
+                  ) -> list[Any]:
+    """Staged, an output that is one of the call's arguments is that argument itself, not an
+    output of the call (as JAX forwards them): `int(jit(lambda x: x)(3))` under jit is 3, and
+    the call keeps only the outputs it computes."""
+    closed: ClosedJaxpr = params["jaxpr"]
+    positions = {v: i for i, v in enumerate(closed.jaxpr.invars)}
+    forwarded = [positions.get(v) if isinstance(v, Var) else None
+                 for v in closed.jaxpr.outvars]
+    if not trace.stages_constants or all(f is None for f in forwarded):
+        # A partial-evaluation trace keeps the call whole: its outputs' known/unknown split
+        # is the call's.
+        return trace.stage(pjit_p, args, params)  # type: ignore[no-any-return]
+    computed = [v for v, f in zip(closed.jaxpr.outvars, forwarded, strict=True) if f is None]
+    pruned = ClosedJaxpr(closed.jaxpr.replace(outvars=computed), closed.consts)
+    outs = iter(trace.stage(pjit_p, args, {**params, "jaxpr": pruned}))
+    return [args[f] if f is not None else next(outs) for f in forwarded]
+
+
+pjit_p.staging_rule = _pjit_staging
 pjit_p.def_jvp(_pjit_jvp)
 pjit_p.def_batch(_pjit_batch)
 pjit_p.native = native_structural.call_rule

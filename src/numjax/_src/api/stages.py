@@ -100,7 +100,10 @@ class Traced(_Stage):
 
     @traceback_util.api_boundary
     @cycle_collection_paused
-    def lower(self) -> Lowered:
+    def lower(self, *, lowering_platforms: tuple[str, ...] | None = None) -> Lowered:
+        """The lowered program. `lowering_platforms` names the platforms a program is lowered
+        for ahead of time; every platform runs the one host program, so it changes nothing."""
+        del lowering_platforms
         wrapped = self._wrapped
         cached = wrapped._lowerings.get(self._key) if self._key is not None else None
         if cached is not None:

@@ -4,6 +4,7 @@ rebuilds the output trees."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -12,6 +13,7 @@ import numpy as np
 
 from numjax._src import dtypes, traceback_util
 from numjax._src.api.flatten import debug_info, flatten_fun
+from numjax._src.core import axis_env as axis_env_lib
 from numjax._src.core.avals import (
     ShapedArray,
     ShapeDtypeStruct,
@@ -110,22 +112,15 @@ def jvp(fun: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fa
         _check_tangent(p, t)
     flat_fun, out = flatten_fun(fun, tree, has_aux)
     # float0 tangents (of integer inputs) are zeros.
-    # float0 tangents (of integer inputs) are zeros.
     flat_tangents = [ad.Zero(get_aval(t)) if get_aval(t).dtype == dtypes.float0 else t
                      for t in flat_tangents]
     out_primals, out_tangents = ad.jvp_flat(flat_fun, flat_primals, flat_tangents)
-    # Rules see a Python-number tangent as it was passed (as JAX's do); one that comes out
-    # untouched is returned as an Array, as JAX returns it.
-    out_tangents = [_as_array(t) if isinstance(t, int | float | complex | np.generic)
-                    else t for t in map(_instantiate, out_tangents)]
+    # Rules see a Python-number tangent as it was passed (as JAX's do), and one that comes out
+    # untouched is returned as it was passed: jvp(lambda x: x, (1.,), (2.,)) is (1.0, 2.0).
+    out_tangents = [_instantiate(t) for t in out_tangents]
     assert out.tree is not None
     result = (tree_unflatten(out.tree, out_primals), tree_unflatten(out.tree, out_tangents))
     return (*result, out.aux) if has_aux else result
-
-
-def _as_array(x: Any) -> Any:
-    aval = get_aval(x)
-    return lax._convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 def _check_tangent(primal: Any, tangent: Any) -> None:
@@ -626,13 +621,24 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
         flat_args, in_tree = tree_flatten((dyn_args, kwargs))
         flat_fun, out = flatten_fun(call, in_tree)
         info = debug_info("make_jaxpr", fun, args, kwargs, statics)
-        closed = trace_to_jaxpr(flat_fun, [_abstractify(x) for x in flat_args], info)
+        with contextlib.ExitStack() as stack:
+            # Named axes bound while tracing, so collectives over them stage (pmap's body is
+            # traced the same way).
+            for axis_name, size in axis_env or ():
+                stack.enter_context(axis_env_lib.extend_axis_env(axis_name, size))
+            closed = trace_to_jaxpr(flat_fun, [_abstractify(x) for x in flat_args], info)
         if return_shape:
             assert out.tree is not None
             shapes = [ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals]
             return closed, tree_unflatten(out.tree, shapes)
         return closed
 
+    # As JAX names it (module "jax"): the wrapper is not the function it traces.
+    make_jaxpr_f.__module__ = "jax"
+    if hasattr(fun, "__qualname__"):
+        make_jaxpr_f.__qualname__ = f"make_jaxpr({fun.__qualname__})"
+    if hasattr(fun, "__name__"):
+        make_jaxpr_f.__name__ = f"make_jaxpr({fun.__name__})"
     return make_jaxpr_f
 
 

@@ -260,8 +260,8 @@ def _join_consts(traced: Sequence[TracedFun]) -> tuple[tuple[ClosedJaxpr, ...], 
 def _with_ignored_inputs(closed: ClosedJaxpr, all_consts: list[Any], before: int, own: int
                          ) -> ClosedJaxpr:
     from numjax._src.core.jaxpr import Var
-    extra_before = [Var(get_aval(c)) for c in all_consts[:before]]
-    extra_after = [Var(get_aval(c)) for c in all_consts[before + own:]]
+    extra_before = [Var(get_aval(c), "_") for c in all_consts[:before]]
+    extra_after = [Var(get_aval(c), "_") for c in all_consts[before + own:]]
     invars = list(closed.jaxpr.invars)
     new = closed.jaxpr.replace(invars=[*extra_before, *invars[:own], *extra_after,
                                        *invars[own:]])

@@ -23,13 +23,15 @@ _var_ids = itertools.count()
 
 
 class Var:
-    """A jaxpr variable: identity plus an aval. Names are given when printed."""
+    """A jaxpr variable: identity plus an aval. Names are given when printed, followed by the
+    suffix (`_` marks a branch input standing for another branch's constant, as in JAX)."""
 
-    __slots__ = ("id", "aval")
+    __slots__ = ("id", "aval", "suffix")
 
-    def __init__(self, aval: Any) -> None:
+    def __init__(self, aval: Any, suffix: str = "") -> None:
         self.id = next(_var_ids)
         self.aval = aval
+        self.suffix = suffix
 
     def __repr__(self) -> str:
         return f"Var(id={self.id}):{self.aval.str_short(short_dtypes=True)}"
@@ -158,7 +160,7 @@ def fresh_copy(jaxpr: Jaxpr) -> Jaxpr:
     def bound(v: Var) -> Var:
         if type(v) is DropVar:
             return v
-        new = renames[v] = Var(v.aval)
+        new = renames[v] = Var(v.aval, v.suffix)
         return new
 
     def read(a: Atom) -> Atom:
@@ -302,7 +304,7 @@ class _NameContext:
         name = self.names.get(v)
         if name is None:
             name = self.names[v] = alphabetic_name(len(self.names))
-        return name
+        return name + v.suffix
 
 
 def alphabetic_name(n: int) -> str:

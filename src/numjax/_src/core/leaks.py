@@ -167,7 +167,7 @@ def _user_position(frame: types.FrameType | None) -> str | None:
             i = frame.f_lasti // 2
             line, col = frame.f_lineno, positions[i][2] if i < len(positions) else None
             where = f"{line}" if col is None else f"{line}:{col}"
-            return f"{code.co_filename}:{where} ({code.co_name})"
+            return f"{code.co_filename}:{where} ({code.co_qualname})"
         frame = frame.f_back
     return None
 

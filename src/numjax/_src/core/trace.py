@@ -106,6 +106,13 @@ class Primitive:
     # Facts transformations and printing read:
     # - `const_fold`: staging evaluates it at trace time when every operand is a constant;
     const_fold = False
+    # - `staging_rule(trace, args, params) -> outputs`: how staging records a bind when not as
+    #   one equation of its own (jit's call forwards the arguments it returns unchanged);
+    staging_rule: Callable[..., Any] | None = None
+    # - `forwards`: staging stages no equation when it is an identity (`is_identity`, and the
+    #   result's aval, weak type included, is the operand's) and returns the operand, as JAX's
+    #   forwarding rules drop such equations from a traced jaxpr;
+    forwards = False
     # - `vectorized`: elementwise, so any block of its operands gives that block of its result
     #   (set by `batching.vectorized_batch`): sharded jit runs it per shard, and sharding
     #   propagation lays its result out as its operands;
@@ -331,7 +338,9 @@ class Trace:
     def check_foreign_tracer(self, x: Tracer) -> None:
         """A tracer of another trace reached this one: fine if that trace is still live."""
         if not x._trace.is_live:
-            raise escaped_tracer_error(x)
+            # JAX's detail when the leaked tracer's transformation was nested inside this one.
+            detail = f"Can't lift level {x} to {self}" if x._trace.level > self.level else None
+            raise escaped_tracer_error(x, detail)
 
     # How a tracer of this trace names it when printed (JAX's name for its counterpart).
     display_name: str | None = None
@@ -368,17 +377,20 @@ class EvalTrace(Trace):
 class CompileTimeEvalTrace(Trace):
     """The trace inside `ensure_compile_time_eval()` under a transformation: an operation whose
     operands are all concrete runs now, op by op; one that reads a tracer goes to the
-    enclosing trace as usual."""
+    innermost trace among its operands' (as JAX finds the top trace of the arguments), so a
+    JVP tracer of a concrete value closed over by a function being staged stays concrete."""
 
     __slots__ = ()
 
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
+        top: Trace | None = None
         for x in args:
-            if isinstance(x, Tracer):
-                assert self.parent is not None
-                return self.parent.process_primitive(primitive, args, params)
-        return eager_apply(primitive, args, params)
+            if isinstance(x, Tracer) and (top is None or x._trace.level > top.level):
+                top = x._trace
+        if top is None:
+            return eager_apply(primitive, args, params)
+        return top.process_primitive(primitive, args, params)
 
     @property
     def level(self) -> int:  # invisible in tracer texts: the enclosing trace's level
@@ -652,10 +664,10 @@ class Tracer:
         return self._concretize(complex)  # type: ignore[no-any-return]
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        value = self.to_concrete_value()
-        if value is None:
-            raise errors.TracerArrayConversionError(self)
-        return np.asarray(value, dtype=dtype)
+        # Always refused, as in JAX, even for a JVP tracer of a concrete value: NumPy would
+        # compute on the primal alone and drop the tangent (grad(lambda x: np.sin(x)) would be
+        # 0, not cos).
+        raise errors.TracerArrayConversionError(self)
 
     def __hash__(self) -> int:
         # JAX 0.4.30 still hashes a tracer by identity, with a warning.
@@ -685,6 +697,12 @@ class Tracer:
                     names = f"values of the arguments {', '.join(args[:-1])}, and {args[-1]}"
                 msg += (" This concrete value was not available in Python because it depends "
                         f"on the {names}.")
+            elif lines := self._progenitor_lines():
+                # At most five, as JAX shows them.
+                msg += (" This value became a tracer due to JAX operations on these lines:\n\n"
+                        + "\n\n".join(f"  {line}" for line in lines[:5]))
+                if len(lines) > 5:
+                    msg += "\n\n(Additional originating lines are not shown.)"
             return msg
         line = getattr(self, "_line_info", None)
         if line:
@@ -693,6 +711,11 @@ class Tracer:
         return ""
 
     def _dependent_args(self) -> list[str]:
+        return []
+
+    def _progenitor_lines(self) -> list[str]:
+        """The operations on constants that made this tracer, one text each, when it depends
+        on no argument of the traced function."""
         return []
 
     def _creation_site(self) -> str | None:
@@ -766,7 +789,8 @@ def check_bool_conversion(aval: Any) -> None:
                          "Use a.any() or a.all()")
 
 
-def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
+def escaped_tracer_error(tracer: Tracer, detail: str | None = None
+                         ) -> errors.UnexpectedTracerError:
     trace = tracer._trace
     info = trace.debug_info
     where = ""
@@ -788,6 +812,7 @@ def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
         f"their outputs, and disallow saving intermediate values to global state.{where}\n"
         "To catch the leak earlier, try setting the environment variable "
         "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager."
+        + (f"Detail: {detail}" if detail else "")
     )
 
 

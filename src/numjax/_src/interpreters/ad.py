@@ -29,6 +29,7 @@ from numjax._src.core.trace import (
     Trace,
     Tracer,
     current_trace,
+    escaped_tracer_error,
     new_trace,
     set_current_trace,
 )
@@ -238,6 +239,10 @@ def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
                 else t for t in tangents]
     with new_trace(JVPTrace(current_trace())) as trace:
         assert isinstance(trace, JVPTrace)
+        for x in (*primals, *tangents):
+            if isinstance(x, Tracer) and not x._trace.is_live:
+                # A leaked tracer passed in: its transformation has ended.
+                raise escaped_tracer_error(x, f"Tracer from a higher level: {x} in trace {trace}")
         outs = fun(*[JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)])
         pairs = [trace.to_primal_tangent(o) for o in outs]
     return [p for p, _ in pairs], [t for _, t in pairs]

@@ -107,7 +107,7 @@ class SourcePosition:
             line = _line_of(code, self._lasti)
             col = columns[i] if i < len(columns) else None
             where = f"{line}" if col is None else f"{line}:{col}"
-            text = f"{code.co_filename}:{where} ({code.co_name})"
+            text = f"{code.co_filename}:{where} ({code.co_qualname})"
             self._text = f"{'/'.join(self._scope)} {text}" if self._scope else text
         return self._text
 
@@ -192,6 +192,13 @@ class StagingTracer(Tracer):
         assert isinstance(trace, StagingTrace)
         return trace.dependent_arg_names(self._var)
 
+    def _progenitor_lines(self) -> list[str]:
+        trace = self._trace
+        assert isinstance(trace, StagingTrace)
+        # Each equation printed on its own (names from a), as JAX prints them there.
+        return [f"operation {eqn}\n    from line {eqn.source_info}"
+                for eqn in trace.progenitor_eqns(self._var)]
+
     def _creation_site(self) -> str | None:
         trace = self._trace
         assert isinstance(trace, StagingTrace)
@@ -273,6 +280,12 @@ class StagingTrace(Trace):
 
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
+        if primitive.staging_rule is not None:
+            return primitive.staging_rule(self, args, params)
+        return self.stage(primitive, args, params)
+
+    def stage(self, primitive: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+        """One equation of `primitive` on `args` (or none, when it folds or forwards)."""
         if primitive.const_fold:
             # Folded at trace time (e.g. the dtype conversion of a Python scalar, or of a
             # scalar constant of this program), so the jaxpr holds the converted constant
@@ -287,6 +300,14 @@ class StagingTrace(Trace):
         if rule is None:
             raise NotImplementedError(f"{primitive.name} has no abstract evaluation rule")
         out_avals, effects = rule(*[t._aval for t in tracers], **params)
+        if isinstance(out_avals, tuple | list) != primitive.multiple_results:
+            raise ValueError(f"{primitive}.abstract_eval() method should return a tuple or a "
+                             f"list if {primitive}.multiple_results is true. Otherwise it "
+                             "shouldn't.")
+        if (primitive.forwards and len(tracers) == 1 and out_avals == tracers[0]._aval
+                and primitive.is_identity is not None
+                and primitive.is_identity(params, out_avals)):
+            return tracers[0]
         multiple = primitive.multiple_results
         out_tracers = [StagingTracer(self, a, Var(a)) for a in (out_avals if multiple
                                                                   else [out_avals])]
@@ -318,6 +339,19 @@ class StagingTrace(Trace):
                 stack.extend(a for a in eqn.invars if isinstance(a, Var))
         names = info.arg_names
         return [names[i] for i in sorted(found) if i < len(names)]
+
+    def progenitor_eqns(self, var: Var) -> list[JaxprEqn]:
+        """The staged equations reading a constant that `var`'s value depends on: where a
+        value that depends on no argument became a tracer (JAX lists them in its
+        concretization errors)."""
+        active = {var}
+        for eqn in reversed(self.eqns):
+            if active.intersection(eqn.outvars):
+                active.difference_update(eqn.outvars)
+                active.update(a for a in eqn.invars if isinstance(a, Var))
+        consts = active.intersection(self.const_vars)
+        return [eqn for eqn in self.eqns
+                if any(isinstance(a, Var) and a in consts for a in eqn.invars)]
 
     def to_jaxpr(self, outs: Sequence[Any]) -> ClosedJaxpr:
         out_atoms: list[Any] = [self.to_tracer(x)._var for x in outs]

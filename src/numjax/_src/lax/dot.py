@@ -10,7 +10,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from numjax._src import dtypes
+from numjax._src import config, dtypes
 from numjax._src.compiler import native_structural, passes
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import JaxprEqn, Var
@@ -421,8 +421,13 @@ DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
 
 
 def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None:
-    """None, or one Precision per operand (JAX's error for anything else)."""
+    """None, or one Precision per operand (JAX's error for anything else). None reads
+    `jax_default_matmul_precision` at bind time, as JAX does, so the level the context asks for
+    is the equation's param (printed, and part of the cache key)."""
     if precision is None:
+        default = config.default_matmul_precision.value
+        if isinstance(default, str) and default in _PRECISION_NAMES:
+            return (_PRECISION_NAMES[default],) * 2
         return None
     if isinstance(precision, str) and precision in _PRECISION_NAMES:
         return (Precision(precision),) * 2

@@ -130,6 +130,7 @@ convert_element_type_p.def_lowering(ufunc_lowering(_convert_kernel))
 convert_element_type_p.native = native_rules.convert_element_type_rule
 convert_element_type_p.is_identity = lambda params, aval: True  # same dtype: a no-op
 convert_element_type_p.const_fold = True
+convert_element_type_p.forwards = True
 
 
 def convert_element_type(operand: Array, new_dtype: Any) -> Array:
@@ -159,23 +160,30 @@ def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool
             _check_default_int(operand, new)  # as jnp.asarray reads it
         operand = _python_scalar_to_numpy(operand, new)
     elif aval.dtype == new and aval.weak_type == weak_type and not isinstance(
-            operand, np.ndarray | np.generic) and not _tangent_weak_type_differs(operand,
-                                                                                weak_type):
+            operand, np.ndarray | np.generic) and not _tangent_needs_conversion(operand,
+                                                                               weak_type):
         return operand
     return convert_element_type_p.bind(operand, new_dtype=new, weak_type=bool(weak_type))
 
 
-def _tangent_weak_type_differs(operand: Any, weak_type: bool) -> bool:
-    """Whether `operand` is a JVP tracer whose tangent's weak type is not `weak_type`.
+def _tangent_needs_conversion(operand: Any, weak_type: bool) -> bool:
+    """Whether `operand` is a JVP tracer whose tangent's weak type is not `weak_type`, or whose
+    tangent is a Python or NumPy value rather than an Array.
 
     JAX's jnp functions are jitted: inside one, a tangent has its primal's type, and the
-    promotion of the operands converts both to the result's weak type. numjax's jnp functions
-    are not, so the promotion converts the tangent itself: the tangent of `x + x / 3.` at a
-    weakly typed `x` is weak whatever the tangent given (JAX 0.4.30)."""
+    promotion of the operands converts both to the result's weak type; what leaves the jitted
+    function is an Array. numjax's jnp functions are not, so the promotion converts the tangent
+    itself: the tangent of `x + x / 3.` at a weakly typed `x` is weak whatever the tangent given,
+    and that of `int(x) + x` given the tangent 1.0 is Array(1., weak_type=True) (JAX 0.4.30)."""
     if type(operand) is not ad.JVPTracer:
         return False
     tangent = operand.tangent
-    return type(tangent) is not Zero and get_aval(tangent).weak_type != weak_type
+    if type(tangent) is Zero:
+        return False
+    if type(tangent) in (bool, int, float, complex) or isinstance(tangent,
+                                                                  np.ndarray | np.generic):
+        return True
+    return bool(get_aval(tangent).weak_type != weak_type)
 
 
 def _check_default_int(x: int, dtype: np.dtype) -> None:
@@ -302,6 +310,7 @@ ad.linear_jvp(broadcast_in_dim_p)
 broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
 broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
 broadcast_in_dim_p.is_identity = lambda params, aval: True  # same shape: a no-op
+broadcast_in_dim_p.forwards = True
 broadcast_in_dim_p.broadcast_dimensions = lambda params: params["broadcast_dimensions"]
 broadcast_in_dim_p.native = native_structural.broadcast_in_dim_rule
 

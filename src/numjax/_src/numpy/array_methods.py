@@ -71,13 +71,13 @@ def _tracer_item(self: Tracer, *args: Any) -> Any:
 
 
 def _tracer_tolist(self: Tracer) -> Any:
-    value = self.to_concrete_value()
-    if value is None:
-        # JAX's text: the tracer's description and origin, then its origin once more.
-        raise errors.ConcretizationTypeError(
-            self, f"The tolist() method was called on traced array with shape "
-                  f"{self.aval.str_short()}..{self._origin_msg()}\n")
-    return np.asarray(value).tolist()
+    # Refused for every tracer, a JVP tracer of a concrete value too, as in JAX. Its text: the
+    # tracer's description and origin, then its origin once more (on a line of its own when
+    # there is one).
+    origin = self._origin_msg()
+    raise errors.ConcretizationTypeError(
+        self, f"The tolist() method was called on traced array with shape "
+              f"{self.aval.str_short()}..{origin}" + ("\n" if origin else ""))
 
 
 @transfer_guard.places_constants
