@@ -300,10 +300,63 @@ def _uniform_wide(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: A
                                                      jnp.full(shape, lo)))
 
 
+def _wide_param(x: Any, dtype: np.dtype) -> Array:
+    """A sampler parameter as XLA:CPU computes with it, in `_wide_dtype(dtype)`.
+
+    For bfloat16 a compile-time constant (`_folded`) is folded to bfloat16 first; a runtime
+    parameter (an argument of JAX's jitted sampler, called eagerly) is converted to bfloat16
+    and back to float32 for the arithmetic, a pair XLA drops as excess precision, so it enters
+    unrounded: eager rayleigh(scale=1.2) multiplies by float32 1.2, jitted by 1.203125.
+    """
+    if dtype != dtypes.bfloat16:
+        return lax.convert_element_type(x, dtype)
+    if _folded(x):
+        return jnp.asarray(_wide_const(dtype, np.asarray(x)))
+    return lax.convert_element_type(jnp.asarray(x), np.float32)
+
+
+def _wide_param_expr(dtype: np.dtype, fn: Callable[..., Any], *params: Any) -> Array:
+    """`fn` of sampler parameters, in `_wide_dtype(dtype)`: for bfloat16 constants XLA folds
+    it in bfloat16, each operation rounded; runtime parameters it computes in float32."""
+    if dtype == dtypes.bfloat16 and _folded(*params):
+        return jnp.asarray(np.asarray(fn(*(np.asarray(p, dtype) for p in params)), np.float32))
+    return fn(*(_wide_param(p, dtype) for p in params))
+
+
+def _bits_transposed(raw: Array, shape: tuple[int, ...], single: bool = False) -> bool:
+    """Whether XLA:CPU keeps one extra bfloat16 rounding inside a sampler drawing `shape`.
+
+    JAX 0.4.30's original threefry layout makes 16-bit values by splitting each 32-bit word
+    (a [2, words] array read transposed). When no slice interrupts that transpose (an element
+    count divisible by 4, or 2 or 3 elements) XLA moves it into the sampler's float32
+    arithmetic, and the physical transpose it finally needs separates a conversion to bfloat16
+    from the conversion back, which then both stay: the value there is rounded. Where it lands
+    depends on the sampler (measured on JAX's HLO); the partitionable layout has no transpose.
+    A single draw is rounded there for some samplers (`single`: logistic and cauchy, where a
+    reshape from the bits' [1, 1] takes the transpose's place).
+    """
+    if _config.threefry_partitionable.value or raw._impl is not prng.threefry_prng_impl:
+        return False
+    n = math.prod(shape)
+    if isinstance(raw._base, batching.BatchTracer):
+        return n % 4 == 0  # vmapped bits: the small counts' reshapes take other forms
+    return n % 4 == 0 or n in (2, 3) or (n == 1 and single)
+
+
+def _round_if(cond: bool, x: Array, dtype: np.dtype) -> Array:
+    """`x` rounded to `dtype` and widened again when `cond` (see `_bits_transposed`)."""
+    return _widen(_narrow(x, dtype), dtype) if cond and dtype == dtypes.bfloat16 else x
+
+
+def _widen(x: Array, dtype: np.dtype) -> Array:
+    """`dtype` values in `_wide_dtype(dtype)`."""
+    return lax.convert_element_type(x, _wide_dtype(dtype))
+
+
 def _narrow(x: Array, dtype: np.dtype) -> Array:
     """A sampler's float32 result rounded once to bfloat16, float32 denormals flushed to zero
     first as XLA:CPU does; other dtypes pass through."""
-    if dtype != dtypes.bfloat16:
+    if dtype != dtypes.bfloat16 or get_aval(x).dtype == dtype:
         return x
     tiny = np.float32(np.finfo(np.float32).tiny)
     x = lax.select(lax.lt(lax.abs(x), lax.full_like(x, tiny)), lax.mul(x, np.float32(0)), x)
@@ -347,6 +400,8 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None = Non
     else:
         shp = _canon_shape(shape)
         _check_shape("truncated_normal", shp, _shape_of(lower), _shape_of(upper))
+    if dt == dtypes.bfloat16:
+        return _truncated_normal_bfloat16(raw, lower, upper, shp)
     sqrt2 = _const(dt, np.sqrt(2))
     a, b = (_truncation_cdf(bound, dt) for bound in (lower, upper))
     lower = lax.convert_element_type(lower, dt)
@@ -358,6 +413,35 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None = Non
     lo = lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dt))
     hi = lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dt))
     return jnp.clip(out, lo, hi)
+
+
+def _truncated_normal_bfloat16(raw: Array, lower: Any, upper: Any,
+                               shape: tuple[int, ...]) -> Array:
+    """bfloat16 truncated normal values: one float32 program (see `_wide_param`), rounded once.
+
+    Eagerly the bounds' cdf values are float32 erf of the unrounded bounds; under jit they are
+    folded in bfloat16. The clip bounds are bfloat16 neighbours of the bfloat16 bounds.
+    """
+    dt = np.dtype(dtypes.bfloat16)
+    f32 = np.dtype(np.float32)
+    if _folded(lower, upper):
+        a, b = (_truncation_cdf(bound, dt) for bound in (lower, upper))
+        lo_w, span = _wide_const(dt, a), _wide_const(dt, np.asarray(b, dt) - np.asarray(a, dt))
+    else:
+        # XLA multiplies by the float32 reciprocal of bfloat16's sqrt(2), 0.70718235.
+        inv_sqrt2 = _reciprocal(f32, _wide_const(dt, np.sqrt(2)))
+        lo_w, hi_w = (xla_math.erf(lax.mul(_wide_param(bound, dt), inv_sqrt2))
+                      for bound in (lower, upper))
+        span = lax.sub(hi_w, lo_w)
+    floats = _widen(_uniform(raw, shape, dt, 0.0, 1.0), dt)
+    lo_w, span = jnp.broadcast_to(lo_w, shape), jnp.broadcast_to(span, shape)
+    u = lax.max(lo_w, xla_math.fma(floats, span, lo_w))
+    out = lax.mul(xla_math.erf_inv(u), _wide_const(dt, np.sqrt(2)))
+    lo = lax.nextafter(lax.convert_element_type(lower, dt), np.array(np.inf, dt))
+    hi = lax.nextafter(lax.convert_element_type(upper, dt), np.array(-np.inf, dt))
+    out = lax.min(jnp.broadcast_to(_widen(hi, dt), shape),
+                  lax.max(jnp.broadcast_to(_widen(lo, dt), shape), out))
+    return _narrow(out, dt)
 
 
 def _truncation_cdf(bound: Any, dt: np.dtype) -> Array:
@@ -683,10 +767,9 @@ def logistic(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     shp = _canon_shape(shape)
     _check_shape("logistic", shp)
     x = _uniform_wide(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
-    # XLA:CPU rounds the ratio to bfloat16 before the log: a reshape (from the uniform's
-    # [n, 1] to [n]) separates the two conversions there, so they are not dropped.
-    ratio = _narrow(lax.div(x, lax.sub(_wide_const(dt, 1), x)), dt)
-    return _narrow(xla_math.log(lax.convert_element_type(ratio, _wide_dtype(dt))), dt)
+    # bfloat16: one float32 program, rounded once (JAX 0.4.30's HLO, eager and jit).
+    ratio = lax.div(x, lax.sub(_wide_const(dt, 1), x))
+    return _narrow(xla_math.log(_round_if(_bits_transposed(raw, shp, True), ratio, dt)), dt)
 
 
 def cauchy(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
@@ -701,9 +784,10 @@ def cauchy(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     shp = _canon_shape(shape)
     _check_shape("cauchy", shp)
     u = _uniform_wide(raw, shp, dt, dtypes.finfo(dt).eps, 1.0)
-    # bfloat16: the tangent's argument is rounded, as the logistic's ratio (see there).
-    arg = _narrow(lax.mul(_wide_const(dt, np.pi), lax.sub(u, _wide_const(dt, 0.5))), dt)
-    return _narrow(xla_math.tan(lax.convert_element_type(arg, _wide_dtype(dt))), dt)
+    arg = lax.mul(lax.add(u, _wide_const(dt, -0.5)), _wide_const(dt, np.pi))
+    # bfloat16: one float32 program, rounded once (JAX 0.4.30's HLO, eager and jit).
+    arg = _round_if(_bits_transposed(raw, shp, True), arg, dt)
+    return _narrow(xla_math.tan(arg), dt)
 
 
 def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -720,6 +804,15 @@ def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> 
     else:
         shp = _canon_shape(shape)
         _check_shape("pareto", shp)
+    if dt == dtypes.bfloat16:
+        # One float32 program (see `_wide_param`), rounded once.
+        u = _uniform_wide(raw, shp, dt, 0.0, 1.0)
+        e = lax.neg(xla_math.log1p(lax.neg(u)))
+        if _folded(b):  # XLA multiplies by the float32 reciprocal of bfloat16's b
+            e = lax.mul(e, _reciprocal(np.dtype(np.float32), _wide_const(dt, b)))
+        else:
+            e = lax.div(e, jnp.broadcast_to(_wide_param(b, dt), shp))
+        return _narrow(xla_math.exp(_round_if(_bits_transposed(raw, shp), e, dt)), dt)
     e = _exponential(raw, shp, dt)
     if _folded(b):  # a division by a constant is a product with its reciprocal (`_folded`)
         return xla_math.exp(lax.mul(e, _reciprocal(dt, b)))
@@ -736,12 +829,29 @@ def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
     """
     raw, _ = check_prng_key("weibull_min", key)
     dt = _float_dtype("weibull_min", dtype)
+    if dt == dtypes.bfloat16:
+        return _weibull_min_bfloat16(raw, scale, concentration, _canon_shape(shape))
     u = _uniform(raw, _canon_shape(shape), dt, 0, 1)
     x = lax.neg(xla_math.log1p(lax.neg(u)))
     if _folded(concentration):
         return _xla_power(x, _reciprocal(dt, concentration)) * scale
     exponent = lax.div(_const(dt, 1), lax.convert_element_type(concentration, dt))
     return xla_math.pow(x, jnp.broadcast_to(exponent, x.shape)) * scale
+
+
+def _weibull_min_bfloat16(raw: Array, scale: Any, concentration: Any,
+                          shape: tuple[int, ...]) -> Array:
+    """bfloat16 Weibull values: one float32 program (see `_wide_param`), rounded once."""
+    dt = np.dtype(dtypes.bfloat16)
+    u = _uniform_wide(raw, shape, dt, 0.0, 1.0)
+    x = lax.neg(xla_math.log1p(lax.neg(u)))
+    scale_w = jnp.broadcast_to(_wide_param(scale, dt), shape)
+    if _folded(concentration):
+        powered = _xla_power(x, _wide_const(dt, _reciprocal(dt, concentration)))
+    else:
+        exponent = lax.div(np.float32(1), _wide_param(concentration, dt))
+        powered = xla_math.pow(x, jnp.broadcast_to(exponent, shape))
+    return _narrow(lax.mul(_round_if(_bits_transposed(raw, shape), powered, dt), scale_w), dt)
 
 
 def rayleigh(key: Any, scale: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -759,8 +869,7 @@ def rayleigh(key: Any, scale: Any, shape: Shape | None = None, dtype: Any = floa
         shp = _canon_shape(shape)
         _check_shape("rayleigh", shp, _shape_of(scale))
     u = _uniform_wide(raw, shp, dt, 0.0, 1.0)
-    scale = jnp.broadcast_to(jnp.asarray(scale).astype(dt), shp)
-    scale = lax.convert_element_type(scale, _wide_dtype(dt))
+    scale = jnp.broadcast_to(_wide_param(scale, dt), shp)
     return _narrow(lax.mul(scale, lax.sqrt(lax.mul(xla_math.log(u), _wide_const(dt, -2)))), dt)
 
 
@@ -779,6 +888,8 @@ def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Shape | None =
     else:
         shp = _canon_shape(shape)
         _check_shape("triangular", shp, _shape_of(left), _shape_of(mode), _shape_of(right))
+    if dt == dtypes.bfloat16:
+        return _triangular_bfloat16(raw, left, mode, right, shp)
     left = jnp.broadcast_to(left, shp)
     mode = jnp.broadcast_to(mode, shp)
     right = jnp.broadcast_to(right, shp)
@@ -787,6 +898,26 @@ def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Shape | None =
     out1 = left + lax.sqrt(u * (right - left) * (mode - left))
     out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
     return lax.select(u < fc, out1, out2)
+
+
+def _triangular_bfloat16(raw: Array, left: Any, mode: Any, right: Any,
+                         shape: tuple[int, ...]) -> Array:
+    """bfloat16 triangular values: one float32 program (see `_wide_param`) whose two
+    branches are each rounded to bfloat16 before the select (JAX 0.4.30's HLO)."""
+    dt = np.dtype(dtypes.bfloat16)
+
+    def param(fn: Callable[..., Any]) -> Array:
+        return jnp.broadcast_to(_wide_param_expr(dt, fn, left, mode, right), shape)
+
+    width = param(lambda lo, mid, hi: hi - lo)
+    fc = param(lambda lo, mid, hi: (mid - lo) / (hi - lo))
+    u = _uniform_wide(raw, shape, dt, 0.0, 1.0)
+    out1 = lax.add(param(lambda lo, mid, hi: lo), lax.sqrt(
+        lax.mul(lax.mul(u, width), param(lambda lo, mid, hi: mid - lo))))
+    root = lax.sqrt(lax.mul(lax.mul(lax.sub(_wide_const(dt, 1), u), width),
+                            param(lambda lo, mid, hi: hi - mid)))
+    out2 = lax.sub(param(lambda lo, mid, hi: hi), _round_if(_bits_transposed(raw, shape), root, dt))
+    return lax.select(lax.lt(u, fc), _narrow(out1, dt), _narrow(out2, dt))
 
 
 def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -804,6 +935,8 @@ def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) ->
         shp = _canon_shape(shape)
         _check_shape("wald", shp, _shape_of(mean))
     k1, k2 = _split(raw, 2)
+    if dt == dtypes.bfloat16:
+        return _wald_bfloat16(k1, k2, mean, shp)
     mean = jnp.broadcast_to(jnp.asarray(mean).astype(dt), shp)
     v = _normal(k1, shp, dt)
     z = _uniform(k2, shp, dt, 0.0, 1.0)
@@ -817,6 +950,28 @@ def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) ->
     x = xla_math.fma(lax.neg(lax.mul(mean, half)), sqrt_term,
                      xla_math.fma(lax.mul(mean_sq, y), jnp.broadcast_to(half, shp), mean))
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+
+
+def _wald_bfloat16(k1: Array, k2: Array, mean: Any, shape: tuple[int, ...]) -> Array:
+    """bfloat16 Wald values: one float32 program (see `_wide_param`); the two candidates are
+    each rounded to bfloat16 before the select, x unrounded in mean^2 / x (JAX 0.4.30's HLO)."""
+    dt = np.dtype(dtypes.bfloat16)
+
+    def param(fn: Callable[..., Any]) -> Array:
+        return jnp.broadcast_to(_wide_param_expr(dt, fn, mean), shape)
+
+    mean_w = param(lambda m: m)
+    mean_sq = param(lambda m: m * m)
+    v = _normal_wide(k1, shape, dt)
+    z = _uniform_wide(k2, shape, dt, 0.0, 1.0)
+    y = lax.mul(v, v)
+    half = jnp.full(shape, np.float32(0.5))
+    sqrt_term = lax.sqrt(xla_math.fma(param(lambda m: m * 4), y,
+                                      lax.mul(mean_sq, lax.mul(y, y))))
+    x = xla_math.fma(lax.neg(param(lambda m: m * 0.5)), sqrt_term,
+                     xla_math.fma(lax.mul(mean_sq, y), half, mean_w))
+    accept = lax.le(z, lax.div(mean_w, lax.add(mean_w, x)))
+    return lax.select(accept, _narrow(x, dt), _narrow(lax.div(mean_sq, x), dt))
 
 
 def _row_sum(x: Array) -> Array:
@@ -953,12 +1108,18 @@ def orthogonal(key: Any, n: int, shape: Shape = (), dtype: Any = float) -> Array
 # ---- gamma family -------------------------------------------------------------------------------
 
 
-def _gamma_one(raw: Array, alpha: Array, log_space: bool) -> Array:
+def _gamma_one(raw: Array, alpha: Array, log_space: bool, alpha_wide: Array | None = None,
+               wide_result: bool = False) -> Array:
     """One Gamma(alpha) sample by Marsaglia and Tsang's rejection method, JAX's exact steps.
 
-    alpha < 1 samples Gamma(alpha + 1) and boosts by u ** (1 / alpha).
+    alpha < 1 samples Gamma(alpha + 1) and boosts by u ** (1 / alpha). `alpha_wide` is alpha
+    as bfloat16's arithmetic sees it, and `wide_result` leaves a bfloat16 result in float32
+    (see `_gamma_sample`); other dtypes ignore both.
     """
     dtype = np.dtype(get_aval(alpha).dtype)
+    if dtype == dtypes.bfloat16:
+        wide = _widen(alpha, dtype) if alpha_wide is None else alpha_wide
+        return _gamma_one_bfloat16(raw, wide, log_space, wide_result)
     zero, one = _const(dtype, 0), _const(dtype, 1)
     minus_one, half = _const(dtype, -1), _const(dtype, 0.5)
     third, squeeze = _const(dtype, 1.0 / 3.0), _const(dtype, 0.0331)
@@ -998,6 +1159,76 @@ def _gamma_one(raw: Array, alpha: Array, log_space: bool) -> Array:
     samples = lax.sub(one, _uniform(subkey, (), dtype, 0.0, 1.0))
     boost = lax.select(boost_mask, one, xla_math.pow(samples, lax.div(one, alpha_orig)))
     return lax.mul(lax.mul(d, v), boost)
+
+
+def _gamma_one_bfloat16(raw: Array, alpha: Array, log_space: bool,
+                        wide_result: bool = False) -> Array:
+    """`_gamma_one` for bfloat16, with the roundings XLA:CPU keeps (JAX 0.4.30's HLO).
+
+    The arithmetic is float32 (see `_wide_param`), but the loops carry bfloat16 state (x, v;
+    X, V, U), the boosted alpha and the conditions' d are bfloat16, a select's operands are
+    rounded, and so is the result; c, and the d of the result, stay float32. `alpha` is
+    float32: the bfloat16 alpha, or a single draw's runtime parameter unrounded; a single
+    draw's result stays float32 when `wide_result` (see `_gamma_sample`).
+    """
+    result_dtype = np.dtype(np.float32) if wide_result else np.dtype(dtypes.bfloat16)
+    bf = np.dtype(dtypes.bfloat16)
+    f32 = np.float32
+    zero, one = _const(bf, 0), _const(bf, 1)
+    third, squeeze = _wide_const(bf, 1.0 / 3.0), _wide_const(bf, 0.0331)
+    boost_mask = lax.ge(alpha, f32(1))
+    alpha_b = lax.select(boost_mask, _narrow(alpha, bf), _narrow(lax.add(alpha, f32(1)), bf))
+    d = lax.sub(_widen(alpha_b, bf), third)
+    d_b = _widen(_narrow(d, bf), bf)
+    c = lax.div(third, lax.sqrt(d))
+
+    def cond_fn(state: tuple[Array, Array, Array, Array]) -> Array:
+        x_sq, v, u = (_widen(x, bf) for x in state[1:])
+        return lax.bitwise_and(
+            lax.ge(u, lax.sub(f32(1), lax.mul(lax.mul(x_sq, x_sq), squeeze))),
+            lax.ge(xla_math.log(u), lax.add(lax.mul(x_sq, f32(0.5)), lax.mul(
+                d_b, lax.add(lax.sub(f32(1), v), xla_math.log(v))))))
+
+    def next_xv(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        key, subkey = _split(state[0])
+        x = _normal_wide(subkey, (), bf)
+        return key, _narrow(x, bf), _narrow(xla_math.fma(x, c, f32(1)), bf)
+
+    def body_fn(state: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+        key, x_key, u_key = _split(state[0], 3)
+        _, x, v = while_loop(lambda s: lax.le(s[2], zero), next_xv, (x_key, zero, -one))
+        x, v = _widen(x, bf), _widen(v, bf)
+        return (key, _narrow(lax.mul(x, x), bf), _narrow(lax.mul(lax.mul(v, v), v), bf),
+                _uniform(u_key, (), bf, 0.0, 1.0))
+
+    key, subkey = _split(raw)
+    _, _, v, _ = while_loop(cond_fn, body_fn, (key, zero, one, _const(bf, 2)))
+    v = _widen(v, bf)
+    inv_alpha = lax.div(f32(1), alpha)
+    u = _uniform_wide(subkey, (), bf, 0.0, 1.0)
+    if log_space:
+        log_samples = xla_math.log1p(lax.neg(u))  # -exponential
+        # In the original threefry layout a reshape of the exponential's bits ([1, 1] to [])
+        # keeps its rounding to bfloat16 (see `_bits_transposed`); not in the partitionable.
+        log_samples = _round_if(not _config.threefry_partitionable.value, log_samples, bf)
+        log_boost = lax.select(
+            lax.bitwise_or(boost_mask, lax.eq(log_samples, f32(0))), zero,
+            _narrow(lax.mul(log_samples, inv_alpha), bf))
+        return _narrow(lax.add(lax.add(xla_math.log(d), xla_math.log(v)),
+                               _widen(log_boost, bf)), result_dtype)
+    boost = lax.select(boost_mask, one,
+                       _narrow(xla_math.pow(lax.sub(f32(1), u), inv_alpha), bf))
+    return _narrow(lax.mul(lax.mul(d, v), _widen(boost, bf)), result_dtype)
+
+
+def _runtime_alpha(raw: Array, dtype: np.dtype, fn: Callable[..., Any], *params: Any) -> Any:
+    """`_gamma_sample`'s `a_wide` for the bfloat16 alpha `fn(*params)`: its float32 value when
+    the parameters are runtime values and the draw is not batched (a vmapped draw maps over
+    the batch), else None."""
+    if (dtype != dtypes.bfloat16 or _folded(*params)
+            or isinstance(raw._base, batching.BatchTracer)):
+        return None
+    return _wide_param_expr(dtype, fn, *params)
 
 
 def _gamma_grad(sample: Array, a: Array, log_space: bool) -> Array:
@@ -1072,19 +1303,28 @@ random_gamma_p.def_batch(_random_gamma_batch)
 random_gamma_p.def_jvp(_random_gamma_jvp)
 
 
-def _gamma_sample(raw: Array, a: Array, log_space: bool) -> Array:
-    """Gamma samples for every entry of `a`, one split key each; differentiable in `a`."""
+def _gamma_sample(raw: Array, a: Array, log_space: bool, a_wide: Any = None) -> Array:
+    """Gamma samples for every entry of `a`, one split key each; differentiable in `a`.
+
+    JAX's gamma maps over the draws with a loop that XLA removes for a single draw, and with it
+    the bfloat16 rounding of the parameter going in and of the result coming out (see
+    `_wide_param`). So for one bfloat16 draw (not batched) this returns the float32 result,
+    computed from `a_wide`, the float32 parameter when it is a runtime value (by default `a`).
+    """
     from numjax._src.api.custom_derivatives import custom_jvp
     from numjax._src.api.transformations import vmap
 
     shape = tuple(get_aval(a).shape)
     n = math.prod(shape)
+    dt = np.dtype(get_aval(a).dtype)
+    single = (dt == dtypes.bfloat16 and n == 1
+              and not isinstance(raw._base, batching.BatchTracer))
 
-    def draw(keys: Array, alphas: Array) -> Array:
-        one = lambda k, al: _gamma_one(k, al, log_space)
+    def draw(keys: Array, alphas: Array, alphas_wide: Array) -> Array:
+        one = lambda k, al, wide: _gamma_one(k, al, log_space, wide, single)
         flat_alphas = lax.reshape(alphas, (n,))
         if keys._impl is prng.threefry_prng_impl:
-            flat = vmap(one)(keys, flat_alphas)
+            flat = vmap(one)(keys, flat_alphas, lax.reshape(alphas_wide, (n,)))
         else:
             flat = random_gamma_p.bind(
                 keys._base, flat_alphas, impl=keys._impl, log_space=log_space,
@@ -1095,16 +1335,20 @@ def _gamma_sample(raw: Array, a: Array, log_space: bool) -> Array:
     # declared nondiff, so that jit and vmap can trace them.
     sample = custom_jvp(draw)
 
-    def sample_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]
+    def sample_jvp(primals: tuple[Array, Array, Array], tangents: tuple[Array, Array, Array]
                    ) -> tuple[Array, Array]:
-        (keys, alphas), (_, t) = primals, tangents
-        out = sample(keys, alphas)
-        return out, lax.mul(t, _gamma_grad(out, alphas, log_space))
+        # `alphas_wide` is `alphas` in another precision: its tangent is `alphas`'.
+        (keys, alphas, alphas_wide), (_, t, _) = primals, tangents
+        out = sample(keys, alphas, alphas_wide)
+        grad = _gamma_grad(_narrow(out, dt), alphas, log_space)
+        return out, lax.convert_element_type(lax.mul(t, grad), get_aval(out).dtype)
 
     sample.defjvp(sample_jvp)
     if n == 0:
         return lax.full(shape, 0, get_aval(a).dtype)
-    return sample(random_split(raw, (n,)), a)
+    if a_wide is None or not single:
+        a_wide = _widen(a, dt)
+    return sample(random_split(raw, (n,)), a, jnp.broadcast_to(a_wide, shape))
 
 
 def _gamma(key: Any, name: str, a: Any, shape: Shape | None, dtype: Any,
@@ -1116,10 +1360,11 @@ def _gamma(key: Any, name: str, a: Any, shape: Shape | None, dtype: Any,
     else:
         shp = _canon_shape(shape)
         _check_shape("gamma", shp, _shape_of(a))
+    a_wide = _runtime_alpha(raw, dt, lambda v: v, a)
     a = lax.convert_element_type(a, dt)
     if _shape_of(a) != shp:
         a = jnp.broadcast_to(a, shp)
-    return _gamma_sample(raw, a, log_space)
+    return _narrow(_gamma_sample(raw, a, log_space, a_wide), dt)
 
 
 def gamma(key: Any, a: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -1161,10 +1406,15 @@ def beta(key: Any, a: Any, b: Any, shape: Shape | None = None, dtype: Any = floa
     b = jnp.broadcast_to(lax.convert_element_type(b, dt), shp)
     log_gamma_a = _gamma_sample(key_a, a, True)
     log_gamma_b = _gamma_sample(key_b, b, True)
+    if dt == dtypes.bfloat16:
+        # Under jit one float32 program (see `_wide_param`) rounds only the result; eagerly
+        # JAX runs each operation on its own, rounding each.
+        convert = _widen if _folded() else _narrow
+        log_gamma_a, log_gamma_b = convert(log_gamma_a, dt), convert(log_gamma_b, dt)
     log_max = lax.max(log_gamma_a, log_gamma_b)
     gamma_a_scaled = xla_math.exp(log_gamma_a - log_max)
     gamma_b_scaled = xla_math.exp(log_gamma_b - log_max)
-    return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
+    return _narrow(gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled), dt)
 
 
 def dirichlet(key: Any, alpha: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -1188,7 +1438,7 @@ def dirichlet(key: Any, alpha: Any, shape: Shape | None = None, dtype: Any = flo
         _check_shape("dirichlet", shp, alpha_shape[:-1])
     alpha = lax.convert_element_type(alpha, dt)
     full = (*shp, alpha_shape[-1])
-    log_gamma_samples = _gamma_sample(raw, jnp.broadcast_to(alpha, full), True)
+    log_gamma_samples = _narrow(_gamma_sample(raw, jnp.broadcast_to(alpha, full), True), dt)
     return xla_math.softmax(log_gamma_samples)
 
 
@@ -1210,11 +1460,21 @@ def chisquare(key: Any, df: Any, shape: Shape | None = None, dtype: Any = float)
 
 
 def _chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array:
-    return lax.mul(_half_chisquare(raw, df, shp, dt), _const(dt, 2))
+    return _narrow(_chisquare_wide(raw, df, shp, dt), dt)
+
+
+def _chisquare_wide(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array:
+    return lax.mul(_half_chisquare(raw, df, shp, dt), _wide_const(dt, 2))
 
 
 def _half_chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array:
-    """Gamma(df / 2) samples, drawn as the exp of log-space gamma samples."""
+    """Gamma(df / 2) samples, drawn as the exp of log-space gamma samples (for bfloat16 the
+    float32 values of one program, not rounded; see `_wide_param`)."""
+    if dt == dtypes.bfloat16:
+        half_df_w = _wide_param_expr(dt, lambda d: d * 0.5, df)
+        log_g = _gamma_sample(raw, jnp.broadcast_to(_narrow(half_df_w, dt), shp), True,
+                              _runtime_alpha(raw, dt, lambda d: d * 0.5, df))
+        return xla_math.exp(_widen(log_g, dt))
     half_df = lax.div(lax.convert_element_type(df, dt), _const(dt, 2))
     return xla_math.exp(_gamma_sample(raw, jnp.broadcast_to(half_df, shp), True))
 
@@ -1234,6 +1494,8 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
         shp = _canon_shape(shape)
         _check_shape("f", shp, _shape_of(dfden), _shape_of(dfnum))
     key_dfd, key_dfn = _split(raw)
+    if dt == dtypes.bfloat16:
+        return _f_bfloat16(key_dfn, key_dfd, dfnum, dfden, shp)
     num_folded, den_folded = _folded(dfnum), _folded(dfden)
     if num_folded and den_folded and dt == np.float16:
         # XLA keeps float16 divisions by constants, rewrites (a / b) / (c / d) as
@@ -1265,6 +1527,21 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
     return lax.div(lax.mul(chi2_dfn, dfden), lax.mul(chi2_dfd, dfnum))
 
 
+def _f_bfloat16(key_dfn: Array, key_dfd: Array, dfnum: Any, dfden: Any,
+                shape: tuple[int, ...]) -> Array:
+    """bfloat16 F values: one float32 program (see `_wide_param`), rounded once; a division by
+    a constant is a product with its float32 reciprocal."""
+    dt = np.dtype(dtypes.bfloat16)
+
+    def scaled(key: Array, df: Any) -> Array:
+        chi2 = _chisquare_wide(key, df, shape, dt)
+        if _folded(df):
+            return lax.mul(chi2, _reciprocal(np.dtype(np.float32), _wide_const(dt, df)))
+        return lax.div(chi2, jnp.broadcast_to(_wide_param(df, dt), shape))
+
+    return _narrow(lax.div(scaled(key_dfn, dfnum), scaled(key_dfd, dfden)), dt)
+
+
 def t(key: Any, df: Any, shape: Shape = (), dtype: Any = float) -> Array:
     """Student's t(df) samples, normal * sqrt(df / 2 / Gamma(df / 2)).
 
@@ -1276,8 +1553,16 @@ def t(key: Any, df: Any, shape: Shape = (), dtype: Any = float) -> Array:
     dt = _float_dtype("t", dtype)
     shp = _canon_shape(shape)
     _check_shape("t", shp, _shape_of(df))
-    df = lax.convert_element_type(df, dt)
     key_n, key_g = _split(raw)
+    if dt == dtypes.bfloat16:
+        # One float32 program (see `_wide_param`): the gamma draws are bfloat16 (their alpha
+        # rounded), the rest is not rounded before the result.
+        half_df_w = jnp.broadcast_to(_wide_param_expr(dt, lambda d: d * 0.5, df), shp)
+        g = _widen(_gamma_sample(key_g, _narrow(half_df_w, dt), False,
+                                 _runtime_alpha(key_g, dt, lambda d: d * 0.5, df)), dt)
+        n = _normal_wide(key_n, shp, dt)
+        return _narrow(lax.mul(n, lax.sqrt(lax.div(half_df_w, g))), dt)
+    df = lax.convert_element_type(df, dt)
     n = _normal(key_n, shp, dt)
     half_df = lax.div(df, _const(dt, 2))
     g = _gamma_sample(key_g, jnp.broadcast_to(half_df, shp), False)
@@ -1318,8 +1603,18 @@ def generalized_normal(key: Any, p: float, shape: Shape = (), dtype: Any = float
     _check_shape("generalized_normal", shp)
     dt = _float_dtype("gamma", dtype)
     k1, k2 = _split(raw)
-    g = _gamma_sample(k1, jnp.broadcast_to(lax.convert_element_type(1 / p, dt), shp), False)
+    g = _gamma_sample(k1, jnp.broadcast_to(lax.convert_element_type(1 / p, dt), shp), False,
+                      _runtime_alpha(k1, dt, lambda v: v, 1 / p))
     r = rademacher(k2, shp, dt)
+    if dt == dtypes.bfloat16 and not _folded(p):
+        # Eagerly JAX's power is its own program taking 1 / p as a float32 argument, whose
+        # rounding to bfloat16 XLA drops (see `_wide_param`); the gamma draws are rounded.
+        exponent = jnp.full(shp, np.float32(1 / p))
+        return r * _narrow(xla_math.pow(_widen(_narrow(g, dt), dt), exponent), dt)
+    if dt == dtypes.bfloat16:
+        # Under jit one float32 program, with 1 / p folded to bfloat16.
+        powered = _xla_power(_widen(g, dt), _wide_const(dt, 1 / p))
+        return _narrow(lax.mul(_widen(r, dt), powered), dt)
     return r * _xla_power(g, 1 / p)
 
 
