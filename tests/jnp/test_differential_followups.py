@@ -1386,6 +1386,198 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
          "msg": "or does not accept dtype complex64 at position 0. Accepted dtypes at position 0 "
                 "are subtypes of integer, bool_."},
     ),
+    # Weak types the API sweep left (issue 18): a weak scalar's unravel_index coordinates,
+    # pad and top_k indices stay weak; a jvp tangent of a strong tangent stays strong.
+    (
+        'jnp.unravel_index(jnp.asarray(5), (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [], 'weak': True, 'v': 1},
+                   {'dtype': 'int32', 'shape': [], 'weak': True, 'v': 2}]},
+    ),
+    (
+        'jnp.unravel_index(5, (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [], 'weak': True, 'v': 1},
+                   {'dtype': 'int32', 'shape': [], 'weak': True, 'v': 2}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([5, 7, -1, -7, -6, 100], jnp.int32), (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [6], 'weak': False, 'v': [1, 1, 1, 0, 0, 1]},
+                   {'dtype': 'int32', 'shape': [6], 'weak': False, 'v': [2, 2, 2, 0, 0, 2]}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([5, 7, 1], jnp.int8), (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int8', 'shape': [3], 'weak': False, 'v': [1, 1, 0]},
+                   {'dtype': 'int8', 'shape': [3], 'weak': False, 'v': [2, 2, 1]}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([1.5]), (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [1], 'weak': False, 'v': ['0.0']},
+                   {'dtype': 'float32', 'shape': [1], 'weak': False, 'v': ['1.5']}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([5, 2]), 4)',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [2], 'weak': False, 'v': [3, 2]}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([0, 1]), (0, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [2], 'weak': False, 'v': [0, 0]},
+                   {'dtype': 'int32', 'shape': [2], 'weak': False, 'v': [0, 1]}]},
+    ),
+    (
+        'L.jit(lambda i: jnp.unravel_index(i, (2, 3)))(4)',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [], 'weak': True, 'v': 1},
+                   {'dtype': 'int32', 'shape': [], 'weak': True, 'v': 1}]},
+    ),
+    (
+        'jnp.pad(jnp.asarray(2.0), 0)',
+        False,
+        {'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['2.0']},
+    ),
+    (
+        'jnp.pad(2, 3)',
+        False,
+        {'dtype': 'int32', 'shape': [], 'weak': True, 'v': 2},
+    ),
+    (
+        'jnp.pad(jnp.asarray(2.0), 0, mode="edge")',
+        False,
+        {'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['2.0']},
+    ),
+    (
+        'jnp.pad(jnp.asarray(2.0), ())',
+        False,
+        {'raises': 'ValueError',
+         'msg': 'jnp.pad: pad_width with nd=0 has unsupported shape (0,). Valid shapes are (0, '
+                '2), (1, 2), (2,), (1,), or ().'},
+    ),
+    (
+        'jnp.pad(jnp.ones((2, 2)), [[1], [2]])',
+        False,
+        {'raises': 'ValueError',
+         'msg': 'jnp.pad: pad_width with nd=2 has unsupported shape (2, 1). Valid shapes are '
+                '(2, 2), (1, 2), (2,), (1,), or ().'},
+    ),
+    (
+        'lax.top_k(jnp.asarray(2.0)[None], 1)',
+        False,
+        {'tuple': 'list',
+         'items': [{'dtype': 'float32', 'shape': [1], 'weak': True, 'v': ['2.0']},
+                   {'dtype': 'int32', 'shape': [1], 'weak': True, 'v': [0]}]},
+    ),
+    (
+        'lax.top_k(jnp.asarray(2)[None], 1)',
+        False,
+        {'tuple': 'list',
+         'items': [{'dtype': 'int32', 'shape': [1], 'weak': True, 'v': [2]},
+                   {'dtype': 'int32', 'shape': [1], 'weak': True, 'v': [0]}]},
+    ),
+    (
+        'L.jit(lambda x: lax.top_k(x, 1))(2.0 * jnp.ones(3))',
+        False,
+        {'tuple': 'list',
+         'items': [{'dtype': 'float32', 'shape': [1], 'weak': False, 'v': ['2.0']},
+                   {'dtype': 'int32', 'shape': [1], 'weak': False, 'v': [0]}]},
+    ),
+    (
+        'jnp.cross(jnp.array([1.0, 2.0, 3.0]), jnp.array([4.0, 5.0, 6.0]))',
+        False,
+        {'dtype': 'float32', 'shape': [3], 'weak': False, 'v': ['-3.0', '6.0', '-3.0']},
+    ),
+    (
+        'jnp.polyval(jnp.array([1.0, 2.0]), 3.0)',
+        False,
+        {'dtype': 'float32', 'shape': [], 'weak': False, 'v': ['5.0']},
+    ),
+    (
+        'jnp.polyadd(jnp.array([1.0, 2.0]), jnp.array([3.0]))',
+        False,
+        {'dtype': 'float32', 'shape': [2], 'weak': False, 'v': ['1.0', '5.0']},
+    ),
+    (
+        'jnp.polymul(jnp.array([1.0, 2.0]), jnp.array([3.0, 1.0]))',
+        False,
+        {'dtype': 'float32', 'shape': [3], 'weak': False, 'v': ['3.0', '7.0', '2.0']},
+    ),
+    (
+        'jnp.polyder(jnp.array([1.0, 2.0, 3.0]))',
+        False,
+        {'dtype': 'float32', 'shape': [2], 'weak': False, 'v': ['2.0', '2.0']},
+    ),
+    (
+        'jnp.polyint(jnp.array([1.0, 2.0, 3.0]))',
+        False,
+        {'dtype': 'float32',
+         'shape': [4],
+         'weak': False,
+         'v': ['0.3333333432674408', '1.0', '3.0', '0.0']},
+    ),
+    (
+        'jnp.polyfit(jnp.array([1.0, 2.0, 3.0]), jnp.array([1.0, 4.0, 9.0]), 1)',
+        False,
+        {'dtype': 'float32',
+         'shape': [2],
+         'weak': False,
+         'v': ['3.999999761581421', '-3.3333311080932617']},
+    ),
+    (
+        'L.jvp(lax.tan, (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['0.5463024973869324']},
+                   {'dtype': 'float32',
+                    'shape': [],
+                    'weak': False,
+                    'v': ['1.2984464168548584']}]},
+    ),
+    (
+        'L.jvp(lax.sqrt, (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['0.7071067690849304']},
+                   {'dtype': 'float32',
+                    'shape': [],
+                    'weak': False,
+                    'v': ['0.7071067690849304']}]},
+    ),
+    (
+        'L.jvp(lambda x: lax.integer_pow(x, 3), (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['0.125']},
+                   {'dtype': 'float32', 'shape': [], 'weak': False, 'v': ['0.75']}]},
+    ),
+    (
+        'L.jvp(lax.erf, (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['0.5204998850822449']},
+                   {'dtype': 'float32',
+                    'shape': [],
+                    'weak': False,
+                    'v': ['0.8787826299667358']}]},
+    ),
+    (
+        'L.jvp(lax.reciprocal, (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['2.0']},
+                   {'dtype': 'float32', 'shape': [], 'weak': False, 'v': ['-4.0']}]},
+    ),
 ]
 
 
@@ -1610,3 +1802,12 @@ def test_bitcast_refuses_bool_and_complex_between_different_types(src, dst):
         numjax.lax.bitcast_convert_type(np.ones(2, src), dst)
     assert numjax.lax.bitcast_convert_type(np.ones(2, np.complex64), np.complex64).dtype == \
         np.complex64
+
+
+def test_unravel_index_of_unsigned_indices_keeps_their_coordinates():
+    # JAX 0.4.30 returns uint32 [0, 1, 0] and [0, 2, 0] here: it compares the unsigned
+    # remainder with -1 converted to uint32, so every index in range counts as "before the
+    # start" and is zeroed. numjax keeps JAX's dtype and gives the coordinates.
+    rows, cols = jnp.unravel_index(jnp.array([5, 7, 1], jnp.uint32), (2, 3))
+    assert rows.dtype == cols.dtype == np.uint32
+    assert rows.tolist() == [1, 1, 0] and cols.tolist() == [2, 2, 1]
