@@ -1578,6 +1578,44 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
          'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['2.0']},
                    {'dtype': 'float32', 'shape': [], 'weak': False, 'v': ['-4.0']}]},
     ),
+    # Division by a complex constant under jit is a multiplication by its reciprocal, as XLA's
+    # simplifier makes it: (inf + inf j) / 2 is (inf + inf j) * (0.5 + 0j) = nan + nan j
+    # (eagerly inf + inf j), and x / 0 is x * (inf + nan j).
+    (
+        "L.jit(lambda x: x / 2.0)(np.array([complex(np.inf, np.inf), complex(-np.inf, 1), "
+        "complex(1, 2)], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [3], "weak": False,
+         "v": "[(nan+nanj), (-inf+nanj), (0.5+1j)]"},
+    ),
+    (
+        "L.jit(lambda x: x / 1j)(np.array([complex(np.inf, np.inf), complex(np.inf, 0), "
+        "complex(1, 2)], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [3], "weak": False,
+         "v": "[(nan+nanj), (nan-infj), (2-1j)]"},
+    ),
+    (
+        "L.jit(lambda x: x / 0.0)(np.array([complex(1, 2), 0j], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(nan+nanj), (nan+nanj)]"},
+    ),
+    (
+        "L.jit(lambda x: x / jnp.array([2.0, 4j], np.complex64))(np.array([complex(np.inf, "
+        "np.inf), complex(np.inf, np.inf)], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(nan+nanj), (nan+nanj)]"},
+    ),
+    (
+        "L.jit(lambda x: x / -1.0)(np.array([complex(np.inf, np.inf), 0j], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(nan+nanj), -0j]"},
+    ),
+    (
+        "jnp.divide(np.array([complex(np.inf, np.inf)], np.complex64), 2.0)",
+        False,
+        {"dtype": "complex64", "shape": [1], "weak": False, "v": "[(inf+infj)]"},
+    ),
 ]
 
 

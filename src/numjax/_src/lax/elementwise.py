@@ -993,9 +993,12 @@ def _log_rewrite(eqn: Any, producer: passes.Producer) -> Any:
 
 
 # XLA's simplifier also makes a division by a constant a multiplication by its reciprocal
-# (computed in the element type) for float16/32/64: under jit x / 10. is x * 0.1f, so
-# jnp.round(x, 1) of 3.14 is 3.1000001 (eager division gives 3.0999999).
-_RECIPROCAL_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+# (computed in the element type) for float16/32/64 and complex64/128: under jit x / 10. is
+# x * 0.1f, so jnp.round(x, 1) of 3.14 is 3.1000001 (eager division gives 3.0999999), and
+# (inf + inf j) / 2 is (inf + inf j) * (0.5 + 0j) = nan + nan j (eagerly inf + inf j). A
+# complex reciprocal is NumPy's (equal to XLA's folded one on 200 random complex64 values).
+_RECIPROCAL_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64,
+                                                      np.complex64, np.complex128))
 
 
 def _div_rewrite(eqn: Any, producer: passes.Producer) -> Any:
