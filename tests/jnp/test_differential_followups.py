@@ -1616,6 +1616,32 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "complex64", "shape": [1], "weak": False, "v": "[(inf+infj)]"},
     ),
+    # Derivatives through complex sin/sinh/tan at special values use their XLA kernels.
+    (
+        "L.vjp(jnp.sinh, np.complex64(complex(np.inf, 0)))[1](np.complex64(1))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"}]},
+    ),
+    (
+        "L.jit(L.vjp(jnp.sinh, np.complex64(complex(np.inf, 0)))[1])(np.complex64(1))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"}]},
+    ),
+    (
+        "L.vjp(jnp.sin, np.complex64(complex(0.5, 89.5)))[1](np.complex64(1))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"}]},
+    ),
+    (
+        "L.jvp(jnp.tan, (np.complex64(complex(np.inf, 0)),), (np.complex64(1),))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"},
+                   {"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"}]},
+    ),
 ]
 
 
