@@ -1642,6 +1642,39 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
          "items": [{"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"},
                    {"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"}]},
     ),
+    # Complex products with a vector result sum their terms in order, as XLA's dot does
+    # ((inf+2.38j)**2 + (1+1j)**2 is inf+inf j; BLAS's cdotu gave nan+inf j); matrix
+    # products keep BLAS's gemm, whose NaN rows are XLA's (Eigen's) too.
+    (
+        "jnp.dot(np.complex64([np.inf + 2.38j, 1 + 1j]), np.complex64([np.inf + 2.38j, 1 + 1j]))",
+        False,
+        {"dtype": "complex64", "shape": [], "weak": False, "v": "(inf+infj)"},
+    ),
+    (
+        "jnp.dot(np.complex64([[np.inf + 2.38j, 1 + 1j], [2, 1j]]), "
+        "np.complex64([np.inf + 2.38j, 1 + 1j]))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(inf+infj), (inf+nanj)]"},
+    ),
+    (
+        "jnp.vdot(np.complex64([np.inf + 2.38j, 1 + 1j]), np.complex64([np.inf + 2.38j, 1 + 1j]))",
+        False,
+        {"dtype": "complex64", "shape": [], "weak": False, "v": "(inf+nanj)"},
+    ),
+    (
+        "L.vmap(jnp.dot)(np.complex64([[np.inf + 2.38j, 1 + 1j]]), "
+        "np.complex64([[np.inf + 2.38j, 1]]))",
+        False,
+        {"dtype": "complex64", "shape": [1], "weak": False, "v": "[(inf+infj)]"},
+    ),
+    (
+        "L.jit(jnp.matmul)(np.complex64([[np.inf, 1], [1, 2]]), np.complex64([[1, 0], [0, 1]]))",
+        False,
+        {"dtype": "complex64",
+         "shape": [2, 2],
+         "weak": False,
+         "v": "[[(nan+nanj), (nan+nanj)], [(1+0j), (2+0j)]]"},
+    ),
 ]
 
 
