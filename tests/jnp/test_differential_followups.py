@@ -1675,6 +1675,71 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
          "weak": False,
          "v": "[[(nan+nanj), (nan+nanj)], [(1+0j), (2+0j)]]"},
     ),
+    # histogram bins as JAX's (below the first edge and above the last are cut off), so
+    # complex data works (searchsorted's order, complex counts), and weights are promoted
+    # with the data (jaxdiff seed 16001).
+    (
+        "jnp.histogram(np.complex64([1.5 - 2j, 0.5 + 1j]), bins=3, range=(-2, 2))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64",
+                    "shape": [3],
+                    "weak": False,
+                    "v": "[0j, (1+0j), (1+0j)]"},
+                   {"dtype": "complex64",
+                    "shape": [4],
+                    "weak": False,
+                    "v": "[(-2+0j), (-0.666666567325592+0j), (0.6666667461395264+0j), "
+                         "(2+0j)]"}]},
+    ),
+    (
+        "jnp.histogram(np.complex64([1.5 - 2j, 0.5 + 1j, -2, 2 + 1j, 3, np.nan]), bins=4)",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [4], "weak": False, "v": "[0j, 0j, 0j, 0j]"},
+                   {"dtype": "complex64",
+                    "shape": [5],
+                    "weak": False,
+                    "v": "[(nan+nanj), (nan+nanj), (nan+nanj), (nan+nanj), (nan+0j)]"}]},
+    ),
+    (
+        "jnp.histogram(np.float32([1.0, 2.0, 2.0, -5.0, 9.0, np.nan, 3.0]), bins=3, range=(0, 3))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "float32",
+                    "shape": [3],
+                    "weak": False,
+                    "v": ["0.0", "1.0", "3.0"]},
+                   {"dtype": "float32",
+                    "shape": [4],
+                    "weak": False,
+                    "v": ["0.0", "1.0", "2.0", "3.0"]}]},
+    ),
+    (
+        "jnp.histogram(np.float32([1.0, 2.0, 2.0, 3.0]), bins=2, weights=np.int32([1, 2, 3, 4]))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "float32", "shape": [2], "weak": False, "v": ["1.0", "9.0"]},
+                   {"dtype": "float32",
+                    "shape": [3],
+                    "weak": False,
+                    "v": ["1.0", "2.0", "3.0"]}]},
+    ),
+    (
+        "jnp.histogram(np.float16([1.0, 2.0, 2.0, 3.0]), bins=2, weights=np.float32([1, 2, 3, 4]))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "float32", "shape": [2], "weak": False, "v": ["1.0", "9.0"]},
+                   {"dtype": "float32",
+                    "shape": [3],
+                    "weak": False,
+                    "v": ["1.0", "2.0", "3.0"]}]},
+    ),
+    (
+        "jnp.histogram(np.float32([1.0, 2.0]), bins=2, weights=np.int32([1, 2, 3]))",
+        False,
+        {"raises": "ValueError", "msg": "weights should have the same shape as a."},
+    ),
 ]
 
 
