@@ -1740,6 +1740,39 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"raises": "ValueError", "msg": "weights should have the same shape as a."},
     ),
+    # An axis out of range: JAX's mean (var, std, an unweighted average) reads shape[axis]
+    # for its divisor first and raises IndexError; sum (and mean with where) raise
+    # ValueError (jaxdiff seed 16001).
+    (
+        "jnp.mean(np.zeros((2, 2), np.float32), axis=2)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.var(np.zeros((2, 2), np.float32), axis=-3)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.std(np.zeros((2, 2), np.float32), axis=(0, 2))",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.average(np.zeros((0, 0), np.int32), axis=2)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.mean(np.zeros((2, 2), np.float32), axis=2, where=np.ones((2, 2), bool))",
+        False,
+        {"raises": "ValueError", "msg": "axis 2 is out of bounds for array of dimension 2"},
+    ),
+    (
+        "jnp.sum(np.zeros((2, 2), np.float32), axis=2)",
+        False,
+        {"raises": "ValueError", "msg": "axis 2 is out of bounds for array of dimension 2"},
+    ),
 ]
 
 
