@@ -1773,6 +1773,50 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"raises": "ValueError", "msg": "axis 2 is out of bounds for array of dimension 2"},
     ),
+    # bfloat16 integer_pow is the float32 power rounded once, as XLA:CPU computes it;
+    # float16 rounds each product (jaxdiff seed 16001, through polyval).
+    (
+        "lax.integer_pow(jnp.array([0.828125, 2.1875, -2.234375], jnp.bfloat16), 3)",
+        False,
+        {"dtype": "bfloat16",
+         "shape": [3],
+         "weak": False,
+         "v": ["0.56640625", "10.4375", "-11.125"]},
+    ),
+    (
+        "L.jit(lambda x: lax.integer_pow(x, 3))("
+        "jnp.array([0.828125, 2.1875, -2.234375], jnp.bfloat16))",
+        False,
+        {"dtype": "bfloat16",
+         "shape": [3],
+         "weak": False,
+         "v": ["0.56640625", "10.4375", "-11.125"]},
+    ),
+    (
+        "lax.integer_pow(jnp.array([0.828125, 2.1875, -2.234375], jnp.bfloat16), -3)",
+        False,
+        {"dtype": "bfloat16",
+         "shape": [3],
+         "weak": False,
+         "v": ["1.7578125", "0.095703125", "-0.08984375"]},
+    ),
+    (
+        "lax.integer_pow(jnp.array([0.828125, 2.1875, -2.234375], jnp.float16), 3)",
+        False,
+        {"dtype": "float16",
+         "shape": [3],
+         "weak": False,
+         "v": ["0.56787109375", "10.46875", "-11.15625"]},
+    ),
+    (
+        "jnp.polyval(jnp.array([1.0, -2.0, 0.5]), "
+        "jnp.array([0.828125, 2.1875, -2.234375], jnp.bfloat16) ** 3)",
+        False,
+        {"dtype": "float32",
+         "shape": [3],
+         "weak": False,
+         "v": ["-0.3119964599609375", "88.56640625", "146.515625"]},
+    ),
 ]
 
 

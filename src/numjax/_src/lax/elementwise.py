@@ -625,6 +625,11 @@ def _integer_pow_kernel(x: Any, *, y: int) -> Any:
     x = np.asarray(x)
     if y == 0:
         return np.ones_like(x)
+    if x.dtype == dtypes.bfloat16 and y not in (1, -1):
+        # XLA:CPU computes bfloat16 arithmetic in float32 and keeps no rounding in between:
+        # the float32 power, rounded once (integer_pow(bfloat16 0.828125, 3) is 0.56640625;
+        # rounding each product gave 0.5703125). float16 rounds each product, as here.
+        return _integer_pow_kernel(x.astype(np.float32), y=y).astype(x.dtype)
     # (`abs` here is this module's lax.abs: a Python int's magnitude is taken by hand.)
     n, base = -y if y < 0 else y, x
     acc: Any = None
