@@ -338,6 +338,25 @@ def test_blas_products_and_their_gradients() -> None:
     _assert_same(ref, got, rtol=1e-5)
 
 
+@needs_numba
+@pytest.mark.parametrize("m,n", [(2, 2), (64, 64)])  # scalarized, and past BLAS_MIN_MACS
+def test_contraction_of_length_one_is_the_product(m: int, n: int) -> None:
+    """A product contracting one term is elementwise, as XLA's and the NumPy tier's: inf * 0
+    is NaN and -1 * 0 is -0.0 (a sum from +0.0 or BLAS's gemm gave +0.0). JAX 0.4.30:
+    `jnp.dot([[inf], [0.44]], [0.])` is `[nan, 0.]`, `[[-1.]] @ [[0.]]` is `[[-0.]]`."""
+    a = np.full((m, 1), 0.44, np.float32)
+    a[0, 0], a[1, 0] = np.inf, -1.0
+    b = np.zeros((1, n), np.float32)
+    b[0, 1] = 2.0
+    ref, got = _both(lambda x, y: x @ y, a, b)
+    _assert_same(ref, got)
+    got = np.asarray(got)
+    assert np.isnan(got[0, 0]) and got[0, 1] == np.inf
+    assert got[1, 0] == 0 and np.signbit(got[1, 0]) and got[1, 1] == -2.0
+    ref, got = _both(lambda x, y: jnp.dot(x, y), a[:2], np.zeros(1, np.float32))
+    assert np.isnan(np.asarray(got)[0]) and np.asarray(got)[1] == 0
+
+
 # ---- the PRNG and a sampler --------------------------------------------------------------------
 
 @needs_numba

@@ -1386,6 +1386,437 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
          "msg": "or does not accept dtype complex64 at position 0. Accepted dtypes at position 0 "
                 "are subtypes of integer, bool_."},
     ),
+    # Weak types the API sweep left (issue 18): a weak scalar's unravel_index coordinates,
+    # pad and top_k indices stay weak; a jvp tangent of a strong tangent stays strong.
+    (
+        'jnp.unravel_index(jnp.asarray(5), (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [], 'weak': True, 'v': 1},
+                   {'dtype': 'int32', 'shape': [], 'weak': True, 'v': 2}]},
+    ),
+    (
+        'jnp.unravel_index(5, (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [], 'weak': True, 'v': 1},
+                   {'dtype': 'int32', 'shape': [], 'weak': True, 'v': 2}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([5, 7, -1, -7, -6, 100], jnp.int32), (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [6], 'weak': False, 'v': [1, 1, 1, 0, 0, 1]},
+                   {'dtype': 'int32', 'shape': [6], 'weak': False, 'v': [2, 2, 2, 0, 0, 2]}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([5, 7, 1], jnp.int8), (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int8', 'shape': [3], 'weak': False, 'v': [1, 1, 0]},
+                   {'dtype': 'int8', 'shape': [3], 'weak': False, 'v': [2, 2, 1]}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([1.5]), (2, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [1], 'weak': False, 'v': ['0.0']},
+                   {'dtype': 'float32', 'shape': [1], 'weak': False, 'v': ['1.5']}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([5, 2]), 4)',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [2], 'weak': False, 'v': [3, 2]}]},
+    ),
+    (
+        'jnp.unravel_index(jnp.array([0, 1]), (0, 3))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [2], 'weak': False, 'v': [0, 0]},
+                   {'dtype': 'int32', 'shape': [2], 'weak': False, 'v': [0, 1]}]},
+    ),
+    (
+        'L.jit(lambda i: jnp.unravel_index(i, (2, 3)))(4)',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'int32', 'shape': [], 'weak': True, 'v': 1},
+                   {'dtype': 'int32', 'shape': [], 'weak': True, 'v': 1}]},
+    ),
+    (
+        'jnp.pad(jnp.asarray(2.0), 0)',
+        False,
+        {'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['2.0']},
+    ),
+    (
+        'jnp.pad(2, 3)',
+        False,
+        {'dtype': 'int32', 'shape': [], 'weak': True, 'v': 2},
+    ),
+    (
+        'jnp.pad(jnp.asarray(2.0), 0, mode="edge")',
+        False,
+        {'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['2.0']},
+    ),
+    (
+        'jnp.pad(jnp.asarray(2.0), ())',
+        False,
+        {'raises': 'ValueError',
+         'msg': 'jnp.pad: pad_width with nd=0 has unsupported shape (0,). Valid shapes are (0, '
+                '2), (1, 2), (2,), (1,), or ().'},
+    ),
+    (
+        'jnp.pad(jnp.ones((2, 2)), [[1], [2]])',
+        False,
+        {'raises': 'ValueError',
+         'msg': 'jnp.pad: pad_width with nd=2 has unsupported shape (2, 1). Valid shapes are '
+                '(2, 2), (1, 2), (2,), (1,), or ().'},
+    ),
+    (
+        'lax.top_k(jnp.asarray(2.0)[None], 1)',
+        False,
+        {'tuple': 'list',
+         'items': [{'dtype': 'float32', 'shape': [1], 'weak': True, 'v': ['2.0']},
+                   {'dtype': 'int32', 'shape': [1], 'weak': True, 'v': [0]}]},
+    ),
+    (
+        'lax.top_k(jnp.asarray(2)[None], 1)',
+        False,
+        {'tuple': 'list',
+         'items': [{'dtype': 'int32', 'shape': [1], 'weak': True, 'v': [2]},
+                   {'dtype': 'int32', 'shape': [1], 'weak': True, 'v': [0]}]},
+    ),
+    (
+        'L.jit(lambda x: lax.top_k(x, 1))(2.0 * jnp.ones(3))',
+        False,
+        {'tuple': 'list',
+         'items': [{'dtype': 'float32', 'shape': [1], 'weak': False, 'v': ['2.0']},
+                   {'dtype': 'int32', 'shape': [1], 'weak': False, 'v': [0]}]},
+    ),
+    (
+        'jnp.cross(jnp.array([1.0, 2.0, 3.0]), jnp.array([4.0, 5.0, 6.0]))',
+        False,
+        {'dtype': 'float32', 'shape': [3], 'weak': False, 'v': ['-3.0', '6.0', '-3.0']},
+    ),
+    (
+        'jnp.polyval(jnp.array([1.0, 2.0]), 3.0)',
+        False,
+        {'dtype': 'float32', 'shape': [], 'weak': False, 'v': ['5.0']},
+    ),
+    (
+        'jnp.polyadd(jnp.array([1.0, 2.0]), jnp.array([3.0]))',
+        False,
+        {'dtype': 'float32', 'shape': [2], 'weak': False, 'v': ['1.0', '5.0']},
+    ),
+    (
+        'jnp.polymul(jnp.array([1.0, 2.0]), jnp.array([3.0, 1.0]))',
+        False,
+        {'dtype': 'float32', 'shape': [3], 'weak': False, 'v': ['3.0', '7.0', '2.0']},
+    ),
+    (
+        'jnp.polyder(jnp.array([1.0, 2.0, 3.0]))',
+        False,
+        {'dtype': 'float32', 'shape': [2], 'weak': False, 'v': ['2.0', '2.0']},
+    ),
+    (
+        'jnp.polyint(jnp.array([1.0, 2.0, 3.0]))',
+        False,
+        {'dtype': 'float32',
+         'shape': [4],
+         'weak': False,
+         'v': ['0.3333333432674408', '1.0', '3.0', '0.0']},
+    ),
+    (
+        'jnp.polyfit(jnp.array([1.0, 2.0, 3.0]), jnp.array([1.0, 4.0, 9.0]), 1)',
+        False,
+        {'dtype': 'float32',
+         'shape': [2],
+         'weak': False,
+         'v': ['3.999999761581421', '-3.3333311080932617']},
+    ),
+    (
+        'L.jvp(lax.tan, (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['0.5463024973869324']},
+                   {'dtype': 'float32',
+                    'shape': [],
+                    'weak': False,
+                    'v': ['1.2984464168548584']}]},
+    ),
+    (
+        'L.jvp(lax.sqrt, (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['0.7071067690849304']},
+                   {'dtype': 'float32',
+                    'shape': [],
+                    'weak': False,
+                    'v': ['0.7071067690849304']}]},
+    ),
+    (
+        'L.jvp(lambda x: lax.integer_pow(x, 3), (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['0.125']},
+                   {'dtype': 'float32', 'shape': [], 'weak': False, 'v': ['0.75']}]},
+    ),
+    (
+        'L.jvp(lax.erf, (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['0.5204998850822449']},
+                   {'dtype': 'float32',
+                    'shape': [],
+                    'weak': False,
+                    'v': ['0.8787826299667358']}]},
+    ),
+    (
+        'L.jvp(lax.reciprocal, (0.5,), (np.float32(1.0),))',
+        False,
+        {'tuple': 'tuple',
+         'items': [{'dtype': 'float32', 'shape': [], 'weak': True, 'v': ['2.0']},
+                   {'dtype': 'float32', 'shape': [], 'weak': False, 'v': ['-4.0']}]},
+    ),
+    # Division by a complex constant under jit is a multiplication by its reciprocal, as XLA's
+    # simplifier makes it: (inf + inf j) / 2 is (inf + inf j) * (0.5 + 0j) = nan + nan j
+    # (eagerly inf + inf j), and x / 0 is x * (inf + nan j).
+    (
+        "L.jit(lambda x: x / 2.0)(np.array([complex(np.inf, np.inf), complex(-np.inf, 1), "
+        "complex(1, 2)], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [3], "weak": False,
+         "v": "[(nan+nanj), (-inf+nanj), (0.5+1j)]"},
+    ),
+    (
+        "L.jit(lambda x: x / 1j)(np.array([complex(np.inf, np.inf), complex(np.inf, 0), "
+        "complex(1, 2)], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [3], "weak": False,
+         "v": "[(nan+nanj), (nan-infj), (2-1j)]"},
+    ),
+    (
+        "L.jit(lambda x: x / 0.0)(np.array([complex(1, 2), 0j], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(nan+nanj), (nan+nanj)]"},
+    ),
+    (
+        "L.jit(lambda x: x / jnp.array([2.0, 4j], np.complex64))(np.array([complex(np.inf, "
+        "np.inf), complex(np.inf, np.inf)], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(nan+nanj), (nan+nanj)]"},
+    ),
+    (
+        "L.jit(lambda x: x / -1.0)(np.array([complex(np.inf, np.inf), 0j], np.complex64))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(nan+nanj), -0j]"},
+    ),
+    (
+        "jnp.divide(np.array([complex(np.inf, np.inf)], np.complex64), 2.0)",
+        False,
+        {"dtype": "complex64", "shape": [1], "weak": False, "v": "[(inf+infj)]"},
+    ),
+    # Derivatives through complex sin/sinh/tan at special values use their XLA kernels.
+    (
+        "L.vjp(jnp.sinh, np.complex64(complex(np.inf, 0)))[1](np.complex64(1))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"}]},
+    ),
+    (
+        "L.jit(L.vjp(jnp.sinh, np.complex64(complex(np.inf, 0)))[1])(np.complex64(1))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"}]},
+    ),
+    (
+        "L.vjp(jnp.sin, np.complex64(complex(0.5, 89.5)))[1](np.complex64(1))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"}]},
+    ),
+    (
+        "L.jvp(jnp.tan, (np.complex64(complex(np.inf, 0)),), (np.complex64(1),))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"},
+                   {"dtype": "complex64", "shape": [], "weak": False, "v": "(nan+nanj)"}]},
+    ),
+    # Complex products with a vector result sum their terms in order, as XLA's dot does
+    # ((inf+2.38j)**2 + (1+1j)**2 is inf+inf j; BLAS's cdotu gave nan+inf j); matrix
+    # products keep BLAS's gemm, whose NaN rows are XLA's (Eigen's) too.
+    (
+        "jnp.dot(np.complex64([np.inf + 2.38j, 1 + 1j]), np.complex64([np.inf + 2.38j, 1 + 1j]))",
+        False,
+        {"dtype": "complex64", "shape": [], "weak": False, "v": "(inf+infj)"},
+    ),
+    (
+        "jnp.dot(np.complex64([[np.inf + 2.38j, 1 + 1j], [2, 1j]]), "
+        "np.complex64([np.inf + 2.38j, 1 + 1j]))",
+        False,
+        {"dtype": "complex64", "shape": [2], "weak": False, "v": "[(inf+infj), (inf+nanj)]"},
+    ),
+    (
+        "jnp.vdot(np.complex64([np.inf + 2.38j, 1 + 1j]), np.complex64([np.inf + 2.38j, 1 + 1j]))",
+        False,
+        {"dtype": "complex64", "shape": [], "weak": False, "v": "(inf+nanj)"},
+    ),
+    (
+        "L.vmap(jnp.dot)(np.complex64([[np.inf + 2.38j, 1 + 1j]]), "
+        "np.complex64([[np.inf + 2.38j, 1]]))",
+        False,
+        {"dtype": "complex64", "shape": [1], "weak": False, "v": "[(inf+infj)]"},
+    ),
+    (
+        "L.jit(jnp.matmul)(np.complex64([[np.inf, 1], [1, 2]]), np.complex64([[1, 0], [0, 1]]))",
+        False,
+        {"dtype": "complex64",
+         "shape": [2, 2],
+         "weak": False,
+         "v": "[[(nan+nanj), (nan+nanj)], [(1+0j), (2+0j)]]"},
+    ),
+    # histogram bins as JAX's (below the first edge and above the last are cut off), so
+    # complex data works (searchsorted's order, complex counts), and weights are promoted
+    # with the data (jaxdiff seed 16001).
+    (
+        "jnp.histogram(np.complex64([1.5 - 2j, 0.5 + 1j]), bins=3, range=(-2, 2))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64",
+                    "shape": [3],
+                    "weak": False,
+                    "v": "[0j, (1+0j), (1+0j)]"},
+                   {"dtype": "complex64",
+                    "shape": [4],
+                    "weak": False,
+                    "v": "[(-2+0j), (-0.666666567325592+0j), (0.6666667461395264+0j), "
+                         "(2+0j)]"}]},
+    ),
+    (
+        "jnp.histogram(np.complex64([1.5 - 2j, 0.5 + 1j, -2, 2 + 1j, 3, np.nan]), bins=4)",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "complex64", "shape": [4], "weak": False, "v": "[0j, 0j, 0j, 0j]"},
+                   {"dtype": "complex64",
+                    "shape": [5],
+                    "weak": False,
+                    "v": "[(nan+nanj), (nan+nanj), (nan+nanj), (nan+nanj), (nan+0j)]"}]},
+    ),
+    (
+        "jnp.histogram(np.float32([1.0, 2.0, 2.0, -5.0, 9.0, np.nan, 3.0]), bins=3, range=(0, 3))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "float32",
+                    "shape": [3],
+                    "weak": False,
+                    "v": ["0.0", "1.0", "3.0"]},
+                   {"dtype": "float32",
+                    "shape": [4],
+                    "weak": False,
+                    "v": ["0.0", "1.0", "2.0", "3.0"]}]},
+    ),
+    (
+        "jnp.histogram(np.float32([1.0, 2.0, 2.0, 3.0]), bins=2, weights=np.int32([1, 2, 3, 4]))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "float32", "shape": [2], "weak": False, "v": ["1.0", "9.0"]},
+                   {"dtype": "float32",
+                    "shape": [3],
+                    "weak": False,
+                    "v": ["1.0", "2.0", "3.0"]}]},
+    ),
+    (
+        "jnp.histogram(np.float16([1.0, 2.0, 2.0, 3.0]), bins=2, weights=np.float32([1, 2, 3, 4]))",
+        False,
+        {"tuple": "tuple",
+         "items": [{"dtype": "float32", "shape": [2], "weak": False, "v": ["1.0", "9.0"]},
+                   {"dtype": "float32",
+                    "shape": [3],
+                    "weak": False,
+                    "v": ["1.0", "2.0", "3.0"]}]},
+    ),
+    (
+        "jnp.histogram(np.float32([1.0, 2.0]), bins=2, weights=np.int32([1, 2, 3]))",
+        False,
+        {"raises": "ValueError", "msg": "weights should have the same shape as a."},
+    ),
+    # An axis out of range: JAX's mean (var, std, an unweighted average) reads shape[axis]
+    # for its divisor first and raises IndexError; sum (and mean with where) raise
+    # ValueError (jaxdiff seed 16001).
+    (
+        "jnp.mean(np.zeros((2, 2), np.float32), axis=2)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.var(np.zeros((2, 2), np.float32), axis=-3)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.std(np.zeros((2, 2), np.float32), axis=(0, 2))",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.average(np.zeros((0, 0), np.int32), axis=2)",
+        False,
+        {"raises": "IndexError", "msg": "tuple index out of range"},
+    ),
+    (
+        "jnp.mean(np.zeros((2, 2), np.float32), axis=2, where=np.ones((2, 2), bool))",
+        False,
+        {"raises": "ValueError", "msg": "axis 2 is out of bounds for array of dimension 2"},
+    ),
+    (
+        "jnp.sum(np.zeros((2, 2), np.float32), axis=2)",
+        False,
+        {"raises": "ValueError", "msg": "axis 2 is out of bounds for array of dimension 2"},
+    ),
+    # bfloat16 integer_pow is the float32 power rounded once, as XLA:CPU computes it;
+    # float16 rounds each product (jaxdiff seed 16001, through polyval).
+    (
+        "lax.integer_pow(jnp.array([0.828125, 2.1875, -2.234375], jnp.bfloat16), 3)",
+        False,
+        {"dtype": "bfloat16",
+         "shape": [3],
+         "weak": False,
+         "v": ["0.56640625", "10.4375", "-11.125"]},
+    ),
+    (
+        "L.jit(lambda x: lax.integer_pow(x, 3))("
+        "jnp.array([0.828125, 2.1875, -2.234375], jnp.bfloat16))",
+        False,
+        {"dtype": "bfloat16",
+         "shape": [3],
+         "weak": False,
+         "v": ["0.56640625", "10.4375", "-11.125"]},
+    ),
+    (
+        "lax.integer_pow(jnp.array([0.828125, 2.1875, -2.234375], jnp.bfloat16), -3)",
+        False,
+        {"dtype": "bfloat16",
+         "shape": [3],
+         "weak": False,
+         "v": ["1.7578125", "0.095703125", "-0.08984375"]},
+    ),
+    (
+        "lax.integer_pow(jnp.array([0.828125, 2.1875, -2.234375], jnp.float16), 3)",
+        False,
+        {"dtype": "float16",
+         "shape": [3],
+         "weak": False,
+         "v": ["0.56787109375", "10.46875", "-11.15625"]},
+    ),
+    (
+        "jnp.polyval(jnp.array([1.0, -2.0, 0.5]), "
+        "jnp.array([0.828125, 2.1875, -2.234375], jnp.bfloat16) ** 3)",
+        False,
+        {"dtype": "float32",
+         "shape": [3],
+         "weak": False,
+         "v": ["-0.3119964599609375", "88.56640625", "146.515625"]},
+    ),
 ]
 
 
@@ -1610,3 +2041,12 @@ def test_bitcast_refuses_bool_and_complex_between_different_types(src, dst):
         numjax.lax.bitcast_convert_type(np.ones(2, src), dst)
     assert numjax.lax.bitcast_convert_type(np.ones(2, np.complex64), np.complex64).dtype == \
         np.complex64
+
+
+def test_unravel_index_of_unsigned_indices_keeps_their_coordinates():
+    # JAX 0.4.30 returns uint32 [0, 1, 0] and [0, 2, 0] here: it compares the unsigned
+    # remainder with -1 converted to uint32, so every index in range counts as "before the
+    # start" and is zeroed. numjax keeps JAX's dtype and gives the coordinates.
+    rows, cols = jnp.unravel_index(jnp.array([5, 7, 1], jnp.uint32), (2, 3))
+    assert rows.dtype == cols.dtype == np.uint32
+    assert rows.tolist() == [1, 1, 0] and cols.tolist() == [2, 2, 1]

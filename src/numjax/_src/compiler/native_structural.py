@@ -300,6 +300,9 @@ def _dot_elements(em: Emitter, eqn: Any, indent: str, ins: list[list[str]]
     out = []
     for i in range(a.shape[0]):
         for j in range(b.shape[1]):
+            if a.shape[1] == 1:  # one term: the product itself (see _outer_product)
+                out.append(cast(dtype, f"{cast(dtype, a[i, 0])} * {b[0, j]}"))
+                continue
             acc = zero  # summed in order from zero, as the loops do
             for p in range(a.shape[1]):
                 acc = cast(dtype, f"{acc} + " + cast(dtype, f"{cast(dtype, a[i, p])} * {b[p, j]}"))
@@ -323,7 +326,9 @@ def dot_general_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
     a, m, k = _as_matrix(em, lhs, ins[0], lf, list(lc), indent)
     b, _, n = _as_matrix(em, rhs, ins[1], list(rc), rf, indent)
     buf = em.fresh("dot")
-    if dtype.kind == "f" and dtype.itemsize >= 4 and m > 1 and m * k * n >= BLAS_MIN_MACS:
+    if k == 1:
+        _outer_product(em, dtype, a, b, buf, m, n, indent)
+    elif dtype.kind == "f" and dtype.itemsize >= 4 and m > 1 and m * k * n >= BLAS_MIN_MACS:
         # Floating-point products large enough to pay for the call go to BLAS (numba's
         # np.dot: the GEMM of SciPy's BLAS, so within float tolerance of the NumPy tier). A
         # vector times a matrix (m == 1) stays a loop: it streams the matrix once, as BLAS
@@ -334,6 +339,20 @@ def dot_general_rule(em: Emitter, eqn: Any, indent: str, ins: list[str],
         _product_loops(em, dtype, a, b, buf, m, k, n, indent)
     shape = _shape(out)
     em.lines.append(f"{indent}{outs[0]} = {_reshaped_buffer(buf, shape)}")
+
+
+def _outer_product(em: Emitter, dtype: np.dtype, a: str, b: str, buf: str, m: int, n: int,
+                   indent: str) -> None:
+    """`buf = a @ b` for a contraction of length 1: each element is its one product, as XLA's
+    elementwise multiply and the NumPy tier's (lax/dot.py) compute it. A sum from +0.0 (the
+    loops) or BLAS's gemm would turn -1 * 0 into +0.0."""
+    i, j, row, s = em.fresh("i"), em.fresh("j"), em.fresh("o"), em.fresh("s")
+    em.lines += [f"{indent}{buf} = np.empty({m * n}, {dtype_name(dtype)})",
+                 f"{indent}for {i} in range({m}):",
+                 f"{indent}    {row} = {i} * {n}",
+                 f"{indent}    {s} = {cast(dtype, f'{a}[{i}, 0]')}",
+                 f"{indent}    for {j} in range({n}):",
+                 f"{indent}        {buf}[{row} + {j}] = {cast(dtype, f'{s} * {b}[0, {j}]')}"]
 
 
 # Rows of the right operand added per pass over an output row: each output element still sums

@@ -94,6 +94,28 @@ def _compute_dtype(lhs: np.dtype, rhs: np.dtype, preferred: Any) -> tuple[np.dty
     return (out if _precision_rank(out) > _precision_rank(result) else result), out
 
 
+def _complex_nans_checked(out: Any, a: Any, b: Any) -> Any:
+    """`out` (a @ b, complex, from BLAS), or, for a product with a vector result that holds a
+    NaN, the products summed in order as XLA's dot computes those: BLAS's complex dot and
+    gemv combine the parts of an infinite term otherwise, so [inf+2.38j, 1+1j] .
+    [inf+2.38j, 1+1j] came out nan+inf j where each product (inf+inf j) and the sum are
+    JAX's inf+inf j. Matrix products (both free sizes above 1) stay BLAS's: XLA's Eigen gemm
+    makes a row with an infinite term all NaN, as OpenBLAS's does. Only a result with a NaN
+    can differ; checking the result costs a pass over it, not over the operands."""
+    vector_a, vector_b = a.ndim == 1, b.ndim == 1
+    a = a[None, :] if vector_a else a
+    b = b[:, None] if vector_b else b
+    if (a.shape[-2] != 1 and b.shape[-1] != 1) or not np.isnan(out).any():
+        return out
+    shape = (*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), a.shape[-2], b.shape[-1])
+    acc = np.zeros(shape, np.result_type(a, b))
+    with np.errstate(over="ignore", invalid="ignore"):
+        for p in range(a.shape[-1]):
+            acc += a[..., :, p, None] * b[..., None, p, :]
+    acc = acc[..., 0, :] if vector_a else acc
+    return acc[..., 0] if vector_b else acc
+
+
 def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbers,
                         precision: Any, preferred_element_type: Any) -> Any:
     (lc, rc), (lb, rb) = dimension_numbers
@@ -132,6 +154,8 @@ def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbe
     else:
         with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf, as XLA's
             out = np.matmul(a, b)
+        if compute.kind == "c":
+            out = _complex_nans_checked(out, a, b)
     out = out.reshape((*batch_shape, *lf_shape, *rf_shape))
     if out.dtype != out_dtype:
         out = st._convert_kernel(out, new_dtype=out_dtype, weak_type=False)
@@ -260,6 +284,14 @@ dot_general_p.def_param_printer(_dot_general_params)
 _SMALL_PRODUCT = 4096  # result elements up to which ndarray.dot's lower call cost wins
 
 
+def _complex_checked(kernel: Any, transpose_a: bool, transpose_b: bool) -> Any:
+    """`kernel` (a planned BLAS product of complex operands) with `_complex_nans_checked`."""
+    def checked(a: Any, b: Any) -> Any:
+        out = kernel(a, b)
+        return _complex_nans_checked(out, a.T if transpose_a else a, b.T if transpose_b else b)
+    return checked
+
+
 def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
                                 dimension_numbers: DimensionNumbers, precision: Any,
                                 preferred_element_type: Any) -> Any:
@@ -298,6 +330,8 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
             kernel = lambda a, b: dot(a, b.T)
         else:
             kernel = dot
+        if lhs.dtype.kind == "c":
+            kernel = _complex_checked(kernel, transpose_a, transpose_b)
         return blas.for_product(kernel, out_size * lhs.shape[lc[0]])
     return functools.partial(_dot_general_kernel, dimension_numbers=dimension_numbers,
                              precision=precision,

@@ -18,7 +18,7 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import Literal
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
-from numjax._src.lax import rules
+from numjax._src.lax import complex_trig, rules
 from numjax._src.lax.rules import (
     ANY,
     ANY_NOT_COMPLEX,
@@ -145,6 +145,15 @@ def _complex64_div(x: Any, y: Any) -> Any:
         fused.real, fused.imag = re, im
         out[normal] = np.where(np.isfinite(fused), fused, out[normal])
     return out
+
+
+def _complex_as_xla(real_kernel: Any, complex_kernel: Any) -> Callable[[Any], Any]:
+    """`real_kernel` (a ufunc) for real operands, `complex_kernel` (XLA's special values,
+    lax/complex_trig.py) for complex ones."""
+    def kernel(x: Any) -> Any:
+        return complex_kernel(x) if x.dtype.kind == "c" else real_kernel(x)
+    kernel.__name__ = real_kernel.__name__
+    return kernel
 
 
 def _abs_kernel(x: Any) -> Any:
@@ -492,13 +501,16 @@ log1p_p = unary("log1p", np.log1p, FLOAT_OR_COMPLEX,
 expm1_p = unary("expm1", np.expm1, FLOAT_OR_COMPLEX,
                 jvp=lambda t, x: mul(t, add(expm1(x), const_like(x, 1))))
 # d tanh = (1 + ans)(1 - ans): reuses the output, as JAX's rule does.
-tanh_p = unary("tanh", np.tanh, FLOAT_OR_COMPLEX, uses_output=True,
+tanh_p = unary("tanh", _complex_as_xla(np.tanh, complex_trig.tanh), FLOAT_OR_COMPLEX,
+               uses_output=True,
                jvp=lambda t, ans, x: mul(add(t, mul(t, ans)), sub(const_like(x, 1), ans)))
 logistic_p = unary("logistic", _logistic, FLOAT_OR_COMPLEX, uses_output=True,
                    jvp=lambda t, ans, x: mul(t, mul(ans, sub(const_like(x, 1), ans))))
-sin_p = unary("sin", np.sin, FLOAT_OR_COMPLEX, jvp=lambda t, x: mul(t, cos(x)))
-cos_p = unary("cos", np.cos, FLOAT_OR_COMPLEX, jvp=lambda t, x: neg(mul(t, sin(x))))
-tan_p = unary("tan", np.tan, FLOAT_OR_COMPLEX,
+sin_p = unary("sin", _complex_as_xla(np.sin, complex_trig.sin), FLOAT_OR_COMPLEX,
+              jvp=lambda t, x: mul(t, cos(x)))
+cos_p = unary("cos", _complex_as_xla(np.cos, complex_trig.cos), FLOAT_OR_COMPLEX,
+              jvp=lambda t, x: neg(mul(t, sin(x))))
+tan_p = unary("tan", _complex_as_xla(np.tan, complex_trig.tan), FLOAT_OR_COMPLEX,
               jvp=lambda t, x: mul(t, add(const_like(x, 1), square(tan(x)))))
 asin_p = unary("asin", np.arcsin, FLOAT_OR_COMPLEX,
                jvp=lambda t, x: mul(t, rsqrt(sub(const_like(x, 1), square(x)))))
@@ -506,8 +518,10 @@ acos_p = unary("acos", np.arccos, FLOAT_OR_COMPLEX,
                jvp=lambda t, x: neg(mul(t, rsqrt(sub(const_like(x, 1), square(x))))))
 atan_p = unary("atan", np.arctan, FLOAT_OR_COMPLEX,
                jvp=lambda t, x: div(t, add(const_like(x, 1), square(x))))
-sinh_p = unary("sinh", np.sinh, FLOAT_OR_COMPLEX, jvp=lambda t, x: mul(t, cosh(x)))
-cosh_p = unary("cosh", np.cosh, FLOAT_OR_COMPLEX, jvp=lambda t, x: mul(t, sinh(x)))
+sinh_p = unary("sinh", _complex_as_xla(np.sinh, complex_trig.sinh), FLOAT_OR_COMPLEX,
+               jvp=lambda t, x: mul(t, cosh(x)))
+cosh_p = unary("cosh", _complex_as_xla(np.cosh, complex_trig.cosh), FLOAT_OR_COMPLEX,
+               jvp=lambda t, x: mul(t, sinh(x)))
 asinh_p = unary("asinh", np.arcsinh, FLOAT_OR_COMPLEX,
                 jvp=lambda t, x: mul(t, rsqrt(add(square(x), const_like(x, 1)))))
 acosh_p = unary("acosh", _acosh_kernel, FLOAT_OR_COMPLEX,
@@ -529,7 +543,9 @@ square_p = unary("square", np.square, NUMERIC, jvp=lambda t, x: mul(t, mul(const
 for _p, _ufunc, _kinds in [
         (div_p, np.true_divide, "f"), (rem_p, np.fmod, "f"), (max_p, np.maximum, "biuf"),
         (min_p, np.minimum, "biuf"), (atan2_p, np.arctan2, "f"), (acosh_p, np.arccosh, "f"),
-        (abs_p, np.absolute, "iuf"), (exp_p, np.exp, "f"), (exp2_p, np.exp2, "f")]:
+        (abs_p, np.absolute, "iuf"), (exp_p, np.exp, "f"), (exp2_p, np.exp2, "f"),
+        (sin_p, np.sin, "f"), (cos_p, np.cos, "f"), (tan_p, np.tan, "f"),
+        (sinh_p, np.sinh, "f"), (cosh_p, np.cosh, "f"), (tanh_p, np.tanh, "f")]:
     _p.lowering.fusable_as = (_ufunc, _kinds)
 
 # XLA's cost analysis counts these as transcendentals, not flops.
@@ -609,6 +625,11 @@ def _integer_pow_kernel(x: Any, *, y: int) -> Any:
     x = np.asarray(x)
     if y == 0:
         return np.ones_like(x)
+    if x.dtype == dtypes.bfloat16 and y not in (1, -1):
+        # XLA:CPU computes bfloat16 arithmetic in float32 and keeps no rounding in between:
+        # the float32 power, rounded once (integer_pow(bfloat16 0.828125, 3) is 0.56640625;
+        # rounding each product gave 0.5703125). float16 rounds each product, as here.
+        return _integer_pow_kernel(x.astype(np.float32), y=y).astype(x.dtype)
     # (`abs` here is this module's lax.abs: a Python int's magnitude is taken by hand.)
     n, base = -y if y < 0 else y, x
     acc: Any = None
@@ -977,9 +998,12 @@ def _log_rewrite(eqn: Any, producer: passes.Producer) -> Any:
 
 
 # XLA's simplifier also makes a division by a constant a multiplication by its reciprocal
-# (computed in the element type) for float16/32/64: under jit x / 10. is x * 0.1f, so
-# jnp.round(x, 1) of 3.14 is 3.1000001 (eager division gives 3.0999999).
-_RECIPROCAL_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+# (computed in the element type) for float16/32/64 and complex64/128: under jit x / 10. is
+# x * 0.1f, so jnp.round(x, 1) of 3.14 is 3.1000001 (eager division gives 3.0999999), and
+# (inf + inf j) / 2 is (inf + inf j) * (0.5 + 0j) = nan + nan j (eagerly inf + inf j). A
+# complex reciprocal is NumPy's (equal to XLA's folded one on 200 random complex64 values).
+_RECIPROCAL_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64,
+                                                      np.complex64, np.complex128))
 
 
 def _div_rewrite(eqn: Any, producer: passes.Producer) -> Any:

@@ -204,7 +204,10 @@ def _top_k_abstract_eval(x: ShapedArray, *, k: int) -> list[ShapedArray]:
         raise ValueError("k argument to top_k must be no larger than minor dimension; "
                          f"{k} vs {list(x.shape)}")
     shape = (*x.shape[:-1], k)
-    return [ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, np.dtype(np.int32))]
+    # As JAX's rule (the operand's aval with a new shape and dtype), the indices of a weakly
+    # typed operand are weakly typed too.
+    return [ShapedArray(shape, x.dtype, x.weak_type),
+            ShapedArray(shape, np.dtype(np.int32), x.weak_type)]
 
 
 def _top_k_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, k: int

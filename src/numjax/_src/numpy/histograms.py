@@ -98,17 +98,28 @@ def histogram(a: Array, bins: Any = 10, range: Any = None, weights: Array | None
     from numjax._src.numpy.sorting import searchsorted
     check_arraylike("histogram", a)
     dtypes.dtype(a)  # JAX reads it first: "Cannot determine dtype of abc"
+    a = ensure_array(a, "histogram")
+    if weights is None:
+        (a,) = promote_dtypes_inexact(a)
+        w = lax.full_like(ravel(a), 1)
+    else:
+        # Promoted together with the data, as JAX's: int32 weights of float32 data count in
+        # float32, float32 weights make float16 data's edges float32.
+        weights = ensure_array(weights, "histogram")
+        if get_aval(weights).shape != get_aval(a).shape:
+            raise ValueError("weights should have the same shape as a.")
+        a, weights = promote_dtypes_inexact(a, weights)
+        w = ravel(weights)
     edges = histogram_bin_edges(a, bins, range, weights)
-    a = ravel(ensure_array(a, "histogram"))
-    (a,) = promote_dtypes_inexact(a)
+    a = ravel(a)
     nb = get_aval(edges).shape[0] - 1
     idx = searchsorted(edges, a, side="right")
     # The last bin is closed: values equal to the last edge belong to it.
     idx = _where(lax.eq(a, edges[-1]), nb, idx)
-    inside = lax.ge(a, edges[0]) & lax.le(a, edges[-1])
-    idx = _where(inside, lax.sub(idx, lax.full_like(idx, 1)), nb)
-    w = lax.full_like(a, 1) if weights is None else ravel(ensure_array(weights))
-    counts = lax.full((nb,), 0, get_aval(w).dtype).at[idx].add(w, mode="drop")
+    # As JAX: slot 0 collects what lies below the first edge and is cut off, slot nb + 1
+    # (past the end) what lies above the last one or is NaN. So complex data is binned by
+    # searchsorted's lexicographic order, its counts complex, as in JAX.
+    counts = lax.full((nb + 1,), 0, get_aval(w).dtype).at[idx].add(w, mode="drop")[1:]
     if density:
         widths = diff(edges)
         counts = lax.div(lax.div(counts, reductions.sum(counts)),

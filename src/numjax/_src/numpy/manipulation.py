@@ -679,20 +679,25 @@ def unravel_index(indices: Array, shape: Sequence[int]) -> tuple[Array, ...]:
     """
     check_arraylike("unravel_index", indices)
     indices = ensure_array(indices, "unravel_index")
-    dt = get_aval(indices).dtype
-    if dt.kind not in "iu":
-        raise TypeError("Only int indices permitted")
-    shape = tuple(operator.index(d) for d in shape)
-    total = int(np.prod(shape, dtype=np.int64))
-    from numjax._src.numpy.ufuncs import floor_divide, remainder
-    dt = dtypes.result_type(dt, dtypes.default_int_dtype()) if dt.kind == "u" else dt
-    flat = lax.convert_element_type(indices, dt)
-    flat = lax.select(lax.lt(flat, lax._convert_element_type(0, dt)),
-                      lax.add(flat, lax._convert_element_type(total, dt)), flat)
-    flat = lax.clamp(lax._convert_element_type(0, dt), flat,
-                     lax._convert_element_type(max(total - 1, 0), dt))
-    out = []
-    for d in reversed(shape):
-        out.append(remainder(flat, lax._convert_element_type(d, dt)))
-        flat = floor_divide(flat, lax._convert_element_type(d, dt))
-    return tuple(reversed(out))
+    # A single int is a one-dimensional shape, as in JAX.
+    dims = tuple(operator.index(d) for d in (shape if np.iterable(shape) else [shape]))
+    from numjax._src.numpy.ufuncs import floor_divide, greater, less, remainder
+    # JAX's algorithm: floor division and remainder by each dimension from the last, then
+    # clipping by what is left over (> 0: past the end; < -1: before a wrapped-around start).
+    # The dimensions enter as Python ints, so the coordinates keep the indices' dtype and
+    # weak type (a Python int gives weak int32 coordinates). Unsigned indices are never
+    # negative: JAX 0.4.30 compares them with -1 converted to the unsigned type, which zeroes
+    # every coordinate in range (docs/differences.md).
+    out: list[Array] = [None] * len(dims)  # type: ignore[list-item]
+    rest = indices
+    for i in reversed(range(len(dims))):
+        rest, out[i] = floor_divide(rest, dims[i]), remainder(rest, dims[i])
+    past_end = greater(rest, 0)
+    unsigned = get_aval(rest).dtype.kind == "u"
+    before_start = None if unsigned else less(rest, -1)
+    result = []
+    for d, coord in zip(dims, out, strict=True):
+        if before_start is not None:
+            coord = lax.select(before_start, lax.full_like(coord, 0), coord)
+        result.append(lax.select(past_end, lax.full_like(coord, d - 1), coord))
+    return tuple(result)

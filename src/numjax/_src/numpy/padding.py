@@ -28,11 +28,11 @@ def _pairs(name: str, value: Any, ndim: int, integral: bool = True) -> list[tupl
     arr = np.asarray(value.to_concrete_value() if isinstance(value, Tracer) else value)
     if integral and arr.size and arr.dtype.kind not in "iu":
         raise TypeError(f"`{name}` must be of integral type.")
-    try:
-        full = np.broadcast_to(arr, (ndim, 2))
-    except ValueError:
-        raise ValueError(f"jnp.pad: {name} with shape={arr.shape} cannot be broadcast to "
-                         f"(ndim, 2) for an array of ndim={ndim}") from None
+    # JAX's accepted layouts only (NumPy would also broadcast (ndim, 1) or (1, 1)).
+    if arr.shape not in ((ndim, 2), (1, 2), (2,), (1,), ()):
+        raise ValueError(f"jnp.pad: {name} with nd={ndim} has unsupported shape {arr.shape}. "
+                         f"Valid shapes are ({ndim}, 2), (1, 2), (2,), (1,), or ().")
+    full = np.broadcast_to(arr, (ndim, 2))
     if integral:
         out = [(operator.index(a), operator.index(b)) for a, b in full.tolist()]
         if any(a < 0 or b < 0 for a, b in out):
@@ -65,6 +65,8 @@ def pad(array: Array, pad_width: Any, mode: str | Callable[..., Any] = "constant
     unexpected = set(kwargs) - allowed.get(mode, set())
     if unexpected:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unexpected}")
+    if ndim == 0:
+        return array  # as JAX: nothing to pad, and the value keeps its weak type
     if mode == "constant":
         if "constant_values" not in kwargs:
             # JAX passes the default 0 on to a compiled function: placed on the device.

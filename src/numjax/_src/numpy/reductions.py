@@ -204,6 +204,16 @@ def any(a: Array, axis: Any = None, out: None = None, keepdims: bool = False, *,
     return _reduce("any", a, axis, None, out, keepdims, None, where, False)
 
 
+def _read_divisor_dims(shape: tuple[int, ...], axis: Any) -> None:
+    """JAX's mean (so var, std and an unweighted average) reads its divisor's dimensions,
+    `shape[axis]`, before the sum checks the axes: an axis out of range raises Python's
+    IndexError ("tuple index out of range") there, where sum raises a ValueError."""
+    if axis is not None:
+        for ax in (axis if isinstance(axis, tuple | list) else (axis,)):
+            if isinstance(ax, int | np.integer):  # a traced axis gets _axes's error
+                shape[ax]
+
+
 def _axes_size(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
     return int(np.prod([shape[i] for i in axes], dtype=np.int64))
 
@@ -221,12 +231,14 @@ def mean(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
         raise NotImplementedError("The 'out' argument to jnp.mean is not supported.")
     a = ensure_array(a, "mean")
     aval = get_aval(a)
-    axes = _axes(axis, aval.ndim)
     if dtype is None:
         result_dtype = dtypes.to_inexact_dtype(aval.dtype)
     else:
         dtypes.check_user_dtype_supported(dtype, "mean")
         result_dtype = dtypes.canonicalize_dtype(dtype)
+    if where is None:
+        _read_divisor_dims(aval.shape, axis)
+    axes = _axes(axis, aval.ndim)
     computation_dtype = upcast_half(result_dtype)
     if where is None:
         normalizer: Any = _axes_size(aval.shape, axes)
@@ -286,8 +298,10 @@ def var(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: i
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.var is not supported.")
     aval = get_aval(a)
-    axes = _axes(axis, aval.ndim)
     computation_dtype, result_dtype = _var_promote_types(aval.dtype, dtype)
+    if where is None:
+        _read_divisor_dims(aval.shape, axis)  # in JAX's mean, called first
+    axes = _axes(axis, aval.ndim)
     a = lax._convert_element_type(a, computation_dtype)
     centered = lax.sub(a, mean(a, axes, dtype=computation_dtype, keepdims=True, where=where))
     if computation_dtype.kind == "c":
