@@ -366,6 +366,48 @@ def test_dunder_jax_array_operands() -> None:
     np.testing.assert_array_equal(numjax.jit(jnp.matmul)(node, node), np.full((3, 3), 3.0))
 
 
+class _ValueOnly:
+    """An array-like object with nothing but `__jax_array__` (no dtype or shape), as
+    flax.nnx's Variable."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __jax_array__(self) -> Any:
+        return self.value
+
+
+# JAX 0.4.30's values: its jnp functions read such an object as its array at their (jitted)
+# entry, while jax.dtypes.result_type refuses it.
+VALUE_ONLY_CASES: list[tuple[str, Callable[[], Any], Any, str]] = [
+    ("matmul operator", lambda: jnp.ones((2, 3)) @ _ValueOnly(jnp.ones((3, 2))),
+     [[3.0, 3.0], [3.0, 3.0]], "float32"),
+    ("jnp.dot", lambda: jnp.dot(jnp.ones(3), _ValueOnly(jnp.ones((3, 2)))), [3.0, 3.0],
+     "float32"),
+    ("subtract", lambda: jnp.ones(2) - _ValueOnly(jnp.ones(2)), [0.0, 0.0], "float32"),
+    ("scalar times", lambda: jnp.float32(2) * _ValueOnly(jnp.ones(2)), [2.0, 2.0], "float32"),
+    ("add a weak int", lambda: jnp.add(_ValueOnly(jnp.arange(2)), 1), [1, 2], "int32"),
+    ("exp", lambda: jnp.exp(_ValueOnly(jnp.zeros(2))), [1.0, 1.0], "float32"),
+    ("square", lambda: jnp.square(_ValueOnly(jnp.arange(3))), [0, 1, 4], "int32"),
+    ("where", lambda: jnp.where(True, _ValueOnly(jnp.ones(2)), 0.0), [1.0, 1.0], "float32"),
+]
+
+
+@pytest.mark.parametrize("program,expected,dtype", [c[1:] for c in VALUE_ONLY_CASES],
+                         ids=[c[0] for c in VALUE_ONLY_CASES])
+def test_jnp_reads_an_object_with_only_dunder_jax_array(program: Callable[[], Any],
+                                                       expected: Any, dtype: str) -> None:
+    out = program()
+    assert type(out) is type(jnp.zeros(1)) and out.dtype == np.dtype(dtype)
+    assert not out.weak_type
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_result_type_refuses_an_object_with_only_dunder_jax_array() -> None:
+    with pytest.raises(TypeError, match="Cannot determine dtype of <"):
+        numjax.dtypes.result_type(_ValueOnly(jnp.ones(2)))
+
+
 # ---- argument checks of the transformations -------------------------------------------------
 
 _AXES_LEAVES = "must be an int, None, or (nested) container with those types as leaves, but got "

@@ -277,6 +277,27 @@ def test_while_loop_in_the_forward_pass_of_reverse_mode():
     assert float(jax.linearize(loop, 2.0)[1](1.0)) == 2.0
 
 
+@pytest.mark.parametrize("wrap", [lambda f: f, jax.jit], ids=["eager", "jit"])
+def test_linearize_of_a_while_loop_with_a_debug_print(wrap, capsys):
+    # JAX 0.4.30: the loop's primal outputs are computed (and its prints printed) by
+    # linearize itself; calling the linear function runs the whole loop again, prints too.
+    def body(c):
+        i, x = c
+        jax.debug.print("step {}", i)
+        return i + 1, x * 2.0 + 1.0
+
+    run = wrap(lambda x: lax.while_loop(lambda c: c[0] < 3, body, (0, x)))
+    (i, y), f_jvp = jax.linearize(run, jnp.array([1.0, 2.0]))
+    assert type(i) is type(y) is type(jnp.zeros(1))
+    assert (int(i), i.dtype, i.weak_type) == (3, jnp.int32, True)
+    np.testing.assert_array_equal(y, [15.0, 23.0])
+    assert capsys.readouterr().out == "step 0\nstep 1\nstep 2\n"
+    ti, ty = f_jvp(jnp.ones(2))
+    assert ti.dtype == jax.dtypes.float0
+    np.testing.assert_array_equal(ty, [8.0, 8.0])
+    assert capsys.readouterr().out == "step 0\nstep 1\nstep 2\n"
+
+
 @pytest.mark.parametrize("lower,upper,init,expected,dtype", [
     # JAX 0.4.30 under x64: a Python-int bound takes the traced int32 bound's type
     (0, "n", 0, 10, "int32"),

@@ -274,6 +274,28 @@ def test_trace_to_jaxpr_nounits() -> None:
             np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+def test_find_top_trace_without_tracers_is_the_dynamic_trace() -> None:
+    # JAX 0.4.30: with no tracers given, the innermost jit/make_jaxpr trace, or eager
+    # evaluation's; grad's and linearize's partial evaluation never is (flax.nnx compares
+    # `find_top_trace(()).main` to tell whether a module is mutated under a transformation).
+    outside = core.find_top_trace(()).main
+    seen = []
+
+    def record(x):  # type: ignore[no-untyped-def]
+        main = core.find_top_trace(()).main
+        seen.append((main is outside, repr(core.thread_local_state.trace_state.trace_stack
+                                           .dynamic)))
+        return x
+
+    numjax.grad(record)(1.0)
+    numjax.vjp(record, 1.0)
+    numjax.linearize(record, 1.0)
+    numjax.jit(record)(1.0)
+    numjax.jit(numjax.grad(record))(1.0)
+    assert seen == [(True, "MainTrace(0,EvalTrace)")] * 3 + [
+        (False, "MainTrace(1,DynamicJaxprTrace)")] * 2
+
+
 def test_trace_stack_view() -> None:
     seen = []
 
@@ -728,3 +750,18 @@ def test_equation_name_stack_is_the_named_scopes() -> None:
     assert [str(e.source_info.name_stack) for e in eqns] == ["outer/inner", "outer"]
     eqns = numjax.make_jaxpr(jnp.cos)(1.0).jaxpr.eqns
     assert [str(e.source_info.name_stack) for e in eqns] == [""]
+
+
+def test_pxla_thread_resources_reads_the_mesh_context() -> None:
+    # JAX 0.4.30: an empty mesh (devices of shape ()) outside `with mesh:`, the mesh inside;
+    # flax tells from `devices.shape != ()` whether a mesh is set.
+    from numjax.sharding import Mesh
+
+    env = pxla.thread_resources.env
+    assert (env.physical_mesh.devices.shape, env.physical_mesh.empty, env.loops) == (
+        (), True, ())
+    mesh = Mesh(np.array(numjax.devices()[:1]), ("x",))
+    with mesh:
+        env = pxla.thread_resources.env
+        assert env.physical_mesh is mesh and dict(env.shape) == {"x": 1}
+    assert pxla.thread_resources.env.physical_mesh.empty

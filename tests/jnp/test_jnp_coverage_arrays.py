@@ -359,6 +359,33 @@ def test_save_load_round_trip() -> None:
     check(np.load(buf)["a"], x, F32)
 
 
+# What JAX 0.4.30's jnp.load gives for np.save'd arrays: bfloat16 (saved by NumPy as raw `V2`
+# bytes) comes back as bfloat16, other raw bytes and strings stay NumPy arrays, the rest
+# becomes Arrays of the canonical dtype.
+LOAD_CASES: list[tuple[str, Any, str, str]] = [
+    ("bfloat16", np.array([1.5, 2.0], dtype=jnp.bfloat16), "ArrayImpl", "bfloat16"),
+    ("bfloat16_0d", np.array(3, dtype=jnp.bfloat16), "ArrayImpl", "bfloat16"),
+    ("raw_V2", np.array([16320, 16384], dtype=np.uint16).view("V2"), "ArrayImpl", "bfloat16"),
+    ("raw_V4", np.array([1, 2], dtype=np.uint32).view("V4"), "ndarray", "|V4"),
+    ("strings", np.array(["ab", "c"]), "ndarray", "<U2"),
+    ("int64", np.array([1, 2], dtype=np.int64), "ArrayImpl", "int32"),
+]
+
+
+@pytest.mark.parametrize("saved,kind,dtype", [c[1:] for c in LOAD_CASES],
+                         ids=[c[0] for c in LOAD_CASES])
+def test_load_reads_back_what_numpy_saved(saved: np.ndarray, kind: str, dtype: str) -> None:
+    buf = io.BytesIO()
+    np.save(buf, saved)
+    buf.seek(0)
+    out = jnp.load(buf)
+    assert (type(out).__name__, str(out.dtype)) == (kind, dtype)
+    if dtype == "bfloat16":  # the same bits
+        np.testing.assert_array_equal(np.asarray(out).view(np.uint16), saved.view(np.uint16))
+    else:
+        np.testing.assert_array_equal(np.asarray(out), saved)
+
+
 def test_fromiter_and_fromfile_are_not_implemented() -> None:
     # As in JAX: they read a non-pure source, which jit would not replay.
     with pytest.raises(NotImplementedError, match="fromiter"):

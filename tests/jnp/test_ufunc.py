@@ -323,3 +323,42 @@ def test_other_errors() -> None:
 def test_docstring_examples() -> None:
     result = doctest.testmod(ufunc_module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ---- typed key arrays as operands of jnp's binary functions --------------------------------
+
+_K0, _K1 = numjax.random.key(0), numjax.random.key(1)
+
+# JAX 0.4.30's results: keys compare as keys (isclose/allclose as equality); arithmetic and a
+# key beside a number raise its TypeError.
+KEY_CASES: list[tuple[str, Callable[[], Any], Any]] = [
+    ("equal", lambda: jnp.equal(_K0, _K0), True),
+    ("not_equal", lambda: jnp.not_equal(_K0, _K1), True),
+    ("isclose", lambda: jnp.isclose(_K0, _K1), False),
+    ("allclose", lambda: jnp.allclose(_K0, _K1), False),
+    ("allclose_same", lambda: jnp.allclose(_K0, _K0), True),
+    ("equal_batched", lambda: jnp.equal(numjax.random.split(_K0), _K0), [False, False]),
+    ("jit_not_equal", lambda: numjax.jit(jnp.not_equal)(_K0, _K1), True),
+    ("vmap_equal", lambda: numjax.vmap(jnp.equal)(numjax.random.split(_K0),
+                                                  numjax.random.split(_K0)), [True, True]),
+]
+
+
+@pytest.mark.parametrize("program,expected", [c[1:] for c in KEY_CASES],
+                         ids=[c[0] for c in KEY_CASES])
+def test_key_arrays_compare_in_jnp(program: Callable[[], Any], expected: Any) -> None:
+    out = program()
+    assert out.dtype == np.dtype(bool) and not out.weak_type
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("program,message", [
+    (lambda: jnp.add(_K0, _K1), "add does not accept dtype key<fry> at position 0. Accepted "
+     "dtypes at position 0 are subtypes of integer, complexfloating, floating."),
+    (lambda: jnp.equal(_K0, 1), "equal does not accept dtypes key<fry>, int32."),
+    (lambda: jnp.less(2.0, _K0), "less does not accept dtypes float32, key<fry>."),
+], ids=["add", "equal_int", "less_float"])
+def test_key_array_operand_errors(program: Callable[[], Any], message: str) -> None:
+    with pytest.raises(TypeError) as info:
+        program()
+    assert str(info.value) == message

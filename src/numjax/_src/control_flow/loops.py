@@ -224,17 +224,22 @@ def _while_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any
             break
         carry_u = new
     staged = StagingTrace.process_primitive(trace, while_p, values, params)
-    pred_unknown = partial_eval.partial_eval_jaxpr(cond, [*cconst_u, *carry_u]).out_unknowns[0]
-    if all(carry_u) or pred_unknown or body.effects or cond.effects:
+    cond_split = partial_eval.partial_eval_jaxpr(cond, [*cconst_u, *carry_u])
+    if all(carry_u) or cond_split.out_unknowns[0]:
         return staged  # type: ignore[no-any-return]
+    # The known loop runs the known equations only, effects included (a debug print of a
+    # primal value prints now, as in JAX; one reading an unknown value is staged with the
+    # whole loop). The residuals the split returns are not needed: the staged loop
+    # recomputes everything.
     known = [not u for u in carry_u]
+    body_split = partial_eval.partial_eval_jaxpr(body, [*bconst_u, *carry_u],
+                                                 instantiate=carry_u)
     cconsts, bconsts, init = values[:nc], values[nc:nc + nb], values[nc + nb:]
     kc = [x for x, u in zip(cconsts, cconst_u, strict=True) if not u]
     kb = [x for x, u in zip(bconsts, bconst_u, strict=True) if not u]
     ki = [x for x, k in zip(init, known, strict=True) if k]
-    # The known parts read no unknown value; zeros stand in for those (dead code, removed).
-    known_cond = _restricted(cond, [*cconst_u, *carry_u], [True])
-    known_body = _restricted(body, [*bconst_u, *carry_u], known)
+    known_cond = _without_residuals(cond_split.known, 1)
+    known_body = _without_residuals(body_split.known, sum(known))
     with set_current_trace(trace.parent):
         known_outs = iter(while_p.bind(*kc, *kb, *ki, cond_jaxpr=known_cond,
                                        body_jaxpr=known_body, cond_nconsts=len(kc),
@@ -242,20 +247,13 @@ def _while_partial_eval(trace: Any, values: Sequence[Any], params: dict[str, Any
     return [next(known_outs) if k else s for s, k in zip(staged, known, strict=True)]
 
 
-def _restricted(closed: ClosedJaxpr, unknown_in: Sequence[bool], keep_out: Sequence[bool]
-                ) -> ClosedJaxpr:
-    """`closed` on its known inputs only, giving the outputs flagged in `keep_out`."""
-    avals = closed.in_avals
-
-    def fun(*known: Any) -> list[Any]:
-        it = iter(known)
-        args = [lax.full(a.shape, 0, a.dtype) if u else next(it)
-                for a, u in zip(avals, unknown_in, strict=True)]
-        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-        return [o for o, k in zip(outs, keep_out, strict=True) if k]
+def _without_residuals(known: ClosedJaxpr, n_out: int) -> ClosedJaxpr:
+    """The known part of a split jaxpr giving its first `n_out` outputs only."""
+    def fun(*args: Any) -> list[Any]:
+        return eval_jaxpr(known.jaxpr, known.consts, *args)[:n_out]
 
     from numjax._src.interpreters.staging import trace_to_jaxpr
-    return trace_to_jaxpr(fun, [a for a, u in zip(avals, unknown_in, strict=True) if not u])
+    return trace_to_jaxpr(fun, known.in_avals)
 
 
 def _while_transpose(*args: Any, **params: Any) -> list[Any]:

@@ -325,6 +325,10 @@ class Trace:
     __slots__ = ("parent", "is_live", "debug_info", "__weakref__")
     # True for traces that record a program (jit, make_jaxpr) rather than run one op by op.
     stages = False
+    # True for JAX's "dynamic" traces (jit, make_jaxpr): values made from constants under them
+    # become their tracers. Partial evaluation (linearize, grad) records a program but
+    # computes known values now, as JAX's JaxprTrace, which is never the dynamic trace.
+    stages_constants = False
 
     def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
         self.parent = parent
@@ -460,9 +464,10 @@ def running_eagerly() -> bool:
 def find_top_trace(xs: Iterable[Any]) -> Trace:
     """The trace a primitive applied to `xs` would run on (JAX's `core.find_top_trace`): the
     deepest trace among the tracers in `xs`, unless the innermost trace recording a program
-    (jit, make_jaxpr) is deeper; with neither, eager evaluation's trace."""
+    (jit, make_jaxpr; not grad's partial evaluation) is deeper; with neither, eager
+    evaluation's trace."""
     dynamic: Trace = _trace_state.trace
-    while dynamic.parent is not None and not dynamic.stages:
+    while dynamic.parent is not None and not dynamic.stages_constants:
         dynamic = dynamic.parent
     top, top_level = dynamic, dynamic.level
     for x in xs:
@@ -483,7 +488,8 @@ class MainTraceView:
         self.trace_type = type(trace)
 
     def __repr__(self) -> str:
-        return f"MainTrace({self.level},{self.trace_type.__name__})"
+        name = getattr(self.trace_type, "display_name", None) or self.trace_type.__name__
+        return f"MainTrace({self.level},{name})"
 
 
 class TraceStackView:

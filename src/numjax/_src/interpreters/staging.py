@@ -227,9 +227,7 @@ class StagingTrace(Trace):
                  "_scalar_consts")
     stages = True
     display_name = "DynamicJaxprTrace"
-    # Whether values made from constants under this trace become its tracers (JAX's dynamic
-    # trace); partial evaluation computes known values now instead.
-    stages_constants = True
+    stages_constants = True  # partial evaluation's subclass computes known values instead
 
     def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
         super().__init__(parent, debug_info)

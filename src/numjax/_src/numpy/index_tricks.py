@@ -137,10 +137,22 @@ def savez(file: Any, *args: Any, **kwds: Any) -> None:
 
 
 def load(*args: Any, **kwargs: Any) -> Any:
-    """np.load, with arrays turned into numjax Arrays."""
+    """np.load, with arrays turned into numjax Arrays; an array of a type numjax does not
+    hold (strings) stays a NumPy array, as in JAX.
+
+    NumPy does not know bfloat16 and writes it as two raw bytes (`V2`): those are read back
+    as bfloat16, as JAX reads them.
+    """
     from numjax._src.numpy.creation import asarray
     out = np.load(*args, **kwargs)
-    return asarray(out) if isinstance(out, np.ndarray) and out.dtype != object else out
+    if not isinstance(out, np.ndarray):
+        return out
+    if out.dtype == np.dtype("V2"):
+        out = out.view(dtypes.bfloat16)
+    try:
+        return asarray(out)
+    except TypeError:
+        return out
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:

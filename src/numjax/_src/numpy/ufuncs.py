@@ -8,6 +8,7 @@ NumPy's and no promotion is needed (the eager-op budget).
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +24,7 @@ from numjax._src.lax import lax
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,
+    is_key_array,
     lax_const,
     promote_args,
     promote_args_inexact,
@@ -33,6 +35,18 @@ from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.typing import Array
 
 _BOOL = np.dtype(bool)
+
+
+# The jnp binary functions whose rules for typed key arrays the key array type carries, as its
+# Python operators.
+_KEY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "equal": operator.eq, "not_equal": operator.ne, "add": operator.add,
+    "subtract": operator.sub, "multiply": operator.mul, "true_divide": operator.truediv,
+    "floor_divide": operator.floordiv, "remainder": operator.mod,
+    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
+    "less": operator.lt, "less_equal": operator.le, "greater": operator.gt,
+    "greater_equal": operator.ge,
+}
 
 
 def _binary(name: str, op: Callable[[Array, Array], Array],
@@ -67,6 +81,14 @@ def _binary(name: str, op: Callable[[Array, Array], Array],
                 scalar = _weak_scalar(x1, x2._buf.dtype, fast_kinds)
                 if scalar is not None:
                     return fast_op(scalar, x2)
+        key_op = _KEY_OPERATORS.get(name)
+        if key_op is not None and is_key_array(x1):
+            # A typed key array's own operators are JAX's rules for keys (equality compares
+            # the keys, arithmetic raises JAX's TypeError).
+            return key_op(x1, x2)
+        if key_op is not None and is_key_array(x2):
+            raise TypeError(f"{name} does not accept dtypes "
+                            f"{dtypes.dtype(x1, canonicalize=True)}, {x2.dtype}.")
         x1, x2 = promote(name, x1, x2)
         return op(x1, x2)
 

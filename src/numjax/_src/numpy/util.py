@@ -171,6 +171,19 @@ def _is_arraylike(x: Any) -> bool:
             or np.isscalar(x) or isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType))
 
 
+def is_key_array(x: Any) -> bool:
+    """Whether `x` is an array of typed PRNG keys (an extended dtype)."""
+    return isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)
+
+
+def _as_arrays(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`args` with each object defining `__jax_array__` replaced by its array, as JAX's jitted
+    jnp functions read such an argument at their entry."""
+    if not any(hasattr(type(x), "__jax_array__") for x in args):
+        return args
+    return tuple(x.__jax_array__() if hasattr(type(x), "__jax_array__") else x for x in args)
+
+
 def _entry_dtypes(args: Sequence[Any]) -> Sequence[Any]:
     """`args` with each NumPy array or scalar replaced by its canonical dtype.
 
@@ -196,6 +209,7 @@ def promote_dtypes(*args: Array, jitted: bool = True) -> list[Array]:
 
     `jitted=False` for a function JAX runs op by op: its NumPy operands are promoted with
     their own dtypes (so a float64 one is refused by strict promotion even with x64 off)."""
+    args = _as_arrays(args)
     if len(args) < 2:
         return [lax._convert_element_type(x, None, dtypes.is_weakly_typed(x)) for x in args]
     entry = _entry_dtypes(args) if jitted else args
@@ -205,12 +219,14 @@ def promote_dtypes(*args: Array, jitted: bool = True) -> list[Array]:
 
 def promote_dtypes_inexact(*args: Array) -> list[Array]:
     """Promote to a common dtype, then to the nearest floating/complex type."""
+    args = _as_arrays(args)
     dtype, weak = dtypes.result_type(*_entry_dtypes(args), return_weak_type_flag=True)
     dtype = dtypes.to_inexact_dtype(dtype)
     return [lax._convert_element_type(x, dtype, weak) for x in args]
 
 
 def promote_dtypes_numeric(*args: Array) -> list[Array]:
+    args = _as_arrays(args)
     dtype, weak = dtypes.result_type(*_entry_dtypes(args), return_weak_type_flag=True)
     dtype = dtypes.to_numeric_dtype(dtype)
     return [lax._convert_element_type(x, dtype, weak) for x in args]
