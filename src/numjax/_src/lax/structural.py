@@ -32,10 +32,33 @@ Shape = tuple[int, ...]
 
 
 def _shape_tuple(name: str, shape: Any) -> Shape:
+    """`shape` as a tuple of ints, or JAX's error: its shape canonicalization's, or for
+    broadcast_in_dim its own check naming the entries' types. A `shape` that is not iterable
+    fails on the iteration, as in JAX."""
     try:
         return tuple(operator_index(d) for d in shape)
     except TypeError:
-        raise TypeError(f"{name}: shapes must be sequences of integers, got {shape!r}") from None
+        pass
+    if name == "broadcast_in_dim":
+        raise TypeError("broadcast_in_dim shape must have every element be an integer type, "
+                        f"got {tuple(map(type, shape))}.")
+    raise invalid_shape_error(shape)
+
+
+def invalid_shape_error(shape: Any, context: str = "") -> TypeError:
+    """JAX's error for a shape that is not a sequence of concrete integers (`context` names
+    the argument): for a traced entry, with the advice to make it static and where the traced
+    value came from."""
+    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+    if context:
+        msg += f" {context}."
+    traced = [d for d in shape if isinstance(d, Tracer) and d.to_concrete_value() is None
+              ] if isinstance(shape, list | tuple) else []
+    if traced:
+        msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
+                "subfunctions.")
+        msg += "".join(d._origin_msg() for d in traced)
+    return TypeError(msg)
 
 
 def operator_index(d: Any) -> int:
@@ -250,10 +273,14 @@ def _broadcast_in_dim_abstract_eval(x: ShapedArray, *, shape: Shape,
         raise TypeError(
             "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; "
             f"got broadcast_dimensions {broadcast_dimensions} for operand ndim {x.ndim}.")
+    if len(shape) < x.ndim:
+        raise TypeError(
+            "broadcast_in_dim target broadcast shape must have equal or higher rank to the "
+            f"operand shape; got operand ndim {x.ndim} and target broadcast ndim {len(shape)}.")
     if any(d < 0 or d >= len(shape) for d in broadcast_dimensions):
         raise TypeError(
-            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions; "
-            f"got broadcast_dimensions {broadcast_dimensions} for shape {shape}.")
+            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
+            f"{broadcast_dimensions} for operand ndim {x.ndim} and shape {shape}.")
     for src, dst in enumerate(broadcast_dimensions):
         if x.shape[src] not in (1, shape[dst]):
             raise TypeError(
@@ -445,6 +472,8 @@ def _reshape_kernel(x: Any, *, new_sizes: Shape, dimensions: Shape | None) -> An
 @reshape_p.def_abstract_eval
 def _reshape_abstract_eval(x: ShapedArray, *, new_sizes: Shape,
                            dimensions: Shape | None) -> ShapedArray:
+    if any(d < 0 for d in new_sizes):
+        raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise TypeError(
             "reshape total size must be unchanged, got new_sizes "
