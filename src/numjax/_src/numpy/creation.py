@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import types
 import warnings
 from typing import Any
 
@@ -214,12 +215,14 @@ def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Array:
     >>> zeros((2,))
     Array([0., 0.], dtype=float32)
     """
+    _check_shape_argument("zeros", shape, dtype)
     dtype = _dtype(dtype, "zeros") or dtypes.default_float_dtype()  # checked first, as in JAX
     return lax.full(_shape(shape), 0, dtype, sharding=_sharding(device))
 
 
 @transfer_guard.places_constants
 def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Array:
+    _check_shape_argument("ones", shape, dtype)
     shape = _shape(shape)  # checked before the dtype, as in JAX (zeros checks the dtype first)
     return lax.full(shape, 1, _dtype(dtype, "ones") or dtypes.default_float_dtype(),
                     sharding=_sharding(device))
@@ -227,7 +230,19 @@ def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Array:
 
 @transfer_guard.places_constants
 def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Array:
+    _check_shape_argument("empty", shape, dtype)
     return zeros(shape, dtype, device=device)
+
+
+def _check_shape_argument(name: str, shape: Any, dtype: Any) -> None:
+    """JAX's errors for a generator shape and for `zeros(2, 3)` (the 3 taken as the dtype)."""
+    if isinstance(shape, types.GeneratorType):
+        raise TypeError("expected sequence object with len >= 0 or a single integer")
+    if isinstance(dtype, int) and isinstance(shape, int):
+        raise TypeError(f"Cannot interpret '{dtype}' as a data type.\n\nDid you accidentally "
+                        f"write `jax.numpy.{name}({shape}, {dtype})` when you meant "
+                        f"`jax.numpy.{name}(({shape}, {dtype}))`, i.e. with a single tuple "
+                        "argument for the shape?")
 
 
 @transfer_guard.places_constants

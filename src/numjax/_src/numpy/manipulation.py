@@ -138,11 +138,12 @@ def rot90(m: Array, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
            [1, 3]], dtype=int32)
     """
     m = ensure_array(m, "rot90")
-    if np.ndim(axes) != 1 or len(axes) != 2:
-        raise ValueError("len(axes) must be 2.")
     n = get_aval(m).ndim
     if n < 2:
-        raise ValueError("Axes must be different")
+        raise ValueError("rot90 requires its first argument to have ndim at least two, but got "
+                         f"first argument of shape {get_aval(m).shape}, which has ndim {n}")
+    if np.ndim(axes) != 1 or len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
     ax1, ax2 = canonicalize_axis(axes[0], n), canonicalize_axis(axes[1], n)
     if ax1 == ax2:
         raise ValueError("Axes must be different")

@@ -193,7 +193,10 @@ def broadcast_to(array: Array, shape: Any) -> Array:
     array = ensure_array(array, "broadcast_to")
     shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(shape)
     old = get_aval(array).shape
-    if len(shape) < len(old) or any(o not in (1, n) for o, n in zip(
+    if len(shape) < len(old):
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={old} "
+                         f"shape={shape}")
+    if any(o not in (1, n) for o, n in zip(
             old, shape[len(shape) - len(old):], strict=True)):
         raise ValueError(f"Incompatible shapes for broadcasting: {old} and requested shape "
                          f"{shape}")
