@@ -374,8 +374,10 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     dtype = _dtype(dtype, "linspace")
     check_arraylike("linspace", start, stop)
+    # A given dtype is the computation's (made inexact), as in JAX: start and stop are not
+    # promoted with it (no promotion error under jax_numpy_dtype_promotion='strict').
     computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
-        dtypes.result_type(start, stop, *(() if dtype is None else (dtype,)))))
+        dtypes.result_type(start, stop) if dtype is None else dtype))
     from numjax._src.numpy.shape import broadcast_arrays
     start_a, stop_a = broadcast_arrays(lax._convert_element_type(start, computation),
                                        lax._convert_element_type(stop, computation))
