@@ -1,5 +1,6 @@
 """jnp functions that promote nothing internally, so they run under
-jax_numpy_dtype_promotion='strict' as in JAX 0.4.30 (values and dtypes recorded from JAX)."""
+jax_numpy_dtype_promotion='strict' and jax_numpy_rank_promotion='raise' as in JAX 0.4.30
+(values and dtypes recorded from JAX)."""
 
 from __future__ import annotations
 
@@ -46,3 +47,16 @@ def test_linspace_computes_in_the_given_dtype(args, dtype, expected):
         out = jnp.linspace(*args, endpoint=dtype is jnp.float32, dtype=dtype)
     assert out.dtype == jnp.dtype(dtype)
     np.testing.assert_array_equal(out, expected)
+
+
+def test_cov_and_corrcoef_under_rank_promotion_raise():
+    # JAX 0.4.30's values; the weights are not broadcast by rank inside cov.
+    x = np.array([[1., 2., 4., 7., 3.], [0.5, -1., 2., 2., 9.]], np.float32)
+    with numjax.numpy_rank_promotion("raise"):
+        np.testing.assert_allclose(jnp.corrcoef(x), [[1.0, 0.14137612], [0.14137612, 1.0]],
+                                   rtol=1e-6)
+        np.testing.assert_allclose(jnp.cov(x), [[5.3, 1.25], [1.25, 14.75]], rtol=1e-6)
+        np.testing.assert_allclose(jnp.cov(x, fweights=np.array([1, 2, 1, 1, 3])),
+                                   [[3.267857, 1.0446428], [1.0446428, 20.638393]], rtol=1e-6)
+        np.testing.assert_allclose(jnp.corrcoef(x[0], x[1]),
+                                   [[1.0, 0.14137612], [0.14137612, 1.0]], rtol=1e-6)
