@@ -150,6 +150,8 @@ def _host_dtype(obj: Any) -> np.dtype:
         leaves = list(_flatten(obj))
         if leaves and all(isinstance(x, ArrayImpl) for x in leaves):
             return dtypes.result_type(*leaves)
+        if any(x is None for x in leaves):
+            return _host_dtype_slow(obj)  # None is NaN, with JAX's FutureWarning
         return dtypes.canonicalize_dtype(dtypes.result_type(*leaves)) if leaves \
             else dtypes.default_float_dtype()
     return dtypes.canonicalize_dtype(dtypes.dtype(obj))

@@ -1,0 +1,40 @@
+"""Behaviours recorded from JAX 0.4.30: None in jnp.array, tobytes of a traced array, and the
+weak type of jnp.pad's result in every mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numjax
+import numjax.numpy as jnp
+
+MODES = ["constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect",
+         "symmetric", "wrap", "empty"]
+
+
+def test_none_in_array_is_nan_with_a_future_warning():
+    with pytest.warns(FutureWarning, match=r"^None encountered in jnp\.array\(\); this is "
+                                           r"currently treated as NaN\. In the future this "
+                                           r"will result in an error\.$"):
+        out = jnp.array([0.0, None])
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [0.0, np.nan])
+
+
+def test_tobytes_of_a_traced_array_is_a_concretization_error():
+    with pytest.raises(numjax.errors.ConcretizationTypeError) as info:
+        numjax.jit(lambda x: x.tobytes())(np.arange(3))
+    assert ("The tobytes() method was called on traced array with shape int32[3].."
+            in str(info.value))
+    assert jnp.arange(3).tobytes() == np.arange(3, dtype=np.int32).tobytes()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("width", [0, 1])
+def test_pad_keeps_a_weak_type(mode, width):
+    # JAX: weak for every mode and width (the fill values take the array's weak type).
+    weak = jnp.pad(jnp.array(1.0)[None], width, mode=mode)
+    assert weak.weak_type and weak.dtype == np.float32
+    strong = jnp.pad(jnp.ones(1, np.float32), width, mode=mode)
+    assert not strong.weak_type
