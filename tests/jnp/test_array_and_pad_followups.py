@@ -38,3 +38,18 @@ def test_pad_keeps_a_weak_type(mode, width):
     assert weak.weak_type and weak.dtype == np.float32
     strong = jnp.pad(jnp.ones(1, np.float32), width, mode=mode)
     assert not strong.weak_type
+
+
+@pytest.mark.parametrize("grid,expected", [
+    (lambda: jnp.mgrid[()], []), (lambda: jnp.mgrid[:], []), (lambda: jnp.ogrid[:], []),
+    (lambda: jnp.ogrid[:3], [0, 1, 2]), (lambda: jnp.mgrid[1:3], [1, 2]),
+])
+def test_grids_of_nothing_are_empty(grid, expected):
+    # JAX: a missing stop is 0, and mgrid of no slices is an empty int32 array.
+    out = grid()
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_ogrid_of_no_slices_is_an_empty_list():
+    assert jnp.ogrid[()] == []

@@ -20,11 +20,13 @@ index_exp = np.index_exp
 
 def _slice_values(s: slice) -> Array:
     from numjax._src.numpy.creation import arange, linspace
+    # A missing stop is 0, as in JAX: mgrid[:] is empty.
     start = 0 if s.start is None else s.start
+    stop = 0 if s.stop is None else s.stop
     step = 1 if s.step is None else s.step
     if isinstance(step, complex):
-        return linspace(start, s.stop, int(abs(step)), endpoint=True)
-    return arange(start, s.stop, step)
+        return linspace(start, stop, int(abs(step)), endpoint=True)
+    return arange(start, stop, step)
 
 
 class _Grid:
@@ -32,11 +34,13 @@ class _Grid:
         self.sparse = sparse
 
     def __getitem__(self, key: Any) -> Any:
-        from numjax._src.numpy.creation import meshgrid
+        from numjax._src.numpy.creation import arange, meshgrid
         from numjax._src.numpy.shape import stack
         if isinstance(key, slice):
             return _slice_values(key)
         axes = [_slice_values(k) for k in key]
+        if not axes:  # as in JAX: no grids (ogrid), or an empty int array (mgrid)
+            return [] if self.sparse else arange(0)
         dt = dtypes.result_type(*axes)
         axes = [lax.convert_element_type(a, dt) for a in axes]
         grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
