@@ -53,3 +53,16 @@ def test_grids_of_nothing_are_empty(grid, expected):
 
 def test_ogrid_of_no_slices_is_an_empty_list():
     assert jnp.ogrid[()] == []
+
+
+@pytest.mark.parametrize("axis,size,fill,values", [
+    (0, 5, np.array([7, 8, 9], np.int32), [[0, 2, 5], [3, 1, 3], [7, 8, 9], [7, 8, 9],
+                                           [7, 8, 9]]),
+    (1, 4, np.array([7, 8, 9], np.int32), [[1, 3, 3, 7], [1, 3, 3, 8], [2, 0, 5, 9]]),
+    (0, 4, np.int32(-1), [[0, 2, 5], [3, 1, 3], [-1, -1, -1], [-1, -1, -1]]),
+])
+def test_unique_pads_with_a_fill_slice_along_the_axis(axis, size, fill, values):
+    # JAX 0.4.30's values: the fill value along an axis is one slice of the array.
+    x = np.array([[3, 1, 3], [3, 1, 3], [0, 2, 5]], np.int32)
+    out = jnp.unique(x, axis=axis, size=size, fill_value=fill)
+    np.testing.assert_array_equal(out, values)
