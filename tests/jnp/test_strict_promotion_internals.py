@@ -16,7 +16,7 @@ SQUARES = [[1, 1, 1], [4, 2, 1], [9, 3, 1]]  # vander([1, 2, 3], N=3)
 @pytest.mark.parametrize("dtype", [jnp.float16, jnp.bfloat16, jnp.complex64, jnp.int32])
 def test_vander_powers_in_the_input_dtype(dtype):
     # JAX's exponents are an iota of x's dtype: nothing to promote.
-    with numjax.numpy_dtype_promotion("strict"):
+    with numjax.numpy_dtype_promotion("strict"), numjax.numpy_rank_promotion("raise"):
         out = jnp.vander(jnp.array([1, 2, 3], dtype), N=3)
     assert out.dtype == jnp.dtype(dtype)
     np.testing.assert_allclose(np.asarray(out).astype(np.complex64), SQUARES, rtol=1e-3)

@@ -249,4 +249,5 @@ def vander(x: Array, N: int | None = None, increasing: bool = False) -> Array:
     exps = lax.iota(dtype, n)
     if not increasing:
         exps = lax.sub(lax._convert_element_type(n - 1, dtype), exps)
-    return power(lax.expand_dims(x, (1,)), exps)
+    # Both of rank 2 (a column of x, a row of exponents): no rank promotion, as in JAX.
+    return power(lax.expand_dims(x, (1,)), lax.expand_dims(exps, (0,)))
