@@ -66,3 +66,28 @@ def test_unique_pads_with_a_fill_slice_along_the_axis(axis, size, fill, values):
     x = np.array([[3, 1, 3], [3, 1, 3], [0, 2, 5]], np.int32)
     out = jnp.unique(x, axis=axis, size=size, fill_value=fill)
     np.testing.assert_array_equal(out, values)
+
+
+@pytest.mark.parametrize("expr,expected", [
+    (lambda: jnp.arange(0, None, 1), []), (lambda: jnp.arange(3, None, 1), [0, 1, 2]),
+    (lambda: jnp.arange(3, None, 2), [0, 2]), (lambda: jnp.mgrid[3:], [0, 1, 2]),
+    (lambda: jnp.ogrid[2:], [0, 1]),
+])
+def test_arange_reads_a_missing_stop_as_numpy_does(expr, expected):
+    # JAX 0.4.30: arange(3, None, 1) counts to 3; a grid slice's missing stop is passed on.
+    out = expr()
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_mgrid_promotes_its_axes_by_standard_rules_under_strict():
+    with numjax.numpy_dtype_promotion("strict"):
+        out = jnp.mgrid[0:1:3j, 0:2]
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out[0], [[0, 0], [0.5, 0.5], [1, 1]])
+    np.testing.assert_array_equal(out[1], [[0, 1], [0, 1], [0, 1]])
+
+
+def test_traced_grid_bounds_name_the_slice():
+    with pytest.raises(numjax.errors.ConcretizationTypeError, match="slice start of jnp.ogrid"):
+        numjax.jit(lambda n: jnp.ogrid[n:3])(1)

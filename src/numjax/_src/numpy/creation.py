@@ -351,7 +351,9 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
         return lax.iota(result_dtype, int(np.ceil(stop)))
     if step is not None and np.all(np.asarray(step) == 0):
         raise ZeroDivisionError("division by zero")  # JAX's error for a zero step
-    bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
+    # Positionally, as NumPy reads them: arange(3, None, 1) counts to 3 (a missing stop is
+    # not skipped, which would read the step as the stop).
+    bounds = [None if v is None else np.asarray(v) for v in (start, stop, step)]
     result_dtype = dtype or dtypes.canonicalize_dtype(dtypes.result_type(
         *(v for v in (start, stop, step) if v is not None)))
     # NumPy computes in the result dtype, as JAX has it do: float16 steps accumulate in
