@@ -91,3 +91,12 @@ def test_mgrid_promotes_its_axes_by_standard_rules_under_strict():
 def test_traced_grid_bounds_name_the_slice():
     with pytest.raises(numjax.errors.ConcretizationTypeError, match="slice start of jnp.ogrid"):
         numjax.jit(lambda n: jnp.ogrid[n:3])(1)
+
+
+@pytest.mark.parametrize("convert", [lambda x: jnp.astype(x, None),
+                                     lambda x: jnp.asarray(x).astype(None)])
+def test_astype_none_is_the_default_float(convert):
+    # JAX 0.4.30: astype(int32 array, None) is float32 (was kept int32).
+    out = convert(np.ones(3, np.int32))
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [1, 1, 1])

@@ -117,7 +117,10 @@ c_ = _Concat(-1, 2, 0)
 
 def astype(x: Array, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Array:
     """`x` converted to `dtype`. Complex values become True where either part is nonzero (lax's
-    conversion reads the real part only), and casting them to a real type warns, as JAX's."""
+    conversion reads the real part only), and casting them to a real type warns, as JAX's.
+    A dtype of None is the default float type, as in JAX (NumPy's reading of None)."""
+    if dtype is None:
+        dtype = dtypes.default_float_dtype()
     dtypes.check_user_dtype_supported(dtype, "astype")
     x = ensure_array(x, "astype")
     if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
