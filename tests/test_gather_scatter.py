@@ -71,8 +71,111 @@ def test_gather_shape_errors():
         lax.gather(X, np.array([[0]]), ROWS, (1,))
     with pytest.raises(TypeError, match="collapse"):
         lax.gather(X, np.array([[0]]), ROWS, (2, 4))
-    with pytest.raises(TypeError, match="integer"):
+    # JAX checks the dtype after the shapes, with a ValueError.
+    with pytest.raises(ValueError, match="^indices must have an integer type$"):
         lax.gather(X, np.array([[0.0]]), ROWS, (1, 4))
+    with pytest.raises(TypeError, match=r"^Gather index leaf dimension must be within \[0, "
+                       r"rank\(indices\) \+ 1\)\. rank\(indices\) is 0 and gather index "
+                       r"leaf dimension is -1\.$"):
+        lax.gather(X, np.array(0), ROWS, (1, 4))
+
+
+# JAX 0.4.30's scatter checks, in its order (shapes before dtypes) and words: (operand shape,
+# indices shape, updates shape, update_window_dims, inserted_window_dims,
+# scatter_dims_to_operand_dims, JAX's message). Float indices give the same messages: the
+# shape checks come first.
+SCATTER_SHAPE_ERRORS = [
+    ((64, 48), (32, 1), (65, 32), (0,), (1,), (1,),
+     'Bounds of the window dimensions of updates must not exceed the bounds of the '
+     'corresponding dimensions of operand. For dimension 0, updates bound is 65, '
+     'operand bound is 64.'),
+    ((64, 48), (32, 1), (64, 31), (0,), (1,), (1,),
+     'Bounds of the scatter dimensions of updates must be the same as the bounds of '
+     'the corresponding dimensions of scatter indices. For scatter dimension 1, '
+     'updates bound is 31, indices bound is 32.'),
+    ((64, 48), (10, 9, 8, 7, 1), (10, 9, 8, 7, 65), (4,), (1,), (0,),
+     'Bounds of the window dimensions of updates must not exceed the bounds of the '
+     'corresponding dimensions of operand. For dimension 4, updates bound is 65, '
+     'operand bound is 64.'),
+    ((50, 49, 48, 47, 46), (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4, 1),
+     (4, 5, 6), (1, 2), (0, 1, 2, 3, 4),
+     'Updates tensor must be of rank 7; got 8.'),
+    ((6, 5, 4, 3, 2), (5, 4, 3, 2, 1), (10, 9, 8, 7, 6, 5, 4, 3, 2),
+     (4, 5, 6, 8, 7), (), (0, 1, 2, 3, 4),
+     'update_window_dims in scatter op must be sorted; got (4, 5, 6, 8, 7)'),
+    ((6, 5, 4, 3, 2), (5, 4, 3, 2, 1), (10, 9, 8, 7, 6, 5, 4, 3, 2),
+     (4, 5, 6, 7, 7), (), (0, 1, 2, 3, 4),
+     'update_window_dims in scatter op must not repeat; got: (4, 5, 6, 7, 7).'),
+    ((6, 5, 4, 3, 2), (5, 4, 3, 2, 1), (10, 9, 8, 7, 6, 5, 4, 3, 2),
+     (4, 5, 6, 7, 9), (), (0, 1, 2, 3, 4),
+     'Invalid update_window_dims set in scatter op; valid range is [0, 9); got: 9.'),
+    ((50, 49, 48, 47, 46), (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+     (4, 5, 6), (2, 1), (0, 1, 2, 3, 4),
+     'inserted_window_dims in scatter op must be sorted; got (2, 1)'),
+    ((50, 49, 48, 47, 46), (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+     (4, 5, 6), (1, 5), (0, 1, 2, 3, 4),
+     'Invalid inserted_window_dims set in scatter op; valid range is [0, 5); got: 5.'),
+    ((50, 49, 48, 47, 46), (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+     (4, 5, 6), (1, 2), (0, 1, 2, 3),
+     'Scatter op has 4 elements in scatter_dims_to_operand_dims and the bound of '
+     'dimension index_vector_dim=4 of indices is 5. These two numbers must be equal'),
+    ((50, 49, 48, 47, 46), (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+     (4, 5, 6), (1, 2), (0, 1, 2, 3, 10),
+     'Invalid scatter_dims_to_operand_dims mapping; domain is [0, 5), got: 4->10.'),
+    ((50, 49, 48, 47, 46), (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+     (4, 5, 6), (1, 2), (0, 1, 2, 2, 3),
+     'scatter_dims_to_operand_dims in scatter op must not repeat; got: (0, 1, 2, 2, '
+     '3).'),
+    ((50, 49, 48, 47, 46), (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4), (4, 5, 6), (1,), (0, 1, 2, 3),
+     "Scatter op has window of size 4; doesn't match operand of rank 5."),
+]
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.float32])
+@pytest.mark.parametrize("operand,indices,updates,uwd,iwd,sd,message", SCATTER_SHAPE_ERRORS)
+def test_scatter_shape_errors_as_jax(operand, indices, updates, uwd, iwd, sd, message,
+                                     index_dtype):
+    dn = lax.ScatterDimensionNumbers(uwd, iwd, sd)
+
+    def f(x, y):
+        return lax.scatter(lax.broadcast(x, operand), np.zeros(indices, index_dtype),
+                           lax.broadcast(y, updates), dn)
+
+    with pytest.raises(TypeError) as info:
+        numjax.eval_shape(f, np.float32(1), np.float32(1))
+    assert str(info.value) == message
+
+
+# Dtypes are checked after shapes, as JAX does: float indices are a ValueError, updates of
+# another dtype than the operand a TypeError (not converted), for every scatter variant.
+@pytest.mark.parametrize("op", [lax.scatter, lax.scatter_add, lax.scatter_mul, lax.scatter_min,
+                                lax.scatter_max])
+@pytest.mark.parametrize("indices,updates,error,message", [
+    (np.zeros((2, 1), np.float32), np.ones(2, np.float32), ValueError,
+     "indices must have an integer type"),
+    (np.zeros((2, 1), np.int32), np.ones(2, np.int32), TypeError,
+     "lax.scatter requires arguments to have the same dtypes, got float32, int32."),
+    (np.zeros((2, 1), np.int32), jnp.ones(2, jnp.bfloat16), TypeError,
+     "lax.scatter requires arguments to have the same dtypes, got float32, bfloat16."),
+    (np.zeros((2, 1), np.int32), 1.0, TypeError, "Updates tensor must be of rank 1; got 0."),
+    (np.zeros((), np.int32), np.ones((), np.float32), TypeError,
+     "Scatter index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is 0 "
+     "and scatter index leaf dimension is -1."),
+])
+def test_scatter_dtype_errors_as_jax(op, indices, updates, error, message):
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    with pytest.raises(error) as info:
+        op(jnp.zeros(3), indices, updates, dn)
+    assert str(info.value) == message
+
+
+def test_scatter_of_a_scalar_operand_names_the_window_as_jax():
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    # JAX: "Scatter op has window of size 1; doesn't match operand of rank 0."
+    with pytest.raises(TypeError, match=r"window of size 1; doesn't match operand of rank 0\."):
+        lax.scatter_add(3.0, np.zeros((2, 1), np.int32), jnp.ones(2), dn)
 
 
 def _np_scatter(ufunc, x, rows, upd):
@@ -105,10 +208,15 @@ def test_scatter_out_of_bounds_drop_and_clip():
     np.testing.assert_array_equal(clipped, X + [[1], [1], [1]])
 
 
-def test_scatter_casts_updates_and_checks_shapes():
-    out = lax.scatter_add(np.zeros(3, np.float32), np.array([[1]]), np.array([2]),
-                          lax.ScatterDimensionNumbers((), (0,), (0,)))
+def test_scatter_keeps_updates_dtype_and_checks_shapes():
+    dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+    # A float64 NumPy array is float32 once canonical, as in JAX: [0, 2, 0].
+    out = lax.scatter_add(np.zeros(3, np.float32), np.array([[1]]), np.array([2.0]), dn)
     assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [0, 2, 0])
+    # Integer updates are not converted: JAX 0.4.30 raises.
+    with pytest.raises(TypeError, match="same dtypes, got float32, int32"):
+        lax.scatter_add(np.zeros(3, np.float32), np.array([[1]]), np.array([2]), dn)
     with pytest.raises(TypeError, match="scatter dimensions"):
         lax.scatter_add(X, np.array([[1], [2]]), np.ones((3, 4), np.float32), ROWS_S)
 

@@ -107,6 +107,24 @@ ERRORS: dict[str, tuple[Callable[[], Any], type[BaseException], str]] = {
     "nanpercentile_list": (lambda: jnp.nanpercentile(_x, [25, 75]), TypeError,
                            "nanpercentile requires ndarray or scalar arguments, got <class "
                            "'list'>"),
+    "zeros_two_ints": (lambda: jnp.zeros(2, 3), TypeError,
+                       "Cannot interpret '3' as a data type.\n\nDid you accidentally write "
+                       "`jax.numpy.zeros(2, 3)` when you meant `jax.numpy.zeros((2, 3))`, i.e. "
+                       "with a single tuple argument for the shape?"),
+    "ones_two_ints": (lambda: jnp.ones(2, 3), TypeError,
+                      "Cannot interpret '3' as a data type.\n\nDid you accidentally write "
+                      "`jax.numpy.ones(2, 3)` when you meant `jax.numpy.ones((2, 3))`"),
+    "empty_two_ints": (lambda: jnp.empty(2, 3), TypeError,
+                       "Cannot interpret '3' as a data type.\n\nDid you accidentally write "
+                       "`jax.numpy.empty(2, 3)` when you meant `jax.numpy.empty((2, 3))`"),
+    "zeros_generator": (lambda: jnp.zeros(i for i in range(2)), TypeError,
+                        "expected sequence object with len >= 0 or a single integer"),
+    "rot90_1d": (lambda: jnp.rot90(jnp.ones(3)), ValueError,
+                 "rot90 requires its first argument to have ndim at least two, but got first "
+                 "argument of shape (3,), which has ndim 1"),
+    "broadcast_to_fewer_dims": (lambda: jnp.broadcast_to(jnp.ones((3, 4, 5)), (4, 5)),
+                                ValueError, "Cannot broadcast to shape with fewer dimensions: "
+                                "arr_shape=(3, 4, 5) shape=(4, 5)"),
 }
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import ShapedArray, get_aval, shaped_abstractify
 from numjax._src.core.trace import Tracer
+from numjax._src.lax import structural
 from numjax._src.runtime import devices, multihost, placement, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, sharded_array, split_buffer
 from numjax._src.runtime.named_sharding import TiledSharding, check_shape
@@ -244,3 +245,6 @@ def effects_barrier() -> None:
     >>> numjax.effects_barrier()
     """
     stream.synchronize_all()
+
+
+structural.set_device_put(device_put)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Union
 
@@ -74,6 +75,9 @@ def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
     >>> conv_dimension_numbers((1, 5, 5, 3), (2, 2, 3, 8), ('NHWC', 'HWIO', 'NHWC'))
     ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))
     """
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        # Taken as given, as in JAX: the ranks are checked with the shapes (abstract eval).
+        return ConvDimensionNumbers(*(tuple(int(d) for d in s) for s in dimension_numbers))
     lhs_shape, rhs_shape = tuple(lhs_shape), tuple(rhs_shape)
     if len(lhs_shape) != len(rhs_shape):
         raise TypeError("convolution requires lhs and rhs ndim to be equal, got "
@@ -81,8 +85,6 @@ def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
     if dimension_numbers is None:
         iota = tuple(range(len(lhs_shape)))
         return ConvDimensionNumbers(iota, iota, iota)
-    if isinstance(dimension_numbers, ConvDimensionNumbers):
-        return ConvDimensionNumbers(*(tuple(int(d) for d in s) for s in dimension_numbers))
     if len(dimension_numbers) != 3:
         raise TypeError("convolution dimension_numbers list/tuple must be length 3, got "
                         f"{len(dimension_numbers)}.")
@@ -377,6 +379,19 @@ def _check_group_counts(lhs_n: int, lhs_c: int, rhs_o: int, rhs_i: int, fgc: int
                          f"batch_group_count, but {rhs_o} is not a multiple of {bgc}.")
 
 
+def _check_window_arity(nsp: int, window_strides: Ints, lhs_dilation: Ints,
+                        rhs_dilation: Ints) -> None:
+    """One stride and one dilation per spatial dimension: checked before string padding is
+    worked out (which pairs them up) and again on the primitive's params."""
+    if len(window_strides) != nsp:
+        raise ValueError("conv_general_dilated window and window_strides must have the same "
+                         f"number of dimensions, but got {nsp} and {len(window_strides)}")
+    for dil in (lhs_dilation, rhs_dilation):
+        if len(dil) != nsp:
+            raise ValueError(f"conv_general_dilated dilations must have {nsp} entries, got "
+                             f"{dil}")
+
+
 @conv_general_dilated_p.def_abstract_eval
 def _conv_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, window_strides: Ints,
                         padding: Pads, lhs_dilation: Ints, rhs_dilation: Ints,
@@ -385,23 +400,19 @@ def _conv_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, window_strides: I
                         preferred_element_type: Any) -> ShapedArray:
     name = "conv_general_dilated"
     if lhs.ndim != rhs.ndim:
-        raise TypeError("convolution requires lhs and rhs ndim to be equal, got "
-                        f"{lhs.ndim} and {rhs.ndim}.")
+        raise ValueError(f"{name} lhs and rhs must have the same number of dimensions, but got "
+                         f"{lhs.shape} and {rhs.shape}.")
     if lhs.ndim < 2:
         raise TypeError(f"{name} requires operands of rank at least 2, got {lhs.shape} and "
                         f"{rhs.shape}.")
     nsp = lhs.ndim - 2
-    if len(window_strides) != nsp:
-        raise ValueError(f"{name} window and window_strides must have the same number of "
-                         f"dimensions, but got {nsp} and {len(window_strides)}")
+    _check_window_arity(nsp, window_strides, lhs_dilation, rhs_dilation)
     if any(s <= 0 for s in window_strides):
         raise ValueError(f"{name} window_strides must be positive, got {window_strides}")
     if len(padding) != nsp:
         raise TypeError("Wrong number of explicit pads for convolution: expected "
                         f"{nsp}, got {len(padding)}.")
     for dil in (lhs_dilation, rhs_dilation):
-        if len(dil) != nsp:
-            raise ValueError(f"{name} dilations must have {nsp} entries, got {dil}")
         if any(d <= 0 for d in dil):
             raise TypeError(f"All dilations must be positive, got {dil}.")
     dn = dimension_numbers
@@ -633,6 +644,8 @@ def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], 
     strides = tuple(int(s) for s in window_strides)
     ld, rd = _ints("lhs_dilation", lhs_dilation, nsp), _ints("rhs_dilation", rhs_dilation, nsp)
     if isinstance(padding, str):
+        if len(rhs_shape) == len(lhs_shape):
+            _check_window_arity(nsp, strides, ld, rd)
         if lhs_dilation is not None and any(d != 1 for d in ld):
             raise ValueError("String padding is not implemented for transposed convolution "
                              "using this op. Please either exactly specify the required padding "
@@ -641,7 +654,11 @@ def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], 
         lhs_sp = [lhs_shape[d] for d in dn.lhs_spec[2:]]
         pads = tuple(padtype_to_pads(lhs_sp, window, strides, padding))
     else:
-        pads = tuple((int(lo), int(hi)) for lo, hi in padding)
+        try:
+            pads = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+        except (ValueError, TypeError) as e:
+            raise ValueError("padding argument to conv_general_dilated should be a string or a "
+                             f"sequence of (low, high) pairs, got {padding}") from e
         if len(pads) == nsp and len(ld) == nsp:
             lhs_sp = [_dilate_dim(lhs_shape[d], x) for d, x in zip(dn.lhs_spec[2:], ld,
                                                                    strict=True)]

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import dtypes
 from numjax._src.compiler import native_structural
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, Tracer, operand_aval
@@ -255,9 +256,15 @@ def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
     out: list[Any] = []
     for s, d in zip(starts, shape, strict=True):
         if type(s) is int or isinstance(s, np.integer):
+            # A static index keeps its own canonical dtype (a Python int the default int, an
+            # np.int16 int16), as in JAX: indices of different types are then refused.
+            dtype = dtypes.dtype(s, canonicalize=True)
             if transfer_guard._in_use:
-                transfer_guard.library_constant(s, np.int32)  # placed on the device, as in JAX
-            out.append(np.int32(int(s) + d if int(s) < 0 else int(s)))
+                transfer_guard.library_constant(s, dtype)  # placed on the device, as in JAX
+            if dtype.kind == "u":
+                out.append(np.asarray(s, dtype)[()])
+            else:
+                out.append(np.asarray(int(s) + d if int(s) < 0 else int(s), dtype)[()])
             continue
         aval = get_aval(s)
         if aval.dtype.kind != "i":
@@ -268,11 +275,6 @@ def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
         dim = st._convert_element_type(d, aval.dtype)
         out.append(st.select(ew.lt(s, st._convert_element_type(0, aval.dtype)),
                               ew.add(s, dim), s))
-    # Python ints join the dtype of any array index, so mixed lists share one index type.
-    typed = [get_aval(s).dtype for s in starts if not (type(s) is int or
-                                                        isinstance(s, np.integer))]
-    if typed:
-        out = [np.asarray(o, typed[0])[()] if isinstance(o, np.integer) else o for o in out]
     return out
 
 
@@ -301,6 +303,12 @@ def dynamic_update_slice(operand: Array, update: Array, start_indices: Any) -> A
     return dynamic_update_slice_p.bind(operand, update, *starts)
 
 
+def _zero_starts(start_index: Any, ndim: int) -> list[Any]:
+    """The other dimensions start at a zero of `start_index`'s dtype, as in JAX, so an
+    np.int16 index is not refused for mixing with int32 zeros."""
+    return [np.zeros((), dtypes.dtype(start_index, canonicalize=True))[()]] * ndim
+
+
 @transfer_guard.places_constants
 def dynamic_slice_in_dim(operand: Array, start_index: Any, slice_size: int,
                          axis: int = 0) -> Array:
@@ -313,7 +321,7 @@ def dynamic_slice_in_dim(operand: Array, start_index: Any, slice_size: int,
     """
     shape = operand_aval(operand, "ndim").shape
     axis = int(axis) % len(shape)
-    starts: list[Any] = [0] * len(shape)
+    starts = _zero_starts(start_index, len(shape))
     starts[axis] = start_index
     sizes = list(shape)
     sizes[axis] = int(slice_size)
@@ -346,7 +354,7 @@ def dynamic_update_slice_in_dim(operand: Array, update: Array, start_index: Any,
     """
     ndim = get_aval(operand).ndim
     axis = int(axis) % ndim
-    starts: list[Any] = [0] * ndim
+    starts = _zero_starts(start_index, ndim)
     starts[axis] = start_index
     return dynamic_update_slice(operand, update, starts)
 

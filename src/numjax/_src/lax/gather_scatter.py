@@ -139,16 +139,6 @@ def _default_fill(dtype: np.dtype) -> Any:
     return np.iinfo(dtype).max
 
 
-def _check_sorted_unique(name: str, what: str, dims: Sequence[int], bound: int) -> None:
-    if tuple(dims) != tuple(sorted(set(dims))):
-        raise TypeError(f"{name} {what} in dimension_numbers must be sorted and unique; got "
-                        f"{tuple(dims)}.")
-    for d in dims:
-        if not 0 <= d < bound:
-            raise TypeError(f"{name} {what} in dimension_numbers must be in range [0, {bound}); "
-                            f"got {tuple(dims)}.")
-
-
 def _check_sorted(op: str, name: str, dims: Sequence[int]) -> None:
     if any(b < a for a, b in zip(dims[:-1], dims[1:], strict=True)):
         raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
@@ -160,18 +150,28 @@ def _check_no_repeats(op: str, name: str, dims: Sequence[int]) -> None:
 
 
 def _check_sorted_in_range(op: str, name: str, dims: Sequence[int], rank: int) -> None:
-    """`dims` is sorted: its ends are its extremes."""
-    if dims and (dims[0] < 0 or dims[-1] >= rank):
+    """`dims` is sorted: its ends are its extremes. A bad dim of 0 (a rank-0 operand) passes,
+    as in JAX, whose later window-size check then names the problem."""
+    if dims and (dims[0] < 0 or dims[-1] >= rank) and (dims[0] < 0 or dims[-1] != 0):
         bad = dims[0] if dims[0] < 0 else dims[-1]
         raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); got: "
                         f"{bad}.")
 
 
-def _check_indices(name: str, indices: ShapedArray) -> None:
+def _check_index_vector(op: str, indices: ShapedArray) -> None:
+    """The index vector is the last dimension of `indices` (JAX's implicit index_vector_dim),
+    so `indices` needs one."""
+    if indices.ndim < 1:
+        raise TypeError(f"{op.capitalize()} index leaf dimension must be within [0, "
+                        f"rank(indices) + 1). rank(indices) is {indices.ndim} and {op} index "
+                        f"leaf dimension is {indices.ndim - 1}.")
+
+
+def _check_integer_indices(indices: ShapedArray) -> None:
+    # JAX checks dtypes after shapes (its dtype rule runs after the shape rule), and this one
+    # is a ValueError.
     if not dtypes.issubdtype(indices.dtype, np.integer):
-        raise TypeError(f"{name} indices must have an integer type; got {indices.dtype.name}")
-    if indices.ndim == 0:
-        raise TypeError(f"{name} indices must have at least one dimension (the index vector).")
+        raise ValueError("indices must have an integer type")
 
 
 # ---- gather --------------------------------------------------------------------------------
@@ -209,12 +209,8 @@ def _gather_abstract_eval(operand: ShapedArray, indices: ShapedArray, *,
                           indices_are_sorted: bool, unique_indices: bool,
                           mode: GatherScatterMode, fill_value: Any) -> ShapedArray:
     dn = dimension_numbers
-    _check_indices("gather", indices)
-    # JAX's checks, in its order and words (XLA's gather shape inference).
-    if indices.ndim < 1:
-        raise TypeError("Gather index leaf dimension must be within [0, rank(indices) + 1). "
-                        f"rank(indices) is {indices.ndim} and gather index leaf dimension is "
-                        f"{indices.ndim - 1}.")
+    # JAX's checks, in its order and words (XLA's gather shape inference), then the dtype.
+    _check_index_vector("gather", indices)
     _check_sorted("gather", "offset_dims", dn.offset_dims)
     _check_no_repeats("gather", "offset_dims", dn.offset_dims)
     out_rank = len(dn.offset_dims) + indices.ndim - 1
@@ -255,6 +251,7 @@ def _gather_abstract_eval(operand: ShapedArray, indices: ShapedArray, *,
     batch = iter(indices.shape[:-1])
     offsets = iter(offset_sizes)
     shape = tuple(next(offsets) if i in dn.offset_dims else next(batch) for i in range(out_rank))
+    _check_integer_indices(indices)
     return ShapedArray(shape, operand.dtype, operand.weak_type)
 
 
@@ -501,25 +498,31 @@ def _scatter_abstract_eval(operand: ShapedArray, indices: ShapedArray, updates: 
                            dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool,
                            unique_indices: bool, mode: GatherScatterMode) -> ShapedArray:
     dn = dimension_numbers
-    _check_indices("scatter", indices)
-    _check_sorted_unique("scatter", "update_window_dims", dn.update_window_dims, updates.ndim)
-    _check_sorted_unique("scatter", "inserted_window_dims", dn.inserted_window_dims,
-                         operand.ndim)
-    if len(dn.update_window_dims) + len(dn.inserted_window_dims) != operand.ndim:
-        raise TypeError(f"Scatter op has window of size {len(dn.update_window_dims)}; doesn't "
-                        f"match operand of rank {operand.ndim} with "
-                        f"{len(dn.inserted_window_dims)} inserted window dims.")
+    # JAX's checks, in its order and words (XLA's scatter shape inference), then the dtypes.
+    _check_index_vector("scatter", indices)
+    expected_rank = indices.ndim - 1 + len(dn.update_window_dims)
+    if updates.ndim != expected_rank:
+        raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {updates.ndim}.")
+    for what, dims, rank in (("update_window_dims", dn.update_window_dims, updates.ndim),
+                             ("inserted_window_dims", dn.inserted_window_dims, operand.ndim)):
+        _check_sorted("scatter", what, dims)
+        _check_no_repeats("scatter", what, dims)
+        _check_sorted_in_range("scatter", what, dims, rank)
+    window_size = len(dn.update_window_dims) + len(dn.inserted_window_dims)
+    if window_size != operand.ndim:
+        raise TypeError(f"Scatter op has window of size {window_size}; doesn't match operand "
+                        f"of rank {operand.ndim}.")
     if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
         raise TypeError(f"Scatter op has {len(dn.scatter_dims_to_operand_dims)} elements in "
                         f"scatter_dims_to_operand_dims and the bound of dimension "
                         f"index_vector_dim={indices.ndim - 1} of indices is "
-                        f"{indices.shape[-1]}. These two numbers must be equal.")
-    scatter_shape = tuple(s for d, s in enumerate(updates.shape)
-                          if d not in dn.update_window_dims)
-    if scatter_shape != indices.shape[:-1]:
-        raise TypeError(f"Bounds of the scatter dimensions of updates must be the same as the "
-                        f"bounds of the corresponding dimensions of scatter indices; got "
-                        f"updates shape {updates.shape}, indices shape {indices.shape}.")
+                        f"{indices.shape[-1]}. These two numbers must be equal")
+    for i, d in enumerate(dn.scatter_dims_to_operand_dims):
+        if not 0 <= d < operand.ndim:
+            raise TypeError(f"Invalid scatter_dims_to_operand_dims mapping; domain is "
+                            f"[0, {operand.ndim}), got: {i}->{d}.")
+    _check_no_repeats("scatter", "scatter_dims_to_operand_dims",
+                      dn.scatter_dims_to_operand_dims)
     # Only the window dims present in `updates` are bounded by the operand: an inserted dim
     # (window size 1) may index an axis of length 0 when there are no updates (a vmap over
     # 0 examples scatters along its batch axis so).
@@ -529,9 +532,17 @@ def _scatter_abstract_eval(operand: ShapedArray, indices: ShapedArray, updates: 
             raise TypeError(f"Bounds of the window dimensions of updates must not exceed the "
                             f"bounds of the corresponding dimensions of operand. For dimension "
                             f"{d}, updates bound is {updates.shape[d]}, operand bound is {n}.")
+    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    for d, n in zip(scatter_dims, indices.shape[:-1], strict=True):
+        if updates.shape[d] != n:
+            raise TypeError(f"Bounds of the scatter dimensions of updates must be the same as "
+                            f"the bounds of the corresponding dimensions of scatter indices. "
+                            f"For scatter dimension {d}, updates bound is {updates.shape[d]}, "
+                            f"indices bound is {n}.")
+    _check_integer_indices(indices)
     if updates.dtype != operand.dtype:
-        raise TypeError(f"scatter operand and updates must have the same dtype; got "
-                        f"{operand.dtype.name} and {updates.dtype.name}.")
+        raise TypeError(f"lax.scatter requires arguments to have the same dtypes, got "
+                        f"{operand.dtype.name}, {updates.dtype.name}.")
     return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
 
@@ -756,9 +767,6 @@ def _scatter_bind(p: Primitive, operand: Array, indices: Array, updates: Array,
         except TypeError:
             dtypes.dtype(operand)
             raise
-    aval = operand_aval(operand)
-    if get_aval(updates).dtype != aval.dtype:
-        updates = st._convert_element_type(updates, aval.dtype, aval.weak_type)
     return p.bind(operand, indices, updates, dimension_numbers=dn,
                   indices_are_sorted=bool(indices_are_sorted),
                   unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode))

@@ -41,9 +41,12 @@ _jaxpr_cache: dict[Any, tuple[ClosedJaxpr, Any]] = {}
 
 
 def trace_scalar_computation(name: str, computation: Callable[..., Any], treedef: Any,
-                             avals: Sequence[ShapedArray]) -> ClosedJaxpr:
+                             avals: Sequence[ShapedArray],
+                             tree_error: Callable[[Any, Any], Exception] | None = None
+                             ) -> ClosedJaxpr:
     """The jaxpr of `computation(x, y)` on scalars of `avals` (x and y both have tree
-    `treedef`), with flat inputs (*x, *y) and flat outputs."""
+    `treedef`), with flat inputs (*x, *y) and flat outputs. `tree_error(treedef, out_tree)`
+    is the caller's error for an output of another tree structure."""
     key = (computation, treedef, tuple(avals))
     hit = _jaxpr_cache.get(key)
     if hit is not None:
@@ -55,6 +58,8 @@ def trace_scalar_computation(name: str, computation: Callable[..., Any], treedef
         y = tree_unflatten(treedef, args[n:])
         outs, out_tree = tree_flatten(computation(x, y))
         if out_tree != treedef:
+            if tree_error is not None:
+                raise tree_error(treedef, out_tree)
             raise TypeError(f"{name}: the computation must return the same structure as its "
                             f"inputs ({treedef}), got {out_tree}.")
         return outs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -10,7 +11,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler import cost, native_structural
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive, operand_aval
+from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis
@@ -275,7 +276,11 @@ def _arg_abstract_eval(name: str) -> Callable[..., ShapedArray]:
         if not 0 <= axis < x.ndim:
             raise ValueError(f"Invalid axis {axis} for operand shape {x.shape}")
         if x.shape[axis] == 0:
-            raise ValueError(f"{name} on an axis of size 0")
+            raise ValueError("argmin and argmax require non-empty reduced dimension. "
+                             f"operand.shape={x.shape} axis={axis}")
+        if not dtypes.issubdtype(index_dtype, np.integer):
+            raise TypeError(f"index_dtype must be an integer type, but got "
+                            f"{dtypes.canonicalize_dtype(index_dtype).name}")
         if x.dtype.kind == "c":
             # JAX's argmax/argmin compare with lax.gt/lt, which refuse complex operands.
             op = "gt" if name == "argmax" else "lt"
@@ -310,12 +315,23 @@ argmin_p.native = native_structural.argmin_rule
 
 
 def argmax(operand: Array, axis: int, index_dtype: Any) -> Array:
-    axis = canonical_axes("argmax", (axis,), operand_aval(operand).ndim)[0]
-    return argmax_p.bind(operand, axes=(axis,),
+    """The index of the largest element along `axis` (not negative: lax takes axes as they
+    are, as JAX's does; the first NaN wins).
+
+    >>> import numjax.numpy as jnp
+    >>> argmax(jnp.array([[1, 5], [7, 2]]), 1, jnp.int32)
+    Array([1, 0], dtype=int32)
+    """
+    return argmax_p.bind(operand, axes=(operator.index(axis),),
                          index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
 def argmin(operand: Array, axis: int, index_dtype: Any) -> Array:
-    axis = canonical_axes("argmin", (axis,), operand_aval(operand).ndim)[0]
-    return argmin_p.bind(operand, axes=(axis,),
+    """The index of the smallest element along `axis` (not negative, as in `argmax`).
+
+    >>> import numjax.numpy as jnp
+    >>> argmin(jnp.array([[1, 5], [7, 2]]), 1, jnp.int32)
+    Array([0, 1], dtype=int32)
+    """
+    return argmin_p.bind(operand, axes=(operator.index(axis),),
                          index_dtype=dtypes.canonicalize_dtype(index_dtype))

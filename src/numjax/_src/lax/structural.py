@@ -26,16 +26,40 @@ from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
+from numjax._src.runtime.sharding import PmapSharding
 from numjax._src.typing import Array
 
 Shape = tuple[int, ...]
 
 
 def _shape_tuple(name: str, shape: Any) -> Shape:
+    """`shape` as a tuple of ints, or JAX's error: its shape canonicalization's, or for
+    broadcast_in_dim its own check naming the entries' types. A `shape` that is not iterable
+    fails on the iteration, as in JAX."""
     try:
         return tuple(operator_index(d) for d in shape)
     except TypeError:
-        raise TypeError(f"{name}: shapes must be sequences of integers, got {shape!r}") from None
+        pass
+    if name == "broadcast_in_dim":
+        raise TypeError("broadcast_in_dim shape must have every element be an integer type, "
+                        f"got {tuple(map(type, shape))}.")
+    raise invalid_shape_error(shape)
+
+
+def invalid_shape_error(shape: Any, context: str = "") -> TypeError:
+    """JAX's error for a shape that is not a sequence of concrete integers (`context` names
+    the argument): for a traced entry, with the advice to make it static and where the traced
+    value came from."""
+    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+    if context:
+        msg += f" {context}."
+    traced = [d for d in shape if isinstance(d, Tracer) and d.to_concrete_value() is None
+              ] if isinstance(shape, list | tuple) else []
+    if traced:
+        msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
+                "subfunctions.")
+        msg += "".join(d._origin_msg() for d in traced)
+    return TypeError(msg)
 
 
 def operator_index(d: Any) -> int:
@@ -250,10 +274,14 @@ def _broadcast_in_dim_abstract_eval(x: ShapedArray, *, shape: Shape,
         raise TypeError(
             "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; "
             f"got broadcast_dimensions {broadcast_dimensions} for operand ndim {x.ndim}.")
+    if len(shape) < x.ndim:
+        raise TypeError(
+            "broadcast_in_dim target broadcast shape must have equal or higher rank to the "
+            f"operand shape; got operand ndim {x.ndim} and target broadcast ndim {len(shape)}.")
     if any(d < 0 or d >= len(shape) for d in broadcast_dimensions):
         raise TypeError(
-            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions; "
-            f"got broadcast_dimensions {broadcast_dimensions} for shape {shape}.")
+            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
+            f"{broadcast_dimensions} for operand ndim {x.ndim} and shape {shape}.")
     for src, dst in enumerate(broadcast_dimensions):
         if x.shape[src] not in (1, shape[dst]):
             raise TypeError(
@@ -378,8 +406,9 @@ def unbroadcast_to(ct: Array, aval: Any) -> Array:
 
 
 @transfer_guard.places_constants
-def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
-    """An array of `shape` filled with `fill_value`.
+def full(shape: Sequence[int], fill_value: Array, dtype: Any = None, *,
+         sharding: Any = None) -> Array:
+    """An array of `shape` filled with `fill_value`, placed by `sharding` when made eagerly.
 
     >>> full((2,), 3.0)
     Array([3., 3.], dtype=float32)
@@ -394,7 +423,36 @@ def full(shape: Sequence[int], fill_value: Array, dtype: Any = None) -> Array:
                                       else dtypes.dtype(fill_value))
     guard_fill_transfer(fill_value, dtype)
     value = _convert_element_type(fill_value, dtype, weak)
-    return broadcast(value, shape)
+    return placed(broadcast(value, shape), sharding)
+
+
+# api's device_put, which lax.full's `sharding` needs and lax cannot import (api sits above
+# lax): api/device_put.py installs it at import.
+_device_put: Any = None
+
+
+def set_device_put(fn: Any) -> None:
+    global _device_put
+    _device_put = fn
+
+
+def placed(out: Any, sharding: Any) -> Any:
+    """`out` put on `sharding` (committed), as JAX's lax.full does for a value made eagerly;
+    under a trace, and for pmap's sharding, the sharding is not applied (as in JAX: inside jit
+    `with_sharding_constraint` places a value)."""
+    if sharding is None or isinstance(out, Tracer) or isinstance(sharding, PmapSharding):
+        return out
+    return _device_put(out, sharding)
+
+
+def like_sharding(x: Any, sharding: Any, weak: bool, shape: Shape) -> Any:
+    """Where `*_like(x)` puts its result: `sharding` if given, else `x`'s own sharding when `x`
+    is a committed Array of that shape and the result is not weakly typed (JAX's full_like)."""
+    if sharding is not None or isinstance(x, Tracer) or weak:
+        return sharding
+    if not hasattr(x, "sharding") or not getattr(x, "_committed", True):
+        return None
+    return x.sharding if tuple(shape) == tuple(np.shape(x)) else None
 
 
 @transfer_guard.places_constants
@@ -406,7 +464,15 @@ def guard_fill_transfer(fill_value: Any, dtype: Any) -> None:
 
 
 @transfer_guard.places_constants
-def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
+def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None, *,
+              sharding: Any = None) -> Array:
+    """An array like `x` (its shape and dtype unless given) filled with `fill_value`; on
+    `sharding`, or on `x`'s devices when `x` is committed (see `like_sharding`).
+
+    >>> import numjax.numpy as jnp
+    >>> full_like(jnp.zeros((2,), jnp.int32), 7)
+    Array([7, 7], dtype=int32)
+    """
     try:
         aval = get_aval(x)
     except TypeError:
@@ -420,7 +486,8 @@ def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -
     dtype = aval.dtype if dtype is None else dtype
     guard_fill_transfer(fill_value, dtype)
     value = _convert_element_type(fill_value, dtype, weak)
-    return broadcast(value, aval.shape if shape is None else tuple(shape))
+    fill_shape = aval.shape if shape is None else tuple(shape)
+    return placed(broadcast(value, fill_shape), like_sharding(x, sharding, weak, fill_shape))
 
 
 def zeros_like_aval(aval: Any) -> Array:
@@ -445,6 +512,8 @@ def _reshape_kernel(x: Any, *, new_sizes: Shape, dimensions: Shape | None) -> An
 @reshape_p.def_abstract_eval
 def _reshape_abstract_eval(x: ShapedArray, *, new_sizes: Shape,
                            dimensions: Shape | None) -> ShapedArray:
+    if any(d < 0 for d in new_sizes):
+        raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise TypeError(
             "reshape total size must be unchanged, got new_sizes "

@@ -460,7 +460,8 @@ def _reduce_window_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, **para
         raise TypeError("reduce_window operand dtypes should match corresponding initial value "
                         f"dtypes, got operands={list(operands)} and init_values={list(inits)}")
     if any(i.shape for i in inits):
-        raise TypeError(f"reduce_window init values must be scalars, got {list(inits)}")
+        raise TypeError("reduce_window expected init_values to be scalars but init_values "
+                        f"have shapes {[i.shape for i in inits]}.")
     out = _window_abstract_eval("reduce_window", operands[0], params)
     return [ShapedArray(out.shape, o.dtype) for o in operands]
 
@@ -507,6 +508,11 @@ reduce_window_p.def_jvp(_reduce_window_jvp)
 
 _MONOID_PRIMS = {"add": reduce_window_sum_p, "max": reduce_window_max_p,
                  "min": reduce_window_min_p}
+
+
+def _tree_mismatch(in_tree: Any, out_tree: Any) -> ValueError:
+    return ValueError("reduce_window output must have the same tree structure as the operands "
+                      f"{in_tree} vs. {out_tree}")
 
 
 def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any], Any],
@@ -557,6 +563,7 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
                         f"got operand dtypes {[a.dtype for a in avals]} and init_value dtypes "
                         f"{init_dtypes}.")
     jaxpr = rg.trace_scalar_computation("reduce_window", computation, treedef,
-                                        [ShapedArray((), a.dtype) for a in avals])
+                                        [ShapedArray((), a.dtype) for a in avals],
+                                        _tree_mismatch)
     outs = reduce_window_p.bind(*flat_ops, *flat_inits, jaxpr=jaxpr, **params)
     return tree_unflatten(treedef, outs)

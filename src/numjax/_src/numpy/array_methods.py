@@ -80,6 +80,15 @@ def _tracer_tolist(self: Tracer) -> Any:
               f"{self.aval.str_short()}..{origin}" + ("\n" if origin else ""))
 
 
+def _tracer_tobytes(self: Tracer, order: Any = "C") -> bytes:
+    value = self.to_concrete_value()
+    if value is None:
+        raise errors.ConcretizationTypeError(
+            self, f"The tobytes() method was called on traced array with shape "
+                  f"{self.aval.str_short()}..{self._origin_msg()}\n")
+    return np.asarray(value).tobytes(order)
+
+
 @transfer_guard.places_constants
 def _getitem(self: Array, index: Any) -> Array:
     from numjax._src.numpy.indexing import getitem
@@ -267,3 +276,4 @@ install(ArrayImpl)
 install(Tracer)
 Tracer.item = _tracer_item  # type: ignore[attr-defined]
 Tracer.tolist = _tracer_tolist  # type: ignore[attr-defined]
+Tracer.tobytes = _tracer_tobytes  # type: ignore[attr-defined]

@@ -116,7 +116,10 @@ def cov(m: Array, y: Array | None = None, rowvar: bool = True, bias: bool = Fals
         w = lax.full((n,), 1, dt)
     w_sum = reductions.sum(w)
     from numjax._src.numpy.ufuncs import multiply
-    avg = lax.div(reductions.sum(multiply(X, w), axis=1), w_sum)
+    # The weights as a row of X's rank: the library's own products broadcast no rank (they
+    # must run under jax_numpy_rank_promotion='raise', as JAX's cov does).
+    w_row = lax.expand_dims(w, (0,))
+    avg = lax.div(reductions.sum(multiply(X, w_row), axis=1), w_sum)
     if ddof == 0:
         fact = w_sum
     elif aweights is None:
@@ -126,7 +129,7 @@ def cov(m: Array, y: Array | None = None, rowvar: bool = True, bias: bool = Fals
         fact = lax.sub(w_sum, lax.div(lax.mul(lax._convert_element_type(ddof, dt),
                                               reductions.sum(lax.mul(w, aw))), w_sum))
     Xc = lax.sub(X, lax.expand_dims(avg, (1,)))
-    Xw = multiply(Xc, w)
+    Xw = multiply(Xc, w_row)
     from numjax._src.numpy.complex_fns import conjugate
     c = lax.dot_general(Xw, conjugate(Xc), (((1,), (1,)), ((), ())), None, dt)
     out = lax.div(c, fact)

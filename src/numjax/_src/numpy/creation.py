@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import types
 import warnings
 from typing import Any
 
@@ -13,11 +14,18 @@ from numjax._src.core.avals import ShapedArray, get_aval, is_masked_array
 from numjax._src.core.trace import Tracer
 from numjax._src.interpreters import staging
 from numjax._src.lax import lax
-from numjax._src.lax.structural import convert_element_type_p, guard_fill_transfer
+from numjax._src.lax.structural import (
+    convert_element_type_p,
+    guard_fill_transfer,
+    like_sharding,
+    placed,
+)
 from numjax._src.numpy import extended
 from numjax._src.numpy.util import check_arraylike
 from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, copied
+from numjax._src.runtime.devices import Device
+from numjax._src.runtime.sharding import SingleDeviceSharding
 from numjax._src.typing import Array
 
 
@@ -142,6 +150,8 @@ def _host_dtype(obj: Any) -> np.dtype:
         leaves = list(_flatten(obj))
         if leaves and all(isinstance(x, ArrayImpl) for x in leaves):
             return dtypes.result_type(*leaves)
+        if any(x is None for x in leaves):
+            return _host_dtype_slow(obj)  # None is NaN, with JAX's FutureWarning
         return dtypes.canonicalize_dtype(dtypes.result_type(*leaves)) if leaves \
             else dtypes.default_float_dtype()
     return dtypes.canonicalize_dtype(dtypes.dtype(obj))
@@ -201,35 +211,56 @@ def _over_host_value(x: Any) -> bool:
 
 
 @transfer_guard.places_constants
-def zeros(shape: Any, dtype: Any = None) -> Array:
-    """An array of zeros.
+def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Array:
+    """An array of zeros (on `device`, a Device or a Sharding, when given).
 
     >>> zeros((2,))
     Array([0., 0.], dtype=float32)
     """
+    _check_shape_argument("zeros", shape, dtype)
     dtype = _dtype(dtype, "zeros") or dtypes.default_float_dtype()  # checked first, as in JAX
-    return lax.full(_shape(shape), 0, dtype)
+    return lax.full(_shape(shape), 0, dtype, sharding=_sharding(device))
 
 
 @transfer_guard.places_constants
-def ones(shape: Any, dtype: Any = None) -> Array:
+def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Array:
+    _check_shape_argument("ones", shape, dtype)
     shape = _shape(shape)  # checked before the dtype, as in JAX (zeros checks the dtype first)
-    return lax.full(shape, 1, _dtype(dtype, "ones") or dtypes.default_float_dtype())
+    return lax.full(shape, 1, _dtype(dtype, "ones") or dtypes.default_float_dtype(),
+                    sharding=_sharding(device))
 
 
 @transfer_guard.places_constants
-def empty(shape: Any, dtype: Any = None) -> Array:
-    return zeros(shape, dtype)
+def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Array:
+    _check_shape_argument("empty", shape, dtype)
+    return zeros(shape, dtype, device=device)
+
+
+def _check_shape_argument(name: str, shape: Any, dtype: Any) -> None:
+    """JAX's errors for a generator shape and for `zeros(2, 3)` (the 3 taken as the dtype)."""
+    if isinstance(shape, types.GeneratorType):
+        raise TypeError("expected sequence object with len >= 0 or a single integer")
+    if isinstance(dtype, int) and isinstance(shape, int):
+        raise TypeError(f"Cannot interpret '{dtype}' as a data type.\n\nDid you accidentally "
+                        f"write `jax.numpy.{name}({shape}, {dtype})` when you meant "
+                        f"`jax.numpy.{name}(({shape}, {dtype}))`, i.e. with a single tuple "
+                        "argument for the shape?")
 
 
 @transfer_guard.places_constants
-def full(shape: Any, fill_value: Any, dtype: Any = None) -> Array:
+def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Array:
     dtype = _dtype(dtype, "full")
     check_arraylike("full", fill_value)
     if np.ndim(fill_value) if not isinstance(fill_value, Tracer) else get_aval(fill_value).ndim:
         from numjax._src.numpy.shape import broadcast_to
-        return broadcast_to(asarray(fill_value, dtype), _shape(shape))
-    return lax.full(_shape(shape), fill_value, dtype)
+        return placed(broadcast_to(asarray(fill_value, dtype), _shape(shape)),
+                          _sharding(device))
+    return lax.full(_shape(shape), fill_value, dtype, sharding=_sharding(device))
+
+
+def _sharding(device: Any) -> Any:
+    """A Device as its SingleDeviceSharding (JAX's creation functions take either)."""
+    return SingleDeviceSharding(device) if isinstance(device, Device) else device
 
 
 def _like(a: Array, dtype: Any, shape: Any, name: str
@@ -246,39 +277,49 @@ def _like(a: Array, dtype: Any, shape: Any, name: str
 
 
 @transfer_guard.places_constants
-def zeros_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
+def zeros_like(a: Array, dtype: Any = None, shape: Any = None, *,
+               device: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape, "zeros_like")
     if dt == dtypes.float0:
         return np.zeros(shp, dtypes.float0)  # type: ignore[return-value]  # as in JAX
-    guard_fill_transfer(0, dt)
-    return lax.broadcast(lax._convert_element_type(0, dt, weak), shp)
+    return _filled_like(a, 0, dt, shp, weak, device)
 
 
 @transfer_guard.places_constants
-def ones_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
+def ones_like(a: Array, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape, "ones_like")
-    guard_fill_transfer(1, dt)
-    return lax.broadcast(lax._convert_element_type(1, dt, weak), shp)
+    return _filled_like(a, 1, dt, shp, weak, device)
 
 
 @transfer_guard.places_constants
-def empty_like(a: Array, dtype: Any = None, shape: Any = None) -> Array:
+def empty_like(a: Array, dtype: Any = None, shape: Any = None, *,
+               device: Any = None) -> Array:
     dt, shp, weak = _like(a, dtype, shape, "empty_like")
-    guard_fill_transfer(0, dt)
-    return lax.broadcast(lax._convert_element_type(0, dt, weak), shp)
+    return _filled_like(a, 0, dt, shp, weak, device)
 
 
 @transfer_guard.places_constants
-def full_like(a: Array, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
+def full_like(a: Array, fill_value: Any, dtype: Any = None, shape: Any = None, *,
+              device: Any = None) -> Array:
     check_arraylike("full_like", a, fill_value)
     dt, shp, weak = _like(a, dtype, shape, "full_like")
-    guard_fill_transfer(fill_value, dt)
     if np.ndim(fill_value) if not isinstance(fill_value, Tracer) else get_aval(fill_value).ndim:
+        guard_fill_transfer(fill_value, dt)
         # An array fill value is broadcast to the shape by NumPy's rules, as `full` does, and
         # the result is strong (JAX converts the value with `asarray` first).
         from numjax._src.numpy.shape import broadcast_to
-        return broadcast_to(asarray(fill_value, dt), shp)
-    return lax.broadcast(lax._convert_element_type(fill_value, dt, weak), shp)
+        return placed(broadcast_to(asarray(fill_value, dt), shp), _sharding(device))
+    return _filled_like(a, fill_value, dt, shp, weak, device)
+
+
+@transfer_guard.places_constants
+def _filled_like(a: Any, fill_value: Any, dt: Any, shape: tuple[int, ...], weak: bool,
+                 device: Any) -> Array:
+    """lax.full_like's value and placement: on `device`, else on `a`'s devices when `a` is a
+    committed Array of the result's shape and the result is strong."""
+    guard_fill_transfer(fill_value, dt)
+    out = lax.broadcast(lax._convert_element_type(fill_value, dt, weak), shape)
+    return placed(out, like_sharding(a, _sharding(device), weak, shape))
 
 
 @transfer_guard.places_constants
@@ -310,7 +351,9 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
         return lax.iota(result_dtype, int(np.ceil(stop)))
     if step is not None and np.all(np.asarray(step) == 0):
         raise ZeroDivisionError("division by zero")  # JAX's error for a zero step
-    bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
+    # Positionally, as NumPy reads them: arange(3, None, 1) counts to 3 (a missing stop is
+    # not skipped, which would read the step as the stop).
+    bounds = [None if v is None else np.asarray(v) for v in (start, stop, step)]
     result_dtype = dtype or dtypes.canonicalize_dtype(dtypes.result_type(
         *(v for v in (start, stop, step) if v is not None)))
     # NumPy computes in the result dtype, as JAX has it do: float16 steps accumulate in
@@ -335,8 +378,10 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     dtype = _dtype(dtype, "linspace")
     check_arraylike("linspace", start, stop)
+    # A given dtype is the computation's (made inexact), as in JAX: start and stop are not
+    # promoted with it (no promotion error under jax_numpy_dtype_promotion='strict').
     computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
-        dtypes.result_type(start, stop, *(() if dtype is None else (dtype,)))))
+        dtypes.result_type(start, stop) if dtype is None else dtype))
     from numjax._src.numpy.shape import broadcast_arrays
     start_a, stop_a = broadcast_arrays(lax._convert_element_type(start, computation),
                                        lax._convert_element_type(stop, computation))

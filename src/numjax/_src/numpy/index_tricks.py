@@ -9,7 +9,10 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.config import numpy_dtype_promotion
+from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy.util import ensure_array, lax_const
 from numjax._src.typing import Array
@@ -18,13 +21,26 @@ s_ = np.s_
 index_exp = np.index_exp
 
 
-def _slice_values(s: slice) -> Array:
+def _slice_values(s: slice, op_name: str) -> Array:
+    """A slice's values as JAX's grids read them: its bounds must be concrete, a missing start
+    is 0 and a missing stop is passed on to arange (so mgrid[3:] counts to 3)."""
     from numjax._src.numpy.creation import arange, linspace
-    start = 0 if s.start is None else s.start
-    step = 1 if s.step is None else s.step
-    if isinstance(step, complex):
-        return linspace(start, s.stop, int(abs(step)), endpoint=True)
-    return arange(start, s.stop, step)
+    start, stop, step = (_concrete(v, f"slice {what} of jnp.{op_name}") for v, what in
+                         ((s.start, "start"), (s.stop, "stop"), (s.step, "step")))
+    start = start or 0
+    step = step or 1
+    if np.iscomplex(step):
+        return linspace(start, stop, int(abs(step)), endpoint=True)
+    return arange(start, stop, step)
+
+
+def _concrete(v: Any, context: str) -> Any:
+    if isinstance(v, Tracer):
+        value = v.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(v, context + "\n")
+        return value
+    return v
 
 
 class _Grid:
@@ -32,12 +48,17 @@ class _Grid:
         self.sparse = sparse
 
     def __getitem__(self, key: Any) -> Any:
-        from numjax._src.numpy.creation import meshgrid
+        from numjax._src.numpy.creation import arange, meshgrid
         from numjax._src.numpy.shape import stack
+        name = "ogrid" if self.sparse else "mgrid"
         if isinstance(key, slice):
-            return _slice_values(key)
-        axes = [_slice_values(k) for k in key]
-        dt = dtypes.result_type(*axes)
+            return _slice_values(key, name)
+        axes = [_slice_values(k, name) for k in key]
+        if not axes:  # as in JAX: no grids (ogrid), or an empty int array (mgrid)
+            return [] if self.sparse else arange(0)
+        # The axes share a dtype by standard promotion whatever the option says, as in JAX.
+        with numpy_dtype_promotion("standard"):
+            dt = dtypes.result_type(*axes)
         axes = [lax.convert_element_type(a, dt) for a in axes]
         grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
         if self.sparse:
@@ -76,7 +97,7 @@ class _Concat:
                     trans1d = vals[2]
                 continue
             if isinstance(item, slice):
-                arr = _slice_values(item)
+                arr = _slice_values(item, "c_" if self.trans1d == 0 else "r_")
             else:
                 arr = array(item, copy=False)
             nd = get_aval(arr).ndim
@@ -96,7 +117,10 @@ c_ = _Concat(-1, 2, 0)
 
 def astype(x: Array, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Array:
     """`x` converted to `dtype`. Complex values become True where either part is nonzero (lax's
-    conversion reads the real part only), and casting them to a real type warns, as JAX's."""
+    conversion reads the real part only), and casting them to a real type warns, as JAX's.
+    A dtype of None is the default float type, as in JAX (NumPy's reading of None)."""
+    if dtype is None:
+        dtype = dtypes.default_float_dtype()
     dtypes.check_user_dtype_supported(dtype, "astype")
     x = ensure_array(x, "astype")
     if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):

@@ -19,6 +19,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy import extended
+from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.shape import (
     atleast_2d,
     broadcast_to,
@@ -138,11 +139,12 @@ def rot90(m: Array, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
            [1, 3]], dtype=int32)
     """
     m = ensure_array(m, "rot90")
-    if np.ndim(axes) != 1 or len(axes) != 2:
-        raise ValueError("len(axes) must be 2.")
     n = get_aval(m).ndim
     if n < 2:
-        raise ValueError("Axes must be different")
+        raise ValueError("rot90 requires its first argument to have ndim at least two, but got "
+                         f"first argument of shape {get_aval(m).shape}, which has ndim {n}")
+    if np.ndim(axes) != 1 or len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
     ax1, ax2 = canonicalize_axis(axes[0], n), canonicalize_axis(axes[1], n)
     if ax1 == ax2:
         raise ValueError("Axes must be different")
@@ -679,25 +681,29 @@ def unravel_index(indices: Array, shape: Sequence[int]) -> tuple[Array, ...]:
     """
     check_arraylike("unravel_index", indices)
     indices = ensure_array(indices, "unravel_index")
-    # A single int is a one-dimensional shape, as in JAX.
-    dims = tuple(operator.index(d) for d in (shape if np.iterable(shape) else [shape]))
+    # The sizes stay as given (Python ints stay weak, traced sizes traced), as in JAX.
+    sizes: list[Any]
+    try:
+        sizes = list(shape)
+    except TypeError:
+        sizes = [shape]
+    if any(np.ndim(s) != 0 for s in sizes):
+        raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
     from numjax._src.numpy.ufuncs import floor_divide, greater, less, remainder
     # JAX's algorithm: floor division and remainder by each dimension from the last, then
     # clipping by what is left over (> 0: past the end; < -1: before a wrapped-around start).
-    # The dimensions enter as Python ints, so the coordinates keep the indices' dtype and
-    # weak type (a Python int gives weak int32 coordinates). Unsigned indices are never
-    # negative: JAX 0.4.30 compares them with -1 converted to the unsigned type, which zeroes
-    # every coordinate in range (docs/differences.md).
-    out: list[Array] = [None] * len(dims)  # type: ignore[list-item]
+    # Unsigned indices are never negative: JAX 0.4.30 compares them with -1 converted to the
+    # unsigned type, which zeroes every coordinate in range (docs/differences.md).
+    coords: list[Any] = [0] * len(sizes)
     rest = indices
-    for i in reversed(range(len(dims))):
-        rest, out[i] = floor_divide(rest, dims[i]), remainder(rest, dims[i])
+    for i in reversed(range(len(sizes))):
+        rest, coords[i] = floor_divide(rest, sizes[i]), remainder(rest, sizes[i])
     past_end = greater(rest, 0)
     unsigned = get_aval(rest).dtype.kind == "u"
     before_start = None if unsigned else less(rest, -1)
     result = []
-    for d, coord in zip(dims, out, strict=True):
+    for s, c in zip(sizes, coords, strict=True):
         if before_start is not None:
-            coord = lax.select(before_start, lax.full_like(coord, 0), coord)
-        result.append(lax.select(past_end, lax.full_like(coord, d - 1), coord))
+            c = where(before_start, 0, c)
+        result.append(where(past_end, s - 1, c))
     return tuple(result)

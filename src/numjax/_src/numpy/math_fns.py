@@ -436,35 +436,45 @@ def interp(x: Array, xp: Array, fp: Array, left: Any = None, right: Any = None,
             get_aval(xp).shape[0] != get_aval(fp).shape[0]:
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
     from numjax._src.numpy.util import promote_dtypes_inexact
-    x, xp, fp = promote_dtypes_inexact(x, xp, fp)
+    # As in JAX: x and xp promoted together, fp on its own; 'extrapolate' continues the end
+    # segments' lines.
+    x, xp = promote_dtypes_inexact(x, xp)
+    (fp,) = promote_dtypes_inexact(fp)
+    extrapolate = []
+    for name, end in (("left", left), ("right", right)):
+        if isinstance(end, str) and end != "extrapolate":
+            raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', but "
+                             f"got: {end!r}")
+        extrapolate.append(isinstance(end, str))
     if get_aval(x).dtype.kind == "c":
         raise ValueError("jnp.interp: complex x values not supported.")
     if period is not None:
-        per = lax.abs(lax_const(x, period))
+        if np.ndim(period) != 0:
+            raise ValueError(f"period must be a scalar; got {period}")
+        per = ufuncs.abs(period)
         x = ufuncs.remainder(x, per)
         xp = ufuncs.remainder(xp, per)
-        from numjax._src.numpy.sorting import argsort
-        order = argsort(xp)
-        xp, fp = xp[order], fp[order]
-        xp = lax.concatenate([lax.sub(xp[-1:], per), xp, lax.add(xp[:1], per)], 0)
+        xp, fp = lax.sort_key_val(xp, fp)
+        xp = lax.concatenate([ufuncs.subtract(xp[-1:], per), xp, ufuncs.add(xp[:1], per)], 0)
         fp = lax.concatenate([fp[-1:], fp, fp[:1]], 0)
+    from numjax._src.numpy.lax_numpy import where
     from numjax._src.numpy.sorting import searchsorted
     n = get_aval(xp).shape[0]
     i = searchsorted(xp, x, side="right")
     idt = get_aval(i).dtype
     i = lax.clamp(lax._convert_element_type(1, idt), i,
                   lax._convert_element_type(max(n - 1, 1), idt))
-    x0, x1 = xp[i - 1], xp[i]
-    f0, f1 = fp[i - 1], fp[i]
-    dx = lax.sub(x1, x0)
-    delta = lax.sub(x, x0)
-    zero_dx = lax.eq(dx, lax.full_like(dx, 0))
-    slope = lax.div(lax.sub(f1, f0), lax.select(zero_dx, lax.full_like(dx, 1), dx))
-    f = lax.select(zero_dx, f0, lax.add(f0, lax.mul(slope, lax.convert_element_type(
-        delta, get_aval(slope).dtype))))
-    if period is None:
-        lv = fp[0] if left is None else lax._convert_element_type(left, get_aval(f).dtype)
-        rv = fp[-1] if right is None else lax._convert_element_type(right, get_aval(f).dtype)
-        f = lax.select(lax.lt(x, xp[0]), lax.broadcast_in_dim(lv, get_aval(f).shape, ()), f)
-        f = lax.select(lax.gt(x, xp[-1]), lax.broadcast_in_dim(rv, get_aval(f).shape, ()), f)
+    df = ufuncs.subtract(fp[i], fp[i - 1])
+    dx = ufuncs.subtract(xp[i], xp[i - 1])
+    delta = ufuncs.subtract(x, xp[i - 1])
+    # A segment narrower than this is a step: no division by it, so no NaN gradient.
+    epsilon = np.spacing(np.finfo(get_aval(xp).dtype).eps)
+    dx0 = lax.le(lax.abs(dx), lax._convert_element_type(epsilon, get_aval(dx).dtype))
+    f = where(dx0, fp[i - 1],
+              ufuncs.add(fp[i - 1], ufuncs.multiply(ufuncs.divide(delta, where(dx0, 1, dx)),
+                                                    df)))
+    if period is None and not extrapolate[0]:
+        f = where(ufuncs.less(x, xp[0]), fp[0] if left is None else left, f)
+    if period is None and not extrapolate[1]:
+        f = where(ufuncs.greater(x, xp[-1]), fp[-1] if right is None else right, f)
     return f

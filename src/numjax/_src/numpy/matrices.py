@@ -11,7 +11,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
-from numjax._src.numpy.creation import _dtype, arange, array, asarray, ones
+from numjax._src.numpy.creation import _dtype, array, asarray, ones
 from numjax._src.numpy.util import ensure_array
 from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
@@ -243,7 +243,11 @@ def vander(x: Array, N: int | None = None, increasing: bool = False) -> Array:
     n = get_aval(x).shape[0] if N is None else int(N)
     if n < 0:
         raise ValueError("N must be nonnegative")
-    exps = arange(n)
+    # The exponents have x's dtype, as in JAX: a float x takes float powers (and strict
+    # promotion has nothing to promote).
+    dtype = get_aval(x).dtype
+    exps = lax.iota(dtype, n)
     if not increasing:
-        exps = lax.rev(exps, (0,))
-    return power(lax.expand_dims(x, (1,)), exps)
+        exps = lax.sub(lax._convert_element_type(n - 1, dtype), exps)
+    # Both of rank 2 (a column of x, a row of exponents): no rank promotion, as in JAX.
+    return power(lax.expand_dims(x, (1,)), lax.expand_dims(exps, (0,)))

@@ -102,10 +102,11 @@ def pad(array: Array, pad_width: Any, mode: str | Callable[..., Any] = "constant
 
 
 def _pad_constant(array: Array, widths: list[tuple[int, int]], values: Any) -> Array:
-    dt = get_aval(array).dtype
+    # The fill values take the array's dtype and weak type, as in JAX: a weak array stays weak.
+    dt, weak = get_aval(array).dtype, get_aval(array).weak_type
     if isinstance(values, Tracer) and get_aval(values).ndim == 0 or np.ndim(values) == 0 and \
             not isinstance(values, Tracer):
-        fill = lax._convert_element_type(values, dt)
+        fill = lax._convert_element_type(values, dt, weak)
         return lax.pad(array, fill, [(b, a, 0) for b, a in widths])
     if isinstance(values, list | tuple):
         from numjax._src.numpy.creation import asarray
@@ -114,9 +115,9 @@ def _pad_constant(array: Array, widths: list[tuple[int, int]], values: Any) -> A
     for axis, ((before, after), (vb, va)) in enumerate(zip(widths, pairs, strict=True)):
         config = [(0, 0, 0)] * len(widths)
         config[axis] = (before, 0, 0)
-        array = lax.pad(array, lax._convert_element_type(vb, dt), config)
+        array = lax.pad(array, lax._convert_element_type(vb, dt, weak), config)
         config[axis] = (0, after, 0)
-        array = lax.pad(array, lax._convert_element_type(va, dt), config)
+        array = lax.pad(array, lax._convert_element_type(va, dt, weak), config)
     return array
 
 
@@ -225,7 +226,8 @@ def _pad_stat(array: Array, axis: int, before: int, after: int, mode: str,
         if mode in ("mean", "median") and dt.kind in "iub":
             from numjax._src.numpy.rounding import round as jnp_round
             value = jnp_round(value)
-        return lax.convert_element_type(value, dt)
+        # Weak when the array is (JAX converts its statistics so).
+        return lax._convert_element_type(value, dt, get_aval(array).weak_type)
 
     parts = [_repeat_slab(stat_slab(True), axis, before), array,
              _repeat_slab(stat_slab(False), axis, after)]

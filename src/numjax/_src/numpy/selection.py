@@ -292,21 +292,22 @@ def place(arr: Array, mask: Array, vals: Array, *, inplace: bool = True) -> Arra
                          "immutable. Pass inplace=False to instead return an updated array.")
     check_arraylike("place", arr, mask, vals)
     arr = ensure_array(arr, "place")
-    flat = ravel(arr)
-    from numjax._src.numpy.manipulation import _concrete_or_error
-    m = _concrete_or_error(mask, "jnp.place: the mask must be concrete.\n").ravel().astype(bool)
     vals_flat = ravel(ensure_array(vals, "place"))
-    positions = np.nonzero(m)[0]
-    nv = get_aval(vals_flat).shape[0]
-    if len(positions) and nv == 0:
+    m = ravel(ensure_array(mask, "place"))
+    aval, nv, size = get_aval(arr), get_aval(vals_flat).shape[0], get_aval(m).size
+    if aval.size != size:
+        raise ValueError("place: arr and mask must be the same size")
+    if nv == 0:
         raise ValueError("Cannot place values from an empty array")
-    idt = dtypes.default_int_dtype()
-    if not len(positions):
+    if aval.size == 0:
         return arr
-    taken = vals_flat[(np.arange(len(positions)) % nv).astype(idt)]
-    flat = flat.at[positions.astype(idt)].set(lax.convert_element_type(taken,
-                                                                       get_aval(arr).dtype))
-    return lax.reshape(flat, get_aval(arr).shape)
+    # The masked positions padded to a static count with an out-of-range index that the
+    # scatter drops, so the mask may be traced (as in JAX); `vals` repeats cyclically.
+    indices = where(m, size=size, fill_value=size)[0]
+    from numjax._src.numpy.manipulation import tile
+    taken = tile(vals_flat, -(-size // nv))[:size] if nv < size else vals_flat[:size]
+    out = ravel(arr).at[indices].set(taken, mode="drop")
+    return lax.reshape(out, aval.shape)
 
 
 def put(a: Array, ind: Array, v: Array, mode: str | None = None, *,

@@ -13,6 +13,7 @@ from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.lax.structural import broadcast_shapes
+from numjax._src.lax.structural import invalid_shape_error as invalid_shape_error
 from numjax._src.numpy import extended
 from numjax._src.numpy.util import (
     asarrays_deprecated,
@@ -65,21 +66,6 @@ def _require_static_index(axis: Any) -> None:
         from numjax._src.core import errors
         raise errors.ConcretizationTypeError(axis, "expected a static index or sequence of "
                                                    "indices.\n")
-
-
-def invalid_shape_error(shape: Any, context: str = "") -> TypeError:
-    """JAX's error for a shape that is not a sequence of concrete integers (`context` names
-    the argument): for a traced entry, with the advice to make it static and where the traced
-    value came from."""
-    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
-    if context:
-        msg += f" {context}."
-    traced = [d for d in shape if _is_traced(d)] if isinstance(shape, list | tuple) else []
-    if traced:
-        msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
-                "subfunctions.")
-        msg += "".join(d._origin_msg() for d in traced)
-    return TypeError(msg)
 
 
 def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = None) -> Array:
@@ -207,7 +193,10 @@ def broadcast_to(array: Array, shape: Any) -> Array:
     array = ensure_array(array, "broadcast_to")
     shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(shape)
     old = get_aval(array).shape
-    if len(shape) < len(old) or any(o not in (1, n) for o, n in zip(
+    if len(shape) < len(old):
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={old} "
+                         f"shape={shape}")
+    if any(o not in (1, n) for o, n in zip(
             old, shape[len(shape) - len(old):], strict=True)):
         raise ValueError(f"Incompatible shapes for broadcasting: {old} and requested shape "
                          f"{shape}")

@@ -18,7 +18,7 @@ from numjax._src.core import errors
 from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
-from numjax._src.numpy.shape import moveaxis, ravel, reshape
+from numjax._src.numpy.shape import broadcast_to, moveaxis, ravel, reshape
 from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
@@ -313,8 +313,10 @@ def unique(ar: Array, return_index: bool = False, return_inverse: bool = False,
         rows = lax.full((k, width), 0 if fill_value is None else fill_value,
                         get_aval(arr2).dtype)
     if size is not None and n:
-        fill = rows[0:1] if fill_value is None else lax.broadcast_in_dim(
-            lax._convert_element_type(fill_value, get_aval(rows).dtype), (1, width), ())
+        # A fill value along an axis is one slice (the shape without that axis), as in JAX.
+        fill = rows[0:1] if fill_value is None else lax.reshape(broadcast_to(
+            lax._convert_element_type(fill_value, get_aval(rows).dtype),
+            () if axis is None else in_shape[:axis_] + in_shape[axis_ + 1:]), (1, width))
         rows = lax.select(lax.broadcast_in_dim(valid, (k, width), (0,)),
                           rows, lax.broadcast_in_dim(lax.squeeze(fill, (0,)), (k, width), (1,)))
     if axis is None:
