@@ -27,7 +27,7 @@ from _report import best, block, row
 import numjax
 import numjax.numpy as jnp
 from numjax import lax
-from numjax._src.runtime import blas
+from numjax._src.runtime import blas, stream
 from numjax.experimental.shard_map import shard_map
 from numjax.sharding import Mesh, NamedSharding, PartitionSpec
 
@@ -107,11 +107,21 @@ def mlp() -> None:
     row("  ... through shard_map", t_map, "1 device", t_one, tj_map)
     # One device's BLAS already runs on every core; with it on one core (as each of the 2
     # devices' BLAS is) the rows show how the data-parallel split itself scales.
-    if blas.limit_this_thread(N):
+    # (The one-device program runs on that device's thread: its BLAS is limited there.)
+    device_stream = stream.stream_for(numjax.devices()[0])
+    if _on_stream(device_stream, lambda: blas.limit_this_thread(N)):
         t_one_core = best(lambda: block(one(params, x, y)), 5, 3)
-        blas.limit_this_thread(1)
+        _on_stream(device_stream, lambda: blas.limit_this_thread(1))
         row("  jit vs 1 device with BLAS on 1 core", t_jit, "1 dev/1 core", t_one_core)
         row("  shard_map vs 1 device with BLAS on 1 core", t_map, "1 dev/1 core", t_one_core)
+
+
+def _on_stream(device_stream: Any, fn: Callable[[], Any]) -> Any:
+    """`fn()` run on a device's own thread (where its programs run); its result."""
+    out: list[Any] = []
+    device_stream.run(lambda: out.append(fn()))
+    device_stream.synchronize()
+    return out[0]
 
 
 def _thread_cpu() -> dict[str, float]:
