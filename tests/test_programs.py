@@ -2,7 +2,7 @@
 (tests/data/<name>_program.py and <name>_golden.txt, recorded by tools/make_program_golden.py)."""
 
 import pytest
-from tests.test_devices import assert_matches_golden, run_jax_program
+from tests.runtime.test_devices import assert_matches_golden, run_jax_program
 
 
 @pytest.mark.parametrize("name", ["nn", "callbacks"])

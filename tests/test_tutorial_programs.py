@@ -12,7 +12,7 @@ import re
 import subprocess
 
 import pytest
-from tests.test_devices import DATA, run_jax_program
+from tests.runtime.test_devices import DATA, run_jax_program
 
 _NUMBER = re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?|-?\d+e[-+]?\d+")
 

@@ -3,8 +3,8 @@ with real JAX 0.4.30 and record their output
 (`cd /tmp/somedir && /tmp/jaxenv/bin/python /work/main/tools/make_program_golden.py`; run it
 from a directory of its own, as JAX's imports can pick up stray modules from the cwd).
 
-Not a test module: tests/test_devices.py and tests/test_programs.py run the same programs with
-numjax and compare.
+Not a test module: tests/runtime/test_devices.py and tests/test_programs.py run the same
+programs with numjax and compare.
 """
 
 import os

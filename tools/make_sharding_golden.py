@@ -7,7 +7,7 @@ needs it for the tables; a console without colors, as a captured stream, gives p
 `cd /tmp/somedir && XLA_FLAGS=--xla_force_host_platform_device_count=8
 PYTHONPATH=<dir with rich> /tmp/jaxenv/bin/python /work/main/tools/make_sharding_golden.py`.
 
-Not a test module: tests/test_sharding.py checks numjax against the file.
+Not a test module: tests/api/test_sharding.py checks numjax against the file.
 """
 
 import contextlib

@@ -10,7 +10,7 @@ Run with JAX 0.4.30 on 8 CPU devices, from the repository's root:
 tools/make_sharding_propagation_golden.py`. A layout that is not a NamedSharding is recorded
 by its text and each device's [start, stop) per dimension.
 
-Not a test module: tests/test_sharding_propagation.py checks numjax against the file.
+Not a test module: tests/api/test_sharding_propagation.py checks numjax against the file.
 """
 
 import importlib.util

@@ -1,6 +1,6 @@
 """A JAX program about backend initialization, run unmodified by JAX 0.4.30 (to record
-tests/data/backends_golden.txt) and by numjax (tests/test_devices.py). Its output is one line
-per check."""
+tests/data/backends_golden.txt) and by numjax (tests/runtime/test_devices.py). Its output is one
+line per check."""
 
 import os
 

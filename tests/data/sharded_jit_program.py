@@ -1,7 +1,7 @@
 """A JAX program exercising jit with shardings, with_sharding_constraint and shard_map on
 meshes of 1, 2, 4 and 8 of 8 CPU devices, run unmodified by JAX 0.4.30 (to record
 tests/data/sharded_jit_golden.txt, with XLA_FLAGS=--xla_force_host_platform_device_count=8)
-and by numjax (tests/test_sharding.py). One check per line: values rounded to 4 decimals,
+and by numjax (tests/api/test_sharding.py). One check per line: values rounded to 4 decimals,
 output shardings (shard indices per device), AOT shardings and error texts.
 """
 

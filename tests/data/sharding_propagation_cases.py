@@ -1,4 +1,4 @@
-"""The operations and input layouts of tests/test_sharding_propagation.py, shared with
+"""The operations and input layouts of tests/api/test_sharding_propagation.py, shared with
 tools/make_sharding_propagation_golden.py, which records what JAX 0.4.30 gives for them.
 
 Each operation is `f(jnp, lax, x)` (either library's modules), on x of shape (8, 8) holding

@@ -5,7 +5,7 @@ primitive, as JAX 0.4.30's partitioner propagates shardings through the program.
 This decides layouts only, never how a program runs (`sharded_jit` does that): an operation
 that needs other devices' blocks (a cumsum or sort along the split, a product contracting it)
 still keeps its operand's layout here, as it does in JAX, whose partitioner moves the data
-rather than the layout. The rules, checked against JAX in tests/test_sharding_propagation.py:
+rather than the layout. The rules, checked against JAX in tests/api/test_sharding_propagation.py:
 
 - elementwise operations and concatenate: the first operand's split, then each dimension
   another operand splits along a mesh axis not yet used;

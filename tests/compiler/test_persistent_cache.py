@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -21,7 +22,7 @@ from numjax import lax
 from numjax._src.compiler import native_tier, persistent_cache
 from numjax.experimental.compilation_cache import compilation_cache as cc
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+SRC = str(pathlib.Path(__file__).resolve().parents[2] / "src")
 
 # JAX 0.4.30's defaults (jax.config.<name>).
 DEFAULTS = [

@@ -15,7 +15,7 @@ import pytest
 import numjax as jax
 import numjax.numpy as jnp
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "array_print_golden.json")
+GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "data" / "array_print_golden.json")
                     .read_text())
 ENV = {"jax": jax, "jnp": jnp, "np": np}
 

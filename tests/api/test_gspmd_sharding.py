@@ -4,7 +4,7 @@ by them, against what JAX 0.4.30 gave for the same programs (recorded inline: re
 maps, replica ids, the tables visualize_array_sharding prints).
 
 The layouts of single operations on every input layout are in
-tests/test_sharding_propagation.py; this file checks the sharding objects and what follows
+tests/api/test_sharding_propagation.py; this file checks the sharding objects and what follows
 from them (operations on such Arrays, resharding, equality).
 """
 

@@ -1,4 +1,4 @@
-"""Gradient and batching rules of the primitives the op table (tests/test_op_table.py) has no
+"""Gradient and batching rules of the primitives the op table (tests/core/test_op_table.py) has no
 row for: convolution, fft, generic reduce, sort/top_k, windowed reductions, linear algebra,
 control flow, pjit/checkpoint/checkpoint_name, custom derivatives, collectives, PRNG internals.
 
@@ -11,7 +11,7 @@ One row per primitive (or per parameterization worth its own row). For each row:
 - vmap against a Python loop for every batched/unbatched operand combination, with the batch
   dim first and last.
 
-`iota` has no operands (tests/test_op_table.py::test_iota); `test_every_primitive_is_covered`
+`iota` has no operands (tests/core/test_op_table.py::test_iota); `test_every_primitive_is_covered`
 keeps the two tables together covering the registry.
 """
 
@@ -388,7 +388,7 @@ ROWS: list[Row] = [
         staged_by="linearize", vmap=False),
     Row("custom_lin", lambda x, y, ct: numjax.vjp(_cv, x, y)[1](ct), (normal(3),) * 3,
         grad=(0, 1, 2), modes=("rev",), staged_by=""),
-    # As in JAX, linear_call is only transposable (tests/test_custom_derivatives.py): no jvp
+    # As in JAX, linear_call is only transposable (tests/api/test_custom_derivatives.py): no jvp
     # or batching rule.
     Row("linear_call", lambda r, x: numjax.custom_derivatives.linear_call(
         lambda r, x: x / r, lambda r, t: t / r, r, x), (uniform(1, 2, 3), normal(3)),

@@ -31,7 +31,7 @@ from numjax.sharding import (
 from numjax.test_util import cpu_devices
 
 P = PartitionSpec
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "sharding_golden.json")
+GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "data" / "sharding_golden.json")
                     .read_text())
 
 
@@ -536,14 +536,14 @@ def test_docstring_examples() -> None:
 
 @pytest.fixture(scope="module")
 def sharded_jit_run() -> Any:
-    from tests.test_devices import run_jax_program
+    from tests.runtime.test_devices import run_jax_program
     return run_jax_program("sharded_jit", NUMJAX_NUM_CPU_DEVICES="8")
 
 
 def test_sharded_jit_program_matches_jax(sharded_jit_run: Any) -> None:
     # Meshes of 1, 2, 4 and 8 devices: values, output shardings and their shards, AOT
     # shardings, JAX's errors (tests/data/sharded_jit_program.py, recorded from JAX 0.4.30).
-    from tests.test_devices import assert_matches_golden
+    from tests.runtime.test_devices import assert_matches_golden
     assert_matches_golden("sharded_jit", sharded_jit_run)
 
 

@@ -10,7 +10,8 @@ import numjax as jax
 import numjax.numpy as jnp
 from numjax import lax
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "jaxpr_golden.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent.parent / "data" / "jaxpr_golden.json").read_text())
 f32 = np.float32
 
 PROGRAMS = {

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.test_devices import assert_matches_golden, run_jax_program
+from tests.runtime.test_devices import assert_matches_golden, run_jax_program
 
 import numjax as jax
 import numjax.numpy as jnp
@@ -22,7 +22,7 @@ from numjax import lax
 from numjax._src.api import pmap_executable
 from numjax.test_util import check_grads, cpu_devices
 
-# jit of pmap warns as in JAX (tests/test_pmap_conformance.py checks the warning); the tests
+# jit of pmap warns as in JAX (tests/api/test_pmap_conformance.py checks the warning); the tests
 # here that compose them are about values.
 pytestmark = pytest.mark.filterwarnings("ignore:The jitted function .* includes a pmap")
 

@@ -24,7 +24,7 @@ from numjax import lax
 from numjax.sharding import Mesh, NamedSharding, PartitionSpec
 from numjax.test_util import cpu_devices
 
-DATA = pathlib.Path(__file__).parent / "data"
+DATA = pathlib.Path(__file__).parent.parent / "data"
 GOLDEN = json.loads((DATA / "sharding_propagation_golden.json").read_text())
 _spec = importlib.util.spec_from_file_location("sharding_propagation_cases",
                                                DATA / "sharding_propagation_cases.py")

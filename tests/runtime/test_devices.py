@@ -20,7 +20,7 @@ import numjax as jax
 import numjax.numpy as jnp
 from numjax._src import xla_bridge
 
-DATA = pathlib.Path(__file__).parent / "data"
+DATA = pathlib.Path(__file__).parent.parent / "data"
 
 
 def run_jax_program(name: str, **env: str) -> subprocess.CompletedProcess[str]:

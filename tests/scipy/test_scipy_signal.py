@@ -26,7 +26,8 @@ from numjax.errors import ConcretizationTypeError, TracerBoolConversionError
 from numjax.scipy import fft, signal
 from numjax.test_util import check_grads
 
-GOLDEN = json.loads((Path(__file__).parent / "data" / "scipy_signal_golden.json").read_text())
+GOLDEN = json.loads(
+    (Path(__file__).parent.parent / "data" / "scipy_signal_golden.json").read_text())
 SCOPE: dict[str, Any] = {"np": np, "jnp": jnp, "jax": numjax, "signal": signal, "fft": fft}
 exec(GOLDEN["setup"], SCOPE)
 A1, B1, A2, B2, S1, S2 = (jnp.asarray(SCOPE[k]) for k in ("A1", "B1", "A2", "B2", "S1", "S2"))

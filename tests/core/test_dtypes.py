@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from numjax import dtypes as public_dtypes
 from numjax._src import config, dtypes
 
-GOLDEN = json.loads((Path(__file__).parent / "data" / "jax_dtypes_golden.json").read_text())
+GOLDEN = json.loads((Path(__file__).parent.parent / "data" / "jax_dtypes_golden.json").read_text())
 NODES: list[str] = GOLDEN["lattice_nodes"]
 STRONG = [n for n in NODES if not n.startswith("weak_")]
 WEAK_SCALARS = {"weak_int": 1, "weak_float": 1.0, "weak_complex": 1j}

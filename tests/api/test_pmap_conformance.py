@@ -151,7 +151,7 @@ def test_pmap_under_disable_jit_runs_python_every_call(dev8: None, eager: bool,
 # ---- errors, as JAX words them -----------------------------------------------------------------
 
 # name -> (exception type, JAX 0.4.30's message); "{array}" stands for the Array class's name.
-ERRORS = json.loads((pathlib.Path(__file__).parent / "data" / "pmap_errors_golden.json")
+ERRORS = json.loads((pathlib.Path(__file__).parent.parent / "data" / "pmap_errors_golden.json")
                     .read_text())
 _NT = collections.namedtuple("P", "u v")  # the namedtuple of the recorded case
 

@@ -12,7 +12,7 @@ import numjax as jax
 import numjax.numpy as jnp
 
 GOLDEN = json.loads(
-    (pathlib.Path(__file__).parent / "data" / "autodiff_cookbook_golden.json").read_text())
+    (pathlib.Path(__file__).parent.parent / "data" / "autodiff_cookbook_golden.json").read_text())
 
 def programs(jax, jnp):
     """The programs, written once for any jax-like module pair."""

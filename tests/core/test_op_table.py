@@ -612,11 +612,11 @@ ROW_IDS = [r.name for r in ROWS]
 assert len(set(ROW_IDS)) == len(ROW_IDS), "row names must be unique"
 
 # iota has no operands; it is a row of its own kind (test_iota below).
-NO_ROW = {"iota", "pjit", "platform_index"}  # pjit: tests/test_jit.py; platform_index:
-# tests/test_platform_dependent.py (no operands, like iota)
-# Host callbacks call user functions (their rules: tests/test_callbacks.py).
+NO_ROW = {"iota", "pjit", "platform_index"}  # pjit: tests/api/test_jit.py; platform_index:
+# tests/api/test_platform_dependent.py (no operands, like iota)
+# Host callbacks call user functions (their rules: tests/api/test_callbacks.py).
 NO_ROW |= {"debug_callback", "pure_callback", "io_callback", "outside_call"}
-# inspect_sharding calls back with a sharding (its rules: tests/test_sharding.py).
+# inspect_sharding calls back with a sharding (its rules: tests/api/test_sharding.py).
 NO_ROW |= {"inspect_sharding"}
 # check has no results; its rules (jvp, vmap, checkify's) are tested in tests/test_checkify.py.
 NO_ROW |= {"check"}
