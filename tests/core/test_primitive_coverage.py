@@ -14,18 +14,20 @@ import sys
 import pytest
 
 import numjax
+import numjax._src
 import numjax._src.api.pmap_executable
 import numjax._src.api.shard_map  # registers the replication rules of shard_map's check_rep
-import numjax._src.lax
 from numjax._src.core.trace import Primitive, primitives
 
 
-def _import_all_lax_modules() -> None:
-    for info in pkgutil.iter_modules(numjax._src.lax.__path__):
-        importlib.import_module(f"numjax._src.lax.{info.name}")
+def _import_all_modules() -> None:
+    """Every module of the package, so every primitive is defined whatever other test files
+    the run collected first (scipy.special's, checkify's ...)."""
+    for info in pkgutil.walk_packages(numjax._src.__path__, "numjax._src."):
+        importlib.import_module(info.name)
 
 
-_import_all_lax_modules()
+_import_all_modules()
 
 # (primitive name, rule) -> why it is missing. Keep this list shrinking: fix a gap, delete its
 # line (test_allow_list_entries_are_still_gaps fails once a listed rule exists).
