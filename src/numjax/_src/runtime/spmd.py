@@ -195,14 +195,10 @@ class Communicator:
             return
         total = slots[0]
         if self._reduce is not None and _mpi_reduces(total.dtype):
-            if len(slots) == 1:
-                out = self._result_buffer(total)
-                self.mpi_comm.Allreduce(_contiguous(total), out, op=_mpi_op(self._reduce))
-            else:
-                # The local devices' reduction is a new buffer: the processes' sum goes into
-                # it in place.
-                out = _local_reduce(slots, self._reduce)
-                self.mpi_comm.Allreduce(_mpi().IN_PLACE, out, op=_mpi_op(self._reduce))
+            # (One local device reduces in `allreduce_alone`, without meeting here.) The local
+            # devices' reduction is a new buffer: the processes' sum goes into it in place.
+            out = _local_reduce(slots, self._reduce)
+            self.mpi_comm.Allreduce(_mpi().IN_PLACE, out, op=_mpi_op(self._reduce))
             self._results = [out] * self.local
             return
         # Any other collective over the whole grid: every process gets every rank's value
