@@ -564,6 +564,8 @@ ALIASING_CALLS = {
     "transpose": lambda x: x.reshape(2, 3).T,
     "pytree pass-through": lambda x: {"same": x, "new": x + 1.0},
     "loop carry": lambda x: lax.fori_loop(0, 0, lambda i, c: c * 2.0, x),
+    "cond pass-through": lambda x: lax.cond(x[0] < 1.0, lambda y: y, lambda y: y * 2.0, x),
+    "cond new buffer": lambda x: lax.cond(x[0] > 1.0, lambda y: y, lambda y: y * 2.0, x),
 }
 
 
@@ -574,7 +576,11 @@ def test_outputs_never_share_memory_with_a_callers_numpy_argument(name):
     fn = ALIASING_CALLS[name]
     n = np.arange(6.0, dtype=np.float32)
     expected = jax.tree_util.tree_map(np.array, fn(jnp.asarray(n)))
-    for call in (jax.jit(fn), jax.jit(fn).lower(n).compile()):
+    keyword = jax.jit(lambda *, x, k: fn(x), static_argnames="k")  # the general call path
+    one_device = jax.pmap(fn)  # pmap's path for a process's only device
+    calls = (jax.jit(fn), jax.jit(fn).lower(n).compile(), lambda n: keyword(x=n, k=1),
+             lambda n: jax.tree_util.tree_map(lambda o: o[0], one_device(n[None])))
+    for call in calls:
         out = call(n)
         n[:] = -1.0
         jax.tree_util.tree_map(np.testing.assert_array_equal, out, expected)

@@ -18,7 +18,7 @@ import numpy as np
 
 from numjax._src import config, dtypes
 from numjax._src.compiler import native_tier
-from numjax._src.compiler.buffers import private_host_inputs
+from numjax._src.compiler.buffers import private_host_inputs, private_results
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.core.avals import get_aval
@@ -83,9 +83,9 @@ def execute(call: CompiledCall, flat_args: Sequence[Any], device: Any) -> Any:
         bufs = [buffer(x) for x in flat_args]
         if call.async_:
             return dispatch_async(call, private_host_inputs(bufs, flat_args), device)
-        if call.aliased:
-            bufs = private_host_inputs(bufs, flat_args, call.aliased)
         outs = call.executable(*[stream.resolve(b) for b in bufs])
+        if call.aliased:  # the program has returned: copy only an output that is a view
+            outs = private_results(outs, flat_args, call.aliased)
         return placed_outputs(call, outs, device)
     bufs = _donated_buffers(flat_args, call.donated)
     if call.async_:

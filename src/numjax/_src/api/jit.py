@@ -37,7 +37,7 @@ from numjax._src.api.flatten import debug_info, flatten_fun
 from numjax._src.api.pjit import pjit_p
 from numjax._src.api.stages import Traced, log_trace_time
 from numjax._src.compiler import eager
-from numjax._src.compiler.buffers import private_host_inputs
+from numjax._src.compiler.buffers import private_host_inputs, private_results
 from numjax._src.compiler.executables import cycle_collection_paused
 from numjax._src.core import caches
 from numjax._src.core import trace as trace_mod
@@ -265,13 +265,13 @@ class JitWrapped:
                             # the caller's NumPy arrays, which the caller may then change.
                             return dispatch.dispatch_async(
                                 entry, private_host_inputs(bufs, args), None)
-                        if entry.aliased:
-                            bufs = private_host_inputs(bufs, args, entry.aliased)
                         try:
                             outs = entry.executable.run(*bufs)
                         except RuntimeError:
                             dispatch.check_not_deleted(args)
                             raise
+                        if entry.aliased:  # an output that is a view of a NumPy argument
+                            outs = private_results(outs, args, entry.aliased)
                         if entry.single is not None:
                             return make_array(outs[0], entry.single)
                         if entry.plan is not None:  # outputs with layouts

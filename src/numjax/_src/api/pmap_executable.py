@@ -36,7 +36,7 @@ import numpy as np
 from numjax._src import config
 from numjax._src.api import dispatch
 from numjax._src.api.xla_pmap import xla_pmap_p
-from numjax._src.compiler.buffers import private_host_inputs
+from numjax._src.compiler.buffers import private_host_inputs, private_results
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.compiler.executables import compile_jaxpr
@@ -296,6 +296,8 @@ class PmapExecutable:
         outs = spmd.run_alone(self._grid, self._idle, lambda _: run(*bufs),
                               self._mpi_comm, not self._checked)
         self._checked = True
+        if self.aliased:  # the program has returned: copy only an output that is a view
+            outs = private_results(outs, args, self.aliased)
         return [self._output([o], j) for j, o in enumerate(outs)]
 
     def _block(self, x: Any, i: int) -> Any:
@@ -303,10 +305,9 @@ class PmapExecutable:
         index = self._block_index[i]
         if (type(x) is np.ndarray and index is not None and not transfer_guard._in_use
                 and x.dtype == self._block_dtype[i]):
-            # A NumPy array of its canonical dtype is its own device buffer (a view of it
-            # when no output can alias it, as `_rank_args` gives).
-            block = x[index]
-            return np.array(block, copy=True) if self.aliased else block
+            # A NumPy array of its canonical dtype is its own device buffer: the program
+            # reads a view of it, and `_call_alone` copies an output that is one.
+            return x[index]
         return stream.resolve(self._rank_args(x, self.in_axes[i], False)[0])
 
     def _slice_index(self, rank: int) -> int:

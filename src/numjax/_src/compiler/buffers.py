@@ -224,6 +224,20 @@ def private_host_inputs(bufs: Sequence[Any], args: Sequence[Any],
     return bufs
 
 
+def private_results(outs: Sequence[Any], args: Sequence[Any],
+                    positions: Sequence[int]) -> list[Any]:
+    """`outs` (the output buffers of a program that has returned), where one that shares
+    memory with a caller's NumPy array at one of `positions` is copied. The program ran to its
+    end before the call returned, so what it returned is known exactly: only an output that is
+    a view of such an array pays for a copy, where `private_host_inputs` would copy every such
+    array before the run in case."""
+    hosts = [args[i] for i in positions if isinstance(args[i], np.ndarray)]
+    if not hosts:
+        return list(outs)
+    return [o.copy() if isinstance(o, np.ndarray)
+            and any(np.may_share_memory(o, h) for h in hosts) else o for o in outs]
+
+
 def unshare_results(outs: Sequence[Any], hosts: Sequence[np.ndarray]) -> None:
     """An eager result (an Array) that is a view of a caller's NumPy operand (a slice, a
     reshape) gets a copy of its own. One kernel runs inline, before the call returns, and
