@@ -180,12 +180,18 @@ class _CountingComm:
 
     def __init__(self, comm: object) -> None:
         self.comm, self.calls = comm, {}
+        self.received: list[int] = []  # addresses of the receive buffers, call after call
 
     def __getattr__(self, name: str) -> object:
         attribute = getattr(self.comm, name)
         if name[:1].isupper() or name in ("allgather", "bcast"):
             def counted(*args: object, **kwargs: object) -> object:
                 self.calls[name] = self.calls.get(name, 0) + 1
+                receive = {"Allgather": 1, "Alltoall": 1, "Irecv": 0}.get(name)
+                if receive is not None:
+                    buf = args[receive]
+                    assert isinstance(buf, np.ndarray)
+                    self.received.append(buf.__array_interface__["data"][0])
                 return attribute(*args, **kwargs)
             return counted
         return attribute
@@ -222,6 +228,40 @@ def test_collectives_move_only_what_their_groups_need() -> None:
     out, calls = _traffic(ring, _mine(_global(2)))
     np.testing.assert_array_equal(np.asarray(out), _mine(np.roll(_global(2), 1, axis=0)))
     assert set(calls) <= {"Isend", "Irecv"} and calls.get("Isend", 0) == (P > 1)
+
+
+RECEIVING = [
+    ("all_gather", lambda v: lax.all_gather(v, "i")),
+    ("ppermute", lambda v: lax.ppermute(v, "i", [(k, (k + 1) % G) for k in range(G)])),
+    ("all_to_all", lambda v: lax.all_to_all(v, "i", 0, 0)),
+]
+
+
+@pytest.mark.parametrize("name,body", RECEIVING, ids=[c[0] for c in RECEIVING])
+def test_receive_buffers_are_reused_unless_a_result_holds_them(name: str, body: object) -> None:
+    """A collective that receives into a buffer receives into the last call's again once
+    nothing holds it; a result still held (a ppermute's result is a row of its receive
+    buffer) keeps its values while later calls receive elsewhere."""
+    from numjax._src.runtime import distributed
+    x = _global(G, 2)
+    f = jax.pmap(body, "i")  # type: ignore[arg-type]
+    want = np.asarray(jax.vmap(body, axis_name="i")(x))  # type: ignore[arg-type]
+    real = distributed.state.comm
+    distributed.state.comm = counting = _CountingComm(real)
+    try:
+        kept = f(_mine(x))  # compiled with the recording communicator
+        held = [f(_mine(x) + k) for k in (1, 2)]  # both held: each its own buffers
+        del held
+        counting.received.clear()
+        for k in (3, 4, 5):  # each result dropped before the next call
+            # (the collectives only move values: shifting the input shifts the result)
+            np.testing.assert_array_equal(np.asarray(f(_mine(x) + k)), _mine(want) + k)
+    finally:
+        distributed.state.comm = real
+    np.testing.assert_array_equal(np.asarray(kept), _mine(want))
+    if P > 1:
+        calls = len(counting.received) // 3
+        assert calls >= 1 and counting.received[:calls] * 3 == counting.received
 
 
 def test_all_to_all_in_group_order() -> None:

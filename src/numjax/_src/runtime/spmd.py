@@ -61,6 +61,7 @@ class Communicator:
         self._pairs_of: dict[Any, tuple[tuple[int, int], ...]] = {}
         self._contexts: dict[int, SpmdContext] = {}
         self._spare: np.ndarray | None = None  # see `_result_buffer`
+        self._spares: dict[tuple[Any, ...], np.ndarray] = {}  # see `_reused`
 
     def _result_buffer(self, like: np.ndarray) -> np.ndarray:
         """A buffer for an MPI reduction's result shaped as `like`. A large one is the last
@@ -77,6 +78,18 @@ class Communicator:
                 and spare.dtype == like.dtype):
             return spare
         self._spare = spare = np.empty(like.shape, like.dtype)
+        return spare
+
+    def _reused(self, use: str, shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray:
+        """A send or receive buffer for `use`: the one of the last call of the same shape
+        and dtype, unless something still holds it (a result that is a view of a received
+        row, until its Array is gone); then a new one, kept for the next call."""
+        key = (use, shape, dtype)
+        spare = self._spares.get(key)
+        # References to a free spare: the dict's, `spare` and getrefcount's argument.
+        if spare is not None and sys.getrefcount(spare) == 3:
+            return spare
+        self._spares[key] = spare = np.empty(shape, dtype)
         return spare
 
     def coords(self, rank: int) -> dict[Hashable, int]:
@@ -181,6 +194,9 @@ class Communicator:
         assert self._combine is not None
         slots = self._slots
         self._slots = [None] * self.local
+        # Every device has taken its last result: holding them would keep their receive
+        # buffers from being reused (`_reused`).
+        self._results = []
         if self.mpi_comm is None:
             self._results = self._combine(slots)
             return
@@ -247,8 +263,11 @@ class Communicator:
         processes, in process order), each process sending member k its k-th chunk."""
         member = {rank: k for k, rank in enumerate(group)}  # rank == process here
         chunks = np.split(value, len(group), axis=split_axis)
-        send = np.stack([chunks[member[p]] for p in cls.processes])
-        received = np.empty_like(send)
+        shape = (len(cls.processes), *chunks[0].shape)
+        send = self._reused("alltoall-send", shape, value.dtype)
+        for q, p in enumerate(cls.processes):
+            send[q] = chunks[member[p]]
+        received = self._reused("alltoall-received", shape, value.dtype)
         cls.comm.Alltoall(_raw(send), _raw(received))
         by_member = sorted(range(len(cls.processes)), key=lambda q: member[cls.processes[q]])
         return np.concatenate([received[q] for q in by_member], concat_axis)
@@ -272,12 +291,16 @@ class Communicator:
             elif target == me:
                 receives.setdefault(source, []).append((src, dst))
         first = slots[0]
-        inbox = {p: np.empty((len(moves), *first.shape), first.dtype)
+        inbox = {p: self._reused(f"permute-from-{p}", (len(moves), *first.shape), first.dtype)
                  for p, moves in receives.items()}
         requests = [self.mpi_comm.Irecv(_raw(buf), source=p, tag=_PERMUTE_TAG)
                     for p, buf in inbox.items()]
-        outbox = [np.stack([slots[src - offset] for src, _ in moves])
-                  for moves in sends.values()]
+        outbox = []
+        for p, moves in sends.items():
+            buf = self._reused(f"permute-to-{p}", (len(moves), *first.shape), first.dtype)
+            for row, (src, _) in enumerate(moves):
+                buf[row] = slots[src - offset]
+            outbox.append(buf)
         requests += [self.mpi_comm.Isend(_raw(buf), dest=p, tag=_PERMUTE_TAG)
                      for p, buf in zip(sends, outbox, strict=True)]
         _mpi().Request.Waitall(requests)
@@ -295,10 +318,11 @@ class Communicator:
         """Every value of the processes of `comm`, in their order (raw bytes: every rank
         runs the same program, so the values agree in shape and dtype)."""
         first = slots[0]
-        send = np.empty((len(slots), *first.shape), first.dtype)
+        send = self._reused("allgather-send", (len(slots), *first.shape), first.dtype)
         for i, v in enumerate(slots):
             send[i] = v
-        received = np.empty((comm.Get_size() * len(slots), *first.shape), first.dtype)
+        received = self._reused("allgather-received",
+                                (comm.Get_size() * len(slots), *first.shape), first.dtype)
         comm.Allgather(_raw(send), _raw(received))
         return list(received)
 
