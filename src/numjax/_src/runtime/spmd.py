@@ -243,8 +243,8 @@ class Communicator:
             if cls.comm is not None:
                 cls.comm.Allreduce(_mpi().IN_PLACE, partial, op=_mpi_op(self._reduce))
             return [partial[k, ...] for k in cls.row_of_local_rank]
-        if self._chunks is not None and self.local == 1 and cls.comm is not None:
-            return [self._all_to_all(slots[0], groups[cls.groups[0]], cls, *self._chunks)]
+        if self._chunks is not None and cls.comm is not None:
+            return self._all_to_all(slots, groups, cls, *self._chunks)
         everything: list[Any] = [None] * self.size
         if cls.comm is None:
             everything[self.offset:self.offset + self.local] = slots
@@ -257,20 +257,38 @@ class Communicator:
         results = combine(everything)
         return results[self.offset:self.offset + self.local]
 
-    def _all_to_all(self, value: np.ndarray, group: tuple[int, ...], cls: _ProcessClass,
-                    split_axis: int, concat_axis: int) -> Any:
-        """An all-to-all with one device per process: one Alltoall on the class (the group's
-        processes, in process order), each process sending member k its k-th chunk."""
-        member = {rank: k for k, rank in enumerate(group)}  # rank == process here
-        chunks = np.split(value, len(group), axis=split_axis)
-        shape = (len(cls.processes), *chunks[0].shape)
-        send = self._reused("alltoall-send", shape, value.dtype)
-        for q, p in enumerate(cls.processes):
-            send[q] = chunks[member[p]]
-        received = self._reused("alltoall-received", shape, value.dtype)
-        cls.comm.Alltoall(_raw(send), _raw(received))
-        by_member = sorted(range(len(cls.processes)), key=lambda q: member[cls.processes[q]])
-        return np.concatenate([received[q] for q in by_member], concat_axis)
+    def _all_to_all(self, slots: list[np.ndarray], groups: Groups, cls: _ProcessClass,
+                    split_axis: int, concat_axis: int) -> list[Any]:
+        """An all-to-all across processes: one Alltoallv on the class, each process sending
+        each other process (and itself) only the chunks its ranks receive. Both sides order a
+        message's chunks the same way, by source rank, then by the member it goes to."""
+        local, offset = self.local, self.offset
+        where = {r: group for g in cls.groups for group in (groups[g],) for r in group}
+        mine = range(offset, offset + local)
+        chunks = {r: np.split(slots[r - offset], len(where[r]), axis=split_axis) for r in mine}
+        shape, dtype = chunks[offset][0].shape, slots[0].dtype
+        # What goes where: (source rank, destination rank) pairs, per process, in order.
+        outgoing = {p: [(r, d) for r in mine for d in where[r] if d // local == p]
+                    for p in cls.processes}
+        incoming = {p: [(s, d) for s in range(p * local, (p + 1) * local)
+                        for d in where[s] if d in mine]
+                    for p in cls.processes}
+        send = self._reused("alltoall-send", (sum(map(len, outgoing.values())), *shape), dtype)
+        row = 0
+        for p in cls.processes:
+            for r, d in outgoing[p]:
+                send[row] = chunks[r][where[r].index(d)]
+                row += 1
+        received = self._reused("alltoall-received",
+                                (sum(map(len, incoming.values())), *shape), dtype)
+        size = math.prod(shape) * dtype.itemsize
+        counts = [len(outgoing[p]) * size for p in cls.processes]
+        counts_in = [len(incoming[p]) * size for p in cls.processes]
+        cls.comm.Alltoallv([_raw(send), (counts, _offsets(counts))],
+                           [_raw(received), (counts_in, _offsets(counts_in))])
+        pieces = dict(zip((pair for p in cls.processes for pair in incoming[p]), received,
+                          strict=True))
+        return [np.concatenate([pieces[s, d] for s in where[d]], concat_axis) for d in mine]
 
     def _permute_across(self, slots: list[np.ndarray], pairs: Sequence[tuple[int, int]]
                         ) -> list[Any]:
@@ -463,6 +481,11 @@ def _process_class(mpi_comm: Any, groups: Groups, local: int, me: int
 
 
 _PERMUTE_TAG = 17
+
+
+def _offsets(counts: list[int]) -> list[int]:
+    """Where each of consecutive blocks of `counts` starts."""
+    return [sum(counts[:k]) for k in range(len(counts))]
 
 
 def _raw(array: np.ndarray) -> np.ndarray:
