@@ -302,8 +302,9 @@ def test_grouped_collectives_split_the_processes() -> None:
                        lax.all_gather(v, "i", axis_index_groups=groups),
                        lax.psum_scatter(v, "i", axis_index_groups=groups, tiled=True),
                        lax.all_to_all(v.reshape(size, -1), "i", 0, 0,
-                                      axis_index_groups=groups).reshape(-1)))
-    total, gathered, scattered, exchanged = jax.pmap(body, "i")(_mine(x))
+                                      axis_index_groups=groups).reshape(-1),
+                       lax.psum(v[0], "i", axis_index_groups=groups)))
+    total, gathered, scattered, exchanged, scalar = jax.pmap(body, "i")(_mine(x))
     want_total, want_gathered, want_scattered = (np.empty((G, 2), np.float32),
                                                  np.empty((G, size, 2), np.float32),
                                                  np.empty((G, 2 // size), np.float32))
@@ -320,6 +321,7 @@ def test_grouped_collectives_split_the_processes() -> None:
     np.testing.assert_array_equal(np.asarray(gathered), _mine(want_gathered))
     np.testing.assert_allclose(np.asarray(scattered), _mine(want_scattered), rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(exchanged), _mine(want_exchanged))
+    np.testing.assert_allclose(np.asarray(scalar), _mine(want_total)[:, 0], rtol=1e-6)
 
 
 def test_multihost_utils() -> None:

@@ -236,10 +236,13 @@ class Communicator:
             results = combine(self._allgather(slots, self.mpi_comm))
             return results[self.offset:self.offset + self.local]
         if self._reduce is not None and _mpi_reduces(slots[0].dtype):
-            rows = [_local_reduce([slots[r - self.offset] for r in groups[g]
-                                   if self.offset <= r < self.offset + self.local], self._reduce)
-                    for g in cls.groups]
-            partial = np.stack(rows)
+            first = slots[0]
+            partial = self._reused("grouped-partial", (len(cls.groups), *first.shape),
+                                   first.dtype)
+            for k, g in enumerate(cls.groups):
+                _local_reduce([slots[r - self.offset] for r in groups[g]
+                               if self.offset <= r < self.offset + self.local], self._reduce,
+                              out=partial[k, ...])  # (a view, also of a 0-d row)
             if cls.comm is not None:
                 cls.comm.Allreduce(_mpi().IN_PLACE, partial, op=_mpi_op(self._reduce))
             return [partial[k, ...] for k in cls.row_of_local_rank]
@@ -509,14 +512,17 @@ def _contiguous(value: Any) -> Any:
     return array if array.flags.c_contiguous else array.copy()
 
 
-def _local_reduce(values: list[Any], op: str) -> Any:
-    """One new buffer holding the reduction of `values`, accumulated in place."""
+def _local_reduce(values: list[Any], op: str, out: np.ndarray | None = None) -> Any:
+    """The reduction of `values`, accumulated in place in `out` (or in one new buffer)."""
     reducer = _REDUCERS[op]
     if len(values) == 1:
-        return np.array(values[0], copy=True)
+        if out is None:
+            return np.array(values[0], copy=True)
+        out[...] = values[0]
+        return out
     # The first combination makes the buffer (one pass, not a copy and then a pass); a 0-d
     # result stays an array.
-    total = np.asarray(reducer(values[0], values[1]))
+    total = np.asarray(reducer(values[0], values[1], out=out))
     for v in values[2:]:
         reducer(total, v, out=total)
     return total
