@@ -92,11 +92,11 @@ def test_large_psum_uses_one_allreduce() -> None:
     np.testing.assert_array_equal(np.asarray(out)[:, :4], L * P * (P + 1) / 2)
 
 
-def test_large_psum_results_held_by_the_caller_are_never_reused() -> None:
-    """A large reduction's result buffer is reused by the next call only once nothing holds
-    the previous result: results kept alive (or a view of one) keep their values."""
+@pytest.mark.parametrize("n", [1 << 19, 3])
+def test_psum_results_held_by_the_caller_are_never_reused(n: int) -> None:
+    """A reduction's result buffer is reused by the next call only once nothing holds the
+    previous result: results kept alive (or a view of one) keep their values."""
     f = jax.pmap(lambda v: lax.psum(v, "i"), "i")
-    n = 1 << 19  # 2 MiB of float32: above the reuse threshold
     kept = [f(np.full((L, n), float(k + R), np.float32)) for k in range(3)]
     view = np.asarray(kept[0].addressable_shards[0].data)[:4]
     for k, out in enumerate(kept):

@@ -60,30 +60,15 @@ class Communicator:
         self._groups: dict[Any, Groups] = {}
         self._pairs_of: dict[Any, tuple[tuple[int, int], ...]] = {}
         self._contexts: dict[int, SpmdContext] = {}
-        self._spare: np.ndarray | None = None  # see `_result_buffer`
         self._spares: dict[tuple[Any, ...], np.ndarray] = {}  # see `_reused`
 
-    def _result_buffer(self, like: np.ndarray) -> np.ndarray:
-        """A buffer for an MPI reduction's result shaped as `like`. A large one is the last
-        such buffer again when nothing holds it any more (its Array is gone): a new one is
-        paged in afresh by every call when the heap does not keep buffers of its size
-        (`host_memory`: above 32 MB, or with retention off), which costs a third of a
-        16 M-float Allreduce."""
-        if like.nbytes < _REUSED_BYTES:
-            return np.empty_like(like)
-        spare = self._spare
-        # References to a free spare: `self._spare`, `spare` and getrefcount's argument (a view
-        # or an Array holding it adds one).
-        if (spare is not None and sys.getrefcount(spare) == 3 and spare.shape == like.shape
-                and spare.dtype == like.dtype):
-            return spare
-        self._spare = spare = np.empty(like.shape, like.dtype)
-        return spare
-
     def _reused(self, use: str, shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray:
-        """A send or receive buffer for `use`: the one of the last call of the same shape
-        and dtype, unless something still holds it (a result that is a view of a received
-        row, until its Array is gone); then a new one, kept for the next call."""
+        """A send, receive or result buffer for `use`: the one of the last call of the same
+        shape and dtype, unless something still holds it (a result, or a view of a received
+        row, until its Array is gone); then a new one, kept for the next call. (A new large
+        buffer is paged in afresh by every call when the heap does not keep buffers of its
+        size — `host_memory`: above 32 MB, or with retention off — which costs a third of a
+        16 M-float Allreduce.)"""
         key = (use, shape, dtype)
         spare = self._spares.get(key)
         # References to a free spare: the dict's, `spare` and getrefcount's argument.
@@ -185,8 +170,8 @@ class Communicator:
         if self.check:
             self._check_across_processes(value, f"p{op}")
         # The value is the send buffer as it is (MPI only reads it); the sum lands in the
-        # output's own new buffer.
-        out = self._result_buffer(value)
+        # last call's output buffer unless its result is still held, else in a new one.
+        out = self._reused("reduced", value.shape, value.dtype)
         self.mpi_comm.Allreduce(_contiguous(value), out, op=_mpi_op(op))
         return out
 
@@ -212,8 +197,10 @@ class Communicator:
         total = slots[0]
         if self._reduce is not None and _mpi_reduces(total.dtype):
             # (One local device reduces in `allreduce_alone`, without meeting here.) The local
-            # devices' reduction is a new buffer: the processes' sum goes into it in place.
-            out = _local_reduce(slots, self._reduce)
+            # devices' reduction goes into the last call's buffer unless a result holds it;
+            # the processes' sum goes into it in place.
+            out = _local_reduce(slots, self._reduce,
+                                self._reused("reduced", total.shape, total.dtype))
             self.mpi_comm.Allreduce(_mpi().IN_PLACE, out, op=_mpi_op(self._reduce))
             self._results = [out] * self.local
             return
@@ -494,10 +481,6 @@ def _offsets(counts: list[int]) -> list[int]:
 def _raw(array: np.ndarray) -> np.ndarray:
     """A C-contiguous array's bytes (MPI moves them as they are, any dtype)."""
     return array.reshape(-1).view(np.uint8)
-
-
-# Results of at least this size reuse their buffer between calls (`_result_buffer`).
-_REUSED_BYTES = 1 << 20
 
 
 def _mpi_reduces(dtype: np.dtype[Any]) -> bool:
