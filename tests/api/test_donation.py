@@ -8,6 +8,7 @@ import pytest
 
 import numjax
 import numjax.numpy as jnp
+from numjax import lax
 from numjax._src.core.errors import XlaRuntimeError
 
 
@@ -194,3 +195,23 @@ def test_a_failure_after_the_donated_buffer_was_written_deletes_the_input():
     with pytest.raises(XlaRuntimeError):
         numjax.jit(body, donate_argnums=0)(x).block_until_ready()
     assert not x.is_deleted() and view.tolist() == [0.0, 1.0, 2.0]
+
+
+UPDATES = {
+    "at set": lambda a: a.at[0].set(5.0),
+    "at add": lambda a: a.at[2].add(1.0),
+    "at multiply": lambda a: a.at[1:3].multiply(2.0),
+    "at max": lambda a: a.at[3].max(9.0),
+    "dynamic_update_slice": lambda a: lax.dynamic_update_slice(a, jnp.ones(2), (1,)),
+}
+
+
+@pytest.mark.parametrize("name", UPDATES)
+def test_an_indexed_update_is_written_into_the_donated_buffer(name):
+    # As XLA aliases a donated input to the output an update writes: the same memory comes back.
+    update = UPDATES[name]
+    x = jnp.arange(8.0) + 0
+    before = _address(x)
+    y = numjax.jit(update, donate_argnums=0)(x)
+    assert x.is_deleted() and _address(y) == before
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(update(jnp.arange(8.0))))

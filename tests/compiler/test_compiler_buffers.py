@@ -329,3 +329,33 @@ def test_what_outputs_may_share_with_inputs_and_which_may_be_broadcast_views():
     assert buffers.inputs_reaching_outputs(jaxpr) == (0, 1)
     assert buffers.broadcast_outputs(jaxpr) == {2}
     assert buffers.inputs_reaching_outputs(_jaxpr(lambda x: jnp.sin(x) * 2, (8,))) == ()
+
+
+UPDATES_IN_PLACE = {
+    "chained scatters": (lambda x: jnp.sin(x).at[0].set(1.0).at[1].add(2.0),
+                         ["scatter", "scatter-add"]),
+    "scatter-mul, -min, -max": (lambda x: jnp.sin(x).at[0].multiply(3.0).at[1].min(0.0)
+                                .at[2].max(5.0), ["scatter-mul", "scatter-min", "scatter-max"]),
+    "dynamic_update_slice": (lambda x: lax.dynamic_update_slice(jnp.sin(x), jnp.ones(2), (3,)),
+                             ["dynamic_update_slice"]),
+    # the operand is read again after the update, or by the update itself through a view
+    "read later": (lambda x: (lambda s: s.at[0].set(1.0) + s)(jnp.sin(x)), ["add"]),
+    "updates from the operand": (lambda x: (lambda s: s.at[1:].set(s[:-1]))(jnp.sin(x)), []),
+    "input, not donated": (lambda x: x.at[0].set(1.0), []),
+}
+
+
+@pytest.mark.parametrize("name", UPDATES_IN_PLACE)
+def test_an_update_writes_into_its_dying_operand_when_the_program_owns_it(name):
+    fun, updated_in_place = UPDATES_IN_PLACE[name]
+    jaxpr = _jaxpr(fun, (8,))
+    assert [p for p, _ in _reuse(jaxpr).values()] == updated_in_place
+    x = np.linspace(-1.0, 1.0, 8, dtype=np.float32)
+    eager = fun(jnp.asarray(x))  # kernel by kernel
+    np.testing.assert_array_equal(jax.jit(fun)(x), eager)
+    np.testing.assert_array_equal(jax.jit(fun, donate_argnums=0)(jnp.asarray(x)), eager)
+
+
+def test_a_donated_input_is_updated_in_place():
+    jaxpr = _jaxpr(lambda x: x.at[0].set(1.0), (8,))
+    assert list(_reuse(jaxpr, donated=(0,)).values()) == [("scatter", ("in", 0))]

@@ -46,7 +46,7 @@ def makes_new_buffer(eqn: JaxprEqn) -> bool:
     """Whether `eqn`'s results are always memory of their own, aliasing none of its operands:
     ufunc results with a shape (a 0-d ufunc result may be a NumPy scalar) and the results of
     `fresh_result` primitives (a matrix product)."""
-    if eqn.primitive.fresh_result:
+    if eqn.primitive.fresh_result or eqn.primitive.updates_in_place:
         return True
     return fusion.fusable_ufunc(eqn) is not None and bool(eqn.outvars[0].aval.shape)
 
@@ -85,7 +85,7 @@ def plan_buffers(jaxpr: Jaxpr, clusters: dict[int, tuple[int, fusion.Cluster]],
             i += 1
             continue
         ufunc = fusion.fusable_ufunc(eqn)
-        if inline(eqn) or (ufunc is None and not eqn.primitive.fresh_result):
+        if inline(eqn) or (ufunc is None and not makes_new_buffer(eqn)):
             # Kernels may return views of their inputs and inline loops/branches alias them by
             # name: whatever such an equation reads can never be overwritten.
             owned.difference_update(a for a in eqn.invars if isinstance(a, Var))
@@ -102,13 +102,18 @@ def plan_buffers(jaxpr: Jaxpr, clusters: dict[int, tuple[int, fusion.Cluster]],
 def _reusable_input(eqn: JaxprEqn, ufunc: Any, index: int, owned: set[Var],
                     last_use: dict[Var, int], live_out: set[Var]) -> Var | None:
     """An operand of a ufunc equation read last here, of the result's shape and dtype, whose
-    buffer the result can be written into (NumPy's `out=`)."""
-    if ufunc is None:
+    buffer the result can be written into (NumPy's `out=`); for an `updates_in_place`
+    equation, its first operand when that is such a buffer and read nowhere else in it."""
+    if not eqn.outvars:  # a debug callback
         return None
     out_aval = eqn.outvars[0].aval
-    if not out_aval.shape:
+    if eqn.primitive.updates_in_place:
+        candidates = eqn.invars[:1] if eqn.invars.count(eqn.invars[0]) == 1 else []
+    elif ufunc is None or not out_aval.shape:
         return None
-    for a in eqn.invars:
+    else:
+        candidates = eqn.invars
+    for a in candidates:
         if (isinstance(a, Var) and a in owned and last_use.get(a) == index
                 and a not in live_out and a.aval.shape == out_aval.shape
                 and a.aval.dtype == out_aval.dtype):

@@ -84,6 +84,10 @@ class Primitive:
     # - `fresh_result`: the kernel always returns a new buffer aliasing none of its operands (a
     #   matrix product), which buffer planning may hand to a later `out=` once it is dead;
     fresh_result = False
+    # - `updates_in_place`: the kernel returns its first operand updated (a scatter): a new
+    #   buffer, or, called with `out=` that operand's own buffer, that buffer written in place
+    #   (buffer planning passes it when the operand is a dead buffer the program owns);
+    updates_in_place = False
     # - `broadcast_result`: the kernel may return a broadcast view (zero strides). Later steps
     #   read a view as an array, but an Array owns its memory: eager execution runs
     #   `owning_kernel_factory` (called as `kernel_for` is) or copies the view, and a program's

@@ -150,10 +150,11 @@ dynamic_slice_p.native = native_structural.dynamic_slice_rule
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
 
 
-def _dynamic_update_slice_kernel(x: Any, update: Any, *starts: Any) -> Any:
+def _dynamic_update_slice_kernel(x: Any, update: Any, *starts: Any,
+                                 out: np.ndarray | None = None) -> Any:
     x, update = np.asarray(x), np.asarray(update)
     begin = _clamped_starts(starts, x.shape, update.shape)
-    out = x.copy()
+    out = x.copy() if out is None else out  # `out` is x's own dead buffer (updates_in_place)
     out[tuple(builtins.slice(b, b + n) for b, n in zip(begin, update.shape, strict=True))] = update
     return out
 
@@ -229,6 +230,7 @@ def _dynamic_update_slice_batch(args: Sequence[Any], dims: Sequence[Any]) -> tup
 dynamic_update_slice_p.def_impl(_dynamic_update_slice_kernel)
 dynamic_update_slice_p.def_jvp(_dynamic_update_slice_jvp)
 dynamic_update_slice_p.is_linear = True
+dynamic_update_slice_p.updates_in_place = True
 dynamic_update_slice_p.def_transpose(_dynamic_update_slice_transpose)
 dynamic_update_slice_p.def_batch(_dynamic_update_slice_batch)
 dynamic_update_slice_p.native = native_structural.dynamic_update_slice_rule

@@ -447,10 +447,12 @@ def _scatter_window(dn: ScatterDimensionNumbers, operand_shape: Shape,
 def _scatter_kernel_for(combine: np.ufunc | None) -> Callable[..., Any]:
     def kernel(operand: Any, indices: Any, updates: Any, *,
                dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool,
-               unique_indices: bool, mode: GatherScatterMode) -> Any:
+               unique_indices: bool, mode: GatherScatterMode, out: np.ndarray | None = None
+               ) -> Any:
         operand, indices, updates = map(np.asarray, (operand, indices, updates))
         dn = dimension_numbers
-        out = operand.copy()
+        # `out` is the operand's own dead buffer (updates_in_place): updated where it lies.
+        out = operand.copy() if out is None else out
         window = _scatter_window(dn, operand.shape, updates.shape)
         idx = indices.reshape(math.prod(indices.shape[:-1]), indices.shape[-1]).astype(np.int64)
         if idx.shape[0] == 0 or updates.size == 0 or operand.size == 0:
@@ -736,6 +738,8 @@ scatter_mul_p = _make_scatter("scatter-mul", np.multiply)
 scatter_min_p = _make_scatter("scatter-min", np.minimum)
 scatter_max_p = _make_scatter("scatter-max", np.maximum)
 
+for _p in (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p):
+    _p.updates_in_place = True
 for _p in (scatter_p, scatter_add_p):
     _p.def_jvp(_scatter_linear_jvp(_p))
     _p.def_transpose(_scatter_transpose_for(_p))
