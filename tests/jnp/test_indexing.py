@@ -342,3 +342,51 @@ def test_sequences_of_traced_integers_index_like_arrays(index, shape):
     want = np.asarray(x).copy()
     want[tuple(np.asarray(i) for i in index)] = -1.0
     np.testing.assert_array_equal(got, want)
+
+
+_X34 = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+
+# (update, JAX 0.4.30's result) for updates at integers on the leading axes
+LEADING_INTEGER_UPDATES = [
+    (lambda: jnp.zeros(5).at[10].set(1), [0.0] * 5),
+    (lambda: jnp.zeros(5).at[-6].set(1), [0.0] * 5),
+    (lambda: jnp.zeros(5).at[-1].set(1), [0.0, 0.0, 0.0, 0.0, 1.0]),
+    (lambda: jnp.asarray(_X34).at[1].set(jnp.array([1.0, 2, 3, 4])),
+     [[0, 1, 2, 3], [1, 2, 3, 4], [8, 9, 10, 11]]),
+    (lambda: jnp.asarray(_X34).at[1, :].add(1), [[0, 1, 2, 3], [5, 6, 7, 8], [8, 9, 10, 11]]),
+    (lambda: jnp.asarray(_X34).at[2, ...].mul(2),
+     [[0, 1, 2, 3], [4, 5, 6, 7], [16, 18, 20, 22]]),
+    (lambda: jnp.asarray(_X34).at[1, 2].max(100), [[0, 1, 2, 3], [4, 5, 100, 7], [8, 9, 10, 11]]),
+    (lambda: jnp.asarray(_X34).at[-1, 7].set(0, mode="clip"),
+     [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 0]]),
+    (lambda: jnp.zeros(3, bool).at[0].set(True), [True, False, False]),
+    (lambda: jnp.zeros(3).at[np.int64(1)].add(2), [0.0, 2.0, 0.0]),
+    (lambda: jnp.zeros(3).at[np.uint32(2)].add(2), [0.0, 0.0, 2.0]),
+    (lambda: jnp.ones(3).at[1].apply(lambda v: v * 5), [1.0, 5.0, 1.0]),
+    (lambda: numjax.jit(lambda a, i: a.at[i].add(1.0))(jnp.zeros(4), 7), [0.0] * 4),
+    (lambda: numjax.jit(lambda a, i: a.at[i].add(1.0))(jnp.zeros(4), -1), [0, 0, 0, 1.0]),
+    (lambda: numjax.jit(lambda a, i, j: a.at[i, j].add(1.0))(_X34, 2, -1),
+     [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 12]]),
+]
+
+
+@pytest.mark.parametrize("k", range(len(LEADING_INTEGER_UPDATES)))
+def test_updates_at_leading_integers_match_jax(k):
+    update, expected = LEADING_INTEGER_UPDATES[k]
+    np.testing.assert_array_equal(np.asarray(update()), np.asarray(expected))
+
+
+def test_an_update_at_leading_integers_is_one_scatter_of_the_trailing_block():
+    # As JAX: the indices are the normalized integers, the updates the block at that place; no
+    # positions of every element (an iota the operand's size) are computed.
+    jaxpr = numjax.make_jaxpr(lambda a, i: a.at[i, 1].add(1.0))(jnp.asarray(_X34), 1)
+    names = [e.primitive.name for e in jaxpr.jaxpr.eqns]
+    assert "iota" not in names and "gather" not in names and names[-1] == "scatter-add"
+    scatter = jaxpr.jaxpr.eqns[-1]
+    assert [v.aval.shape for v in scatter.invars] == [(3, 4), (2,), ()]
+    dn = scatter.params["dimension_numbers"]
+    assert (dn.update_window_dims, dn.inserted_window_dims, dn.scatter_dims_to_operand_dims) \
+        == ((), (0, 1), (0, 1))
+    row = numjax.make_jaxpr(lambda a: a.at[1].set(2.0))(jnp.asarray(_X34)).jaxpr.eqns[-1]
+    assert [v.aval.shape for v in row.invars] == [(3, 4), (1,), (4,)]
+    assert row.params["dimension_numbers"].update_window_dims == (0,)

@@ -322,12 +322,13 @@ class Emitter:
         self.lines.append(f"{indent}{self.namer.var(out)} = "
                           f"{self.atom(x)}.reshape({tuple(expanded)})")
 
-    def emit_inline(self, closed: ClosedJaxpr, inputs: Sequence[str], indent: str
-                    ) -> list[str]:
+    def emit_inline(self, closed: ClosedJaxpr, inputs: Sequence[str], indent: str,
+                    owned: Sequence[int] = ()) -> list[str]:
         """Emit a body jaxpr inline: its invars take the given expressions; returns the atoms
         holding its outputs. Each emission names a fresh copy of the body: one body may be
         emitted several times in a program (a shared branch or loop body), and names given at
-        one emission must not be assigned to at another."""
+        one emission must not be assigned to at another. The invars at `owned` hold buffers
+        of the loop's own, which the body may overwrite once they are dead there."""
         jaxpr = fresh_copy(closed.jaxpr)
         self.bind_consts(jaxpr, closed.consts)
         for v, expr in zip(jaxpr.invars, inputs, strict=True):
@@ -339,7 +340,7 @@ class Emitter:
             name = self.namer.var(v)
             if name != expr:
                 self.lines.append(f"{indent}{name} = {expr}")
-        self.emit_eqns(jaxpr, indent, fuse=False)
+        self.emit_eqns(jaxpr, indent, fuse=False, donated=[jaxpr.invars[i] for i in owned])
         return [self.atom(a) for a in jaxpr.outvars]
 
 

@@ -10,6 +10,7 @@ reverse mode raises JAX's error.
 
 from __future__ import annotations
 
+import collections
 import inspect
 import operator
 from collections.abc import Callable, Sequence
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config, traceback_util
-from numjax._src.compiler import native_structural, passes
+from numjax._src.compiler import buffers, native_structural, passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import (
     TracedFun,
@@ -858,6 +859,21 @@ def map(f: Callable[..., Any], xs: Any, *, batch_size: int | None = None) -> Any
 _loop_ids = iter(range(1 << 62))
 
 
+def _carries_updated_in_place(body: Any, first: int, n: int) -> list[int]:
+    """The carries (body invars `first ..`, outputs `0 .. n-1`) a loop keeps in buffers of its
+    own so that its body's `.at[]` updates write into them (`updates_in_place`) rather than
+    copy them each iteration: those the body updates, whose next value is a buffer the body
+    makes (not a constant, an input or another output). The loop copies their initial values
+    once."""
+    updated = {eqn.invars[0] for eqn in body.eqns
+               if eqn.primitive.updates_in_place and isinstance(eqn.invars[0], Var)}
+    made = {v for eqn in body.eqns if buffers.makes_new_buffer(eqn) for v in eqn.outvars}
+    returned = collections.Counter(o for o in body.outvars if isinstance(o, Var))
+    return [j for j in range(n) if body.invars[first + j] in updated
+            and isinstance(body.outvars[j], Var) and body.outvars[j] in made
+            and returned[body.outvars[j]] == 1]
+
+
 def _lower_scan(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
     p = eqn.params
     operator.index(p["unroll"])  # a float is refused when the loop is built, as in JAX
@@ -868,15 +884,17 @@ def _lower_scan(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str])
     consts, init, xs = ins[:nc], ins[nc:nc + ncar], ins[nc + ncar:]
     carry = [f"carry{k}_{j}" for j in range(ncar)]
     ys = [f"ys{k}_{j}" for j in range(len(body.out_avals) - ncar)]
-    for c, v in zip(carry, init, strict=True):
-        em.lines.append(f"{indent}{c} = {v}")
+    owned = _carries_updated_in_place(body.jaxpr, nc, ncar)
+    for j, (c, v) in enumerate(zip(carry, init, strict=True)):
+        em.lines.append(f"{indent}{c} = {f'np.array({v})' if j in owned else v}")
     for y, aval in zip(ys, body.out_avals[ncar:], strict=True):
         dtype = em.namer.global_(aval.dtype, "dtype")
         em.lines.append(f"{indent}{y} = np.empty({(length, *aval.shape)!r}, {dtype})")
     order = f"range({length} - 1, -1, -1)" if p["reverse"] else f"range({length})"
     em.lines.append(f"{indent}for {i} in {order}:")
     inner = indent + "    "
-    body_outs = em.emit_inline(body, [*consts, *carry, *[f"{x}[{i}]" for x in xs]], inner)
+    body_outs = em.emit_inline(body, [*consts, *carry, *[f"{x}[{i}]" for x in xs]], inner,
+                               [nc + j for j in owned])
     # Stacked outputs first: an output may be a carry input, read by name.
     for y, o in zip(ys, body_outs[ncar:], strict=True):
         em.lines.append(f"{inner}{y}[{i}] = {o}")
@@ -895,14 +913,16 @@ def _lower_while(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str]
     k = next(_loop_ids)
     cconsts, bconsts, init = ins[:nc], ins[nc:nc + nb], ins[nc + nb:]
     carry = [f"carry{k}_{j}" for j in range(len(init))]
-    for c, v in zip(carry, init, strict=True):
-        em.lines.append(f"{indent}{c} = {v}")
+    owned = _carries_updated_in_place(p["body_jaxpr"].jaxpr, nb, len(init))
+    for j, (c, v) in enumerate(zip(carry, init, strict=True)):
+        em.lines.append(f"{indent}{c} = {f'np.array({v})' if j in owned else v}")
     em.lines.append(f"{indent}while True:")
     inner = indent + "    "
     (pred,) = em.emit_inline(p["cond_jaxpr"], [*cconsts, *carry], inner)
     em.lines.append(f"{inner}if not {pred}:")
     em.lines.append(f"{inner}    break")
-    body_outs = em.emit_inline(p["body_jaxpr"], [*bconsts, *carry], inner)
+    body_outs = em.emit_inline(p["body_jaxpr"], [*bconsts, *carry], inner,
+                               [nb + j for j in owned])
     if carry:
         em.lines.append(f"{inner}{', '.join(carry)} = {', '.join(body_outs)}")
     for name, value in zip(outs, carry, strict=True):

@@ -3,9 +3,11 @@ updates, and `nonzero`/`argwhere`/`flatnonzero`.
 
 `x[idx]` first applies the basic part of the index (slices, None) with the static path of
 `indexing.getitem`, then reads the advanced part (integers, integer arrays, concrete masks turned
-into integer arrays) with one `gather`. Updates find the flat position of every indexed element
-by indexing an iota of `x`'s shape with the same index, then scatter into the flattened array:
-one code path for every index form, with out-of-bounds positions dropped.
+into integer arrays) with one `gather`. An update at integers on the leading axes (`x.at[i]`,
+`x.at[i, j, :]`, the common case, in loops too) is one scatter of the trailing block at that
+place, as JAX's. Any other update finds the flat position of every indexed element by indexing
+an iota of `x`'s shape with the same index, then scatters into the flattened array: one code
+path for every other index form, with out-of-bounds positions dropped.
 """
 
 from __future__ import annotations
@@ -500,8 +502,27 @@ def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Ar
             f"dtype={values_dtype} to dtype={aval.dtype} with "
             f"jax_numpy_dtype_promotion={config.numpy_dtype_promotion.value!r}. In future JAX "
             "releases this will result in an error.", FutureWarning, stacklevel=4)
-    positions, parsed = _flat_positions(x, index, mode)
-    target = get_aval(positions).shape[:-1]
+    leading = _leading_integers(index, aval.shape)
+    if leading is not None:
+        # x.at[i], x.at[i, j, :]: a scatter of x's trailing block at one place, as JAX's
+        # (no positions of every element).
+        pieces = [_normalize(i, n) for i, n in zip(leading, aval.shape, strict=False)]
+        pieces = [lax.reshape(p, (1,)) if isinstance(p, Tracer) else np.reshape(p, (1,))
+                  for p in pieces]
+        positions = (np.concatenate(pieces) if all(isinstance(p, np.ndarray) for p in pieces)
+                     else lax.concatenate(pieces, 0))
+        k = len(leading)
+        dnums = ScatterDimensionNumbers(update_window_dims=tuple(range(aval.ndim - k)),
+                                        inserted_window_dims=tuple(range(k)),
+                                        scatter_dims_to_operand_dims=tuple(range(k)))
+        target = aval.shape[k:]
+        parsed = GatherScatterMode.from_any(mode)
+        if parsed is not GatherScatterMode.CLIP:
+            parsed = GatherScatterMode.FILL_OR_DROP
+    else:
+        positions, parsed = _flat_positions(x, index, mode)
+        target = get_aval(positions).shape[:-1]
+        dnums = _FLAT_DNUMS
     if 0 in target:
         return x  # nothing indexed: as JAX, `x` itself, whatever the values
     # As JAX: the update runs in the promoted dtype and its result is cast back, so
@@ -516,12 +537,39 @@ def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Ar
         vshape = vshape[1:]
         values = lax.reshape(values, vshape)
     values = broadcast_to(values, target)
-    flat = lax.reshape(x, (aval.size,))
     basic = _is_basic(index)
-    out = scatter(flat, positions, values, _FLAT_DNUMS,
+    operand = x if leading is not None else lax.reshape(x, (aval.size,))
+    out = scatter(operand, positions, values, dnums,
                   indices_are_sorted=indices_are_sorted or basic,
                   unique_indices=unique_indices or basic, mode=parsed)
     return lax._convert_element_type(lax.reshape(out, aval.shape), aval.dtype, aval.weak_type)
+
+
+def _leading_integers(index: Any, shape: tuple[int, ...]) -> list[Any] | None:
+    """The integers of an index that is integers (0-d integer arrays, traced or not) for the
+    leading axes of `shape` and nothing else but full slices and an Ellipsis; else None (and
+    for an empty `shape`, whose index errors the general path gives)."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    leading: list[Any] = []
+    for e in items:
+        if isinstance(e, bool | np.bool_):
+            return None
+        if isinstance(e, int | np.integer):
+            leading.append(e)
+            continue
+        if isinstance(e, ArrayImpl | Tracer | np.ndarray):
+            aval = get_aval(e)
+            if aval.ndim or not dtypes.issubdtype(aval.dtype, np.integer):
+                return None
+            leading.append(e)
+            continue
+        break
+    rest = items[len(leading):]
+    full = [e for e in rest if isinstance(e, slice) and e == slice(None)]
+    if (not leading or len(leading) > len(shape) or 0 in shape
+            or len(full) + rest.count(Ellipsis) != len(rest) or rest.count(Ellipsis) > 1):
+        return None
+    return leading
 
 
 # ---- nonzero -------------------------------------------------------------------------------
