@@ -309,10 +309,20 @@ def test_only_a_result_of_the_same_shape_and_dtype_takes_a_buffer():
     assert _reuse(summed) == {}
 
 
-def test_an_operand_a_kernel_may_return_a_view_of_is_never_overwritten():
-    # reshape may return a view of sin's result: the buffer is shared from then on
+def test_an_operand_a_kernel_may_return_a_view_of_is_never_overwritten_while_the_view_lives():
+    # reshape may return a view of sin's result: the buffer is shared while the view is read
     jaxpr = _jaxpr(lambda x: (lambda s: jnp.cos(s) * s.reshape(2, 4).sum())(jnp.sin(x)), (8,))
     assert all(name != "cos" for name, _ in _reuse(jaxpr).values())
+    # ... or returned; once the view is read for the last time, the buffer may take a result
+    returned = _jaxpr(lambda x: (lambda s: (s.reshape(2, 4), jnp.cos(s)))(jnp.sin(x)), (8,))
+    assert all(name != "cos" for name, _ in _reuse(returned).values())
+    viewed_first = _jaxpr(lambda x: (lambda s: (lambda t: jnp.cos(s) + t)(
+        s.reshape(2, 4)[0, 0] * 2.0))(jnp.sin(x)), (8,))
+    assert ("cos", ("eqn", 0)) in _reuse(viewed_first).values()
+    # a view of a view keeps the buffer too
+    chained = _jaxpr(lambda x: (lambda s: jnp.cos(s) * s.reshape(2, 4).T.sum())(jnp.sin(x)),
+                     (8,))
+    assert all(name != "cos" for name, _ in _reuse(chained).values())
     inline_read = _jaxpr(lambda x: jnp.cos(jnp.sin(x)), (8,))
     sin_read_inline = lambda eqn: eqn.primitive.name == "cos"
     assert _reuse(inline_read, inline=sin_read_inline) == {}
@@ -359,3 +369,43 @@ def test_an_update_writes_into_its_dying_operand_when_the_program_owns_it(name):
 def test_a_donated_input_is_updated_in_place():
     jaxpr = _jaxpr(lambda x: x.at[0].set(1.0), (8,))
     assert list(_reuse(jaxpr, donated=(0,)).values()) == [("scatter", ("in", 0))]
+
+
+_C = np.arange(4.0, dtype=np.float32)
+
+LOOPS_WITH_UPDATES = {
+    "fori set": lambda x: lax.fori_loop(0, 4, lambda i, a: a.at[i].set(a[i] * 2.0 + i), x),
+    "while add": lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (
+        c[0] + 1, c[1].at[c[0]].add(1.0)), (0, x))[1],
+    "scan with ys": lambda x: lax.scan(lambda a, i: (a.at[i].add(1.0), a), x,
+                                       jnp.arange(4))[1],
+    "swapped carries": lambda x: lax.fori_loop(0, 3, lambda i, c: (
+        c[1].at[0].add(1.0), c[0].at[1].add(2.0)), (x, x * 2.0)),
+    "carry returned twice": lambda x: lax.fori_loop(0, 3, lambda i, c: (
+        lambda n: (n, n))(c[0].at[i].add(1.0)), (x, x)),
+    "closed-over constant as next carry": lambda x: lax.fori_loop(0, 3, lambda i, a: (
+        a.at[0].add(1.0) * 0.0 + jnp.asarray(_C)), x),
+    "update of a constant": lambda x: lax.fori_loop(0, 3, lambda i, a: (
+        jnp.asarray(_C).at[i].set(a[i])), x),
+}
+
+
+@pytest.mark.parametrize("name", LOOPS_WITH_UPDATES)
+def test_a_loop_updating_its_carry_in_place_leaves_inputs_and_constants_alone(name):
+    fun = LOOPS_WITH_UPDATES[name]
+    host = np.linspace(1.0, 2.0, 4, dtype=np.float32)
+    expected = jax.tree_util.tree_map(np.asarray, fun(jnp.asarray(host)))  # eager
+    array = jnp.asarray(host)
+    for arg in (host, array):
+        out = jax.jit(fun)(arg)
+        jax.tree_util.tree_map(np.testing.assert_array_equal, out, expected)
+    np.testing.assert_array_equal(host, np.linspace(1.0, 2.0, 4, dtype=np.float32))
+    np.testing.assert_array_equal(array, host)
+    np.testing.assert_array_equal(_C, np.arange(4.0))
+    again = jax.jit(fun)(host)  # constants of the compiled program unchanged by the first run
+    jax.tree_util.tree_map(np.testing.assert_array_equal, again, expected)
+
+
+def test_a_loop_copies_an_updated_carry_once_and_updates_it_in_place():
+    text = jax.jit(LOOPS_WITH_UPDATES["fori set"]).lower(_C).as_text()
+    assert text.count("np.array(") == 1 and re.search(r"scatter\w*\((carry\w+), .*out=\1\)", text)

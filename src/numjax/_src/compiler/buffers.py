@@ -60,8 +60,9 @@ def plan_buffers(jaxpr: Jaxpr, clusters: dict[int, tuple[int, fusion.Cluster]],
     loop or branch whose body reads its operands by name).
 
     Only buffers the program allocated itself (ufunc results, fresh kernel results) or was
-    given (donated inputs) are ever overwritten; inputs, constants and results of kernels that
-    may return views of other buffers are not."""
+    given (donated inputs) are ever overwritten; inputs and constants are not, nor a buffer
+    while a value that may be a view of it (a kernel's result: a reshape, a slice) is still to
+    be read or is an output, nor anything an inline loop or branch reads."""
     live_out = {a for a in jaxpr.outvars if isinstance(a, Var)}
     plan = Plan(implicit_broadcasts=_implicit_broadcasts(jaxpr, live_out, clusters))
     owned: set[Var] = set(donated)
@@ -70,11 +71,13 @@ def plan_buffers(jaxpr: Jaxpr, clusters: dict[int, tuple[int, fusion.Cluster]],
         for a in eqn.invars:
             if isinstance(a, Var):
                 last_use[a] = index
+    views = _Views(owned, last_use, live_out)
+    free = views.free
     i = 0
     while i < len(jaxpr.eqns):
         if i in clusters:
             stop, cluster = clusters[i]
-            targets = _cluster_targets(cluster, stop, owned, last_use, live_out)
+            targets = _cluster_targets(cluster, i, stop, owned, last_use, live_out, free)
             if targets:
                 plan.cluster_targets[i] = targets
             owned.update(cluster.outputs)
@@ -85,12 +88,12 @@ def plan_buffers(jaxpr: Jaxpr, clusters: dict[int, tuple[int, fusion.Cluster]],
             i += 1
             continue
         ufunc = fusion.fusable_ufunc(eqn)
-        if inline(eqn) or (ufunc is None and not makes_new_buffer(eqn)):
-            # Kernels may return views of their inputs and inline loops/branches alias them by
-            # name: whatever such an equation reads can never be overwritten.
-            owned.difference_update(a for a in eqn.invars if isinstance(a, Var))
+        if inline(eqn):
+            views.read_by_name(eqn)
+        elif ufunc is None and not makes_new_buffer(eqn):
+            views.note(eqn)
         if not inline(eqn):
-            reuse = _reusable_input(eqn, ufunc, i, owned, last_use, live_out)
+            reuse = _reusable_input(eqn, ufunc, i, owned, last_use, live_out, free)
             if reuse is not None:
                 plan.out[i] = reuse
             if makes_new_buffer(eqn):
@@ -99,8 +102,43 @@ def plan_buffers(jaxpr: Jaxpr, clusters: dict[int, tuple[int, fusion.Cluster]],
     return plan
 
 
+class _Views:
+    """Which owned buffers each value may be a view of (a kernel's result: a reshape, a slice),
+    so that a buffer is overwritten only once its views are dead."""
+
+    def __init__(self, owned: set[Var], last_use: dict[Var, int], live_out: set[Var]) -> None:
+        self.owned, self.last_use, self.live_out = owned, last_use, live_out
+        self.roots: dict[Var, set[Var]] = {}  # value -> owned buffers it may view
+        self.of: dict[Var, list[Var]] = {}  # owned buffer -> values that may view it
+
+    def note(self, eqn: JaxprEqn) -> None:
+        """A kernel that may return a view of what it reads: its results view those buffers."""
+        seen = {r for a in eqn.invars if isinstance(a, Var)
+                for r in ({a} if a in self.owned else self.roots.get(a, set()))}
+        if seen:
+            for o in eqn.outvars:
+                self.roots[o] = seen
+            for r in seen:
+                self.of.setdefault(r, []).extend(eqn.outvars)
+
+    def read_by_name(self, eqn: JaxprEqn) -> None:
+        """An inline loop or branch aliases what it reads by name: that, and the buffers it may
+        view, are never overwritten."""
+        for a in eqn.invars:
+            if isinstance(a, Var):
+                self.owned.discard(a)
+                self.owned.difference_update(self.roots.get(a, ()))
+
+    def free(self, a: Var, at: int) -> bool:
+        """Whether owned `a` may be overwritten by equation `at`: no view of it is read there
+        or later, or is an output."""
+        return all(v not in self.live_out and self.last_use.get(v, -1) < at
+                   for v in self.of.get(a, ()))
+
+
 def _reusable_input(eqn: JaxprEqn, ufunc: Any, index: int, owned: set[Var],
-                    last_use: dict[Var, int], live_out: set[Var]) -> Var | None:
+                    last_use: dict[Var, int], live_out: set[Var],
+                    free: Callable[[Var, int], bool]) -> Var | None:
     """An operand of a ufunc equation read last here, of the result's shape and dtype, whose
     buffer the result can be written into (NumPy's `out=`); for an `updates_in_place`
     equation, its first operand when that is such a buffer and read nowhere else in it."""
@@ -116,14 +154,15 @@ def _reusable_input(eqn: JaxprEqn, ufunc: Any, index: int, owned: set[Var],
     for a in candidates:
         if (isinstance(a, Var) and a in owned and last_use.get(a) == index
                 and a not in live_out and a.aval.shape == out_aval.shape
-                and a.aval.dtype == out_aval.dtype):
+                and a.aval.dtype == out_aval.dtype and free(a, index)):
             owned.discard(a)
             return a
     return None
 
 
-def _cluster_targets(cluster: fusion.Cluster, stop: int, owned: set[Var],
-                     last_use: dict[Var, int], live_out: set[Var]) -> dict[Var, Var]:
+def _cluster_targets(cluster: fusion.Cluster, start: int, stop: int, owned: set[Var],
+                     last_use: dict[Var, int], live_out: set[Var],
+                     free: Callable[[Var, int], bool]) -> dict[Var, Var]:
     """Cluster outputs written into a dying input's buffer instead of a new one. Safe when the
     input is read by no equation after the one producing the output (blocks are processed
     in order and each equation reads a block before it is overwritten)."""
@@ -138,7 +177,7 @@ def _cluster_targets(cluster: fusion.Cluster, stop: int, owned: set[Var],
         for v in cluster.inputs:
             if (v in owned and v not in live_out and last_use.get(v, stop) < stop
                     and v.aval.shape == out.aval.shape and v.aval.dtype == out.aval.dtype
-                    and last_read.get(v, -1) <= produced[out]):
+                    and last_read.get(v, -1) <= produced[out] and free(v, start)):
                 owned.discard(v)
                 targets[out] = v
                 break

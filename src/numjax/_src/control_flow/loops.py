@@ -865,13 +865,19 @@ def _carries_updated_in_place(body: Any, first: int, n: int) -> list[int]:
     copy them each iteration: those the body updates, whose next value is a buffer the body
     makes (not a constant, an input or another output). The loop copies their initial values
     once."""
-    updated = {eqn.invars[0] for eqn in body.eqns
-               if eqn.primitive.updates_in_place and isinstance(eqn.invars[0], Var)}
     made = {v for eqn in body.eqns if buffers.makes_new_buffer(eqn) for v in eqn.outvars}
     returned = collections.Counter(o for o in body.outvars if isinstance(o, Var))
-    return [j for j in range(n) if body.invars[first + j] in updated
-            and isinstance(body.outvars[j], Var) and body.outvars[j] in made
-            and returned[body.outvars[j]] == 1]
+    candidates = [j for j in range(n) if isinstance(body.outvars[j], Var)
+                  and body.outvars[j] in made and returned[body.outvars[j]] == 1]
+    if not any(eqn.primitive.updates_in_place for eqn in body.eqns):
+        return []
+    # The body's buffer plan (as its emission makes it) with those carries its own: the ones
+    # an update writes into.
+    plan = buffers.plan_buffers(body, {}, [body.invars[first + j] for j in candidates],
+                                lambda eqn: eqn.primitive.inline_lowering is not None)
+    written = {v for eqn_index, v in plan.out.items()
+               if body.eqns[eqn_index].primitive.updates_in_place}
+    return [j for j in candidates if body.invars[first + j] in written]
 
 
 def _lower_scan(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str]) -> None:
