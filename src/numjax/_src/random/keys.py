@@ -22,13 +22,29 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src import config as _config
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.lax.structural import broadcast_shapes
+from numjax._src.numpy.creation import asarray
 from numjax._src.numpy.extended import register_extended_array
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.manipulation import tile
+from numjax._src.numpy.reductions import all as jnp_all
+from numjax._src.numpy.reductions import any as jnp_any
+from numjax._src.numpy.scalar_types import int32, int64
+from numjax._src.numpy.selection import take
+from numjax._src.numpy.shape import (
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    reshape,
+    squeeze,
+    stack,
+    transpose,
+)
 from numjax._src.numpy.util import canonicalize_axis
 from numjax._src.random import prng
 from numjax._src.runtime import transfer_guard
@@ -248,7 +264,7 @@ class PRNGKeyArray(ArrayType):
         if math.prod(new) != self.size or any(d < 0 for d in new):
             raise TypeError(f"cannot reshape array of shape {self.shape} (size {self.size}) "
                             f"into shape {arg} (size {math.prod(new)})")
-        return self._wrap(jnp.reshape(self._base, (*new, *self._impl.key_shape), order=order))
+        return self._wrap(reshape(self._base, (*new, *self._impl.key_shape), order=order))
 
     def ravel(self, order: str = "C") -> PRNGKeyArray:
         return self.reshape(-1, order=order)
@@ -259,7 +275,7 @@ class PRNGKeyArray(ArrayType):
         perm = _normalize_shape(axes) if axes and axes != (None,) else None
         perm = tuple(range(self.ndim))[::-1] if perm is None else tuple(
             p % self.ndim for p in perm)
-        return self._wrap(jnp.transpose(self._base, (*perm, self.ndim)))
+        return self._wrap(transpose(self._base, (*perm, self.ndim)))
 
     @property
     def T(self) -> PRNGKeyArray:
@@ -276,18 +292,18 @@ class PRNGKeyArray(ArrayType):
             axes = tuple(i for i, d in enumerate(self.shape) if d == 1)
         else:
             axes = tuple(a % self.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
-        return self._wrap(jnp.squeeze(self._base, axes))
+        return self._wrap(squeeze(self._base, axes))
 
     # -- comparison and (rejected) arithmetic -----------------------------------------
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
         if not isinstance(other, PRNGKeyArray) or other.dtype != self.dtype:
             raise _binary_error("equal", self, other)
-        return jnp.all(self._base == other._base, axis=-1)
+        return jnp_all(self._base == other._base, axis=-1)
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
         if not isinstance(other, PRNGKeyArray) or other.dtype != self.dtype:
             raise _binary_error("not_equal", self, other)
-        return jnp.any(self._base != other._base, axis=-1)
+        return jnp_any(self._base != other._base, axis=-1)
 
     __add__, __radd__ = _binary("add")
     __sub__, __rsub__ = _binary("subtract")
@@ -363,7 +379,7 @@ def _concatenate_rule(arrays: Sequence[Any], axis: int | None, dtype: Any) -> PR
     if keys[0].ndim == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     axis = canonicalize_axis(axis, keys[0].ndim)
-    return keys[0]._wrap(jnp.concatenate([k._base for k in keys], axis))
+    return keys[0]._wrap(concatenate([k._base for k in keys], axis))
 
 
 def _stack_rule(arrays: Sequence[Any], axis: int, dtype: Any) -> PRNGKeyArray:
@@ -371,7 +387,7 @@ def _stack_rule(arrays: Sequence[Any], axis: int, dtype: Any) -> PRNGKeyArray:
     if len({k.shape for k in keys}) != 1:
         raise ValueError("All input arrays must have the same shape.")
     axis = canonicalize_axis(axis, keys[0].ndim + 1)
-    return keys[0]._wrap(jnp.stack([k._base for k in keys], axis))
+    return keys[0]._wrap(stack([k._base for k in keys], axis))
 
 
 def _reshape_rule(k: PRNGKeyArray, shape: Any, order: str) -> PRNGKeyArray:
@@ -390,13 +406,13 @@ def _squeeze_rule(k: PRNGKeyArray, axis: Any) -> PRNGKeyArray:
     if any(k.shape[a] != 1 for a in axes):
         raise ValueError("cannot select an axis to squeeze out which has size not equal to "
                          f"one, got shape={k.shape} and dimensions={axes}")
-    return k._wrap(jnp.squeeze(k._base, axes))
+    return k._wrap(squeeze(k._base, axes))
 
 
 def _expand_dims_rule(k: PRNGKeyArray, axis: Any) -> PRNGKeyArray:
     axes = np.atleast_1d(axis).tolist()
     n = k.ndim + len(axes)
-    return k._wrap(jnp.expand_dims(k._base, tuple(canonicalize_axis(a, n) for a in axes)))
+    return k._wrap(expand_dims(k._base, tuple(canonicalize_axis(a, n) for a in axes)))
 
 
 def _broadcast_to_rule(k: PRNGKeyArray, shape: Any) -> PRNGKeyArray:
@@ -406,19 +422,19 @@ def _broadcast_to_rule(k: PRNGKeyArray, shape: Any) -> PRNGKeyArray:
             old, shape[len(shape) - len(old):], strict=True)):
         raise ValueError(f"Incompatible shapes for broadcasting: {old} and requested shape "
                          f"{shape}")
-    return k._wrap(jnp.broadcast_to(k._base, (*shape, *k._impl.key_shape)))
+    return k._wrap(broadcast_to(k._base, (*shape, *k._impl.key_shape)))
 
 
 def _where_rule(condition: Any, x: Any, y: Any) -> PRNGKeyArray:
     if isinstance(condition, PRNGKeyArray):
         raise TypeError(f"Cannot interpret '{condition.dtype}' as a data type")
     kx, ky = _check_keys((x, y))
-    condition = jnp.asarray(condition)
+    condition = asarray(condition)
     if condition.dtype != bool:
         condition = condition != 0
-    shape = jnp.broadcast_shapes(condition.shape, kx.shape, ky.shape)
-    condition = jnp.expand_dims(jnp.broadcast_to(condition, shape), -1)
-    return kx._wrap(jnp.where(condition, kx._base, ky._base))
+    shape = broadcast_shapes(condition.shape, kx.shape, ky.shape)
+    condition = expand_dims(broadcast_to(condition, shape), -1)
+    return kx._wrap(where(condition, kx._base, ky._base))
 
 
 def _array_rule(k: PRNGKeyArray, dtype: Any, ndmin: int) -> PRNGKeyArray:
@@ -430,8 +446,8 @@ def _array_rule(k: PRNGKeyArray, dtype: Any, ndmin: int) -> PRNGKeyArray:
 def _tile_rule(k: PRNGKeyArray, reps: Any) -> PRNGKeyArray:
     reps_t = tuple(int(r) for r in np.atleast_1d(reps).tolist())
     rank = max(len(k.shape), len(reps_t))
-    base = jnp.reshape(k._base, (1,) * (rank - len(k.shape)) + tuple(k._base.shape))
-    return k._wrap(jnp.tile(base, (1,) * (rank - len(reps_t)) + reps_t + (1,)))
+    base = reshape(k._base, (1,) * (rank - len(k.shape)) + tuple(k._base.shape))
+    return k._wrap(tile(base, (1,) * (rank - len(reps_t)) + reps_t + (1,)))
 
 
 def _take_rule(k: PRNGKeyArray, indices: Any, axis: int | None, mode: str | None
@@ -440,9 +456,9 @@ def _take_rule(k: PRNGKeyArray, indices: Any, axis: int | None, mode: str | None
         # Out-of-bounds reads would need a fill value, which keys do not have.
         raise ValueError(f"Unsupported dtype for gather fill_value {k.dtype}")
     if axis is None:
-        k, axis = k._wrap(jnp.reshape(k._base, (-1, k._base.shape[-1]))), 0
+        k, axis = k._wrap(reshape(k._base, (-1, k._base.shape[-1]))), 0
     axis = canonicalize_axis(axis, len(k.shape))
-    return k._wrap(jnp.take(k._base, indices, axis=axis, mode=mode))
+    return k._wrap(take(k._base, indices, axis=axis, mode=mode))
 
 
 register_extended_array(PRNGKeyArray, {
@@ -474,7 +490,7 @@ def _as_array(x: Any) -> Any:
     if hasattr(x, "shape") and hasattr(x, "dtype") and hasattr(x, "ndim"):
         return x
     if isinstance(x, (list, tuple)):
-        return jnp.asarray(x)
+        return asarray(x)
     raise TypeError(f"unexpected PRNG key type {type(x)}")
 
 
@@ -564,7 +580,7 @@ def _seed_to_key(ctor_name: str, seed: Any, impl: PRNGImpl) -> Array:
     if isinstance(seed, PRNGKeyArray):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
     if transfer_guard._in_use and not isinstance(seed, ArrayType):
-        transfer_guard.host_operand(seed, jnp.int64 if dtypes._x64_enabled() else jnp.int32)
+        transfer_guard.host_operand(seed, int64 if dtypes._x64_enabled() else int32)
     if np.ndim(seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
                         f"{np.shape(seed)} != (). Use jax.vmap for batching")
@@ -572,9 +588,9 @@ def _seed_to_key(ctor_name: str, seed: Any, impl: PRNGImpl) -> Array:
         # As JAX: Python ints go through int64 (OverflowError beyond it) so that large seeds,
         # e.g. hashes, do not overflow in 32-bit mode, where they keep their low 32 bits.
         seed64 = np.int64(seed)
-        seed_arr = jnp.asarray(seed64 if dtypes._x64_enabled() else seed64.astype(np.int32))
+        seed_arr = asarray(seed64 if dtypes._x64_enabled() else seed64.astype(np.int32))
     else:
-        seed_arr = jnp.asarray(seed)
+        seed_arr = asarray(seed)
     if _config.random_seed_offset.value:
         seed_arr = seed_arr + _config.random_seed_offset.value
     return impl.seed(seed_arr)

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-import numjax.numpy as jnp
 from numjax._src import config as _config
 from numjax._src import dtypes
 from numjax._src.compiler.executables import executable_for
@@ -23,9 +22,25 @@ from numjax._src.control_flow import loops
 from numjax._src.control_flow.loops import while_loop
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, Trace, Tracer, current_trace
+from numjax._src.dtypes import result_type
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import lax, special
+from numjax._src.numpy.creation import arange, array, asarray, full_like, zeros, zeros_like
+from numjax._src.numpy.creation import full as jnp_full
+from numjax._src.numpy.einsum import einsum
+from numjax._src.numpy.lax_numpy import clip
+from numjax._src.numpy.linalg import cholesky, eigh, qr, svd
+from numjax._src.numpy.matrices import diagonal
+from numjax._src.numpy.reductions import any as jnp_any
+from numjax._src.numpy.reductions import argmax
+from numjax._src.numpy.reductions import sum as jnp_sum
+from numjax._src.numpy.selection import take
+from numjax._src.numpy.shape import broadcast_to
+from numjax._src.numpy.sorting import argsort, searchsorted
+from numjax._src.numpy.statistics import cumsum
+from numjax._src.numpy.ufuncs import abs as jnp_abs
+from numjax._src.numpy.ufuncs import ceil, floor, isinf, sqrt
 from numjax._src.random import prng, xla_math
 from numjax._src.random.keys import PRNGKeyArray, check_prng_key, random_bits, random_split
 from numjax._src.runtime import transfer_guard
@@ -156,13 +171,13 @@ def _uniform(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: Any,
         # that rounds away, so its draws are max(tiny, b - 1) (b - 1 + tiny differed on 5%).
         lo = _const(dtype, minval)
         base = _uniform_bits_as_float(raw, shape, dtype)
-        return lax.max(jnp.full(shape, lo), lax.add(base, jnp.full(shape, lo - _const(dtype, 1))))
+        return lax.max(jnp_full(shape, lo), lax.add(base, jnp_full(shape, lo - _const(dtype, 1))))
     minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
     maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
     floats = lax.sub(_uniform_bits_as_float(raw, shape, dtype), _const(dtype, 1.0))
     # XLA:CPU fuses this multiply-add (one rounding); so does xla_math.fma.
-    scaled = xla_math.fma(floats, jnp.broadcast_to(lax.sub(maxval, minval), shape),
-                          jnp.broadcast_to(minval, shape))
+    scaled = xla_math.fma(floats, broadcast_to(lax.sub(maxval, minval), shape),
+                          broadcast_to(minval, shape))
     return lax.max(minval, scaled)
 
 
@@ -184,7 +199,7 @@ def uniform(key: Any, shape: Shape = (), dtype: Any = float, minval: Any = 0.0,
 
 def _convert_and_clip_integer(val: Array, dtype: np.dtype) -> Array:
     """Convert an integer array to `dtype`, clipping to its range instead of wrapping."""
-    val = jnp.asarray(val)
+    val = asarray(val)
     src = np.dtype(val.dtype)
     if src == dtype:
         return val
@@ -210,15 +225,15 @@ def randint(key: Any, shape: Shape, minval: Any, maxval: Any, dtype: Any = int) 
     _check_shape("randint", shp, _shape_of(minval), _shape_of(maxval))
     if not dtypes.issubdtype(dt, np.integer):
         raise TypeError(f"randint only accepts integer dtypes, got {dt}")
-    minval = jnp.asarray(minval)
-    maxval = jnp.asarray(maxval)
+    minval = asarray(minval)
+    maxval = asarray(maxval)
     if not dtypes.issubdtype(minval.dtype, np.integer):
         minval = minval.astype(int)
     if not dtypes.issubdtype(maxval.dtype, np.integer):
         maxval = maxval.astype(int)
     # maxval above dtype's range (e.g. 256 for uint8) means "up to and including dtype's max".
     maxval_out_of_range = lax.gt(
-        maxval, _convert_and_clip_integer(jnp.array(np.iinfo(dt).max, dt), maxval.dtype))
+        maxval, _convert_and_clip_integer(array(np.iinfo(dt).max, dt), maxval.dtype))
     minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dt), len(shp))
     maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dt), len(shp))
     nbits = np.iinfo(dt).bits
@@ -296,8 +311,8 @@ def _uniform_wide(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: A
     floats = lax.convert_element_type(_uniform(raw, shape, dtype, 0.0, 1.0), f32)
     lo = _wide_const(dtype, minval)
     span = _wide_const(dtype, np.array(maxval, dtype) - np.array(minval, dtype))
-    return lax.max(jnp.full(shape, lo), xla_math.fma(floats, jnp.full(shape, span),
-                                                     jnp.full(shape, lo)))
+    return lax.max(jnp_full(shape, lo), xla_math.fma(floats, jnp_full(shape, span),
+                                                     jnp_full(shape, lo)))
 
 
 def _wide_param(x: Any, dtype: np.dtype) -> Array:
@@ -311,15 +326,15 @@ def _wide_param(x: Any, dtype: np.dtype) -> Array:
     if dtype != dtypes.bfloat16:
         return lax.convert_element_type(x, dtype)
     if _folded(x):
-        return jnp.asarray(_wide_const(dtype, np.asarray(x)))
-    return lax.convert_element_type(jnp.asarray(x), np.float32)
+        return asarray(_wide_const(dtype, np.asarray(x)))
+    return lax.convert_element_type(asarray(x), np.float32)
 
 
 def _wide_param_expr(dtype: np.dtype, fn: Callable[..., Any], *params: Any) -> Array:
     """`fn` of sampler parameters, in `_wide_dtype(dtype)`: for bfloat16 constants XLA folds
     it in bfloat16, each operation rounded; runtime parameters it computes in float32."""
     if dtype == dtypes.bfloat16 and _folded(*params):
-        return jnp.asarray(np.asarray(fn(*(np.asarray(p, dtype) for p in params)), np.float32))
+        return asarray(np.asarray(fn(*(np.asarray(p, dtype) for p in params)), np.float32))
     return fn(*(_wide_param(p, dtype) for p in params))
 
 
@@ -412,7 +427,7 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None = Non
     # through the bounds), as JAX does.
     lo = lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dt))
     hi = lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dt))
-    return jnp.clip(out, lo, hi)
+    return clip(out, lo, hi)
 
 
 def _truncated_normal_bfloat16(raw: Array, lower: Any, upper: Any,
@@ -434,13 +449,13 @@ def _truncated_normal_bfloat16(raw: Array, lower: Any, upper: Any,
                       for bound in (lower, upper))
         span = lax.sub(hi_w, lo_w)
     floats = _widen(_uniform(raw, shape, dt, 0.0, 1.0), dt)
-    lo_w, span = jnp.broadcast_to(lo_w, shape), jnp.broadcast_to(span, shape)
+    lo_w, span = broadcast_to(lo_w, shape), broadcast_to(span, shape)
     u = lax.max(lo_w, xla_math.fma(floats, span, lo_w))
     out = lax.mul(xla_math.erf_inv(u), _wide_const(dt, np.sqrt(2)))
     lo = lax.nextafter(lax.convert_element_type(lower, dt), np.array(np.inf, dt))
     hi = lax.nextafter(lax.convert_element_type(upper, dt), np.array(-np.inf, dt))
-    out = lax.min(jnp.broadcast_to(_widen(hi, dt), shape),
-                  lax.max(jnp.broadcast_to(_widen(lo, dt), shape), out))
+    out = lax.min(broadcast_to(_widen(hi, dt), shape),
+                  lax.max(broadcast_to(_widen(lo, dt), shape), out))
     return _narrow(out, dt)
 
 
@@ -474,8 +489,8 @@ def lognormal(key: Any, sigma: Any = 1.0, shape: Shape | None = None,
     else:
         shp = _canon_shape(shape)
         _check_shape("lognormal", shp, _shape_of(sigma))
-    sigma = jnp.broadcast_to(sigma, shp)
-    if dt == dtypes.bfloat16 and jnp.result_type(dt, sigma) == dt:
+    sigma = broadcast_to(sigma, shp)
+    if dt == dtypes.bfloat16 and result_type(dt, sigma) == dt:
         wide = lax.convert_element_type(lax.convert_element_type(sigma, dt), np.float32)
         return _narrow(xla_math.exp(lax.mul(_normal_wide(raw, shp, dt), wide)), dt)
     return xla_math.exp(_normal(raw, shp, dt) * sigma)
@@ -540,11 +555,11 @@ def geometric(key: Any, p: Any, shape: Shape | None = None, dtype: Any = int) ->
     else:
         shp = _canon_shape(shape)
         _check_shape("geometric", shp, _shape_of(p))
-    p = jnp.asarray(p)
+    p = asarray(p)
     if not dtypes.issubdtype(p.dtype, np.inexact):
         p = p.astype(dtypes.default_float_dtype())
     u = _uniform(raw, shp, np.dtype(p.dtype), 0.0, 1.0)
-    log_one_minus_p = jnp.broadcast_to(xla_math.log1p(lax.neg(p)), shp)
+    log_one_minus_p = broadcast_to(xla_math.log1p(lax.neg(p)), shp)
     g = lax.floor(lax.div(xla_math.log(u), log_one_minus_p)) + 1
     return g.astype(dt)
 
@@ -590,18 +605,19 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
         if not dtypes.issubdtype(dtypes.dtype(x), np.integer):
             raise TypeError("x must be an integer or at least 1-dimensional")
         r = _concrete_int(x, "argument x of jax.random.permutation()")
-        return _shuffle(raw, jnp.arange(r), axis)
-    x = jnp.asarray(x)
+        return _shuffle(raw, arange(r), axis)
+    x = asarray(x)
     if independent or ndim == 1:
         return _shuffle(raw, x, axis)
-    ind = _shuffle(raw, jnp.arange(x.shape[axis]), 0)
-    return jnp.take(x, ind, axis)
+    ind = _shuffle(raw, arange(x.shape[axis]), 0)
+    return take(x, ind, axis)
 
 
 def shuffle(key: Any, x: Any, axis: int = 0) -> Array:
     """Deprecated in JAX: shuffle `x` independently along `axis` (warns FutureWarning).
 
     >>> import warnings
+    >>> import numjax.numpy as jnp
     >>> from numjax import random
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
@@ -614,7 +630,7 @@ def shuffle(key: Any, x: Any, axis: int = 0) -> Array:
                   "Use jax.random.permutation with independent=True.", FutureWarning,
                   stacklevel=2)
     raw, _ = check_prng_key("shuffle", key)
-    return _shuffle(raw, jnp.asarray(x), axis)
+    return _shuffle(raw, asarray(x), axis)
 
 
 @transfer_guard.places_constants  # JAX runs it op by op: its slices place their starts
@@ -630,7 +646,7 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
     if not isinstance(shape, Sequence):
         raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
     shp = tuple(int(d) for d in shape)
-    arr = jnp.asarray(a)
+    arr = asarray(a)
     if arr.ndim == 0:
         n_inputs = _concrete_int(a, "The error occurred in jax.random.choice()")
     else:
@@ -638,7 +654,7 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
         n_inputs = arr.shape[axis]
     n_draws = math.prod(shp)
     if n_draws == 0:
-        return jnp.zeros(shp, dtype=arr.dtype)
+        return zeros(shp, dtype=arr.dtype)
     if n_inputs <= 0:
         raise ValueError("a must be greater than 0 unless no samples are taken")
     if not replace and n_draws > n_inputs:
@@ -646,26 +662,26 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
     if p is None:
         if replace:
             ind = randint(raw, shp, 0, n_inputs)
-            result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+            result = ind if arr.ndim == 0 else take(arr, ind, axis)
         else:
             perm = permutation(raw, n_inputs if arr.ndim == 0 else arr, axis)
             result = lax.slice_in_dim(perm, 0, n_draws, axis=axis)
     else:
-        p_arr = jnp.asarray(p)
+        p_arr = asarray(p)
         if not dtypes.issubdtype(p_arr.dtype, np.inexact):
             p_arr = p_arr.astype(dtypes.default_float_dtype())
         if tuple(p_arr.shape) != (n_inputs,):
             raise ValueError("p must be None or match the shape of a")
         if replace:
-            p_cuml = jnp.cumsum(p_arr)
+            p_cuml = cumsum(p_arr)
             u = _uniform(raw, shp, np.dtype(p_cuml.dtype), 0.0, 1.0)
             r = p_cuml[-1] * (1 - u)
-            ind = jnp.searchsorted(p_cuml, r).astype(int)
+            ind = searchsorted(p_cuml, r).astype(int)
         else:
             # Gumbel top-k: the n_draws smallest of -gumbel - log p.
             g = -_gumbel(raw, (n_inputs,), np.dtype(p_arr.dtype)) - xla_math.log(p_arr)
-            ind = jnp.argsort(g)[:n_draws]
-        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+            ind = argsort(g)[:n_draws]
+        result = ind if arr.ndim == 0 else take(arr, ind, axis)
     if arr.ndim == 0:
         return result.reshape(shp)
     out_shape = (*arr.shape[:axis], *shp, *arr.shape[axis + 1:])
@@ -681,7 +697,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = Non
     (2,)
     """
     raw, _ = check_prng_key("categorical", key)
-    logits_arr = jnp.asarray(logits)
+    logits_arr = asarray(logits)
     nd = logits_arr.ndim
     if axis >= 0:
         axis -= nd
@@ -695,7 +711,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = Non
     logits_shape = list(shp[len(shp) - len(batch_shape):])
     logits_shape.insert(axis % nd, logits_arr.shape[axis])
     g = _gumbel(raw, (*shape_prefix, *logits_shape), np.dtype(logits_arr.dtype))
-    return jnp.argmax(g + lax.expand_dims(logits_arr, tuple(range(len(shape_prefix)))),
+    return argmax(g + lax.expand_dims(logits_arr, tuple(range(len(shape_prefix)))),
                       axis=axis)
 
 
@@ -811,7 +827,7 @@ def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> 
         if _folded(b):  # XLA multiplies by the float32 reciprocal of bfloat16's b
             e = lax.mul(e, _reciprocal(np.dtype(np.float32), _wide_const(dt, b)))
         else:
-            e = lax.div(e, jnp.broadcast_to(_wide_param(b, dt), shp))
+            e = lax.div(e, broadcast_to(_wide_param(b, dt), shp))
         return _narrow(xla_math.exp(_round_if(_bits_transposed(raw, shp), e, dt)), dt)
     e = _exponential(raw, shp, dt)
     if _folded(b):  # a division by a constant is a product with its reciprocal (`_folded`)
@@ -836,7 +852,7 @@ def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
     if _folded(concentration):
         return _xla_power(x, _reciprocal(dt, concentration)) * scale
     exponent = lax.div(_const(dt, 1), lax.convert_element_type(concentration, dt))
-    return xla_math.pow(x, jnp.broadcast_to(exponent, x.shape)) * scale
+    return xla_math.pow(x, broadcast_to(exponent, x.shape)) * scale
 
 
 def _weibull_min_bfloat16(raw: Array, scale: Any, concentration: Any,
@@ -845,12 +861,12 @@ def _weibull_min_bfloat16(raw: Array, scale: Any, concentration: Any,
     dt = np.dtype(dtypes.bfloat16)
     u = _uniform_wide(raw, shape, dt, 0.0, 1.0)
     x = lax.neg(xla_math.log1p(lax.neg(u)))
-    scale_w = jnp.broadcast_to(_wide_param(scale, dt), shape)
+    scale_w = broadcast_to(_wide_param(scale, dt), shape)
     if _folded(concentration):
         powered = _xla_power(x, _wide_const(dt, _reciprocal(dt, concentration)))
     else:
         exponent = lax.div(np.float32(1), _wide_param(concentration, dt))
-        powered = xla_math.pow(x, jnp.broadcast_to(exponent, shape))
+        powered = xla_math.pow(x, broadcast_to(exponent, shape))
     return _narrow(lax.mul(_round_if(_bits_transposed(raw, shape), powered, dt), scale_w), dt)
 
 
@@ -869,7 +885,7 @@ def rayleigh(key: Any, scale: Any, shape: Shape | None = None, dtype: Any = floa
         shp = _canon_shape(shape)
         _check_shape("rayleigh", shp, _shape_of(scale))
     u = _uniform_wide(raw, shp, dt, 0.0, 1.0)
-    scale = jnp.broadcast_to(_wide_param(scale, dt), shp)
+    scale = broadcast_to(_wide_param(scale, dt), shp)
     return _narrow(lax.mul(scale, lax.sqrt(lax.mul(xla_math.log(u), _wide_const(dt, -2)))), dt)
 
 
@@ -890,9 +906,9 @@ def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Shape | None =
         _check_shape("triangular", shp, _shape_of(left), _shape_of(mode), _shape_of(right))
     if dt == dtypes.bfloat16:
         return _triangular_bfloat16(raw, left, mode, right, shp)
-    left = jnp.broadcast_to(left, shp)
-    mode = jnp.broadcast_to(mode, shp)
-    right = jnp.broadcast_to(right, shp)
+    left = broadcast_to(left, shp)
+    mode = broadcast_to(mode, shp)
+    right = broadcast_to(right, shp)
     fc = (mode - left) / (right - left)
     u = _uniform(raw, shp, dt, 0.0, 1.0)
     out1 = left + lax.sqrt(u * (right - left) * (mode - left))
@@ -907,7 +923,7 @@ def _triangular_bfloat16(raw: Array, left: Any, mode: Any, right: Any,
     dt = np.dtype(dtypes.bfloat16)
 
     def param(fn: Callable[..., Any]) -> Array:
-        return jnp.broadcast_to(_wide_param_expr(dt, fn, left, mode, right), shape)
+        return broadcast_to(_wide_param_expr(dt, fn, left, mode, right), shape)
 
     width = param(lambda lo, mid, hi: hi - lo)
     fc = param(lambda lo, mid, hi: (mid - lo) / (hi - lo))
@@ -937,7 +953,7 @@ def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) ->
     k1, k2 = _split(raw, 2)
     if dt == dtypes.bfloat16:
         return _wald_bfloat16(k1, k2, mean, shp)
-    mean = jnp.broadcast_to(jnp.asarray(mean).astype(dt), shp)
+    mean = broadcast_to(asarray(mean).astype(dt), shp)
     v = _normal(k1, shp, dt)
     z = _uniform(k2, shp, dt, 0.0, 1.0)
     y = lax.integer_pow(v, 2)
@@ -948,7 +964,7 @@ def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) ->
     sqrt_term = lax.sqrt(xla_math.fma(lax.mul(_const(dt, 4), mean), y,
                                       lax.mul(mean_sq, lax.integer_pow(y, 2))))
     x = xla_math.fma(lax.neg(lax.mul(mean, half)), sqrt_term,
-                     xla_math.fma(lax.mul(mean_sq, y), jnp.broadcast_to(half, shp), mean))
+                     xla_math.fma(lax.mul(mean_sq, y), broadcast_to(half, shp), mean))
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
@@ -958,14 +974,14 @@ def _wald_bfloat16(k1: Array, k2: Array, mean: Any, shape: tuple[int, ...]) -> A
     dt = np.dtype(dtypes.bfloat16)
 
     def param(fn: Callable[..., Any]) -> Array:
-        return jnp.broadcast_to(_wide_param_expr(dt, fn, mean), shape)
+        return broadcast_to(_wide_param_expr(dt, fn, mean), shape)
 
     mean_w = param(lambda m: m)
     mean_sq = param(lambda m: m * m)
     v = _normal_wide(k1, shape, dt)
     z = _uniform_wide(k2, shape, dt, 0.0, 1.0)
     y = lax.mul(v, v)
-    half = jnp.full(shape, np.float32(0.5))
+    half = jnp_full(shape, np.float32(0.5))
     sqrt_term = lax.sqrt(xla_math.fma(param(lambda m: m * 4), y,
                                       lax.mul(mean_sq, lax.mul(y, y))))
     x = xla_math.fma(lax.neg(param(lambda m: m * 0.5)), sqrt_term,
@@ -980,7 +996,7 @@ def _row_sum(x: Array) -> Array:
     aval = get_aval(x)
     n = aval.shape[-1]
     if not 2 < n <= 4:
-        return jnp.sum(x, -1)
+        return jnp_sum(x, -1)
     if aval.dtype == np.float16:
         # jnp.sum adds float16 in float32 and rounds once (maxwell's squares: adding them in
         # float16 differed from JAX 0.4.30 on ~9% of float16 maxwell draws).
@@ -1024,11 +1040,11 @@ def double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: Shape = (),
     shp = shp + params_shape
     maxwell_key, rademacher_key = _split(raw)
     random_sign = rademacher(rademacher_key, shape=shp, dtype=dt)
-    if dt == dtypes.bfloat16 and jnp.result_type(dt, loc, scale) == dt:
+    if dt == dtypes.bfloat16 and result_type(dt, loc, scale) == dt:
         # One float32 program (see `_normal_wide`): the maxwell values and the products are
         # not rounded to bfloat16 before the result.
         def wide(v: Any) -> Array:
-            v = lax.convert_element_type(jnp.broadcast_to(v, shp), dt)
+            v = lax.convert_element_type(broadcast_to(v, shp), dt)
             return lax.convert_element_type(v, np.float32)
         m = _maxwell_wide(check_prng_key("maxwell", maxwell_key)[0], shp, dt)
         out = lax.add(lax.mul(lax.mul(wide(random_sign), m), wide(scale)), wide(loc))
@@ -1057,8 +1073,8 @@ def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Shape | None = Non
         if not dtypes.issubdtype(dtype, np.inexact):
             dtype = dtypes.default_float_dtype()
     dt = _float_dtype("multivariate_normal", dtype)
-    mean = jnp.asarray(mean).astype(dt)
-    cov = jnp.asarray(cov).astype(dt)
+    mean = asarray(mean).astype(dt)
+    cov = asarray(cov).astype(dt)
     if not mean.ndim >= 1:
         raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
                          f"{mean.ndim}")
@@ -1075,15 +1091,15 @@ def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Shape | None = Non
         shp = _canon_shape(shape)
         _check_shape("normal", shp, tuple(mean.shape[:-1]), tuple(cov.shape[:-2]))
     if method == "svd":
-        u, s, _ = jnp.linalg.svd(cov)
-        factor = u * jnp.sqrt(s[..., None, :])
+        u, s, _ = svd(cov)
+        factor = u * sqrt(s[..., None, :])
     elif method == "eigh":
-        w, v = jnp.linalg.eigh(cov)
-        factor = v * jnp.sqrt(w[..., None, :])
+        w, v = eigh(cov)
+        factor = v * sqrt(w[..., None, :])
     else:
-        factor = jnp.linalg.cholesky(cov)
+        factor = cholesky(cov)
     z = _normal(raw, (*shp, n), dt)
-    return mean + jnp.einsum("...ij,...j->...i", factor, z)
+    return mean + einsum("...ij,...j->...i", factor, z)
 
 
 def orthogonal(key: Any, n: int, shape: Shape = (), dtype: Any = float) -> Array:
@@ -1100,9 +1116,9 @@ def orthogonal(key: Any, n: int, shape: Shape = (), dtype: Any = float) -> Array
     n = _concrete_int(n, "The error occurred in jax.random.orthogonal()")
     dt = dtypes.canonicalize_dtype(dtype)
     z = _normal(raw, (*shp, n, n), dt)
-    q, r = jnp.linalg.qr(z)
-    d = jnp.diagonal(r, 0, -2, -1)
-    return lax.mul(q, lax.expand_dims(lax.div(d, jnp.abs(d).astype(d.dtype)), (d.ndim - 1,)))
+    q, r = qr(z)
+    d = diagonal(r, 0, -2, -1)
+    return lax.mul(q, lax.expand_dims(lax.div(d, jnp_abs(d).astype(d.dtype)), (d.ndim - 1,)))
 
 
 # ---- gamma family -------------------------------------------------------------------------------
@@ -1348,7 +1364,7 @@ def _gamma_sample(raw: Array, a: Array, log_space: bool, a_wide: Any = None) -> 
         return lax.full(shape, 0, get_aval(a).dtype)
     if a_wide is None or not single:
         a_wide = _widen(a, dt)
-    return sample(random_split(raw, (n,)), a, jnp.broadcast_to(a_wide, shape))
+    return sample(random_split(raw, (n,)), a, broadcast_to(a_wide, shape))
 
 
 def _gamma(key: Any, name: str, a: Any, shape: Shape | None, dtype: Any,
@@ -1363,7 +1379,7 @@ def _gamma(key: Any, name: str, a: Any, shape: Shape | None, dtype: Any,
     a_wide = _runtime_alpha(raw, dt, lambda v: v, a)
     a = lax.convert_element_type(a, dt)
     if _shape_of(a) != shp:
-        a = jnp.broadcast_to(a, shp)
+        a = broadcast_to(a, shp)
     return _narrow(_gamma_sample(raw, a, log_space, a_wide), dt)
 
 
@@ -1402,8 +1418,8 @@ def beta(key: Any, a: Any, b: Any, shape: Shape | None = None, dtype: Any = floa
         shp = _canon_shape(shape)
         _check_shape("beta", shp, _shape_of(a), _shape_of(b))
     key_a, key_b = _split(raw)
-    a = jnp.broadcast_to(lax.convert_element_type(a, dt), shp)
-    b = jnp.broadcast_to(lax.convert_element_type(b, dt), shp)
+    a = broadcast_to(lax.convert_element_type(a, dt), shp)
+    b = broadcast_to(lax.convert_element_type(b, dt), shp)
     log_gamma_a = _gamma_sample(key_a, a, True)
     log_gamma_b = _gamma_sample(key_b, b, True)
     if dt == dtypes.bfloat16:
@@ -1438,7 +1454,7 @@ def dirichlet(key: Any, alpha: Any, shape: Shape | None = None, dtype: Any = flo
         _check_shape("dirichlet", shp, alpha_shape[:-1])
     alpha = lax.convert_element_type(alpha, dt)
     full = (*shp, alpha_shape[-1])
-    log_gamma_samples = _narrow(_gamma_sample(raw, jnp.broadcast_to(alpha, full), True), dt)
+    log_gamma_samples = _narrow(_gamma_sample(raw, broadcast_to(alpha, full), True), dt)
     return xla_math.softmax(log_gamma_samples)
 
 
@@ -1472,11 +1488,11 @@ def _half_chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> 
     float32 values of one program, not rounded; see `_wide_param`)."""
     if dt == dtypes.bfloat16:
         half_df_w = _wide_param_expr(dt, lambda d: d * 0.5, df)
-        log_g = _gamma_sample(raw, jnp.broadcast_to(_narrow(half_df_w, dt), shp), True,
+        log_g = _gamma_sample(raw, broadcast_to(_narrow(half_df_w, dt), shp), True,
                               _runtime_alpha(raw, dt, lambda d: d * 0.5, df))
         return xla_math.exp(_widen(log_g, dt))
     half_df = lax.div(lax.convert_element_type(df, dt), _const(dt, 2))
-    return xla_math.exp(_gamma_sample(raw, jnp.broadcast_to(half_df, shp), True))
+    return xla_math.exp(_gamma_sample(raw, broadcast_to(half_df, shp), True))
 
 
 def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -1516,13 +1532,13 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
     # reciprocal (matched against JAX 0.4.30 under jit): a * (d * (1/b)) / c, or
     # a / (c * (b * (1/d))).
     if num_folded:
-        dfden = jnp.broadcast_to(lax.convert_element_type(dfden, dt), shp)
+        dfden = broadcast_to(lax.convert_element_type(dfden, dt), shp)
         return lax.div(lax.mul(chi2_dfn, lax.mul(dfden, _reciprocal(dt, dfnum))), chi2_dfd)
     if den_folded:
-        dfnum = jnp.broadcast_to(lax.convert_element_type(dfnum, dt), shp)
+        dfnum = broadcast_to(lax.convert_element_type(dfnum, dt), shp)
         return lax.div(chi2_dfn, lax.mul(chi2_dfd, lax.mul(dfnum, _reciprocal(dt, dfden))))
-    dfden = jnp.broadcast_to(lax.convert_element_type(dfden, dt), shp)
-    dfnum = jnp.broadcast_to(lax.convert_element_type(dfnum, dt), shp)
+    dfden = broadcast_to(lax.convert_element_type(dfden, dt), shp)
+    dfnum = broadcast_to(lax.convert_element_type(dfnum, dt), shp)
     # XLA rewrites (a / b) / (c / d) as (a * d) / (b * c), each product rounded once.
     return lax.div(lax.mul(chi2_dfn, dfden), lax.mul(chi2_dfd, dfnum))
 
@@ -1537,7 +1553,7 @@ def _f_bfloat16(key_dfn: Array, key_dfd: Array, dfnum: Any, dfden: Any,
         chi2 = _chisquare_wide(key, df, shape, dt)
         if _folded(df):
             return lax.mul(chi2, _reciprocal(np.dtype(np.float32), _wide_const(dt, df)))
-        return lax.div(chi2, jnp.broadcast_to(_wide_param(df, dt), shape))
+        return lax.div(chi2, broadcast_to(_wide_param(df, dt), shape))
 
     return _narrow(lax.div(scaled(key_dfn, dfnum), scaled(key_dfd, dfden)), dt)
 
@@ -1557,7 +1573,7 @@ def t(key: Any, df: Any, shape: Shape = (), dtype: Any = float) -> Array:
     if dt == dtypes.bfloat16:
         # One float32 program (see `_wide_param`): the gamma draws are bfloat16 (their alpha
         # rounded), the rest is not rounded before the result.
-        half_df_w = jnp.broadcast_to(_wide_param_expr(dt, lambda d: d * 0.5, df), shp)
+        half_df_w = broadcast_to(_wide_param_expr(dt, lambda d: d * 0.5, df), shp)
         g = _widen(_gamma_sample(key_g, _narrow(half_df_w, dt), False,
                                  _runtime_alpha(key_g, dt, lambda d: d * 0.5, df)), dt)
         n = _normal_wide(key_n, shp, dt)
@@ -1565,8 +1581,8 @@ def t(key: Any, df: Any, shape: Shape = (), dtype: Any = float) -> Array:
     df = lax.convert_element_type(df, dt)
     n = _normal(key_n, shp, dt)
     half_df = lax.div(df, _const(dt, 2))
-    g = _gamma_sample(key_g, jnp.broadcast_to(half_df, shp), False)
-    return n * jnp.sqrt(half_df / g)
+    g = _gamma_sample(key_g, broadcast_to(half_df, shp), False)
+    return n * sqrt(half_df / g)
 
 
 def _xla_power(x: Array, exponent: Any) -> Array:
@@ -1576,7 +1592,7 @@ def _xla_power(x: Array, exponent: Any) -> Array:
     1, 2, 1/2 or -1 as `x`, `x * x`, `sqrt(x)` or `1 / x` (measured: weibull_min(1.0, 2.0)
     under jit is sqrt's draws, 15 of 20_000 float32 and 19 float64 values off eager pow's).
     """
-    x = jnp.asarray(x)
+    x = asarray(x)
     e = _const(x.dtype, exponent)
     if _folded(exponent):
         if e == 1:
@@ -1587,7 +1603,7 @@ def _xla_power(x: Array, exponent: Any) -> Array:
             return lax.sqrt(x)
         if e == -1:
             return lax.div(_const(x.dtype, 1), x)
-    return xla_math.pow(x, jnp.full(x.shape, e, x.dtype))
+    return xla_math.pow(x, jnp_full(x.shape, e, x.dtype))
 
 
 def generalized_normal(key: Any, p: float, shape: Shape = (), dtype: Any = float) -> Array:
@@ -1603,13 +1619,13 @@ def generalized_normal(key: Any, p: float, shape: Shape = (), dtype: Any = float
     _check_shape("generalized_normal", shp)
     dt = _float_dtype("gamma", dtype)
     k1, k2 = _split(raw)
-    g = _gamma_sample(k1, jnp.broadcast_to(lax.convert_element_type(1 / p, dt), shp), False,
+    g = _gamma_sample(k1, broadcast_to(lax.convert_element_type(1 / p, dt), shp), False,
                       _runtime_alpha(k1, dt, lambda v: v, 1 / p))
     r = rademacher(k2, shp, dt)
     if dt == dtypes.bfloat16 and not _folded(p):
         # Eagerly JAX's power is its own program taking 1 / p as a float32 argument, whose
         # rounding to bfloat16 XLA drops (see `_wide_param`); the gamma draws are rounded.
-        exponent = jnp.full(shp, np.float32(1 / p))
+        exponent = jnp_full(shp, np.float32(1 / p))
         return r * _narrow(xla_math.pow(_widen(_narrow(g, dt), dt), exponent), dt)
     if dt == dtypes.bfloat16:
         # Under jit one float32 program, with 1 / p folded to bfloat16.
@@ -1633,7 +1649,7 @@ def ball(key: Any, d: int, p: float = 2, shape: Shape = (), dtype: Any = float) 
     k1, k2 = _split(raw)
     g = generalized_normal(k1, p, (*shp, d), dtype)
     e = exponential(k2, shp, dtype)
-    magnitude = jnp.abs(g) ** p if isinstance(p, int) else _xla_power(jnp.abs(g), p)
+    magnitude = jnp_abs(g) ** p if isinstance(p, int) else _xla_power(jnp_abs(g), p)
     return g / _xla_power(_row_sum(magnitude) + e, 1 / p)[..., None]
 
 
@@ -1651,10 +1667,10 @@ def _poisson_knuth(raw: Array, lam: Array, shape: tuple[int, ...], dtype: np.dty
         return k, key, log_prod + xla_math.log(u)
 
     def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
-        return jnp.any(carry[2] > -lam)
+        return jnp_any(carry[2] > -lam)
 
-    k_init = jnp.zeros(shape, dtype)
-    log_rate_init = jnp.zeros(shape, np.float32)
+    k_init = zeros(shape, dtype)
+    log_rate_init = zeros(shape, np.float32)
     k = while_loop(cond_fn, body_fn, (k_init, raw, log_rate_init))[0]
     return (k - 1).astype(dtype)
 
@@ -1684,10 +1700,10 @@ def _poisson_rejection(raw: Array, lam: Array, shape: tuple[int, ...], dtype: np
         return lax.select(accept, k, k_out), accepted | accept, key
 
     def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
-        return jnp.any(~carry[1])
+        return jnp_any(~carry[1])
 
-    k_init = jnp.full(shape, -1, fdt)
-    accepted = jnp.zeros(shape, bool)
+    k_init = jnp_full(shape, -1, fdt)
+    accepted = zeros(shape, bool)
     k = while_loop(cond_fn, body_fn, (k_init, accepted, raw))[0]
     return k.astype(dtype)
 
@@ -1707,13 +1723,13 @@ def poisson(key: Any, lam: Any, shape: Shape | None = None, dtype: Any = int) ->
                                   f"not {raw._impl}")
     dt = dtypes.canonicalize_dtype(dtype)
     shp = _shape_of(lam) if shape is None else _canon_shape(shape)
-    lam = lax.convert_element_type(jnp.broadcast_to(lam, shp), np.float32)
+    lam = lax.convert_element_type(broadcast_to(lam, shp), np.float32)
     use_knuth = lax.ne(lam, lam) | (lam < 10)
     lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
     lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
     result = lax.select(use_knuth, _poisson_knuth(raw, lam_knuth, shp, dt),
                         _poisson_rejection(raw, lam_rejection, shp, dt))
-    return lax.select(lam == 0, jnp.zeros_like(result), result)
+    return lax.select(lam == 0, zeros_like(result), result)
 
 
 _STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
@@ -1724,12 +1740,12 @@ _STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
 
 def _stirling_approx_tail(k: Array) -> Array:
     dt = np.dtype(get_aval(k).dtype)
-    tail_vals = jnp.array(_STIRLING_TAIL, dtype=dt)
+    tail_vals = array(_STIRLING_TAIL, dtype=dt)
     use_tail_values = k <= 9
     k = lax.clamp(_const(dt, 0.0), k, _const(dt, 9.0))
     kp1sq = (k + 1) * (k + 1)
     approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
-    return lax.select(use_tail_values, tail_vals[jnp.floor(k).astype(np.int32)], approx)
+    return lax.select(use_tail_values, tail_vals[floor(k).astype(np.int32)], approx)
 
 
 def _binomial_inversion(raw: Array, count: Array, prob: Array, shape: tuple[int, ...]
@@ -1742,27 +1758,27 @@ def _binomial_inversion(raw: Array, count: Array, prob: Array, shape: tuple[int,
         subkey, key = _split(key)  # (JAX takes the first half as the subkey here)
         num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
         u = _uniform(subkey, shape, fdt, 0.0, 1.0)
-        geom = jnp.ceil(xla_math.log(u) / log1minusprob)
+        geom = ceil(xla_math.log(u) / log1minusprob)
         return num_geom_out, geom_sum + geom, key
 
     def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
-        return jnp.any(carry[1] <= count)
+        return jnp_any(carry[1] <= count)
 
-    init = (jnp.zeros(shape, fdt), jnp.zeros(shape, fdt), raw)
+    init = (zeros(shape, fdt), zeros(shape, fdt), raw)
     return while_loop(cond_fn, body_fn, init)[0] - 1
 
 
 def _btrs(raw: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Array:
     # Hörmann's transformed rejection (BTRS) for binomials with count * prob > 10.
     fdt = np.dtype(get_aval(prob).dtype)
-    stddev = jnp.sqrt(count * prob * (1 - prob))
+    stddev = sqrt(count * prob * (1 - prob))
     b = 1.15 + 2.53 * stddev
     a = -0.0873 + 0.0248 * b + 0.01 * prob
     c = count * prob + 0.5
     v_r = 0.92 - 4.2 / b
     r = prob / (1 - prob)
     alpha = (2.83 + 5.1 / b) * stddev
-    m = jnp.floor((count + 1) * prob)
+    m = floor((count + 1) * prob)
 
     def body_fn(carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
         k_out, accepted, key = carry
@@ -1770,9 +1786,9 @@ def _btrs(raw: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Arra
         u = _uniform(subkey_0, shape, fdt, 0.0, 1.0)
         v = _uniform(subkey_1, shape, fdt, 0.0, 1.0)
         u = u - 0.5
-        us = 0.5 - jnp.abs(u)
+        us = 0.5 - jnp_abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)
-        k = jnp.floor((2 * a / us + b) * u + c)
+        k = floor((2 * a / us + b) * u + c)
         reject = (k < 0) | (k > count)
         v = xla_math.log(v * alpha / (a / (us * us) + b))
         ub = ((m + 0.5) * xla_math.log((m + 1) / (r * (count - m + 1)))
@@ -1784,9 +1800,9 @@ def _btrs(raw: Array, count: Array, prob: Array, shape: tuple[int, ...]) -> Arra
         return lax.select(accept, k, k_out), accepted | accept, key
 
     def cond_fn(carry: tuple[Array, Array, Array]) -> Array:
-        return jnp.any(~carry[1])
+        return jnp_any(~carry[1])
 
-    init = (jnp.full(shape, -1, fdt), jnp.zeros(shape, bool), raw)
+    init = (jnp_full(shape, -1, fdt), zeros(shape, bool), raw)
     return while_loop(cond_fn, body_fn, init)[0]
 
 
@@ -1807,20 +1823,20 @@ def binomial(key: Any, n: Any, p: Any, shape: Shape | None = None, dtype: Any = 
     else:
         shp = _canon_shape(shape)
         _check_shape("binomial", shp, _shape_of(n), _shape_of(p))
-    prob = jnp.asarray(p)
+    prob = asarray(p)
     if not dtypes.issubdtype(prob.dtype, np.inexact):
         prob = prob.astype(dtypes.default_float_dtype())
-    count = jnp.broadcast_to(lax.convert_element_type(n, prob.dtype), shp)
-    prob = jnp.broadcast_to(prob, shp)
+    count = broadcast_to(lax.convert_element_type(n, prob.dtype), shp)
+    prob = broadcast_to(prob, shp)
     p_lt_half = prob < 0.5
     q = lax.select(p_lt_half, prob, 1.0 - prob)
     count_nan_or_neg = lax.ne(count, count) | (count < 0.0)
-    count_inf = jnp.isinf(count)
+    count_inf = isinf(count)
     q_is_nan = lax.ne(q, q)
     q_l_0 = q < 0.0
     q = lax.select(q_is_nan | q_l_0, lax.full_like(q, 0.01), q)
     use_inversion = count_nan_or_neg | (count * q <= 10.0)
-    count = jnp.floor(count)
+    count = floor(count)
     count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
     count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
     q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
@@ -1828,7 +1844,7 @@ def binomial(key: Any, n: Any, p: Any, shape: Shape | None = None, dtype: Any = 
                          _binomial_inversion(raw, count_inv, q, shp).astype(dt),
                          _btrs(raw, count_btrs, q_btrs, shp).astype(dt))
     invalid = q_l_0 | q_is_nan | count_nan_or_neg
-    samples = lax.select(invalid, jnp.full_like(samples, np.nan, dt), samples)
-    samples = lax.select(count_inf & (~invalid), jnp.full_like(samples, np.inf, dt), samples)
+    samples = lax.select(invalid, full_like(samples, np.nan, dt), samples)
+    samples = lax.select(count_inf & (~invalid), full_like(samples, np.inf, dt), samples)
     return lax.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf, samples,
                       count.astype(dt) - samples)
