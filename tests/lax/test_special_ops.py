@@ -287,3 +287,51 @@ def test_64_bit_integer_div_rem_of_scalars(op: str, x: Any, y: Any, expected: in
         assert int(fn(x, y)) == expected
         assert int(numjax.jit(fn)(x, y)) == expected
         assert int(fn(np.array([x, x]), np.array([y, y]))[1]) == expected
+
+
+# lax.betainc, recorded from JAX 0.4.30: (a, b, x, I_x(a, b)); NaN off a, b > 0, 0 <= x <= 1.
+BETAINC = [
+    (0.5, 0.5, 0.3, 0.36901042),
+    (2.0, 3.0, 0.4, 0.5248004),
+    (3.0, 1.5, 0.9, 0.8776592),
+    (-1.0, 1.0, 0.5, np.nan),
+    (2.0, 0.0, 0.5, np.nan),
+    (2.0, 3.0, 0.0, 0.0),
+    (2.0, 3.0, 1.0, 1.0),
+    (2.0, 3.0, 1.5, np.nan),
+]
+
+
+def test_betainc_values_and_primitive() -> None:
+    a, b, x, expected = (np.array(c, np.float32) for c in zip(*BETAINC, strict=True))
+    out = lax.betainc(a, b, x)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(numjax.jit(lax.betainc)(a, b, x)), expected, rtol=1e-5)
+    jaxpr = str(numjax.make_jaxpr(lax.betainc)(a, b, x))
+    assert "regularized_incomplete_beta" in jaxpr
+    assert lax.regularized_incomplete_beta_p.name == "regularized_incomplete_beta"
+    # Python scalars are weak float32 operands; float16 is computed as float32 and cast back.
+    weak = lax.betainc(2.0, 3.0, 0.4)
+    assert weak.dtype == np.float32 and weak.weak_type
+    half = lax.betainc(np.float16(2), np.float16(3), np.float16(0.4))
+    assert half.dtype == np.float16 and float(half) == pytest.approx(0.5244, abs=1e-3)
+
+
+def test_betainc_grad_in_x_vmap_and_errors() -> None:
+    # d/dx I_x(2, 3) at 0.4 = 12 x (1-x)^2 = 1.728 (JAX: 1.7280011)
+    g = numjax.grad(lambda x: lax.betainc(np.float32(2), np.float32(3), x))(np.float32(0.4))
+    assert float(g) == pytest.approx(1.728, rel=1e-5)
+    _check_grads(lambda x: lax.betainc(np.float32(2.5), np.float32(1.5), x),
+                 [_uniform(0.2, 0.8, (3,))], (0,))
+    with pytest.raises(ValueError, match="Betainc gradient with respect to a and b not supported"):
+        numjax.grad(lambda a: lax.betainc(a, np.float32(3), np.float32(0.4)))(np.float32(2))
+    out = numjax.vmap(lax.betainc, (0, None, 0))(np.float32([1, 2]), np.float32(3),
+                                                  np.float32([0.2, 0.4]))
+    np.testing.assert_allclose(np.asarray(out), [0.488, 0.5248004], rtol=1e-5)
+    with pytest.raises(TypeError, match="regularized_incomplete_beta does not accept dtype int32 "
+                                        "at position 0"):
+        lax.betainc(2, 3, 1)
+    with pytest.raises(TypeError, match=r"regularized_incomplete_beta got incompatible shapes "
+                                        r"for broadcasting: \(3,\), \(2,\), \(3,\)"):
+        lax.betainc(np.ones(3, np.float32), np.ones(2, np.float32), np.ones(3, np.float32))

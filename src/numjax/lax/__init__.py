@@ -257,6 +257,7 @@ from numjax._src.lax.special import bessel_i0e as bessel_i0e
 from numjax._src.lax.special import bessel_i0e_p as bessel_i0e_p
 from numjax._src.lax.special import bessel_i1e as bessel_i1e
 from numjax._src.lax.special import bessel_i1e_p as bessel_i1e_p
+from numjax._src.lax.special import betainc as betainc
 from numjax._src.lax.special import bitcast_convert_type as bitcast_convert_type
 from numjax._src.lax.special import bitcast_convert_type_p as bitcast_convert_type_p
 from numjax._src.lax.special import clamp as clamp
@@ -288,6 +289,9 @@ from numjax._src.lax.special import random_gamma_grad as random_gamma_grad
 from numjax._src.lax.special import random_gamma_grad_p as random_gamma_grad_p
 from numjax._src.lax.special import reduce_precision as reduce_precision
 from numjax._src.lax.special import reduce_precision_p as reduce_precision_p
+from numjax._src.lax.special import (
+    regularized_incomplete_beta_p as regularized_incomplete_beta_p,
+)
 from numjax._src.lax.special import round as round
 from numjax._src.lax.special import round_p as round_p
 from numjax._src.lax.special import zeta as zeta

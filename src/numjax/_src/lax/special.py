@@ -30,18 +30,19 @@ from numjax._src.lax.rules import (
     binary,
     check_dtype,
     elementwise_abstract_eval,
+    elementwise_primitive,
     unary,
     upcast_kernel,
 )
 from numjax._src.typing import Array
 
 __all__ = [
-    "RoundingMethod", "bessel_i0e", "bessel_i0e_p", "bessel_i1e", "bessel_i1e_p",
+    "RoundingMethod", "betainc", "bessel_i0e", "bessel_i0e_p", "bessel_i1e", "bessel_i1e_p",
     "bitcast_convert_type", "bitcast_convert_type_p", "clamp", "clamp_p", "clz", "clz_p",
     "digamma", "digamma_p", "erf", "erf_inv", "erf_inv_p", "erf_p", "erfc", "erfc_p", "igamma",
     "igamma_grad_a", "igamma_grad_a_p", "igamma_p", "igammac", "igammac_p", "integer_pow_array",
     "lgamma", "lgamma_p", "polygamma", "polygamma_p", "population_count", "population_count_p",
-    "random_gamma_grad", "random_gamma_grad_p", "reduce_precision", "reduce_precision_p",
+    "random_gamma_grad", "random_gamma_grad_p", "reduce_precision", "reduce_precision_p", "regularized_incomplete_beta_p",
     "round", "round_p", "zeta", "zeta_p",
 ]
 
@@ -465,6 +466,17 @@ def _random_gamma_grad(a: Any, x: Any) -> Any:
     return out.astype(np.result_type(np.asarray(a).dtype, np.asarray(x).dtype))
 
 
+def _betainc_kernel(a: Any, b: Any, x: Any) -> Any:
+    """I_x(a, b), with XLA's values off the domain: NaN unless a > 0, b > 0 and 0 <= x <= 1
+    (SciPy extends it to a == 0 or b == 0)."""
+    import scipy.special
+    out = np.asarray(scipy.special.betainc(a, b, x))
+    invalid = (a <= 0) | (b <= 0) | (x < 0) | (x > 1)
+    return np.where(invalid, np.array(np.nan, out.dtype), out)
+
+
+regularized_incomplete_beta_p = elementwise_primitive(
+    "regularized_incomplete_beta", upcast_kernel(_betainc_kernel), [FLOAT, FLOAT, FLOAT])
 igamma_grad_a_p = _special_binary("igamma_grad_a", upcast_kernel(_igamma_grad_a))
 random_gamma_grad_p = _special_binary("random_gamma_grad", upcast_kernel(_random_gamma_grad))
 
@@ -473,6 +485,20 @@ def _igamma_dx(a: Array, x: Array) -> Array:
     # d/dx P(a, x) = x**(a-1) exp(-x) / Gamma(a), in logs for range.
     log_density = ew.sub(ew.sub(ew.mul(ew.sub(a, ew.const_like(a, 1)), ew.log(x)), x), lgamma(a))
     return ew.exp(log_density)
+
+
+def _betainc_not_differentiable(t: Array, a: Array, b: Array, x: Array) -> Array:
+    raise ValueError("Betainc gradient with respect to a and b not supported.")
+
+
+def _betainc_dx(t: Array, a: Array, b: Array, x: Array) -> Array:
+    # d/dx I_x(a, b) = x**(a-1) (1-x)**(b-1) / B(a, b), the beta density, in logs for range;
+    # log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b).
+    one = ew.const_like(a, 1)
+    log_beta = ew.sub(ew.add(lgamma(a), lgamma(b)), lgamma(ew.add(a, b)))
+    log_density = ew.sub(ew.add(ew.mul(ew.sub(b, one), ew.log1p(ew.neg(x))),
+                                ew.mul(ew.sub(a, one), ew.log(x))), log_beta)
+    return ew.mul(_bcast(t, a, b, x), ew.exp(log_density))
 
 
 def _bcast(t: Array, *operands: Array) -> Array:
@@ -512,6 +538,8 @@ ad.defjvp(polygamma_p, None,
 ad.defjvp(zeta_p, None,
           lambda t, x, q: ew.mul(_bcast(t, x, q),
                                  ew.mul(ew.neg(x), zeta(ew.add(x, ew.const_like(x, 1)), q))))
+ad.defjvp(regularized_incomplete_beta_p, _betainc_not_differentiable,
+          _betainc_not_differentiable, _betainc_dx)
 igamma_grad_a_p.declare_undefined("jvp", "igamma_grad_a is not differentiable.")
 random_gamma_grad_p.declare_undefined("jvp", "random_gamma_grad is not differentiable.")
 
@@ -624,6 +652,17 @@ def random_gamma_grad(a: Array, x: Array) -> Array:
     Array(0.9366, dtype=float32)
     """
     return random_gamma_grad_p.bind(a, x)
+
+
+def betainc(a: Array, b: Array, x: Array) -> Array:
+    """Elementwise regularized incomplete beta function I_x(a, b): NaN unless a > 0, b > 0
+    and 0 <= x <= 1; differentiable in `x` only. The operands share one floating dtype.
+
+    >>> import numjax.numpy as jnp
+    >>> betainc(jnp.float32(2), jnp.float32(3), jnp.float32(0.5))
+    Array(0.6875, dtype=float32)
+    """
+    return regularized_incomplete_beta_p.bind(a, b, x)
 
 
 def bessel_i0e(x: Array) -> Array:

@@ -17,7 +17,6 @@ from numjax._src.core.avals import get_aval
 from numjax._src.dtypes import issubdtype, result_type
 from numjax._src.interpreters import ad
 from numjax._src.lax import lax
-from numjax._src.lax import structural as st
 from numjax._src.lax.rules import FLOAT, elementwise_primitive, upcast_kernel
 from numjax._src.numpy.creation import arange, zeros_like
 from numjax._src.numpy.lax_numpy import where
@@ -175,37 +174,6 @@ def gammaincc(a: Array, x: Array) -> Array:
     return lax.igammac(a, x)
 
 
-def _betainc_kernel(a: Any, b: Any, x: Any) -> Any:
-    import scipy.special
-    out = scipy.special.betainc(a, b, x)
-    # SciPy extends betainc to a == 0 or b == 0; XLA's kernel, and so JAX, gives NaN there.
-    invalid = (np.asarray(a) <= 0) | (np.asarray(b) <= 0) | (np.asarray(x) < 0) | (
-        np.asarray(x) > 1)
-    return np.where(invalid, np.nan, out).astype(np.asarray(out).dtype)
-
-
-# JAX's lax.betainc primitive; it lives here because only scipy.special.betainc binds it.
-regularized_incomplete_beta_p = elementwise_primitive(
-    "regularized_incomplete_beta", upcast_kernel(_betainc_kernel), [FLOAT, FLOAT, FLOAT])
-
-
-def _betainc_shape_not_differentiable(t: Array, a: Array, b: Array, x: Array) -> Array:
-    raise ValueError("Betainc gradient with respect to a and b not supported.")
-
-
-def _betainc_dx(t: Array, a: Array, b: Array, x: Array) -> Array:
-    # d/dx I_x(a, b) = x^(a-1) (1-x)^(b-1) / B(a, b), the beta density, in logs for range.
-    log_density = lax.sub(
-        lax.add(lax.mul(lax.sub(b, _const(b, 1)), lax.log1p(lax.neg(x))),
-                lax.mul(lax.sub(a, _const(a, 1)), lax.log(x))),
-        betaln(a, b))
-    return lax.mul(st.broadcast_to_operands(t, a, b, x), lax.exp(log_density))
-
-
-ad.defjvp(regularized_incomplete_beta_p, _betainc_shape_not_differentiable,
-          _betainc_shape_not_differentiable, _betainc_dx)
-
-
 def betainc(a: Array, b: Array, x: Array) -> Array:
     """The regularized incomplete beta function I_x(a, b) (NaN off a, b > 0, 0 <= x <= 1);
     differentiable in x only, as in JAX.
@@ -214,7 +182,7 @@ def betainc(a: Array, b: Array, x: Array) -> Array:
     Array(0.5248, dtype=float32, weak_type=True)
     """
     a, b, x = promote_args_inexact("betainc", a, b, x)
-    return regularized_incomplete_beta_p.bind(a, b, x)
+    return lax.betainc(a, b, x)
 
 
 def multigammaln(a: Array, d: int) -> Array:
