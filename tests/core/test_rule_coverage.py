@@ -451,6 +451,9 @@ ROWS: list[Row] = [
     Row("regularized_incomplete_beta", betainc,
         (uniform(0.5, 4.0, 3), uniform(0.5, 4.0, 3), uniform(0.05, 0.95, 3)), grad=(2,),
         x64=True),
+    # Groups of 0 to 3 rows over 6 rows: some rows in no group (zero rows of the result).
+    Row("ragged_dot", lax.ragged_dot, (normal(6, 2), normal(3, 2, 4), integers(0, 3, 3)),
+        grad=(0, 1)),
     Row("expi", expi, (uniform(0.2, 4.0, 3),), grad=(0,), x64=True),
     Row("exp1", exp1, (uniform(0.2, 4.0, 3),), grad=(0,), x64=True),
 ]

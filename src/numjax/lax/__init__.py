@@ -224,6 +224,7 @@ from numjax._src.lax.parallel import psum as psum
 from numjax._src.lax.parallel import psum_p as psum_p
 from numjax._src.lax.parallel import psum_scatter as psum_scatter
 from numjax._src.lax.parallel import pswapaxes as pswapaxes
+from numjax._src.lax.ragged_dot import ragged_dot as ragged_dot
 from numjax._src.lax.reduce_generic import reduce as reduce
 from numjax._src.lax.reduce_generic import reduce_p as reduce_p
 from numjax._src.lax.reductions import argmax as argmax

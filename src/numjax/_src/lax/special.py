@@ -42,8 +42,8 @@ __all__ = [
     "digamma", "digamma_p", "erf", "erf_inv", "erf_inv_p", "erf_p", "erfc", "erfc_p", "igamma",
     "igamma_grad_a", "igamma_grad_a_p", "igamma_p", "igammac", "igammac_p", "integer_pow_array",
     "lgamma", "lgamma_p", "polygamma", "polygamma_p", "population_count", "population_count_p",
-    "random_gamma_grad", "random_gamma_grad_p", "reduce_precision", "reduce_precision_p", "regularized_incomplete_beta_p",
-    "round", "round_p", "zeta", "zeta_p",
+    "random_gamma_grad", "random_gamma_grad_p", "reduce_precision", "reduce_precision_p",
+    "regularized_incomplete_beta_p", "round", "round_p", "zeta", "zeta_p",
 ]
 
 
