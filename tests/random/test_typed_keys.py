@@ -421,3 +421,125 @@ def test_random_seed_offset_shifts_every_seed() -> None:
         np.testing.assert_array_equal(r.key_data(r.key(-1)), [0, 2])
         np.testing.assert_array_equal(jitted(), [0, 20])
     np.testing.assert_array_equal(jitted(), [0, 17])
+
+
+# ---- JAX 0.4.30's behaviour recorded for jnp/lax functions given key arrays ----------------
+
+# split(key(123), 3) in JAX 0.4.30; .at[np.array([0, 2])].get() reads rows 0 and 2.
+SPLIT_123 = np.array([[1653257682, 1672999557], [925083257, 785867247],
+                      [3496285182, 3330727308]], np.uint32)
+
+
+def test_at_get_and_set() -> None:
+    keys, key = r.split(r.key(123), 3), r.key(123)
+    np.testing.assert_array_equal(np.asarray(r.key_data(keys)), SPLIT_123)
+    got = keys.at[np.array([0, 2])].get()
+    assert got.dtype == keys.dtype
+    np.testing.assert_array_equal(np.asarray(r.key_data(got)), SPLIT_123[[0, 2]])
+    new = keys.at[1:].set(key)
+    np.testing.assert_array_equal(np.asarray(r.key_data(new)),
+                                  [SPLIT_123[0], [0, 123], [0, 123]])
+    # equality broadcasts a scalar key against an array of keys
+    np.testing.assert_array_equal(np.asarray(key == new), [False, True, True])
+    np.testing.assert_array_equal(np.asarray(key != new), [True, False, False])
+    with pytest.raises(TypeError, match=re.escape("Cannot interpret 'key<fry>' as a data type")):
+        keys.at[0].set(1)
+
+
+ERRORS: list[tuple[Callable[[Any], Any], type[Exception], str]] = [
+    (lambda k: jnp.issubdtype(k, dtypes.prng_key), TypeError,
+     "Cannot interpret 'Array((), dtype=key<fry>) overlaying:\n[ 0 42]' as a data type"),
+    (lambda k: jnp.negative(k), TypeError,
+     "neg does not accept dtype key<fry>. Accepted dtypes are subtypes of integer, "
+     "complexfloating, floating."),
+    (lambda k: numjax.lax.convert_element_type(k, int), ValueError,
+     "Cannot convert_element_type from key<fry> to int64"),
+    (lambda k: numjax.lax.convert_element_type(k, np.int32), ValueError,
+     "Cannot convert_element_type from key<fry> to int32"),
+    (lambda k: numjax.lax.convert_element_type(np.int32(0), k.dtype), ValueError,
+     "Cannot convert_element_type from int32 to key<fry>"),
+    (lambda k: jnp.array(k, dtype=jnp.int32), ValueError,
+     "Cannot convert_element_type from key<fry> to int32"),
+    (lambda k: numjax.lax.select(jnp.array([True, False]), r.split(k, 3), r.split(k, 3)),
+     TypeError, "select `which` must be scalar or have the same shape as cases, got `which` "
+     "shape (2,) but case shape (3,)."),
+]
+
+
+@pytest.mark.parametrize("f,exc,msg", ERRORS)
+def test_function_errors_on_keys(f: Callable[[Any], Any], exc: type[Exception],
+                                 msg: str) -> None:
+    with pytest.raises(exc, match=re.escape(msg)):
+        f(r.key(42))
+
+
+def test_array_of_keys_own_dtype_and_conversion_to_it() -> None:
+    k = r.key(123)
+    for out in (jnp.array(k, dtype=k.dtype), jnp.asarray(k, dtype=k.dtype),
+                numjax.lax.convert_element_type(k, k.dtype)):
+        assert out.dtype == k.dtype and out.shape == ()
+        np.testing.assert_array_equal(np.asarray(r.key_data(out)), [0, 123])
+
+
+def test_eval_shape_of_key_struct() -> None:
+    k = r.key(1701)
+    struct = numjax.ShapeDtypeStruct(k.shape, k.dtype)
+    assert numjax.eval_shape(lambda x: x, struct) == struct
+    batch = numjax.ShapeDtypeStruct((3,), r.key(0, impl="rbg").dtype)
+    assert numjax.eval_shape(lambda x: r.split(x[0]), batch) == numjax.ShapeDtypeStruct(
+        (2,), batch.dtype)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_select_between_keys(jit: bool) -> None:
+    # JAX 0.4.30: vmap(random.key)(arange(3)) is [[0, 0], [0, 1], [0, 2]]; select keeps it.
+    def f(x: Any) -> Any:
+        keys = numjax.vmap(r.key)(jnp.arange(3, dtype=jnp.uint32))
+        return numjax.lax.select(x, keys, keys)
+
+    out = (numjax.jit(f) if jit else f)(jnp.array([True, False, False]))
+    np.testing.assert_array_equal(np.asarray(r.key_data(out)), [[0, 0], [0, 1], [0, 2]])
+    a, b = r.split(r.key(0), 3), r.split(r.key(1), 3)
+    pred = jnp.array([True, False, True])
+    picked = numjax.lax.select(pred, a, b)
+    loop = numjax.vmap(lambda p, x, y: numjax.lax.select(p, x, y))(pred, a, b)
+    expected = np.where(np.asarray(pred)[:, None], np.asarray(r.key_data(a)),
+                        np.asarray(r.key_data(b)))
+    for out in (picked, loop):
+        np.testing.assert_array_equal(np.asarray(r.key_data(out)), expected)
+
+
+def test_custom_rules_see_float0_key_tangents() -> None:
+    # JAX 0.4.30: a key's tangent in a custom_jvp rule, and its cotangent in a custom_vjp bwd
+    # rule, is float0; the bwd rule may hand that cotangent back for the key argument.
+    seen: list[Any] = []
+
+    @numjax.custom_jvp
+    def f(x: Any, key: Any) -> Any:
+        return x * r.normal(key, ())
+
+    @f.defjvp
+    def f_jvp(primals: Any, tangents: Any) -> Any:
+        (x, key), (x_dot, key_dot) = primals, tangents
+        seen.append(key_dot)
+        rand = r.normal(key, ())
+        return x * rand, x_dot * rand
+
+    k = r.key(0)
+    np.testing.assert_allclose(float(numjax.grad(f)(0.0, k)), float(r.normal(k, ())))
+    assert seen[0].dtype == dtypes.float0 and seen[0].shape == ()
+
+    @numjax.custom_vjp
+    def g(_: Any, state: Any) -> Any:
+        return state
+
+    def g_fwd(_: Any, state: Any) -> Any:
+        return state, None
+
+    def g_bwd(_: Any, state_bar: Any) -> Any:
+        assert state_bar[1].dtype == dtypes.float0
+        return state_bar[0], state_bar
+
+    g.defvjp(g_fwd, g_bwd)
+    state = (8.0, r.key(123))
+    assert float(numjax.grad(lambda theta: g(theta, state)[0])(3.0)) == 1.0

@@ -341,10 +341,18 @@ def issubdtype(a: DTypeLike | None, b: DTypeLike | None) -> bool:
     # Strings and other specs become dtypes first: they may be unhashable, and equal specs
     # should share one cache entry.
     if not isinstance(a, type | np.dtype | ExtendedDType):
-        a = np.dtype(a)
+        a = _spec_to_dtype(a)
     if not isinstance(b, type | np.dtype | ExtendedDType):
-        b = np.dtype(b)
+        b = _spec_to_dtype(b)
     return _issubdtype_cached(a, b)
+
+
+def _spec_to_dtype(spec: Any) -> np.dtype:
+    """`np.dtype(spec)`; an array of extended dtype (a key array) is not a dtype spec either:
+    TypeError as for any other object, where NumPy would read its `.dtype` (as JAX)."""
+    if isinstance(getattr(spec, "dtype", None), ExtendedDType):
+        raise TypeError(f"Cannot interpret '{spec!r}' as a data type")
+    return np.dtype(spec)
 
 
 _ISDTYPE_KINDS: dict[str, frozenset[np.dtype]] = {

@@ -427,10 +427,12 @@ class custom_jvp(_CustomFunction):
             else:
                 # As JAX: an integer input's (float0) tangent reaches the rule as zeros of the
                 # input's own dtype, so arithmetic on it works (xlogy of an int x).
-                tangents = [_replace_float0(p, ad.instantiate_zeros(t))
-                            for p, t in zip(primals, tangents, strict=True)]
+                zeros = [ad.instantiate_zeros(t) for t in tangents]
+                tangents = [_replace_float0(p, t) for p, t in zip(primals, zeros, strict=True)]
             p_tree = tree_unflatten(in_tree, primals)
             t_tree = tree_unflatten(in_tree, tangents)
+            if not symbolic and any(t is not z for t, z in zip(tangents, zeros, strict=True)):
+                t_tree = _float0_key_tangents(t_tree, tree_unflatten(in_tree, zeros))
             assert user_jvp is not None
             result = user_jvp(*nondiff, tuple(p_tree), tuple(t_tree))
             if not (isinstance(result, tuple | list) and len(result) == 2):
@@ -498,6 +500,18 @@ def _check_rule_primal_out(store: dict[str, Any], out_tree: Any, out_flat: Seque
 def _integral(x: Any) -> bool:
     dtype = get_aval(x).dtype
     return bool(dtypes.issubdtype(dtype, np.integer) or dtypes.issubdtype(dtype, np.bool_))
+
+
+def _is_extended(x: Any) -> bool:
+    return isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)
+
+
+def _float0_key_tangents(tangents: Any, float0_tangents: Any) -> Any:
+    """`tangents` with the tangent of each typed key array float0 of the keys' shape, as in
+    JAX (`float0_tangents` holds those: the key node rebuilt over float0 data); other integer
+    inputs keep their tangent as zeros of their own dtype."""
+    return tree_map(lambda t, f: f if _is_extended(t) else t, tangents, float0_tangents,
+                    is_leaf=_is_extended)
 
 
 def _replace_float0(primal: Any, tangent: Any) -> Any:
@@ -760,7 +774,15 @@ def _flatten_bwd_output(result: Any, in_tree: Any, in_avals: list[Any]) -> list[
             try:
                 flat += sub_tree.flatten_up_to(r)
             except (TypeError, ValueError):
-                raise bad_structure from None
+                # A typed key array's cotangent is one float0 leaf where the key is a node
+                # over its data (one leaf too): match r against the keys taken as leaves.
+                keys_as_leaves = tree_structure(sub, is_leaf=_is_extended)
+                if keys_as_leaves.num_leaves != len(sub_leaves):
+                    raise bad_structure from None
+                try:
+                    flat += keys_as_leaves.flatten_up_to(r)
+                except (TypeError, ValueError):
+                    raise bad_structure from None
     paths = [keystr(p) for p, _ in tree_flatten_with_path(tuple(args_tree))[0]]
     if len(flat) != len(paths):
         raise bad_structure

@@ -20,6 +20,7 @@ from numjax._src.core.avals import (
     check_arg,
     get_aval,
     shaped_abstractify,
+    struct_as_extended_array,
 )
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from numjax._src.interpreters import ad, batching
@@ -651,6 +652,8 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     ShapeDtypeStruct(shape=(), dtype=float32)
     """
     _check_callable(fun)
+    # A ShapeDtypeStruct of key dtype stands for a key array: the function gets one.
+    args, kwargs = user_tree_map(struct_as_extended_array, (args, kwargs))
     flat_args, in_tree = tree_flatten((args, kwargs))
     flat_fun, out = flatten_fun(fun, in_tree)
     info = debug_info("jit", fun, args, kwargs)  # JAX traces it as a jitted function

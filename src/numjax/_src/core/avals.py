@@ -386,6 +386,21 @@ class _StagedLeaf:
 # defines them (`Sharding`).
 sharding_types: tuple[type, ...] = ()
 
+# Arrays of an extended dtype (typed keys) for a ShapeDtypeStruct of that dtype, whose leaves
+# are ShapeDtypeStructs of their data: registered by the layer that defines the dtype
+# (`numjax.random`), so abstract evaluation can take a key array's description.
+extended_array_builders: dict[type, Callable[[ShapeDtypeStruct], Any]] = {}
+
+
+def struct_as_extended_array(x: Any) -> Any:
+    """`x`, or, for a ShapeDtypeStruct of a registered extended dtype, the array of that dtype
+    standing for it."""
+    if type(x) is ShapeDtypeStruct and isinstance(x.dtype, dtypes.ExtendedDType):
+        build = extended_array_builders.get(type(x.dtype))
+        if build is not None:
+            return build(x)
+    return x
+
 
 class ShapeDtypeStruct:
     """A shape, a dtype and (optionally) a named shape and a sharding: an array's type without

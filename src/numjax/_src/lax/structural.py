@@ -171,6 +171,18 @@ def _convert_element_type(operand: Array, new_dtype: Any = None, weak_type: bool
                           ) -> Array:
     if hasattr(type(operand), "__jax_array__"):
         operand = operand.__jax_array__()  # an array-like object is converted as its array
+    old_dtype = getattr(operand, "dtype", None)
+    if isinstance(old_dtype, dtypes.ExtendedDType) or isinstance(new_dtype,
+                                                                  dtypes.ExtendedDType):
+        # Typed keys convert to their own dtype only; the target is named as given (`int` is
+        # int64), as in JAX's error.
+        if old_dtype == new_dtype:
+            return operand
+        old = old_dtype if isinstance(old_dtype, dtypes.ExtendedDType) else dtypes.dtype(
+            operand, canonicalize=True)
+        new_name = new_dtype if isinstance(new_dtype, dtypes.ExtendedDType) else np.dtype(
+            new_dtype)
+        raise ValueError(f"Cannot convert_element_type from {old} to {new_name}")
     try:
         aval = get_aval(operand)
     except TypeError:
@@ -877,11 +889,34 @@ def select_n(which: Array, *cases: Array) -> Array:
     >>> select_n(jnp.array([True, False]), jnp.array([1, 2]), jnp.array([3, 4]))
     Array([3, 2], dtype=int32)
     """
+    if cases and isinstance(getattr(cases[0], "dtype", None), dtypes.ExtendedDType):
+        return _select_n_extended(which, cases)
     return select_n_p.bind(which, *cases)
+
+
+def _select_n_extended(which: Array, cases: Sequence[Any]) -> Any:
+    """Select between arrays of one extended dtype (typed keys), as JAX's select_n does: on
+    their data (`_base_array`), whose trailing dimensions hold one element's data, so `which`
+    is broadcast over those; the result is rewrapped (`_wrap`) as an array of that dtype."""
+    dtype = cases[0].dtype
+    if any(getattr(c, "dtype", None) != dtype for c in cases):
+        names = ", ".join(str(getattr(c, "dtype", None)) for c in cases)
+        raise TypeError(f"select_n requires all cases to have the same dtype, got {names}.")
+    data = [c._base_array for c in cases]
+    which_shape = get_aval(which).shape
+    rank = len(which_shape)
+    if rank and which_shape != cases[0].shape:
+        raise TypeError("select `which` must be scalar or have the same shape as cases, got "
+                        f"`which` shape {which_shape} but case shape {cases[0].shape}.")
+    if rank:
+        which = broadcast_in_dim(which, get_aval(data[0]).shape, tuple(range(rank)))
+    return cases[0]._wrap(select_n_p.bind(which, *data))
 
 
 def select(pred: Array, on_true: Array, on_false: Array) -> Array:
     """`on_true` where `pred`, else `on_false`."""
+    if isinstance(getattr(on_true, "dtype", None), dtypes.ExtendedDType):
+        return _select_n_extended(pred, (on_false, on_true))
     return select_n_p.bind(pred, on_false, on_true)
 
 

@@ -68,6 +68,9 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     >>> array(2.0)
     Array(2., dtype=float32, weak_type=True)
     """
+    if isinstance(object, extended.array_types):
+        # Before the dtype check: a key array's own (extended) dtype is a valid request.
+        return extended.rule("array")(object, dtype, ndmin)
     requested = _dtype(dtype, "array")
     if type(object) is np.ndarray and object.dtype == dtypes.float0 and requested in (
             None, dtypes.float0):
@@ -82,8 +85,6 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
                                               weak_type=aval.weak_type)
         if copy and out is object and isinstance(object, ArrayImpl):
             out = copied(object)
-    elif isinstance(object, extended.array_types):
-        return extended.rule("array")(object, dtype, ndmin)
     elif hasattr(object, "__jax_array__"):
         return array(object.__jax_array__(), dtype, copy, order, ndmin)
     elif isinstance(object, list | tuple) and _contains_tracers(object):

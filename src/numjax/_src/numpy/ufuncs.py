@@ -21,6 +21,7 @@ from numjax._src.api.jit import jit
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
 from numjax._src.core.trace import running_eagerly
 from numjax._src.lax import lax
+from numjax._src.numpy import extended
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,
@@ -329,6 +330,9 @@ def negative(x: Array, /) -> Array:
     >>> negative(jnp.array([1, -2]))
     Array([-1,  2], dtype=int32)
     """
+    if isinstance(x, extended.array_types):
+        key_array: Any = x
+        return -key_array  # the key array's operator raises lax.neg's error, as JAX's
     (x,) = promote_args("negative", x)
     return lax.neg(x)
 

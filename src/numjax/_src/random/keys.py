@@ -24,7 +24,7 @@ import numpy as np
 
 from numjax._src import config as _config
 from numjax._src import dtypes
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import ShapeDtypeStruct, extended_array_builders, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.lax.structural import broadcast_shapes
@@ -248,11 +248,12 @@ class PRNGKeyArray(ArrayType):
 
     # -- shape operations: on the leading dimensions of the key data ----------------------
     def __getitem__(self, idx: Any) -> PRNGKeyArray:
-        if not isinstance(idx, tuple):
-            idx = (idx,)
-        if any(i is Ellipsis for i in idx):
-            return self._wrap(self._base[(*idx, slice(None))])
-        return self._wrap(self._base[(*idx, Ellipsis, slice(None))])
+        return self._wrap(self._base[_data_index(idx)])
+
+    @property
+    def at(self) -> _KeyIndexUpdateHelper:
+        """Indexed reads and writes, `keys.at[idx].get()` / `.set(other_keys)`, as on arrays."""
+        return _KeyIndexUpdateHelper(self)
 
     def reshape(self, *shape: Any, order: str = "C") -> PRNGKeyArray:
         arg = shape[0] if len(shape) == 1 else shape
@@ -343,6 +344,45 @@ class PRNGKeyArray(ArrayType):
         return repr(self)
 
 
+def _data_index(idx: Any) -> tuple[Any, ...]:
+    """An index into keys as an index into their data: the trailing key dimension kept."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    if any(i is Ellipsis for i in idx):
+        return (*idx, slice(None))
+    return (*idx, Ellipsis, slice(None))
+
+
+class _KeyIndexUpdateHelper:
+    __slots__ = ("_keys",)
+
+    def __init__(self, keys: PRNGKeyArray) -> None:
+        self._keys = keys
+
+    def __getitem__(self, idx: Any) -> _KeyIndexUpdateRef:
+        return _KeyIndexUpdateRef(self._keys, idx)
+
+
+class _KeyIndexUpdateRef:
+    """`keys.at[idx]`: reads and writes of the key data at the index, keys in and out."""
+
+    __slots__ = ("_idx", "_keys")
+
+    def __init__(self, keys: PRNGKeyArray, idx: Any) -> None:
+        self._keys, self._idx = keys, idx
+
+    def get(self, **kwargs: Any) -> PRNGKeyArray:
+        return self._keys._wrap(self._keys._base.at[_data_index(self._idx)].get(**kwargs))
+
+    def set(self, values: Any, **kwargs: Any) -> PRNGKeyArray:
+        if not isinstance(values, PRNGKeyArray):
+            # JAX reads the update as an array of the keys' dtype, which NumPy cannot be.
+            raise TypeError(f"Cannot interpret '{self._keys.dtype}' as a data type")
+        (values,) = _check_keys((values,), self._keys.dtype)
+        data = self._keys._base.at[_data_index(self._idx)].set(values._base, **kwargs)
+        return self._keys._wrap(data)
+
+
 def _unflatten_keys(impl: PRNGImpl, children: Any) -> Any:
     (base,) = children
     # The cotangent of a key (grad with allow_int, vjp) is float0 of the key's shape, as JAX's.
@@ -351,6 +391,17 @@ def _unflatten_keys(impl: PRNGImpl, children: Any) -> Any:
     return PRNGKeyArray(base, impl)
 
 
+def _keys_for_struct(struct: ShapeDtypeStruct) -> PRNGKeyArray:
+    """Keys described by `ShapeDtypeStruct(shape, key<impl>)`: their data's description."""
+    dtype = struct.dtype
+    assert isinstance(dtype, dtypes.KeyTy)
+    impl = prng.prngs[dtype.impl_name]
+    data = ShapeDtypeStruct((*struct.shape, *impl.key_shape), np.uint32,
+                            sharding=struct.sharding)
+    return PRNGKeyArray(data, impl)  # type: ignore[arg-type]
+
+
+extended_array_builders[dtypes.KeyTy] = _keys_for_struct
 register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), k._impl), _unflatten_keys)
 # One leaf to user code (jax.tree_util), its uint32 data to the transformations.
 register_user_leaf(PRNGKeyArray)
