@@ -161,9 +161,19 @@ def threefry_random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> 
 
     size = math.prod(shape)
     max_count = -(-bit_width * size // 32)
-    if max_count >= np.iinfo(np.uint32).max:
-        raise NotImplementedError("random bits arrays of 2**32 words or more are not supported")
-    bits = threefry_2x32(key, lax.iota(np.uint32, max_count))
+    # A uint32 counter reaches 2**32 - 1 words: past that, as JAX, the words come in blocks of
+    # that many, each from its own key split off `key`, and a last block from the last key.
+    nblocks, rem = divmod(max_count, int(np.iinfo(np.uint32).max))
+    if not nblocks:
+        bits = threefry_2x32(key, lax.iota(np.uint32, rem))
+    else:
+        keys = threefry_split(key, (nblocks + 1,))
+        counts = lax.iota(np.uint32, int(np.iinfo(np.uint32).max))
+        blocks = [threefry_2x32(lax.index_in_dim(keys, i, keepdims=False), counts)
+                  for i in range(nblocks)]
+        last = threefry_2x32(lax.index_in_dim(keys, nblocks, keepdims=False),
+                             lax.iota(np.uint32, rem))
+        bits = lax.concatenate([*blocks, last], 0)
     if bit_width == 64:
         half = max_count // 2
         hi64 = lax.convert_element_type(lax.slice(bits, (0,), (half,)), dtype)

@@ -20,12 +20,14 @@ from numjax._src import dtypes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow import loops
 from numjax._src.control_flow.loops import while_loop
+from numjax._src.core import errors
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, Trace, Tracer, current_trace
 from numjax._src.dtypes import result_type
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import lax, special
+from numjax._src.lax.structural import invalid_shape_error, operator_index
 from numjax._src.numpy.creation import arange, array, asarray, full_like, zeros, zeros_like
 from numjax._src.numpy.creation import full as jnp_full
 from numjax._src.numpy.einsum import einsum
@@ -40,7 +42,7 @@ from numjax._src.numpy.shape import broadcast_to
 from numjax._src.numpy.sorting import argsort, searchsorted
 from numjax._src.numpy.statistics import cumsum
 from numjax._src.numpy.ufuncs import abs as jnp_abs
-from numjax._src.numpy.ufuncs import ceil, floor, isinf, sqrt
+from numjax._src.numpy.ufuncs import ceil, floor, isinf, multiply, sqrt, true_divide
 from numjax._src.random import prng, xla_math
 from numjax._src.random.keys import PRNGKeyArray, check_prng_key, random_bits, random_split
 from numjax._src.runtime import transfer_guard
@@ -53,9 +55,14 @@ Shape = Sequence[int]
 
 
 def _canon_shape(shape: Any) -> tuple[int, ...]:
+    """A shape argument as a tuple of ints; JAX's TypeError for traced or non-integer
+    entries (a shape under jit must be static)."""
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    return tuple(int(d) for d in shape)
+    try:
+        return tuple(operator_index(d) for d in shape)
+    except TypeError:
+        raise invalid_shape_error(tuple(shape) if isinstance(shape, list) else shape) from None
 
 
 def _check_shape(name: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...]) -> None:
@@ -232,8 +239,9 @@ def randint(key: Any, shape: Shape, minval: Any, maxval: Any, dtype: Any = int) 
     if not dtypes.issubdtype(maxval.dtype, np.integer):
         maxval = maxval.astype(int)
     # maxval above dtype's range (e.g. 256 for uint8) means "up to and including dtype's max".
-    maxval_out_of_range = lax.gt(
-        maxval, _convert_and_clip_integer(array(np.iinfo(dt).max, dt), maxval.dtype))
+    maxval_out_of_range = lax.broadcast_to_rank(lax.gt(
+        maxval, _convert_and_clip_integer(array(np.iinfo(dt).max, dt), maxval.dtype)),
+        len(shp))
     minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dt), len(shp))
     maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dt), len(shp))
     nbits = np.iinfo(dt).bits
@@ -584,9 +592,13 @@ def _canonicalize_axis(axis: int, ndim: int) -> int:
 
 
 def _concrete_int(x: Any, what: str) -> int:
+    """`int(x)` for a static argument; JAX's ConcretizationTypeError (`what` naming it) for a
+    traced one."""
+    if isinstance(x, Tracer) and x.to_concrete_value() is None:
+        raise errors.ConcretizationTypeError(x, f"{what}\n")
     try:
         return int(x)
-    except Exception as e:  # a tracer
+    except Exception as e:
         raise TypeError(f"Abstract tracer value encountered where concrete value is expected: "
                         f"{what}") from e
 
@@ -830,9 +842,10 @@ def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> 
             e = lax.div(e, broadcast_to(_wide_param(b, dt), shp))
         return _narrow(xla_math.exp(_round_if(_bits_transposed(raw, shp), e, dt)), dt)
     e = _exponential(raw, shp, dt)
+    # jnp's operators: b broadcasts against the draws' shape, as JAX's `e / b`.
     if _folded(b):  # a division by a constant is a product with its reciprocal (`_folded`)
-        return xla_math.exp(lax.mul(e, _reciprocal(dt, b)))
-    return xla_math.exp(lax.div(e, lax.convert_element_type(b, dt)))
+        return xla_math.exp(multiply(e, _reciprocal(dt, b)))
+    return xla_math.exp(true_divide(e, lax.convert_element_type(b, dt)))
 
 
 def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
@@ -1099,7 +1112,10 @@ def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Shape | None = Non
     else:
         factor = cholesky(cov)
     z = _normal(raw, (*shp, n), dt)
-    return mean + einsum("...ij,...j->...i", factor, z)
+    # Rank promotion of mean over the sample shape is the sampler's own, allowed whatever the
+    # user's setting, as in JAX.
+    with _config.numpy_rank_promotion("allow"):
+        return mean + einsum("...ij,...j->...i", factor, z)
 
 
 def orthogonal(key: Any, n: int, shape: Shape = (), dtype: Any = float) -> Array:
@@ -1593,6 +1609,10 @@ def _xla_power(x: Array, exponent: Any) -> Array:
     under jit is sqrt's draws, 15 of 20_000 float32 and 19 float64 values off eager pow's).
     """
     x = asarray(x)
+    if isinstance(exponent, Tracer):
+        # A traced exponent (jit over p) is a runtime value: no rewrite applies.
+        e_traced = lax.convert_element_type(exponent, get_aval(x).dtype)
+        return xla_math.pow(x, broadcast_to(e_traced, x.shape))
     e = _const(x.dtype, exponent)
     if _folded(exponent):
         if e == 1:
