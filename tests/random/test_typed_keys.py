@@ -543,3 +543,25 @@ def test_custom_rules_see_float0_key_tangents() -> None:
     g.defvjp(g_fwd, g_bwd)
     state = (8.0, r.key(123))
     assert float(numjax.grad(lambda theta: g(theta, state)[0])(3.0)) == 1.0
+
+
+def test_custom_vjp_symbolic_zeros_with_keys() -> None:
+    # JAX 0.4.30: a key is one CustomVJPPrimal in fwd, and its zero cotangent a float0
+    # SymbolicZero of the key's shape in bwd.
+    from numjax.custom_derivatives import SymbolicZero
+
+    @numjax.custom_vjp
+    def f(_: Any, state: Any) -> Any:
+        return state
+
+    def f_fwd(_: Any, state: Any) -> Any:
+        return numjax.tree.map(lambda x: x.value, state), None
+
+    def f_bwd(_: Any, state_bar: Any) -> Any:
+        assert isinstance(state_bar[1], SymbolicZero)
+        assert state_bar[1].dtype == dtypes.float0 and state_bar[1].shape == ()
+        return state_bar[0], state_bar
+
+    f.defvjp(f_fwd, f_bwd, symbolic_zeros=True)
+    state = (8.0, r.key(123))
+    assert float(numjax.grad(lambda theta: f(theta, state)[0])(3.0)) == 1.0

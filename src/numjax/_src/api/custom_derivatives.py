@@ -681,10 +681,17 @@ class custom_vjp(_CustomFunction):
             return leaves
 
         def fwd(primals: list[Any], perturbed: list[bool]) -> tuple[list[Any], list[Any]]:
+            plain = primals
             if symbolic:
                 primals = [CustomVJPPrimal(p, z) for p, z in zip(primals, perturbed,
                                                                   strict=True)]
             diff = tree_unflatten(in_tree, primals)
+            if symbolic and any(_is_extended(x) for x in tree_leaves(
+                    diff, is_leaf=_is_extended)):
+                # A typed key array is one primal (never perturbed: its tangent is float0).
+                diff = tree_map(lambda w, p: CustomVJPPrimal(p, False) if _is_extended(w)
+                                else w, diff, tree_unflatten(in_tree, plain),
+                                is_leaf=_is_extended)
             assert user_fwd is not None
             result = user_fwd(*_merge(nondiff, diff, nondiff_argnums))
             if not (isinstance(result, tuple | list) and len(result) == 2):

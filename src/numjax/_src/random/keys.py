@@ -24,7 +24,13 @@ import numpy as np
 
 from numjax._src import config as _config
 from numjax._src import dtypes
-from numjax._src.core.avals import ShapeDtypeStruct, extended_array_builders, get_aval
+from numjax._src.api.custom_derivatives import SymbolicZero
+from numjax._src.core.avals import (
+    ShapedArray,
+    ShapeDtypeStruct,
+    extended_array_builders,
+    get_aval,
+)
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.lax.structural import broadcast_shapes
@@ -385,8 +391,11 @@ class _KeyIndexUpdateRef:
 
 def _unflatten_keys(impl: PRNGImpl, children: Any) -> Any:
     (base,) = children
-    # The cotangent of a key (grad with allow_int, vjp) is float0 of the key's shape, as JAX's.
+    # The cotangent of a key (grad with allow_int, vjp) is float0 of the key's shape, as JAX's;
+    # a symbolic zero one (custom_vjp with symbolic_zeros) stays symbolic.
     if getattr(base, "dtype", None) == dtypes.float0:
+        if isinstance(base, SymbolicZero):
+            return SymbolicZero(ShapedArray(tuple(base.shape)[:-1], dtypes.float0))
         return np.zeros(np.shape(base)[:-1], dtypes.float0)
     return PRNGKeyArray(base, impl)
 
