@@ -439,9 +439,14 @@ def test_at_get_and_set() -> None:
     new = keys.at[1:].set(key)
     np.testing.assert_array_equal(np.asarray(r.key_data(new)),
                                   [SPLIT_123[0], [0, 123], [0, 123]])
-    # equality broadcasts a scalar key against an array of keys
-    np.testing.assert_array_equal(np.asarray(key == new), [False, True, True])
-    np.testing.assert_array_equal(np.asarray(key != new), [True, False, False])
+    # equality broadcasts a scalar key against an array of keys, also where rank promotion
+    # raises (scalar broadcasting to JAX)
+    with numjax.numpy_rank_promotion("raise"):
+        np.testing.assert_array_equal(np.asarray(key == new), [False, True, True])
+        np.testing.assert_array_equal(np.asarray(key != new), [True, False, False])
+    with pytest.raises(TypeError, match=re.escape(
+            "eq got incompatible shapes for broadcasting: (2,), (3,).")):
+        _ = r.split(key, 2) == keys
     with pytest.raises(TypeError, match=re.escape("Cannot interpret 'key<fry>' as a data type")):
         keys.at[0].set(1)
 

@@ -302,15 +302,27 @@ class PRNGKeyArray(ArrayType):
         return self._wrap(squeeze(self._base, axes))
 
     # -- comparison and (rejected) arithmetic -----------------------------------------
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+    def _broadcast_data(self, name: str, other: Any) -> tuple[Array, Array]:
+        """Both operands' data broadcast to their keys' common shape: a scalar key against an
+        array of keys is scalar broadcasting to JAX, whatever `jax_numpy_rank_promotion`
+        says, though their data differ in rank."""
         if not isinstance(other, PRNGKeyArray) or other.dtype != self.dtype:
-            raise _binary_error("equal", self, other)
-        return jnp_all(self._base == other._base, axis=-1)
+            raise _binary_error(name, self, other)
+        try:
+            common = broadcast_shapes(self.shape, other.shape)
+        except ValueError:
+            raise TypeError(f"{'eq' if name == 'equal' else 'ne'} got incompatible shapes for "
+                            f"broadcasting: {self.shape}, {other.shape}.") from None
+        shape = (*common, *self._impl.key_shape)
+        return broadcast_to(self._base, shape), broadcast_to(other._base, shape)
+
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        x, y = self._broadcast_data("equal", other)
+        return jnp_all(x == y, axis=-1)
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        if not isinstance(other, PRNGKeyArray) or other.dtype != self.dtype:
-            raise _binary_error("not_equal", self, other)
-        return jnp_any(self._base != other._base, axis=-1)
+        x, y = self._broadcast_data("not_equal", other)
+        return jnp_any(x != y, axis=-1)
 
     __add__, __radd__ = _binary("add")
     __sub__, __rsub__ = _binary("subtract")
