@@ -456,6 +456,10 @@ ROWS: list[Row] = [
     binary("random_gamma_grad", lax.random_gamma_grad, _random_gamma_grad,
            (uniform(0.5, 4), uniform(0.2, 4)), dtypes=_dt("float32", "float64"), grad=(),
            rtol=1e-4, atol=1e-5, f64_tol=1e-6),
+    # Differentiable in x only (JAX's rule for a and b raises).
+    Row("regularized_incomplete_beta", lax.betainc, sp.betainc,
+        args_of(uniform(0.5, 4), uniform(0.5, 4), uniform(0.05, 0.95)), TERNARY_SHAPES, FLOATS,
+        grad=(2,), scalars=(0, 1, 2), f64_tol=1e-7),
     binary("zeta", lax.zeta, sp.zeta, (uniform(2, 4), uniform(0.5, 3)),
            dtypes=_dt("float32", "float64"), grad=(1,), f64_tol=1e-7),
     binary("polygamma", lax.polygamma, lambda m, x: sp.polygamma(m.astype(int), x),
