@@ -30,7 +30,7 @@ from numjax._src.control_flow.common import (
 )
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.effects import io_effect, ordered_io_effect
-from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace
@@ -535,7 +535,56 @@ def _scan_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, length: 
             + [next(ct_xs_it) if lin else None for lin in xs_lin])
 
 
+def _scan_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
+    """The loop computing only the used outputs: a carry stays while the body reads it to
+    compute something used (to a fixed point); stacked outputs nobody reads, and consts and
+    scanned inputs the pruned body does not read, go."""
+    body: ClosedJaxpr = eqn.params["jaxpr"]
+    nc, nk = eqn.params["num_consts"], eqn.params["num_carry"]
+    used_carry, used_ys = list(used_outputs[:nk]), list(used_outputs[nk:])
+    while True:
+        used_in = passes.dce_jaxpr(body, used_carry + used_ys)[1]
+        grown = [a or b for a, b in zip(used_carry, used_in[nc:nc + nk], strict=True)]
+        if grown == used_carry:
+            break
+        used_carry = grown
+    keep = [*used_in[:nc], *used_carry, *used_in[nc + nk:]]
+    pruned = passes.dce_jaxpr(body, used_carry + used_ys, keep_inputs=keep)[0]
+    return eqn.replace(
+        invars=[a for a, k in zip(eqn.invars, keep, strict=True) if k],
+        outvars=[v for v, u in zip(eqn.outvars, used_carry + used_ys, strict=True) if u],
+        params={**eqn.params, "jaxpr": pruned, "num_consts": sum(keep[:nc]),
+                "num_carry": sum(used_carry),
+                "linear": tuple(lin for lin, k in zip(eqn.params["linear"], keep, strict=True)
+                                if k)})
+
+
+def _scan_remat(eqn: JaxprEqn, policy: Callable[..., bool]
+                ) -> tuple[JaxprEqn, JaxprEqn, list[Var]] | None:
+    """A checkpointed scan saving what its policy saves inside the body: the known scan
+    also stacks those values as extra outputs, the recomputing scan reads them as extra
+    scanned inputs."""
+    split = partial_eval.remat_split_jaxpr(eqn.params["jaxpr"], policy)
+    if split is None:
+        return None
+    known, recompute, res_avals = split
+    n_res = len(res_avals)
+    body = recompute.jaxpr
+    recompute = ClosedJaxpr(body.replace(invars=[*body.invars[n_res:], *body.invars[:n_res]]),
+                            recompute.consts)
+    length = eqn.params["length"]
+    residuals = [Var(a.update(shape=(length, *a.shape))) for a in res_avals]
+    return (eqn.replace(outvars=[*eqn.outvars, *residuals],
+                        params={**eqn.params, "jaxpr": known}),
+            eqn.replace(invars=[*eqn.invars, *residuals],
+                        params={**eqn.params, "jaxpr": recompute,
+                                "linear": (*eqn.params["linear"], *(False,) * n_res)}),
+            residuals)
+
+
 scan_p.def_impl(_scan_impl)
+scan_p.dce_rule = _scan_dce
+scan_p.remat_rule = _scan_remat
 scan_p.def_jvp(_scan_jvp)
 scan_p.def_batch(_scan_batch)
 scan_p.native = native_structural.scan_rule

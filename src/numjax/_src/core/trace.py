@@ -146,6 +146,17 @@ class Primitive:
     #   api/sharding_propagation.py; None: laid out whole, or as an elementwise operation's
     #   when the primitive is vectorized).
     sharding_rule: Callable[..., Any] | None = None
+    # - `dce_rule(eqn, used_outputs) -> eqn | None`: the equation computing only the outputs
+    #   marked used (fewer outputs, and the inputs that still need reading), or None when it
+    #   computes nothing needed; dead-code elimination calls it on an effect-free equation
+    #   some of whose outputs are unread (None: the equation is kept whole);
+    dce_rule: Callable[..., Any] | None = None
+    # - `remat_rule(eqn, policy) -> (known eqn, recompute eqn, residuals) | None`: how a
+    #   checkpointed function's equation holding jaxprs (cond, scan, jit), which its policy does
+    #   not save whole and whose inputs are all known, saves what the policy saves inside them:
+    #   the known equation also returns those values (the residual Vars), the recompute
+    #   equation reads them in place of computing them (partial_eval.remat_split);
+    remat_rule: Callable[..., Any] | None = None
     # - `native`: its rule in the native tier (`compiler/native.py`: a function writing numba
     #   source, or an `ElementRule` or `ControlRule`); None keeps programs using it on the
     #   NumPy tier.
