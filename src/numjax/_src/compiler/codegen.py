@@ -150,7 +150,8 @@ class Executable:
         # dtypes depend only on input dtypes, so once they match, `run` becomes the bare
         # generated function (about 1.5 us saved per call).
         outs = self.fn(*bufs)
-        if all(o.dtype == d for o, d in zip(outs, self.out_dtypes, strict=True)):
+        # (A token output has no dtype to check.)
+        if all(getattr(o, "dtype", d) == d for o, d in zip(outs, self.out_dtypes, strict=True)):
             self.run = self.fn
             return outs
         return tuple(o if o.dtype == d else o.astype(d)
@@ -398,6 +399,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     emitter.lines.append(f"def {_FUNCTION_NAME}({params}):")
     overwritable = [v for v, d in zip(jaxpr.invars, donated, strict=False)
                     if d and v not in jaxpr.outvars]
+    overwritable_set = {v for v, d in zip(jaxpr.invars, donated, strict=False) if d}
     indent = "    "
     if any(donated):
         # Which donated buffers the code has started writing into, told to the caller with a
@@ -412,6 +414,21 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     owned = emitter.namer.global_(host_memory.owned, "owned") if views else ""
     results = ", ".join(f"{owned}({emitter.atom(a)})" if i in views else emitter.atom(a)
                         for i, a in enumerate(jaxpr.outvars))
+    if check_outputs:
+        # A jitted function's results are buffers of their own, as XLA's are: an argument or
+        # constant it returns, or a value it returns twice, is copied (a donated argument's
+        # buffer is the output's to take).
+        shared = {*(v for v in jaxpr.invars if v not in overwritable_set), *jaxpr.constvars}
+        seen: set[Var] = set()
+        parts = []
+        for i, a in enumerate(jaxpr.outvars):
+            atom = emitter.atom(a)
+            if i not in views and isinstance(a, Var) and (a in shared or a in seen):
+                atom = f"{emitter.namer.global_(np.copy, 'copy')}({atom})"
+            if isinstance(a, Var):
+                seen.add(a)
+            parts.append(f"{owned}({atom})" if i in views else atom)
+        results = ", ".join(parts)
     if any(checks) and check_outputs:
         unchecked = [emitter.atom(a) for a in jaxpr.outvars if a.aval.dtype.kind in "fc"]
         if unchecked:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import dtypes
+from numjax._src import config, dtypes
 from numjax._src.core import errors, leaks
 from numjax._src.core.avals import aval_handlers, eager_operand_error, get_aval
 
@@ -48,6 +48,14 @@ def fun_source_info(fun: Callable[..., Any]) -> str:
     if code is None:
         return str(name)
     return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+
+
+def _check_operands(args: tuple[Any, ...]) -> None:
+    """With `jax_enable_checks`, JAX's bind asserts that every operand is a valid JAX type
+    before any rule sees it: an AssertionError carrying the operands, in place of the
+    TypeError a rule raises."""
+    if config.enable_checks.value:
+        raise AssertionError(args) from None
 
 
 class Primitive:
@@ -199,8 +207,14 @@ class Primitive:
                 error = eager_operand_error(args)  # an operand that is not an array
                 if error is None:
                     raise
+                _check_operands(args)
                 raise error from None
-        return trace.process_primitive(self, args, params)
+        try:
+            return trace.process_primitive(self, args, params)
+        except TypeError:
+            if eager_operand_error(args) is not None:
+                _check_operands(args)
+            raise
 
     def get_bind_params(self, params: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """The leading operands and parameters that bind this primitive again from an
