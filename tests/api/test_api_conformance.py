@@ -3,8 +3,10 @@ jaxpr printing, AOT options and error texts. JAX's recorded results are the data
 
 from __future__ import annotations
 
+import gc
 import logging
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -598,3 +600,26 @@ def test_jitted_results_have_buffers_of_their_own() -> None:
 def test_after_all_takes_tokens_only() -> None:
     with pytest.raises(TypeError, match="^Arguments to after_all must be tokens$"):
         lax.after_all(lax.create_token(), jnp.ones(2))
+
+
+@pytest.mark.parametrize("program", ["closure", "closure with rewrites"])
+def test_jitted_function_drops_its_constants_with_it(program: str) -> None:
+    # As in JAX 0.4.30: the closed-over array lives while the jitted function does, and goes
+    # as soon as it is deleted (no reference cycle waits for the cycle collector).
+    x = jnp.ones(10)
+    f = (lambda x: lambda: x)(x) if program == "closure" else (lambda x: lambda: x / 2.0)(x)
+    g = numjax.jit(f)
+    ref = weakref.ref(x)
+    del x
+    f()
+    g()
+    g()
+    del f
+    assert ref() is not None
+    g()
+    gc.disable()  # the cycle collector must not be what frees it
+    try:
+        del g
+        assert ref() is None
+    finally:
+        gc.enable()

@@ -195,35 +195,41 @@ def _rewrite_jaxpr(jaxpr: Jaxpr, consts: dict[Var, Any]) -> Jaxpr:
     changed = False
     producer = Producer(producers, consts, _use_counts(jaxpr))
 
-    def emit(eqn: JaxprEqn, depth: int) -> bool:
-        """Append `eqn`, or what its rule replaces it by: the replacements go through the
+    def emit(first: JaxprEqn) -> bool:
+        """Append `first`, or what its rule replaces it by: the replacements go through the
         rules too (a division by a constant becomes a multiplication, which a product's rule
-        may then take), to a bounded depth. Returns whether anything was rewritten."""
-        eqn = _renamed(eqn, renames)
-        result = None
-        if not eqn.effects and depth <= _MAX_REWRITE_DEPTH:
-            for rule in eqn.primitive.rewrites:
-                result = rule(eqn, producer)
-                if result is not None:
-                    break
-        if result is None:
-            eqns.append(eqn)
-            for v in eqn.outvars:
-                producers[v] = eqn
-            return False
-        if isinstance(result, list):
-            for e in result:
-                emit(e, depth + 1)
-        else:
-            renames[eqn.outvars[0]] = result
-        return True
+        may then take), depth first, to a bounded depth. Returns whether anything was
+        rewritten. (A worklist, not recursion: a closure calling itself would make a reference
+        cycle holding the program's constants until the cycle collector runs.)"""
+        rewritten = False
+        work = [(first, 0)]
+        while work:
+            eqn, depth = work.pop()
+            eqn = _renamed(eqn, renames)
+            result = None
+            if not eqn.effects and depth <= _MAX_REWRITE_DEPTH:
+                for rule in eqn.primitive.rewrites:
+                    result = rule(eqn, producer)
+                    if result is not None:
+                        break
+            if result is None:
+                eqns.append(eqn)
+                for v in eqn.outvars:
+                    producers[v] = eqn
+                continue
+            rewritten = True
+            if isinstance(result, list):
+                work.extend((e, depth + 1) for e in reversed(result))
+            else:
+                renames[eqn.outvars[0]] = result
+        return rewritten
 
     for eqn in jaxpr.eqns:
         params = _rewrite_params(eqn.params)
         if params is not None:
             eqn = eqn.replace(params=params)
             changed = True
-        changed = emit(eqn, 0) or changed
+        changed = emit(eqn) or changed
     if not changed:
         return jaxpr
     return jaxpr.replace(eqns=eqns, outvars=[_sub(a, renames) for a in jaxpr.outvars])
