@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import inspect
 import operator
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -180,13 +181,26 @@ def _while_batch(values: Sequence[Any], dims: Sequence[Any], *, cond_jaxpr: Clos
     return outs, [0] * len(outs)
 
 
+# The conditions of while loops whose predicate vmap batched (`_any_predicate`'s): JAX's
+# jaxpr keeps such a predicate batched, and transformations that refuse a batched while loop
+# (checkify) ask `has_batched_predicate`.
+_batched_predicates: weakref.WeakSet[ClosedJaxpr] = weakref.WeakSet()
+
+
 def _any_predicate(cond: ClosedJaxpr) -> ClosedJaxpr:
     """The loop's condition on (cond consts, carry...): whether any example continues."""
     def fun(*args: Any) -> list[Any]:
         (pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *args)
         return [lax.reduce_or(pred, (0,))]
 
-    return jaxpr_transforms.trace_closed(fun, cond.in_avals)
+    any_cond = jaxpr_transforms.trace_closed(fun, cond.in_avals)
+    _batched_predicates.add(any_cond)
+    return any_cond
+
+
+def has_batched_predicate(cond_jaxpr: ClosedJaxpr) -> bool:
+    """Whether a while loop with this condition is one vmap batched over its predicate."""
+    return cond_jaxpr in _batched_predicates
 
 
 def _select_body(cond: ClosedJaxpr, body: ClosedJaxpr, nc: int, nb: int) -> ClosedJaxpr:
