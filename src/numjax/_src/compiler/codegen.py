@@ -217,7 +217,8 @@ class Emitter:
         # first writes a result into that input's buffer.
         self.donated_bits: dict[Var, int] = {}
 
-    def _emit_invalid_check(self, eqn: Any, outs: list[str], indent: str) -> None:
+    def emit_invalid_check(self, eqn: Any, outs: list[str], indent: str) -> None:
+        """Under jax_debug_nans/infs, the check of `eqn`'s floating results (`outs`)."""
         assert self.check_invalid is not None
         nans, infs = self.check_invalid
         check = self.namer.global_(check_invalid, "check_invalid")
@@ -298,7 +299,7 @@ class Emitter:
         assign = f"{target} = " if target else ""
         self.lines.append(f"{indent}{assign}{callee}({args})")
         if self.check_invalid:
-            self._emit_invalid_check(eqn, outs, indent)
+            self.emit_invalid_check(eqn, outs, indent)
 
     def _note_writes(self, targets: Any, indent: str) -> None:
         bits = 0

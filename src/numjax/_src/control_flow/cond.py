@@ -446,6 +446,11 @@ def _lower_cond(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str])
             em.lines.append(f"{inner}{'_' if name == '_' else name} = {value}")
         if len(em.lines) == start:  # a branch with no work (the other one has effects)
             em.lines.append(f"{inner}pass")
+    if em.check_invalid:
+        # A branch may return a constant, a literal or an input that no equation inside
+        # checked: under jax_debug_nans/infs the cond's results are checked as its own, as
+        # JAX's de-optimized rerun of a jitted function names the cond ("jit(cond)").
+        em.emit_invalid_check(eqn, outs, indent)
 
 
 cond_p.def_inline_lowering(_lower_cond)
