@@ -258,8 +258,10 @@ def is_masked_array(x: Any) -> bool:
     """Whether `x` is a NumPy masked array. NumPy 2 loads numpy.ma only when it is first
     asked for, and it is a large part of numjax's import time (55 ms of CPU time): no masked
     array exists until it is loaded, so numjax never loads it itself."""
-    ma = sys.modules.get("numpy.ma")
-    return ma is not None and isinstance(x, ma.MaskedArray)
+    # While another thread imports numpy.ma, the module is registered before its classes are
+    # defined: no masked array exists yet either.
+    masked = getattr(sys.modules.get("numpy.ma"), "MaskedArray", None)
+    return masked is not None and isinstance(x, masked)
 
 
 def _masked_array_error(x: Any) -> Any:
