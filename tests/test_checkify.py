@@ -302,3 +302,38 @@ def test_check_under_jvp() -> None:
     assert err.get() == "pos -1.0 (`check` failed)" and (y, t) == (-2.0, 2.0)
     with pytest.raises(checkify.JaxRuntimeError, match="pos -1.0"):
         numjax.jvp(g, (jnp.float32(-1.0),), (jnp.float32(1.0),))
+
+
+def _bounded_body(x):  # type: ignore[no-untyped-def]
+    checkify.check(x < 5, "should never happen")
+    return x + 1
+
+
+# (name, vmapped while loop, errors): JAX 0.4.30's checkify refuses a while loop vmap
+# batched over its predicate with this ValueError, whatever the checks inside and enabled.
+BATCHED_WHILES = [
+    ("user check in body", lambda x: lax.while_loop(lambda x: x < 5, _bounded_body, x),
+     checkify.user_checks),
+    ("no checks", lambda x: lax.while_loop(lambda x: x < 5, lambda x: x + 1, x),
+     checkify.all_checks),
+    ("float checks", lambda x: lax.while_loop(lambda x: x < 5, lambda x: x + 1, x),
+     checkify.float_checks),
+]
+
+
+@pytest.mark.parametrize("name, fun, errors", BATCHED_WHILES, ids=[r[0] for r in BATCHED_WHILES])
+def test_checkify_of_vmap_of_while_is_refused(name, fun, errors):  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError) as info:
+        checkify.checkify(numjax.vmap(fun), errors=errors)(jnp.arange(5))
+    assert str(info.value) == (
+        "Checkify does not support batched while-loops (checkify-of-vmap-of-while). \n"
+        "Hint: if possible, move the vmap to the outer level to get "
+        "vmap-of-checkify-of-while.")
+    # vmap of checkify (the hint's order), and a predicate vmap leaves unbatched, are checked.
+    err, out = numjax.vmap(checkify.checkify(fun, errors=errors))(jnp.arange(5))
+    np.testing.assert_array_equal(out, [5, 5, 5, 5, 5])
+    assert err.get() is None
+    err, out = checkify.checkify(numjax.vmap(
+        lambda x: (x, lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0))[1]),
+        errors=errors)(jnp.arange(5))
+    np.testing.assert_array_equal(out, [3, 3, 3, 3, 3])

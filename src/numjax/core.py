@@ -15,6 +15,7 @@ from numjax._src.core.avals import AbstractToken as AbstractToken
 from numjax._src.core.avals import AbstractValue as AbstractValue
 from numjax._src.core.avals import ConcreteArray as ConcreteArray
 from numjax._src.core.avals import ShapedArray as ShapedArray
+from numjax._src.core.avals import Token as Token
 from numjax._src.core.avals import mapped_aval as mapped_aval
 from numjax._src.core.avals import raise_to_shaped as raise_to_shaped
 from numjax._src.core.avals import unmapped_aval as unmapped_aval

@@ -3,8 +3,10 @@ jaxpr printing, AOT options and error texts. JAX's recorded results are the data
 
 from __future__ import annotations
 
+import gc
 import logging
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -508,3 +510,116 @@ def test_checkpoint_residuals_logged_as_warnings_when_asked(
         numjax.config.update("jax_log_checkpoint_residuals", False)
     assert [r.levelno for r in caplog.records if "remat-decorated" in r.getMessage()] == [
         logging.WARNING]
+
+
+# (name, call with jax_enable_checks on, JAX 0.4.30's exception type): a primitive bound
+# with an operand that is no valid JAX type fails the bind's assertion (carrying the
+# operands) before any rule runs; jnp and jit check their arguments first, as without checks.
+INVALID_OPERAND_CHECKS: list[tuple[str, Callable[[], Any], type[Exception]]] = [
+    ("lax.add string", lambda: lax.add(jnp.array(7), np.array("hello")), AssertionError),
+    ("lax.add string first", lambda: lax.add(np.array("hello"), jnp.array(7)),
+     AssertionError),
+    ("lax.sin string", lambda: lax.sin(np.array("hello")), AssertionError),
+    ("lax.add object", lambda: lax.add(jnp.array(7), np.array(["hello"], dtype=object)),
+     AssertionError),
+    ("jnp.add string", lambda: jnp.add(jnp.array(7), np.array("hello")), TypeError),
+    ("jit(lax.add) string", lambda: numjax.jit(lax.add)(jnp.array(7), np.array("hello")),
+     TypeError),
+]
+
+
+@pytest.mark.parametrize("name, call, error", INVALID_OPERAND_CHECKS,
+                         ids=[r[0] for r in INVALID_OPERAND_CHECKS])
+def test_enable_checks_asserts_operands_are_jax_types(name: str, call: Callable[[], Any],
+                                                      error: type[Exception]) -> None:
+    with numjax.enable_checks(True):
+        with pytest.raises(error) as info:
+            call()
+    if error is AssertionError:
+        assert isinstance(info.value.args[0], tuple)
+    with numjax.enable_checks(False), pytest.raises(
+            TypeError, match="is not a valid JAX array type"):
+        call()
+
+
+# JAX 0.4.30's text: arguments with no array leaves (empty containers too) are no arguments.
+@pytest.mark.parametrize("args, shown", [(({},), "({},)"), ((), "()"), (([], {}), "([], {})")])
+def test_pmap_of_no_array_arguments(args: tuple[Any, ...], shown: str) -> None:
+    message = ("pmap wrapped function must be passed at least one argument containing an "
+               f"array, got empty *args={shown} and **kwargs={{}}")
+    with pytest.raises(ValueError) as info:
+        numjax.pmap(lambda *a: a)(*args)
+    assert str(info.value) == message
+
+
+def test_tokens() -> None:
+    token = lax.create_token()
+    assert isinstance(token, numjax.core.Token)
+    assert isinstance(lax.create_token(123), numjax.core.Token)  # the argument is ignored
+    # JAX 0.4.30: XlaRuntimeError (a RuntimeError) with this text.
+    with pytest.raises(RuntimeError, match="^INVALID_ARGUMENT: Cannot convert a token-shape "
+                       r"buffer to a numpy array\.$"):
+        _ = token._buf._value
+    assert isinstance(numjax.jit(lax.create_token)(1.0), numjax.core.Token)
+    arr, out = numjax.jit(lambda a, t: (a, t))(jnp.ones(3), token)
+    assert isinstance(arr, numjax.Array) and isinstance(out, numjax.core.Token)
+    assert out is not token
+    _, captured = numjax.jit(lambda x: (x + 2, token))(7)
+    assert isinstance(captured, numjax.core.Token)
+    assert isinstance(lax.after_all(token, token), numjax.core.Token)
+    assert str(numjax.make_jaxpr(lambda t: lax.after_all(t, lax.create_token()))(token)) == (
+        "{ lambda ; a:Tok. let b:Tok = create_token ; c:Tok = after_all a b in (c,) }")
+
+
+def test_jitted_results_have_buffers_of_their_own() -> None:
+    # JAX 0.4.30: an argument, a constant or a value returned twice comes back in a buffer of
+    # its own (unsafe_buffer_pointer differs); a donated argument's buffer is the output's.
+    x = jnp.array([1, 2, 3])
+    y = numjax.jit(lambda x: x)(x)
+    assert x.unsafe_buffer_pointer() != y.unsafe_buffer_pointer()
+    z1, z2 = numjax.jit(lambda x: (x, x))(x)
+    assert len({x.unsafe_buffer_pointer(), z1.unsafe_buffer_pointer(),
+                z2.unsafe_buffer_pointer()}) == 3
+    x1, x2 = jnp.array([1, 2]), jnp.array([2, 3])
+    z1, z2, z3 = numjax.jit(lambda x, y: (y, 1, x))(x1, x2)
+    assert z1.unsafe_buffer_pointer() != x2.unsafe_buffer_pointer()
+    assert z3.unsafe_buffer_pointer() != x1.unsafe_buffer_pointer()
+    assert int(z2) == 1
+    np.testing.assert_array_equal(z1, x2)
+    c = jnp.arange(4.0)
+    f = numjax.jit(lambda: c)
+    a, b = f(), f()
+    assert len({a.unsafe_buffer_pointer(), b.unsafe_buffer_pointer(),
+                c.unsafe_buffer_pointer()}) == 3
+    d = jnp.ones(3)
+    pointer = d.unsafe_buffer_pointer()
+    e = numjax.jit(lambda v: v, donate_argnums=0)(d)
+    assert e.unsafe_buffer_pointer() == pointer and d.is_deleted()
+
+
+def test_after_all_takes_tokens_only() -> None:
+    with pytest.raises(TypeError, match="^Arguments to after_all must be tokens$"):
+        lax.after_all(lax.create_token(), jnp.ones(2))
+
+
+@pytest.mark.parametrize("program", ["closure", "closure with rewrites"])
+def test_jitted_function_drops_its_constants_with_it(program: str) -> None:
+    # As in JAX 0.4.30: the closed-over array lives while the jitted function does, and goes
+    # as soon as it is deleted (no reference cycle waits for the cycle collector).
+    x = jnp.ones(10)
+    f = (lambda x: lambda: x)(x) if program == "closure" else (lambda x: lambda: x / 2.0)(x)
+    g = numjax.jit(f)
+    ref = weakref.ref(x)
+    del x
+    f()
+    g()
+    g()
+    del f
+    assert ref() is not None
+    g()
+    gc.disable()  # the cycle collector must not be what frees it
+    try:
+        del g
+        assert ref() is None
+    finally:
+        gc.enable()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import types
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -90,6 +91,13 @@ def test_import_loads_neither_numpy_ma_nor_opt_einsum() -> None:
                          check=True).stdout
     assert out == ("numpy masked arrays are not supported as direct inputs to JAX functions. "
                    "Use arr.filled() to convert the value to a standard numpy array.\n3.0\n")
+
+
+def test_arrays_convert_while_numpy_ma_is_being_imported(monkeypatch: Any) -> None:
+    # Another thread importing numpy.ma registers the module before defining its classes.
+    monkeypatch.setitem(sys.modules, "numpy.ma", types.ModuleType("numpy.ma"))
+    np.testing.assert_array_equal(jnp.asarray(np.arange(3)), [0, 1, 2])
+    assert jnp.array(1.5).dtype == np.float32
 
 
 @pytest.mark.parametrize("call, error, message", [row[1:] for row in ERRORS],

@@ -305,6 +305,11 @@ def test_pure_callback_result_is_a_copy() -> None:
     np.testing.assert_array_equal(out, [0, 0, 0])
 
 
+def _ordered_print(x: Any) -> Any:
+    numjax.debug.print("{}", x, ordered=True)
+    return x
+
+
 @pytest.mark.parametrize("call,message", [
     (lambda: numjax.jit(lambda x: numjax.pure_callback(
         lambda x: np.ones(2, np.float32), sds(x), x))(X),
@@ -338,6 +343,15 @@ def test_pure_callback_runtime_errors(call: Any, message: str) -> None:
      "IO callbacks do not support JVP."),
     (lambda: numjax.vmap(lambda x: io_callback(lambda x: x, x, x, ordered=True))(
         jnp.ones((2, 3))), "Cannot `vmap` ordered IO callback."),
+    (lambda: numjax.pmap(_ordered_print)(jnp.arange(1.0)),
+     "Ordered effects not supported in `pmap`."),
+    (lambda: numjax.pmap(lambda x: io_callback(lambda v: v, sds(x[0]), x[0], ordered=True))(
+        jnp.ones((1, 2))), "Ordered effects not supported in `pmap`."),
+    # Staged into a program, the map primitive refuses it (JAX lists its effect objects).
+    (lambda: numjax.jit(numjax.pmap(_ordered_print))(jnp.arange(1.0)),
+     "Ordered effects not supported for map primitives: [OrderedDebug]"),
+    (lambda: numjax.make_jaxpr(numjax.pmap(_ordered_print))(jnp.arange(1.0)),
+     "Ordered effects not supported for map primitives: [OrderedDebug]"),
 ])
 def test_callback_transformation_errors(call: Any, message: str) -> None:
     with pytest.raises(ValueError) as info:

@@ -527,7 +527,7 @@ def _nan_constant(x: Any) -> Any:
     (_nan_constant, 1.0, "_nan_constant"),
     (lambda x: x, np.nan, "<lambda>"),
     (lambda x: (2.0, x), np.nan, "<lambda>"),
-    (lambda x: lax.cond(x > 0, lambda _: jnp.nan, lambda _: 2.0, None), 1.0, "<lambda>"),
+    (lambda x: lax.scan(lambda c, _: (c, jnp.nan), x, None, length=2)[1], 1.0, "<lambda>"),
 ])
 def test_debug_nans_checks_a_jitted_functions_outputs(f: Any, arg: float, name: str) -> None:
     with jax.debug_nans(True):
@@ -535,6 +535,24 @@ def test_debug_nans_checks_a_jitted_functions_outputs(f: Any, arg: float, name: 
             jax.jit(f)(np.float32(arg))
     assert str(info.value) == f"invalid value (nan) encountered in jit({name}). " + DEOPTIMIZED
     jax.jit(f)(np.float32(arg))  # off again outside the context
+
+
+@pytest.mark.parametrize("kind, value", [("nan", np.nan), ("inf", np.inf)])
+@pytest.mark.parametrize("f", [
+    lambda x, v: lax.cond(x == 1, lambda _: v, lambda _: 2.0, None),
+    lambda x, v: lax.cond(x == 1, lambda _: (v, 1.0), lambda _: (2.0, 1.0), None)[0] * 2,
+], ids=["result", "read later"])
+def test_debug_nans_names_the_cond_whose_result_is_invalid(f: Any, kind: str,
+                                                           value: float) -> None:
+    # JAX 0.4.30 reruns the jitted function de-optimized and names the cond ("invalid value
+    # (nan) encountered in jit(cond)"); numjax names it with its line, as any primitive.
+    g = jax.jit(lambda x: f(x, value))
+    g(2)
+    with jax.debug_nans(kind == "nan"), jax.debug_infs(kind == "inf"):
+        g(2)
+        with pytest.raises(FloatingPointError,
+                           match=rf"^invalid value \({kind}\) encountered in cond at .*test_jit"):
+            g(1)
 
 
 def test_compiles_pause_the_cycle_collector_and_restore_it():

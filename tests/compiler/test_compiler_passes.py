@@ -130,3 +130,56 @@ def test_a_pass_with_nothing_to_do_returns_an_equivalent_jaxpr(name):
     after = getattr(passes, name)(closed)
     assert _names(after) == _names(closed)
     _same_values(closed, after, np.ones((2, 3), f32), np.ones((3, 4), f32))
+
+
+def _primitives_within(closed: ClosedJaxpr) -> list[str]:
+    """The primitive names of every equation, those of nested jaxprs (branches, bodies)
+    included."""
+    names = []
+    for e in closed.jaxpr.eqns:
+        names.append(e.primitive.name)
+        for v in e.params.values():
+            for inner in v if isinstance(v, tuple) else (v,):
+                if isinstance(inner, ClosedJaxpr):
+                    names += _primitives_within(inner)
+    return names
+
+
+# (name, program, argument, primitives no longer anywhere in the program after dce,
+# primitives still there): a cond/scan/jit output nobody reads goes, with its work inside.
+DCE_NESTED: list[tuple[str, Callable[..., Any], Any, list[str], list[str]]] = [
+    ("cond output", lambda x: numjax.lax.cond(x > 0, lambda c: (jnp.sin(c), jnp.cos(c)),
+                                              lambda c: (c, c), x)[1],
+     f32(2), ["sin"], ["cos", "cond"]),
+    ("cond operand", lambda x, y: numjax.lax.cond(x > 0, lambda a, b: (a, jnp.sin(b)),
+                                                  lambda a, b: (a, b), x, y)[0],
+     (f32(2), f32(3)), ["sin"], ["cond"]),
+    ("scan stacked output", lambda x: numjax.lax.scan(
+        lambda c, _: (c * 2.0, jnp.sin(c)), x, None, length=3)[0], f32(2), ["sin"], ["mul"]),
+    ("scan carry read by a used output", lambda x: numjax.lax.scan(
+        lambda c, _: ((c[0] * 2.0, jnp.sin(c[1])), c[0]), (x, x), None, length=3)[1],
+     f32(2), ["sin"], ["mul", "scan"]),
+    ("jit output", lambda x: numjax.jit(lambda a: (jnp.sin(a), jnp.cos(a)))(x)[1], f32(2),
+     ["sin"], ["cos", "pjit"]),
+]
+
+
+@pytest.mark.parametrize("name, fun, args, dropped, kept", DCE_NESTED,
+                         ids=[r[0] for r in DCE_NESTED])
+def test_dce_prunes_unread_outputs_of_control_flow(name, fun, args, dropped, kept):
+    args = args if isinstance(args, tuple) else (args,)
+    closed = _closed(fun, *args)
+    after = passes.dce(closed)
+    for p in dropped:
+        assert p in _primitives_within(closed) and p not in _primitives_within(after)
+    for p in kept:
+        assert p in _primitives_within(after)
+    _same_values(closed, after, *args)
+    np.testing.assert_allclose(numjax.jit(fun)(*args), fun(*args), rtol=1e-6)
+
+
+def test_dce_keeps_a_cond_with_effects_whole():
+    closed = _closed(lambda x: numjax.lax.cond(
+        x > 0, lambda c: (numjax.debug.print("{}", c), jnp.sin(c), c)[1:],
+        lambda c: (c, c), x)[1], f32(2))
+    assert "sin" in _primitives_within(passes.dce(closed))

@@ -624,6 +624,8 @@ NO_ROW |= {"debug_callback", "pure_callback", "io_callback", "outside_call"}
 NO_ROW |= {"inspect_sharding"}
 # check has no results; its rules (jvp, vmap, checkify's) are tested in tests/test_checkify.py.
 NO_ROW |= {"check"}
+# Tokens carry no data (tests/api/test_api_conformance.py::test_tokens).
+NO_ROW |= {"create_token", "after_all"}
 
 
 # ---- helpers -------------------------------------------------------------------------------

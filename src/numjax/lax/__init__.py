@@ -331,6 +331,10 @@ from numjax._src.lax.structural import stop_gradient_p as stop_gradient_p
 from numjax._src.lax.structural import transpose as transpose
 from numjax._src.lax.structural import transpose_p as transpose_p
 from numjax._src.lax.structural import zeros_like_array as zeros_like_array
+from numjax._src.lax.tokens import after_all as after_all
+from numjax._src.lax.tokens import after_all_p as after_all_p
+from numjax._src.lax.tokens import create_token as create_token
+from numjax._src.lax.tokens import create_token_p as create_token_p
 from numjax._src.lax.windowed import reduce_window as reduce_window
 from numjax._src.lax.windowed import reduce_window_max_p as reduce_window_max_p
 from numjax._src.lax.windowed import reduce_window_min_p as reduce_window_min_p

@@ -111,18 +111,11 @@ def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, 
             known_eqns.append(eqn)
     # Known values the unknown part needs, directly or through known equations it recomputes;
     # a value the policy saves is passed in, so what only it reads is not needed (JAX saves
-    # cos(x) for sin(x), not x's other intermediates).
+    # cos(x) for sin(x), not x's other intermediates). A cond, scan or jit the policy does not
+    # save whole still saves what the policy saves inside it.
     needed = {a for e in unknown_eqns for a in e.invars if isinstance(a, Var)}
-    saved_set: set[Var] = set()
-    for e in reversed(known_eqns):
-        outs = [v for v in e.outvars if v in needed]
-        if not outs:
-            continue
-        if policy is not None and policy(e.primitive, *[a.aval for a in e.invars], **e.params):
-            saved_set.update(outs)
-        else:
-            needed.update(a for a in e.invars if isinstance(a, Var))
-    saved = [v for e in known_eqns for v in e.outvars if v in saved_set]
+    split = partial_eval.remat_split(known_eqns, needed, policy)
+    known_eqns, saved = split.known, split.saved
     out_unknowns = [isinstance(v, Var) and v in unknown_vars for v in jaxpr.outvars]
     known_invars = [v for v, u in zip(jaxpr.invars, unknowns, strict=True) if not u]
     known_outs_vars = [v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if not u]
@@ -134,7 +127,8 @@ def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, 
     known_outs, saved_vals = known_vals[:len(known_outs_vars)], known_vals[len(known_outs_vars):]
     unknown_jaxpr = passes.dce(ClosedJaxpr(jaxpr.replace(
         invars=[*jaxpr.invars, *saved],
-        eqns=[e for e in jaxpr.eqns if not any(v in saved_set for v in e.outvars)],
+        # Known equations never read unknown values: recomputing them first keeps the order.
+        eqns=[*split.recompute, *unknown_eqns],
         outvars=[v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if u]),
         closed.consts))
     level = logging.WARNING if config.log_checkpoint_residuals.value else logging.DEBUG
@@ -235,6 +229,7 @@ def _checkpoint_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr,
 
 
 checkpoint_p.def_impl(_checkpoint_impl)
+checkpoint_p.dce_rule = passes.dce_call_rule
 checkpoint_p.def_jvp(_checkpoint_jvp)
 checkpoint_p.def_batch(_checkpoint_batch)
 checkpoint_p.native = native_structural.call_rule

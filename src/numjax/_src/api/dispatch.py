@@ -21,7 +21,7 @@ from numjax._src.compiler import native_tier
 from numjax._src.compiler.buffers import private_host_inputs, private_results
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import AbstractToken, Token, get_aval
 from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.jaxpr import ClosedJaxpr, Var
 from numjax._src.runtime import placement, stream, transfer_guard
@@ -52,7 +52,9 @@ class CompiledCall:
         # The aval of the only output when the output tree is a single leaf (hot-path shortcut).
         # float0 outputs (integer inputs' cotangents) are NumPy arrays, as in JAX: no device
         # holds them and no operation accepts them.
-        self.float0 = any(a.dtype == dtypes.float0 for a in self.out_avals)
+        # Tokens are no arrays either: a token output is a new Token.
+        self.float0 = any(a.dtype == dtypes.float0 or type(a) is AbstractToken
+                          for a in self.out_avals)
         self.single = self.out_avals[0] if out_tree.num_leaves == 1 and out_tree.num_nodes == 1 \
             and plan is None and not self.float0 else None
         # Large computations run on the device's stream (see runtime/stream.py); effectful ones
@@ -238,7 +240,8 @@ def dispatch_async(call: CompiledCall, bufs: Sequence[Any], device: Any) -> Any:
 def wrap_outputs(outs: Sequence[Any], avals: Sequence[Any], float0: bool = False
                  ) -> list[Any]:
     if float0:
-        return [np.zeros(aval.shape, dtypes.float0) if aval.dtype == dtypes.float0
+        return [Token() if type(aval) is AbstractToken
+                else np.zeros(aval.shape, dtypes.float0) if aval.dtype == dtypes.float0
                 else make_array(buf, aval) for buf, aval in zip(outs, avals, strict=True)]
     return [make_array(buf, aval) for buf, aval in zip(outs, avals, strict=True)]
 

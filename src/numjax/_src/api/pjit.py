@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from numjax._src.compiler import native_structural
+from numjax._src.compiler import native_structural, passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval
-from numjax._src.core.jaxpr import ClosedJaxpr, Var
+from numjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Var
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace
@@ -33,6 +33,25 @@ def _pjit_impl(*bufs: Any, jaxpr: ClosedJaxpr, name: str) -> list[Any]:
 
 
 pjit_p.def_impl(_pjit_impl)
+pjit_p.dce_rule = passes.dce_call_rule
+
+
+def _pjit_remat(eqn: JaxprEqn, policy: Any) -> tuple[JaxprEqn, JaxprEqn, list[Var]] | None:
+    """A jit inside a checkpointed function saving what the policy saves inside it: the
+    known call also returns those values, the recomputing call reads them."""
+    split = partial_eval.remat_split_jaxpr(eqn.params["jaxpr"], policy)
+    if split is None:
+        return None
+    known, recompute, res_avals = split
+    residuals = [Var(a) for a in res_avals]
+    return (eqn.replace(outvars=[*eqn.outvars, *residuals],
+                        params={**eqn.params, "jaxpr": known}),
+            eqn.replace(invars=[*residuals, *eqn.invars],
+                        params={**eqn.params, "jaxpr": recompute}),
+            residuals)
+
+
+pjit_p.remat_rule = _pjit_remat
 
 
 def _pjit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,

@@ -141,9 +141,9 @@ class PmapFunction:
         statics = tuple((i, hashable_static(args[i])) for i in sorted(static_positions))
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_positions)
         flat_args, in_tree = tree_flatten((dyn_args, kwargs))
-        if not flat_args and not dyn_args and not kwargs:
+        if not flat_args:  # no leaves: empty containers count as no argument, as in JAX
             raise ValueError("pmap wrapped function must be passed at least one argument "
-                             f"containing an array, got empty *args={args} and "
+                             f"containing an array, got empty *args={dyn_args} and "
                              f"**kwargs={kwargs}")
         in_axes = self._in_axes
         if static_positions and isinstance(in_axes, tuple):

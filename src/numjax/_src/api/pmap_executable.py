@@ -156,6 +156,10 @@ class PmapExecutable:
     def __init__(self, params: dict[str, Any], in_avals: Sequence[Any]) -> None:
         self.params = params
         body: ClosedJaxpr = params["call_jaxpr"]
+        if any(e.ordered for e in body.effects):
+            # As JAX refuses when it compiles the pmap: each device would run its copy of
+            # an ordered callback with no order between the devices.
+            raise ValueError("Ordered effects not supported in `pmap`.")
         self.in_axes: tuple[int | None, ...] = params["in_axes"]
         self.out_axes: tuple[int | None, ...] = params["out_axes"]
         self.size: int = params["axis_size"]

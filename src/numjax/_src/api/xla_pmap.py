@@ -50,6 +50,10 @@ def unmapped_aval(aval: Any, axis: int | None, size: int) -> Any:
 @xla_pmap_p.def_effectful_abstract_eval
 def _xla_pmap_abstract_eval(*avals: Any, call_jaxpr: ClosedJaxpr, axis_size: int,
                             out_axes: tuple[int | None, ...], **params: Any) -> Any:
+    ordered = [e for e in call_jaxpr.effects if e.ordered]
+    if ordered:
+        # Staged into a program (jit, make_jaxpr), as JAX's tracing of a map primitive refuses.
+        raise ValueError(f"Ordered effects not supported for map primitives: {ordered}")
     outs = [unmapped_aval(a, ax, axis_size)
             for a, ax in zip(call_jaxpr.out_avals, out_axes, strict=True)]
     return outs, call_jaxpr.effects

@@ -351,6 +351,11 @@ def _cond_rule(state: State, enabled: frozenset[ErrorCategory], ins: list[Any], 
 def _while_rule(state: State, enabled: frozenset[ErrorCategory], ins: list[Any], *,
                 cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr, cond_nconsts: int,
                 body_nconsts: int) -> list[Any]:
+    if loops.has_batched_predicate(cond_jaxpr):
+        # JAX's checkify refuses a while loop vmap batched over its predicate, checks or not.
+        raise ValueError("Checkify does not support batched while-loops "
+                         "(checkify-of-vmap-of-while). \nHint: if possible, move the vmap to "
+                         "the outer level to get vmap-of-checkify-of-while.")
     cconsts, bconsts = ins[:cond_nconsts], ins[cond_nconsts:cond_nconsts + body_nconsts]
     init = ins[cond_nconsts + body_nconsts:]
     _placeholders(state, _effects_of(cond_jaxpr.jaxpr, enabled)

@@ -150,7 +150,8 @@ class Executable:
         # dtypes depend only on input dtypes, so once they match, `run` becomes the bare
         # generated function (about 1.5 us saved per call).
         outs = self.fn(*bufs)
-        if all(o.dtype == d for o, d in zip(outs, self.out_dtypes, strict=True)):
+        # (A token output has no dtype to check.)
+        if all(getattr(o, "dtype", d) == d for o, d in zip(outs, self.out_dtypes, strict=True)):
             self.run = self.fn
             return outs
         return tuple(o if o.dtype == d else o.astype(d)
@@ -216,7 +217,8 @@ class Emitter:
         # first writes a result into that input's buffer.
         self.donated_bits: dict[Var, int] = {}
 
-    def _emit_invalid_check(self, eqn: Any, outs: list[str], indent: str) -> None:
+    def emit_invalid_check(self, eqn: Any, outs: list[str], indent: str) -> None:
+        """Under jax_debug_nans/infs, the check of `eqn`'s floating results (`outs`)."""
         assert self.check_invalid is not None
         nans, infs = self.check_invalid
         check = self.namer.global_(check_invalid, "check_invalid")
@@ -297,7 +299,7 @@ class Emitter:
         assign = f"{target} = " if target else ""
         self.lines.append(f"{indent}{assign}{callee}({args})")
         if self.check_invalid:
-            self._emit_invalid_check(eqn, outs, indent)
+            self.emit_invalid_check(eqn, outs, indent)
 
     def _note_writes(self, targets: Any, indent: str) -> None:
         bits = 0
@@ -398,6 +400,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     emitter.lines.append(f"def {_FUNCTION_NAME}({params}):")
     overwritable = [v for v, d in zip(jaxpr.invars, donated, strict=False)
                     if d and v not in jaxpr.outvars]
+    overwritable_set = {v for v, d in zip(jaxpr.invars, donated, strict=False) if d}
     indent = "    "
     if any(donated):
         # Which donated buffers the code has started writing into, told to the caller with a
@@ -412,6 +415,21 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     owned = emitter.namer.global_(host_memory.owned, "owned") if views else ""
     results = ", ".join(f"{owned}({emitter.atom(a)})" if i in views else emitter.atom(a)
                         for i, a in enumerate(jaxpr.outvars))
+    if check_outputs:
+        # A jitted function's results are buffers of their own, as XLA's are: an argument or
+        # constant it returns, or a value it returns twice, is copied (a donated argument's
+        # buffer is the output's to take).
+        shared = {*(v for v in jaxpr.invars if v not in overwritable_set), *jaxpr.constvars}
+        seen: set[Var] = set()
+        parts = []
+        for i, a in enumerate(jaxpr.outvars):
+            atom = emitter.atom(a)
+            if i not in views and isinstance(a, Var) and (a in shared or a in seen):
+                atom = f"{emitter.namer.global_(np.copy, 'copy')}({atom})"
+            if isinstance(a, Var):
+                seen.add(a)
+            parts.append(f"{owned}({atom})" if i in views else atom)
+        results = ", ".join(parts)
     if any(checks) and check_outputs:
         unchecked = [emitter.atom(a) for a in jaxpr.outvars if a.aval.dtype.kind in "fc"]
         if unchecked:

@@ -3,7 +3,7 @@ the compiler's algebraic rewrites, common-subexpression and dead-code eliminatio
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -72,15 +72,12 @@ def _renamed(eqn: JaxprEqn, renames: dict[Var, Any]) -> JaxprEqn:
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Drop equations whose outputs nobody reads, unless they have effects; drop unused
-    constants."""
+    constants. An equation some of whose outputs nobody reads is pruned by its primitive's
+    `dce_rule` when it has one (a cond, scan or call then drops that work inside its branches
+    or body too, as JAX's dead-code elimination does)."""
     jaxpr = closed.jaxpr
     live: set[Var] = {a for a in jaxpr.outvars if isinstance(a, Var)}
-    kept: list[JaxprEqn] = []
-    for eqn in reversed(jaxpr.eqns):
-        if eqn.effects or any(v in live for v in eqn.outvars):
-            kept.append(eqn)
-            live.update(a for a in eqn.invars if isinstance(a, Var))
-    kept.reverse()
+    kept = _dce_eqns(jaxpr.eqns, live)
     constvars, consts = [], []
     for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
         if v in live:
@@ -89,6 +86,55 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     return ClosedJaxpr(jaxpr.replace(constvars=constvars, eqns=kept), consts)
 
 
+def _dce_eqns(eqns: list[JaxprEqn], live: set[Var]) -> list[JaxprEqn]:
+    """The equations that compute `live` (or have effects), pruned; `live` gains every
+    variable they read."""
+    kept: list[JaxprEqn] = []
+    for eqn in reversed(eqns):
+        used = [v in live for v in eqn.outvars]
+        rule = eqn.primitive.dce_rule
+        if eqn.effects or all(used) or (any(used) and rule is None):
+            kept.append(eqn)
+            live.update(a for a in eqn.invars if isinstance(a, Var))
+        elif any(used):
+            assert rule is not None
+            pruned = rule(eqn, used)
+            if pruned is not None:
+                kept.append(pruned)
+                live.update(a for a in pruned.invars if isinstance(a, Var))
+    kept.reverse()
+    return kept
+
+
+def dce_jaxpr(closed: ClosedJaxpr, used_outputs: Sequence[bool],
+              keep_inputs: Sequence[bool] | bool = False) -> tuple[ClosedJaxpr, list[bool]]:
+    """`closed` computing only its used outputs, and which of its inputs that reads. Inputs
+    neither read nor marked in `keep_inputs` are dropped from the result's signature; the
+    equations computing unused outputs go (those with effects stay)."""
+    jaxpr = closed.jaxpr
+    outvars = [a for a, u in zip(jaxpr.outvars, used_outputs, strict=True) if u]
+    live: set[Var] = {a for a in outvars if isinstance(a, Var)}
+    eqns = _dce_eqns(jaxpr.eqns, live)
+    used_inputs = [v in live for v in jaxpr.invars]
+    keep = [keep_inputs] * len(jaxpr.invars) if isinstance(keep_inputs, bool) \
+        else list(keep_inputs)
+    invars = [v for v, u, k in zip(jaxpr.invars, used_inputs, keep, strict=True) if u or k]
+    constvars, consts = [], []
+    for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
+        if v in live:
+            constvars.append(v)
+            consts.append(c)
+    pruned = jaxpr.replace(constvars=constvars, invars=invars, eqns=eqns, outvars=outvars)
+    return ClosedJaxpr(pruned, consts), used_inputs
+
+
+def dce_call_rule(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
+    """`dce_rule` of a primitive calling the closed jaxpr in `params["jaxpr"]` on its operands
+    (jit, checkpoint): the callee computing only the used outputs, reading fewer operands."""
+    callee, used_in = dce_jaxpr(eqn.params["jaxpr"], used_outputs)
+    return eqn.replace(invars=[a for a, u in zip(eqn.invars, used_in, strict=True) if u],
+                       outvars=[v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u],
+                       params={**eqn.params, "jaxpr": callee})
 
 
 # Producer-aware rewrites (XLA's algebraic simplifier's rules that change results, such as
@@ -149,35 +195,41 @@ def _rewrite_jaxpr(jaxpr: Jaxpr, consts: dict[Var, Any]) -> Jaxpr:
     changed = False
     producer = Producer(producers, consts, _use_counts(jaxpr))
 
-    def emit(eqn: JaxprEqn, depth: int) -> bool:
-        """Append `eqn`, or what its rule replaces it by: the replacements go through the
+    def emit(first: JaxprEqn) -> bool:
+        """Append `first`, or what its rule replaces it by: the replacements go through the
         rules too (a division by a constant becomes a multiplication, which a product's rule
-        may then take), to a bounded depth. Returns whether anything was rewritten."""
-        eqn = _renamed(eqn, renames)
-        result = None
-        if not eqn.effects and depth <= _MAX_REWRITE_DEPTH:
-            for rule in eqn.primitive.rewrites:
-                result = rule(eqn, producer)
-                if result is not None:
-                    break
-        if result is None:
-            eqns.append(eqn)
-            for v in eqn.outvars:
-                producers[v] = eqn
-            return False
-        if isinstance(result, list):
-            for e in result:
-                emit(e, depth + 1)
-        else:
-            renames[eqn.outvars[0]] = result
-        return True
+        may then take), depth first, to a bounded depth. Returns whether anything was
+        rewritten. (A worklist, not recursion: a closure calling itself would make a reference
+        cycle holding the program's constants until the cycle collector runs.)"""
+        rewritten = False
+        work = [(first, 0)]
+        while work:
+            eqn, depth = work.pop()
+            eqn = _renamed(eqn, renames)
+            result = None
+            if not eqn.effects and depth <= _MAX_REWRITE_DEPTH:
+                for rule in eqn.primitive.rewrites:
+                    result = rule(eqn, producer)
+                    if result is not None:
+                        break
+            if result is None:
+                eqns.append(eqn)
+                for v in eqn.outvars:
+                    producers[v] = eqn
+                continue
+            rewritten = True
+            if isinstance(result, list):
+                work.extend((e, depth + 1) for e in reversed(result))
+            else:
+                renames[eqn.outvars[0]] = result
+        return rewritten
 
     for eqn in jaxpr.eqns:
         params = _rewrite_params(eqn.params)
         if params is not None:
             eqn = eqn.replace(params=params)
             changed = True
-        changed = emit(eqn, 0) or changed
+        changed = emit(eqn) or changed
     if not changed:
         return jaxpr
     return jaxpr.replace(eqns=eqns, outvars=[_sub(a, renames) for a in jaxpr.outvars])

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 
 from numjax._src import config, dtypes, traceback_util
-from numjax._src.compiler import native_structural
+from numjax._src.compiler import native_structural, passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import TracedFun, check_tree_and_avals, trace_fun
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.effects import io_effect, ordered_io_effect
-from numjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace
@@ -220,7 +220,50 @@ def _cond_transpose(cts: Sequence[Any], index: Any, *args: Any,
     return [None] + [next(it) if is_lin else None for is_lin in lin]
 
 
+def _cond_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
+    """Every branch computing only the used outputs; an operand no branch then reads is
+    dropped (the index stays)."""
+    branches: tuple[ClosedJaxpr, ...] = eqn.params["branches"]
+    used_in = [False] * (len(eqn.invars) - 1)
+    for b in branches:
+        used_in = [x or y for x, y in zip(used_in, passes.dce_jaxpr(b, used_outputs)[1],
+                                          strict=True)]
+    pruned = tuple(passes.dce_jaxpr(b, used_outputs, keep_inputs=used_in)[0] for b in branches)
+    linear = tuple(lin for lin, u in zip(eqn.params["linear"], used_in, strict=True) if u)
+    return eqn.replace(
+        invars=[eqn.invars[0], *(a for a, u in zip(eqn.invars[1:], used_in, strict=True) if u)],
+        outvars=[v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u],
+        params={**eqn.params, "branches": pruned, "linear": linear})
+
+
+def _cond_remat(eqn: JaxprEqn, policy: Callable[..., bool]
+                ) -> tuple[JaxprEqn, JaxprEqn, list[Var]] | None:
+    """A checkpointed cond saving what its policy saves inside the branches: the known cond
+    also returns those values (in residual slots shared by the branches, zeros where another
+    branch's), the recomputing cond reads them."""
+    branches: tuple[ClosedJaxpr, ...] = eqn.params["branches"]
+    splits = [partial_eval.remat_split_jaxpr(b, policy) for b in branches]
+    if all(s is None for s in splits):
+        return None
+    parts = [s if s is not None else (b, b, [])
+             for b, s in zip(branches, splits, strict=True)]
+    res_avals, slots = _merge_residuals([p[2] for p in parts])
+    known = tuple(_pad_residuals(p[0], res_avals, slots[i]) for i, p in enumerate(parts))
+    recompute = tuple(_select_residuals(p[1], res_avals, slots[i])
+                      for i, p in enumerate(parts))
+    residuals = [Var(a) for a in res_avals]
+    linear = eqn.params["linear"]
+    return (eqn.replace(outvars=[*eqn.outvars, *residuals],
+                        params={**eqn.params, "branches": known}),
+            eqn.replace(invars=[eqn.invars[0], *residuals, *eqn.invars[1:]],
+                        params={**eqn.params, "branches": recompute,
+                                "linear": (False,) * len(residuals) + linear}),
+            residuals)
+
+
 cond_p.def_impl(_cond_impl)
+cond_p.remat_rule = _cond_remat
+cond_p.dce_rule = _cond_dce
 cond_p.def_jvp(_cond_jvp)
 cond_p.def_batch(_cond_batch)
 cond_p.native = native_structural.cond_rule
@@ -403,6 +446,11 @@ def _lower_cond(em: Any, eqn: Any, indent: str, ins: list[str], outs: list[str])
             em.lines.append(f"{inner}{'_' if name == '_' else name} = {value}")
         if len(em.lines) == start:  # a branch with no work (the other one has effects)
             em.lines.append(f"{inner}pass")
+    if em.check_invalid:
+        # A branch may return a constant, a literal or an input that no equation inside
+        # checked: under jax_debug_nans/infs the cond's results are checked as its own, as
+        # JAX's de-optimized rerun of a jitted function names the cond ("jit(cond)").
+        em.emit_invalid_check(eqn, outs, indent)
 
 
 cond_p.def_inline_lowering(_lower_cond)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import inspect
 import operator
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,7 +31,7 @@ from numjax._src.control_flow.common import (
 )
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.effects import io_effect, ordered_io_effect
-from numjax._src.core.jaxpr import ClosedJaxpr, Var, eval_jaxpr
+from numjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace
@@ -180,13 +181,26 @@ def _while_batch(values: Sequence[Any], dims: Sequence[Any], *, cond_jaxpr: Clos
     return outs, [0] * len(outs)
 
 
+# The conditions of while loops whose predicate vmap batched (`_any_predicate`'s): JAX's
+# jaxpr keeps such a predicate batched, and transformations that refuse a batched while loop
+# (checkify) ask `has_batched_predicate`.
+_batched_predicates: weakref.WeakSet[ClosedJaxpr] = weakref.WeakSet()
+
+
 def _any_predicate(cond: ClosedJaxpr) -> ClosedJaxpr:
     """The loop's condition on (cond consts, carry...): whether any example continues."""
     def fun(*args: Any) -> list[Any]:
         (pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *args)
         return [lax.reduce_or(pred, (0,))]
 
-    return jaxpr_transforms.trace_closed(fun, cond.in_avals)
+    any_cond = jaxpr_transforms.trace_closed(fun, cond.in_avals)
+    _batched_predicates.add(any_cond)
+    return any_cond
+
+
+def has_batched_predicate(cond_jaxpr: ClosedJaxpr) -> bool:
+    """Whether a while loop with this condition is one vmap batched over its predicate."""
+    return cond_jaxpr in _batched_predicates
 
 
 def _select_body(cond: ClosedJaxpr, body: ClosedJaxpr, nc: int, nb: int) -> ClosedJaxpr:
@@ -535,7 +549,56 @@ def _scan_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, length: 
             + [next(ct_xs_it) if lin else None for lin in xs_lin])
 
 
+def _scan_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
+    """The loop computing only the used outputs: a carry stays while the body reads it to
+    compute something used (to a fixed point); stacked outputs nobody reads, and consts and
+    scanned inputs the pruned body does not read, go."""
+    body: ClosedJaxpr = eqn.params["jaxpr"]
+    nc, nk = eqn.params["num_consts"], eqn.params["num_carry"]
+    used_carry, used_ys = list(used_outputs[:nk]), list(used_outputs[nk:])
+    while True:
+        used_in = passes.dce_jaxpr(body, used_carry + used_ys)[1]
+        grown = [a or b for a, b in zip(used_carry, used_in[nc:nc + nk], strict=True)]
+        if grown == used_carry:
+            break
+        used_carry = grown
+    keep = [*used_in[:nc], *used_carry, *used_in[nc + nk:]]
+    pruned = passes.dce_jaxpr(body, used_carry + used_ys, keep_inputs=keep)[0]
+    return eqn.replace(
+        invars=[a for a, k in zip(eqn.invars, keep, strict=True) if k],
+        outvars=[v for v, u in zip(eqn.outvars, used_carry + used_ys, strict=True) if u],
+        params={**eqn.params, "jaxpr": pruned, "num_consts": sum(keep[:nc]),
+                "num_carry": sum(used_carry),
+                "linear": tuple(lin for lin, k in zip(eqn.params["linear"], keep, strict=True)
+                                if k)})
+
+
+def _scan_remat(eqn: JaxprEqn, policy: Callable[..., bool]
+                ) -> tuple[JaxprEqn, JaxprEqn, list[Var]] | None:
+    """A checkpointed scan saving what its policy saves inside the body: the known scan
+    also stacks those values as extra outputs, the recomputing scan reads them as extra
+    scanned inputs."""
+    split = partial_eval.remat_split_jaxpr(eqn.params["jaxpr"], policy)
+    if split is None:
+        return None
+    known, recompute, res_avals = split
+    n_res = len(res_avals)
+    body = recompute.jaxpr
+    recompute = ClosedJaxpr(body.replace(invars=[*body.invars[n_res:], *body.invars[:n_res]]),
+                            recompute.consts)
+    length = eqn.params["length"]
+    residuals = [Var(a.update(shape=(length, *a.shape))) for a in res_avals]
+    return (eqn.replace(outvars=[*eqn.outvars, *residuals],
+                        params={**eqn.params, "jaxpr": known}),
+            eqn.replace(invars=[*eqn.invars, *residuals],
+                        params={**eqn.params, "jaxpr": recompute,
+                                "linear": (*eqn.params["linear"], *(False,) * n_res)}),
+            residuals)
+
+
 scan_p.def_impl(_scan_impl)
+scan_p.dce_rule = _scan_dce
+scan_p.remat_rule = _scan_remat
 scan_p.def_jvp(_scan_jvp)
 scan_p.def_batch(_scan_batch)
 scan_p.native = native_structural.scan_rule

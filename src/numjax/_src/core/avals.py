@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.tree_util import tree_leaves, tree_map
 
 _SHORT_NAMES: dict[np.dtype, str] = {}
@@ -204,6 +205,30 @@ class AbstractToken(AbstractValue):
 
 abstract_token = AbstractToken()
 
+
+class _TokenBuffer:
+    """A token's buffer: it holds no data, so reading it as an array fails as XLA's does."""
+
+    __slots__ = ()
+
+    @property
+    def _value(self) -> Any:
+        raise XlaRuntimeError(
+            "INVALID_ARGUMENT: Cannot convert a token-shape buffer to a numpy array.")
+
+
+class Token:
+    """An ordering token (`lax.create_token()`): a value with no data, of aval
+    `AbstractToken`."""
+
+    __slots__ = ("_buf",)
+
+    def __init__(self, buf: Any = None) -> None:
+        self._buf = _TokenBuffer() if buf is None else buf
+
+    def block_until_ready(self) -> Token:
+        return self
+
 # Types whose values are arrays to numjax: type -> function giving the aval. Higher layers
 # register their array types (Array, tracers, typed keys) here.
 aval_handlers: dict[type, Callable[[Any], Any]] = {}
@@ -226,14 +251,17 @@ def numpy_aval(x: Any) -> ShapedArray:
 for _scalar_type in (bool, int, float, complex):
     aval_handlers[_scalar_type] = _python_scalar_aval
 aval_handlers[np.ndarray] = numpy_aval
+aval_handlers[Token] = lambda t: abstract_token
 
 
 def is_masked_array(x: Any) -> bool:
     """Whether `x` is a NumPy masked array. NumPy 2 loads numpy.ma only when it is first
     asked for, and it is a large part of numjax's import time (55 ms of CPU time): no masked
     array exists until it is loaded, so numjax never loads it itself."""
-    ma = sys.modules.get("numpy.ma")
-    return ma is not None and isinstance(x, ma.MaskedArray)
+    # While another thread imports numpy.ma, the module is registered before its classes are
+    # defined: no masked array exists yet either.
+    masked = getattr(sys.modules.get("numpy.ma"), "MaskedArray", None)
+    return masked is not None and isinstance(x, masked)
 
 
 def _masked_array_error(x: Any) -> Any:

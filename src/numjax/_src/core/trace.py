@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import dtypes
+from numjax._src import config, dtypes
 from numjax._src.core import errors, leaks
 from numjax._src.core.avals import aval_handlers, eager_operand_error, get_aval
 
@@ -48,6 +48,14 @@ def fun_source_info(fun: Callable[..., Any]) -> str:
     if code is None:
         return str(name)
     return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+
+
+def _check_operands(args: tuple[Any, ...]) -> None:
+    """With `jax_enable_checks`, JAX's bind asserts that every operand is a valid JAX type
+    before any rule sees it: an AssertionError carrying the operands, in place of the
+    TypeError a rule raises."""
+    if config.enable_checks.value:
+        raise AssertionError(args) from None
 
 
 class Primitive:
@@ -146,6 +154,17 @@ class Primitive:
     #   api/sharding_propagation.py; None: laid out whole, or as an elementwise operation's
     #   when the primitive is vectorized).
     sharding_rule: Callable[..., Any] | None = None
+    # - `dce_rule(eqn, used_outputs) -> eqn | None`: the equation computing only the outputs
+    #   marked used (fewer outputs, and the inputs that still need reading), or None when it
+    #   computes nothing needed; dead-code elimination calls it on an effect-free equation
+    #   some of whose outputs are unread (None: the equation is kept whole);
+    dce_rule: Callable[..., Any] | None = None
+    # - `remat_rule(eqn, policy) -> (known eqn, recompute eqn, residuals) | None`: how a
+    #   checkpointed function's equation holding jaxprs (cond, scan, jit), which its policy does
+    #   not save whole and whose inputs are all known, saves what the policy saves inside them:
+    #   the known equation also returns those values (the residual Vars), the recompute
+    #   equation reads them in place of computing them (partial_eval.remat_split);
+    remat_rule: Callable[..., Any] | None = None
     # - `native`: its rule in the native tier (`compiler/native.py`: a function writing numba
     #   source, or an `ElementRule` or `ControlRule`); None keeps programs using it on the
     #   NumPy tier.
@@ -188,8 +207,14 @@ class Primitive:
                 error = eager_operand_error(args)  # an operand that is not an array
                 if error is None:
                     raise
+                _check_operands(args)
                 raise error from None
-        return trace.process_primitive(self, args, params)
+        try:
+            return trace.process_primitive(self, args, params)
+        except TypeError:
+            if eager_operand_error(args) is not None:
+                _check_operands(args)
+            raise
 
     def get_bind_params(self, params: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """The leading operands and parameters that bind this primitive again from an

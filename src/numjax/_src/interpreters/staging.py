@@ -409,9 +409,15 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[Any],
     """Trace `fun` (flat positional arrays in, a sequence of arrays out) to a closed jaxpr."""
     with new_trace(StagingTrace(current_trace(), debug_info)) as trace:
         assert isinstance(trace, StagingTrace)
-        args = [trace.new_arg(a) for a in in_avals]
-        outs = fun(*args)
-        return trace.to_jaxpr(outs)
+        try:
+            args = [trace.new_arg(a) for a in in_avals]
+            outs = fun(*args)
+            return trace.to_jaxpr(outs)
+        finally:
+            # The trace and its constants' tracers refer to each other: without that cycle,
+            # the constants (a jitted function's closed-over arrays) go with the program that
+            # holds them rather than when the cycle collector runs.
+            trace._const_by_id.clear()
 
 
 def stage_constant(x: Any) -> Any:
