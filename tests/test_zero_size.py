@@ -77,6 +77,15 @@ CASES: list[Row] = [
     ("take_empty_by_empty", "lambda x, i: jnp.take(x, i)", (E0, I0)),
     ("take_nonempty_from_empty_axis", "lambda x: jnp.take(x, jnp.array([1]))", (E0,)),
     ("take_by_empty", "lambda x, i: jnp.take(x, i)", (X3, I0)),
+    # A take from an empty axis by empty indices is the operand itself, whatever the
+    # indices' shape (JAX's result; NumPy's shape would be (0, 5) and (0, 0, 0, 4, 4)).
+    ("take_empty_by_empty_2d", "lambda x, i: jnp.take(x, i)", (E0, "np.zeros((0, 5), np.int32)")),
+    ("take_empty_axis_by_itself_clip", "lambda x: jnp.take(x, x, axis=1, mode='clip')",
+     ("np.zeros((0, 0, 4), np.int32)",)),
+    ("take_empty_middle_axis_wrap", "lambda x, i: jnp.take(x, i, axis=1, mode='wrap')",
+     ("np.zeros((2, 0, 3), np.float32)", "np.zeros((0, 1), np.int32)")),
+    ("take_empty_rows_by_2d", "lambda i: jnp.take(jnp.zeros((0, 3)), i, axis=0)",
+     ("np.zeros((2, 0), np.int32)",)),
     ("take_columns_of_empty_rows", "lambda x: jnp.take(x, jnp.array([0, 1]), axis=1)", (E03,)),
     ("take_nonempty_from_empty_second_axis", "lambda x: jnp.take(x, jnp.array([0]), axis=1)",
      (E30,)),
@@ -410,6 +419,15 @@ EXPECTED: dict[str, Any] = {
          ('raise', 'IndexError', 'Cannot do a non-empty jnp.take() from an empty axis.')),
     'take_by_empty':
         (('ok', [((0,), 'float32', False, [])]), ('ok', [((0,), 'float32', False, [])])),
+    'take_empty_by_empty_2d':
+        (('ok', [((0,), 'float32', False, [])]), ('ok', [((0,), 'float32', False, [])])),
+    'take_empty_axis_by_itself_clip':
+        (('ok', [((0, 0, 4), 'int32', False, [])]), ('ok', [((0, 0, 4), 'int32', False, [])])),
+    'take_empty_middle_axis_wrap':
+        (('ok', [((2, 0, 3), 'float32', False, [[], []])]),
+         ('ok', [((2, 0, 3), 'float32', False, [[], []])])),
+    'take_empty_rows_by_2d':
+        (('ok', [((0, 3), 'float32', False, [])]), ('ok', [((0, 3), 'float32', False, [])])),
     'take_columns_of_empty_rows':
         (('ok', [((0, 2), 'float32', False, [])]), ('ok', [((0, 2), 'float32', False, [])])),
     'take_nonempty_from_empty_second_axis':
@@ -958,10 +976,6 @@ DIFFERENCES: list[tuple[str, str, tuple[str, ...], Any]] = [
     # the empty leading axis), though the result is empty.
     ("take_along_columns_of_empty_rows", "lambda x, i: jnp.take_along_axis(x, i, axis=1)",
      (E03, "np.zeros((0, 2), np.int32)"), [((0, 2), "float32", False, [])]),
-    # JAX returns `x` itself (shape (0,)) for a take from an empty axis by empty indices,
-    # whatever their shape; numjax the shape NumPy gives.
-    ("take_empty_by_empty_2d", "lambda x, i: jnp.take(x, i)", (E0, "np.zeros((0, 5), np.int32)"),
-     [((0, 5), "float32", False, [])]),
     # JAX: TypeError (its gathers of the cotangent from an empty operand); the updates'
     # cotangent is zero: nothing was written.
     ("set_rows_of_empty_axis_grad",

@@ -139,8 +139,12 @@ def take(a: Array, indices: Array, axis: int | None = None, out: None = None,
     axis = canonicalize_axis(axis, get_aval(a).ndim)
     size = get_aval(a).shape[axis]
     indices, m = _normalize_mode("take", mode, indices, size)
-    if size == 0 and get_aval(indices).size:
-        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+    if size == 0:
+        if get_aval(indices).size:
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+        # JAX returns the (flattened) operand itself here, whatever the indices' shape:
+        # take(zeros((0, 3)), zeros((2, 0), int), axis=0) is (0, 3), not (2, 0, 3).
+        return a
     return _index_with_mode(a, (slice(None),) * axis + (indices,), m, fill_value,
                             unique_indices, indices_are_sorted)
 
