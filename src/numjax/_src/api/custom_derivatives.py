@@ -129,9 +129,11 @@ def _merge(nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums: tuple[i
 
 def _relevant_trace(flat: Sequence[Any]) -> Any:
     """The innermost trace owning one of the arguments (traces that see none of them pass the
-    call down, so a custom rule's primal runs eagerly on concrete values where it can)."""
+    call down, so a custom rule's primal runs eagerly on concrete values where it can), or a
+    trace recording a program (jit, make_jaxpr: JAX's dynamic trace, which stages the call
+    even when no argument is its tracer: `nn.relu(1.0)` under jit is a tracer)."""
     trace: Any = current_trace()
-    while not isinstance(trace, EvalTrace) and not any(
+    while not isinstance(trace, EvalTrace) and not trace.stages_constants and not any(
             isinstance(x, Tracer) and x._trace is trace for x in flat):
         trace = trace.parent
     return trace

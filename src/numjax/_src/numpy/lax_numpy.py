@@ -16,6 +16,7 @@ from numjax._src.numpy.util import (
     check_arraylike,
     check_python_ints,
     ensure_array,
+    forwards_operands,
     not_arrays,
     promote_dtypes,
     promote_shapes,
@@ -63,6 +64,7 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
     return lax.select(condition, x, y)
 
 
+@forwards_operands
 def clip(arr: Array = None, min: Array = None, max: Array = None, *, a: Any = None,
          a_min: Any = None, a_max: Any = None) -> Array:
     # New names, not the parameters re-bound: the transfer guard reads a parameter that was

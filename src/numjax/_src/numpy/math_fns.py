@@ -15,6 +15,7 @@ from numjax._src.numpy import ufuncs
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,
+    forwards_operands,
     is_key_array,
     lax_const,
     promote_args,
@@ -91,6 +92,7 @@ def i0(x: Array, /) -> Array:
     return lax.mul(lax.exp(ax), lax.bessel_i0e(x))
 
 
+@forwards_operands
 def nan_to_num(x: Array, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
                neginf: Any = None) -> Array:
     """NaN to `nan`, +/-inf to `posinf`/`neginf` (the dtype's largest finite by default)."""

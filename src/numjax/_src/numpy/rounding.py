@@ -6,10 +6,11 @@ import numpy as np
 
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
-from numjax._src.numpy.util import ensure_array
+from numjax._src.numpy.util import ensure_array, forwards_operands
 from numjax._src.typing import Array
 
 
+@forwards_operands
 def round(a: Array, decimals: int = 0, out: None = None) -> Array:
     """Round to `decimals` places, halves to even (as NumPy and JAX do).
 

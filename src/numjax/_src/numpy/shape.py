@@ -20,6 +20,7 @@ from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
     ensure_array,
+    forwards_operands,
     promote_dtypes,
 )
 from numjax._src.runtime.array import ArrayImpl
@@ -109,6 +110,7 @@ def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = No
     return lax.reshape(a, new)
 
 
+@forwards_operands
 def ravel(a: Array, order: str = "C") -> Array:
     if type(a) is not ArrayImpl and not isinstance(a, extended.array_types):
         a = ensure_array(a, "ravel")
@@ -211,6 +213,7 @@ def broadcast_to(array: Array, shape: Any) -> Array:
     return lax.broadcast_in_dim(array, shape, kept)
 
 
+@forwards_operands
 def broadcast_arrays(*args: Array) -> list[Array]:
     for x in args:
         if not (type(x) is ArrayImpl or isinstance(x, Tracer)):
@@ -235,6 +238,7 @@ def _broadcast_operands(args: tuple[Any, ...]) -> None:
             raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
 
 
+@forwards_operands
 def atleast_1d(*arys: Array) -> Any:
     if len(arys) != 1 or type(arys[0]) is not ArrayImpl:
         arys = tuple(asarrays_deprecated("atleast_1d", arys))
@@ -242,6 +246,7 @@ def atleast_1d(*arys: Array) -> Any:
     return out[0] if len(out) == 1 else out
 
 
+@forwards_operands
 def atleast_2d(*arys: Array) -> Any:
     if len(arys) != 1 or type(arys[0]) is not ArrayImpl:
         arys = tuple(asarrays_deprecated("atleast_2d", arys))
@@ -249,6 +254,7 @@ def atleast_2d(*arys: Array) -> Any:
     return out[0] if len(out) == 1 else out
 
 
+@forwards_operands
 def atleast_3d(*arys: Array) -> Any:
     if len(arys) != 1 or type(arys[0]) is not ArrayImpl:
         arys = tuple(asarrays_deprecated("atleast_3d", arys))

@@ -25,11 +25,14 @@ from numjax._src.numpy import extended
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,
+    forwards_operands,
     is_key_array,
     lax_const,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
+    staged_constant,
+    staging_program,
 )
 from numjax._src.runtime import placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array
@@ -337,6 +340,7 @@ def negative(x: Array, /) -> Array:
     return lax.neg(x)
 
 
+@forwards_operands
 def positive(x: Array, /) -> Array:
     """`x` itself, as an array of its own dtype (bool stays bool).
 
@@ -348,6 +352,7 @@ def positive(x: Array, /) -> Array:
     return ensure_array(x)
 
 
+@forwards_operands
 def absolute(x: Array, /) -> Array:
     """|x|; bool and unsigned values are returned unchanged, complex gives the real modulus.
 
@@ -412,11 +417,11 @@ def isfinite(x: Array, /) -> Array:
         return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
     if dt.kind == "f" or dt == dtypes.bfloat16:
         return lax.is_finite(x)
-    if get_aval(x).ndim == 0 and not running_eagerly():
+    if get_aval(x).ndim == 0 and staging_program():
         # JAX's isfinite is an inlined jit whose constant 0-d result comes back out of it as
         # a NumPy array under jit (vmapped or not), not a tracer: so `v[jnp.isfinite(v)]` of
         # a 0-d integer v is a concrete mask there.
-        return np.ones((), _BOOL)  # type: ignore[return-value]
+        return staged_constant(True, lax.full_like(x, True, _BOOL))  # type: ignore[no-any-return]
     return lax.full_like(x, True, _BOOL)
 
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
 from numjax._src import config, dtypes
 from numjax._src.core.avals import aval_handlers, check_args_abstractify, get_aval
-from numjax._src.core.trace import Tracer
+from numjax._src.core.trace import Tracer, find_top_trace
 from numjax._src.lax import lax
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
@@ -386,3 +387,55 @@ def not_arrays(name: str, *args: Any) -> None:
     check_arraylike(name, *args)
     for x in args:
         ensure_array(x, name)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def staging_program() -> bool:
+    """Whether JAX's dynamic trace here records a program (jit, make_jaxpr, eval_shape, but
+    not grad or vmap on their own): there JAX's jitted library functions hand back what their
+    jaxpr forwards or computes from constants alone as plain values, not tracers."""
+    return bool(find_top_trace(()).stages_constants)
+
+
+def forwards_operands(fn: _F) -> _F:
+    """`fn` as JAX's jitted counterpart returns its array operands (every positional argument
+    but the parameters `fn` names after them, such as round's `decimals`): under a trace
+    recording a program, jit hands back an argument its function returns unchanged as the value
+    passed, so a Python or NumPy value stays one, and stays concrete (`jnp.real(x)[mask]` of a
+    NumPy `x` under jit is NumPy indexing). Eagerly and under grad or vmap alone it is an
+    Array."""
+    code = fn.__code__
+    # Positional array operands: the leading positional-only ones, else every `*args` entry.
+    count = code.co_posonlyargcount or (None if code.co_flags & 0x04 else 1)
+
+    @functools.wraps(fn)
+    def forwarding(*args: Any, **kwargs: Any) -> Any:
+        operands = args if count is None else args[:count]
+        if all(not _host_value(a) for a in operands) or not staging_program():
+            return fn(*args, **kwargs)
+        try:
+            converted = [ensure_array(a) if _host_value(a) else a for a in operands]
+        except (TypeError, ValueError, OverflowError):
+            return fn(*args, **kwargs)  # its own error for the value
+        given = {id(c): a for c, a in zip(converted, operands, strict=True) if c is not a}
+        out = fn(*converted, *args[len(operands):], **kwargs)
+        if isinstance(out, list | tuple):
+            return type(out)(given.get(id(o), o) for o in out)
+        return given.get(id(out), out)
+
+    return forwarding  # type: ignore[return-value]
+
+
+def _host_value(x: Any) -> bool:
+    return type(x) in _SCALAR_TYPES or isinstance(x, np.ndarray | np.generic)
+
+
+def staged_constant(value: Any, like: Array) -> Any:
+    """A 0-d result computed from constants alone, as JAX's inlined jits hand it back under a
+    trace recording a program: a Python scalar when weakly typed, else a 0-d NumPy array."""
+    aval = get_aval(like)
+    if aval.weak_type:
+        return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[aval.dtype.kind](value)
+    return np.asarray(value, aval.dtype)
