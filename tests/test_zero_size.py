@@ -86,6 +86,13 @@ CASES: list[Row] = [
      ("np.zeros((2, 0, 3), np.float32)", "np.zeros((0, 1), np.int32)")),
     ("take_empty_rows_by_2d", "lambda i: jnp.take(jnp.zeros((0, 3)), i, axis=0)",
      ("np.zeros((2, 0), np.int32)",)),
+    # An empty `where` is its `x` broadcast: nanmax of an empty value is the unmapped NaN
+    # under vmap, so a mask made from it is concrete eagerly (under jit it is traced).
+    ("vmap_mask_of_empty_nanmax",
+     "lambda x: numjax.vmap(lambda v: (lambda w: w.at[w > 0].max(1.0, mode='clip'))("
+     "jnp.nanmax(v, axis=())))(x)", ("np.zeros((2, 0, 4), np.float32)",)),
+    ("vmap_where_of_empty", "lambda x: numjax.vmap(lambda v: jnp.where(v > 0, 1.0, v))(x)",
+     ("np.zeros((2, 0, 3), np.float32)",)),
     ("take_columns_of_empty_rows", "lambda x: jnp.take(x, jnp.array([0, 1]), axis=1)", (E03,)),
     ("take_nonempty_from_empty_second_axis", "lambda x: jnp.take(x, jnp.array([0]), axis=1)",
      (E30,)),
@@ -428,6 +435,13 @@ EXPECTED: dict[str, Any] = {
          ('ok', [((2, 0, 3), 'float32', False, [[], []])])),
     'take_empty_rows_by_2d':
         (('ok', [((0, 3), 'float32', False, [])]), ('ok', [((0, 3), 'float32', False, [])])),
+    'vmap_mask_of_empty_nanmax':
+        (('ok', [((2, 0, 4), 'float32', False, [[], []])]),
+         ('raise', 'NonConcreteBooleanIndexError',
+          'Array boolean indices must be concrete; got ShapedArray(bool[0,4])')),
+    'vmap_where_of_empty':
+        (('ok', [((2, 0, 3), 'float32', False, [[], []])]),
+         ('ok', [((2, 0, 3), 'float32', False, [[], []])])),
     'take_columns_of_empty_rows':
         (('ok', [((0, 2), 'float32', False, [])]), ('ok', [((0, 2), 'float32', False, [])])),
     'take_nonempty_from_empty_second_axis':

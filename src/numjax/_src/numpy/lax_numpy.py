@@ -61,6 +61,11 @@ def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = 
         check_args_abstractify((condition, x, y))  # JAX compiles the rest: jit's errors
         raise
     condition, x, y = broadcast_arrays(condition, x, y)
+    if get_aval(x).size == 0:
+        # An empty result is `x` broadcast, as in JAX: it then depends on `x` alone, so under
+        # vmap a `where` of empty operands with an unmapped `x` is unmapped (concrete), and a
+        # mask made from it can index.
+        return x
     return lax.select(condition, x, y)
 
 
