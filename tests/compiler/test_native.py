@@ -504,6 +504,24 @@ def test_recompiling_a_program_reuses_its_native_module() -> None:
 
 
 @needs_numba
+def test_scalar_shifts_per_dtype_and_x64_mode() -> None:
+    # One program over 0-d operands compiled for int32 and then, with x64, for int64 and
+    # uint64: each gets its own native function (numba's dispatcher and its on-disk cache are
+    # keyed by the signature), and both tiers give JAX 0.4.30's values.
+    f = lambda x, y: (lax.shift_right_logical(x, y), lax.shift_left(x, y))
+    cases = [(np.int32(-3), 2147483646, -6),
+             (np.int64(-3), 9223372036854775806, -6),
+             (np.uint64(2**64 - 1), 9223372036854775807, 18446744073709551614)]
+    for x, logical, left in cases:
+        with jax.experimental.enable_x64(x.dtype.itemsize == 8):
+            y = x.dtype.type(1)
+            ref, got = _both(f, x, y)
+            _assert_same(ref, got)
+            assert [int(v) for v in got] == [logical, left]
+            assert [np.asarray(v).dtype for v in got] == [x.dtype, x.dtype]
+
+
+@needs_numba
 def test_numba_failure_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(source: str) -> Any:
         raise RuntimeError("numba refused")

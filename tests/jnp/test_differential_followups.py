@@ -321,6 +321,33 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
         False,
         {"dtype": "int16", "shape": [5], "weak": False, "v": [0, 16383, 0, 1, 0]},
     ),
+    # 0-d 64-bit shifts: NumPy 1.26 promoted the kernel's Python 0 with a 0-d uint64 to
+    # float64, rounding 2**63 - 2 to 2**63 (the result was -2**63).
+    (
+        "lax.shift_right_logical(np.int64(-3), 1)",
+        True,
+        {"dtype": "int64", "shape": [], "weak": False, "v": 9223372036854775806},
+    ),
+    (
+        "L.jit(lax.shift_right_logical)(np.int64(-3), np.int64(1))",
+        True,
+        {"dtype": "int64", "shape": [], "weak": False, "v": 9223372036854775806},
+    ),
+    (
+        "lax.shift_right_logical(np.uint64(2**64 - 1), np.uint64(1))",
+        True,
+        {"dtype": "uint64", "shape": [], "weak": False, "v": 9223372036854775807},
+    ),
+    (
+        "lax.shift_left(np.uint64(2**63 + 1), np.uint64(0))",
+        True,
+        {"dtype": "uint64", "shape": [], "weak": False, "v": 9223372036854775809},
+    ),
+    (
+        "L.jit(lax.shift_left)(np.uint64(2**64 - 1), np.uint64(1))",
+        True,
+        {"dtype": "uint64", "shape": [], "weak": False, "v": 18446744073709551614},
+    ),
     (
         "lax.shift_right_arithmetic(np.int8(-3), np.array([-4, 2, 17, 7, 8], np.int8))",
         False,

@@ -256,14 +256,17 @@ def _shift_right_logical(x: Any, y: Any) -> Any:
     unsigned = np.dtype(f"u{x.dtype.itemsize}")
     ux = x.view(unsigned) if isinstance(x, np.ndarray) else np.asarray(x).view(unsigned)
     out = np.right_shift(ux, np.clip(y, 0, bits - 1).astype(unsigned))
-    out = np.where((y < 0) | (y >= bits), 0, out).astype(unsigned)
+    # A zero of the result's type: NumPy 1.26 promotes a Python 0 with a 0-d uint64 to
+    # float64, which rounds 2**63 - 2 up to 2**63 (shift_right_logical(int64(-3), 1) was
+    # -2**63; XLA gives 2**63 - 2).
+    out = np.where((y < 0) | (y >= bits), np.zeros((), unsigned), out).astype(unsigned)
     return out.view(x.dtype)
 
 
 def _shift_left(x: Any, y: Any) -> Any:
     bits = x.dtype.itemsize * 8
     out = np.left_shift(x, np.clip(y, 0, bits - 1).astype(x.dtype))
-    return np.where((y < 0) | (y >= bits), 0, out).astype(x.dtype)
+    return np.where((y < 0) | (y >= bits), np.zeros((), x.dtype), out).astype(x.dtype)
 
 
 def _shift_right_arithmetic(x: Any, y: Any) -> Any:
