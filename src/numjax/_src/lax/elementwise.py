@@ -16,7 +16,7 @@ from numjax._src.compiler import cost, native_rules, passes
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import Literal
-from numjax._src.core.trace import Primitive
+from numjax._src.core.trace import Primitive, Tracer
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import complex_trig, rules
 from numjax._src.lax.rules import (
@@ -43,6 +43,7 @@ from numjax._src.lax.structural import (
     select_n_p,
     unbroadcast_to,
 )
+from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
 # ---- kernels whose NumPy spelling differs from lax's semantics -----------------------------
@@ -860,11 +861,31 @@ def square(x: Array) -> Array:
 
 
 def eq(x: Array, y: Array) -> Array:
+    if _is_key(x) or _is_key(y):
+        return _compare_keys("eq", x, y)
     return eq_p.bind(x, y)
 
 
 def ne(x: Array, y: Array) -> Array:
+    if _is_key(x) or _is_key(y):
+        return _compare_keys("ne", x, y)
     return ne_p.bind(x, y)
+
+
+def _is_key(x: Any) -> bool:
+    """A typed PRNG key array: its own type (defined above lax), of an extended dtype."""
+    return (type(x) is not ArrayImpl and not isinstance(x, Tracer)
+            and isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType))
+
+
+def _compare_keys(name: str, x: Any, y: Any) -> Any:
+    """JAX compares keys of one implementation by their data (the whole key equal or not);
+    a key and a value of another dtype fail when XLA verifies the program."""
+    if not (_is_key(x) and _is_key(y) and x.dtype == y.dtype):
+        a, b = (getattr(v, "dtype", type(v).__name__) for v in (x, y))
+        raise ValueError(f"Cannot lower jaxpr with verifier errors:\n\t'{name}' compares "
+                         f"{a} with {b}: keys compare only with keys of their implementation")
+    return x == y if name == "eq" else x != y
 
 
 def lt(x: Array, y: Array) -> Array:
