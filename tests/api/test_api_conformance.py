@@ -84,6 +84,40 @@ MATMUL_PRECISIONS: list[tuple[str | None, Any, str | None]] = [
 ]
 
 
+# JAX 0.4.30: the context manager takes None and three names only; config.update takes any
+# value, and a product then reads it as a lax.Precision (its names, or 0/1/2).
+@pytest.mark.parametrize("value", ["highest", "default", "fastest", "F32_F32_F32", "bogus", 1])
+def test_default_matmul_precision_context_takes_three_names(value: Any) -> None:
+    with pytest.raises(ValueError) as info:
+        with numjax.default_matmul_precision(value):
+            pass
+    assert str(info.value) == ("new enum value must be None or in ['bfloat16', 'tensorfloat32', "
+                               f"'float32'], got {value} of type {type(value)}.")
+
+
+@pytest.mark.parametrize("value, error", [
+    ("highest", None), ("fastest", None), ("bfloat16_3x", None), (1, None),
+    ("tensorfloat32_3x", "'tensorfloat32_3x' is not a valid Precision"),
+    ("F16_F16_F32", "'F16_F16_F32' is not a valid Precision"),
+    ("DEFAULT", "'DEFAULT' is not a valid Precision"),
+])
+def test_default_matmul_precision_update_is_read_by_products(value: Any, error: str | None
+                                                             ) -> None:
+    x = np.ones((2, 2), np.float32)
+    previous = numjax.config.jax_default_matmul_precision
+    numjax.config.update("jax_default_matmul_precision", value)
+    try:
+        for run in (lambda: jnp.dot(x, x), lambda: numjax.jit(jnp.dot)(x, x)):
+            if error is None:
+                assert np.asarray(run()).tolist() == [[2.0, 2.0], [2.0, 2.0]]
+            else:
+                with pytest.raises(ValueError) as info:
+                    run()
+                assert str(info.value).split("\n")[0] == error
+    finally:
+        numjax.config.update("jax_default_matmul_precision", previous)
+
+
 @pytest.mark.parametrize("default, precision, expected", MATMUL_PRECISIONS)
 @pytest.mark.parametrize("product", ["jnp.dot", "matmul", "lax.dot", "conv"])
 def test_default_matmul_precision_is_the_equations_param(default: str | None, precision: Any,

@@ -232,17 +232,22 @@ numpy_dtype_promotion = State(
     parse=_identity, validator=_one_of("jax_numpy_dtype_promotion", ("standard", "strict")),
     traced=True,
 )
+# As in JAX 0.4.30: `config.update` takes any value (a product reading one that names no
+# lax.Precision raises then), the context manager only None and these three.
 default_matmul_precision = State(
     "jax_default_matmul_precision", None, "Default precision of matmul-like ops.",
-    parse=_identity,
-    validator=_one_of(
-        "jax_default_matmul_precision",
-        (None, "bfloat16", "tensorfloat32", "float32", "fastest", "high", "highest",
-         "default", "bfloat16_3x", "tensorfloat32_3x", "ANY_F8_ANY_F8_F32", "F16_F16_F32",
-         "BF16_BF16_F32", "F32_F32_F32", "F64_F64_F64"),
-    ),
-    traced=True,
+    parse=_identity, traced=True,
 )
+_MATMUL_PRECISIONS = ["bfloat16", "tensorfloat32", "float32"]
+
+
+def _check_matmul_precision(value: Any) -> None:
+    if value is not None and value not in _MATMUL_PRECISIONS:
+        raise ValueError(f"new enum value must be None or in {_MATMUL_PRECISIONS}, got {value} "
+                         f"of type {type(value)}.")
+
+
+default_matmul_precision.context_check = _check_matmul_precision
 threefry_partitionable = _bool(
     "jax_threefry_partitionable", False, "Use the partitionable threefry bit layout.", traced=True
 )

@@ -460,9 +460,14 @@ def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None
     is the equation's param (printed, and part of the cache key)."""
     if precision is None:
         default = config.default_matmul_precision.value
-        if isinstance(default, str) and default in _PRECISION_NAMES:
-            return (_PRECISION_NAMES[default],) * 2
-        return None
+        if default is None:
+            return None
+        try:
+            return (Precision(default),) * 2  # "'bogus' is not a valid Precision" otherwise
+        except TypeError:  # an unhashable value
+            raise ValueError(
+                "jax_default_matmul_precision flag must be set to None or a value in "
+                f"{[*_PRECISION_NAMES, None]}, but got {default}") from None
     if isinstance(precision, str) and precision in _PRECISION_NAMES:
         return (Precision(precision),) * 2
     if isinstance(precision, Precision):
