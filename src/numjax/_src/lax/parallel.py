@@ -168,7 +168,10 @@ def _to_all(x: Array, n: int) -> Array:
 
 def _reduce_collective(name: str, reducer: Any, op: str) -> Primitive:
     p = _collective(name, multiple=True)
-    p.def_abstract_eval(lambda *avals, axes, axis_index_groups: list(avals))
+    # Strong results, as JAX's: a weak operand reduced across devices (pmap, shard_map, or a
+    # program staged with the collective) is a value of its dtype.
+    p.def_abstract_eval(lambda *avals, axes, axis_index_groups: [
+        a.update(weak_type=False) if a.weak_type else a for a in avals])
 
     def batch(trace: Any, vals: Sequence[Any], dims: Sequence[Any], *, axes: tuple[Any, ...],
               axis_index_groups: Groups) -> tuple[list[Any], list[Any]]:
@@ -183,7 +186,11 @@ def _reduce_collective(name: str, reducer: Any, op: str) -> Primitive:
                 outs.append(_times(v, n) if op == "sum" else v)
                 new_dims.append(None)
             elif axis_index_groups is None:
-                outs.append(reducer(v, (d,)))
+                out = reducer(v, (d,))
+                # JAX's vmapped psum of a mapped weak value is strong (pmax and pmin keep it).
+                if op == "sum" and get_aval(out).weak_type:
+                    out = st._convert_element_type(out, get_aval(out).dtype, False)
+                outs.append(out)
                 new_dims.append(None)
             else:
                 x = batching.move_dim(v, d, 0, n)
@@ -208,7 +215,10 @@ def _reduce_collective(name: str, reducer: Any, op: str) -> Primitive:
 
 
 def _times(v: Array, n: int) -> Array:
-    return ew.mul(v, st._convert_element_type(n, get_aval(v).dtype))
+    # An unmapped value times the axis size keeps its weak type (JAX: psum((2.0, x), "i")
+    # under vmap is weak in its first leaf).
+    aval = get_aval(v)
+    return ew.mul(v, st._convert_element_type(n, aval.dtype, aval.weak_type))
 
 
 def _const_like(x: Any, value: Any) -> Any:
