@@ -41,11 +41,11 @@ from numjax._src.compiler.buffers import private_host_inputs, private_results
 from numjax._src.compiler.executables import cycle_collection_paused
 from numjax._src.core import caches
 from numjax._src.core import trace as trace_mod
-from numjax._src.core.avals import ShapedArray, ShapeDtypeStruct, shaped_abstractify
+from numjax._src.core.avals import ShapedArray, ShapeDtypeStruct, get_aval, shaped_abstractify
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import Tracer, eval_trace
 from numjax._src.dtypes import canonicalize_dtype
-from numjax._src.interpreters import partial_eval
+from numjax._src.interpreters import ad, partial_eval
 from numjax._src.interpreters.staging import eval_jaxpr_keeping_sources, trace_to_jaxpr
 from numjax._src.lax import dynamic_slicing, parallel, structural
 from numjax._src.runtime import placement, transfer_guard
@@ -498,7 +498,8 @@ class JitWrapped:
         closed, out_tree, _ = self._trace(call, args, kwargs)
         if self._inline:
             # Its equations join the enclosing computation's, with no pjit of their own.
-            outs = eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *call.flat_args)
+            args = [_tangent_as_primal(x) for x in call.flat_args]
+            outs = eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *args)
             return tree_unflatten(out_tree, outs)
         closed, extra_args = partial_eval.hoist_tracer_consts(closed)
         outs = pjit_p.bind(*extra_args, *call.flat_args, jaxpr=closed, name=self._name)
@@ -639,3 +640,19 @@ def clear_caches() -> None:
         wrapped.clear_cache()
     _shared.clear()
     _one_operation.clear()
+
+
+def _tangent_as_primal(x: Any) -> Any:
+    """A differentiated argument of an inlined jit, its tangent typed as the call's jvp would
+    read it: JAX differentiates every jit through its jaxpr, whose tangent inputs take their
+    primal's type, weak type included (jvp(jit(sigmoid, inline=True), (0.5,), (float32(1),))
+    has a weak tangent)."""
+    if type(x) is not ad.JVPTracer or type(x.tangent) is ad.Zero:
+        return x
+    primal, tangent = get_aval(x.primal), get_aval(x.tangent)
+    if not primal.weak_type or tangent.weak_type or primal.dtype != tangent.dtype:
+        return x
+    with trace_mod.set_current_trace(x._trace.parent):
+        retyped = structural._convert_element_type(x.tangent, tangent.dtype, True)
+    return ad.JVPTracer(x._trace, x.primal, retyped)
+
