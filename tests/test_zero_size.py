@@ -93,6 +93,14 @@ CASES: list[Row] = [
      "jnp.nanmax(v, axis=())))(x)", ("np.zeros((2, 0, 4), np.float32)",)),
     ("vmap_where_of_empty", "lambda x: numjax.vmap(lambda v: jnp.where(v > 0, 1.0, v))(x)",
      ("np.zeros((2, 0, 3), np.float32)",)),
+    # The tangent of a reduction of nothing: prod's and nanstd's are symbolic zeros (a
+    # while_loop reading them needs no reverse mode), sum's is not (JAX raises there).
+    ("prod_of_empty_grad_through_while", "lambda x: numjax.grad(lambda a: lax.while_loop("
+     "lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, jnp.prod(a)))[1])(x)", (E0,)),
+    ("nanstd_of_empty_grad_through_while", "lambda x: numjax.grad(lambda a: lax.while_loop("
+     "lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, jnp.nanstd(a)))[1])(x)", (E0,)),
+    ("sum_of_empty_grad_through_while", "lambda x: numjax.grad(lambda a: lax.while_loop("
+     "lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, jnp.sum(a)))[1])(x)", (E0,)),
     ("take_columns_of_empty_rows", "lambda x: jnp.take(x, jnp.array([0, 1]), axis=1)", (E03,)),
     ("take_nonempty_from_empty_second_axis", "lambda x: jnp.take(x, jnp.array([0]), axis=1)",
      (E30,)),
@@ -442,6 +450,19 @@ EXPECTED: dict[str, Any] = {
     'vmap_where_of_empty':
         (('ok', [((2, 0, 3), 'float32', False, [[], []])]),
          ('ok', [((2, 0, 3), 'float32', False, [[], []])])),
+    'prod_of_empty_grad_through_while':
+        (('ok', [((0,), 'float32', False, [])]), ('ok', [((0,), 'float32', False, [])])),
+    'nanstd_of_empty_grad_through_while':
+        (('ok', [((0,), 'float32', False, [])]), ('ok', [((0,), 'float32', False, [])])),
+    'sum_of_empty_grad_through_while':
+        (('raise', 'ValueError',
+          'Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with '
+          'dynamic start/stop values. Try using lax.scan, or using fori_loop with static '
+          'start/stop.'),
+         ('raise', 'ValueError',
+          'Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with '
+          'dynamic start/stop values. Try using lax.scan, or using fori_loop with static '
+          'start/stop.')),
     'take_columns_of_empty_rows':
         (('ok', [((0, 2), 'float32', False, [])]), ('ok', [((0, 2), 'float32', False, [])])),
     'take_nonempty_from_empty_second_axis':

@@ -192,7 +192,9 @@ def _reduce_prod_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axes: A
     kept_shape = tuple(aval.shape[i] for i in kept)
     n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
     if n == 0:
-        return out, reduce_sum_p.bind(t, axes=axes)
+        # A product of nothing is the constant 1: its tangent is a symbolic zero, as JAX's
+        # (so a while_loop reading it needs no reverse mode).
+        return out, Zero(ad.tangent_aval(get_aval(out)))
     perm = (*kept, *axes)
     xr = st.reshape(st.transpose(x, perm), (*kept_shape, n))
     tr = st.reshape(st.transpose(t, perm), (*kept_shape, n))
