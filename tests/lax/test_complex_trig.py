@@ -96,3 +96,62 @@ def test_written_out_cases(name: str, z: complex, want: complex) -> None:
     got = complex(getattr(jnp, name)(np.complex64(z)))
     for g, w in ((got.real, want.real), (got.imag, want.imag)):
         assert (np.isnan(g) and np.isnan(w)) or g == w, (name, z, got)
+
+
+# log1p at small and special values: JAX 0.4.30's results under jit, (real, imag) per dtype.
+# NumPy's log(1 + z) loses the real part for tiny |z| (1e-20 + 1e-10j gave 0, not 1.5e-20).
+LOG1P_Z = [1e-8 + 1e-8j, 1e-20 + 1e-10j, -1e-7 + 3e-8j, 1e-30j, 1e-3 - 2e-3j, 0.5 + 0.5j,
+           1e-4 + 1e-4j, 3e-8 + 0j, -1 + 1e-7j, 1e20 + 1e20j, -2 + 0j, 0j, -1 + 0j,
+           -1e-5 - 1e-5j, complex(np.inf, 1), complex(np.nan, 0)]
+LOG1P_JAX = {
+    "complex64": [
+        (9.99999993922529e-09, 9.99999993922529e-09),
+        (1.4999999523982838e-20, 1.000000013351432e-10),
+        (-1.000000082740371e-07, 3.000000248221113e-08),
+        (0.0, 1.0000000031710769e-30),
+        (0.0010014964500442147, -0.001997999381273985),
+        (0.4581453502178192, 0.32175055146217346),
+        (9.999999747378752e-05, 9.999000030802563e-05),
+        (2.999999892949745e-08, 0.0),
+        (-15.942384719848633, 1.5707963705062866),
+        (46.39827346801758, 0.7853981852531433),
+        (0.0, 3.1415927410125732),
+        (0.0, 0.0),
+        (0.0, 0.0),
+        (-9.999999747378752e-06, -1.0000099791795947e-05),
+        (np.inf, 0.0),
+        (np.nan, np.nan),
+    ],
+    "complex128": [
+        (1e-08, 9.999999900000002e-09),
+        (1.4999999999999998e-20, 1e-10),
+        (-1.0000000455000025e-07, 3.0000003000000286e-08),
+        (5.0000000000000005e-61, 1e-30),
+        (0.0010014963350915137, -0.0019979993393257262),
+        (0.45814536593707755, 0.3217505543966422),
+        (9.999999933343334e-05, 9.999000066666667e-05),
+        (2.9999999550000006e-08, 0.0),
+        (-16.118095651484676, 1.5707963267948966),
+        (46.39827545016089, 0.7853981633974483),
+        (0.0, 3.141592653589793),
+        (0.0, 0.0),
+        (0.0, 0.0),
+        (-9.999999999333325e-06, -1.0000100000666667e-05),
+        (np.inf, 0.0),
+        (np.nan, np.nan),
+    ],
+}
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("mode", ["eager", "jit"])
+def test_log1p_matches_jax_to_rounding(dtype: str, mode: str) -> None:
+    # Within 4 ulp: XLA's log1p and atan2 are its own polynomials.
+    z = np.array(LOG1P_Z, dtype)
+    fn = jnp.log1p if mode == "eager" else numjax.jit(jnp.log1p)
+    with numjax.experimental.enable_x64(dtype == "complex128"):
+        got = np.asarray(fn(z))
+    want = np.array(LOG1P_JAX[dtype], got.real.dtype)
+    eps = np.finfo(got.real.dtype).eps
+    for part, expect in ((got.real, want[:, 0]), (got.imag, want[:, 1])):
+        np.testing.assert_allclose(part, expect, rtol=4 * eps, atol=0)

@@ -1,4 +1,5 @@
-"""Complex sin, cos, tan, sinh, cosh and tanh with XLA:CPU's special values.
+"""Complex sin, cos, tan, sinh, cosh and tanh with XLA:CPU's special values, and log1p as
+XLA:CPU computes it.
 
 NumPy's complex kernels follow C99's special cases (sin(nan + 0j) is nan + 0j, sinh(inf + 0j)
 is inf + 0j) and scale to avoid overflow. XLA evaluates plain formulas instead:
@@ -169,3 +170,25 @@ def tan(x: Any) -> Any:
     # tan(a + bi) = -i tanh(-b + ai): tanh's real part is -b (only compared with 0 and inf,
     # so b serves), its imaginary part a.
     return _tanh_parts(x, x.imag, x.real, out, swap=True) if out.size else out
+
+
+def log1p(x: Any) -> Any:
+    """log(1 + z) as XLA:CPU evaluates it, accurate for tiny |z| where NumPy's log(1 + z)
+    loses the real part (log1p(1e-20 + 1e-10j) has real part 1.5e-20, not 0). The real part
+    is log|1 + z| = log(m) + log1p((n / m)**2) / 2 with m, n the larger and smaller of
+    |Re z + 1| and |Im z|, and log(m) taken as log1p(Re z) when Re z + 1 > |Im z| (else
+    log1p(m - 1)); where that is NaN (a NaN, infinite or zero m) it is n, which gives XLA's
+    0 at z = -1 and NaN or inf elsewhere. The imaginary part is atan2(Im z, Re z + 1). Within
+    4 ulp of JAX's values (its log1p and atan2 are its own polynomials)."""
+    re, im = x.real, x.imag
+    one, half = np.ones((), re.dtype), np.asarray(0.5, re.dtype)
+    with np.errstate(all="ignore"):
+        re1 = re + one
+        a, b = np.abs(re1), np.abs(im)
+        big, small = np.maximum(a, b), np.minimum(a, b)  # NaN-propagating, as XLA's
+        ratio = small / big
+        real = np.log1p(np.where(re1 > b, re, big - one))
+        real += half * np.log1p(ratio * ratio)
+        real = np.where(np.isnan(real), small, real)
+        return _compose(x.dtype, real, np.arctan2(im, re1))
+

@@ -500,7 +500,7 @@ exp_p = unary("exp", _exp_kernel, FLOAT_OR_COMPLEX, uses_output=True,
 exp2_p = unary("exp2", _exp2_kernel, FLOAT_OR_COMPLEX,
                jvp=lambda t, x: mul(t, mul(exp2(x), const_like(x, np.log(2)))))
 log_p = unary("log", np.log, FLOAT_OR_COMPLEX, jvp=lambda t, x: div(t, x))
-log1p_p = unary("log1p", np.log1p, FLOAT_OR_COMPLEX,
+log1p_p = unary("log1p", _complex_as_xla(np.log1p, complex_trig.log1p), FLOAT_OR_COMPLEX,
                 jvp=lambda t, x: div(t, add(x, const_like(x, 1))))
 expm1_p = unary("expm1", np.expm1, FLOAT_OR_COMPLEX,
                 jvp=lambda t, x: mul(t, add(expm1(x), const_like(x, 1))))
