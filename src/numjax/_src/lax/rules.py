@@ -92,6 +92,15 @@ def broadcast_shapes(name: str, shapes: Sequence[tuple[int, ...]]) -> tuple[int,
     return tuple(out)
 
 
+# The jnp function doing the same with promotion, where its name is not the lax one.
+_JNP_NAMES = {"sub": "subtract", "mul": "multiply", "div": "divide", "rem": "remainder",
+              "pow": "power", "max": "maximum", "min": "minimum", "eq": "equal",
+              "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+              "ge": "greater_equal", "and": "bitwise_and", "or": "bitwise_or",
+              "xor": "bitwise_xor", "shift_left": "left_shift",
+              "shift_right_arithmetic": "right_shift"}
+
+
 def elementwise_abstract_eval(name: str, accepted: Sequence[Sequence[type]],
                               result_dtype: Callable[[np.dtype], Any] | None = None
                               ) -> Callable[..., ShapedArray]:
@@ -103,11 +112,15 @@ def elementwise_abstract_eval(name: str, accepted: Sequence[Sequence[type]],
         for i, (aval, ok) in enumerate(zip(avals, accepted, strict=True)):
             check_dtype(name, aval.dtype, ok, i if len(avals) > 1 else None)
         if any(a.dtype != dtype for a in avals[1:]):
+            # JAX 0.4.30 does not compare an elementwise operation's operand dtypes when it
+            # traces one (lax.add(float32 array, 3) or of an int32 array is a jaxpr): the
+            # mismatch is found when XLA verifies the program. numjax finds it here.
             got = ", ".join(a.dtype.name for a in avals)
-            raise TypeError(
-                f"lax.{name} requires arguments to have the same dtypes, got {got}. (Tip: "
-                f"jnp.{name} is a similar function that does automatic type promotion on "
-                "inputs).")
+            raise ValueError(
+                "Cannot lower jaxpr with verifier errors:\n\t"
+                f"'{name}' requires the same element type for all operands, got {got} (jnp."
+                f"{_JNP_NAMES.get(name, name)} promotes its operands to one dtype; a Python "
+                "scalar is typed as its default dtype)")
         shape = avals[0].shape if len(avals) == 1 else broadcast_shapes(
             name, [a.shape for a in avals])
         out_dtype = dtype if result_dtype is None else np.dtype(result_dtype(dtype))
