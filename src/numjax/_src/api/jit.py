@@ -498,8 +498,8 @@ class JitWrapped:
         closed, out_tree, _ = self._trace(call, args, kwargs)
         if self._inline:
             # Its equations join the enclosing computation's, with no pjit of their own.
-            args = [_tangent_as_primal(x) for x in call.flat_args]
-            outs = eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *args)
+            flat = [_tangent_as_primal(x) for x in call.flat_args]
+            outs = eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *flat)
             return tree_unflatten(out_tree, outs)
         closed, extra_args = partial_eval.hoist_tracer_consts(closed)
         outs = pjit_p.bind(*extra_args, *call.flat_args, jaxpr=closed, name=self._name)
@@ -652,7 +652,9 @@ def _tangent_as_primal(x: Any) -> Any:
     primal, tangent = get_aval(x.primal), get_aval(x.tangent)
     if not primal.weak_type or tangent.weak_type or primal.dtype != tangent.dtype:
         return x
-    with trace_mod.set_current_trace(x._trace.parent):
+    trace = x._trace
+    assert isinstance(trace, ad.JVPTrace) and trace.parent is not None
+    with trace_mod.set_current_trace(trace.parent):
         retyped = structural._convert_element_type(x.tangent, tangent.dtype, True)
-    return ad.JVPTracer(x._trace, x.primal, retyped)
+    return ad.JVPTracer(trace, x.primal, retyped)
 
