@@ -4,7 +4,7 @@
 >>> from numjax.api_util import shaped_abstractify
 >>> from numjax.extend import linear_util as lu
 >>> from numjax.interpreters import partial_eval as pe
->>> jaxpr, out_avals, consts, _ = pe.trace_to_jaxpr_dynamic(
+>>> jaxpr, out_avals, consts = pe.trace_to_jaxpr_dynamic(
 ...     lu.wrap_init(lambda x: [jnp.sin(x)]), [shaped_abstractify(1.0)])
 >>> print(jaxpr), out_avals
 { lambda ; a:f32[]. let b:f32[] = sin a in (b,) }
@@ -83,10 +83,23 @@ def trace_to_jaxpr_nounits(
 
 
 def trace_to_jaxpr_dynamic(
-    fun: WrappedFun, in_avals: Sequence[Any], debug_info: Any = None
-) -> tuple[Jaxpr, list[Any], list[Any], list[Any]]:
+    fun: WrappedFun, in_avals: Sequence[Any], debug_info: Any = None, *,
+    keep_inputs: Sequence[bool] | None = None
+) -> tuple[Jaxpr, list[Any], list[Any]]:
     """Stage `fun` (flat arguments in, a list of outputs out) at `in_avals`: the jaxpr (its
-    constants as constvars), the output avals, the constants' values, and the attributes it
-    tracked (none: numjax has no `jax.experimental.attrs`)."""
+    constants as constvars), the output avals and the constants' values (three values, as this
+    public name gives them in JAX; JAX's internal function also returns tracked attributes).
+
+    `keep_inputs` names the inputs that become the jaxpr's invars; an input left out may not be
+    used by `fun`."""
     closed = trace_to_jaxpr(fun.call_wrapped, in_avals)
-    return closed.jaxpr, list(closed.out_avals), list(closed.consts), []
+    jaxpr = closed.jaxpr
+    if keep_inputs is not None and not all(keep_inputs):
+        kept = [v for v, keep in zip(jaxpr.invars, keep_inputs, strict=True) if keep]
+        dropped = {v for v in jaxpr.invars if v not in kept}
+        used = {v for eqn in jaxpr.eqns for v in eqn.invars} | set(jaxpr.outvars)
+        if dropped & used:
+            raise NotImplementedError(
+                "trace_to_jaxpr_dynamic: an input with keep_inputs False is used")
+        jaxpr = jaxpr.replace(invars=kept)
+    return jaxpr, list(closed.out_avals), list(closed.consts)
