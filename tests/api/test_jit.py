@@ -798,3 +798,35 @@ def test_constants_made_under_jit_fold_into_the_jaxpr() -> None:
         "    b:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
         "    c:f32[] = mul 3.0 b\n"
         "  in (c,) }")
+
+
+# An output of a jitted or checkpointed function that does not depend on the mapped inputs
+# stays unbatched under vmap, as in JAX 0.4.30: `vmap(f, in_axes=(0, None), out_axes=(0, None))`
+# of `(x + 1.0, y * 2.0)` gives ([1., 2., 3.], 8.0 weak), and the call's staged outputs are
+# f32[3] and f32[].
+@pytest.mark.parametrize("wrap", [jax.jit, jax.checkpoint], ids=["jit", "checkpoint"])
+def test_vmap_of_call_keeps_unbatched_outputs(wrap: Any) -> None:
+    from numjax.interpreters import batching
+
+    f = wrap(lambda x, y: (x + 1.0, y * 2.0))
+    g = jax.vmap(f, in_axes=(0, None), out_axes=(0, None))
+    a, b = g(jnp.arange(3.0), 4.0)
+    np.testing.assert_array_equal(a, f32([1.0, 2.0, 3.0]))
+    assert b.shape == () and float(b) == 8.0 and b.weak_type
+    jaxpr = jax.make_jaxpr(g)(jnp.arange(3.0), 4.0)
+    assert [v.aval.shape for v in jaxpr.eqns[0].outvars] == [(3,), ()]
+
+    # A batch rule after the call is not run on the unbatched output (equinox's `nonbatchable`,
+    # which keeps a checkpointed loop's step counters unbatched, raises on a batched one).
+    unbatched_p = jax.core.Primitive("test_requires_unbatched")
+    unbatched_p.def_impl(lambda x: x)
+    unbatched_p.def_abstract_eval(lambda x: x)
+    seen = []
+
+    def rule(args: Any, dims: Any) -> Any:
+        seen.append(dims[0])
+        return args[0], dims[0]
+
+    batching.primitive_batchers[unbatched_p] = rule
+    jax.vmap(lambda x, y: unbatched_p.bind(f(x, y)[1]), in_axes=(0, None))(jnp.arange(3.0), 4.0)
+    assert seen == []

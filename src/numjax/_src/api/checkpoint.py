@@ -76,10 +76,12 @@ def _checkpoint_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: Closed
     size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
     args = [batching.bdim_at_front(x, d, size) if d is not None else x
             for x, d in zip(args, dims, strict=True)]
-    batched = jaxpr_transforms.batch_jaxpr(jaxpr, size, [d is not None for d in dims])
+    # Outputs the rules leave unbatched stay unbatched (as in JAX).
+    batched, out_batched = jaxpr_transforms.batch_jaxpr_keeping_unbatched(
+        jaxpr, size, [d is not None for d in dims])
     outs = checkpoint_p.bind(*args, jaxpr=batched, prevent_cse=prevent_cse,
                              differentiated=differentiated, policy=policy)
-    return outs, [0] * len(outs)
+    return outs, [0 if b else None for b in out_batched]
 
 
 def _checkpoint_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]

@@ -72,9 +72,11 @@ def _pjit_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr,
     size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
     args = [batching.bdim_at_front(x, d, size) if d is not None else x
             for x, d in zip(args, dims, strict=True)]
-    batched = jaxpr_transforms.batch_jaxpr(jaxpr, size, [d is not None for d in dims])
+    # Outputs the rules leave unbatched stay unbatched (as in JAX).
+    batched, out_batched = jaxpr_transforms.batch_jaxpr_keeping_unbatched(
+        jaxpr, size, [d is not None for d in dims])
     outs = pjit_p.bind(*args, jaxpr=batched, name=name)
-    return outs, [0] * len(outs)
+    return outs, [0 if b else None for b in out_batched]
 
 
 def _pjit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: str

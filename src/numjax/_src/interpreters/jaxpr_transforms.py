@@ -77,6 +77,29 @@ def batch_jaxpr(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool],
     return trace_closed(fun, in_avals)
 
 
+def batch_jaxpr_keeping_unbatched(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool]
+                                  ) -> tuple[ClosedJaxpr, list[bool]]:
+    """Like `batch_jaxpr`, with each output batched (at 0) only where its equations' batch rules
+    batch it, in one trace; also returns which are. A call's rule gives the others back
+    unbatched, as JAX's jit and checkpoint do: a counter a library keeps unbatched inside a
+    jitted function (equinox's `nonbatchable` loop steps) must come out unbatched, or a later
+    use of it (the backward pass of the loop) sees a batched value."""
+    in_dims = [0 if b else None for b in in_batched]
+    in_avals = [a.update(shape=(size, *a.shape)) if b else a
+                for a, b in zip(closed.in_avals, in_batched, strict=True)]
+    axis_name, spmd_axis_name = batching.rule_axis_names()
+    out_batched: list[bool] = []
+
+    def fun(*xs: Any) -> list[Any]:
+        pairs = batching.vmap_flat_dims(
+            lambda *ys: eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *ys),
+            xs, in_dims, size, axis_name, spmd_axis_name)
+        out_batched[:] = [d is not None for _, d in pairs]
+        return [batching.move_dim(v, d, None if d is None else 0, size) for v, d in pairs]
+
+    return trace_closed(fun, in_avals), out_batched
+
+
 def batched_outputs(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool]) -> list[bool]:
     """Which outputs of `closed` are batched when the inputs marked in `in_batched` are, as its
     equations' batch rules decide: a rule may give an unbatched result from batched operands
