@@ -44,6 +44,10 @@ class Library:
     # Test files (relative to the test folder) run instead of every `pattern` file, for a suite
     # too slow to run whole here: a named, representative part of it.
     subset: tuple[str, ...] = ()
+    # Run every `every`-th test of the files (in collection order, from the first), for a suite
+    # whose whole run on both interpreters does not fit the time: a systematic sample that
+    # reaches every file and every parametrized test function in proportion.
+    every: int = 1
 
 
 LIBRARIES = {
@@ -153,21 +157,46 @@ def test_files(library: Library, tests_dir: Path | None) -> list[Path]:
     return files
 
 
-def run_suite(python: str, numjax: bool, library: Library, files: list[Path],
+def _pytest_env(tmp: str, numjax: bool, library: Library, root: Path | None
+                ) -> tuple[dict[str, str], list[str]]:
+    """The environment and plugin arguments of a pytest run in `tmp`: `root` importable, and
+    `import jax` resolved to numjax if `numjax`."""
+    env = dict(os.environ, JAX_PLATFORMS="cpu", **dict(library.env))
+    paths = [str(root)] if root is not None else []
+    plugin: list[str] = []
+    if numjax:
+        (Path(tmp) / f"{_PLUGIN}.py").write_text(_PLUGIN_SOURCE)
+        paths.insert(0, tmp)
+        plugin = ["-p", _PLUGIN]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, os.environ.get("PYTHONPATH")) if p)
+    return env, plugin
+
+
+def sample_tests(python: str, numjax: bool, library: Library, files: list[Path],
+                 timeout: float, root: Path | None = None) -> list[str]:
+    """Every `library.every`-th test id of `files` as `python` collects them, with absolute
+    paths, so that both interpreters run the same tests."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env, plugin = _pytest_env(tmp, numjax, library, root)
+        # Ids relative to / are absolute paths once "/" is put back in front.
+        args = [python, "-c", _RUNNER, *plugin, "--collect-only", "-q", "--rootdir=/",
+                "-p", "no:cacheprovider", "-p", "no:randomly", "--import-mode=importlib",
+                "--continue-on-collection-errors", "-o", "addopts=",
+                "-W", "ignore::DeprecationWarning", *map(str, files)]
+        out = subprocess.run(args, cwd=tmp, env=env, timeout=timeout, check=False,
+                             capture_output=True, text=True).stdout
+    ids = [line for line in out.splitlines() if "::" in line]
+    return ["/" + test_id for test_id in ids[::library.every]]
+
+
+def run_suite(python: str, numjax: bool, library: Library, files: list[Path] | list[str],
               timeout: float, workers: int, root: Path | None = None) -> Counts:
-    """Run pytest on `files` in a fresh `python` (with `import jax` resolved to numjax if
-    `numjax`, and `root`, a source checkout, importable); the counts from its JUnit report."""
+    """Run pytest on `files` (paths or test ids) in a fresh `python` (with `import jax`
+    resolved to numjax if `numjax`, and `root`, a source checkout, importable); the counts from
+    its JUnit report."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
-        env = dict(os.environ, JAX_PLATFORMS="cpu", **dict(library.env))
-        paths = [str(root)] if root is not None else []
-        plugin: list[str] = []
-        if numjax:
-            (Path(tmp) / f"{_PLUGIN}.py").write_text(_PLUGIN_SOURCE)
-            paths.insert(0, tmp)
-            plugin = ["-p", _PLUGIN]
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (*paths, os.environ.get("PYTHONPATH")) if p)
+        env, plugin = _pytest_env(tmp, numjax, library, root)
         args = [python, "-c", _RUNNER, *plugin, "-q", "-p", "no:cacheprovider",
                 "-p", "no:randomly",
                 "--import-mode=importlib", "--continue-on-collection-errors",
@@ -225,10 +254,15 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name in args.libraries:
         library = LIBRARIES[name]
-        files = test_files(library, args.tests)
+        files: list[Path] | list[str] = test_files(library, args.tests)
         print(f"{name} {library.version}: {len(files)} test files", file=sys.stderr)
         # A checkout's tests may import their own folder as a package (blackjax's `tests.*`).
         root = args.tests.resolve().parent if args.tests is not None else None
+        if library.every > 1:
+            # Collected by JAX's interpreter when there is one (the ids JAX's counts name).
+            files = sample_tests(args.jax_python or sys.executable, not args.jax_python,
+                                 library, test_files(library, args.tests), args.timeout, root)
+            print(f"  every {library.every}th test: {len(files)} tests", file=sys.stderr)
         ours = run_suite(sys.executable, True, library, files, args.timeout, args.workers,
                          root)
         # Of the tests JAX passes, the share numjax passes (measured: by name; recorded: by

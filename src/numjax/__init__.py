@@ -151,6 +151,12 @@ _DEPRECATED_TREE_FUNCTIONS = {
 
 
 def __getattr__(name: str) -> object:
+    if name == "jax":
+        # JAX's package is its own attribute `jax` (its __init__ imports its submodules as
+        # `import jax.X`, which binds the name there); programs reach `jax.jax.tree.map`.
+        import sys
+
+        return sys.modules[__name__]
     if name == "xla_computation":
         _warnings.warn("jax.xla_computation is deprecated. Please use the AOT APIs.",
                        DeprecationWarning, stacklevel=2)

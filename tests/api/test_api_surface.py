@@ -828,3 +828,10 @@ def test_split_with_no_indices() -> None:
         np.testing.assert_array_equal(piece, np.arange(4))
     with pytest.raises(TypeError):
         jnp.split(jnp.arange(4), np.array([1.0]))
+
+
+def test_package_is_its_own_jax_attribute() -> None:
+    # JAX 0.4.30: `jax.jax is jax` (numpyro's tests call `jax.jax.tree.map`).
+    package: Any = numjax.jax
+    assert package is numjax
+    assert package.tree.map(lambda x: x + 1, [1, 2]) == [2, 3]
