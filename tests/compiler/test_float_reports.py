@@ -32,13 +32,20 @@ CASES = [
 ]
 
 
-@pytest.fixture(params=["warnings error", "seterr raise"])
+@pytest.fixture(params=["warnings error", "seterr raise", "warnings recorded"])
 def strict_floats(request):
-    """The strictest settings a user can add after importing numjax."""
-    with warnings.catch_warnings():
+    """The strictest settings a user can add after importing numjax, and warnings recorded as
+    `pytest.warns` records them (which emits the ones it did not expect again on exit, where a
+    `filterwarnings = error` makes them errors): a report recorded can't be taken back, so
+    none may be made."""
+    with warnings.catch_warnings(record=request.param == "warnings recorded") as log:
         if request.param == "warnings error":
             warnings.simplefilter("error")
             yield
+        elif request.param == "warnings recorded":
+            warnings.simplefilter("always")
+            yield
+            assert [str(w.message) for w in log] == []
         else:
             with np.errstate(all="raise"):
                 yield
@@ -69,3 +76,14 @@ def test_other_runtime_warnings_still_raise():
         with pytest.raises(jax.lib.xla_extension.XlaRuntimeError, match="from the callback"):
             f(jnp.float32(1.0))
     assert len(calls) == 1
+
+
+def test_no_report_under_pytest_warns():
+    """numpyro checks a distribution's out-of-support warning with `pytest.warns(UserWarning)`
+    around a `log` of a negative number, under `filterwarnings = error`: JAX makes no report."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.warns(UserWarning, match="out of support"):
+            jnp.log(jnp.float32(-1.0))
+            jax.jit(jnp.log)(jnp.float32(-1.0))
+            warnings.warn("out of support", UserWarning, stacklevel=1)

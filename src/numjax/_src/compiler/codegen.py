@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import keyword
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -117,10 +118,47 @@ def rerun_quietly(fn: Callable[..., Any], bufs: Sequence[Any], error: BaseExcept
         return fn(*bufs)
 
 
+# The warning filters `reports_shown` last read (the list, its length) and its answer.
+_read_filters: list[Any] | None = None
+_read_length = -1
+_shown = False
+
+
+def reports_shown() -> bool:
+    """Whether a NumPy floating-point report from a numjax kernel would be shown or recorded
+    rather than ignored (numjax's filter) or raised (which `rerun_quietly` handles): a filter
+    the user put first says "always"/"default"/"once"/"module" for it, as
+    `warnings.catch_warnings(record=True)` and `pytest.warns` do, and a recorded report could
+    not be taken back (`pytest.warns` emits the reports it did not expect again when it exits,
+    where `filterwarnings = error` makes them errors). Kernels then run under np.errstate.
+    The answer is kept until the filter list is replaced or changes length (every change
+    `warnings` makes but reordering does one of these), so it costs a comparison per call."""
+    global _read_filters, _read_length, _shown
+    filters = warnings.filters
+    if filters is _read_filters and len(filters) == _read_length:
+        return _shown
+    _read_filters, _read_length = filters, len(filters)
+    action = warnings.defaultaction
+    for f_action, message, category, module, lineno in filters:
+        if lineno or not issubclass(RuntimeWarning, category) or (
+                module is not None and not module.match(__name__)):
+            continue
+        if message is not None and message.pattern and f_action == "ignore":
+            continue  # ignores some reports only (by their text): look further
+        action = f_action
+        break
+    _shown = action not in ("ignore", "error")
+    return _shown
+
+
 def _quiet_on_retry(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`fn` rerun quietly after a floating-point report (`rerun_quietly`). Not for programs
-    with host callbacks: a callback must not run twice."""
+    """`fn` rerun quietly after a floating-point report (`rerun_quietly`), or run quietly
+    outright where a report would be shown (`reports_shown`). Not for programs with host
+    callbacks: a callback must not run twice, and its own warnings must reach the user."""
     def run(*bufs: Any) -> Any:
+        if reports_shown():
+            with np.errstate(all="ignore"):
+                return fn(*bufs)
         try:
             return fn(*bufs)
         except (RuntimeWarning, FloatingPointError) as error:
