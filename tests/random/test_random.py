@@ -448,3 +448,19 @@ def test_docstring_examples(module: Any) -> None:
         warnings.simplefilter("ignore", FutureWarning)
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
+
+
+# randint's bounds broadcast against `shape` whatever their ranks (numpyro's DiscreteUniform
+# with low [-4, 3, 4, 5] and high [6] samples shape (1, 4)). JAX 0.4.30's values, key 0.
+@pytest.mark.parametrize("shape, minval, maxval, expected", [
+    ((1, 4), [-4, 3, 4, 5], [7], [[4, 4, 4, 5]]),
+    ((4,), [-4, 3, 4, 5], [7], [4, 4, 4, 5]),
+    ((2, 3), 0, [5, 6, 300], [[3, 1, 195], [3, 0, 110]]),
+])
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_randint_bounds_broadcast_to_shape(shape: tuple[int, ...], minval: Any, maxval: Any,
+                                           expected: Any, jit: bool) -> None:
+    f = numjax.jit(r.randint, static_argnums=1) if jit else r.randint
+    out = f(r.PRNGKey(0), shape, np.asarray(minval), np.asarray(maxval))
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, np.asarray(expected))
