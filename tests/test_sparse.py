@@ -105,6 +105,28 @@ def test_from_scipy_sparse_and_the_pytree() -> None:
     assert not sparse.BCOO.fromdense(M).T.indices_sorted
 
 
+A = np.array([[0., 1., 0.], [1., 0., 2.], [0., 2., 0.]], np.float32)
+STACK = np.arange(6., dtype=np.float32).reshape(2, 3, 1)
+# JAX 0.4.30: a BCOO matrix times a stack of matrices, and a stack times it (numpyro's CAR
+# distribution computes `adj @ phi[..., None]`), are dense products over the stack.
+SA_STACK = [[[1.0], [4.0], [2.0]], [[4.0], [13.0], [8.0]]]
+STACK_SA = [[[1.0, 4.0, 2.0], [4.0, 13.0, 8.0]], [[7.0, 22.0, 14.0], [10.0, 31.0, 20.0]]]
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_matmul_with_a_stack_of_matrices(jit: bool) -> None:
+    s = sparse.BCOO.fromdense(A)
+    mm = numjax.jit(lambda a, b: a @ b) if jit else (lambda a, b: a @ b)
+    out = mm(s, STACK)
+    assert out.shape == (2, 3, 1) and out.dtype == np.float32
+    np.testing.assert_array_equal(out, SA_STACK)
+    np.testing.assert_array_equal(mm(jnp.arange(12., dtype=np.float32).reshape(2, 2, 3), s),
+                                  STACK_SA)
+    np.testing.assert_array_equal(numjax.vmap(lambda x: s @ x)(STACK), SA_STACK)
+    np.testing.assert_array_equal(numjax.grad(lambda x: (s @ x).sum())(jnp.asarray(STACK)),
+                                  [[[1.0], [3.0], [2.0]], [[1.0], [3.0], [2.0]]])
+
+
 def test_errors() -> None:
     s = sparse.BCOO.fromdense(M)
     with pytest.raises(TypeError, match=r"dot_general requires contracting dimensions to have "

@@ -290,8 +290,15 @@ def _matmul(lhs: Any, rhs: Any) -> Any:
         np.ndim(rhs) if not isinstance(rhs, BCOO) else rhs.ndim)
     if lhs_ndim == 0 or rhs_ndim == 0:
         raise ValueError("matmul: a scalar operand is not allowed; use * instead.")
-    if lhs_ndim > 2 or rhs_ndim > 2:
+    if (lhs_ndim > 2 and isinstance(lhs, BCOO)) or (rhs_ndim > 2 and isinstance(rhs, BCOO)):
         raise _unsupported("matmul of arrays with more than two dimensions")
+    if rhs_ndim > 2:
+        # A matrix times a stack of matrices (numpyro's CAR: `adj @ phi[..., None]`): the
+        # stack's matrix rows are contracted, and the product's rows (first in
+        # dot_general's order) go back before the stack's columns.
+        out = bcoo_dot_general(lhs, rhs, dimension_numbers=(([lhs_ndim - 1], [rhs_ndim - 2]),
+                                                            ([], [])))
+        return moveaxis(out, 0, -2) if lhs_ndim == 2 else out
     return bcoo_dot_general(lhs, rhs, dimension_numbers=(([lhs_ndim - 1], [0]), ([], [])))
 
 
