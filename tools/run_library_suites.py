@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -179,11 +180,16 @@ def sample_tests(python: str, numjax: bool, library: Library, files: list[Path],
     return ["/" + test_id for test_id in ids[::library.every]]
 
 
-def run_suite(python: str, numjax: bool, library: Library, files: list[Path] | list[str],
+def run_suite(python: str, numjax: bool, library: Library, files: Sequence[Path | str],
               timeout: float, workers: int, root: Path | None = None) -> Counts:
     """Run pytest on `files` (paths or test ids) in a fresh `python` (with `import jax`
     resolved to numjax if `numjax`, and `root`, a source checkout, importable); the counts from
     its JUnit report."""
+    if numjax:
+        # A test id that prints a jnp scalar type names numjax's module (distrax's
+        # `test_dtypes_(dtypes=(<class 'jax.numpy.float32'>, ...))`).
+        files = [f.replace("<class 'jax.", "<class 'numjax.") if isinstance(f, str) else f
+                 for f in files]
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
         env, plugin = _pytest_env(tmp, numjax, library, root)
@@ -209,7 +215,7 @@ def _read_report(report: Path) -> Counts:
     if not report.exists():
         return counts
     for case in ET.parse(report).getroot().iter("testcase"):
-        name = f"{case.get('classname')}::{case.get('name')}"
+        name = f"{case.get('classname')}::{case.get('name')}".replace("numjax.", "jax.")
         tags = {child.tag for child in case}
         if "failure" in tags:
             counts.failed += 1
@@ -244,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name in args.libraries:
         library = LIBRARIES[name]
-        files: list[Path] | list[str] = test_files(library, args.tests)
+        files: Sequence[Path | str] = test_files(library, args.tests)
         print(f"{name} {library.version}: {len(files)} test files", file=sys.stderr)
         # A checkout's tests may import their own folder as a package (blackjax's `tests.*`).
         root = args.tests.resolve().parent if args.tests is not None else None
