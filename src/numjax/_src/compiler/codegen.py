@@ -119,7 +119,7 @@ def rerun_quietly(fn: Callable[..., Any], bufs: Sequence[Any], error: BaseExcept
 
 
 # The warning filters `reports_shown` last read (the list, its length) and its answer.
-_read_filters: list[Any] | None = None
+_read_filters: Any = None
 _read_length = -1
 _shown = False
 
@@ -138,7 +138,7 @@ def reports_shown() -> bool:
     if filters is _read_filters and len(filters) == _read_length:
         return _shown
     _read_filters, _read_length = filters, len(filters)
-    action = warnings.defaultaction
+    action: str = getattr(warnings, "defaultaction", "default")  # untyped in typeshed
     for f_action, message, category, module, lineno in filters:
         if lineno or not issubclass(RuntimeWarning, category) or (
                 module is not None and not module.match(__name__)):
