@@ -36,6 +36,10 @@ PROGRAMS = {
     "einsum_rowdot": (lambda x, y: jnp.einsum("bi,bi->b", x, y), [np.ones((2, 3), f32)] * 2),
     "einsum_matmul_t": (lambda x, y: jnp.einsum("ij,kj->ki", x, y),
                         [np.ones((2, 3), f32), np.ones((4, 3), f32)]),
+    # JAX 0.4.30 has no square primitive: jnp.square and lax.square are integer_pow[y=2]
+    # (distrax inverts a bijector's jaxpr and knows integer_pow).
+    "square": (jnp.square, [np.ones(3, f32)]),
+    "grad_square": (jax.grad(lambda x: lax.square(x)), [3.0]),
 }
 
 

@@ -168,7 +168,6 @@ from numjax._src.lax.elementwise import sinh_p as sinh_p
 from numjax._src.lax.elementwise import sqrt as sqrt
 from numjax._src.lax.elementwise import sqrt_p as sqrt_p
 from numjax._src.lax.elementwise import square as square
-from numjax._src.lax.elementwise import square_p as square_p
 from numjax._src.lax.elementwise import sub as sub
 from numjax._src.lax.elementwise import sub_p as sub_p
 from numjax._src.lax.elementwise import tan as tan

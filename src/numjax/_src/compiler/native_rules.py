@@ -199,7 +199,6 @@ def _tanh(ins: list[str], eqn: Any) -> str:
 tanh_rule = elementwise(_tanh, helper="tanh_f32")
 neg_rule = elementwise(lambda ins, eqn: f"(-{ins[0]})")
 abs_rule = elementwise(lambda ins, eqn: f"abs({ins[0]})")
-square_rule = elementwise(lambda ins, eqn: f"({ins[0]} * {ins[0]})")
 not_rule = elementwise(lambda ins, eqn: f"(not {ins[0]})" if _in_dtype(eqn).kind == "b"
                        else f"(~{ins[0]})")
 rsqrt_rule = elementwise(lambda ins, eqn: f"({_one(eqn)} / np.sqrt({ins[0]}))")

@@ -539,7 +539,6 @@ rsqrt_p = unary("rsqrt", _rsqrt, FLOAT_OR_COMPLEX,
                 jvp=lambda t, x: mul(t, mul(const_like(x, -0.5), div(rsqrt(x), x))))
 cbrt_p = unary("cbrt", np.cbrt, FLOAT,
                jvp=lambda t, x: mul(t, div(const_like(x, 1 / 3), square(cbrt(x)))))
-square_p = unary("square", np.square, NUMERIC, jvp=lambda t, x: mul(t, mul(const_like(x, 2), x)))
 
 # Kernels that are not plain ufuncs, but are the given ufunc when every operand's dtype kind
 # is among the listed ones (lax.div truncates integers and divides complex64 as XLA does;
@@ -590,7 +589,6 @@ for _p, _op in [(add_p, "+"), (sub_p, "-"), (mul_p, "*"), (eq_p, "=="), (ne_p, "
 tanh_p.native = native_rules.tanh_rule
 neg_p.native = native_rules.neg_rule
 abs_p.native = native_rules.abs_rule
-square_p.native = native_rules.square_rule
 not_p.native = native_rules.not_rule
 rsqrt_p.native = native_rules.rsqrt_rule
 div_p.native = native_rules.div_rule
@@ -857,7 +855,9 @@ def cbrt(x: Array) -> Array:
 
 
 def square(x: Array) -> Array:
-    return square_p.bind(x)
+    """`x * x`: `integer_pow(x, 2)`, as JAX 0.4.30 stages it (a `square` primitive came later;
+    libraries that walk jaxprs, such as distrax's bijector inversion, know `integer_pow`)."""
+    return integer_pow(x, 2)
 
 
 def eq(x: Array, y: Array) -> Array:
