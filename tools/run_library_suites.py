@@ -103,7 +103,7 @@ LIBRARIES = {
 RECORDED_JAX_PASSED: dict[str, int] = {"chex": 541, "einops": 63, "jaxtyping": 242, "equinox": 435,
                                         "dm-haiku": 1418, "flax-linen": 1066, "numpyro": 531,
                                         "jaxopt": 66, "optimistix": 51, "lineax": 375,
-                                        "blackjax": 110}
+                                        "blackjax": 110, "numpyro-distributions": 141}
 
 # Runs pytest on the command line's arguments; numjax's run loads `_PLUGIN` first in every
 # process (pytest-xdist's workers too), which resolves `import jax` to numjax.
