@@ -157,7 +157,11 @@ def combo_fn(jnp: Any, x: Any) -> Any:
 
 
 COMBO_MESHES: list[tuple[tuple[int, ...], tuple[str, ...], list[Any]]] = [
+    ((1,), ("x",), [None, (), ("x",)]),
     ((2,), ("x",), [None, (), ("x",), (None, "x")]),
+    ((4,), ("x",), [None, (), ("x",), (None, "x")]),
+    ((8,), ("x",), [None, ("x",), (None, "x")]),
+    ((2, 2), ("x", "y"), [None, (), ("x", "y"), (None, "x"), (("x", "y"),)]),
     ((2, 4), ("x", "y"), [None, (), ("x",), (None, "y"), ("x", "y"), ("y", "x")]),
 ]
 COMBO_ARGS: list[Any] = ["host", (), ("x",)]
