@@ -363,12 +363,15 @@ def test_single_device_arrays_errors() -> None:
 MESHES = [  # (device count, mesh shape, axis names, specs to try)
     (1, (1,), ("i",), [P("i"), P()]),
     (2, (2,), ("i",), [P("i"), P(None, "i"), P()]),
+    (4, (4,), ("i",), [P("i"), P(None, "i"), P()]),
     (4, (2, 2), ("x", "y"), [P("x", "y"), P("y"), P(("x", "y")), P()]),
+    (8, (8,), ("i",), [P("i"), P(None, "i"), P()]),
     (8, (2, 4), ("x", "y"), [P("x", "y"), P("y", "x"), P(None, "x"), P(("y", "x")), P()]),
 ]
 
 
-@pytest.mark.parametrize("n, mesh_shape, names, specs", MESHES, ids=[str(m[0]) for m in MESHES])
+@pytest.mark.parametrize("n, mesh_shape, names, specs", MESHES,
+                         ids=[f"{m[0]}-{m[1]}".replace(" ", "") for m in MESHES])
 def test_device_put_round_trips(n: int, mesh_shape: tuple[int, ...], names: tuple[str, ...],
                                 specs: list[PartitionSpec]) -> None:
     value = np.arange(64, dtype=np.float32).reshape(8, 8)
@@ -401,6 +404,28 @@ def test_device_put_round_trips(n: int, mesh_shape: tuple[int, ...], names: tupl
             assert z.sharding == SingleDeviceSharding(jax.devices()[-1])
             np.testing.assert_array_equal(np.asarray(z), value)
             assert jax.device_put(x, s) is x  # already laid out so: the same Array
+
+
+@pytest.mark.parametrize("host, dtype", [
+    # JAX 0.4.30 on a (2, 2) mesh, P('x', 'y'): 64-bit host values are canonicalized (x64
+    # off), the others keep their dtype; no shard is weakly typed.
+    (np.arange(16.0).reshape(4, 4), "float32"), (np.arange(16).reshape(4, 4), "int32"),
+    (np.arange(16).reshape(4, 4) > 5, "bool"),
+    (np.arange(16, dtype=np.float16).reshape(4, 4), "float16"),
+    (np.arange(16, dtype=np.uint8).reshape(4, 4), "uint8"),
+])
+def test_device_put_round_trips_dtypes(host: np.ndarray, dtype: str) -> None:
+    with cpu_devices(4):
+        s = NamedSharding(Mesh(np.array(jax.devices()).reshape(2, 2), ("x", "y")), P("x", "y"))
+        x = jax.device_put(host, s)
+        assert str(x.dtype) == dtype and not x.weak_type
+        np.testing.assert_array_equal(np.asarray(x), host.astype(dtype))
+        for shard in x.addressable_shards:
+            assert str(shard.data.dtype) == dtype and not shard.data.weak_type
+            np.testing.assert_array_equal(np.asarray(shard.data), host.astype(dtype)[shard.index])
+        back = jax.device_put(x, jax.devices()[0])
+        assert str(back.dtype) == dtype
+        np.testing.assert_array_equal(np.asarray(back), host.astype(dtype))
 
 
 def test_sharded_arrays_from_shards_and_eager_ops() -> None:

@@ -157,7 +157,91 @@ def combo_fn(jnp: Any, x: Any) -> Any:
 
 
 COMBO_MESHES: list[tuple[tuple[int, ...], tuple[str, ...], list[Any]]] = [
+    ((1,), ("x",), [None, (), ("x",)]),
     ((2,), ("x",), [None, (), ("x",), (None, "x")]),
+    ((4,), ("x",), [None, (), ("x",), (None, "x")]),
+    ((8,), ("x",), [None, ("x",), (None, "x")]),
+    ((2, 2), ("x", "y"), [None, (), ("x", "y"), (None, "x"), (("x", "y"),)]),
     ((2, 4), ("x", "y"), [None, (), ("x",), (None, "y"), ("x", "y"), ("y", "x")]),
 ]
 COMBO_ARGS: list[Any] = ["host", (), ("x",)]
+
+
+# Eager indexing of an (8, 8) Array laid out by each of INDEX_LAYOUTS: JAX reads a split Array
+# with a gather for integers and parts of dimensions, and slices it as a dynamic slice when
+# lax.slice runs eagerly. Each index is written as Python writes it inside `x[...]`.
+INDEXES: dict[str, Any] = {
+    "0": 0, "-1": -1, "1": 1, "10": 10, ":,0": (slice(None), 0), "0,1": (0, 1),
+    "1:3": slice(1, 3), ":4": slice(None, 4), "4:": slice(4, None), "2:2": slice(2, 2),
+    "1:3,2:4": (slice(1, 3), slice(2, 4)), "...,1:3": (Ellipsis, slice(1, 3)),
+    "-3:,-1": (slice(-3, None), -1), "::2": slice(None, None, 2),
+    "::-1": slice(None, None, -1), ":,::-1": (slice(None), slice(None, None, -1)),
+    "::-1,1:3": (slice(None, None, -1), slice(1, 3)),
+    "1:3,::-1": (slice(1, 3), slice(None, None, -1)),
+    "::2,::-3": (slice(None, None, 2), slice(None, None, -3)),
+    "1,::2": (1, slice(None, None, 2)), "::3,2:5": (slice(None, None, 3), slice(2, 5)),
+    "5:1:-1,None,3": (slice(5, 1, -1), None, 3), "None": None, ":,None": (slice(None), None),
+    "None,1:3": (None, slice(1, 3)), "...": Ellipsis,
+}
+EAGER_SLICES: dict[str, Any] = {
+    "lax.slice rows": lambda lax, x: lax.slice(x, (2, 0), (6, 8)),
+    "lax.slice cols": lambda lax, x: lax.slice(x, (0, 2), (8, 6)),
+    "lax.dynamic_slice cols": lambda lax, x: lax.dynamic_slice(x, (0, 2), (8, 4)),
+}
+INDEX_LAYOUTS: list[tuple[tuple[int, ...], tuple[str, ...], tuple[Any, ...]]] = [
+    ((2,), ("x",), ("x",)),
+    ((4,), ("x",), (None, "x")),
+    ((2, 2), ("x", "y"), ("x", "y")),
+    ((2, 4), ("x", "y"), ("x", "y")),
+    ((2, 4), ("x", "y"), ("y", "x")),
+    ((2, 4), ("x", "y"), (None, "y")),
+    ((2, 4), ("x", "y"), (("x", "y"),)),
+]
+
+
+def numpy_index(index: Any, shape: tuple[int, ...]) -> Any:
+    """`index` with out-of-bounds integers clamped, as JAX reads them (x[10] is x[7])."""
+    items = index if isinstance(index, tuple) else (index,)
+    dims = iter(shape)
+    out = []
+    for i in items:
+        if isinstance(i, int):
+            n = next(dims)
+            out.append(min(max(i, -n), n - 1))
+        else:
+            if isinstance(i, slice):
+                next(dims)
+            out.append(i)
+    return tuple(out)
+
+
+# Dynamic slices in a jitted program, of a value of `shape` (arange / 10 in float32) laid out
+# by `spec`: each start an int (a constant) or "i" (computed by the program: 1, from the
+# value's first element).
+DYNAMIC_SLICES: list[tuple[tuple[int, ...], tuple[Any, ...], tuple[int, ...], tuple[Any, ...],
+                           tuple[int, ...]]] = [
+    # (mesh shape on axes ('x', 'y'), spec, shape, starts, slice sizes)
+    ((2, 4), ("x", "y"), (8, 8), (0, "i"), (8, 4)),
+    ((2, 4), ("x", "y"), (8, 8), ("i", 0), (4, 8)),
+    ((2, 4), ("x", "y"), (8, 8), (2, "i"), (4, 8)),
+    ((2, 4), ("x", "y"), (8, 8), ("i", 2), (8, 4)),
+    ((2, 4), ("x", "y"), (8, 8), (2, "i"), (4, 4)),
+    ((2, 4), ("x", "y"), (8, 8), (2, 0), (4, 8)),
+    ((2, 4), (None, "y"), (8, 8), ("i", "i"), (4, 8)),
+    ((2, 4), (None, "y"), (8, 8), ("i", 2), (4, 4)),
+    ((2, 4), (("x", "y"),), (8, 8), (0, "i"), (8, 4)),
+    ((2, 4), ("x",), (8, 8), ("i", 0), (4, 8)),
+    ((2, 2), ("x", "y"), (8, 8), ("i", 0), (4, 8)),
+    ((2, 4), ("x", None, "y"), (8, 8, 8), ("i", 0, 0), (4, 8, 8)),
+    ((2, 4), ("x", None, "y"), (8, 8, 8), (0, "i", 0), (8, 4, 8)),
+    ((2, 4), ("x", "y"), (8, 8, 8), (0, 0, "i"), (8, 8, 4)),
+    ((2, 4), ("x",), (8, 8, 8), (2, "i", 0), (4, 4, 8)),
+]
+
+
+def dynamic_slice_fn(lax: Any, starts: tuple[Any, ...], sizes: tuple[int, ...]) -> Any:
+    """The jitted function of a DYNAMIC_SLICES row."""
+    def f(x: Any) -> Any:
+        computed = x.reshape(-1)[0].astype("int32") + 1
+        return lax.dynamic_slice(x, tuple(computed if s == "i" else s for s in starts), sizes)
+    return f

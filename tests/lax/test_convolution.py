@@ -410,6 +410,34 @@ def test_layouts_gradients(case: Any) -> None:
         np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("strides, pads, ld, rd", [
+    ((1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1)),
+    ((2, 1), ((0, 0), (2, 1)), (1, 1), (1, 2)),
+    ((1, 3), ((1, 0), (0, 0)), (2, 1), (1, 1)),
+    ((1, 1), ((-1, 1), (0, 2)), (1, 1), (2, 1)),
+])
+def test_features_first_operand_gives_the_channels_last_plans_values(
+        strides: Any, pads: Any, ld: Any, rd: Any) -> None:
+    """A kernel gradient convolves the transposed input, (C, N, H, W) over NHWC memory, with
+    the transposed cotangent: read features-first, its product runs the other way round.
+    The same convolution of contiguous copies (the channels-last plan) gives the same."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(3, 7, 6, 4)).astype(np.float32)  # NHWC memory, read as (C, N, H, W)
+    k = rng.normal(size=(3, 5, 2, 6)).astype(np.float32)  # (N, H', W', O) read as (O, N, ..)
+    lhs, rhs = x.transpose(3, 0, 1, 2), k.transpose(3, 0, 1, 2)
+    dn = lax.ConvDimensionNumbers((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
+    params = dict(window_strides=strides, padding=pads, lhs_dilation=ld, rhs_dilation=rd,
+                  dimension_numbers=dn, feature_group_count=1, batch_group_count=1,
+                  precision=None, preferred_element_type=None)
+    avals = [numjax.ShapeDtypeStruct(a.shape, a.dtype) for a in (lhs, rhs)]
+    kernel = lax.conv_general_dilated_p.kernel_for(avals, params)
+    got = kernel(lhs, rhs)
+    want = kernel(np.ascontiguousarray(lhs), np.ascontiguousarray(rhs))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    expected = reference_conv(lhs, rhs, strides, pads, ld, rd)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
 def test_values_and_gradients_as_jax() -> None:
     # Integer-valued operands, so every value is exact: JAX 0.4.30's output of a strided,
     # kernel-dilated, feature-grouped NHWC convolution and its gradients' absolute sums.

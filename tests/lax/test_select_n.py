@@ -60,3 +60,25 @@ def test_large_select_of_scalars_and_2d() -> None:
     np.testing.assert_array_equal(np.asarray(out), x)
     assert np.asarray(numjax.grad(lambda v: jnp.sum(jnp.maximum(v, 0.0)))(x)).sum() == (
         (x > 0).sum())
+
+
+@pytest.mark.parametrize("dtype, t, f", [
+    (np.float32, 1.0, 0.0), (np.float32, np.nan, -0.0), (np.float32, -np.inf, 2.5),
+    (np.int8, -3, 7), (np.float16, 0.5, -0.0), (np.uint32, 2**31 + 5, 3),
+    (np.complex64, 1 + 2j, -0.0), (np.bool_, False, True), (dtypes.bfloat16, -0.0, 3.0),
+])
+def test_large_select_between_broadcast_constants_keeps_bits(dtype: Any, t: Any,
+                                                             f: Any) -> None:
+    """Both cases one value broadcast (the kernel's three-pass path): the bits np.where gives,
+    eager on broadcast views and jitted on broadcasts of constants."""
+    which = np.random.default_rng(2).random(SIZE) < 0.5
+    on_true = np.broadcast_to(np.array(t, dtype), which.shape)
+    on_false = np.broadcast_to(np.array(f, dtype), which.shape)
+    expected = np.where(which, on_true, on_false)
+    width = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[expected.itemsize]
+    jitted = numjax.jit(lambda w: lax.select(w, jnp.full(w.shape, t, dtype),
+                                             jnp.full(w.shape, f, dtype)))
+    for out in (lax.select_n_p.impl(which, on_false, on_true), jitted(which)):
+        out = np.asarray(out)
+        assert out.dtype == expected.dtype
+        np.testing.assert_array_equal(out.view(width), expected.view(width))

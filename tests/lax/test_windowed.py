@@ -56,6 +56,9 @@ CASES = [
     ((2, 6, 6, 3), (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0),) * 4, (1,) * 4, (1,) * 4),
     ((2, 3, 3, 3), (1, 2, 2, 1), (1,) * 4, ((0, 0), (1, 1), (1, 1), (0, 0)), (1, 2, 2, 1),
      (1,) * 4),
+    # Other transposes of windows tiling their operand (each output reads one element).
+    ((3, 3, 4), (1, 3, 2), (1, 1, 1), ((0, 0), (2, 2), (1, 1)), (1, 3, 2), (1, 1, 1)),
+    ((5,), (4,), (1,), ((3, 3),), (4,), (1,)),
     # Windows larger than the output (global pooling): one reduction over the window axis.
     ((2, 5, 4), (1, 5, 4), (1, 1, 1), ((0, 0),) * 3, (1,) * 3, (1,) * 3),
     ((3, 8), (3, 3), (1, 4), ((1, 1), (0, 0)), (1, 1), (1, 3)),
@@ -259,6 +262,12 @@ def test_sum_of_negative_zeros(wrap: Any) -> None:
     out = wrap(lambda v: lax.reduce_window(v, 0.0, lax.add, (2,), (2,), "VALID"))(x)
     np.testing.assert_array_equal(np.signbit(np.asarray(out)), [False, False])
     np.testing.assert_array_equal(np.asarray(out), [0.0, 1.0])
+    # Nor does a window holding one element and padding (a pooling's transpose): JAX 0.4.30
+    # gives [0, 0, 1, 1, -2.5, -2.5] with no negative zero, eager and jitted.
+    y = jnp.array([-0.0, 1.0, -2.5], jnp.float32)
+    out = wrap(lambda v: lax.reduce_window(v, 0.0, lax.add, (2,), (1,), ((1, 1),), (2,)))(y)
+    np.testing.assert_array_equal(np.signbit(np.asarray(out)), [False] * 4 + [True] * 2)
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 0.0, 1.0, 1.0, -2.5, -2.5])
 
 
 # JAX 0.4.30's max/min window selection over ties, signed zeros and NaNs (XLA's scan keeps the

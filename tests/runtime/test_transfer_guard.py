@@ -457,3 +457,31 @@ def test_a_numpy_argument_of_jit_is_one_transfer_per_call(caplog):
     vector = "host-to-device transfer: aval=ShapedArray(float32[3]), dst_sharding=" + REPLICATED
     scalar = "host-to-device transfer: aval=ShapedArray(float32[]), dst_sharding=" + REPLICATED
     assert messages == [vector, scalar, vector, scalar, vector, vector]
+
+
+@pytest.mark.parametrize("case,op,raises", [
+    ("x[1]", lambda x: x[1], True), ("x[1:3]", lambda x: x[1:3], True),
+    ("x[:, ::-1]", lambda x: x[:, ::-1], False), ("x[...]", lambda x: x[...], False),
+])
+def test_indexing_a_split_array_places_its_index_constants(case, op, raises):
+    """JAX 0.4.30 reads an Array split across devices with a gather for an integer or part
+    of a dimension, placing the gather's index constants: a disallowing guard refuses it, with
+    this text; a reversal or a whole index places nothing."""
+    from numjax.sharding import Mesh, NamedSharding, PartitionSpec
+    from numjax.test_util import cpu_devices
+    with cpu_devices(2):
+        mesh = Mesh(np.array(numjax.devices()), ("x",))
+        x = numjax.device_put(np.arange(8.0, dtype=np.float32).reshape(4, 2),
+                              NamedSharding(mesh, PartitionSpec("x")))
+        with numjax.transfer_guard("disallow"):
+            if not raises:
+                out = op(x)
+            else:
+                with pytest.raises(RuntimeError) as info:
+                    op(x)
+        if not raises:
+            np.testing.assert_array_equal(np.asarray(out), op(np.asarray(x)))
+            return
+        assert str(info.value) == ("INVALID_ARGUMENT: Disallowed host-to-device transfer: "
+                                   "aval=ShapedArray(int32[]), "
+                                   "dst_sharding=GSPMDSharding({replicated})")

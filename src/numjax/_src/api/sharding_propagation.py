@@ -12,8 +12,8 @@ rather than the layout. The rules, checked against JAX in tests/api/test_shardin
 - operations giving a value laid out like their operand (cumulative reductions, scatters,
   dynamic_update_slice, pad, window reductions, slices with unit strides, dynamic slices at
   constant places): the operand's split; a strided slice loses the split of the strided
-  dimensions, a dynamic slice that of the dimensions it cuts at places computed by the
-  program; a sort of a value split along more than one dimension is whole;
+  dimensions; a dynamic slice at places computed by the program that cuts a split dimension
+  is whole; a sort of a value split along more than one dimension is whole;
 - broadcast_in_dim, transpose, squeeze, reductions: the split carried to the dimensions
   they map to, reduced and squeezed dimensions dropped;
 - dot_general: batch dimensions split as either operand's, then the free dimensions of the
@@ -356,13 +356,17 @@ def _slice(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list
 
 
 def _dynamic_slice(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:
-    # A split dimension cut at a place known only when the program runs is gathered whole
-    # first (JAX's partitioner replicates the operand along it), then sliced.
+    # At constant places a dynamic slice is a slice (XLA folds it into one before laying the
+    # program out), keeping every split. At places computed when the program runs, JAX's
+    # partitioner carries no layout through it once it cuts a split dimension, so the result
+    # is whole, even along dimensions it takes entire (a (8, 8) value split P('x', 'y') cut
+    # to rows [i, i + 4) is P()).
+    if all(isinstance(s, Literal) for s in eqn.invars[1:]):
+        return [dict(ins[0])]
     sizes = eqn.params["slice_sizes"]
     in_shape = eqn.invars[0].aval.shape
-    starts = eqn.invars[1:]
-    return [{d: axes for d, axes in ins[0].items()
-             if sizes[d] == in_shape[d] or isinstance(starts[d], Literal)}]
+    cuts_split = any(sizes[d] != in_shape[d] for d in ins[0])
+    return [{} if cuts_split else dict(ins[0])]
 
 
 def _broadcast_in_dim(eqn: Any, ins: list[Split], mesh: Mesh, propagate: Propagate) -> list[Split]:

@@ -309,7 +309,40 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
     single = taps * (c if groups == 1 else cg) == 1 and og == 1 and bgc == 1
     product = np.multiply if single else np.matmul
 
+    # The lhs read features-first and batch-last ((C, *spatial, N) in memory: the transposed
+    # operand of a kernel gradient, whose "batch" is the forward's features): windows taken
+    # in that order make the column matrix (C * taps, outs * N) in one contiguous copy, and
+    # the product its transpose with the kernel as (C * taps, O), where the channels-last
+    # plan would copy both operands across their strides (32x14x14x32 NHWC input, 3x3x32x64
+    # kernel gradient: 3.2 ms of CPU time against 4.3).
+    swap_perm = (dn.lhs_spec[1], *dn.lhs_spec[2:], dn.lhs_spec[0])
+    swap_rhs_perm = (dn.rhs_spec[1], *dn.rhs_spec[2:], dn.rhs_spec[0])
+    swappable = groups == 1 and not single and n > 1
+
+    def swapped(xm: Any, rhs: Any) -> Any:
+        if needs_pad:
+            buf = np.zeros((c, *padded, n), acc)
+            if not empty:
+                buf[dst] = xm[src]
+            xm = buf
+        elif xm.dtype != acc:
+            xm = xm.astype(acc)
+        strides = xm.strides
+        windows = np.lib.stride_tricks.as_strided(
+            xm, (c, *ks, *outs, n),
+            (strides[0], *(st * d for st, d in zip(strides[1:-1], rhs_dilation, strict=True)),
+             *(st * s for st, s in zip(strides[1:-1], window_strides, strict=True)),
+             strides[-1]), writeable=False)
+        w = np.transpose(np.asarray(rhs), swap_rhs_perm).astype(acc, copy=False)
+        out = np.matmul(windows.reshape(taps * c, rows).T, w.reshape(taps * c, o))
+        out = np.moveaxis(out.reshape(*outs, n, o), -2, 0).transpose(out_perm)
+        return out.astype(out_dtype, copy=False)
+
     def kernel(lhs: Any, rhs: Any) -> Any:
+        if swappable:
+            xm = np.transpose(np.asarray(lhs), swap_perm)
+            if xm.flags.c_contiguous:
+                return swapped(xm, rhs)
         x = np.transpose(np.asarray(lhs), lhs_perm)
         if needs_pad:
             buf = np.zeros((n, *padded, c), acc)

@@ -180,6 +180,16 @@ def _monoid_kernel(which: str) -> Callable[..., Any]:
                          base_dilation=base_dilation, window_dilation=window_dilation)
             return np.sum(w, axis=-1, dtype=x.dtype) if which == "sum" else \
                 (np.max(w, axis=-1) if which == "max" else np.min(w, axis=-1))
+        if which == "sum" and _spreads(x.shape, out_shape, window_dimensions, window_strides,
+                                       padding, base_dilation, window_dilation):
+            # Each window holds exactly one element of x (the transpose of a pooling whose
+            # windows tile its operand): every element repeated over its block, in one pass,
+            # + 0 making -0.0 the +0.0 the sum with the identity gives.
+            blocks = [(n, w) for n, w in zip(x.shape, window_dimensions, strict=True)]
+            out = np.empty([d for nw in blocks for d in nw], x.dtype)
+            view = x.reshape([d for n, _ in blocks for d in (n, 1)])
+            np.add(view, x.dtype.type(0), out=out)
+            return out.reshape(out_shape)
         # One ufunc call per window offset over every output at once, in window order as
         # XLA accumulates: a pooling window of 4 is 4 whole-array operations where the
         # reduction over a length-4 strided window axis runs an inner loop per output
@@ -197,6 +207,17 @@ def _monoid_kernel(which: str) -> Callable[..., Any]:
         return out
 
     return kernel
+
+
+def _spreads(shape: Ints, out_shape: Ints, window_dimensions: Ints, window_strides: Ints,
+             padding: Pads, base_dilation: Ints, window_dilation: Ints) -> bool:
+    """Whether output y of a window sum reads exactly x[y // w] along every dimension: unit
+    window strides and dilation, the operand dilated by the window size w and padded by w - 1
+    low, and w outputs per element."""
+    return all(s == 1 and v == 1 and b == w and lo == w - 1 and m == n * w
+               for n, m, w, s, (lo, _), b, v in zip(shape, out_shape, window_dimensions,
+                                                    window_strides, padding, base_dilation,
+                                                    window_dilation, strict=True))
 
 
 def _monoid_primitive(which: str) -> Primitive:

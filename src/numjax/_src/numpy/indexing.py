@@ -1,7 +1,8 @@
 """Indexing: `x[idx]` and `x.at[idx]` updates.
 
-Static basic indices (integers, slices, None, Ellipsis) lower to slice/rev/reshape. Traced
-integers, integer arrays and boolean masks need gather/scatter.
+Static basic indices (integers, slices, None, Ellipsis) lower to slice/rev/reshape, except on
+an Array split across devices, which JAX reads with a gather. Traced integers, integer arrays
+and boolean masks need gather/scatter.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import numpy as np
 
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
-from numjax._src.runtime import transfer_guard
+from numjax._src.lax.gather_scatter import GatherDimensionNumbers, GatherScatterMode
+from numjax._src.runtime import placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
@@ -82,6 +84,93 @@ def _is_gather_in_jax(items: list[Any]) -> bool:
 
 
 @transfer_guard.places_constants
+def _gather_from_split(x: Array, items: list[Any], shape: tuple[int, ...]) -> Array | None:
+    """`x[items]` for a static basic index as JAX reads an Array split across devices: one
+    gather at static places, then the new axes (a slice run eagerly would be a dynamic slice
+    at places passed in, which JAX's partitioner lays out whole once it cuts a split
+    dimension; the gather keeps the split of the dimensions it reads whole). Integers and
+    unit-step parts of a dimension are windows of the gather, other steps index arrays of
+    it. None for an Array on one device, or an index reading whole dimensions only, some
+    reversed (JAX reverses them)."""
+    if not placement.split_across_devices(x):
+        return None
+    real = [i for i in items if i is not None]
+    if len(real) == len(items) and all(
+            i.indices(n) in ((0, n, 1), (n - 1, -1, -1)) if isinstance(i, slice) else False
+            for i, n in zip(real, shape, strict=True)):
+        return None
+    windows: list[tuple[int, int]] = []  # (dimension, start) of each window cut from x
+    arrays: list[tuple[int, np.ndarray]] = []  # (dimension, places) read by index arrays
+    sizes: list[int] = []
+    collapsed: list[int] = []
+    out_dims: list[int] = []
+    offset_dims: list[int] = []
+    for d, (i, n) in enumerate(zip(real, shape, strict=True)):
+        if _is_static_int(i):
+            if not -n <= int(i) < n:
+                return None  # out of bounds: advanced indexing's clamping gather
+            windows.append((d, int(i) % n))
+            sizes.append(1)
+            collapsed.append(d)
+            continue
+        start, stop, step = i.indices(n)
+        if step == 1:
+            count = max(0, stop - start)
+            if count != n:
+                windows.append((d, start))
+            offset_dims.append(len(out_dims))
+            sizes.append(count)
+        else:
+            places = np.arange(start, stop, step, dtype=np.int32)
+            arrays.append((d, places))
+            count = len(places)
+            sizes.append(1)
+            collapsed.append(d)
+        out_dims.append(count)
+    if 0 in out_dims:
+        # JAX makes no gather for an empty result, but a new zero constant.
+        return lax.full_like(x, 0, shape=tuple(_with_new_axes(items, out_dims)))
+    # The index vectors: each index array along its own batch dimension, the windows'
+    # starts broadcast along all of them.
+    batch = [len(places) for _, places in arrays]
+    columns = [np.broadcast_to(places.reshape([-1 if k == j else 1 for k in range(len(batch))]),
+                               batch) for j, (_, places) in enumerate(arrays)]
+    columns += [np.full(batch, start, np.int32) for _, start in windows]
+    indices = np.stack(columns, axis=-1) if columns else np.zeros((0,), np.int32)
+    if transfer_guard._in_use:
+        transfer_guard.library_constant(0, np.int32)  # JAX places the places on the device
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(offset_dims), collapsed_slice_dims=tuple(collapsed),
+        start_index_map=tuple(d for d, _ in arrays) + tuple(d for d, _ in windows))
+    out = lax.gather(x, indices.astype(np.int32), dnums, tuple(sizes),
+                     indices_are_sorted=not arrays, unique_indices=True,
+                     mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+    new_axes = tuple(k for k, i in enumerate(items) if i is None)
+    return lax.expand_dims(out, new_axes) if new_axes else out
+
+
+def _with_new_axes(items: list[Any], dims: list[int]) -> list[int]:
+    """`dims`, the sizes of the read dimensions, with a 1 where `items` has a new axis."""
+    it = iter(dims)
+    return [1 if i is None else next(it) for i in items if i is None or not _is_static_int(i)]
+
+
+@transfer_guard.places_constants
+def _row(x: Any, index: Any) -> Array | None:
+    """The fast path of `x[i]` for an int on a concrete Array (the eager-op budget); None for
+    anything else, an index out of bounds, or an Array split across devices (which JAX
+    gathers from)."""
+    if type(index) is not int or type(x) is not ArrayImpl or not x._buf.ndim:
+        return None
+    shape = x._buf.shape
+    if -shape[0] <= index < shape[0] and getattr(x, "_sharding", None) is None:
+        i = index + shape[0] if index < 0 else index
+        row = lax.slice(x, (i,) + (0,) * (len(shape) - 1), (i + 1, *shape[1:]))
+        return lax.squeeze(row, (0,))
+    return None
+
+
+@transfer_guard.places_constants
 def getitem(x: Array, index: Any) -> Array:
     """`x[index]` for static basic indices.
 
@@ -89,18 +178,17 @@ def getitem(x: Array, index: Any) -> Array:
     >>> jnp.arange(5)[1:4]
     Array([1, 2, 3], dtype=int32)
     """
-    if type(index) is int and type(x) is ArrayImpl and x._buf.ndim:
-        # Fast path for `x[i]` on a concrete Array (the eager-op budget).
-        shape = x._buf.shape
-        if -shape[0] <= index < shape[0]:
-            i = index + shape[0] if index < 0 else index
-            row = lax.slice(x, (i,) + (0,) * (len(shape) - 1), (i + 1, *shape[1:]))
-            return lax.squeeze(row, (0,))
+    row = _row(x, index)
+    if row is not None:
+        return row
     aval = get_aval(x)
     items = _expand_index(index, aval.ndim)
     if not all(i is None or isinstance(i, slice) or _is_static_int(i) for i in items):
         from numjax._src.numpy.advanced_indexing import advanced_getitem
         return advanced_getitem(x, index)
+    gathered = _gather_from_split(x, items, aval.shape)
+    if gathered is not None:
+        return gathered
     starts, limits, strides, squeeze_dims, flips = [], [], [], [], []
     out_shape: list[tuple[Any, ...]] = []
     out_sizes: list[int] = []
