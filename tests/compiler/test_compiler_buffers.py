@@ -227,6 +227,22 @@ def test_broadcasts_beside_full_operands_are_left_to_numpy(name):
         np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-6)
 
 
+def test_a_value_read_through_a_shared_broadcast_is_not_overwritten_before_it():
+    # After CSE one broadcast of exp(x) serves both products with y; NumPy reads exp(x)'s own
+    # buffer there, so `2.5 * s` between them must not be written into it (optax's
+    # measure-valued gradient estimators, which broadcast std = exp(log_std) this way, came
+    # out wrong under jit).
+    def f(x, y):
+        s = jnp.exp(x)
+        return y * s, 2.5 * s, (y + 1) * s
+
+    x, y = _rand(3), _rand(4, 3, seed=1)
+    text = jax.jit(f).lower(x, y).as_text()
+    assert "broadcast_in_dim" not in text, text
+    for e, j in zip(f(x, y), jax.jit(f)(x, y), strict=True):
+        np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-6)
+
+
 def test_heap_retention_option_is_validated():
     for bad in (-1, 1.5, True, "64"):
         with pytest.raises(ValueError, match="numjax_host_heap_retain_bytes"):

@@ -71,6 +71,14 @@ def plan_buffers(jaxpr: Jaxpr, clusters: dict[int, tuple[int, fusion.Cluster]],
         for a in eqn.invars:
             if isinstance(a, Var):
                 last_use[a] = index
+    # A broadcast made by no array is its operand's buffer, read by name where the broadcast
+    # value is read: the operand lives as long as the broadcast (CSE shares one broadcast
+    # between ufuncs far apart, beyond the operand's last direct read).
+    for index in plan.implicit_broadcasts:
+        eqn = jaxpr.eqns[index]
+        operand, result = eqn.invars[0], eqn.outvars[0]
+        if isinstance(operand, Var) and result in last_use:
+            last_use[operand] = max(last_use.get(operand, index), last_use[result])
     views = _Views(owned, last_use, live_out)
     free = views.free
     i = 0
