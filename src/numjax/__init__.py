@@ -39,6 +39,10 @@ from numjax import tree_util as tree_util  # noqa: E402
 from numjax import typing as typing  # noqa: E402
 from numjax import util as util  # noqa: E402
 from numjax import version as version  # noqa: E402
+
+# `jax._src.basearray.Array` is read as an attribute path, never imported (optax's annotations):
+# the module loads with the package, as in JAX.
+from numjax._src import basearray as _basearray  # noqa: E402
 from numjax._src.api.callbacks import pure_callback as pure_callback  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
 from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402

@@ -6,6 +6,7 @@ Expected values and texts were recorded from JAX 0.4.30 running the same program
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import warnings
 from typing import Any
@@ -325,6 +326,17 @@ def test_private_core_names() -> None:
 
     assert private_core.ShapedArray is core.ShapedArray
     assert core.Atom == core.Var | core.Literal
+
+
+def test_basearray_is_loaded_with_the_package() -> None:
+    # optax's line search annotates with `jax._src.basearray.Array`, an attribute path that
+    # JAX 0.4.30 resolves without an import (`jax._src.basearray.Array is jax.Array`).
+    code = ("import numjax.compat; numjax.compat.install(); import jax; "
+            "print(jax._src.basearray.Array is jax.Array, "
+            "isinstance(jax.numpy.ones(2), jax._src.basearray.Array))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["True", "True"]
 
 
 def test_lower_fun_primitive_runs_eagerly_without_an_impl() -> None:
