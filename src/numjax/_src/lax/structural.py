@@ -19,6 +19,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler import native_rules, native_structural
 from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.core import errors
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import EvalTrace, Primitive, Tracer, current_trace, operand_aval
 from numjax._src.interpreters import ad, batching
@@ -27,6 +28,7 @@ from numjax._src.interpreters.batching import moveaxis, not_mapped
 from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.runtime.sharding import PmapSharding
+from numjax._src.tree_util import tree_map
 from numjax._src.typing import Array
 
 Shape = tuple[int, ...]
@@ -65,7 +67,6 @@ def invalid_shape_error(shape: Any, context: str = "") -> TypeError:
 def operator_index(d: Any) -> int:
     import operator
     if isinstance(d, Tracer):
-        from numjax._src.core import errors
         raise errors.TracerIntegerConversionError(d)
     return operator.index(d)
 
@@ -373,7 +374,6 @@ def broadcast_in_dim(operand: Array, shape: Sequence[int],
 
 
 def _array_types() -> tuple[type, ...]:
-    from numjax._src.runtime.array import ArrayImpl
     return (ArrayImpl,)
 
 
@@ -1208,7 +1208,6 @@ def stop_gradient(x: Any) -> Any:
     >>> numjax.grad(lambda x: stop_gradient(x) * x)(3.0)
     Array(3., dtype=float32, weak_type=True)
     """
-    from numjax._src.tree_util import tree_map
 
     def stop(leaf: Any) -> Any:
         aval = get_aval(leaf)

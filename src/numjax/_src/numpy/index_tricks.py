@@ -14,6 +14,7 @@ from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.numpy.shape import concatenate, moveaxis, stack
 from numjax._src.numpy.util import ensure_array, lax_const
 from numjax._src.typing import Array
 
@@ -49,7 +50,6 @@ class _Grid:
 
     def __getitem__(self, key: Any) -> Any:
         from numjax._src.numpy.creation import arange, meshgrid
-        from numjax._src.numpy.shape import stack
         name = "ogrid" if self.sparse else "mgrid"
         if isinstance(key, slice):
             return _slice_values(key, name)
@@ -79,7 +79,6 @@ class _Concat:
 
     def __getitem__(self, key: Any) -> Array:
         from numjax._src.numpy.creation import array
-        from numjax._src.numpy.shape import concatenate, moveaxis
         key = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
         parts = []
