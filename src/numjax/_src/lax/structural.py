@@ -25,6 +25,7 @@ from numjax._src.core.trace import EvalTrace, Primitive, Tracer, current_trace, 
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
+from numjax._src.lax import rules
 from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.runtime.sharding import PmapSharding
@@ -394,8 +395,7 @@ def broadcast_to_rank(x: Array, rank: int) -> Array:
 
 def broadcast_to_operands(t: Array, *operands: Array) -> Array:
     """Broadcast `t` (whose shape is one operand's) to the lax broadcast of `operands`."""
-    from numjax._src.lax.rules import broadcast_shapes
-    shape = broadcast_shapes("broadcast", [get_aval(o).shape for o in operands])
+    shape = rules.broadcast_shapes("broadcast", [get_aval(o).shape for o in operands])
     t_shape = get_aval(t).shape
     if t_shape == shape:
         return t
