@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.api import pmap_executable
 from numjax._src.core import axis_env
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
@@ -109,7 +110,6 @@ def replicas(jaxpr: Jaxpr) -> int:
 
 
 def _xla_pmap_impl(*args: Any, **params: Any) -> list[Any]:
-    from numjax._src.api import pmap_executable
     return pmap_executable.executable_for(params, args).call(args)
 
 
@@ -121,7 +121,6 @@ xla_pmap_p.eager_impl = _xla_pmap_impl
 
 @xla_pmap_p.def_kernel_factory
 def _xla_pmap_kernel(in_avals: Sequence[Any], **params: Any) -> Any:
-    from numjax._src.api import pmap_executable
     return pmap_executable.kernel(in_avals, params)
 
 
