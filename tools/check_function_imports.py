@@ -1,14 +1,13 @@
-"""Imports inside functions: a list that only shrinks.
+"""Imports inside functions: a short allow-list, each entry with its reason.
 
 An import inside a function hides a dependency from the module's header (and from the layer
-contract's reader) and costs a dictionary lookup per call. The known ones (most of them break
-an import cycle between the numpy, api and lax layers, or keep a rarely used module from
-loading at import) are listed, one `module -> imported module` pair per line, in
-`tools/function_imports.txt`. This check fails on a pair not in the list, and names listed
-pairs that are gone (delete them from the list).
+contract's reader) and costs a dictionary lookup per call. The few that remain break an import
+cycle between sibling modules or let a lower layer call a higher one (the layer contract's
+listed exceptions); `tools/function_imports.txt` lists them, one `module -> imported: why` a
+line. This check fails on a pair not in the list, on an entry without a reason, and names
+listed pairs that are gone (delete them from the list).
 
-    python tools/check_function_imports.py           # check
-    python tools/check_function_imports.py --write   # rewrite the list from the code
+    python tools/check_function_imports.py
 """
 
 from __future__ import annotations
@@ -48,30 +47,33 @@ def function_imports() -> set[str]:
     return found
 
 
-def listed() -> set[str]:
+def listed() -> dict[str, str]:
+    """The allowed pairs, each with its reason (empty when the line gives none)."""
     lines = LISTED.read_text().splitlines() if LISTED.exists() else []
-    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+    entries = {}
+    for line in lines:
+        if line.strip() and not line.startswith("#"):
+            pair, _, why = line.partition(":")
+            entries[pair.strip()] = why.strip()
+    return entries
 
 
 def main(argv: list[str]) -> int:
     found = function_imports()
-    if "--write" in argv:
-        header = ("# Imports inside functions (tools/check_function_imports.py): this list "
-                  "only shrinks.\n")
-        LISTED.write_text(header + "".join(f"{pair}\n" for pair in sorted(found)))
-        print(f"{len(found)} pairs written to {LISTED.relative_to(ROOT)}")
-        return 0
     allowed = listed()
-    new = sorted(found - allowed)
-    gone = sorted(allowed - found)
+    new = sorted(found - set(allowed))
+    gone = sorted(set(allowed) - found)
+    unexplained = sorted(pair for pair, why in allowed.items() if not why)
     for pair in new:
-        print(f"new import inside a function: {pair} (import it at the top of the module, "
-              "or say in the module why it cannot be)")
+        print(f"new import inside a function: {pair} (import it at the top of the module; if "
+              f"it cannot be, list it in {LISTED.relative_to(ROOT)} with the reason)")
+    for pair in unexplained:
+        print(f"no reason given in {LISTED.relative_to(ROOT)}: {pair}")
     for pair in gone:
         print(f"no longer imported inside a function (delete it from "
               f"{LISTED.relative_to(ROOT)}): {pair}")
     print(f"{len(found)} imports inside functions; {len(new)} new, {len(gone)} gone")
-    return 1 if new or gone else 0
+    return 1 if new or gone or unexplained else 0
 
 
 if __name__ == "__main__":

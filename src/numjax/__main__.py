@@ -15,6 +15,8 @@ import sys
 import types
 from collections.abc import Sequence
 
+from numjax import __version__, compat
+
 USAGE = """\
 usage: numjax run PROGRAM.py [ARGS ...]
        numjax run -m MODULE [ARGS ...]
@@ -33,8 +35,6 @@ def run(target: str, args: Sequence[str], *, as_module: bool = False) -> None:
     3 ['-v']
     >>> from numjax import compat; compat.uninstall()
     """
-    from numjax import compat
-
     compat.install()
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = [target, *args]
@@ -81,8 +81,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(USAGE)
         return 0 if args else 2
     if args[0] == "--version":
-        from numjax import __version__
-
         print(f"numjax {__version__}")
         return 0
     if args[0] != "run":

@@ -27,6 +27,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.api import transformations as api
 from numjax._src.config import enable_x64
+from numjax._src.runtime.devices import cpu_device_count
 from numjax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 __all__ = ["EPS", "check_close", "check_grads", "check_jvp", "check_vjp", "numerical_jvp"]
@@ -416,5 +417,4 @@ def cpu_devices(n: int) -> Any:
     ...     numjax.device_count()
     2
     """
-    from numjax._src.runtime.devices import cpu_device_count
     return cpu_device_count(n)

@@ -25,6 +25,7 @@ from numjax._src.interpreters.ad import defjvp2 as defjvp2
 from numjax._src.interpreters.ad import defjvp_zero as defjvp_zero
 from numjax._src.interpreters.ad import instantiate_zeros as instantiate_zeros
 from numjax._src.interpreters.ad import is_undefined_primal as is_undefined_primal
+from numjax._src.interpreters.ad import linear_jvp
 
 primitive_jvps = RuleRegistry("jvp")
 primitive_transposes = RuleRegistry("transpose")
@@ -43,7 +44,6 @@ def deflinear2(primitive: Primitive, transpose_rule: Callable[..., Sequence[Any]
 
 
 def _deflinear(primitive: Primitive, transpose_rule: Callable[..., Sequence[Any]]) -> None:
-    from numjax._src.interpreters.ad import linear_jvp
 
     linear_jvp(primitive)
 

@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.compiler.eager import host_value
+from numjax._src.control_flow.loops import map as lax_map
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.effects import (
     Effect,
@@ -41,6 +43,8 @@ from numjax._src.core.effects import (
 from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import batching
+from numjax._src.lax.structural import index_in_dim
+from numjax._src.runtime import stream
 from numjax._src.runtime.array import ArrayImpl, make_array
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
@@ -158,8 +162,6 @@ debug_callback_p.def_kernel_factory(_with_avals(_debug_callback_kernel))
 def _debug_callback_eager(*args: Any, callback: Callable[..., Any], effect: Effect
                           ) -> list[Any]:
     """Eagerly the callback simply runs (no compile, as in JAX): its own errors propagate."""
-    from numjax._src.compiler.eager import host_value
-    from numjax._src.runtime import stream
     bufs, avals = [], []
     for a in args:
         buf, aval = (stream.resolve(a._buf), a.aval) if isinstance(a, ArrayImpl) \
@@ -187,7 +189,6 @@ def _debug_callback_transpose(cts: Any, *args: Any, **params: Any) -> Any:
 def _debug_callback_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any
                           ) -> tuple[list[Any], list[Any]]:
     """Unrolled across the mapped axis: the callback sees one example at a time."""
-    from numjax._src.lax.structural import index_in_dim
     for i in range(_axis_size(args, dims)):
         debug_callback_p.bind(*[x if d is None else index_in_dim(x, i, d, keepdims=False)
                                 for x, d in zip(args, dims, strict=True)], **params)
@@ -327,7 +328,6 @@ io_callback_p.def_transpose(_no_jvp("IO callbacks do not support transpose."))
 def _map_sequentially(primitive: Primitive, args: Sequence[Any], dims: Sequence[Any],
                       size: int, params: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     """One call per example, in order, through `lax.map` over the batched operands."""
-    from numjax._src.control_flow.loops import map as lax_map
     batched = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims, strict=True)
                if d is not None]
 

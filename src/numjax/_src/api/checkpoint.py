@@ -25,7 +25,7 @@ from numjax._src.compiler.executables import executable_for
 from numjax._src.compiler.lowering import ufunc_lowering
 from numjax._src.core import effects, errors
 from numjax._src.core.avals import get_aval, shaped_abstractify
-from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Var, eval_jaxpr, fresh_copy
+from numjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var, eval_jaxpr, fresh_copy
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
@@ -35,7 +35,7 @@ from numjax._src.interpreters.staging import (
     trace_to_jaxpr,
 )
 from numjax._src.lax import parallel
-from numjax._src.tree_util import tree_flatten, tree_unflatten
+from numjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 logger = logging.getLogger(__name__)
 
@@ -407,8 +407,6 @@ def saved_residuals(f: Callable[..., Any], *args: Any, **kwargs: Any) -> list[tu
     then results of operations in program order)."""
     import inspect
 
-    from numjax._src.core.jaxpr import Literal
-    from numjax._src.tree_util import keystr, tree_flatten_with_path
 
     leaves_with_paths, in_tree = tree_flatten_with_path((args, kwargs))
     leaves = [leaf for _, leaf in leaves_with_paths]

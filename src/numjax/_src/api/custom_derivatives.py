@@ -52,6 +52,7 @@ from numjax._src.interpreters import ad
 from numjax._src.interpreters.ad import JVPTrace, JVPTracer, Zero
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import StagingTrace, StagingTracer, trace_to_jaxpr
+from numjax._src.lax.structural import stop_gradient
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.tree_util import (
     keystr,
@@ -206,7 +207,6 @@ def _check_values(leaves: Sequence[Any]) -> None:
 
 
 def _stop_gradient_tracers(x: Any) -> Any:
-    from numjax._src.lax.structural import stop_gradient
     return tree_map(lambda leaf: stop_gradient(leaf) if isinstance(leaf, Tracer) else leaf, x)
 
 

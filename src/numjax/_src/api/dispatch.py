@@ -21,6 +21,7 @@ from numjax._src.compiler import native_tier
 from numjax._src.compiler.buffers import private_host_inputs, private_results
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.cost import cost_analysis
+from numjax._src.compiler.eager import host_value
 from numjax._src.core.avals import AbstractToken, Token, get_aval
 from numjax._src.core.errors import XlaRuntimeError
 from numjax._src.core.jaxpr import ClosedJaxpr, Var
@@ -148,7 +149,6 @@ def buffer(x: Any) -> Any:
     an implicit host-to-device transfer."""
     if type(x) is ArrayImpl:
         return x._buf
-    from numjax._src.compiler.eager import host_value
     buf, aval = host_value(x, guard=False)
     if transfer_guard._in_use:
         transfer_guard.host_to_device(buf, aval.dtype)

@@ -8,7 +8,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src.core.trace import DebugInfo, current_trace, fun_source_info
-from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from numjax._src.tree_util import (
+    PyTreeDef,
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_unflatten,
+)
 
 
 class OutTree:
@@ -95,7 +101,6 @@ def _arg_names(fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, A
     for i, (name, value) in enumerate(positional):
         if i in static_argnums:
             continue
-        from numjax._src.tree_util import keystr, tree_flatten_with_path
         leaves, _ = tree_flatten_with_path(value)
         for path, _leaf in leaves:
             names.append(f"{name}{keystr(path)}")

@@ -24,11 +24,14 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.api.callbacks import _runtime_error, _with_avals
+from numjax._src.api.device_put import effects_barrier
 from numjax._src.core import pretty as pp
-from numjax._src.core.avals import ShapedArray
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.effects import outside_call_effect
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters.ad import instantiate_zeros
+from numjax._src.runtime import spmd
+from numjax._src.runtime.devices import local_devices
 from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 logger = logging.getLogger("numjax")
@@ -99,8 +102,6 @@ def _outside_call_kernel(*bufs: Any, callback: _CallbackWrapper, identity: bool,
                          flat_results_aval: Sequence[Any] = (),
                          transforms: Sequence[Any] = (), avals: Sequence[Any] | None = None
                          ) -> list[Any]:
-    from numjax._src.runtime import spmd
-    from numjax._src.runtime.devices import local_devices
     arrays = [np.asarray(b) if avals is None else np.asarray(b, a.dtype)
               for b, a in zip(bufs, avals or bufs, strict=True)]
     try:
@@ -166,7 +167,6 @@ def _outside_call_batch(args: Sequence[Any], dims: Sequence[Any], **params: Any
 
 
 def _check_arg(x: Any) -> None:
-    from numjax._src.core.avals import get_aval
     try:
         get_aval(x)
     except TypeError:
@@ -279,7 +279,6 @@ def call(callback_func: Callable[..., Any], arg: Any, *, result_shape: Any = Non
 
 def barrier_wait(logging_name: str | None = None) -> None:
     """Wait until the callbacks of computations already dispatched have run."""
-    from numjax._src.api.device_put import effects_barrier
     effects_barrier()
 
 

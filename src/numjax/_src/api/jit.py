@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from numjax._src import config, traceback_util
-from numjax._src.api import cache_miss, dispatch, sharded_jit
+from numjax._src.api import cache_miss, dispatch, pmap, sharded_jit
 from numjax._src.api.argnums import (
     hashable_static,
     infer_argnums_and_argnames,
@@ -36,7 +36,7 @@ from numjax._src.api.dispatch import CompiledCall
 from numjax._src.api.flatten import debug_info, flatten_fun
 from numjax._src.api.pjit import pjit_p
 from numjax._src.api.stages import Traced, log_trace_time
-from numjax._src.compiler import eager
+from numjax._src.compiler import eager, executables
 from numjax._src.compiler.buffers import private_host_inputs, private_results
 from numjax._src.compiler.executables import cycle_collection_paused
 from numjax._src.core import caches
@@ -630,8 +630,6 @@ eager.set_split_apply(_run_one_operation)
 
 def clear_caches() -> None:
     """Clear every compile cache: jitted functions' and eager operations'."""
-    from numjax._src.api import pmap
-    from numjax._src.compiler import executables
     eager.clear_cache()
     executables.clear_cache()
     pmap.clear_caches()

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.api.jit import jit
 from numjax._src.core.trace import Primitive
 
 
@@ -29,8 +30,6 @@ class LoweredFun:
         return f"lower_fun({getattr(self.fun, '__name__', self.fun)})"
 
     def kernel_factory(self, in_avals: Sequence[Any], **params: Any) -> Callable[..., Any]:
-        from numjax._src.api.jit import jit  # the api layer: imported when a kernel is built
-
         fun, multiple = self.fun, self.multiple_results
         compiled = jit(lambda *args: fun(*args, **params))
 

@@ -29,6 +29,7 @@ from numjax._src.api.transformations import (
 )
 from numjax._src.api.xla_pmap import mapped_aval, pmap_params, xla_pmap_p
 from numjax._src.compiler import compile_log
+from numjax._src.compiler.cost import cost_analysis
 from numjax._src.compiler.executables import cycle_collection_paused
 from numjax._src.core import axis_env
 from numjax._src.core import trace as trace_mod
@@ -38,6 +39,7 @@ from numjax._src.core.trace import eval_trace
 from numjax._src.interpreters.partial_eval import hoist_tracer_consts
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.runtime import devices as devices_mod
+from numjax._src.runtime import distributed
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.tree_util import (
     PyTreeDef,
@@ -295,7 +297,6 @@ def _check_axes_leaves(what: str, axes: Any) -> None:
 
 def _processes(devices: Any) -> int:
     """How many processes a pmap spans: all of them, unless it names its devices."""
-    from numjax._src.runtime import distributed
     return distributed.state.process_count if devices is None else 1
 
 
@@ -352,7 +353,6 @@ class PmapLowered:
         return PmapCompiled(self, self._executable())
 
     def cost_analysis(self) -> dict[str, float]:
-        from numjax._src.compiler.cost import cost_analysis
         return cost_analysis(self._params["call_jaxpr"])
 
 

@@ -47,7 +47,7 @@ from numjax._src.interpreters import batching
 from numjax._src.interpreters.staging import eval_jaxpr_keeping_sources, trace_to_jaxpr
 from numjax._src.lax import structural as st
 from numjax._src.runtime import devices as devices_mod
-from numjax._src.runtime import placement, spmd, stream, transfer_guard
+from numjax._src.runtime import distributed, placement, spmd, stream, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, make_array, sharded_array
 from numjax._src.runtime.sharding import PmapSharding
 
@@ -189,7 +189,6 @@ class PmapExecutable:
         # Across processes, this process's ranks start at `offset` on the world communicator.
         self._mpi_comm, offset = None, 0
         if self.processes > 1:
-            from numjax._src.runtime import distributed
             self._mpi_comm = distributed.state.comm
             offset = distributed.state.process_index * len(self.devices)
         self._grid = (tuple(self.devices), tuple(self.names), tuple(self.sizes), offset)

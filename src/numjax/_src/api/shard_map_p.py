@@ -31,6 +31,7 @@ from numjax._src.api import dispatch
 from numjax._src.compiler.codegen import Executable
 from numjax._src.compiler.executables import compile_jaxpr
 from numjax._src.core import axis_env
+from numjax._src.core.avals import get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
@@ -311,7 +312,7 @@ def _shard_map_batch(args: Sequence[Any], dims: Sequence[int | None], **params: 
                      ) -> tuple[list[Any], list[Any]]:
     """vmap of shard_map: batched arguments get the vmapped dimension leading (never split),
     so each device's program sees the batch at 0 and the named dimensions move by one."""
-    size = next(batching.get_aval(x).shape[d] for x, d in zip(args, dims, strict=True)
+    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True)
                 if d is not None)
     moved = [batching.bdim_at_front(x, d, size) if d is not None else x
              for x, d in zip(args, dims, strict=True)]
@@ -348,7 +349,7 @@ def _shard_map_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[
     def body_t(*xs: Any) -> list[Any]:
         known = xs[:n_known]
         ct_in = [c if share == 1 or not _is_float(c) else
-                 ew.div(c, st._convert_element_type(share, batching.get_aval(c).dtype))
+                 ew.div(c, st._convert_element_type(share, get_aval(c).dtype))
                  for c, share in zip(xs[n_known:], out_shares, strict=True)]
         outs = eval_jaxpr_keeping_sources(transposed.jaxpr, transposed.consts, *known, *ct_in)
         summed = []
@@ -359,7 +360,7 @@ def _shard_map_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[
         return summed
 
     known_names = [n for n, lin in zip(in_names, linear, strict=True) if not lin]
-    ct_avals = [shard_aval(mesh, n, batching.get_aval(c))
+    ct_avals = [shard_aval(mesh, n, get_aval(c))
                 for c, n in zip(cts, out_names, strict=True)]
     with mesh_axis_env(mesh):
         closed_t = jaxpr_transforms.trace_closed(
@@ -371,7 +372,7 @@ def _shard_map_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[
 
 
 def _is_float(x: Any) -> bool:
-    return batching.get_aval(x).dtype.kind in "fc"
+    return get_aval(x).dtype.kind in "fc"
 
 
 def _shard_map_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]

@@ -47,9 +47,9 @@ from numjax._src.api.shard_map_p import executable_for as shard_map_executable
 from numjax._src.api.sharding_constraint import sharding_constraint_p
 from numjax._src.api.xla_pmap import xla_pmap_p
 from numjax._src.compiler import passes
+from numjax._src.core.avals import get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from numjax._src.core.trace import Primitive
-from numjax._src.interpreters import batching
 from numjax._src.interpreters.ad import add_any_p
 from numjax._src.interpreters.staging import trace_to_jaxpr
 from numjax._src.lax import (
@@ -415,7 +415,7 @@ class _Partitioner:
                 if shape[d] == 1:
                     continue
                 shape[d] //= block_count(self.mesh, axes)
-                if d in dims and batching.get_aval(operand).shape[dims.index(d)] != 1:
+                if d in dims and get_aval(operand).shape[dims.index(d)] != 1:
                     operand_split[dims.index(d)] = axes
             # The block of a broadcast is the broadcast of the operand's block (itself cut
             # the same way when it is a broadcast too).
@@ -424,7 +424,7 @@ class _Partitioner:
             return self.bind(structural.broadcast_in_dim_p, [operand],
                              {**params, "shape": tuple(shape)})[0]
         for d, axes in names:
-            size = batching.get_aval(x).shape[d]
+            size = get_aval(x).shape[d]
             if size == 1:
                 continue  # broadcast along the dimension (elementwise operands may be)
             block = size // block_count(self.mesh, axes)
@@ -462,7 +462,7 @@ def _passes_sums(eqn: Any, env: dict[Var, tuple[Any, AxisNames]]) -> bool:
         return True
     if p is elementwise.mul_p:
         (other, names), = [x for x, p in zip(vals, pending, strict=True) if not p]
-        return not names and not batching.get_aval(other).shape
+        return not names and not get_aval(other).shape
     return False
 
 
@@ -482,7 +482,7 @@ def _elementwise(part: _Partitioner, eqn: Any, vals: list[Any], names: list[Axis
         raise _Unpartitionable()
     target = AxisNames.of(merged)
     # Operands split along fewer dimensions are cut further to the result's blocks.
-    vals = [v if n == target or not batching.get_aval(v).shape else
+    vals = [v if n == target or not get_aval(v).shape else
             part.local(v, AxisNames(p for p in target if p not in n))
             for v, n in zip(vals, names, strict=True)]
     return part.bind(eqn.primitive, vals, eqn.params), [target] * len(eqn.outvars)

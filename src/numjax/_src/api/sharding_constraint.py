@@ -13,8 +13,9 @@ from typing import Any
 
 from numjax._src import traceback_util
 from numjax._src.api.device_put import device_put
+from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Primitive
-from numjax._src.interpreters import ad, batching
+from numjax._src.interpreters import ad
 from numjax._src.runtime.mesh import Mesh, PartitionSpec, current_mesh
 from numjax._src.runtime.named_sharding import NamedSharding, TiledSharding, check_shape
 from numjax._src.runtime.sharding import Sharding
@@ -74,7 +75,7 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
                     "site? Alternatively, provide `Sharding`s to shardings and then the mesh "
                     "context manager is not required.")
             target = NamedSharding(mesh, target if target is not None else PartitionSpec())
-        aval = batching.get_aval(leaf)
+        aval = get_aval(leaf)
         if isinstance(target, TiledSharding):
             try:
                 target._check_rank(aval.ndim)
@@ -92,7 +93,7 @@ sharding_constraint_p.def_abstract_eval(lambda aval, **params: aval)
 
 def _impl(x: Any, *, sharding: Sharding, **params: Any) -> Any:
     if isinstance(sharding, TiledSharding):
-        check_shape(sharding, tuple(batching.get_aval(x).shape), "pjit outputs")
+        check_shape(sharding, tuple(get_aval(x).shape), "pjit outputs")
     if len(sharding._device_assignment) == 1:
         # JAX 0.4.30 lays a value out on a one-device mesh as that device's.
         return device_put(x, sharding._device_assignment[0])
@@ -124,7 +125,7 @@ def _batch(args: Sequence[Any], dims: Sequence[Any], *, sharding: Sharding,
     if not isinstance(sharding, NamedSharding):
         return x, d
     spec = list(sharding.spec or ())
-    spec += [None] * (batching.get_aval(x).ndim - 1 - len(spec))
+    spec += [None] * (get_aval(x).ndim - 1 - len(spec))
     spec.insert(d, PartitionSpec.UNCONSTRAINED)
     new = NamedSharding(sharding.mesh, PartitionSpec(*spec))
     return sharding_constraint_p.bind(x, sharding=new, **params), d

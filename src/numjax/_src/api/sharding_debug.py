@@ -16,6 +16,7 @@ from typing import Any
 from numjax._src.api.callbacks import _Repr
 from numjax._src.core.effects import debug_effect
 from numjax._src.core.trace import Primitive
+from numjax._src.runtime.devices import default_device
 from numjax._src.runtime.mesh import PartitionSpec, current_mesh
 from numjax._src.runtime.named_sharding import NamedSharding, PositionalSharding
 from numjax._src.runtime.sharding import Sharding
@@ -45,7 +46,6 @@ def _inspect_sharding_kernel_factory(in_avals: Any, *, callback: Callable[..., A
     """A compiled computation runs on one device, whole: its values are replicated there
     (named on the mesh of an enclosing `with mesh:`, as JAX does). JAX calls back when the
     computation is compiled, not when it runs; so does this."""
-    from numjax._src.runtime.devices import default_device
     mesh = current_mesh()
     callback(PositionalSharding([default_device()]).replicate() if mesh is None
              else NamedSharding(mesh, PartitionSpec()))

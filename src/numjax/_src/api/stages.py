@@ -33,7 +33,7 @@ from numjax._src.runtime.array import ArrayImpl
 from numjax._src.runtime.mesh import PartitionSpec
 from numjax._src.runtime.named_sharding import NamedSharding
 from numjax._src.runtime.sharding import SingleDeviceSharding
-from numjax._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from numjax._src.tree_util import PyTreeDef, equality_errors, keystr, tree_flatten, tree_unflatten
 
 if TYPE_CHECKING:
     from numjax._src.api.jit import JitWrapped
@@ -247,7 +247,6 @@ class PytreeLeaf:
 
 def _pytree_mismatch(compiled: PyTreeDef, given: PyTreeDef) -> str:
     """JAX's explanation of a call whose arguments are not structured as the compiled ones."""
-    from numjax._src.tree_util import equality_errors, keystr
     leaf = PytreeLeaf()
     errors = list(equality_errors(tree_unflatten(given, [leaf] * given.num_leaves),
                                   tree_unflatten(compiled, [leaf] * compiled.num_leaves)))

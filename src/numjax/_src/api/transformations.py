@@ -25,7 +25,7 @@ from numjax._src.core.avals import (
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero
-from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.interpreters.staging import named_scope, trace_to_jaxpr
 from numjax._src.lax import lax
 from numjax._src.runtime import transfer_guard
 from numjax._src.tree_util import (
@@ -908,7 +908,6 @@ def _transposed(jaxpr: Jaxpr, in_tree: PyTreeDef, out_tree: PyTreeDef,
 def named_call(fun: Callable[..., Any], *, name: str | None = None) -> Callable[..., Any]:
     """`fun` whose staged equations carry `name` (default: the function's name) in their name
     stack."""
-    from numjax._src.interpreters.staging import named_scope
     scope = name if name is not None else getattr(fun, "__name__", "fun")
 
     @functools.wraps(fun)

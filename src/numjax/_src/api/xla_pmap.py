@@ -20,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.api import pmap_executable
 from numjax._src.core import axis_env
+from numjax._src.core.avals import get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from numjax._src.core.trace import Primitive, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
@@ -109,7 +111,6 @@ def replicas(jaxpr: Jaxpr) -> int:
 
 
 def _xla_pmap_impl(*args: Any, **params: Any) -> list[Any]:
-    from numjax._src.api import pmap_executable
     return pmap_executable.executable_for(params, args).call(args)
 
 
@@ -121,7 +122,6 @@ xla_pmap_p.eager_impl = _xla_pmap_impl
 
 @xla_pmap_p.def_kernel_factory
 def _xla_pmap_kernel(in_avals: Sequence[Any], **params: Any) -> Any:
-    from numjax._src.api import pmap_executable
     return pmap_executable.kernel(in_avals, params)
 
 
@@ -144,7 +144,7 @@ def _xla_pmap_batch(args: Sequence[Any], dims: Sequence[int | None], **params: A
                     ) -> tuple[list[Any], list[Any]]:
     """vmap of pmap: each batched argument gets its vmapped dimension leading, so the device
     dimension moves one further and the per-device program sees the batch at 0."""
-    size = next(batching.get_aval(x).shape[d] for x, d in zip(args, dims, strict=True)
+    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True)
                 if d is not None)
     moved = [batching.bdim_at_front(x, d, size) if d is not None else x
              for x, d in zip(args, dims, strict=True)]
@@ -197,7 +197,7 @@ def _xla_pmap_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[A
 
 
 def parallel_mapped(x: Any, axis: int | None) -> Any:
-    return mapped_aval(batching.get_aval(x), axis)
+    return mapped_aval(get_aval(x), axis)
 
 
 def _xla_pmap_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]

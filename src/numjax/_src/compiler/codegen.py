@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import config
 from numjax._src.compiler import buffers, fusion
 from numjax._src.compiler.lowering import Ufunc
 from numjax._src.core.jaxpr import (
@@ -427,7 +428,6 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, fusion_min_size: int = -1,
     `donated` inputs (flags per invar) are the callee's to overwrite once their last reader
     has run: results of the same shape and dtype are written into them. `check_outputs` (a
     jitted function's program) checks the outputs under jax_debug_nans/infs."""
-    from numjax._src import config
     jaxpr = closed.jaxpr
     checks = (bool(config.debug_nans.value), bool(config.debug_infs.value))
     if any(checks):

@@ -302,7 +302,6 @@ def _join_consts(traced: Sequence[TracedFun]) -> tuple[tuple[ClosedJaxpr, ...], 
 
 def _with_ignored_inputs(closed: ClosedJaxpr, all_consts: list[Any], before: int, own: int
                          ) -> ClosedJaxpr:
-    from numjax._src.core.jaxpr import Var
     extra_before = [Var(get_aval(c), "_") for c in all_consts[:before]]
     extra_after = [Var(get_aval(c), "_") for c in all_consts[before + own:]]
     invars = list(closed.jaxpr.invars)

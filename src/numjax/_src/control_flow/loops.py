@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from numjax._src import config, traceback_util
+from numjax._src import config, dtypes, traceback_util
+from numjax._src.api.transformations import vmap
 from numjax._src.compiler import buffers, native_structural, passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import (
@@ -34,8 +35,9 @@ from numjax._src.core.effects import io_effect, ordered_io_effect
 from numjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
-from numjax._src.interpreters.staging import StagingTrace
+from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from numjax._src.lax import lax
+from numjax._src.lax.padding import pad
 from numjax._src.tree_util import (
     equality_errors,
     keystr,
@@ -127,7 +129,6 @@ def _keep_outputs(closed: ClosedJaxpr, n_primal: int, keep_tangent: Sequence[boo
 
 def _ignore_inputs(closed: ClosedJaxpr, extra_avals: Sequence[Any]) -> ClosedJaxpr:
     """`closed` taking more trailing inputs (tangent carries) that it does not read."""
-    from numjax._src.core.jaxpr import Var
     extra = [Var(a) for a in extra_avals]
     return ClosedJaxpr(closed.jaxpr.replace(invars=[*closed.jaxpr.invars, *extra]),
                        closed.consts)
@@ -267,7 +268,6 @@ def _without_residuals(known: ClosedJaxpr, n_out: int) -> ClosedJaxpr:
     def fun(*args: Any) -> list[Any]:
         return eval_jaxpr(known.jaxpr, known.consts, *args)[:n_out]
 
-    from numjax._src.interpreters.staging import trace_to_jaxpr
     return trace_to_jaxpr(fun, known.in_avals)
 
 
@@ -822,7 +822,6 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: An
     >>> fori_loop(0, 4, lambda i, x: x + i, 0)
     Array(6, dtype=int32, weak_type=True)
     """
-    from numjax._src import dtypes
     if not callable(body_fun):
         raise TypeError("lax.fori_loop: body_fun argument should be callable.")
     lower_dtype = dtypes.canonicalize_dtype(dtypes.dtype(lower))
@@ -898,7 +897,6 @@ def map(f: Callable[..., Any], xs: Any, *, batch_size: int | None = None) -> Any
     if batch_size is None:
         _, ys = scan(lambda _, x: ((), f(x)), (), xs)
         return ys
-    from numjax._src.api.transformations import vmap
     from numjax._src.numpy.shape import concatenate
     flat, tree = tree_flatten(xs)
     n = get_aval(flat[0]).shape[0]
@@ -1061,7 +1059,6 @@ def associative_scan(fn: Callable[..., Any], elems: Any, reverse: bool = False,
     >>> associative_scan(lambda a, b: a + b, jnp.arange(5))
     Array([ 0,  1,  3,  6, 10], dtype=int32)
     """
-    from numjax._src.lax.padding import pad
     from numjax._src.numpy.util import canonicalize_axis
 
     if not callable(fn):

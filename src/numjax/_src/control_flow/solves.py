@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from numjax._src import traceback_util
+from numjax._src.api.custom_derivatives import custom_jvp
+from numjax._src.api.transformations import jvp, linear_transpose, linearize
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow.common import trace_fun
 from numjax._src.core.avals import get_aval
@@ -217,7 +219,6 @@ def custom_linear_solve(matvec: Callable[..., Any], b: Any, solve: Callable[...,
             vecmat = matvec
             vm = mv
         else:
-            from numjax._src.api.transformations import linear_transpose
             transposed = linear_transpose(matvec, b)
 
             def vecmat(x: Any) -> Any:
@@ -259,9 +260,6 @@ def custom_root(f: Callable[..., Any], initial_guess: Any, solve: Callable[..., 
     >>> numjax.grad(sqrt)(4.0)
     Array(0.25, dtype=float32, weak_type=True)
     """
-    from numjax._src.api.custom_derivatives import custom_jvp
-    from numjax._src.api.transformations import jvp, linearize
-
     guess_flat, in_args_tree = tree_flatten((initial_guess,))
     guess_avals = [get_aval(x) for x in guess_flat]
     (in_tree,) = in_args_tree.children()

@@ -33,6 +33,7 @@ from numjax._src.core.trace import (
     new_trace,
     set_current_trace,
 )
+from numjax._src.interpreters import batching
 from numjax._src.interpreters.staging import StagingTrace, StagingTracer, name_stack
 
 
@@ -137,7 +138,6 @@ def _add_any_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
 def _add_any_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
     # Both operands get the full batch axis: add_any's output aval is its first operand's, so
     # an unbatched operand must not rely on broadcasting.
-    from numjax._src.interpreters import batching
     size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
     x, y = (batching.move_dim(a, d, 0, size) for a, d in zip(args, dims, strict=True))
     return add_any_p.bind(x, y), 0

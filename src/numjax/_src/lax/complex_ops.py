@@ -14,11 +14,13 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.compiler.lowering import ufunc_lowering
-from numjax._src.core.avals import ShapedArray
+from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero
 from numjax._src.lax import rules
+from numjax._src.lax.elementwise import neg
+from numjax._src.lax.structural import unbroadcast_to
 from numjax._src.typing import Array
 
 __all__ = ["complex", "complex_p", "conj", "conj_p", "imag", "imag_p", "real", "real_p"]
@@ -64,7 +66,6 @@ def _complex_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
 
 
 def _complex_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
-    from numjax._src.lax.structural import unbroadcast_to
     out: list[Any] = []
     for arg, part in ((x, lambda c: real(c)), (y, lambda c: imag(_neg(c)))):
         if not ad.is_undefined_primal(arg):
@@ -77,7 +78,6 @@ def _complex_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
 
 
 def _neg(x: Array) -> Array:
-    from numjax._src.lax.elementwise import neg
     return neg(x)
 
 
@@ -127,7 +127,6 @@ ad.linear_jvp(imag_p)
 
 
 def _zero_scalar(ct: Any) -> Any:
-    from numjax._src.core.avals import get_aval
     return np.zeros((), get_aval(ct).dtype)[()]
 
 
@@ -208,5 +207,4 @@ def conj(x: Array) -> Array:
     >>> conj(jnp.complex64(1 + 2j))
     Array(1.-2.j, dtype=complex64)
     """
-    from numjax._src.core.avals import get_aval
     return conj_p.bind(x, input_dtype=get_aval(x).dtype)

@@ -17,6 +17,7 @@ from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.batching import moveaxis
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import structural as st
+from numjax._src.lax.cumulative import cumprod
 from numjax._src.lax.rules import (
     ANY,
     INT_OR_BOOL,
@@ -184,7 +185,6 @@ def _reduce_prod_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axes: A
     # d prod(x) = sum_i t_i * prod_{j != i} x_j. The product of the others is the exclusive
     # cumulative product from the left times the one from the right (over the reduced axes
     # flattened into one), which is exact where x has zeros.
-    from numjax._src.lax.cumulative import cumprod
     (x,), (t,) = primals, tangents
     out = reduce_prod_p.bind(x, axes=axes)
     aval = get_aval(x)

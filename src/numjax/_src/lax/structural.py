@@ -19,14 +19,17 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler import native_rules, native_structural
 from numjax._src.compiler.lowering import ufunc_lowering
+from numjax._src.core import errors
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import EvalTrace, Primitive, Tracer, current_trace, operand_aval
 from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.ad import Zero, is_undefined_primal
 from numjax._src.interpreters.batching import moveaxis, not_mapped
+from numjax._src.lax import rules
 from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.runtime.sharding import PmapSharding
+from numjax._src.tree_util import tree_map
 from numjax._src.typing import Array
 
 Shape = tuple[int, ...]
@@ -65,7 +68,6 @@ def invalid_shape_error(shape: Any, context: str = "") -> TypeError:
 def operator_index(d: Any) -> int:
     import operator
     if isinstance(d, Tracer):
-        from numjax._src.core import errors
         raise errors.TracerIntegerConversionError(d)
     return operator.index(d)
 
@@ -373,7 +375,6 @@ def broadcast_in_dim(operand: Array, shape: Sequence[int],
 
 
 def _array_types() -> tuple[type, ...]:
-    from numjax._src.runtime.array import ArrayImpl
     return (ArrayImpl,)
 
 
@@ -394,8 +395,7 @@ def broadcast_to_rank(x: Array, rank: int) -> Array:
 
 def broadcast_to_operands(t: Array, *operands: Array) -> Array:
     """Broadcast `t` (whose shape is one operand's) to the lax broadcast of `operands`."""
-    from numjax._src.lax.rules import broadcast_shapes
-    shape = broadcast_shapes("broadcast", [get_aval(o).shape for o in operands])
+    shape = rules.broadcast_shapes("broadcast", [get_aval(o).shape for o in operands])
     t_shape = get_aval(t).shape
     if t_shape == shape:
         return t
@@ -1208,7 +1208,6 @@ def stop_gradient(x: Any) -> Any:
     >>> numjax.grad(lambda x: stop_gradient(x) * x)(3.0)
     Array(3., dtype=float32, weak_type=True)
     """
-    from numjax._src.tree_util import tree_map
 
     def stop(leaf: Any) -> Any:
         aval = get_aval(leaf)

@@ -19,9 +19,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from numjax._src import dtypes
+from numjax._src import config, dtypes
 from numjax._src.core import errors
-from numjax._src.core.avals import get_aval
+from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.lax.gather_scatter import (
@@ -30,6 +30,11 @@ from numjax._src.lax.gather_scatter import (
     ScatterDimensionNumbers,
 )
 from numjax._src.numpy import creation
+from numjax._src.numpy.creation import asarray
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.shape import atleast_1d, broadcast_to, ravel, stack
+from numjax._src.numpy.ufuncs import divide, power
+from numjax._src.numpy.util import ensure_array, promote_dtypes
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
@@ -237,7 +242,6 @@ def advanced_getitem(x: Array, index: Any, *, mode: str | GatherScatterMode | No
     Array([[ 9, 10],
            [ 1,  2]], dtype=int32)
     """
-    from numjax._src.numpy.util import ensure_array
     x = ensure_array(x)
     if transfer_guard._in_use:
         _guard_index_constants(index)
@@ -299,7 +303,6 @@ def _normalize(i: Any, size: int) -> Any:
                 value = np.where(value < 0, value + wrapped_size, value)
         return value.astype(narrow).astype(_index_dtype())
     if get_aval(i).dtype.kind == "i":
-        from numjax._src.numpy.lax_numpy import where
         size_ = lax._convert_element_type(size, get_aval(i).dtype)
         i = where(i < 0, lax.add(i, size_), i)
     i = lax.convert_element_type(i, narrow)
@@ -388,8 +391,6 @@ class IndexUpdateRef:
                unique_indices: bool = False,
                mode: str | GatherScatterMode | None = None) -> Array:
         """`x[index] /= values` (true division, as `jnp.divide`)."""
-        from numjax._src.numpy.ufuncs import divide
-        from numjax._src.numpy.util import ensure_array
         ones = lax.full_like(ensure_array(self.array), 1)
         return divide(self.array, self._update(values, lax.scatter_mul, array=ones,
                                                indices_are_sorted=indices_are_sorted,
@@ -400,8 +401,6 @@ class IndexUpdateRef:
               unique_indices: bool = False,
               mode: str | GatherScatterMode | None = None) -> Array:
         """`x[index] **= values`."""
-        from numjax._src.numpy.ufuncs import power
-        from numjax._src.numpy.util import ensure_array
         ones = lax.full_like(ensure_array(self.array), 1)
         return power(self.array, self._update(values, lax.scatter_mul, array=ones,
                                               indices_are_sorted=indices_are_sorted,
@@ -426,7 +425,6 @@ class IndexUpdateRef:
               unique_indices: bool = False,
               mode: str | GatherScatterMode | None = None) -> Array:
         """`x[index] = func(x[index])` for an elementwise `func` (once per element)."""
-        from numjax._src.numpy.util import ensure_array
         x = ensure_array(self.array)
         aval = get_aval(x)
         positions, parsed = _flat_positions(x, self.index, mode)
@@ -489,14 +487,11 @@ def _flat_positions(x: Array, index: Any, mode: str | GatherScatterMode | None
 def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Array], *,
                     indices_are_sorted: bool, unique_indices: bool,
                     mode: str | GatherScatterMode | None) -> Array:
-    from numjax._src.numpy.shape import broadcast_to
-    from numjax._src.numpy.util import ensure_array
     x = ensure_array(x)
     aval = get_aval(x)
     values = ensure_array(values)
     values_dtype = get_aval(values).dtype
     if values_dtype != aval.dtype and dtypes.result_type(values, aval.dtype) != aval.dtype:
-        from numjax._src import config
         warnings.warn(
             "scatter inputs have incompatible types: cannot safely cast value from "
             f"dtype={values_dtype} to dtype={aval.dtype} with "
@@ -527,7 +522,6 @@ def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Ar
         return x  # nothing indexed: as JAX, `x` itself, whatever the values
     # As JAX: the update runs in the promoted dtype and its result is cast back, so
     # int32 x.at[i].multiply(0.5) halves (10 -> 5) rather than multiplying by int(0.5) == 0.
-    from numjax._src.numpy.util import promote_dtypes
     x, values = promote_dtypes(x, values)
     if transfer_guard._in_use:
         _guard_index_constants(index)
@@ -585,7 +579,6 @@ def nonzero(a: Array, *, size: int | None = None,
     >>> nonzero(jnp.array([0, 3, 0, 5]))
     (Array([1, 3], dtype=int32),)
     """
-    from numjax._src.numpy.util import ensure_array
     a = ensure_array(a, "nonzero")
     aval = get_aval(a)
     if aval.ndim == 0:
@@ -636,7 +629,6 @@ def _fill_values(fill_value: Any, ndim: int) -> tuple[Any, ...]:
 
 
 def _traced_nonzero(a: Array, size: int, fills: tuple[Any, ...]) -> tuple[Array, ...]:
-    from numjax._src.numpy.lax_numpy import where
     aval = get_aval(a)
     n = aval.size
     idt = _index_dtype()
@@ -680,7 +672,6 @@ def flatnonzero(a: Array, *, size: int | None = None, fill_value: Any = None) ->
     >>> flatnonzero(jnp.array([[0, 1], [2, 0]]))
     Array([1, 2], dtype=int32)
     """
-    from numjax._src.numpy.shape import ravel
     return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
@@ -693,11 +684,8 @@ def argwhere(a: Array, *, size: int | None = None, fill_value: Any = None) -> Ar
     Array([[0, 1],
            [1, 0]], dtype=int32)
     """
-    from numjax._src.numpy.shape import atleast_1d, stack
     if not (type(a) is ArrayImpl or isinstance(a, Tracer)):
         # As JAX, which compiles argwhere: jit's errors, then `jnp.asarray` (lists too).
-        from numjax._src.core.avals import check_args_abstractify
-        from numjax._src.numpy.creation import asarray
         check_args_abstractify((a,))
         if isinstance(a, dict):  # its leaves are traced: `jnp.array` takes no dict of them
             raise TypeError(f"Unexpected input type for array: {type(a)}")

@@ -8,10 +8,25 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.api.device_put import device_put
 from numjax._src.core import errors
+from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
-from numjax._src.numpy import index_tricks, lax_numpy, manipulation, reductions, shape, ufuncs
+from numjax._src.lax.special import bitcast_convert_type
+from numjax._src.numpy import (
+    complex_fns,
+    index_tricks,
+    lax_numpy,
+    manipulation,
+    reductions,
+    rounding,
+    shape,
+    ufuncs,
+)
+from numjax._src.numpy.creation import array
+from numjax._src.numpy.indexing import IndexUpdateHelper, getitem
+from numjax._src.numpy.selection import choose, compress
 from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
@@ -91,7 +106,6 @@ def _tracer_tobytes(self: Tracer, order: Any = "C") -> bytes:
 
 @transfer_guard.places_constants
 def _getitem(self: Array, index: Any) -> Array:
-    from numjax._src.numpy.indexing import getitem
     if type(self) is ArrayImpl and getattr(self, "_sharding", None) is not None:
         shard = self._shard_at(index)
         if shard is not None:
@@ -100,7 +114,6 @@ def _getitem(self: Array, index: Any) -> Array:
 
 
 def _at(self: Array) -> Any:
-    from numjax._src.numpy.indexing import IndexUpdateHelper
     return IndexUpdateHelper(self)
 
 
@@ -113,17 +126,14 @@ def _mT(self: Array) -> Array:
 
 
 def _real(self: Array) -> Array:
-    from numjax._src.numpy import complex_fns
     return complex_fns.real(self)
 
 
 def _imag(self: Array) -> Array:
-    from numjax._src.numpy import complex_fns
     return complex_fns.imag(self)
 
 
 def _conj(self: Array) -> Array:
-    from numjax._src.numpy import complex_fns
     return complex_fns.conjugate(self)
 
 
@@ -138,12 +148,10 @@ def _dot(self: Array, b: Array, *, precision: Any = None,
 
 
 def _round(self: Array, decimals: int = 0, out: None = None) -> Array:
-    from numjax._src.numpy import rounding
     return rounding.round(self, decimals)
 
 
 def _to_device(self: Array, device: Any, *, stream: Any = None) -> Array:
-    from numjax._src.api.device_put import device_put
     return device_put(self, device)
 
 
@@ -161,18 +169,15 @@ def _lazy(module: str, name: str) -> Callable[..., Any]:
 
 
 def _choose(self: Array, choices: Any, out: None = None, mode: str = "raise") -> Array:
-    from numjax._src.numpy.selection import choose
     return choose(self, choices, out, mode)
 
 
 def _compress(self: Array, condition: Any, axis: int | None = None, *, size: int | None = None,
               fill_value: Any = 0, out: None = None) -> Array:
-    from numjax._src.numpy.selection import compress
     return compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
 
 
 def _copy(self: Array) -> Array:
-    from numjax._src.numpy.creation import array
     return array(self, copy=True)
 
 
@@ -182,8 +187,6 @@ def _view(self: Array, dtype: Any = None, type: None = None) -> Array:
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:
         return self
-    from numjax._src.core.avals import get_aval
-    from numjax._src.lax.special import bitcast_convert_type
     src = get_aval(self).dtype
     dt = dtypes.canonicalize_dtype(dtype)
     shape = get_aval(self).shape

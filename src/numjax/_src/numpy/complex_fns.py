@@ -8,6 +8,7 @@ import numpy as np
 
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import complex_ops, lax
+from numjax._src.numpy.creation import asarray
 from numjax._src.numpy.util import (
     ensure_array,
     forwards_operands,
@@ -59,6 +60,5 @@ def iscomplexobj(x: Any) -> bool:
     # As JAX: a `.dtype` attribute, else the dtype of `jnp.asarray(x)` (and its errors).
     dtype = getattr(x, "dtype", None)
     if dtype is None:
-        from numjax._src.numpy.creation import asarray
         dtype = get_aval(asarray(x)).dtype
     return bool(np.issubdtype(dtype, np.complexfloating))

@@ -6,8 +6,14 @@ from typing import Any
 
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
-from numjax._src.lax import convolution, lax
+from numjax._src.lax import complex_ops, convolution, lax
 from numjax._src.numpy import reductions
+from numjax._src.numpy.complex_fns import conjugate, imag, real
+from numjax._src.numpy.creation import array
+from numjax._src.numpy.lax_numpy import clip
+from numjax._src.numpy.matrices import diagonal
+from numjax._src.numpy.shape import atleast_2d, concatenate
+from numjax._src.numpy.ufuncs import multiply
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,
@@ -76,7 +82,6 @@ def correlate(a: Array, v: Array, mode: str = "valid", *, precision: Any = None,
     check_arraylike("correlate", a, v)
     v = ensure_array(v, "correlate")
     if get_aval(v).dtype.kind == "c":
-        from numjax._src.lax import complex_ops
         v = complex_ops.conj(v)
     return _conv1d("correlate", a, v, mode, False, precision, preferred_element_type)
 
@@ -85,7 +90,6 @@ def cov(m: Array, y: Array | None = None, rowvar: bool = True, bias: bool = Fals
         ddof: int | None = None, fweights: Array | None = None,
         aweights: Array | None = None) -> Array:
     """Covariance matrix of the variables (rows, or columns when not rowvar)."""
-    from numjax._src.numpy.shape import atleast_2d, concatenate
     check_arraylike("cov", m)
     m = ensure_array(m, "cov")
     if get_aval(m).ndim > 2:
@@ -94,7 +98,6 @@ def cov(m: Array, y: Array | None = None, rowvar: bool = True, bias: bool = Fals
     if not rowvar and get_aval(X).shape[0] != 1:
         X = X.T
     if get_aval(X).shape[0] == 0:
-        from numjax._src.numpy.creation import array
         return array([]).reshape(0, 0)
     if y is not None:
         yy = atleast_2d(ensure_array(y))
@@ -115,7 +118,6 @@ def cov(m: Array, y: Array | None = None, rowvar: bool = True, bias: bool = Fals
     if w is None:
         w = lax.full((n,), 1, dt)
     w_sum = reductions.sum(w)
-    from numjax._src.numpy.ufuncs import multiply
     # The weights as a row of X's rank: the library's own products broadcast no rank (they
     # must run under jax_numpy_rank_promotion='raise', as JAX's cov does).
     w_row = lax.expand_dims(w, (0,))
@@ -130,7 +132,6 @@ def cov(m: Array, y: Array | None = None, rowvar: bool = True, bias: bool = Fals
                                               reductions.sum(lax.mul(w, aw))), w_sum))
     Xc = lax.sub(X, lax.expand_dims(avg, (1,)))
     Xw = multiply(Xc, w_row)
-    from numjax._src.numpy.complex_fns import conjugate
     c = lax.dot_general(Xw, conjugate(Xc), (((1,), (1,)), ((), ())), None, dt)
     out = lax.div(c, fact)
     return lax.reshape(out, ()) if get_aval(out).shape == (1, 1) else out
@@ -142,17 +143,13 @@ def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True) -> Array:
     c = cov(x, y, rowvar)
     if get_aval(c).ndim == 0:
         return lax.div(c, c)
-    from numjax._src.numpy.complex_fns import real
-    from numjax._src.numpy.matrices import diagonal
     d = lax.sqrt(real(diagonal(c)))
     if get_aval(c).dtype.kind == "c":
         d = lax.convert_element_type(d, get_aval(c).dtype)
     c = lax.div(c, lax.expand_dims(d, (1,)))
     c = lax.div(c, lax.expand_dims(d, (0,)))
-    from numjax._src.numpy.lax_numpy import clip
     if get_aval(c).dtype.kind == "c":
         # Real and imaginary parts each clipped to [-1, 1], as JAX's.
-        from numjax._src.numpy.complex_fns import imag
         return lax.complex(clip(real(c), -1, 1), clip(imag(c), -1, 1))
     return clip(c, -1, 1)
 

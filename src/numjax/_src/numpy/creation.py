@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.core import errors
 from numjax._src.core.avals import ShapedArray, get_aval, is_masked_array
 from numjax._src.core.trace import Tracer
 from numjax._src.interpreters import staging
@@ -21,6 +22,8 @@ from numjax._src.lax.structural import (
     placed,
 )
 from numjax._src.numpy import extended
+from numjax._src.numpy.shape import broadcast_arrays, broadcast_to, invalid_shape_error, stack
+from numjax._src.numpy.ufuncs import log10, power, sign
 from numjax._src.numpy.util import check_arraylike
 from numjax._src.runtime import host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, copied
@@ -40,7 +43,6 @@ def _shape(shape: Any) -> tuple[int, ...]:
     # As JAX: a value NumPy sees as a scalar is a one-dimensional shape, `(shape,)`.
     if not isinstance(shape, list | tuple) and np.ndim(shape) == 0:
         return (_dim(shape),)
-    from numjax._src.numpy.shape import invalid_shape_error
     raise invalid_shape_error(shape) from None
 
 
@@ -48,7 +50,6 @@ def _dim(d: Any, context: str = "") -> int:
     try:
         return operator.index(d)
     except TypeError:
-        from numjax._src.numpy.shape import invalid_shape_error
         raise invalid_shape_error((d,), context) from None
 
 
@@ -88,7 +89,6 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     elif hasattr(object, "__jax_array__"):
         return array(object.__jax_array__(), dtype, copy, order, ndmin)
     elif isinstance(object, list | tuple) and _contains_tracers(object):
-        from numjax._src.numpy.shape import stack
         out = stack([array(o, requested) for o in object])
         if isinstance(out, extended.array_types):  # a sequence of key arrays
             return array(out, None, False, order, ndmin)
@@ -253,7 +253,6 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
     dtype = _dtype(dtype, "full")
     check_arraylike("full", fill_value)
     if np.ndim(fill_value) if not isinstance(fill_value, Tracer) else get_aval(fill_value).ndim:
-        from numjax._src.numpy.shape import broadcast_to
         return placed(broadcast_to(asarray(fill_value, dtype), _shape(shape)),
                           _sharding(device))
     return lax.full(_shape(shape), fill_value, dtype, sharding=_sharding(device))
@@ -308,7 +307,6 @@ def full_like(a: Array, fill_value: Any, dtype: Any = None, shape: Any = None, *
         guard_fill_transfer(fill_value, dt)
         # An array fill value is broadcast to the shape by NumPy's rules, as `full` does, and
         # the result is strong (JAX converts the value with `asarray` first).
-        from numjax._src.numpy.shape import broadcast_to
         return placed(broadcast_to(asarray(fill_value, dt), shp), _sharding(device))
     return _filled_like(a, fill_value, dt, shp, weak, device)
 
@@ -334,7 +332,6 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     first = "stop" if stop is None and step is None else "start"
     for name, v in ((first, start), ("stop", stop), ("step", step)):
         if isinstance(v, Tracer):
-            from numjax._src.core import errors
             raise errors.ConcretizationTypeError(
                 v, f"It arose in the jnp.arange argument '{name}'\n")
     dtype = _dtype(dtype, "arange")
@@ -383,7 +380,6 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     # promoted with it (no promotion error under jax_numpy_dtype_promotion='strict').
     computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
         dtypes.result_type(start, stop) if dtype is None else dtype))
-    from numjax._src.numpy.shape import broadcast_arrays
     start_a, stop_a = broadcast_arrays(lax._convert_element_type(start, computation),
                                        lax._convert_element_type(stop, computation))
     bshape = get_aval(start_a).shape
@@ -467,7 +463,6 @@ def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: 
     >>> logspace(0, 2, 3)
     Array([  1.,  10., 100.], dtype=float32)
     """
-    from numjax._src.numpy.ufuncs import power
     dtype = _dtype(dtype, "logspace")
     computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
         dtypes.result_type(start, stop)))
@@ -484,7 +479,6 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
     >>> geomspace(1, 1000, 4)
     Array([   1.,   10.,  100., 1000.], dtype=float32)
     """
-    from numjax._src.numpy.ufuncs import log10, sign
     dtype = _dtype(dtype, "geomspace")
     computation = dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(
         dtypes.result_type(start, stop)))

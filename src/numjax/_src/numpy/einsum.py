@@ -11,7 +11,11 @@ from numjax._src import dtypes
 from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
-from numjax._src.numpy.shape import moveaxis
+from numjax._src.numpy.complex_fns import conjugate
+from numjax._src.numpy.creation import asarray
+from numjax._src.numpy.matrices import diagonal
+from numjax._src.numpy.shape import broadcast_arrays, broadcast_to, moveaxis, stack
+from numjax._src.numpy.ufuncs import multiply, subtract
 from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
@@ -62,7 +66,6 @@ def _einsum_operands(subscripts: str, operands: list[Any], optimize: Any) -> lis
     """Operands that are not all Arrays, read as JAX's einsum reads them: opt_einsum takes
     their shapes first (its errors, "Cannot determine the shape of None, ..."), then they pass
     jit (its errors) and `jnp.asarray` (lists too)."""
-    from numjax._src.numpy.creation import asarray
     _contract_path(subscripts, *operands, einsum_call=True, use_blas=True,
                              optimize=optimize)
     check_args_abstractify(tuple(operands))
@@ -133,7 +136,6 @@ def _take_diagonals(x: Array, spec: str) -> tuple[Array, str]:
                 break
         i = spec.index(c)
         j = spec.index(c, i + 1)
-        from numjax._src.numpy.matrices import diagonal
         x = diagonal(x, 0, i, j)
         spec = "".join(s for k, s in enumerate(spec) if k not in (i, j)) + c
     return x, spec
@@ -216,7 +218,6 @@ def _broadcast_shared(a: Array, sa: str, b: Array, sb: str) -> tuple[Array, Arra
         else:
             raise ValueError(f"Size of label '{c}' for operand does not match previous "
                              f"terms ({da} vs {db}).")
-    from numjax._src.numpy.shape import broadcast_to
     return broadcast_to(a, tuple(shape_a)), broadcast_to(b, tuple(shape_b))
 
 
@@ -291,7 +292,6 @@ def cross(a: Array, b: Array, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     b = moveaxis(b, axisb, -1)
     if get_aval(a).shape[-1] not in (2, 3) or get_aval(b).shape[-1] not in (2, 3):
         raise ValueError("Dimension must be either 2 or 3 for cross product")
-    from numjax._src.numpy.ufuncs import multiply, subtract
 
     def comp(x: Array, i: int) -> Array:
         if get_aval(x).shape[-1] == 2 and i == 2:
@@ -305,7 +305,6 @@ def cross(a: Array, b: Array, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     c = [subtract(multiply(a1, b2), multiply(a2, b1)),
          subtract(multiply(a2, b0), multiply(a0, b2)),
          subtract(multiply(a0, b1), multiply(a1, b0))]
-    from numjax._src.numpy.shape import stack
     return moveaxis(stack(c, -1), -1, axisc)
 
 
@@ -324,8 +323,6 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1, precision: Any = None,
         raise ValueError("x1 and x2 must have the same size along the given axis; got "
                          f"{get_aval(x1).shape} and {get_aval(x2).shape}")
     x1, x2 = moveaxis(x1, a1, -1), moveaxis(x2, a2, -1)
-    from numjax._src.numpy.complex_fns import conjugate
-    from numjax._src.numpy.shape import broadcast_arrays
     x1, x2 = broadcast_arrays(conjugate(x1), x2)
     nd = get_aval(x1).ndim
     batch = tuple(range(nd - 1))

@@ -14,7 +14,9 @@ from numjax._src.lax import lax
 from numjax._src.numpy import reductions
 from numjax._src.numpy.creation import asarray, linspace
 from numjax._src.numpy.lax_numpy import where as _where
-from numjax._src.numpy.shape import ravel
+from numjax._src.numpy.manipulation import _concrete_or_error
+from numjax._src.numpy.shape import ravel, stack
+from numjax._src.numpy.sorting import searchsorted
 from numjax._src.numpy.statistics import diff
 from numjax._src.numpy.util import (
     check_arraylike,
@@ -46,7 +48,6 @@ def bincount(x: Array, weights: Array | None = None, minlength: int = 0, *,
     if minlength < 0:
         raise ValueError("minlength must not be negative")
     if length is None:
-        from numjax._src.numpy.manipulation import _concrete_or_error
         value = _concrete_or_error(x, "The error occurred because of argument 'x' of "
                                       "jnp.bincount. To avoid this error, pass a static "
                                       "`length` argument.\n")
@@ -95,7 +96,6 @@ def histogram_bin_edges(a: Array, bins: Any = 10, range: Any = None,
 def histogram(a: Array, bins: Any = 10, range: Any = None, weights: Array | None = None,
               density: bool | None = None) -> tuple[Array, Array]:
     """Counts (or summed weights) in each bin, and the bin edges."""
-    from numjax._src.numpy.sorting import searchsorted
     check_arraylike("histogram", a)
     dtypes.dtype(a)  # JAX reads it first: "Cannot determine dtype of abc"
     a = ensure_array(a, "histogram")
@@ -143,7 +143,6 @@ def histogramdd(sample: Array, bins: Any = 10, range: Any = None,
         raise ValueError("should be a bin for each dimension.")
     edges = [histogram_bin_edges(sample[:, i], b, r) for i, (b, r) in
              enumerate(zip(bins_list, ranges, strict=True))]
-    from numjax._src.numpy.sorting import searchsorted
     idt = dtypes.default_int_dtype()
     nbins = [get_aval(e).shape[0] - 1 for e in edges]
     flat = lax.full((n,), 0, idt)
@@ -178,7 +177,6 @@ def histogram2d(x: Array, y: Array, bins: Any = 10, range: Any = None,
                 ) -> tuple[Array, Array, Array]:
     """Two-dimensional histogram of the points (x, y)."""
     check_arraylike("histogram2d", x, y)
-    from numjax._src.numpy.shape import stack
     if not isinstance(bins, list | tuple) and np.ndim(bins) == 1:
         bins = [bins, bins]
     xy = [ravel(ensure_array(x, "histogram2d")), ravel(ensure_array(y, "histogram2d"))]

@@ -14,6 +14,8 @@ from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.numpy.creation import arange, array, asarray, linspace, meshgrid
+from numjax._src.numpy.shape import concatenate, moveaxis, stack
 from numjax._src.numpy.util import ensure_array, lax_const
 from numjax._src.typing import Array
 
@@ -24,7 +26,6 @@ index_exp = np.index_exp
 def _slice_values(s: slice, op_name: str) -> Array:
     """A slice's values as JAX's grids read them: its bounds must be concrete, a missing start
     is 0 and a missing stop is passed on to arange (so mgrid[3:] counts to 3)."""
-    from numjax._src.numpy.creation import arange, linspace
     start, stop, step = (_concrete(v, f"slice {what} of jnp.{op_name}") for v, what in
                          ((s.start, "start"), (s.stop, "stop"), (s.step, "step")))
     start = start or 0
@@ -48,8 +49,6 @@ class _Grid:
         self.sparse = sparse
 
     def __getitem__(self, key: Any) -> Any:
-        from numjax._src.numpy.creation import arange, meshgrid
-        from numjax._src.numpy.shape import stack
         name = "ogrid" if self.sparse else "mgrid"
         if isinstance(key, slice):
             return _slice_values(key, name)
@@ -78,8 +77,6 @@ class _Concat:
         self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
     def __getitem__(self, key: Any) -> Array:
-        from numjax._src.numpy.creation import array
-        from numjax._src.numpy.shape import concatenate, moveaxis
         key = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
         parts = []
@@ -167,7 +164,6 @@ def load(*args: Any, **kwargs: Any) -> Any:
     NumPy does not know bfloat16 and writes it as two raw bytes (`V2`): those are read back
     as bfloat16, as JAX reads them.
     """
-    from numjax._src.numpy.creation import asarray
     out = np.load(*args, **kwargs)
     if not isinstance(out, np.ndarray):
         return out
@@ -180,5 +176,4 @@ def load(*args: Any, **kwargs: Any) -> Any:
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
-    from numjax._src.numpy.creation import array
     return array(np.from_dlpack(x))

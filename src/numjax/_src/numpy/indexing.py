@@ -14,6 +14,7 @@ import numpy as np
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.lax.gather_scatter import GatherDimensionNumbers, GatherScatterMode
+from numjax._src.numpy.advanced_indexing import IndexUpdateRef, advanced_getitem
 from numjax._src.runtime import placement, transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
@@ -184,7 +185,6 @@ def getitem(x: Array, index: Any) -> Array:
     aval = get_aval(x)
     items = _expand_index(index, aval.ndim)
     if not all(i is None or isinstance(i, slice) or _is_static_int(i) for i in items):
-        from numjax._src.numpy.advanced_indexing import advanced_getitem
         return advanced_getitem(x, index)
     gathered = _gather_from_split(x, items, aval.shape)
     if gathered is not None:
@@ -204,8 +204,7 @@ def getitem(x: Array, index: Any) -> Array:
             if not -size <= j < size:
                 # As JAX 0.4.30: an out-of-bounds integer is no error but a gather, whose index
                 # is clamped (jnp.arange(10)[11] is 9; its gradient is zero).
-                from numjax._src.numpy.advanced_indexing import advanced_getitem
-                return advanced_getitem(x, index)
+                        return advanced_getitem(x, index)
             j %= size
             starts.append(j)
             limits.append(j + 1)
@@ -253,11 +252,8 @@ class IndexUpdateHelper:
         self.array = array
 
     def __getitem__(self, index: Any) -> Any:
-        from numjax._src.numpy.advanced_indexing import IndexUpdateRef
         return IndexUpdateRef(self.array, index)
 
     def __repr__(self) -> str:
         return f"_IndexUpdateHelper({self.array!r})"
 
-
-from numjax._src.numpy.advanced_indexing import nonzero as nonzero  # noqa: E402

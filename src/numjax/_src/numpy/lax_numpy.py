@@ -9,9 +9,10 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import check_args_abstractify, get_aval
-from numjax._src.lax import lax
+from numjax._src.lax import complex_ops, lax
 from numjax._src.numpy import extended
-from numjax._src.numpy.shape import broadcast_arrays
+from numjax._src.numpy.shape import broadcast_arrays, broadcast_to
+from numjax._src.numpy.ufuncs import maximum, minimum, multiply
 from numjax._src.numpy.util import (
     check_arraylike,
     check_python_ints,
@@ -77,7 +78,6 @@ def clip(arr: Array = None, min: Array = None, max: Array = None, *, a: Any = No
     out = a if arr is None else arr
     lo = a_min if min is None else min
     hi = a_max if max is None else max
-    from numjax._src.numpy.ufuncs import maximum, minimum
     if out is None:
         raise ValueError("No input was provided to the clip function.")
     check_python_ints("clip", (out, lo, hi), ("arr", "min", "max"))  # JAX jits `clip`
@@ -159,7 +159,6 @@ def _broadcast_batch(x: Array, batch: tuple[int, ...]) -> Array:
     target = batch + shape[-2:]
     if shape == target:
         return x
-    from numjax._src.numpy.shape import broadcast_to
     return broadcast_to(x, target)
 
 
@@ -186,7 +185,6 @@ def vdot(a: Array, b: Array, *, precision: Any = None,
         not_arrays("vdot", a, b)
         raise
     if dtypes.issubdtype(get_aval(a).dtype, np.complexfloating):
-        from numjax._src.lax import complex_ops
         a = complex_ops.conj(a)
     return dot(lax.reshape(a, (get_aval(a).size,)), lax.reshape(b, (get_aval(b).size,)),
                precision=precision, preferred_element_type=preferred_element_type)
@@ -201,7 +199,6 @@ def inner(a: Array, b: Array, *, precision: Any = None,
         raise
     a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
     if a_nd == 0 or b_nd == 0:
-        from numjax._src.numpy.ufuncs import multiply
 
         if preferred_element_type is not None:
             a = lax.convert_element_type(a, preferred_element_type)
@@ -219,7 +216,6 @@ def outer(a: Array, b: Array, out: None = None) -> Array:
     except (TypeError, ValueError):
         check_arraylike("outer", a, b)
         raise
-    from numjax._src.numpy.ufuncs import multiply
 
     a = lax.reshape(a, (get_aval(a).size, 1))
     b = lax.reshape(b, (1, get_aval(b).size))

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.lax import complex_ops as cx
 from numjax._src.lax import linalg as lax_linalg
 from numjax._src.numpy import creation, reductions, shape, ufuncs
@@ -345,7 +346,6 @@ def _cofactor_solve(a: Array, b: Array) -> tuple[Array, Array]:
 def _custom_rules() -> tuple[Any, Any]:
     """det and pinv as custom_jvp functions, as JAX defines them (built on first use: the
     custom derivatives live in the api layer above this one)."""
-    from numjax._src.api.custom_derivatives import custom_jvp
     det_fn = custom_jvp(_det_value)
     det_fn.defjvp(_det_jvp)
     pinv_fn = custom_jvp(_pinv_value, nondiff_argnums=(1, 2))

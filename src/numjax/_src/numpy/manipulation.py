@@ -19,9 +19,11 @@ from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy import extended
+from numjax._src.numpy.creation import asarray
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.shape import (
     atleast_2d,
+    broadcast_arrays,
     broadcast_to,
     concatenate,
     flip,
@@ -30,6 +32,8 @@ from numjax._src.numpy.shape import (
     reshape,
     swapaxes,
 )
+from numjax._src.numpy.sorting import sort
+from numjax._src.numpy.ufuncs import floor_divide, greater, less, remainder
 from numjax._src.numpy.util import (
     asarrays_deprecated,
     canonicalize_axis,
@@ -428,7 +432,6 @@ def delete(arr: Array, obj: Any, axis: int | None = None, *,
 def _delete_unique(a: Array, obj: Array, axis: int) -> Array:
     """Delete unique indices, whose count (not values) fixes the output shape: output slot j
     reads source j + (number of deleted indices k with sorted[k] - k <= j)."""
-    from numjax._src.numpy.sorting import sort
     n = get_aval(a).shape[axis]
     idt = dtypes.default_int_dtype()
     obj = lax.convert_element_type(ravel(obj), idt)
@@ -470,7 +473,6 @@ def insert(arr: Array, obj: Any, values: Array, axis: int | None = None) -> Arra
     # As JAX (not NumPy, which raises IndexError): negative indices count from the end, and
     # indices out of bounds insert at the nearer end.
     idx = np.clip(np.where(idx < 0, idx + n, idx), 0, n)
-    from numjax._src.numpy.creation import asarray
     vals = lax._convert_element_type(asarray(values), get_aval(a).dtype, get_aval(a).weak_type)
     shape = list(get_aval(a).shape)
     if len(idx) == 1:
@@ -501,7 +503,6 @@ def _insert_traced(a: Array, obj: Tracer, values: Array, axis: int) -> Array:
                          f"scalar; got {obj}")
     if not dtypes.issubdtype(aval.dtype, np.integer):
         raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
-    from numjax._src.numpy.creation import asarray
     ndim = get_aval(a).ndim
     n = get_aval(a).shape[axis]
     vals = lax._convert_element_type(asarray(values), get_aval(a).dtype, get_aval(a).weak_type)
@@ -532,7 +533,6 @@ def _insert_traced(a: Array, obj: Tracer, values: Array, axis: int) -> Array:
 def trim_zeros(filt: Array, trim: str = "fb") -> Array:
     """Drop leading ('f') and/or trailing ('b') zeros of a concrete 1-d array."""
     if type(filt) is not ArrayImpl:
-        from numjax._src.numpy.creation import asarray
         filt = asarray(filt)  # as JAX: lists too, and `jnp.asarray`'s errors
     value = _concrete_or_error(filt, "Error arose in the `filt` argument of trim_zeros()\n")
     aval = get_aval(filt)
@@ -594,7 +594,6 @@ def _block(x: Any, depth: int, ndim: int) -> Array:
             # dict's leaves are traced, which `jnp.array` does not take.
             if isinstance(x, dict):
                 raise TypeError(f"Unexpected input type for array: {type(x)}")
-            from numjax._src.numpy.creation import asarray
             x = asarray(x)
         a = ensure_array(x)
         return lax.broadcast_to_rank(a, ndim) if get_aval(a).ndim < ndim else a
@@ -646,12 +645,10 @@ def ravel_multi_index(multi_index: Sequence[Array], dims: Sequence[int],
                                       "clip' instead.\n")
             if np.any((v < 0) | (v >= d)):
                 raise ValueError("invalid entry in coordinates array")
-    from numjax._src.numpy.shape import broadcast_arrays
     idx = broadcast_arrays(*[lax.convert_element_type(i, idt) for i in idx])
     clipped = []
     for i, d in zip(idx, dims, strict=True):
         if mode == "wrap":
-            from numjax._src.numpy.ufuncs import remainder
             i = remainder(i, lax._convert_element_type(d, idt))
         elif mode == "clip":
             i = lax.clamp(lax._convert_element_type(0, idt), i,
@@ -689,7 +686,6 @@ def unravel_index(indices: Array, shape: Sequence[int]) -> tuple[Array, ...]:
         sizes = [shape]
     if any(np.ndim(s) != 0 for s in sizes):
         raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
-    from numjax._src.numpy.ufuncs import floor_divide, greater, less, remainder
     # JAX's algorithm: floor division and remainder by each dimension from the last, then
     # clipping by what is left over (> 0: past the end; < -1: before a wrapped-around start).
     # Unsigned indices are never negative: JAX 0.4.30 compares them with -1 converted to the

@@ -10,8 +10,16 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.core.avals import get_aval
-from numjax._src.lax import lax
+from numjax._src.lax import complex_ops, lax
 from numjax._src.numpy import ufuncs
+from numjax._src.numpy.complex_fns import iscomplexobj
+from numjax._src.numpy.creation import asarray
+from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.reductions import _axes
+from numjax._src.numpy.reductions import all as jnp_all
+from numjax._src.numpy.shape import broadcast_arrays
+from numjax._src.numpy.sorting import searchsorted
+from numjax._src.numpy.ufuncs import _binary_jvp_args, _replace_posinf
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,
@@ -21,6 +29,7 @@ from numjax._src.numpy.util import (
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
+    promote_dtypes_inexact,
 )
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
@@ -29,7 +38,6 @@ _BOOL = np.dtype(bool)
 
 
 def _where(c: Array, x: Array, y: Array) -> Array:
-    from numjax._src.numpy.lax_numpy import where
     return where(c, x, y)
 
 
@@ -100,7 +108,6 @@ def nan_to_num(x: Array, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
     x = ensure_array(x, "nan_to_num")
     dt = get_aval(x).dtype
     if dt.kind == "c":
-        from numjax._src.lax import complex_ops
         re = nan_to_num(complex_ops.real(x), nan=nan, posinf=posinf, neginf=neginf)
         im = nan_to_num(complex_ops.imag(x), nan=nan, posinf=posinf, neginf=neginf)
         return lax.complex(re, im)
@@ -171,15 +178,12 @@ def isclose(a: Array, b: Array, rtol: Any = 1e-05, atol: Any = 1e-08,
 
 def allclose(a: Array, b: Array, rtol: Any = 1e-05, atol: Any = 1e-08,
              equal_nan: bool = False) -> Array:
-    from numjax._src.numpy.reductions import all as jnp_all
     check_arraylike("allclose", a, b)
     return jnp_all(isclose(a, b, rtol, atol, equal_nan))
 
 
 def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
     """Same shape and elements (a Python-bool False when the shapes differ)."""
-    from numjax._src.numpy.creation import asarray
-    from numjax._src.numpy.reductions import all as jnp_all
     a1, a2 = asarray(a1), asarray(a2)
     if get_aval(a1).shape != get_aval(a2).shape:
         return lax._convert_element_type(False, _BOOL)
@@ -191,8 +195,6 @@ def array_equal(a1: Array, a2: Array, equal_nan: bool = False) -> Array:
 
 def array_equiv(a1: Array, a2: Array) -> Array:
     """Equal after broadcasting (False when the shapes do not broadcast)."""
-    from numjax._src.numpy.creation import asarray
-    from numjax._src.numpy.reductions import all as jnp_all
     a1, a2 = asarray(a1), asarray(a2)
     try:
         np.broadcast_shapes(get_aval(a1).shape, get_aval(a2).shape)
@@ -205,7 +207,6 @@ def isreal(x: Array, /) -> Array:
     x = ensure_array(x, "imag")  # JAX's isreal reads the imaginary part first
     aval = get_aval(x)
     if aval.dtype.kind == "c":
-        from numjax._src.lax import complex_ops
         out = lax.eq(complex_ops.imag(x), lax._convert_element_type(0, complex_ops.imag(
             x).dtype))
     else:
@@ -220,7 +221,6 @@ def iscomplex(x: Array, /) -> Array:
 
 
 def isrealobj(x: Any) -> bool:
-    from numjax._src.numpy.complex_fns import iscomplexobj
     return not iscomplexobj(x)
 
 
@@ -232,7 +232,6 @@ def angle(z: Array, deg: bool = False) -> Array:
     z = ensure_array(z, "real")  # JAX's angle takes the real part first
     dt = get_aval(z).dtype
     if dt.kind == "c":
-        from numjax._src.lax import complex_ops
         re, im = complex_ops.real(z), complex_ops.imag(z)
     else:
         re = z
@@ -320,7 +319,6 @@ def _strong_unless_scalar(x: Array) -> Array:
 def gcd(x1: Array, x2: Array, /) -> Array:
     """Greatest common divisor (Euclid's algorithm, a fixed number of steps)."""
     x1, x2 = _int_args("gcd", x1, x2)
-    from numjax._src.numpy.shape import broadcast_arrays
     a, b = broadcast_arrays(lax.abs(x1) if get_aval(x1).dtype.kind == "i" else x1,
                             lax.abs(x2) if get_aval(x2).dtype.kind == "i" else x2)
     a, b = _strong_unless_scalar(a), _strong_unless_scalar(b)
@@ -374,7 +372,6 @@ def logaddexp2(x1: Array, x2: Array, /) -> Array:
 
 @logaddexp2.defjvp
 def _logaddexp2_jvp(primals: Any, tangents: Any) -> tuple[Array, Array]:
-    from numjax._src.numpy.ufuncs import _binary_jvp_args, _replace_posinf
     x1, x2, t1, t2 = _binary_jvp_args("logaddexp2_jvp", primals, tangents)
     out = logaddexp2(x1, x2)
     out_ = _replace_posinf(out)
@@ -405,7 +402,6 @@ def bitwise_count(x: Array, /) -> Array:
 
 def unwrap(p: Array, discont: Any = None, axis: int = -1, period: Any = 2 * np.pi) -> Array:
     """Undo jumps larger than `discont` along `axis` by adding multiples of `period`."""
-    from numjax._src.numpy.reductions import _axes
     (p,) = promote_args_inexact("unwrap", p)
     ax = _axes(axis, get_aval(p).ndim)[0]
     n = get_aval(p).shape[ax]
@@ -437,7 +433,6 @@ def interp(x: Array, xp: Array, fp: Array, left: Any = None, right: Any = None,
     if get_aval(xp).ndim != 1 or get_aval(fp).ndim != 1 or \
             get_aval(xp).shape[0] != get_aval(fp).shape[0]:
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
-    from numjax._src.numpy.util import promote_dtypes_inexact
     # As in JAX: x and xp promoted together, fp on its own; 'extrapolate' continues the end
     # segments' lines.
     x, xp = promote_dtypes_inexact(x, xp)
@@ -459,8 +454,6 @@ def interp(x: Array, xp: Array, fp: Array, left: Any = None, right: Any = None,
         xp, fp = lax.sort_key_val(xp, fp)
         xp = lax.concatenate([ufuncs.subtract(xp[-1:], per), xp, ufuncs.add(xp[:1], per)], 0)
         fp = lax.concatenate([fp[-1:], fp, fp[:1]], 0)
-    from numjax._src.numpy.lax_numpy import where
-    from numjax._src.numpy.sorting import searchsorted
     n = get_aval(xp).shape[0]
     i = searchsorted(xp, x, side="right")
     idt = get_aval(i).dtype

@@ -11,8 +11,12 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
+from numjax._src.numpy.advanced_indexing import nonzero
 from numjax._src.numpy.creation import _dtype, array, asarray, ones
-from numjax._src.numpy.util import ensure_array
+from numjax._src.numpy.reductions import sum as jnp_sum
+from numjax._src.numpy.shape import moveaxis, ravel, reshape
+from numjax._src.numpy.ufuncs import power
+from numjax._src.numpy.util import canonicalize_axis, check_arraylike, ensure_array
 from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
@@ -74,8 +78,6 @@ def diagonal(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array
     >>> diagonal(array([[1, 2], [3, 4]]))
     Array([1, 4], dtype=int32)
     """
-    from numjax._src.numpy.shape import moveaxis
-    from numjax._src.numpy.util import canonicalize_axis
     a = ensure_array(a, "diagonal")
     nd = get_aval(a).ndim
     if nd < 2:
@@ -100,8 +102,6 @@ def trace(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any 
     >>> trace(array([[1, 2], [3, 4]], dtype="int8"))
     Array(5, dtype=int32)
     """
-    from numjax._src.numpy.reductions import sum as jnp_sum
-    from numjax._src.numpy.util import canonicalize_axis, check_arraylike
     check_arraylike("trace", a)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
@@ -139,7 +139,6 @@ def diag(v: Array, k: int = 0) -> Array:
 
 def diagflat(v: Array, k: int = 0) -> Array:
     """A 2-d array with the flattened `v` on its k-th diagonal."""
-    from numjax._src.numpy.shape import ravel
     out = diag(ravel(ensure_array(v, "diagflat")), k)
     # JAX scatters into `zeros(dtype=v.dtype)`, a strong array: the result is strong.
     return lax._convert_element_type(out, get_aval(out).dtype, False)
@@ -158,7 +157,6 @@ def fill_diagonal(a: Array, val: Array, wrap: bool = False, *, inplace: bool = T
         raise ValueError("array must be at least 2-d")
     if len(shape) > 2 and len(set(shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
-    from numjax._src.numpy.shape import ravel, reshape
     n = min(shape)
     if len(shape) == 2:
         step = shape[1] + 1
@@ -230,13 +228,11 @@ def diag_indices_from(arr: Array) -> tuple[Array, ...]:
 
 def mask_indices(n: int, mask_func: Any, k: int = 0, *, size: int | None = None
                  ) -> tuple[Array, Array]:
-    from numjax._src.numpy.advanced_indexing import nonzero
     return nonzero(mask_func(ones((n, n), int), k), size=size)  # type: ignore[return-value]
 
 
 def vander(x: Array, N: int | None = None, increasing: bool = False) -> Array:
     """Columns are powers of `x` (decreasing unless `increasing`)."""
-    from numjax._src.numpy.ufuncs import power
     x = ensure_array(x, "vander")
     if get_aval(x).ndim != 1:
         raise ValueError("x must be a one-dimensional array")

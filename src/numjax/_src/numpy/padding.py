@@ -12,6 +12,11 @@ from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.numpy import reductions
+from numjax._src.numpy.creation import asarray, linspace
+from numjax._src.numpy.rounding import round as jnp_round
+from numjax._src.numpy.shape import broadcast_to
+from numjax._src.numpy.statistics import median
 from numjax._src.numpy.util import check_arraylike, ensure_array
 from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
@@ -109,7 +114,6 @@ def _pad_constant(array: Array, widths: list[tuple[int, int]], values: Any) -> A
         fill = lax._convert_element_type(values, dt, weak)
         return lax.pad(array, fill, [(b, a, 0) for b, a in widths])
     if isinstance(values, list | tuple):
-        from numjax._src.numpy.creation import asarray
         values = asarray(values)
     pairs = _value_pairs(values, len(widths))
     for axis, ((before, after), (vb, va)) in enumerate(zip(widths, pairs, strict=True)):
@@ -123,7 +127,6 @@ def _pad_constant(array: Array, widths: list[tuple[int, int]], values: Any) -> A
 
 def _value_pairs(values: Any, ndim: int) -> list[tuple[Any, Any]]:
     """Per-axis (before, after) values, traced entries allowed."""
-    from numjax._src.numpy.shape import broadcast_to
     v = broadcast_to(values, (ndim, 2))
     return [(v[i, 0], v[i, 1]) for i in range(ndim)]
 
@@ -194,7 +197,6 @@ def _pad_ramp(array: Array, axis: int, before: int, after: int, ends: tuple[Any,
     """Linear ramps from the end values to the edges, as JAX builds them: `linspace` without
     its endpoint in the array's dtype (integers floored, so a ramp from -5 to 5 over 2 steps
     is [-5, 0] and one from -3 to -5 over 2 is [-5, -4])."""
-    from numjax._src.numpy.creation import linspace
     weak = get_aval(array).weak_type
 
     def ramp(edge: Array, end: Any, count: int) -> Array:
@@ -210,7 +212,6 @@ def _pad_ramp(array: Array, axis: int, before: int, after: int, ends: tuple[Any,
 def _pad_stat(array: Array, axis: int, before: int, after: int, mode: str,
               stat: tuple[int, int] | None) -> Array:
     n = get_aval(array).shape[axis]
-    from numjax._src.numpy import reductions
     stats: dict[str, Callable[..., Array]] = {
         "maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean}
     fn = stats.get(mode) or _median
@@ -224,7 +225,6 @@ def _pad_stat(array: Array, axis: int, before: int, after: int, mode: str,
         value = fn(region, axis=axis, keepdims=True)
         dt = get_aval(array).dtype
         if mode in ("mean", "median") and dt.kind in "iub":
-            from numjax._src.numpy.rounding import round as jnp_round
             value = jnp_round(value)
         # Weak when the array is (JAX converts its statistics so).
         return lax._convert_element_type(value, dt, get_aval(array).weak_type)
@@ -235,5 +235,4 @@ def _pad_stat(array: Array, axis: int, before: int, after: int, mode: str,
 
 
 def _median(a: Array, axis: int, keepdims: bool) -> Array:
-    from numjax._src.numpy.statistics import median
     return median(a, axis=axis, keepdims=keepdims)

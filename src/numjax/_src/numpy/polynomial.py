@@ -7,9 +7,17 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
+from numjax._src.numpy.correlation import convolve
+from numjax._src.numpy.creation import eye
+from numjax._src.numpy.linalg import eigvals, lstsq
+from numjax._src.numpy.manipulation import _concrete_or_error
+from numjax._src.numpy.matrices import vander
+from numjax._src.numpy.reductions import sum as jnp_sum
 from numjax._src.numpy.shape import moveaxis, ravel
+from numjax._src.numpy.ufuncs import add, subtract
 from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
@@ -69,7 +77,6 @@ def polyadd(a1: Array, a2: Array) -> Array:
     """Sum of two polynomials."""
     check_arraylike("polyadd", a1, a2)
     a1, a2 = promote_dtypes(_coeffs("polyadd", a1), _coeffs("polyadd", a2))
-    from numjax._src.numpy.ufuncs import add
     return add(*_align(a1, a2))
 
 
@@ -77,12 +84,10 @@ def polysub(a1: Array, a2: Array) -> Array:
     """Difference of two polynomials."""
     check_arraylike("polysub", a1, a2)
     a1, a2 = promote_dtypes(_coeffs("polysub", a1), _coeffs("polysub", a2))
-    from numjax._src.numpy.ufuncs import subtract
     return subtract(*_align(a1, a2))
 
 
 def _trim(p: Array) -> Array:
-    from numjax._src.numpy.manipulation import _concrete_or_error
     value = _concrete_or_error(p, "jnp.polymul/polydiv with trim_leading_zeros=True need "
                                   "concrete coefficients.\n")
     nz = np.nonzero(value)[0]
@@ -99,7 +104,6 @@ def polymul(a1: Array, a2: Array, *, trim_leading_zeros: bool = False) -> Array:
         a1 = lax.full((1,), 0, get_aval(a1).dtype)
     if get_aval(a2).shape[0] == 0:
         a2 = lax.full((1,), 0, get_aval(a2).dtype)
-    from numjax._src.numpy.correlation import convolve
     return convolve(_strong(a1), _strong(a2), mode="full")
 
 
@@ -157,7 +161,6 @@ def poly(seq_of_zeros: Array) -> Array:
         z = lax.reshape(z, (1,))
     elif len(shape) == 2 and shape[0] == shape[1] != 0:
         # A matrix's characteristic polynomial: the one whose roots are its eigenvalues.
-        from numjax._src.numpy.linalg import eigvals
         z = eigvals(z)
     elif len(shape) != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
@@ -261,7 +264,6 @@ def roots(p: Array, *, strip_zeros: bool = True) -> Array:
     (p,) = promote_dtypes_inexact(_coeffs("roots", p))
     p = _strong(p)
     if strip_zeros:
-        from numjax._src.numpy.manipulation import _concrete_or_error
         value = _concrete_or_error(p, "The error occurred in the jnp.roots() function. To use "
                                       "this within a JIT-compiled function, pass "
                                       "strip_zeros=False, but be aware that leading zeros "
@@ -279,10 +281,8 @@ def roots(p: Array, *, strip_zeros: bool = True) -> Array:
         return lax.full((trailing,), 0, _complex(dt))
     # Companion matrix: first row -p[1:]/p[0], ones on the subdiagonal.
     first = lax.neg(lax.div(p[1:], lax.broadcast_in_dim(p[0], (n,), ())))
-    from numjax._src.numpy.creation import eye
     sub = eye(n, n, -1, dtype=dt)
     companion = lax.concatenate([lax.reshape(first, (1, n)), sub[1:]], 0)
-    from numjax._src.numpy.linalg import eigvals
     out = eigvals(companion)
     if trailing:
         # Roots at zero (from trailing zero coefficients) come first, as in JAX.
@@ -291,7 +291,6 @@ def roots(p: Array, *, strip_zeros: bool = True) -> Array:
 
 
 def _complex(dt: np.dtype) -> np.dtype:
-    from numjax._src import dtypes
     return dtypes.to_complex_dtype(dt)
 
 
@@ -315,9 +314,6 @@ def polyfit(x: Array, y: Array, deg: int, rcond: float | None = None, full: bool
         raise TypeError("expected 1D or 2D array for y")
     if get_aval(x).shape[0] != get_aval(y).shape[0]:
         raise TypeError("expected x and y to have same length")
-    from numjax._src.numpy.linalg import lstsq
-    from numjax._src.numpy.matrices import vander
-    from numjax._src.numpy.reductions import sum as jnp_sum
     lhs = vander(x, deg + 1)
     rhs = y
     if w is not None:

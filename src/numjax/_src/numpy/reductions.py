@@ -11,8 +11,9 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
-from numjax._src.lax import lax
-from numjax._src.numpy.shape import require_static_axis
+from numjax._src.lax import complex_ops, lax
+from numjax._src.numpy.lax_numpy import where as jnp_where
+from numjax._src.numpy.shape import broadcast_to, require_static_axis
 from numjax._src.numpy.util import canonicalize_axis, ensure_array
 from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
@@ -110,7 +111,6 @@ def _reduce(name: str, a: Array, axis: Any, dtype: Any, out: None, keepdims: boo
     computation_dtype = upcast_half(result_dtype) if numeric else result_dtype
     a = lax._convert_element_type(a, computation_dtype)
     if where is not None:
-        from numjax._src.numpy.lax_numpy import where as jnp_where
         fill = lax._convert_element_type(_init_value(init, computation_dtype), computation_dtype)
         a = jnp_where(where, a, fill)
     reducer, combine, bool_reducer, bool_combine = _OPS[name]
@@ -243,7 +243,6 @@ def mean(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
     if where is None:
         normalizer: Any = _axes_size(aval.shape, axes)
     else:
-        from numjax._src.numpy.shape import broadcast_to
         normalizer = sum(broadcast_to(where, aval.shape), axes, dtype=dtype, keepdims=keepdims)
     total = sum(a, axes, dtype=computation_dtype, keepdims=keepdims, where=where)
     out_ = lax.div(total, lax._convert_element_type(normalizer, computation_dtype))
@@ -305,7 +304,6 @@ def var(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: i
     a = lax._convert_element_type(a, computation_dtype)
     centered = lax.sub(a, mean(a, axes, dtype=computation_dtype, keepdims=True, where=where))
     if computation_dtype.kind == "c":
-        from numjax._src.lax import complex_ops
         centered = complex_ops.real(lax.mul(centered, complex_ops.conj(centered)))
         computation_dtype = get_aval(centered).dtype
     else:
@@ -313,14 +311,12 @@ def var(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof: i
     if where is None:
         normalizer = lax._convert_element_type(_axes_size(aval.shape, axes), computation_dtype)
     else:
-        from numjax._src.numpy.shape import broadcast_to
         normalizer = sum(broadcast_to(where, aval.shape), axes, dtype=computation_dtype,
                          keepdims=keepdims)
     # JAX divides by n - ddof and gives NaN where that is not positive (ddof >= n).
     normalizer = lax.sub(normalizer, lax._convert_element_type(ddof, computation_dtype))
     total = sum(centered, axes, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = lax._convert_element_type(lax.div(total, normalizer), result_dtype)
-    from numjax._src.numpy.lax_numpy import where as jnp_where
     return jnp_where(lax.gt(normalizer, lax.full_like(normalizer, 0)), result, np.nan)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.core.avals import get_aval
-from numjax._src.lax import lax
+from numjax._src.lax import lax, special
 from numjax._src.numpy.util import ensure_array, forwards_operands
 from numjax._src.typing import Array
 
@@ -53,7 +53,6 @@ def _round_real(a: Array, decimals: int) -> Array:
 
 
 def _round_half_even(x: Array) -> Array:
-    from numjax._src.lax import special
     return special.round(x, special.RoundingMethod.TO_NEAREST_EVEN)
 
 

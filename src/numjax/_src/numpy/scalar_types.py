@@ -13,6 +13,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import aval_handlers
+from numjax._src.numpy.creation import array
 
 
 class _ScalarMeta(type):
@@ -30,7 +31,6 @@ class _ScalarMeta(type):
         return not cls == other
 
     def __call__(cls, x: Any) -> Any:
-        from numjax._src.numpy.creation import array
         return array(x, dtype=cls.dtype)
 
     def __instancecheck__(cls, instance: object) -> bool:

@@ -11,18 +11,23 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.api.transformations import vmap
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy import extended
+from numjax._src.numpy.advanced_indexing import _nonzero_size_error, advanced_getitem, nonzero
 from numjax._src.numpy.lax_numpy import where
+from numjax._src.numpy.manipulation import _concrete_or_error, tile
 from numjax._src.numpy.shape import broadcast_arrays, broadcast_to, moveaxis, ravel
+from numjax._src.numpy.ufuncs import remainder
 from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
     ensure_array,
     promote_dtypes,
 )
+from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
 
@@ -43,7 +48,6 @@ def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Any 
     try:
         conds = [ensure_array(c) for c in condlist]
     except TypeError:
-        from numjax._src.numpy.shape import broadcast_arrays
         broadcast_arrays(False, *condlist)  # JAX broadcasts the conditions first: its errors
         raise
     # JAX reads each condition as booleans (nonzero is true).
@@ -85,13 +89,11 @@ def piecewise(x: Array, condlist: Any, funclist: Sequence[Any], *args: Any,
 
 
 def Array_types() -> tuple[type, ...]:
-    from numjax._src.runtime.array import ArrayImpl
     return (ArrayImpl, Tracer)
 
 
 def _index_with_mode(a: Array, index: tuple[Any, ...], mode: str | None, fill_value: Any,
                      unique_indices: bool = False, indices_are_sorted: bool = False) -> Array:
-    from numjax._src.numpy.advanced_indexing import advanced_getitem
     return advanced_getitem(a, index, mode=mode, fill_value=fill_value,
                             unique_indices=unique_indices,
                             indices_are_sorted=indices_are_sorted)
@@ -105,7 +107,6 @@ def _normalize_mode(name: str, mode: str | None, indices: Array, size: int) -> t
         raise NotImplementedError(f"The 'raise' mode to jnp.{name} is not supported.")
     indices = lax.convert_element_type(indices, idt)
     if mode == "wrap":
-        from numjax._src.numpy.ufuncs import remainder
         return remainder(indices, lax._convert_element_type(size, idt)), "promise_in_bounds"
     if mode == "clip":
         return lax.clamp(lax._convert_element_type(0, idt), indices,
@@ -219,14 +220,12 @@ def choose(a: Array, choices: Sequence[Array], out: None = None, mode: str = "ra
         raise ValueError("`a` array must be integer typed")
     n = len(choices)
     if mode == "raise":
-        from numjax._src.numpy.manipulation import _concrete_or_error
         value = _concrete_or_error(a, "The error occurred because jnp.choose was jit-compiled "
                                       "with mode='raise'. Use mode='wrap' or mode='clip' "
                                       "instead.\n")
         if np.any((value < 0) | (value >= n)):
             raise ValueError("invalid entry in choice array")
     elif mode == "wrap":
-        from numjax._src.numpy.ufuncs import remainder
         a = remainder(a, lax._convert_element_type(n, get_aval(a).dtype))
     elif mode == "clip":
         a = lax.clamp(lax._convert_element_type(0, get_aval(a).dtype), a,
@@ -269,9 +268,7 @@ def compress(condition: Array, a: Array, axis: int | None = None, *, size: int |
     if size is not None and not 0 < size <= get_aval(a).shape[axis]:
         raise ValueError("size must be positive and not greater than the size of the array "
                          f"axis; got {size=} for a.shape[axis]={get_aval(a).shape[axis]}")
-    from numjax._src.numpy.advanced_indexing import nonzero
     if size is None and isinstance(cond, Tracer) and cond.to_concrete_value() is None:
-        from numjax._src.numpy.advanced_indexing import _nonzero_size_error
         raise _nonzero_size_error(cond)
     n_rows = get_aval(a).shape[axis]
     (idx,) = nonzero(cond, size=size, fill_value=n_rows if size is not None else None)
@@ -308,7 +305,6 @@ def place(arr: Array, mask: Array, vals: Array, *, inplace: bool = True) -> Arra
     # The masked positions padded to a static count with an out-of-range index that the
     # scatter drops, so the mask may be traced (as in JAX); `vals` repeats cyclically.
     indices = where(m, size=size, fill_value=size)[0]
-    from numjax._src.numpy.manipulation import tile
     taken = tile(vals_flat, -(-size // nv))[:size] if nv < size else vals_flat[:size]
     out = ravel(arr).at[indices].set(taken, mode="drop")
     return lax.reshape(out, aval.shape)
@@ -351,7 +347,6 @@ def put(a: Array, ind: Array, v: Array, mode: str | None = None, *,
 def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Array, *args: Any,
                      **kwargs: Any) -> Array:
     """`func1d` applied to each 1-d slice along `axis` (vmapped over the other axes)."""
-    from numjax._src.api.transformations import vmap
     check_arraylike("apply_along_axis", arr)
     arr = ensure_array(arr, "apply_along_axis")
     nd = get_aval(arr).ndim
@@ -410,7 +405,6 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: Any = frozenset(),
     >>> jnp.vectorize(lambda a, b: a + b)(jnp.arange(3), 1)
     Array([1, 2, 3], dtype=int32)
     """
-    from numjax._src.api.transformations import vmap
     excluded = frozenset(excluded)
     in_core, out_core = _parse_signature(signature) if signature is not None else (None, None)
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.core import errors
 from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
@@ -56,7 +57,6 @@ def _is_traced(d: Any) -> bool:
 def require_static_axis(axis: Any) -> None:
     """JAX's error for a traced `axis` argument (a reduction's, a cumulative one's, flip's)."""
     if _is_traced(axis):
-        from numjax._src.core import errors
         raise errors.ConcretizationTypeError(axis, "The axis argument must be known "
                                                    "statically.\n")
 
@@ -64,7 +64,6 @@ def require_static_axis(axis: Any) -> None:
 def _require_static_index(axis: Any) -> None:
     """JAX's error for a traced axis of squeeze or expand_dims."""
     if _is_traced(axis):
-        from numjax._src.core import errors
         raise errors.ConcretizationTypeError(axis, "expected a static index or sequence of "
                                                    "indices.\n")
 

@@ -18,7 +18,16 @@ from numjax._src.core import errors
 from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
-from numjax._src.numpy.shape import broadcast_to, moveaxis, ravel, reshape
+from numjax._src.numpy.advanced_indexing import nonzero
+from numjax._src.numpy.shape import (
+    broadcast_arrays,
+    broadcast_to,
+    concatenate,
+    moveaxis,
+    ravel,
+    reshape,
+)
+from numjax._src.numpy.ufuncs import negative
 from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
@@ -94,7 +103,6 @@ def lexsort(keys: Sequence[Array], axis: int = -1) -> Array:
     key_list = [ensure_array(k) for k in keys]
     if not key_list:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
-    from numjax._src.numpy.shape import broadcast_arrays
     key_list = broadcast_arrays(*key_list)
     shape = get_aval(key_list[0]).shape
     if not shape:
@@ -113,7 +121,6 @@ def partition(a: Array, kth: int, axis: int = -1) -> Array:
     a = moveaxis(a, axis, -1)
     n = get_aval(a).shape[-1]
     kth = canonicalize_axis(kth, n)
-    from numjax._src.numpy.ufuncs import negative
     bottom = negative(lax.top_k(negative(a), kth + 1)[0])
     top = lax.top_k(a, n - kth - 1)[0]
     return moveaxis(lax.concatenate([bottom, top], get_aval(a).ndim - 1), -1, axis)
@@ -301,7 +308,6 @@ def unique(ar: Array, return_index: bool = False, return_inverse: bool = False,
         mask = lax.full((0,), False, np.dtype(bool))
     count = lax.reduce_sum(lax.convert_element_type(mask, idt), (0,))
     k = _size_or_error("unique", count, size, ar)
-    from numjax._src.numpy.advanced_indexing import nonzero
     starts = nonzero(mask, size=k, fill_value=n)[0] if n else lax.full((k,), 0, idt)
     valid = lax.lt(starts, lax._convert_element_type(n, idt))
     safe = lax.min(starts, lax._convert_element_type(max(n - 1, 0), idt))
@@ -451,7 +457,6 @@ def union1d(ar1: Array, ar2: Array, *, size: int | None = None, fill_value: Any 
             ) -> Array:
     """Sorted unique elements of both arrays."""
     check_arraylike("union1d", ar1, ar2)
-    from numjax._src.numpy.shape import concatenate
     if size is None:
         for arg in (ar1, ar2):
             if isinstance(arg, Tracer) and arg.to_concrete_value() is None:
@@ -485,7 +490,6 @@ def intersect1d(ar1: Array, ar2: Array, assume_unique: bool = False,
     keep = isin(u1, u2)
     count = lax.reduce_sum(lax.convert_element_type(keep, _idt()), (0,))
     k = _size_or_error("intersect1d", count, None, ar1)
-    from numjax._src.numpy.advanced_indexing import nonzero
     pos = nonzero(keep, size=k)[0]
     vals = u1[pos]
     order = argsort(vals)
@@ -503,7 +507,6 @@ def setxor1d(ar1: Array, ar2: Array, assume_unique: bool = False) -> Array:
     a1, a2 = ravel(ar1), ravel(ar2)  # first, as in JAX: a string fails as jit rejects it
     u1 = unique(a1) if not assume_unique else a1
     u2 = unique(a2) if not assume_unique else a2
-    from numjax._src.numpy.shape import concatenate
     both = concatenate([u1, u2])
     keep = lax.bitwise_not(isin(both, u1) & isin(both, u2))
     return _select_sorted_unique("setxor1d", both, keep, None, 0)
@@ -526,7 +529,6 @@ def _select_sorted_unique(name: str, values: Array, keep: Array, size: int | Non
     sel = first & sorted_keep
     count = lax.reduce_sum(lax.convert_element_type(sel, _idt()), (0,))
     k = _size_or_error(name, count, size, values)
-    from numjax._src.numpy.advanced_indexing import nonzero
     pos = nonzero(sel, size=k, fill_value=n)[0] if n else lax.full((k,), 0, _idt())
     valid = lax.lt(pos, lax._convert_element_type(n, _idt()))
     safe = lax.min(pos, lax._convert_element_type(max(n - 1, 0), _idt()))

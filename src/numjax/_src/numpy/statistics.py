@@ -10,10 +10,14 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
-from numjax._src.lax import lax
+from numjax._src.lax import complex_ops, lax
 from numjax._src.numpy import reductions
+from numjax._src.numpy.creation import asarray
 from numjax._src.numpy.lax_numpy import where as _where
-from numjax._src.numpy.shape import moveaxis, ravel, require_static_axis
+from numjax._src.numpy.selection import take_along_axis
+from numjax._src.numpy.shape import broadcast_to, concatenate, moveaxis, ravel, require_static_axis
+from numjax._src.numpy.sorting import sort
+from numjax._src.numpy.ufuncs import add, multiply, subtract
 from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
@@ -211,11 +215,9 @@ def nanvar(a: Array, axis: Any = None, dtype: Any = None, out: None = None, ddof
     # The double where keeps NaN inputs out of the gradient.
     centered = _where(nan, lax._convert_element_type(0, computation_dtype), lax.sub(a, mean_))
     if computation_dtype.kind == "c":
-        from numjax._src.lax import complex_ops
         centered = complex_ops.real(lax.mul(centered, complex_ops.conj(centered)))
     else:
         centered = lax.integer_pow(centered, 2)
-    from numjax._src.numpy.ufuncs import subtract
     count = reductions.sum(lax.bitwise_not(nan), axis, keepdims=keepdims, where=where)
     count = subtract(count, ddof)  # an integer count, unless ddof is a float
     empty = lax.le(count, lax.full_like(count, 0))
@@ -313,8 +315,6 @@ def _quantile(a: Array, q: Array, axis: Any, method: str, keepdims: bool,
               squash_nans: bool) -> Array:
     """Quantiles as JAX computes them: positions and weights in q's dtype, the result in a's
     inexact dtype (float16 stays float16, int32 gives float32 even with x64)."""
-    from numjax._src.numpy.selection import take_along_axis
-    from numjax._src.numpy.sorting import sort
     if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', or "
                          "'nearest'")
@@ -436,7 +436,6 @@ def average(a: Array, axis: Any = None, weights: Array | None = None,
         wsum = reductions.sum(weights, axis, keepdims=keepdims)
         avg = lax.div(reductions.sum(lax.mul(a, weights), axis, keepdims=keepdims), wsum)
     if returned:
-        from numjax._src.numpy.shape import broadcast_to
         return avg, broadcast_to(lax.convert_element_type(wsum, get_aval(avg).dtype),
                                  get_aval(avg).shape)
     return avg
@@ -456,7 +455,6 @@ def diff(a: Array, n: int = 1, axis: int = -1, prepend: Array | None = None,
     if nd == 0:
         raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
     axis = canonicalize_axis(axis, nd)
-    from numjax._src.numpy.shape import broadcast_to, concatenate
 
     def edge(extra: Array) -> Array:
         e = ensure_array(extra)
@@ -491,8 +489,6 @@ def ediff1d(ary: Array, to_end: Array | None = None, to_begin: Array | None = No
     a = ravel(ensure_array(ary, "ediff1d"))
     n = get_aval(a).shape[0]
     out = lax.sub(lax.slice_in_dim(a, min(1, n), n), lax.slice_in_dim(a, 0, max(n - 1, 0)))
-    from numjax._src.numpy.creation import asarray
-    from numjax._src.numpy.shape import concatenate
     dtype = get_aval(a).dtype
     if to_begin is not None:
         check_arraylike("ediff1d", to_begin)
@@ -545,8 +541,6 @@ def trapezoid(y: Array, x: Array | None = None, dx: Any = 1.0, axis: int = -1) -
     """Integral by the trapezoid rule along `axis`: half the sum of the spacings times the
     sums of neighbouring values, in JAX's order of operations. A 1-d `x` gives the spacings;
     otherwise `x` must broadcast against `y`, its spacings taken along `axis`."""
-    from numjax._src.numpy.shape import moveaxis
-    from numjax._src.numpy.ufuncs import add, multiply
     try:
         if x is None:
             (y,) = promote_dtypes_inexact(y)

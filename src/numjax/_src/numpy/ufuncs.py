@@ -21,6 +21,8 @@ from numjax._src.api.jit import jit
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
 from numjax._src.core.trace import running_eagerly
 from numjax._src.lax import lax
+from numjax._src.lax.special import bitcast_convert_type, integer_pow_array
+from numjax._src.lax.special import round as lax_round
 from numjax._src.numpy import extended
 from numjax._src.numpy.util import (
     check_arraylike,
@@ -31,6 +33,7 @@ from numjax._src.numpy.util import (
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
+    promote_shapes,
     staged_constant,
     staging_program,
 )
@@ -458,7 +461,6 @@ def power(x1: Array, x2: Array, /) -> Array:
     if dtypes.dtype(x1, canonicalize=True).kind in "fc" and \
             dtypes.dtype(x2, canonicalize=True).kind in "iu":
         # JAX does not promote an integer exponent of a float base: pow(x, n), n int.
-        from numjax._src.numpy.util import ensure_array, promote_shapes
         base, exp = promote_shapes("power", ensure_array(x1), ensure_array(x2))
         return lax.pow(base, exp)
     return lax.pow(p1, p2)
@@ -481,7 +483,6 @@ def _static_exponent(x2: Any) -> int | None:
 
 def _integer_power(x: Array, y: Array) -> Array:
     # Exponentiation by squaring over the bits of y (negative exponents give 0 except for 1).
-    from numjax._src.lax.special import integer_pow_array
     return integer_pow_array(x, y)
 
 
@@ -586,7 +587,6 @@ def log_add_exp2(x1: Array, x2: Array) -> Array:
 def _log_add_exp(base2: bool) -> Callable[[Array, Array], Array]:
     """logaddexp (or logaddexp2) as a custom_jvp function of promoted operands, as JAX
     defines it. Built on first use: custom_jvp lives in the api layer above this one."""
-    from numjax._src.api.custom_derivatives import custom_jvp
     exp = lax.exp2 if base2 else lax.exp
 
     def value(x1: Array, x2: Array) -> Array:
@@ -722,7 +722,6 @@ def signbit(x: Array, /) -> Array:
         raise ValueError(f"jax.numpy.signbit is not well defined for {dt}")
     bits = dt.itemsize * 8
     int_dt = np.dtype(f"i{dt.itemsize}")
-    from numjax._src.lax.special import bitcast_convert_type
     return lax.lt(bitcast_convert_type(x, int_dt), lax._convert_element_type(0, int_dt)) \
         if bits else x
 
@@ -742,7 +741,6 @@ def rint(x: Array, /) -> Array:
         return lax.convert_element_type(x, dtypes.default_float_dtype())
     if dtype.kind == "c":
         return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
-    from numjax._src.lax.special import round as lax_round
     if get_aval(x).dtype.kind == "c":  # real and imaginary parts rounded separately
         return lax.complex(lax_round(lax.real(x), 1), lax_round(lax.imag(x), 1))
     return lax_round(x, 1)

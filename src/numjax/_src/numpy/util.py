@@ -13,6 +13,7 @@ from numjax._src import config, dtypes
 from numjax._src.core.avals import aval_handlers, check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer, find_top_trace
 from numjax._src.lax import lax
+from numjax._src.numpy import extended
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
@@ -144,7 +145,6 @@ def asarrays_deprecated(name: str, args: Sequence[Any], jitted: bool | None = No
             break
     else:
         return list(args)
-    from numjax._src.numpy import extended
     from numjax._src.numpy.creation import asarray
     if name in JITTED if jitted is None else jitted:
         check_args_abstractify(tuple(args))

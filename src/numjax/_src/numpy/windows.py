@@ -10,6 +10,8 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.creation import arange, ones
+from numjax._src.numpy.math_fns import i0
+from numjax._src.numpy.ufuncs import absolute, cos, sqrt
 from numjax._src.typing import Array
 
 
@@ -23,7 +25,6 @@ def _window(name: str, M: int, fn: Any) -> Array:
 
 def _cos_window(coeffs: tuple[float, ...]) -> Any:
     def fn(n: Array, M: int) -> Array:
-        from numjax._src.numpy.ufuncs import cos
         out: Any = 0
         for i, c in enumerate(coeffs):
             term = lax.mul(lax._convert_element_type(c * (-1) ** i, get_aval(n).dtype),
@@ -48,7 +49,6 @@ def blackman(M: int) -> Array:
 
 def bartlett(M: int) -> Array:
     def fn(n: Array, M: int) -> Array:
-        from numjax._src.numpy.ufuncs import absolute
         half = lax._convert_element_type((M - 1) / 2, get_aval(n).dtype)
         return lax.sub(lax._convert_element_type(1, get_aval(n).dtype),
                        absolute(lax.div(lax.sub(n, half), half)))
@@ -57,8 +57,6 @@ def bartlett(M: int) -> Array:
 
 def kaiser(M: int, beta: Any) -> Array:
     def fn(n: Array, M: int) -> Array:
-        from numjax._src.numpy.math_fns import i0
-        from numjax._src.numpy.ufuncs import sqrt
         dt = get_aval(n).dtype
         alpha = lax._convert_element_type((M - 1) / 2.0, dt)
         r = lax.div(lax.sub(n, alpha), alpha)

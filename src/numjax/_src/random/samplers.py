@@ -17,6 +17,8 @@ import numpy as np
 
 from numjax._src import config as _config
 from numjax._src import dtypes
+from numjax._src.api.custom_derivatives import custom_jvp
+from numjax._src.api.transformations import vmap
 from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow import loops
 from numjax._src.control_flow.loops import while_loop
@@ -1343,9 +1345,6 @@ def _gamma_sample(raw: Array, a: Array, log_space: bool, a_wide: Any = None) -> 
     `_wide_param`). So for one bfloat16 draw (not batched) this returns the float32 result,
     computed from `a_wide`, the float32 parameter when it is a runtime value (by default `a`).
     """
-    from numjax._src.api.custom_derivatives import custom_jvp
-    from numjax._src.api.transformations import vmap
-
     shape = tuple(get_aval(a).shape)
     n = math.prod(shape)
     dt = np.dtype(get_aval(a).dtype)

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from numjax._src import config
+from numjax._src.runtime import distributed
 
 
 class Device:
@@ -138,7 +139,6 @@ def _num_cpu_devices() -> int:
 
 def _init_backend(platform: str) -> Backend:
     if platform == "cpu":
-        from numjax._src.runtime import distributed
         state = distributed.state
         if state.process_count > 1:
             return Backend("cpu", _num_cpu_devices(), state.process_index, state.process_count)

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
+from numjax._src.runtime import devices
+
 
 class _State:
     def __init__(self) -> None:
@@ -64,7 +66,6 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     `coordinator_address` is accepted for compatibility (MPI needs none).
 
     Must run before any computation, once per process, as in JAX."""
-    from numjax._src.runtime import devices
     if state.comm is not None:
         raise RuntimeError("distributed.initialize should only be called once.")
     if devices._backends:

@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.runtime.devices import devices as all_devices
+from numjax._src.runtime.sharding import is_addressable
+
 
 class _Unconstrained:
     """The `PartitionSpec.UNCONSTRAINED` marker: the dimension's layout is left to the
@@ -112,14 +115,12 @@ class Mesh:
     @property
     def local_devices(self) -> list[Any]:
         """The devices of this process, in mesh order."""
-        from numjax._src.runtime.sharding import is_addressable
         return [d for d in self.devices.flat if is_addressable(d)]
 
     @property
     def local_mesh(self) -> Mesh:
         """The part of the mesh on this process's devices: along each axis, the positions
         where it has a device (the whole mesh on one process)."""
-        from numjax._src.runtime.sharding import is_addressable
         mine = np.vectorize(is_addressable, otypes=[bool])(self.devices)
         where = [np.unique(i) for i in np.nonzero(mine)]
         return Mesh(self.devices[np.ix_(*where)], self.axis_names)
@@ -189,7 +190,6 @@ def create_device_mesh(mesh_shape: Sequence[int], devices: Sequence[Any] | None 
     array([CpuDevice(id=0)], dtype=object)
     """
     if devices is None:
-        from numjax._src.runtime.devices import devices as all_devices
         devices = all_devices()
     if math.prod(mesh_shape) != len(devices):
         raise ValueError(f"Number of devices {len(devices)} must equal the product of "

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime.stream import Deferred, resolve
 
 Index = tuple[Any, ...]
@@ -255,7 +256,6 @@ class PmapSharding(Sharding):
                 devices: Sequence[Any] | None = None) -> PmapSharding:
         """The sharding pmap gives an array of `shape` mapped along `sharded_dim`, over the
         first `shape[sharded_dim]` devices (or `devices`)."""
-        from numjax._src.runtime import devices as devices_mod
         n = shape[sharded_dim]
         chosen = list(devices) if devices is not None else devices_mod.local_devices()[:n]
         if len(chosen) != n:
