@@ -21,6 +21,9 @@ SEEDS = [0, 1, 2, 3, 5, 7, 8, 9, 2**31 - 1]
 CASES = [
     ("wald", [1.3], [(), (1,)], ["float32", "float16"], ["eager", "jit", "vmap"], [False]),
     ("wald", [0.7], [()], ["float32", "float64"], ["eager", "jit"], [True]),
+    ("truncated_normal", [-1.5, 2.0], [(7, 5)], ["float32"], ["jit"], [True]),
+    ("f", [3.0, 4.0], [(7, 5)], ["float32", "float16"], ["jit"], [True]),
+    ("pareto", [3.0], [(7, 5)], ["float32"], ["jit"], [True]),
 ]
 
 

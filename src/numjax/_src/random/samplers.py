@@ -119,6 +119,18 @@ def _folded(*xs: Any) -> bool:
     return False
 
 
+def _constant_divisor(x: Any, dtype: np.dtype) -> bool:
+    """Whether XLA rewrites a division by the sampler parameter `x` into a product with its
+    rounded reciprocal: `x` is a constant (`_folded`) already of the sampler's `dtype`.
+
+    A constant of another dtype reaches the division through a conversion, which XLA's
+    simplifier sees before constant folding removes it, so the division stays (under x64 a
+    Python float is a float64 constant: float32 f(3.0, 4.0) under jit is then
+    (chi2_n * 4) / (3 * chi2_d), 16 of 35 draws an ulp off the reciprocal products).
+    """
+    return _folded(x) and dtypes.dtype(x, canonicalize=True) == dtype
+
+
 def _reciprocal(dtype: np.dtype, x: Any) -> np.ndarray:
     """`1 / x` rounded to `dtype`, as XLA folds it."""
     return np.asarray(_const(dtype, 1) / np.asarray(x, dtype))
@@ -483,8 +495,13 @@ def _truncation_cdf(bound: Any, dt: np.dtype) -> Array:
     if _folded(bound):
         from scipy import special as scipy_special
 
-        # Folded: a true division and an accurate erf, rounded once to `dt`.
-        ratio = np.asarray(np.asarray(bound, dt) / sqrt2)
+        # Folded: an accurate erf, rounded once to `dt`, of a true division of two constants,
+        # or, when the bound is converted to `dt` (a float64 constant under x64), of a product
+        # with the reciprocal: the simplifier rewrites the division before the conversion folds.
+        if _constant_divisor(bound, dt):
+            ratio = np.asarray(np.asarray(bound, dt) / sqrt2)
+        else:
+            ratio = np.asarray(np.asarray(bound, dt) * _reciprocal(dt, sqrt2))
         return np.asarray(scipy_special.erf(ratio.astype(np.float64)).astype(dt))
     # At run time XLA turns the division by the constant sqrt(2) into a product with its
     # rounded reciprocal, and erf is its own polynomial.
@@ -852,7 +869,7 @@ def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> 
         return _narrow(xla_math.exp(_round_if(_bits_transposed(raw, shp), e, dt)), dt)
     e = _exponential(raw, shp, dt)
     # jnp's operators: b broadcasts against the draws' shape, as JAX's `e / b`.
-    if _folded(b):  # a division by a constant is a product with its reciprocal (`_folded`)
+    if _constant_divisor(b, dt):
         return xla_math.exp(multiply(e, _reciprocal(dt, b)))
     return xla_math.exp(true_divide(e, lax.convert_element_type(b, dt)))
 
@@ -1580,16 +1597,7 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
     key_dfd, key_dfn = _split(raw)
     if dt == dtypes.bfloat16:
         return _f_bfloat16(key_dfn, key_dfd, dfnum, dfden, shp)
-    num_folded, den_folded = _folded(dfnum), _folded(dfden)
-    if num_folded and den_folded and dt == np.float16:
-        # XLA keeps float16 divisions by constants, rewrites (a / b) / (c / d) as
-        # (a * d) / (b * c) and folds chi2_dfn's doubling into d: (g_n * 2d) / (b * (g_d * 2)),
-        # every operation rounded to float16 (JAX 0.4.30's HLO under jit).
-        g_n = _half_chisquare(key_dfn, dfnum, shp, dt)
-        g_d = _half_chisquare(key_dfd, dfden, shp, dt)
-        two = _const(dt, 2)
-        return lax.div(lax.mul(g_n, two * _const(dt, dfden)),
-                       lax.mul(_const(dt, dfnum), lax.mul(g_d, two)))
+    num_folded, den_folded = _constant_divisor(dfnum, dt), _constant_divisor(dfden, dt)
     chi2_dfn = _chisquare(key_dfn, dfnum, shp, dt)
     chi2_dfd = _chisquare(key_dfd, dfden, shp, dt)
     if num_folded and den_folded:
@@ -1607,7 +1615,9 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
         return lax.div(chi2_dfn, lax.mul(chi2_dfd, lax.mul(dfnum, _reciprocal(dt, dfden))))
     dfden = broadcast_to(lax.convert_element_type(dfden, dt), shp)
     dfnum = broadcast_to(lax.convert_element_type(dfnum, dt), shp)
-    # XLA rewrites (a / b) / (c / d) as (a * d) / (b * c), each product rounded once.
+    # XLA rewrites (a / b) / (c / d) as (a * d) / (b * c), each product rounded once. So it
+    # does with converted constants (float16 f(3.0, 4.0) under jit is (g_n * 8) / (3 *
+    # (g_d * 2)) in float16, the same roundings).
     return lax.div(lax.mul(chi2_dfn, dfden), lax.mul(chi2_dfd, dfnum))
 
 
