@@ -1,11 +1,11 @@
 """Sampler draws whose bits depend on how XLA:CPU compiles the whole sampler, against JAX 0.4.30.
 
 A one-element program (shape () or (1,)) gets constants as literals, which XLA reassociates
-(wald's sqrt(2)^2 folds into 1.99999988), and LLVM pairs its independent scalar chains into
-2-lane vector calls of libm (f's two gammas); parameters that are constants of an outer jit
-fold, and under x64 a float64 constant converted to float32 hides from the simplifier until
-the conversion folds. `golden_sampler_programs.json` (tools/make_sampler_programs_golden.py)
-holds JAX's bits for each case: sampler, parameters, shape, dtype, mode, threefry layout, x64.
+(wald's sqrt(2)^2 folds into 1.99999988); parameters that are constants of an outer jit fold,
+and under x64 a float64 constant converted to float32 hides from the simplifier until the
+conversion folds; float64 softmax (dirichlet) is libm's exp summed in XLA's order.
+`golden_sampler_programs.json` (tools/make_sampler_programs_golden.py) holds JAX's bits for
+each case: sampler, parameters, shape, dtype, mode, threefry layout, x64.
 """
 
 from __future__ import annotations
