@@ -121,6 +121,18 @@ def _folded(*xs: Any) -> bool:
     return False
 
 
+def _constant_divisor(x: Any, dtype: np.dtype) -> bool:
+    """Whether XLA rewrites a division by the sampler parameter `x` into a product with its
+    rounded reciprocal: `x` is a constant (`_folded`) already of the sampler's `dtype`.
+
+    A constant of another dtype reaches the division through a conversion, which XLA's
+    simplifier sees before constant folding removes it, so the division stays (under x64 a
+    Python float is a float64 constant: float32 f(3.0, 4.0) under jit is then
+    (chi2_n * 4) / (3 * chi2_d), 16 of 35 draws an ulp off the reciprocal products).
+    """
+    return _folded(x) and dtypes.dtype(x, canonicalize=True) == dtype
+
+
 def _reciprocal(dtype: np.dtype, x: Any) -> np.ndarray:
     """`1 / x` rounded to `dtype`, as XLA folds it."""
     return np.asarray(_const(dtype, 1) / np.asarray(x, dtype))
@@ -368,6 +380,15 @@ def _bits_transposed(raw: Array, shape: tuple[int, ...], single: bool = False) -
     return n % 4 == 0 or n in (2, 3) or (n == 1 and single)
 
 
+def _single_draw(shape: tuple[int, ...], raw: Array, *params: Any) -> bool:
+    """Whether JAX's sampler runs as a one-element program: one draw, not under vmap (which
+    batches the draws into a larger array). XLA:CPU folds and reassociates constants, and
+    LLVM pairs independent scalar chains, in ways a larger array does not see."""
+    if math.prod(shape) != 1 or isinstance(raw._base, batching.BatchTracer):
+        return False
+    return not any(isinstance(p, batching.BatchTracer) for p in params)
+
+
 def _round_if(cond: bool, x: Array, dtype: np.dtype) -> Array:
     """`x` rounded to `dtype` and widened again when `cond` (see `_bits_transposed`)."""
     return _widen(_narrow(x, dtype), dtype) if cond and dtype == dtypes.bfloat16 else x
@@ -476,8 +497,13 @@ def _truncation_cdf(bound: Any, dt: np.dtype) -> Array:
     if _folded(bound):
         from scipy import special as scipy_special
 
-        # Folded: a true division and an accurate erf, rounded once to `dt`.
-        ratio = np.asarray(np.asarray(bound, dt) / sqrt2)
+        # Folded: an accurate erf, rounded once to `dt`, of a true division of two constants,
+        # or, when the bound is converted to `dt` (a float64 constant under x64), of a product
+        # with the reciprocal: the simplifier rewrites the division before the conversion folds.
+        if _constant_divisor(bound, dt):
+            ratio = np.asarray(np.asarray(bound, dt) / sqrt2)
+        else:
+            ratio = np.asarray(np.asarray(bound, dt) * _reciprocal(dt, sqrt2))
         return np.asarray(scipy_special.erf(ratio.astype(np.float64)).astype(dt))
     # At run time XLA turns the division by the constant sqrt(2) into a product with its
     # rounded reciprocal, and erf is its own polynomial.
@@ -845,7 +871,7 @@ def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = float) -> 
         return _narrow(xla_math.exp(_round_if(_bits_transposed(raw, shp), e, dt)), dt)
     e = _exponential(raw, shp, dt)
     # jnp's operators: b broadcasts against the draws' shape, as JAX's `e / b`.
-    if _folded(b):  # a division by a constant is a product with its reciprocal (`_folded`)
+    if _constant_divisor(b, dt):
         return xla_math.exp(multiply(e, _reciprocal(dt, b)))
     return xla_math.exp(true_divide(e, lax.convert_element_type(b, dt)))
 
@@ -968,7 +994,10 @@ def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) ->
     k1, k2 = _split(raw, 2)
     if dt == dtypes.bfloat16:
         return _wald_bfloat16(k1, k2, mean, shp)
+    mean_const = np.asarray(mean, dt) if _folded(mean) else None
     mean = broadcast_to(asarray(mean).astype(dt), shp)
+    if _single_draw(shp, k1, mean):
+        return _wald_single(k1, k2, mean, shp, dt, mean_const)
     v = _normal(k1, shp, dt)
     z = _uniform(k2, shp, dt, 0.0, 1.0)
     y = lax.integer_pow(v, 2)
@@ -981,6 +1010,46 @@ def wald(key: Any, mean: Any, shape: Shape | None = None, dtype: Any = float) ->
     x = xla_math.fma(lax.neg(lax.mul(mean, half)), sqrt_term,
                      xla_math.fma(lax.mul(mean_sq, y), broadcast_to(half, shp), mean))
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+
+
+def _wald_single(k1: Array, k2: Array, mean: Array, shape: tuple[int, ...],
+                 dt: np.dtype, mean_const: np.ndarray | None) -> Array:
+    """One Wald value, as XLA:CPU computes a one-element program.
+
+    With one element XLA turns the broadcast constants into literals and reassociates the
+    products of constants: the normal's sqrt(2) leaves the erf_inv value e, y = e^2 * (s * s),
+    4 mean y = (mean e^2) * (4 s s) and y^2 = (e^2 e^2) * ((s s)(s s)), with s = sqrt(2)
+    rounded to `dt` and each constant product folded in `dt` (1.99999988, 7.99999952 and
+    3.99999952 for float32). Two of 20 float32 single draws differed by an ulp from JAX 0.4.30
+    under the general formula. A constant mean (`mean_const`) joins the folded constants:
+    x = fma(-mean / 2, sqrt(fma(e^2, 4 mean s s, (e^2 e^2) (mean^2 (s s)(s s)))),
+    fma(e^2, mean^2 (s s) / 2, mean)).
+    """
+    lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
+    e = xla_math.erf_inv(_uniform(k1, shape, dt, lo, np.array(1.0, dt)))
+    z = _uniform(k2, shape, dt, 0.0, 1.0)
+    sqrt2 = _const(dt, np.sqrt(2))
+    two = np.asarray(sqrt2 * sqrt2)
+    e_sq = lax.mul(e, e)
+    mean_sq = lax.mul(mean, mean)
+    y = lax.mul(e_sq, two)
+
+    def full(c: Any) -> Array:
+        return jnp_full(shape, c, dt)
+
+    if mean_const is not None:
+        m = np.broadcast_to(mean_const, shape)
+        m_sq = np.asarray(m * m)
+        base = xla_math.fma(e_sq, full(m_sq * two * _const(dt, 0.5)), mean)
+        radicand = xla_math.fma(e_sq, full(m * (two * _const(dt, 4))),
+                                lax.mul(lax.mul(e_sq, e_sq), full(m_sq * (two * two))))
+        x = xla_math.fma(full(-(m * _const(dt, 0.5))), lax.sqrt(radicand), base)
+        return lax.select(lax.le(z, lax.div(mean, lax.add(x, mean))), x, lax.div(m_sq, x))
+    base = xla_math.fma(lax.mul(mean_sq, y), full(0.5), mean)
+    radicand = xla_math.fma(lax.mul(mean, e_sq), full(two * _const(dt, 4)),
+                            lax.mul(mean_sq, lax.mul(lax.mul(e_sq, e_sq), two * two)))
+    x = xla_math.fma(lax.neg(lax.mul(mean, _const(dt, 0.5))), lax.sqrt(radicand), base)
+    return lax.select(lax.le(z, lax.div(mean, lax.add(mean, x))), x, lax.div(mean_sq, x))
 
 
 def _wald_bfloat16(k1: Array, k2: Array, mean: Any, shape: tuple[int, ...]) -> Array:
@@ -1527,16 +1596,7 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
     key_dfd, key_dfn = _split(raw)
     if dt == dtypes.bfloat16:
         return _f_bfloat16(key_dfn, key_dfd, dfnum, dfden, shp)
-    num_folded, den_folded = _folded(dfnum), _folded(dfden)
-    if num_folded and den_folded and dt == np.float16:
-        # XLA keeps float16 divisions by constants, rewrites (a / b) / (c / d) as
-        # (a * d) / (b * c) and folds chi2_dfn's doubling into d: (g_n * 2d) / (b * (g_d * 2)),
-        # every operation rounded to float16 (JAX 0.4.30's HLO under jit).
-        g_n = _half_chisquare(key_dfn, dfnum, shp, dt)
-        g_d = _half_chisquare(key_dfd, dfden, shp, dt)
-        two = _const(dt, 2)
-        return lax.div(lax.mul(g_n, two * _const(dt, dfden)),
-                       lax.mul(_const(dt, dfnum), lax.mul(g_d, two)))
+    num_folded, den_folded = _constant_divisor(dfnum, dt), _constant_divisor(dfden, dt)
     chi2_dfn = _chisquare(key_dfn, dfnum, shp, dt)
     chi2_dfd = _chisquare(key_dfd, dfden, shp, dt)
     if num_folded and den_folded:
@@ -1554,7 +1614,9 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
         return lax.div(chi2_dfn, lax.mul(chi2_dfd, lax.mul(dfnum, _reciprocal(dt, dfden))))
     dfden = broadcast_to(lax.convert_element_type(dfden, dt), shp)
     dfnum = broadcast_to(lax.convert_element_type(dfnum, dt), shp)
-    # XLA rewrites (a / b) / (c / d) as (a * d) / (b * c), each product rounded once.
+    # XLA rewrites (a / b) / (c / d) as (a * d) / (b * c), each product rounded once. So it
+    # does with converted constants (float16 f(3.0, 4.0) under jit is (g_n * 8) / (3 *
+    # (g_d * 2)) in float16, the same roundings).
     return lax.div(lax.mul(chi2_dfn, dfden), lax.mul(chi2_dfd, dfnum))
 
 
