@@ -163,6 +163,9 @@ def test_lower_shows_generated_code_and_compiled_checks_arguments():
             "((ArgInfo(_aval=ShapedArray(float32[3]), donated=False),), {})")
     assert f.trace(jnp.ones(3)).fun_name == "<lambda>"
     assert "np.sin(" in lowered.compiler_ir().as_text()
+    # Libraries read the program's text as HLO's: it is numjax's program text.
+    assert lowered.compiler_ir("hlo").as_hlo_text() == lowered.as_text()
+    assert "np.sin(" in jax.pmap(jnp.sin).lower(jnp.ones((1, 3))).compiler_ir("hlo").as_hlo_text()
 
 
 def test_compiled_takes_only_the_traced_arguments():

@@ -101,6 +101,11 @@ class LoweredModule:
     def as_text(self) -> str:
         return self.source
 
+    def as_hlo_text(self) -> str:
+        """The program's text (numjax compiles to Python, not to HLO): what libraries reading
+        `lowered.compiler_ir('hlo').as_hlo_text()` get."""
+        return self.source
+
 
 _ALL_IGNORED = {"divide": "ignore", "over": "ignore", "under": "ignore", "invalid": "ignore"}
 
@@ -200,6 +205,9 @@ class Executable:
         return self.run(*bufs)
 
     def as_text(self) -> str:
+        return self.module.source
+
+    def as_hlo_text(self) -> str:
         return self.module.source
 
 
