@@ -390,3 +390,15 @@ def test_an_update_at_leading_integers_is_one_scatter_of_the_trailing_block():
     row = numjax.make_jaxpr(lambda a: a.at[1].set(2.0))(jnp.asarray(_X34)).jaxpr.eqns[-1]
     assert [v.aval.shape for v in row.invars] == [(3, 4), (1,), (4,)]
     assert row.params["dimension_numbers"].update_window_dims == (0,)
+
+
+@pytest.mark.parametrize(("index", "shape"), [
+    (([], -3, Ellipsis), (0, 1)),   # JAX 0.4.30's shapes: an empty sequence is an integer index
+    ((slice(None), [[], []]), (1, 2, 0, 1)),
+    ((0, []), (0, 1)),
+])
+def test_empty_sequences_index_as_integers(index, shape):
+    a = jnp.asarray(np.array([[[-2], [5]]], dtype=np.int32))
+    assert a[index].shape == shape
+    assert numjax.jit(lambda a: a[index])(a).shape == shape
+    np.testing.assert_array_equal(a.at[index].set(1), a)  # nothing indexed: unchanged

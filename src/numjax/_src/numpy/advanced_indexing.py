@@ -105,6 +105,9 @@ def _parse(index: Any, shape: tuple[int, ...]) -> list[Any]:  # noqa: C901
             if isinstance(e, list | tuple):
                 # A sequence of traced integers is an index array too (JAX stacks it).
                 e = creation.asarray(e) if _holds_tracer(e) else np.asarray(e)
+                if isinstance(e, np.ndarray) and e.size == 0 and e.dtype.kind == "f":
+                    # An empty sequence holds no non-integer: an integer index, as in JAX.
+                    e = e.astype(np.int32)
             if not isinstance(e, ArrayImpl | Tracer | np.ndarray | np.generic | float | complex):
                 raise TypeError(f"Indexer must have integer or boolean type, got indexer with "
                                 f"type {type(e).__name__} at position {pos}, indexer value {e}")
