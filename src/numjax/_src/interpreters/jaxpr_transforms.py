@@ -106,21 +106,7 @@ def batched_outputs(closed: ClosedJaxpr, size: int, in_batched: Sequence[bool]) 
     (a reduction over the batch axis that a library defines, a loop's unbatched counter), so
     reading the jaxpr's data flow alone would over-approximate. Loops reach their fixed point
     of batched carries with it."""
-    in_dims = [0 if b else None for b in in_batched]
-    in_avals = [a.update(shape=(size, *a.shape)) if b else a
-                for a, b in zip(closed.in_avals, in_batched, strict=True)]
-    axis_name, spmd_axis_name = batching.rule_axis_names()
-    found: list[bool] = []
-
-    def fun(*xs: Any) -> list[Any]:
-        pairs = batching.vmap_flat_dims(
-            lambda *ys: eval_jaxpr_keeping_sources(closed.jaxpr, closed.consts, *ys),
-            xs, in_dims, size, axis_name, spmd_axis_name)
-        found.extend(d is not None for _, d in pairs)
-        return [v for v, _ in pairs]
-
-    trace_closed(fun, in_avals)  # traced for the dims only: the jaxpr is dropped
-    return found
+    return batch_jaxpr_keeping_unbatched(closed, size, in_batched)[1]
 
 
 def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
