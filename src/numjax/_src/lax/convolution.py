@@ -319,14 +319,18 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
     swap_rhs_perm = (dn.rhs_spec[1], *dn.rhs_spec[2:], dn.rhs_spec[0])
     swappable = groups == 1 and not single and n > 1
 
-    def swapped(xm: Any, rhs: Any) -> Any:
+    def pad_or_cast(x: Any, lead: int, trail: int) -> Any:
+        """`x`, laid out (lead, *spatial, trail), padded and dilated into a buffer of the
+        accumulation dtype, or cast to it."""
         if needs_pad:
-            buf = np.zeros((c, *padded, n), acc)
+            buf = np.zeros((lead, *padded, trail), acc)
             if not empty:
-                buf[dst] = xm[src]
-            xm = buf
-        elif xm.dtype != acc:
-            xm = xm.astype(acc)
+                buf[dst] = x[src]
+            return buf
+        return x if x.dtype == acc else x.astype(acc)
+
+    def swapped(xm: Any, rhs: Any) -> Any:
+        xm = pad_or_cast(xm, c, n)
         strides = xm.strides
         windows = np.lib.stride_tricks.as_strided(
             xm, (c, *ks, *outs, n),
@@ -343,14 +347,7 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
             xm = np.transpose(np.asarray(lhs), swap_perm)
             if xm.flags.c_contiguous:
                 return swapped(xm, rhs)
-        x = np.transpose(np.asarray(lhs), lhs_perm)
-        if needs_pad:
-            buf = np.zeros((n, *padded, c), acc)
-            if not empty:
-                buf[dst] = x[src]
-            x = buf
-        elif x.dtype != acc:
-            x = x.astype(acc)
+        x = pad_or_cast(np.transpose(np.asarray(lhs), lhs_perm), n, c)
         strides = x.strides
         # (N, *out, *window, C): every window, strided by the window strides and dilations.
         windows = np.lib.stride_tricks.as_strided(
