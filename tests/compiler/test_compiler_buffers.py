@@ -12,6 +12,7 @@ import pytest
 import numjax as jax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax._src.compiler.buffers import private_results
 from numjax._src.runtime import host_memory
 
 f32 = np.float32
@@ -425,3 +426,31 @@ def test_a_loop_updating_its_carry_in_place_leaves_inputs_and_constants_alone(na
 def test_a_loop_copies_an_updated_carry_once_and_updates_it_in_place():
     text = jax.jit(LOOPS_WITH_UPDATES["fori set"]).lower(_C).as_text()
     assert text.count("np.array(") == 1 and re.search(r"scatter\w*\((carry\w+), .*out=\1\)", text)
+
+
+def _private_results_cases():
+    owner = np.arange(16.0).reshape(4, 4)
+    other = np.ones(3)
+    strided = np.lib.stride_tricks.as_strided(owner, (2, 4), (64, 8))  # its base is no array
+    return [
+        ("the argument itself", owner, owner),
+        ("a view of the argument", owner[1:], owner),
+        ("the argument viewed", owner, owner[1:][1:]),
+        ("a transposed argument", owner, owner.T),
+        ("a reshaped argument", owner, owner.reshape(16)),
+        ("a buffer over the argument", owner, np.frombuffer(owner)[2:]),
+        ("a strided view of the argument", owner, strided),
+        ("a broadcast row of the argument", owner, np.broadcast_to(owner[0], (3, 4))),
+        ("an unrelated array", owner, other),
+        ("a view of an unrelated array", owner[1:], other),
+        ("a NumPy scalar", np.float64(1.0), owner),
+    ]
+
+
+@pytest.mark.parametrize("case", _private_results_cases(), ids=lambda c: c[0])
+def test_a_result_is_copied_exactly_when_it_shares_memory_with_a_numpy_argument(case):
+    _, result, argument = case
+    shares = isinstance(result, np.ndarray) and np.may_share_memory(result, argument)
+    (out,) = private_results([result], [argument], (0,))
+    assert (out is not result) == shares
+    np.testing.assert_array_equal(out, result)

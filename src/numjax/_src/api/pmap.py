@@ -80,8 +80,9 @@ class PmapFunction:
         # Traced per-device programs by signature: (program, closed-over tracers, out tree,
         # xla_pmap params).
         self._traces: dict[Any, tuple[ClosedJaxpr, list[Any], PyTreeDef, dict[str, Any]]] = {}
-        # Compiled calls on positional Arrays, by their avals: (executable, out tree).
-        self._calls: dict[Any, tuple[pmap_executable.PmapExecutable, PyTreeDef]] = {}
+        # Compiled calls on positional Arrays, by their avals: (executable, out tree, whether
+        # the tree is one leaf).
+        self._calls: dict[Any, tuple[pmap_executable.PmapExecutable, PyTreeDef, bool]] = {}
         _wrappers.add(self)
 
     def __repr__(self) -> str:
@@ -119,11 +120,14 @@ class PmapFunction:
                 key = (*parts, config.trace_context())
                 hit = self._calls.get(key)
                 if hit is not None:
+                    if hit[2]:  # one output, the tree's only leaf
+                        return hit[0].call(args)[0]
                     return tree_unflatten(hit[1], hit[0].call(args))
         flat_args, params, out_tree = self._prepare(args, kwargs, cache=not eager)
         executable = pmap_executable.executable_for(params, flat_args)
         if fast and len(flat_args) == len(args):
-            self._calls[key] = (executable, out_tree)
+            self._calls[key] = (executable, out_tree,
+                                out_tree.num_leaves == 1 and out_tree.num_nodes == 1)
         return tree_unflatten(out_tree, executable.call(flat_args))
 
     # -- one call ----------------------------------------------------------------------------

@@ -301,7 +301,7 @@ class PmapExecutable:
         self._checked = True
         if self.aliased:  # the program has returned: copy only an output that is a view
             outs = private_results(outs, args, self.aliased)
-        return [self._output([o], j) for j, o in enumerate(outs)]
+        return [self._output((o,), j) for j, o in enumerate(outs)]
 
     def _block(self, x: Any, i: int) -> Any:
         """Argument `i`'s block on this process's one device (`_call_alone`)."""
@@ -364,19 +364,20 @@ class PmapExecutable:
                 if d and type(x) is ArrayImpl:
                     x._consume()
 
-    def _output(self, per_rank: list[Any], j: int) -> Any:
+    def _output(self, per_rank: Sequence[Any], j: int) -> Any:
         axis = self.out_axes[j]
         aval = self.out_avals[j]
         if axis is None:
             return make_array(per_rank[0], aval)
-        stride = len(self.devices) // self.size
         sharding = self.out_shardings[j]
         assert sharding is not None
         indices = self._out_indices[j]
         if indices is None:
             where = sharding.devices_indices_map(aval.shape)
             indices = self._out_indices[j] = [where[d] for d in sharding._device_assignment]
-        return sharded_array(per_rank[::stride], aval, sharding, indices=indices)
+        stride = len(self.devices) // self.size
+        return sharded_array(per_rank if stride == 1 else per_rank[::stride], aval, sharding,
+                             indices=indices)
 
     def _stacked_output(self, buf: Any, j: int) -> Any:
         axis = self.out_axes[j]

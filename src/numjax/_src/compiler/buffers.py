@@ -286,8 +286,25 @@ def private_results(outs: Sequence[Any], args: Sequence[Any],
     hosts = [args[i] for i in positions if isinstance(args[i], np.ndarray)]
     if not hosts:
         return list(outs)
-    return [o.copy() if isinstance(o, np.ndarray)
-            and any(np.may_share_memory(o, h) for h in hosts) else o for o in outs]
+    return [o.copy() if _views_any(o, hosts) else o for o in outs]
+
+
+def _views_any(value: Any, hosts: Sequence[np.ndarray]) -> bool:
+    """Whether `value` shares memory with one of `hosts`. An array with no base owns its
+    memory, and NumPy points a view's base at the array owning its memory: such a value — a
+    result the program allocated, the common case — shares memory only with itself and its
+    views, known without comparing address ranges (a host whose base is no array, a strided
+    view's, is compared)."""
+    if type(value) is not np.ndarray or value.base is not None:
+        return isinstance(value, np.ndarray) and any(
+            np.may_share_memory(value, h) for h in hosts)
+    for h in hosts:
+        base = h.base
+        if h is value or base is value:
+            return True
+        if base is not None and type(base) is not np.ndarray and np.may_share_memory(value, h):
+            return True
+    return False
 
 
 def unshare_results(outs: Sequence[Any], hosts: Sequence[np.ndarray]) -> None:

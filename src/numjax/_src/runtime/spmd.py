@@ -164,7 +164,8 @@ class Communicator:
         """A reduction over the whole grid by this process's only device: one MPI Allreduce
         into a new buffer, on the calling thread (nothing to meet locally). None when MPI
         cannot reduce the dtype (the caller then takes the general path)."""
-        value = np.asarray(value)
+        if type(value) is not np.ndarray:
+            value = np.asarray(value)
         if not _mpi_reduces(value.dtype):
             return None
         if self.check:
@@ -172,7 +173,8 @@ class Communicator:
         # The value is the send buffer as it is (MPI only reads it); the sum lands in the
         # last call's output buffer unless its result is still held, else in a new one.
         out = self._reused("reduced", value.shape, value.dtype)
-        self.mpi_comm.Allreduce(_contiguous(value), out, op=_mpi_op(op))
+        self.mpi_comm.Allreduce(value if value.flags.c_contiguous else value.copy(), out,
+                                op=_mpi_ops.get(op) or _mpi_op(op))
         return out
 
     def _run_combine(self) -> None:
@@ -489,12 +491,6 @@ def _mpi_reduces(dtype: np.dtype[Any]) -> bool:
     return dtype.kind in "biuc" or dtype.kind == "f" and dtype.itemsize > 2
 
 
-def _contiguous(value: Any) -> Any:
-    """`value` as a C-contiguous array of its own shape (0-d stays 0-d)."""
-    array = np.asarray(value)
-    return array if array.flags.c_contiguous else array.copy()
-
-
 def _local_reduce(values: list[Any], op: str, out: np.ndarray | None = None) -> Any:
     """The reduction of `values`, accumulated in place in `out` (or in one new buffer)."""
     reducer = _REDUCERS[op]
@@ -530,7 +526,7 @@ def all_reduce(ctx: SpmdContext, x: Any, op: str, axes: Sequence[Hashable],
                index_groups: Groups | None) -> Any:
     comm = ctx.comm
     whole = index_groups is None and (tuple(axes) == comm.names or set(axes) == set(comm.names))
-    if whole and comm.local == 1 and comm.mpi_comm is not None:
+    if comm.local == 1 and comm.mpi_comm is not None and whole:
         out = comm.allreduce_alone(x, op)
         if out is not None:
             return out
@@ -725,7 +721,8 @@ def run_alone(grid: tuple[Any, ...], idle: list[Communicator], program: Callable
     previous = _current.context
     _current.context = comm.context(offset, devices[0])
     try:
-        _limit_blas(1)
+        if getattr(_limited, "count", None) != 1:
+            _limit_blas(1)
         result = program(0)
     finally:
         _current.context = previous
