@@ -80,10 +80,33 @@ def test_config_update_read_and_thread_local_override():
 
 
 def test_trace_context_changes_with_traced_options():
-    before = config.trace_context()
+    before, before_id = config.trace_context(), config.trace_context_id()
     with jax.numpy_rank_promotion("warn"):
         assert config.trace_context() != before
+        assert config.trace_context_id() != before_id
+        warn_id = config.trace_context_id()
     assert config.trace_context() == before
+    assert config.trace_context_id() == before_id
+    with jax.numpy_rank_promotion("warn"):  # the same context again: the same number
+        assert config.trace_context_id() == warn_id
+
+
+def test_trace_context_ids_agree_across_threads():
+    ids = []
+    thread = threading.Thread(target=lambda: ids.append(config.trace_context_id()))
+    thread.start()
+    thread.join()
+    assert ids == [config.trace_context_id()]
+
+
+def test_a_jitted_function_keeps_one_program_per_option_context():
+    f = jax.jit(lambda x: x + 1)
+    x = np.arange(3, dtype=np.int32)
+    assert f(x).dtype == np.int32
+    with config.enable_x64(True):
+        assert f(np.arange(3)).dtype == np.int64
+        assert f(x).dtype == np.int32
+    assert f(np.arange(3)).dtype == np.int32
 
 
 def test_x64_option_canonicalizes():

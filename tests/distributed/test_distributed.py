@@ -351,7 +351,10 @@ def test_a_failing_rank_ends_the_job_quickly() -> None:
     mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     if not os.path.exists(mpiexec):
         mpiexec = "mpiexec"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "HYDRA"))}
+    # A job of its own: nothing of this job's launcher (under Slurm, mpiexec would start the
+    # inner job as steps of this one, and its abort would end this job too).
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PMI", "MPI", "HYDRA", "SLURM"))}
     env["NUMJAX_NUM_CPU_DEVICES"] = "1"
     start = time.monotonic()
     result = subprocess.run([mpiexec, "-n", "2", sys.executable, "-c", program], env=env,
@@ -366,7 +369,8 @@ def test_srun_without_pmi_is_an_error_not_a_job_of_one() -> None:
     variables) refuses to run as a job of one."""
     if R != 0:
         return
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "MPI", "HYDRA"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PMI", "MPI", "HYDRA", "SLURM"))}
     env.update(SLURM_JOB_ID="17", SLURM_NTASKS="2", SLURM_PROCID="1")
     program = "import numjax\nnumjax.distributed.initialize()"
     result = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True,

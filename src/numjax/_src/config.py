@@ -12,6 +12,7 @@ lookup reads one attribute instead of every option.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -139,9 +140,31 @@ def trace_context() -> tuple[Any, ...]:
     cached = getattr(_tls, "_trace_context", None)
     if cached is not None and cached[0] == _generation:
         return cached[1]  # type: ignore[no-any-return]
+    return _read_trace_context()[1]
+
+
+def trace_context_id() -> int:
+    """A number naming `trace_context()`'s value: equal numbers, equal contexts. Dispatch
+    caches key on it — an int hashes at once, where the tuple's 17 entries are hashed on every
+    call."""
+    cached = getattr(_tls, "_trace_context", None)
+    if cached is not None and cached[0] == _generation:
+        return cached[2]  # type: ignore[no-any-return]
+    return _read_trace_context()[2]
+
+
+# Each trace context seen, numbered in order (`trace_context_id`).
+_context_ids: dict[tuple[Any, ...], int] = {}
+_next_context_id = itertools.count()
+
+
+def _read_trace_context() -> tuple[int, tuple[Any, ...], int]:
     context = tuple(state.value for state in _traced_states)
-    _tls._trace_context = (_generation, context)
-    return context
+    ident = _context_ids.get(context)
+    if ident is None:  # setdefault: a thread adding the same context at once gets one number
+        ident = _context_ids.setdefault(context, next(_next_context_id))
+    _tls._trace_context = cached = (_generation, context, ident)
+    return cached
 
 
 def trace_context_names() -> tuple[str, ...]:

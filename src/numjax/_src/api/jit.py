@@ -98,7 +98,7 @@ def _state_for(fun: Any, options: tuple[Any, ...]) -> _SharedState:
 
 class _CallArgs(NamedTuple):
     """One call's arguments, flattened once: the dynamic leaves and their tree, the static
-    arguments, the leaves' avals, and the cache key. The key is `(*avals, trace context)` for
+    arguments, the leaves' avals, and the cache key. The key is `(*avals, trace context id)` for
     flat positional arguments (what the hot path builds without flattening), and adds the
     statics and the tree otherwise; the donation vector follows from the tree and the options,
     which the caches are per."""
@@ -252,7 +252,7 @@ class JitWrapped:
                     else:
                         break
                 else:
-                    entry = self._cache.get((*key_avals, config.trace_context()))
+                    entry = self._cache.get((*key_avals, config.trace_context_id()))
                     if entry is not None:
                         if transfer_guard._in_use:
                             # Each NumPy argument is placed on the device (a miss guards them
@@ -353,10 +353,10 @@ class JitWrapped:
             if hasattr(type(x), "__jax_array__"):
                 flat_args[i] = x.__jax_array__()  # an array-like object is its array, as in JAX
         avals = tuple(self._avals(flat_args, args, kwargs))
-        context = config.trace_context()
+        context: Any = config.trace_context_id()
         bound = parallel.bound_axes()
         if bound:  # a traced program depends on the axes bound around it (their sizes)
-            context = (*context, bound)
+            context = (context, bound)
         if not statics and in_tree == _flat_tree(len(flat_args)):
             key: Any = (*avals, context)
         else:

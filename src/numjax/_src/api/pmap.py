@@ -117,7 +117,7 @@ class PmapFunction:
                     fast = False
                     break
             else:
-                key = (*parts, config.trace_context())
+                key = (*parts, config.trace_context_id())
                 hit = self._calls.get(key)
                 if hit is not None:
                     if hit[2]:  # one output, the tree's only leaf
