@@ -433,9 +433,9 @@ ROWS: list[Row] = [
     # (tests/lax/test_rng_bit_generator.py pins it).
     Row("rng_bit_generator", lambda k: lax.rng_bit_generator(k, (3, 2))[1],
         (integers(0, 2**32 - 1, 4, dtype=np.uint32),), vmap=False),
-    # rbg keys' gamma draws walk the keys in turn; vmap folds the batch into the walk.
-    Row("random_gamma", lambda a: numjax.random.gamma(numjax.random.key(0, impl="rbg"), a),
-        (uniform(0.5, 3.0, 3),)),
+    # Each key's own bit-generator draw (walks over rbg keys): vmap is the loop over keys.
+    Row("rbg_bits", lambda k: prng.rbg_bits_p.bind(k, shape=(3, 2), dtype=np.dtype(np.uint32)),
+        (integers(0, 2**32 - 1, 4, dtype=np.uint32),)),
     Row("random_fma", xla_math.fma, (normal(3), normal(3), normal(3)), grad=(0, 1, 2)),
     Row("random_erf_inv", xla_math.erf_inv, (uniform(-0.9, 0.9, 3),), grad=(0,)),
     Row("random_log", xla_math.log, (uniform(0.5, 2.0, 3),), grad=(0,)),

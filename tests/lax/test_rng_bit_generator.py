@@ -12,6 +12,7 @@ import pytest
 import numjax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax._src.lax.rng_bit_generator import generate_bits
 
 K1 = [1, 2, 3, 4]
 KC = [5, 6, 0xFFFFFFF0, 0xFFFFFFFF]  # the counter's low 64 bits near their wrap
@@ -93,6 +94,34 @@ def test_bits_and_state_as_recorded(alg: str, dtype: str, shape: tuple[int, ...]
         np.testing.assert_array_equal(np.asarray(out), np.array(bits, dtype))
         assert new_key.dtype == np.uint32
         np.testing.assert_array_equal(np.asarray(new_key), np.array(state, np.uint32))
+
+
+@pytest.mark.parametrize("alg,dtype,shape,key,state,bits", RECORDED,
+                         ids=[f"{r[0]}-{r[1]}-{r[2]}-{r[3]}" for r in RECORDED])
+def test_kernel_draws_a_batch_of_keys_each_on_its_own(
+        alg: str, dtype: str, shape: tuple[int, ...], key: str, state: list[int],
+        bits: Any) -> None:
+    # One pass over a batch of keys (uint32[2, 3, 4]) gives each key its own draw: JAX's bits
+    # and state for the recorded key, the single-key kernel's for the others.
+    names = ["K1", "KC", "KW", "KW", "K1", "KC"]
+    keys = np.array([KEYS[n] for n in names], np.uint32).reshape(2, 3, 4)
+    algorithm = getattr(lax.RandomAlgorithm, alg)
+    new_keys, out = generate_bits(keys, shape, np.dtype(dtype), algorithm)
+    assert out.shape == (2, 3, *shape) and out.dtype == np.dtype(dtype)
+    for i, name in enumerate(names):
+        got_key, got = new_keys.reshape(6, 4)[i], out.reshape(6, *shape)[i]
+        one_key, one = generate_bits(np.array(KEYS[name], np.uint32), shape, np.dtype(dtype),
+                                     algorithm)
+        np.testing.assert_array_equal(got, one)
+        np.testing.assert_array_equal(got_key, one_key)
+        if name == key:
+            np.testing.assert_array_equal(got, np.array(bits, dtype))
+            np.testing.assert_array_equal(got_key, np.array(state, np.uint32))
+    # uint64[2] states: the same words.
+    new64, out64 = generate_bits(keys.reshape(6, 4).view(np.uint64), shape, np.dtype(dtype),
+                                 algorithm)
+    np.testing.assert_array_equal(out64, out.reshape(6, *shape))
+    np.testing.assert_array_equal(new64.view(np.uint32), new_keys.reshape(6, 4))
 
 
 @pytest.mark.parametrize("alg,dtype,state,digest", RECORDED_LARGE,

@@ -25,6 +25,8 @@ from test_golden import CASES, LAPACK_CASES, X64_CASES, assert_matches, decode
 import numjax
 import numjax.numpy as jnp
 from numjax import random as r
+from numjax._src.random import prng, samplers
+from numjax._src.random.keys import PRNGKeyArray
 from numjax.experimental import enable_x64
 from numjax.extend import random as jex_random
 
@@ -173,6 +175,154 @@ def test_gamma_family_under_vmap_walks_the_keys_in_turn() -> None:
     np.testing.assert_allclose(np.asarray(numjax.vmap(numjax.grad(lambda a, kk: r.gamma(kk, a)))(
         np.array([1.0, 2.0], np.float32), r.split(k, 2))), [1.3418315649032593, 0.8599746823310852],
         rtol=1e-6)
+
+
+# JAX 0.4.30: the draws of each of the keys random.split(random.key(7, impl=impl), 3), key after
+# key (bits64 under x64; fold_in folds in the key's index).
+PER_KEY_DRAWS: dict[str, dict[str, list[Any]]] = {
+    "rbg": {
+        "bits32": [[1592140744, 2375104809, 556298666], [2817942891, 4177344285, 1464944738],
+                   [1375761558, 444776975, 2249583620]],
+        "bits8": [[200, 41, 170, 218, 73], [107, 29, 98, 120, 211], [150, 15, 4, 233, 84]],
+        "bits64": [[10200997480819467208, 14804850238072320426],
+                   [17941557091025446251, 5447150445654001762],
+                   [1910302563014571158, 5286921301277404164]],
+        "split": [[[2709080404, 3278643229, 2709080404, 3278643229],
+                   [247513045, 2607360912, 247513045, 2607360912]],
+                  [[724430196, 2045320325, 724430196, 2045320325],
+                   [923926730, 3248177846, 923926730, 3248177846]],
+                  [[4114030667, 4155934342, 4114030667, 4155934342],
+                   [202513743, 1487600086, 202513743, 1487600086]]],
+        "fold_in": [[1357489188, 2048652102, 1357489188, 2048652102],
+                    [3817444470, 2972256350, 3817444470, 2972256350],
+                    [4114030667, 202513743, 4114030667, 202513743]],
+    },
+    "unsafe_rbg": {
+        "bits32": [[1135839771, 3857205308, 1650114431], [1323720707, 1076733476, 3971105099],
+                   [2340832895, 2265763329, 3257024815]],
+        "bits8": [[27, 60, 127, 43, 62], [3, 36, 75, 145, 188], [127, 1, 47, 213, 125]],
+        "bits64": [[16566570652953446939, 259925834651582335],
+                   [4624535067252121603, 4503303385972359499],
+                   [9731379400871921279, 8931756082974572847]],
+        "split": [[[1135839771, 3857205308, 1650114431, 60518699],
+                   [2681720123, 3640294751, 2064389592, 3947687532]],
+                  [[1323720707, 1076733476, 3971105099, 1048507025],
+                   [3649144548, 354544344, 3962772935, 3987181037]],
+                  [[2340832895, 2265763329, 3257024815, 2079586517],
+                   [2053540418, 3404175209, 3250966964, 1897406965]]],
+        "fold_in": [[801108493, 2074581940, 1737245660, 3729335256],
+                    [2895268300, 1534733443, 658420987, 2642372298],
+                    [3834058245, 1252951612, 1185494677, 4233642187]],
+    },
+}
+PER_KEY_OPS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "bits32": lambda impl, k, i: impl.random_bits(k, 32, (3,)),
+    "bits8": lambda impl, k, i: impl.random_bits(k, 8, (5,)),
+    "bits64": lambda impl, k, i: impl.random_bits(k, 64, (2,)),
+    "split": lambda impl, k, i: impl.split(k, (2,)),
+    "fold_in": lambda impl, k, i: impl.fold_in(k, i),
+}
+
+
+@pytest.mark.parametrize("op", sorted(PER_KEY_OPS))
+@pytest.mark.parametrize("impl", IMPLS)
+def test_own_bits_impl_draws_each_keys_own_bits_under_vmap(impl: str, op: str) -> None:
+    # The bits of a vmapped batch of keys, one NumPy pass for the batch, are those of a loop
+    # over the keys (JAX's values), where the implementation itself draws them all from the
+    # first key under vmap.
+    fn, impl_ = PER_KEY_OPS[op], prng.prngs[impl]
+    own = prng.own_bits_impl(impl_)
+    assert own is not None and own.name == impl_.name and own != impl_
+    expected = np.array(PER_KEY_DRAWS[impl][op], np.uint64 if op == "bits64" else None)
+    with enable_x64(op == "bits64"):
+        data = r.key_data(r.split(r.key(7, impl=impl), 3))
+        index = jnp.arange(3, dtype=jnp.uint32)
+        loop = np.stack([np.asarray(fn(impl_, data[i], index[i])) for i in range(3)])
+        np.testing.assert_array_equal(loop, expected)
+        own_fn = numjax.vmap(lambda k, i: fn(own, k, i))
+        for f in (own_fn, numjax.jit(own_fn)):
+            np.testing.assert_array_equal(np.asarray(f(data, index)), expected)
+        # Keys along axis 1, and a batch of batches.
+        np.testing.assert_array_equal(np.asarray(numjax.vmap(
+            lambda k, i: fn(own, k, i), in_axes=(1, 0))(data.T, index)), expected)
+        nested = numjax.vmap(numjax.vmap(lambda k, i: fn(own, k, i)))(data[None], index[None])
+        np.testing.assert_array_equal(np.asarray(nested)[0], expected)
+        if op.startswith("bits"):  # the implementation's own vmap: the first key's stream
+            first = np.asarray(numjax.vmap(lambda k: fn(impl_, k, 0))(data))
+            np.testing.assert_array_equal(first[0], expected[0])
+            assert not np.array_equal(first[1:], expected[1:])
+
+
+# JAX 0.4.30 on CPU: gamma and loggamma of these alphas from key(3, impl=impl); 2,000 draws of
+# Gamma(0.7) from key(5, impl=impl): four of them and the sum of their float32 bit patterns.
+GAMMA_ALPHAS = [0.01, 0.1, 0.5, 0.9, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0, 0.3]
+GAMMA_DRAWS: dict[str, dict[str, Any]] = {
+    "rbg": {
+        "gamma": [1.3802526812868544e-15, 1.4160045358480033e-09, 0.00013198908709455281,
+                  0.2311679869890213, 1.4008443355560303, 1.3673073053359985,
+                  3.3746650218963623, 2.231635332107544, 2.855762004852295, 7.263180732727051,
+                  100.39466094970703, 0.03963721916079521],
+        "loggamma": [-34.21650695800781, -20.37542724609375, -8.932791709899902,
+                     -1.4646106958389282, 0.3370751440525055, 0.31284335255622864,
+                     1.2162961959838867, 0.8027346134185791, 1.049338698387146,
+                     1.9828180074691772, 4.609109401702881, -3.2279868125915527],
+        "many": ([0.4224036633968353, 0.5024495124816895, 0.05004516616463661,
+                  1.708038330078125], 2099822676834),
+        "beta": [[0.026348654180765152, 0.37439262866973877],
+                 [0.2071944922208786, 0.18744133412837982],
+                 [0.2930199205875397, 0.012302059680223465]],
+        "dirichlet": [0.0017077263910323381, 0.17281532287597656, 0.8254770040512085],
+    },
+    "unsafe_rbg": {
+        "gamma": [0.0, 0.0068982248194515705, 0.6701871752738953, 0.9654067754745483,
+                  1.8367488384246826, 2.9130730628967285, 6.920444965362549, 4.562442779541016,
+                  10.830330848693848, 8.65820598602295, 72.95906066894531,
+                  0.0011679092422127724],
+        "loggamma": [-173.96771240234375, -4.976491451263428, -0.4001982808113098,
+                     -0.03520581126213074, 0.6079970598220825, 1.0692085027694702,
+                     1.93448007106781, 1.5178581476211548, 2.382350444793701,
+                     2.1585075855255127, 4.28989839553833, -6.752540111541748],
+        "many": ([4.283167839050293, 2.3540523052215576, 1.9103864431381226,
+                  0.6006800532341003], 2100784445541),
+        "beta": [[0.33170297741889954, 0.561754584312439],
+                 [0.10295403748750687, 0.5171215534210205],
+                 [0.40551596879959106, 0.011091678403317928]],
+        "dirichlet": [0.0008301601628772914, 0.43491581082344055, 0.5642540454864502],
+    },
+}
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("impl", IMPLS)
+def test_gamma_family_draws_as_recorded(impl: str, jit: bool) -> None:
+    # One vmapped rejection loop over all the keys, each drawing its own bits: JAX's draws.
+    wrap = numjax.jit if jit else (lambda f: f)
+    rec, alphas = GAMMA_DRAWS[impl], jnp.array(GAMMA_ALPHAS, jnp.float32)
+    k3, k5, k7 = (r.key(s, impl=impl) for s in (3, 5, 7))
+    for name in ("gamma", "loggamma"):
+        got = wrap(getattr(r, name))(k3, alphas)
+        np.testing.assert_array_equal(np.asarray(got), np.array(rec[name], np.float32))
+    many = np.asarray(wrap(lambda k: r.gamma(k, 0.7, (2000,)))(k5))
+    picked, pattern_sum = rec["many"]
+    np.testing.assert_array_equal(many[[0, 1, 999, 1999]], np.array(picked, np.float32))
+    assert int(many.view(np.uint32).astype(np.uint64).sum()) == pattern_sum
+    beta = wrap(numjax.vmap(lambda k: r.beta(k, 0.5, 2.0, (2,))))(r.split(k7, 3))
+    np.testing.assert_array_equal(np.asarray(beta), np.array(rec["beta"], np.float32))
+    dirichlet = wrap(r.dirichlet)(r.split(k7, 3)[0], jnp.array([0.5, 1.0, 2.0]))
+    np.testing.assert_array_equal(np.asarray(dirichlet), np.array(rec["dirichlet"], np.float32))
+
+
+@pytest.mark.parametrize("log_space", [False, True])
+@pytest.mark.parametrize("impl", IMPLS)
+def test_gamma_walk_is_the_loop_over_keys(impl: str, log_space: bool) -> None:
+    # The vmapped rejection loop over keys that draw their own bits gives, bit for bit, what
+    # drawing for one key after another gives.
+    keys = r.split(r.key(11, impl=impl), 24)
+    alphas = np.linspace(0.05, 6.0, 24, dtype=np.float32)
+    own = PRNGKeyArray(r.key_data(keys), prng.own_bits_impl(keys._impl))
+    walk = numjax.vmap(lambda k, a: samplers._gamma_one(k, a, log_space))(own, alphas)
+    loop = [samplers._gamma_one(keys[i], alphas[i], log_space) for i in range(24)]
+    np.testing.assert_array_equal(np.asarray(walk), np.array(loop, np.float32))
 
 
 def test_printing_dtype_and_key_impl() -> None:

@@ -131,22 +131,26 @@ def _threefry_small(arrs: list[np.ndarray], shape: tuple[int, ...]) -> list[np.n
 
 # ---- philox-4x32-10 -------------------------------------------------------------------------
 
+# Every kernel below draws for a batch of states at once: `s0` and `s1` are uint64[m, 1], one
+# row per state, and the counters run along the second axis. A single state is the batch of one.
+
 _PHILOX_M = (0xD2511F53, 0xCD9E8D57)
 _PHILOX_W = (0x9E3779B9, 0xBB67AE85)
 
 
-def _philox4x32(x: list[np.ndarray], key: tuple[int, int]) -> list[np.ndarray]:
+def _philox4x32(x: list[np.ndarray], key: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray]:
     """Ten Philox rounds on four uint32 counter words (Salmon et al. 2011)."""
     k0, k1 = key
     m0, m1 = np.uint64(_PHILOX_M[0]), np.uint64(_PHILOX_M[1])
+    w0, w1 = np.uint32(_PHILOX_W[0]), np.uint32(_PHILOX_W[1])
     shift = np.uint64(32)
     for _ in range(10):
         p0 = x[0].astype(np.uint64) * m0
         p1 = x[2].astype(np.uint64) * m1
-        x = [(p1 >> shift).astype(np.uint32) ^ x[1] ^ np.uint32(k0), p1.astype(np.uint32),
-             (p0 >> shift).astype(np.uint32) ^ x[3] ^ np.uint32(k1), p0.astype(np.uint32)]
-        k0 = (k0 + _PHILOX_W[0]) & _MASK
-        k1 = (k1 + _PHILOX_W[1]) & _MASK
+        x = [(p1 >> shift).astype(np.uint32) ^ x[1] ^ k0, p1.astype(np.uint32),
+             (p0 >> shift).astype(np.uint32) ^ x[3] ^ k1, p0.astype(np.uint32)]
+        k0 = k0 + w0  # arrays: wraps modulo 2**32
+        k1 = k1 + w1
     return x
 
 
@@ -154,24 +158,25 @@ def _split64(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return words.astype(np.uint32), (words >> np.uint64(32)).astype(np.uint32)
 
 
-def _philox_words(s0: int, s1: int, count: int) -> np.ndarray:
-    """`count` counters' outputs as uint32[count, 4]."""
-    low = np.uint64(s1) + np.arange(count, dtype=np.uint64)  # wraps modulo 2**64
-    carry = (low < np.uint64(s1)).astype(np.uint64)
-    high = np.uint64(s0) + carry
-    words = _philox4x32([*_split64(low), *_split64(high)], (s0 & _MASK, s0 >> 32))
-    return np.stack(words, axis=1)
+def _philox_words(s0: np.ndarray, s1: np.ndarray, count: int) -> np.ndarray:
+    """`count` counters' outputs under each state as uint32[m, count, 4]."""
+    low = s1 + np.arange(count, dtype=np.uint64)  # wraps modulo 2**64
+    carry = (low < s1).astype(np.uint64)
+    high = s0 + carry
+    words = _philox4x32([*_split64(low), *_split64(high)], _split64(s0))
+    return np.stack(words, axis=-1)
 
 
-def _philox(s0: int, s1: int, shape: tuple[int, ...], width: int) -> tuple[np.ndarray, int]:
-    n = math.prod(shape)
+def _philox(s0: np.ndarray, s1: np.ndarray, shape: tuple[int, ...], width: int
+            ) -> tuple[np.ndarray, int]:
+    m, n = s0.shape[0], math.prod(shape)
     if width == 64:
         count = -(-n // 2)
         w = _philox_words(s0, s1, count).astype(np.uint64)
-        pairs = w[:, 0::2] | (w[:, 1::2] << np.uint64(32))
-        return pairs.reshape(-1)[:n].reshape(shape), count
+        pairs = w[..., 0::2] | (w[..., 1::2] << np.uint64(32))
+        return pairs.reshape(m, -1)[:, :n].reshape((m, *shape)), count
     count = -(-n // 4)
-    return _philox_words(s0, s1, count).reshape(-1)[:n].reshape(shape), count
+    return _philox_words(s0, s1, count).reshape(m, -1)[:, :n].reshape((m, *shape)), count
 
 
 # ---- threefry in XLA's layout ---------------------------------------------------------------
@@ -185,52 +190,70 @@ def _halving_dim(shape: tuple[int, ...]) -> int:
     return max(range(len(shape)), key=lambda i: (shape[i], -i))
 
 
-def _threefry_counters(s0: int, s1: int, count: int) -> list[np.ndarray]:
-    counters = np.uint64(s1) + np.arange(count, dtype=np.uint64)
-    return threefry2x32_kernel(np.uint32(s0 & _MASK), np.uint32(s0 >> 32), *_split64(counters))
+def _threefry_counters(s0: np.ndarray, s1: np.ndarray, count: int) -> list[np.ndarray]:
+    counters = s1 + np.arange(count, dtype=np.uint64)
+    return threefry2x32_kernel(*_split64(s0), *_split64(counters))
 
 
-def _threefry(s0: int, s1: int, shape: tuple[int, ...], width: int) -> tuple[np.ndarray, int]:
-    n = math.prod(shape)
+def _threefry(s0: np.ndarray, s1: np.ndarray, shape: tuple[int, ...], width: int
+              ) -> tuple[np.ndarray, int]:
+    m, n = s0.shape[0], math.prod(shape)
     if width == 64:
         o0, o1 = _threefry_counters(s0, s1, n)
         bits = o0.astype(np.uint64) | (o1.astype(np.uint64) << np.uint64(32))
-        return bits.reshape(shape), n
+        return bits.reshape((m, *shape)), n
     if not shape:
         o0, _ = _threefry_counters(s0, s1, 1)
-        return o0.reshape(()), 1
+        return o0.reshape(m), 1
     dim = _halving_dim(shape)
     half = (*shape[:dim], -(-shape[dim] // 2), *shape[dim + 1:])
     count = math.prod(half)
-    o0, o1 = (o.reshape(half) for o in _threefry_counters(s0, s1, count))
-    both = np.stack([o0, o1], axis=dim + 1)
-    both = both.reshape((*shape[:dim], 2 * half[dim], *shape[dim + 1:]))
-    return both[tuple(slice(0, d) for d in shape)], count
+    o0, o1 = (o.reshape((m, *half)) for o in _threefry_counters(s0, s1, count))
+    both = np.stack([o0, o1], axis=dim + 2)
+    both = both.reshape((m, *shape[:dim], 2 * half[dim], *shape[dim + 1:]))
+    return both[(slice(None), *(slice(0, d) for d in shape))], count
 
 
 # ---- the primitive --------------------------------------------------------------------------
 
 
-def _state_words(key: np.ndarray) -> tuple[int, int]:
-    key = np.asarray(key)
-    if key.dtype == _U64:
-        return int(key[0]), int(key[1])
-    w = [int(v) for v in key]
-    return w[0] | (w[1] << 32), w[2] | (w[3] << 32)
+def _states(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The states `(s0, s1)` of keys `uint32[m, 4]` or `uint64[m, 2]`, as uint64[m, 1] each."""
+    if keys.dtype == _U64:
+        return keys[:, :1], keys[:, 1:]
+    w = keys.astype(np.uint64)
+    return w[:, :1] | (w[:, 1:2] << np.uint64(32)), w[:, 2:3] | (w[:, 3:] << np.uint64(32))
+
+
+def generate_bits(keys: Any, shape: tuple[int, ...], dtype: np.dtype,
+                  algorithm: RandomAlgorithm = RandomAlgorithm.RNG_DEFAULT
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The bits `rng_bit_generator` draws from each key of `keys` (`uint32[*batch, 4]` or
+    `uint64[*batch, 2]`), every key on its own, in one NumPy pass: the new keys
+    `[*batch, 4 or 2]` and the bits `[*batch, *shape]`.
+
+    >>> keys = np.array([[1, 2, 3, 4], [0, 0, 0, 0]], np.uint32)
+    >>> generate_bits(keys, (3,), np.dtype(np.uint32))[1]
+    array([[ 512747620, 1298009047, 1267190206],
+           [1713891541, 3781805453, 3159862348]], dtype=uint32)
+    """
+    keys = np.asarray(keys)
+    batch = keys.shape[:-1]
+    s0, s1 = _states(keys.reshape(-1, keys.shape[-1]))
+    width = 64 if dtype == _U64 else 32
+    run = _threefry if algorithm == RandomAlgorithm.RNG_THREE_FRY else _philox
+    bits, count = run(s0, s1, shape, width)
+    s1 = s1 + np.uint64(count)  # wraps modulo 2**64
+    if keys.dtype == _U64:
+        new_keys = np.concatenate([s0, s1], axis=1)
+    else:
+        new_keys = np.concatenate([*_split64(s0), *_split64(s1)], axis=1)
+    return new_keys.reshape(keys.shape), bits.astype(dtype).reshape((*batch, *shape))
 
 
 def _rng_bit_generator_kernel(key: Any, *, shape: tuple[int, ...], dtype: np.dtype,
                               algorithm: RandomAlgorithm) -> list[np.ndarray]:
-    s0, s1 = _state_words(key)
-    width = 64 if dtype == _U64 else 32
-    run = _threefry if algorithm == RandomAlgorithm.RNG_THREE_FRY else _philox
-    bits, count = run(s0, s1, shape, width)
-    s1 = (s1 + count) & 0xFFFFFFFFFFFFFFFF
-    if np.asarray(key).dtype == _U64:
-        new_key = np.array([s0, s1], _U64)
-    else:
-        new_key = np.array([s0 & _MASK, s0 >> 32, s1 & _MASK, s1 >> 32], _U32)
-    return [new_key, np.asarray(bits).astype(dtype)]
+    return list(generate_bits(key, shape, dtype, algorithm))
 
 
 rng_bit_generator_p = Primitive("rng_bit_generator")

@@ -8,11 +8,14 @@ threefry2x32 (keys `uint32[2]`) is built on `threefry2x32_p`: its NumPy kernel h
 unsafe_rbg (keys `uint32[4]`) draw their bits with `lax.rng_bit_generator` (XLA:CPU's Philox);
 rbg splits and folds each half of its key with threefry, unsafe_rbg with the bit generator
 itself. Everything is written with lax operations, so it traces, jits and vmaps like any numjax
-code and yields exactly JAX's bits.
+code and yields exactly JAX's bits. Under vmap the bit generator draws a whole batch from its
+first key, as JAX's; `own_bits_impl` gives the rbg implementations whose every key of a vmapped
+batch draws its own bits (`rbg_bits_p`), for loops over keys run as one vmapped loop.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -26,7 +29,11 @@ from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import lax
-from numjax._src.lax.rng_bit_generator import rng_bit_generator, threefry2x32_kernel
+from numjax._src.lax.rng_bit_generator import (
+    generate_bits,
+    rng_bit_generator,
+    threefry2x32_kernel,
+)
 from numjax._src.typing import Array
 
 UINT_DTYPES: dict[int, np.dtype] = {
@@ -258,14 +265,54 @@ def _rbg_fold_in(key: Array, data: Array) -> Array:
     return lax.concatenate([lo, hi], 0)
 
 
-def _rbg_random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
+# ---- bit-generator draws: from a batch's first key, or from each key -----------------------
+
+# `lax.rng_bit_generator`'s vmap rule, as JAX's, draws a whole batch of keys' bits from the first
+# key: that is what `vmap` of an rbg draw gives. JAX's gamma family instead maps its rejection
+# loop over the keys one at a time (`lax.map`), each drawing its own bits. `rbg_bits_p` draws
+# every key's own bits at once, so that such a walk can run as one vmapped loop (`own_bits_impl`)
+# with the per-key loop's bits.
+rbg_bits_p = Primitive("rbg_bits")
+
+
+@rbg_bits_p.def_abstract_eval
+def _rbg_bits_abstract_eval(keys: ShapedArray, *, shape: tuple[int, ...], dtype: np.dtype
+                            ) -> ShapedArray:
+    if keys.dtype != np.uint32 or keys.shape[-1:] != (4,):
+        raise TypeError(f"rbg_bits: the keys must be uint32[..., 4], got {keys.str_short()}")
+    return ShapedArray((*keys.shape[:-1], *shape), dtype)
+
+
+def _rbg_bits_batch(args: Sequence[Any], dims: Sequence[int], *,
+                    shape: tuple[int, ...], dtype: np.dtype) -> tuple[Any, int]:
+    (keys,), (dim,) = args, dims  # batch rules run only with a batched operand
+    return rbg_bits_p.bind(batching.moveaxis(keys, dim, 0), shape=shape, dtype=dtype), 0
+
+
+rbg_bits_p.def_impl(lambda keys, *, shape, dtype: generate_bits(keys, shape, dtype)[1])
+rbg_bits_p.def_batch(_rbg_bits_batch)
+ad.defjvp_zero(rbg_bits_p)  # integers: float0 tangents
+
+
+def _first_key_bits(key: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+    return rng_bit_generator(key, shape, dtype=dtype)[1]
+
+
+def _own_bits(key: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+    return rbg_bits_p.bind(key, shape=shape, dtype=np.dtype(dtype))
+
+
+Draw = Callable[[Array, tuple[int, ...], np.dtype], Array]
+
+
+def _rbg_random_bits(key: Array, bit_width: int, shape: tuple[int, ...],
+                     draw: Draw = _first_key_bits) -> Array:
     aval = get_aval(key)
     if aval.shape != (4,) or aval.dtype != np.uint32:
         raise TypeError("_rbg_random_bits got invalid prng key.")
     if bit_width not in (8, 16, 32, 64):
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
-    _, bits = rng_bit_generator(key, shape, dtype=UINT_DTYPES[bit_width])
-    return bits
+    return draw(key, shape, UINT_DTYPES[bit_width])
 
 
 rbg_prng_impl = PRNGImpl(
@@ -274,15 +321,15 @@ rbg_prng_impl = PRNGImpl(
 register_prng(rbg_prng_impl)
 
 
-def _unsafe_rbg_split(key: Array, shape: tuple[int, ...]) -> Array:
+def _unsafe_rbg_split(key: Array, shape: tuple[int, ...], draw: Draw = _first_key_bits) -> Array:
     # Every tenth row of 10 * num draws of 4 words, as JAX takes them.
     num = math.prod(shape)
-    _, words = rng_bit_generator(key, (10 * num, 4), dtype=np.uint32)
+    words = draw(key, (10 * num, 4), np.dtype(np.uint32))
     return lax.reshape(lax.slice(words, (0, 0), (10 * num, 4), (10, 1)), (*shape, 4))
 
 
-def _unsafe_rbg_fold_in(key: Array, data: Array) -> Array:
-    _, words = rng_bit_generator(_rbg_seed(data), (10, 4), dtype=np.uint32)
+def _unsafe_rbg_fold_in(key: Array, data: Array, draw: Draw = _first_key_bits) -> Array:
+    words = draw(_rbg_seed(data), (10, 4), np.dtype(np.uint32))
     return lax.bitwise_xor(key, lax.index_in_dim(words, 9, axis=0, keepdims=False))
 
 
@@ -290,3 +337,26 @@ unsafe_rbg_prng_impl = PRNGImpl(
     key_shape=(4,), seed=_rbg_seed, split=_unsafe_rbg_split, random_bits=_rbg_random_bits,
     fold_in=_unsafe_rbg_fold_in, name="unsafe_rbg", tag="urbg")
 register_prng(unsafe_rbg_prng_impl)
+
+# The same implementations with every bit-generator draw made from each key's own state under
+# vmap (not registered: only walks over keys use them). threefry's operations are elementwise in
+# the key already.
+_OWN_BITS: dict[PRNGImpl, PRNGImpl] = {
+    threefry_prng_impl: threefry_prng_impl,
+    rbg_prng_impl: rbg_prng_impl._replace(
+        random_bits=functools.partial(_rbg_random_bits, draw=_own_bits)),
+    unsafe_rbg_prng_impl: unsafe_rbg_prng_impl._replace(
+        split=functools.partial(_unsafe_rbg_split, draw=_own_bits),
+        random_bits=functools.partial(_rbg_random_bits, draw=_own_bits),
+        fold_in=functools.partial(_unsafe_rbg_fold_in, draw=_own_bits)),
+}
+
+
+def own_bits_impl(impl: PRNGImpl) -> PRNGImpl | None:
+    """`impl` with each key of a vmapped batch drawing its own bits, so that `vmap` over keys
+    gives what a loop over them gives; None for an implementation it does not know.
+
+    >>> own_bits_impl(prngs["rbg"]).name, own_bits_impl(prngs["rbg"]) == prngs["rbg"]
+    ('rbg', False)
+    """
+    return _OWN_BITS.get(impl)

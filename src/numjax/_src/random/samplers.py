@@ -8,7 +8,6 @@ code.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,15 +18,13 @@ from numjax._src import config as _config
 from numjax._src import dtypes
 from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.api.transformations import vmap
-from numjax._src.compiler.executables import executable_for
 from numjax._src.control_flow import loops
 from numjax._src.control_flow.loops import while_loop
 from numjax._src.core import errors
-from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.trace import Primitive, Trace, Tracer, current_trace
+from numjax._src.core.avals import get_aval
+from numjax._src.core.trace import Trace, Tracer, current_trace
 from numjax._src.dtypes import result_type
-from numjax._src.interpreters import ad, batching
-from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.interpreters import batching
 from numjax._src.lax import lax, special
 from numjax._src.lax.structural import invalid_shape_error, operator_index
 from numjax._src.numpy.creation import arange, array, asarray, full_like, zeros, zeros_like
@@ -1344,68 +1341,6 @@ def _gamma_grad(sample: Array, a: Array, log_space: bool) -> Array:
     return special.random_gamma_grad(a, sample)
 
 
-# Gamma draws for keys whose bits are not elementwise in the key (rbg, unsafe_rbg): JAX 0.4.30
-# on CPU draws them one key after another (lax.map), also under vmap, where its random_gamma
-# primitive folds the batch into the keys it walks. Vmapping the loop instead would hand every
-# draw the first key's bits (rng_bit_generator's vmap rule), so the walk is a primitive whose
-# batch rule folds the batch in the same way.
-random_gamma_p = Primitive("random_gamma")
-
-
-@functools.lru_cache(maxsize=64)
-def _gamma_in_turn(impl: prng.PRNGImpl, log_space: bool, partitionable: bool, n: int,
-                   dtype: np.dtype) -> Callable[..., Any]:
-    """The compiled walk over `n` keys of `impl` and their alphas (rbg's splits follow the
-    threefry layout the draw was traced with)."""
-    def walk(data: Array, alphas: Array) -> list[Array]:
-        keys = PRNGKeyArray(data, impl)
-        return [loops.map(lambda args: _gamma_one(args[0], args[1], log_space),
-                          (keys, alphas))]
-
-    in_avals = [ShapedArray((n, *impl.key_shape), np.dtype(np.uint32)), ShapedArray((n,), dtype)]
-    with _config.threefry_partitionable(partitionable):
-        return executable_for(trace_to_jaxpr(walk, in_avals), "random_gamma")
-
-
-def _random_gamma_kernel(data: Any, alphas: Any, *, impl: prng.PRNGImpl, log_space: bool,
-                         partitionable: bool) -> Any:
-    alphas = np.asarray(alphas)
-    (out,) = _gamma_in_turn(impl, log_space, partitionable, alphas.shape[0],
-                            alphas.dtype)(data, alphas)
-    return out
-
-
-def _random_gamma_batch(args: Sequence[Any], dims: Sequence[int | None], *,
-                        impl: prng.PRNGImpl, log_space: bool, partitionable: bool
-                        ) -> tuple[Any, int]:
-    data, alphas = args
-    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
-    data, alphas = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims, strict=True))
-    n = get_aval(alphas).shape[1]
-    out = random_gamma_p.bind(lax.reshape(data, (size * n, *impl.key_shape)),
-                              lax.reshape(alphas, (size * n,)), impl=impl, log_space=log_space,
-                              partitionable=partitionable)
-    return lax.reshape(out, (size, n)), 0
-
-
-def _random_gamma_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
-                      impl: prng.PRNGImpl, log_space: bool, partitionable: bool
-                      ) -> tuple[Any, Any]:
-    data, alphas = primals
-    out = random_gamma_p.bind(data, alphas, impl=impl, log_space=log_space,
-                              partitionable=partitionable)
-    t = tangents[1]
-    if type(t) is ad.Zero:
-        return out, ad.Zero(get_aval(out))
-    return out, lax.mul(t, _gamma_grad(out, alphas, log_space))
-
-
-random_gamma_p.def_impl(_random_gamma_kernel)
-random_gamma_p.def_abstract_eval(lambda data, alphas, **_: ShapedArray(alphas.shape, alphas.dtype))
-random_gamma_p.def_batch(_random_gamma_batch)
-random_gamma_p.def_jvp(_random_gamma_jvp)
-
-
 def _gamma_sample(raw: Array, a: Array, log_space: bool, a_wide: Any = None) -> Array:
     """Gamma samples for every entry of `a`, one split key each; differentiable in `a`.
 
@@ -1424,11 +1359,18 @@ def _gamma_sample(raw: Array, a: Array, log_space: bool, a_wide: Any = None) -> 
         one = lambda k, al, wide: _gamma_one(k, al, log_space, wide, single)
         flat_alphas = lax.reshape(alphas, (n,))
         if keys._impl is prng.threefry_prng_impl:
-            flat = vmap(one)(keys, flat_alphas, lax.reshape(alphas_wide, (n,)))
+            return lax.reshape(vmap(one)(keys, flat_alphas, lax.reshape(alphas_wide, (n,))),
+                               shape)
+        # JAX 0.4.30 on CPU draws for the other implementations one key after another
+        # (lax.map), also under vmap, where it folds the batch into the keys it walks. Keys
+        # that each draw their own bits give that walk's values from one vmapped loop over all
+        # the keys (a vmapped bit generator would draw them all from the first key).
+        draw_one = lambda k, al: _gamma_one(k, al, log_space)
+        own = prng.own_bits_impl(keys._impl)
+        if own is None:
+            flat = loops.map(lambda args: draw_one(*args), (keys, flat_alphas))
         else:
-            flat = random_gamma_p.bind(
-                keys._base, flat_alphas, impl=keys._impl, log_space=log_space,
-                partitionable=bool(_config.threefry_partitionable.value))
+            flat = vmap(draw_one)(PRNGKeyArray(keys._base, own), flat_alphas)
         return lax.reshape(flat, shape)
 
     # The keys are an ordinary (integer, so tangent-free) argument rather than closed over or
