@@ -485,6 +485,7 @@ ROWS: list[Row] = [
         args_of(uniform(-2, 2)), (((2, 3, 4),), ((2, 0, 1),)), ALL, grad=(0,)),
     # d stop_gradient = 0 by definition (finite differences see the identity): no grads.
     unary("stop_gradient", lax.stop_gradient, lambda x: x, grad=False),
+    unary("copy", lax.copy_p.bind, lambda x: x, dtypes=ALL),
     Row("rev", lambda x: lax.rev(x, (0, 1)), lambda x: x[::-1, ::-1], args_of(uniform(-2, 2)),
         (((2, 3),), ((0, 3),)), ALL, grad=(0,)),
     Row("select_n_bool", lax.select_n, lambda w, a, b: np.where(w, b, a),

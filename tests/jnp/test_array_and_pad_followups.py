@@ -100,3 +100,34 @@ def test_astype_none_is_the_default_float(convert):
     out = convert(np.ones(3, np.int32))
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, [1, 1, 1])
+
+
+def _pad_with(vector, pad_width, iaxis, kwargs):
+    pad_value = kwargs.get("padder", 10)
+    vector = vector.at[: pad_width[0]].set(pad_value)
+    return vector.at[-pad_width[1]:].set(pad_value)
+
+
+# JAX 0.4.30: jnp.pad with a function as its mode (NumPy's protocol, the function returning the
+# padded 1-d slice).
+PAD_FUNCTIONS = [
+    (lambda: jnp.pad(np.arange(6).reshape(2, 3), 2, _pad_with), "int32",
+     [[10] * 7, [10] * 7, [10, 10, 0, 1, 2, 10, 10], [10, 10, 3, 4, 5, 10, 10], [10] * 7,
+      [10] * 7]),
+    (lambda: jnp.pad(np.arange(24).reshape(2, 3, 4), 1, _pad_with, padder=100)[0], "int32",
+     [[100] * 6] * 5),
+    (lambda: numjax.jit(lambda a: jnp.pad(a, ((1, 0), (0, 2)),
+                                          lambda v, w, i, kw: v * (i + 1) + w[0]))(
+        jnp.ones((2, 2), jnp.float32)), "float32",
+     [[2.0, 2.0, 2.0, 2.0], [4.0, 4.0, 2.0, 2.0], [4.0, 4.0, 2.0, 2.0]]),
+    (lambda: jnp.pad(jnp.array([1.5, 2.5]), 1, lambda v, w, i, kw: v + 1), "float32",
+     [1.0, 2.5, 3.5, 1.0]),
+]
+
+
+@pytest.mark.parametrize("index", range(len(PAD_FUNCTIONS)))
+def test_pad_with_a_function(index):
+    fn, dtype, expected = PAD_FUNCTIONS[index]
+    out = fn()
+    assert out.dtype == np.dtype(dtype) and not out.weak_type
+    np.testing.assert_array_equal(np.asarray(out), expected)

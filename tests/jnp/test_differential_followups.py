@@ -7,6 +7,7 @@ expressions run unchanged against numjax (`L` is the library, `jnp` its numpy).
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from typing import Any
 
@@ -2100,3 +2101,97 @@ def test_unravel_index_of_unsigned_indices_keeps_their_coordinates():
     rows, cols = jnp.unravel_index(jnp.array([5, 7, 1], jnp.uint32), (2, 3))
     assert rows.dtype == cols.dtype == np.uint32
     assert rows.tolist() == [1, 1, 0] and cols.tolist() == [2, 2, 1]
+
+
+# JAX 0.4.30: the n-th derivative of jnp.sinc at 0, by any mix of jvp and grad (float32).
+SINC_DERIVATIVES_AT_ZERO = [0.0, -3.2898683547973633, 0.0, 19.481821060180664]
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_sinc_derivatives_at_zero(order: int) -> None:
+    def deriv(f: Any) -> Any:
+        return lambda x: numjax.jvp(f, (x,), (1.0,))[1]
+
+    for ops in itertools.combinations_with_replacement([deriv, numjax.grad], order):
+        f = jnp.sinc
+        for op in ops:
+            f = op(f)
+        out = f(0.0)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(float(out), SINC_DERIVATIVES_AT_ZERO[order - 1], rtol=1e-6)
+
+
+_PF_X = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], np.float32)
+_PF_Y = np.array([1.0, 2.5, 2.9, 4.2, 5.1, 5.8], np.float32)
+# JAX 0.4.30's polyfit(..., full=True) and cov= results for these points (float32; compared
+# within 1e-5: the least squares run on the machine's LAPACK).
+PF_COEFFS_1 = [0.9457141757011414, 1.219048261642456]
+PF_COV = {True: [[0.003668024903163314, -0.00917006190866232],
+                 [-0.00917006190866232, 0.03362356126308441]],
+          "unscaled": [[0.057142872363328934, -0.14285717904567719],
+                       [-0.14285717904567719, 0.5238096714019775]]}
+
+
+def test_polyfit_full() -> None:
+    c, resids, rank, sv, rcond = jnp.polyfit(_PF_X, _PF_Y, 2, full=True)
+    np.testing.assert_allclose(c, [-0.035714272409677505, 1.124285340309143, 1.1000005006790161],
+                               rtol=1e-5)
+    np.testing.assert_allclose(resids, [0.20914281904697418], rtol=1e-4)
+    np.testing.assert_allclose(sv, [1.6369574069976807, 0.5527665019035339, 0.12173495441675186],
+                               rtol=1e-5)
+    assert int(rank) == 3 and rank.dtype == np.int32
+    # rcond defaults to len(x) * eps, returned as a weakly typed scalar.
+    assert rcond.weak_type and rcond.dtype == np.float32 and float(rcond) == 6 * 2.0**-23
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("cov", [True, "unscaled"])
+def test_polyfit_cov(cov: Any, jit: bool) -> None:
+    fit = lambda x, y: jnp.polyfit(x, y, 1, cov=cov)
+    c, v = (numjax.jit(fit) if jit else fit)(_PF_X, _PF_Y)
+    np.testing.assert_allclose(c, PF_COEFFS_1, rtol=1e-5)
+    assert v.dtype == np.float32 and v.shape == (2, 2)
+    np.testing.assert_allclose(v, PF_COV[cov], rtol=1e-4)
+    # A 2-d y: JAX 0.4.30 scales every column's covariance by the first column's residuals.
+    y2 = np.stack([_PF_Y, _PF_Y[::-1] * 2], 1)
+    c2, v2 = jnp.polyfit(_PF_X, y2, 1, cov=cov)
+    np.testing.assert_allclose(c2, [[PF_COEFFS_1[0], -1.89142906665802],
+                                    [PF_COEFFS_1[1], 11.89523983001709]], rtol=1e-5)
+    assert v2.shape == (2, 2, 1)
+    np.testing.assert_allclose(v2[..., 0], PF_COV[cov], rtol=1e-4)
+
+
+def test_polyfit_cov_needs_more_points_than_coefficients() -> None:
+    with pytest.raises(ValueError, match=r"^the number of data points must exceed order to "
+                                         r"scale the covariance matrix$"):
+        jnp.polyfit(_PF_X[:2], _PF_Y[:2], 1, cov=True)
+
+
+def test_isclose_of_keys() -> None:
+    # JAX 0.4.30: keys are close when equal; other mixes are refused under isclose's name.
+    key = numjax.random.key(0)
+    assert bool(jnp.isclose(key, key))
+    np.testing.assert_array_equal(jnp.isclose(key, numjax.random.split(key, 2)), [False, False])
+    for other, text in ((1, "key<fry>, int32"),
+                        (numjax.random.key(0, impl="rbg"), "key<fry>, key<rbg>")):
+        with pytest.raises(TypeError, match=rf"^isclose does not accept dtypes {text}\.$"):
+            jnp.isclose(key, other)
+
+
+def test_searchsorted_past_int32_lengths() -> None:
+    # JAX 0.4.30: int32 insertion points up to 2**31 - 1 elements, int64 past that; without
+    # x64 its jnp.int64(len(a)) warns, and NumPy 2 refuses the length in int32.
+    big = numjax.core.ShapedArray((np.iinfo(np.int32).max + 1,), np.float32)
+    v = numjax.core.ShapedArray((), np.float32)
+    edge = numjax.core.ShapedArray((np.iinfo(np.int32).max,), np.float32)
+    assert numjax.eval_shape(jnp.searchsorted, edge, v).dtype == np.int32
+    with enable_x64():
+        assert numjax.eval_shape(jnp.searchsorted, big, v).dtype == np.int64
+    with pytest.warns(UserWarning, match="Explicitly requested dtype int64"):
+        if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+            with pytest.raises(OverflowError, match="Python integer 2147483648 out of bounds"):
+                numjax.eval_shape(jnp.searchsorted, big, v)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                assert numjax.eval_shape(jnp.searchsorted, big, v).dtype == np.int32

@@ -307,6 +307,7 @@ from numjax._src.lax.structural import concatenate as concatenate
 from numjax._src.lax.structural import concatenate_p as concatenate_p
 from numjax._src.lax.structural import convert_element_type as convert_element_type
 from numjax._src.lax.structural import convert_element_type_p as convert_element_type_p
+from numjax._src.lax.structural import copy_p as copy_p
 from numjax._src.lax.structural import expand_dims as expand_dims
 from numjax._src.lax.structural import full as full
 from numjax._src.lax.structural import full_like as full_like

@@ -1221,6 +1221,23 @@ def stop_gradient(x: Any) -> Any:
     return tree_map(stop, x)
 
 
+# ---- copy ----------------------------------------------------------------------------------
+
+# What jnp's `copy=True` stages (`jnp.array(x, copy=True)`, `jnp.copy`, `astype(copy=True)`):
+# a value equal to its operand in a buffer of its own, kept in jaxprs as JAX keeps it, so that
+# under jvp, vjp and vmap the result is a new Array too. Linear: tangents and cotangents are
+# copied.
+copy_p = Primitive("copy")
+copy_p.def_impl(lambda x: np.array(x, copy=True))
+copy_p.def_abstract_eval(lambda x: x)
+ad.linear_jvp(copy_p)
+copy_p.def_transpose(lambda ct, x: [Zero(x.aval) if type(ct) is Zero else copy_p.bind(ct)])
+copy_p.def_batch(batching.vectorized_batch(copy_p))
+# Inside a compiled program values are never written in place, so the copy is the value itself
+# (a program's results get buffers of their own anyway); run alone it copies.
+copy_p.is_identity = lambda params, aval: True
+
+
 # ---- shape helpers (lax.broadcast_shapes, collapse, zeros_like_array) -------------------------
 
 

@@ -17,6 +17,7 @@ from numjax._src.interpreters import staging
 from numjax._src.lax import lax
 from numjax._src.lax.structural import (
     convert_element_type_p,
+    copy_p,
     guard_fill_transfer,
     like_sharding,
     placed,
@@ -78,18 +79,21 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
         # As in JAX, a float0 value (an integer's cotangent) stays a NumPy array.
         return np.zeros(object.shape, dtypes.float0)  # type: ignore[return-value]
     if isinstance(object, ArrayImpl | Tracer):
-        out = object if requested is None else lax._convert_element_type(
-            object, requested, False)
-        if out is object and _over_host_value(object):
-            aval = get_aval(object)
-            out = convert_element_type_p.bind(object, new_dtype=aval.dtype,
+        # A traced copy is JAX's `copy`, before any conversion. (`object` itself is never
+        # reassigned: the transfer guard reads the caller's arguments from it.)
+        source = copy_p.bind(object) if copy and isinstance(object, Tracer) else object
+        out = source if requested is None else lax._convert_element_type(
+            source, requested, False)
+        if out is source and _over_host_value(source):
+            aval = get_aval(source)
+            out = convert_element_type_p.bind(source, new_dtype=aval.dtype,
                                               weak_type=aval.weak_type)
         if copy and out is object and isinstance(object, ArrayImpl):
             out = copied(object)
     elif hasattr(object, "__jax_array__"):
         return array(object.__jax_array__(), dtype, copy, order, ndmin)
     elif isinstance(object, list | tuple) and _contains_tracers(object):
-        out = stack([array(o, requested) for o in object])
+        out = stack([array(o, requested, copy=False) for o in object])
         if isinstance(out, extended.array_types):  # a sequence of key arrays
             return array(out, None, False, order, ndmin)
         # A sequence is never weakly typed, whatever its elements are.
@@ -200,7 +204,8 @@ def _flatten(seq: Any) -> Any:
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *,
             copy: bool | None = None) -> Array:
     """Like `array`, without copying an Array that already has the requested dtype."""
-    if isinstance(a, ArrayImpl | Tracer) and dtype is None and not _over_host_value(a):
+    if (isinstance(a, ArrayImpl | Tracer) and dtype is None and not copy
+            and not _over_host_value(a)):
         return a
     return array(a, dtype=dtype, copy=bool(copy))
 
@@ -268,12 +273,22 @@ def _like(a: Array, dtype: Any, shape: Any, name: str
     try:
         aval = get_aval(a)
     except TypeError:
+        if _duck_typed(a):  # as JAX: its shape and dtype, strongly typed
+            return (_dtype(a.dtype if dtype is None else dtype, "like"),  # type: ignore
+                    tuple(a.shape) if shape is None else _shape(shape), False)
         check_arraylike(name, a)
         dtypes.dtype(a)  # JAX reads the dtype next: "Cannot determine dtype of abc"
         raise
     weak = dtype is None and aval.weak_type
     return (aval.dtype if dtype is None else _dtype(dtype, "like"),  # type: ignore[return-value]
             aval.shape if shape is None else _shape(shape), weak)
+
+
+def _duck_typed(a: Any) -> bool:
+    """An object *_like reads by its `shape` and `dtype` (a ShapeDtypeStruct) when it is not
+    an array."""
+    return (hasattr(a, "shape") and hasattr(a, "dtype")
+            and not isinstance(a, np.ndarray | np.generic))
 
 
 @transfer_guard.places_constants
@@ -301,7 +316,7 @@ def empty_like(a: Array, dtype: Any = None, shape: Any = None, *,
 @transfer_guard.places_constants
 def full_like(a: Array, fill_value: Any, dtype: Any = None, shape: Any = None, *,
               device: Any = None) -> Array:
-    check_arraylike("full_like", a, fill_value)
+    check_arraylike("full_like", 0 if _duck_typed(a) else a, fill_value)
     dt, shp, weak = _like(a, dtype, shape, "full_like")
     if np.ndim(fill_value) if not isinstance(fill_value, Tracer) else get_aval(fill_value).ndim:
         guard_fill_transfer(fill_value, dt)

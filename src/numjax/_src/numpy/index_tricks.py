@@ -14,9 +14,11 @@ from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.lax.structural import copy_p
 from numjax._src.numpy.creation import arange, array, asarray, linspace, meshgrid
 from numjax._src.numpy.shape import concatenate, moveaxis, stack
 from numjax._src.numpy.util import ensure_array, lax_const
+from numjax._src.runtime.array import ArrayImpl, copied
 from numjax._src.typing import Array
 
 s_ = np.s_
@@ -79,14 +81,19 @@ class _Concat:
     def __getitem__(self, key: Any) -> Array:
         key = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        matrix = None  # 'r' / 'c': a 1-d result becomes a row / a column (NumPy's matrix)
         parts = []
         for i, item in enumerate(key):
             if isinstance(item, str):
                 if i != 0:
                     raise ValueError("string directive must be placed at the beginning")
                 if item in ("r", "c"):
-                    raise NotImplementedError("matrix output is not supported")
-                vals = [int(v) for v in item.split(",")]
+                    matrix = 0 if item == "r" else 1
+                    continue
+                try:
+                    vals = [int(v) for v in item.split(",")]
+                except ValueError:
+                    raise ValueError(f"could not understand directive {item!r}") from None
                 axis = vals[0]
                 if len(vals) > 1:
                     ndmin = vals[1]
@@ -105,7 +112,10 @@ class _Concat:
             parts.append(arr)
         if not parts:
             return array([])
-        return concatenate(parts, axis)
+        out = concatenate(parts, axis)
+        if matrix is not None and get_aval(out).ndim == 1:
+            out = lax.expand_dims(out, (matrix,))
+        return out
 
 
 r_ = _Concat(0, 1, -1)
@@ -129,7 +139,11 @@ def astype(x: Array, dtype: Any, /, *, copy: bool = False, device: Any = None) -
                 "Casting from complex to real dtypes will soon raise a ValueError. Please "
                 "first use jnp.real or jnp.imag to take the real/imaginary component of your "
                 "input.", DeprecationWarning, stacklevel=2)
-    return lax.convert_element_type(x, dtype)
+    out = lax.convert_element_type(x, dtype)
+    if not copy:
+        return out
+    # JAX copies the converted value (a concrete one into buffers of its own).
+    return copied(out) if isinstance(out, ArrayImpl) else copy_p.bind(out)
 
 
 def array_repr(arr: Any, max_line_width: int | None = None, precision: int | None = None,

@@ -86,9 +86,22 @@ def sinc(x: Array, /) -> Array:
     zero = lax.eq(x, lax_const(x, 0))
     pi_x = lax.mul(lax_const(x, np.pi), x)
     safe = lax.select(zero, lax.full_like(x, 1), pi_x)
-    # The Taylor series 1 - (pi x)^2/6 gives the value and the first two derivatives at 0.
-    taylor = lax.sub(lax_const(x, 1), lax.div(lax.mul(pi_x, pi_x), lax_const(x, 6)))
-    return lax.select(zero, taylor, lax.div(lax.sin(safe), safe))
+    return lax.select(zero, _sin_over_t_at_zero(0, pi_x), lax.div(lax.sin(safe), safe))
+
+
+def _sin_over_t_at_zero_value(k: int, t: Array) -> Array:
+    # sin(t) / t = sum_n (-1)^n t^(2n) / (2n + 1)!, so its k-th derivative at 0 is
+    # (-1)^(k/2) / (k + 1) for even k and 0 for odd k.
+    value = 0.0 if k % 2 else (-1.0) ** (k // 2) / (k + 1)
+    return lax.full_like(t, value)
+
+
+# The derivatives of sin(t) / t at t = 0 to any order (JAX's values: sinc's fourth derivative at
+# 0 is pi^4 / 5), each the tangent of the one before.
+_sin_over_t_at_zero = custom_jvp(_sin_over_t_at_zero_value, nondiff_argnums=(0,))
+_sin_over_t_at_zero.defjvp(lambda k, primals, tangents: (
+    _sin_over_t_at_zero(k, primals[0]),
+    lax.mul(_sin_over_t_at_zero(k + 1, primals[0]), tangents[0])))
 
 
 def i0(x: Array, /) -> Array:
@@ -152,7 +165,12 @@ def isclose(a: Array, b: Array, rtol: Any = 1e-05, atol: Any = 1e-08,
     Array([ True, False], dtype=bool)
     """
     if is_key_array(a) or is_key_array(b):
-        return ufuncs.equal(a, b)  # keys are close when equal, as in JAX
+        # Keys are close when equal, as in JAX, which refuses other mixes under its own name.
+        da, db = (str(x.dtype) if is_key_array(x) else str(dtypes.dtype(x, canonicalize=True))
+                  for x in (a, b))
+        if da != db:
+            raise TypeError(f"isclose does not accept dtypes {da}, {db}.")
+        return ufuncs.equal(a, b)
     a, b = promote_args("isclose", a, b)
     # Booleans and integers are compared as floats, as in JAX 0.4.30: isclose(10**8, 10**8 + 1)
     # is True in float32, and the result is strong whatever the inputs' weak types.

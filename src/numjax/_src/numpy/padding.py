@@ -15,6 +15,7 @@ from numjax._src.lax import lax
 from numjax._src.numpy import reductions
 from numjax._src.numpy.creation import asarray, linspace
 from numjax._src.numpy.rounding import round as jnp_round
+from numjax._src.numpy.selection import apply_along_axis
 from numjax._src.numpy.shape import broadcast_to
 from numjax._src.numpy.statistics import median
 from numjax._src.numpy.util import check_arraylike, ensure_array
@@ -60,7 +61,7 @@ def pad(array: Array, pad_width: Any, mode: str | Callable[..., Any] = "constant
     ndim = get_aval(array).ndim
     widths = _pairs("pad_width", pad_width, ndim)
     if callable(mode):
-        raise NotImplementedError("jnp.pad with a callable mode is not supported by numjax")
+        return _pad_with_function(array, widths, mode, kwargs)
     allowed = {"constant": {"constant_values"}, "linear_ramp": {"end_values"},
                "reflect": {"reflect_type"}, "symmetric": {"reflect_type"},
                "maximum": {"stat_length"}, "minimum": {"stat_length"},
@@ -104,6 +105,17 @@ def pad(array: Array, pad_width: Any, mode: str | Callable[..., Any] = "constant
             stat = None if lengths is None else _pairs("stat_length", lengths, ndim)[axis]
             array = _pad_stat(array, axis, before, after, mode, stat)
     return array
+
+
+def _pad_with_function(array: Array, widths: list[tuple[int, int]], func: Callable[..., Any],
+                       kwargs: dict[str, Any]) -> Array:
+    """NumPy's protocol for a function as the mode, functionally: zeros padded in, then
+    `func(vector, pad_width, iaxis, kwargs)` returns each 1-d slice along each axis in turn,
+    padded."""
+    padded = _pad_constant(array, widths, 0)
+    for axis, width in enumerate(widths):
+        padded = apply_along_axis(func, axis, padded, width, axis, kwargs)
+    return padded
 
 
 def _pad_constant(array: Array, widths: list[tuple[int, int]], values: Any) -> Array:

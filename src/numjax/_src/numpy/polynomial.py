@@ -11,8 +11,9 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.correlation import convolve
-from numjax._src.numpy.creation import eye
-from numjax._src.numpy.linalg import eigvals, lstsq
+from numjax._src.numpy.creation import asarray, eye
+from numjax._src.numpy.lax_numpy import outer
+from numjax._src.numpy.linalg import eigvals, inv, lstsq
 from numjax._src.numpy.manipulation import _concrete_or_error
 from numjax._src.numpy.matrices import vander
 from numjax._src.numpy.reductions import sum as jnp_sum
@@ -295,12 +296,11 @@ def _complex(dt: np.dtype) -> np.dtype:
 
 
 def polyfit(x: Array, y: Array, deg: int, rcond: float | None = None, full: bool = False,
-            w: Array | None = None, cov: bool = False) -> Array:
-    """Least-squares polynomial fit of degree `deg` (coefficients, highest power first)."""
+            w: Array | None = None, cov: bool | str = False) -> Array | tuple[Array, ...]:
+    """Least-squares polynomial fit of degree `deg` (coefficients, highest power first);
+    with `full`, also the residuals, rank, singular values and rcond; with `cov`, also the
+    coefficients' covariance."""
     check_arraylike("polyfit", x, y)
-    if full or cov:
-        raise NotImplementedError("jnp.polyfit with full=True or cov=True is not supported by "
-                                  "numjax")
     deg = operator.index(deg)
     if deg < 0:
         raise ValueError("expected deg >= 0")
@@ -325,5 +325,26 @@ def polyfit(x: Array, y: Array, deg: int, rcond: float | None = None, full: bool
     lhs = lax.div(lhs, lax.broadcast_in_dim(scale, get_aval(lhs).shape, (1,)))
     if rcond is None:
         rcond = get_aval(x).shape[0] * float(np.finfo(get_aval(x).dtype).eps)
-    c = lstsq(lhs, rhs, rcond)[0]
-    return lax.div(c, lax.broadcast_in_dim(scale, get_aval(c).shape, (0,)))
+    c, resids, rank, sv = lstsq(lhs, rhs, rcond)
+    c = lax.div(c, lax.broadcast_in_dim(scale, get_aval(c).shape, (0,)))
+    if full:
+        return c, resids, rank, sv, asarray(rcond)
+    if cov:
+        return c, _polyfit_cov(lhs, scale, resids, cov, get_aval(y).ndim)
+    return c
+
+
+def _polyfit_cov(lhs: Array, scale: Array, resids: Array, cov: Any, y_ndim: int) -> Array:
+    """The coefficients' covariance: inv(lhs^T lhs) undone of the column scaling, times the
+    residual variance unless `cov == "unscaled"`. As JAX 0.4.30, the variance is the first
+    column's for every column of a 2-d `y`."""
+    n, order = get_aval(lhs).shape
+    base = lax.div(inv(lax.dot(lax.transpose(lhs, (1, 0)), lhs)), outer(scale, scale))
+    if isinstance(cov, str) and cov == "unscaled":
+        fac: Any = 1
+    else:
+        if n <= order:
+            raise ValueError("the number of data points must exceed order to scale the "
+                             "covariance matrix")
+        fac = (resids / (n - order))[0]
+    return base * fac if y_ndim == 1 else lax.expand_dims(base, (2,)) * fac

@@ -3,6 +3,7 @@ extract, place, put; and mapping functions over axes (apply_along_axis, vectoriz
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from collections.abc import Callable, Sequence
@@ -11,12 +12,15 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.api.jit import jit
 from numjax._src.api.transformations import vmap
+from numjax._src.control_flow.cond import switch
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy import extended
 from numjax._src.numpy.advanced_indexing import _nonzero_size_error, advanced_getitem, nonzero
+from numjax._src.numpy.creation import array, asarray
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.manipulation import _concrete_or_error, tile
 from numjax._src.numpy.shape import broadcast_arrays, broadcast_to, moveaxis, ravel
@@ -62,30 +66,49 @@ def select(condlist: Sequence[Array], choicelist: Sequence[Array], default: Any 
 
 def piecewise(x: Array, condlist: Any, funclist: Sequence[Any], *args: Any,
               **kw: Any) -> Array:
-    """`funclist[i](x)` where `condlist[i]` (later conditions take precedence); an extra
-    function is the default. Every function is evaluated on all of `x`."""
+    """`funclist[i]` applied to each element of `x` where `condlist[i]` holds (later conditions
+    take precedence); an extra function (or value) is the default. As JAX's, each function sees
+    one element at a time (a vectorized `lax.switch`), and the program is jitted with the
+    functions static, so calling it again with the same functions traces nothing.
+
+    >>> import numjax.numpy as jnp
+    >>> x = jnp.arange(-2.0, 3.0)
+    >>> jnp.piecewise(x, [x < 0, x > 1], [lambda v: -v, 9.0, 0.5])
+    Array([2. , 1. , 0.5, 0.5, 9. ], dtype=float32)
+    """
     check_arraylike("piecewise", x)
-    x = ensure_array(x, "piecewise")
-    if isinstance(condlist, Array_types()) and get_aval(condlist).ndim == get_aval(x).ndim:
-        conds = [condlist]
-    elif isinstance(condlist, np.ndarray) and condlist.ndim == get_aval(x).ndim:
-        conds = [condlist]
+    nc, nf = len(condlist), len(funclist)
+    if nf == nc + 1:
+        funclist = [funclist[-1], *funclist[:-1]]
+    elif nf == nc:
+        funclist = [0, *funclist]
     else:
-        conds = list(condlist)
-    n = len(conds)
-    if len(funclist) not in (n, n + 1):
-        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected; "
-                         f"got {len(funclist)}")
-    dt = get_aval(x).dtype
+        raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are "
+                         f"expected; got {nf}")
+    consts = {i: c for i, c in enumerate(funclist) if not callable(c)}
+    funcs = frozenset((i, f) for i, f in enumerate(funclist) if callable(f))
+    return _piecewise(asarray(x), asarray(condlist, dtype=np.bool_), consts, funcs, *args, **kw)
 
-    def value(f: Any) -> Array:
-        v = f(x, *args, **kw) if callable(f) else f
-        return broadcast_to(lax._convert_element_type(v, dt), get_aval(x).shape)
 
-    out = value(funclist[n]) if len(funclist) == n + 1 else lax.full_like(x, 0)
-    for c, f in zip(conds, funclist[:n], strict=True):
-        out = where(c, value(f), out)
-    return out
+@functools.partial(jit, static_argnames=["funcs"])
+def _piecewise(x: Array, condlist: Array, consts: dict[int, Any],
+               funcs: frozenset[tuple[int, Callable[..., Any]]], *args: Any, **kw: Any
+               ) -> Array:
+    by_index = dict(funcs)
+    # The index of each element's last true condition, counting the default as 0: the first
+    # place where the running count of true conditions reaches its total.
+    ones = lax.convert_element_type(
+        lax.concatenate([lax.full_like(condlist[:1], False), condlist], 0), np.int32)
+    indices = lax.argmax(lax.cumsum(ones, 0), 0, np.int32)
+    dtype = get_aval(x).dtype
+
+    def branch(i: int) -> Callable[[Array], Array]:
+        if i in by_index:
+            return lambda v: by_index[i](v, *args, **kw).astype(dtype)
+        return lambda v: array(consts[i], dtype=dtype)
+
+    branches = [branch(i) for i in range(len(condlist) + 1)]
+    return vectorize(switch, excluded=(1,))(indices, branches, x)
 
 
 def Array_types() -> tuple[type, ...]:
@@ -265,7 +288,7 @@ def compress(condition: Array, a: Array, axis: int | None = None, *, size: int |
             cond = lax.slice(cond, (0,), (n_ax,))
     elif nc < n_ax:
         a = lax.slice_in_dim(a, 0, nc, axis=axis)
-    if size is not None and not 0 < size <= get_aval(a).shape[axis]:
+    if size is not None and not 0 <= size <= get_aval(a).shape[axis]:
         raise ValueError("size must be positive and not greater than the size of the array "
                          f"axis; got {size=} for a.shape[axis]={get_aval(a).shape[axis]}")
     if size is None and isinstance(cond, Tracer) and cond.to_concrete_value() is None:

@@ -19,6 +19,7 @@ from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.numpy.advanced_indexing import nonzero
+from numjax._src.numpy.creation import array
 from numjax._src.numpy.shape import (
     broadcast_arrays,
     broadcast_to,
@@ -190,7 +191,9 @@ def searchsorted(a: Array, v: Array, side: str = "left", sorter: Array | None = 
     # NaN-aware order: NaN sorts last, as in sort.
     less = _nan_less if side == "left" else _nan_less_equal
     lo = lax.full(vshape, 0, idt)
-    hi = lax.full(vshape, n, idt)
+    # Past 2**31 - 1 elements JAX makes its upper bound with `jnp.int64(len(a))`: without x64
+    # that request warns, and NumPy 2 refuses the length in int32 (an OverflowError).
+    hi = lax.full(vshape, array(n, idt) if idt == np.int64 else n, idt)
     for _ in range(int(np.ceil(np.log2(n + 1))) + 1):
         mid = lax.div(lax.add(lo, hi), lax._convert_element_type(2, idt))
         safe = lax.min(mid, lax._convert_element_type(n - 1, idt))
