@@ -438,6 +438,67 @@ def test_features_first_operand_gives_the_channels_last_plans_values(
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
 
 
+# Convolutions whose column matrices are built one image per block and whose blocks are split
+# between two worker threads: (layouts, lhs shape and kernel shape in those layouts, strides,
+# padding, lhs dilation, rhs dilation). One input feature copies its columns taps first; the
+# kernel gradient of a one-feature input sums blocks of the batch laid out windows first.
+BLOCKED_CASES = [
+    (("NHWC", "HWIO", "NHWC"), (5, 9, 8, 1), (3, 3, 1, 4), (1, 1), "SAME", (1, 1), (1, 1)),
+    (("NHWC", "HWIO", "NHWC"), (5, 9, 8, 3), (3, 2, 3, 4), (2, 1), "SAME", (1, 1), (1, 2)),
+    (("NHWC", "HWIO", "NHWC"), (4, 7, 7, 6), (3, 3, 6, 2), (1, 1), ((2, 0), (1, 1)), (1, 1),
+     (1, 1)),
+    (("NCHW", "OIHW", "NCHW"), (3, 2, 8, 7), (4, 2, 2, 3), (1, 2), ((1, 1), (0, 2)), (2, 1),
+     (1, 1)),
+    (("NCH", "OIH", "NCH"), (1, 3, 12), (2, 3, 3), (1,), ((1, 1),), (1,), (1,)),
+]
+
+
+@pytest.mark.parametrize("case", BLOCKED_CASES)
+def test_blocked_columns_on_threads_give_the_whole_products_values(
+        case: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from numjax._src.compiler import fusion
+    from numjax._src.lax import convolution
+
+    layouts, lhs_shape, rhs_shape, strides, padding, ld, rd = case
+    lhs, rhs = _rand(lhs_shape), _rand(rhs_shape, seed=1)
+
+    def make() -> Any:
+        # A new function each time: its compile plans its kernels afresh.
+        def f(a: Any, b: Any) -> Any:
+            return lax.conv_general_dilated(a, b, strides, padding, ld, rd, layouts)
+
+        def loss(a: Any, b: Any) -> Any:
+            return jnp.sum(f(a, b) ** 2)
+
+        return numjax.jit(lambda a, b: (f(a, b), *numjax.grad(loss, (0, 1))(a, b)))
+
+    whole = make()(lhs, rhs)
+    calls = []
+    run_on_threads = fusion.run_on_threads
+
+    def counted(fn: Any, parts: Any) -> Any:
+        calls.append(len(parts))
+        return run_on_threads(fn, parts)
+
+    monkeypatch.setattr(convolution, "COLUMN_BLOCK_BYTES", 1)
+    monkeypatch.setattr(convolution, "THREADED_MACS", 0)
+    monkeypatch.setattr(fusion, "worker_threads", lambda: 2)
+    monkeypatch.setattr(fusion, "run_on_threads", counted)
+    blocked = make()(lhs, rhs)
+    assert calls and all(n == 2 for n in calls)
+    for got, want in zip(blocked, whole, strict=True):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+    spatial = "".join(ch for ch in layouts[1] if ch not in "OI")
+    lhs_c = np.transpose(lhs, [layouts[0].index(ch) for ch in "NC" + spatial])
+    rhs_c = np.transpose(rhs, [layouts[1].index(ch) for ch in "OI" + spatial])
+    pads = padding if not isinstance(padding, str) else lax.padtype_to_pads(
+        lhs_c.shape[2:], [(k - 1) * d + 1 for k, d in zip(rhs_c.shape[2:], rd, strict=True)],
+        strides, padding)
+    expected = reference_conv(lhs_c, rhs_c, strides, pads, ld, rd)
+    out_c = np.transpose(np.asarray(blocked[0]), [layouts[2].index(ch) for ch in "NC" + spatial])
+    np.testing.assert_allclose(out_c, expected, rtol=1e-4, atol=1e-4)
+
+
 def test_values_and_gradients_as_jax() -> None:
     # Integer-valued operands, so every value is exact: JAX 0.4.30's output of a strided,
     # kernel-dilated, feature-grouped NHWC convolution and its gradients' absolute sums.

@@ -225,7 +225,9 @@ def _cluster(eqns: Sequence[JaxprEqn], ufuncs: list[Any], shape: tuple[int, ...]
 _pool: ThreadPoolExecutor | None = None
 
 
-def _threads() -> int:
+def worker_threads() -> int:
+    """How many threads large work splits over: the cores (at most 4), a device's share of
+    them in an SPMD run."""
     threads = max(1, min(4, os.cpu_count() or 1))
     context = spmd.current()
     if context is not None:
@@ -239,7 +241,7 @@ def run_blocks(block_fn: Callable[..., None], n: int, args: Sequence[Any],
                block_rows: int = 1) -> None:
     """Run `block_fn(lo, hi, *args)` over rows [0, n), split across threads when large."""
     global _pool
-    threads = _threads()
+    threads = worker_threads()
     if n * max(1, BLOCK // block_rows) < THREAD_MIN_SIZE or threads == 1 or n < 2:
         block_fn(0, n, *args)
         return
@@ -251,6 +253,18 @@ def run_blocks(block_fn: Callable[..., None], n: int, args: Sequence[Any],
                for lo in range(0, n, step)]
     for f in futures:
         f.result()
+
+
+def run_on_threads(fn: Callable[[Any], Any], parts: Sequence[Any]) -> list[Any]:
+    """`[fn(part) for part in parts]`, the parts run side by side on the pool's threads (the
+    calling thread waits). `fn` must release the GIL for its work (NumPy copies, BLAS calls)."""
+    global _pool
+    if len(parts) < 2:
+        return [fn(part) for part in parts]
+    if _pool is None:
+        _pool = ThreadPoolExecutor(worker_threads(), thread_name_prefix="numjax-fusion")
+    futures = [_pool.submit(fn, part) for part in parts]
+    return [f.result() for f in futures]
 
 
 def _rows(aval: Any, rows: int) -> bool:
