@@ -72,6 +72,53 @@ def test_mid_size_products_run_blas_on_the_calling_thread(shapes):
     np.testing.assert_allclose(np.asarray(out), a @ b, rtol=1e-5, atol=1e-4)
 
 
+# Products OpenBLAS would thread, as (lhs shape, rhs shape, contracting dims): split by rows
+# when the result has more rows than columns, else by columns, transposed operands included.
+SPLIT_PRODUCTS = [
+    ((300, 96), (96, 80), ((1,), (0,))),
+    ((40, 128), (128, 700), ((1,), (0,))),
+    ((96, 301), (96, 90), ((0,), (0,))),
+    ((33, 128), (610, 128), ((1,), (1,))),
+    ((128, 45), (500, 128), ((0,), (1,))),
+]
+
+
+@pytest.mark.parametrize("lhs_shape, rhs_shape, contract", SPLIT_PRODUCTS)
+def test_large_products_split_over_the_worker_threads(lhs_shape, rhs_shape, contract,
+                                                      monkeypatch):
+    """Products past ONE_THREAD_MACS run as slices of their result on the worker threads, each
+    slice calling BLAS on its own thread (OpenBLAS's spinning threads unused): the values of
+    the whole product, eagerly and under jit."""
+    from numjax._src.compiler import fusion
+    from numjax._src.runtime.blas import ONE_THREAD_MACS
+
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=lhs_shape).astype(np.float32)
+    b = rng.normal(size=rhs_shape).astype(np.float32)
+    dims = (contract, ((), ()))
+    m = lhs_shape[1 - contract[0][0]]
+    n = rhs_shape[1 - contract[1][0]]
+    assert m * n * lhs_shape[contract[0][0]] > ONE_THREAD_MACS
+    parts = []
+    run_on_threads = fusion.run_on_threads
+
+    def counted(fn, items):
+        parts.append(list(items))
+        return run_on_threads(fn, items)
+
+    monkeypatch.setattr(fusion, "worker_threads", lambda: 3)
+    monkeypatch.setattr(fusion, "run_on_threads", counted)
+    expected = np.einsum(
+        "ij,jk->ik", a.T if contract[0] == (0,) else a, b.T if contract[1] == (1,) else b,
+        dtype=np.float64)
+    out = jax.jit(lambda x, y: lax.dot_general(x, y, dims))(a, b)
+    assert out.shape == (m, n) and out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-4, atol=1e-3)
+    size = max(m, n)
+    step = -(-size // 3)
+    assert parts == [list(range(0, size, step))]
+
+
 INF, NAN = float("inf"), float("nan")
 _DN = (((1,), (0,)), ((), ()))
 

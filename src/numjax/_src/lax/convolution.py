@@ -267,16 +267,20 @@ def _placement(n: int, lo: int, hi: int, ld: int) -> tuple[slice, slice] | None:
 # thread, 2 MB L2 (AMD EPYC): 32x14x14x64 NHWC input with a 3x3x64x32 kernel 6.2 -> 3.6 ms,
 # 32x14x14x32 with 3x3x32x64 4.0 -> 3.1 ms; blocks of 4 MB lose part of it (3.6 -> 4.0).
 COLUMN_BLOCK_BYTES = 1 << 20
-# Products of this many multiply-adds share their blocks between the worker threads.
-THREADED_MACS = 1 << 23
+# Products that OpenBLAS would thread share their blocks between the worker threads instead
+# (OpenBLAS's threads spin between calls, taking the cores from the workers: see dot.py).
+THREADED_MACS = blas.ONE_THREAD_MACS
 # A product over the batch (a kernel gradient's) is summed block by block only when its result
 # is at most this large: it is added up once per block.
 SUMMED_RESULT_BYTES = 1 << 20
 
 
-def _column_blocks(count: int, item_bytes: int) -> list[slice]:
-    """Slices of `count` items (images) of `item_bytes` each, one block buffer apiece."""
+def _column_blocks(count: int, item_bytes: int, threaded: bool) -> list[slice]:
+    """Slices of `count` items (images) of `item_bytes` each, one block buffer apiece; at
+    least a block per worker thread when `threaded`."""
     step = builtins.max(1, COLUMN_BLOCK_BYTES // builtins.max(1, item_bytes))
+    if threaded:
+        step = builtins.min(step, -(-count // fusion.worker_threads()))
     return [slice(i, builtins.min(i + step, count)) for i in range(0, count, step)]
 
 
@@ -323,7 +327,7 @@ def _batch_product(windows: Any, w: Any, threaded: bool) -> Any:
             a = cols.reshape(w.shape[0], -1).T if along_space else cols.reshape(-1, w.shape[0])
             np.matmul(a, w, out=out[sl].reshape(-1, o))
 
-    _blockwise(work, _column_blocks(n, item * w.dtype.itemsize), threaded)
+    _blockwise(work, _column_blocks(n, item * w.dtype.itemsize, threaded), threaded)
     return out
 
 
@@ -336,7 +340,8 @@ def _batch_summed_product(windows: Any, w: Any, rows: int, threaded: bool,
     taps, o = w.shape[1:]
     item = windows[0].size
     along_space = n == 1
-    blocks = _column_blocks(c, item * w.dtype.itemsize) if summed else [slice(0, c)]
+    blocks = _column_blocks(c, item * w.dtype.itemsize, threaded) if summed else [
+        slice(0, c)]
 
     def work(part: list[slice]) -> Any:
         buf = np.empty((part[0].stop - part[0].start) * item, w.dtype)
@@ -420,7 +425,7 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
     swap_rhs_perm = (dn.rhs_spec[1], *dn.rhs_spec[2:], dn.rhs_spec[0])
     small_result = rows * o * acc.itemsize <= SUMMED_RESULT_BYTES
     swappable = groups == 1 and not single and (n > 1 or small_result)
-    threaded = rows * taps * c * o >= THREADED_MACS and fusion.worker_threads() > 1
+    threaded = rows * taps * c * o > THREADED_MACS and fusion.worker_threads() > 1
 
     def pad_or_cast(x: Any, lead: int, trail: int) -> Any:
         """`x`, laid out (lead, *spatial, trail), padded and dilated into a buffer of the

@@ -128,7 +128,9 @@ def limit_this_thread(devices_running: int) -> bool:
 # OpenBLAS threads a GEMM from OPENBLAS_THREADS_MACS multiply-adds; up to ONE_THREAD_MACS the
 # threads' start and hand-back cost more than the split saves, and on a busy machine its
 # spinning workers take the cores from the caller (an Adam step of a 32-128-10 MLP, three
-# such products: 21 ms of CPU with threaded BLAS under load, 0.37 ms on one thread).
+# such products: 21 ms of CPU with threaded BLAS under load, 0.37 ms on one thread). Larger
+# products of dot_general and conv_general_dilated are split over the compiler's worker
+# threads, each calling BLAS on one thread (lax/dot.py `_split_product`).
 OPENBLAS_THREADS_MACS = 1 << 18
 ONE_THREAD_MACS = 1 << 21
 
