@@ -458,6 +458,7 @@ def test_blocked_columns_on_threads_give_the_whole_products_values(
         case: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from numjax._src.compiler import fusion
     from numjax._src.lax import convolution
+    from numjax._src.runtime import blas
 
     layouts, lhs_shape, rhs_shape, strides, padding, ld, rd = case
     lhs, rhs = _rand(lhs_shape), _rand(rhs_shape, seed=1)
@@ -483,6 +484,8 @@ def test_blocked_columns_on_threads_give_the_whole_products_values(
     monkeypatch.setattr(convolution, "COLUMN_BLOCK_BYTES", 1)
     monkeypatch.setattr(convolution, "THREADED_MACS", 0)
     monkeypatch.setattr(fusion, "worker_threads", lambda: 2)
+    # (Split on any BLAS: with a process-wide thread count only, each slice may use threads.)
+    monkeypatch.setattr(blas, "threads_settable", lambda: True)
     monkeypatch.setattr(fusion, "run_on_threads", counted)
     blocked = make()(lhs, rhs)
     assert calls and all(n == 2 for n in calls)

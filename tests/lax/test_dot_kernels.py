@@ -90,6 +90,7 @@ def test_large_products_split_over_the_worker_threads(lhs_shape, rhs_shape, cont
     slice calling BLAS on its own thread (OpenBLAS's spinning threads unused): the values of
     the whole product, eagerly and under jit."""
     from numjax._src.compiler import fusion
+    from numjax._src.runtime import blas
     from numjax._src.runtime.blas import ONE_THREAD_MACS
 
     rng = np.random.default_rng(2)
@@ -107,6 +108,8 @@ def test_large_products_split_over_the_worker_threads(lhs_shape, rhs_shape, cont
         return run_on_threads(fn, items)
 
     monkeypatch.setattr(fusion, "worker_threads", lambda: 3)
+    # (Split on any BLAS: with a process-wide thread count only, each slice may use threads.)
+    monkeypatch.setattr(blas, "threads_settable", lambda: True)
     monkeypatch.setattr(fusion, "run_on_threads", counted)
     expected = np.einsum(
         "ij,jk->ik", a.T if contract[0] == (0,) else a, b.T if contract[1] == (1,) else b,

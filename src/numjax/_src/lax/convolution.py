@@ -425,7 +425,8 @@ def _conv_kernel_factory(in_avals: Sequence[Any], *, window_strides: Ints, paddi
     swap_rhs_perm = (dn.rhs_spec[1], *dn.rhs_spec[2:], dn.rhs_spec[0])
     small_result = rows * o * acc.itemsize <= SUMMED_RESULT_BYTES
     swappable = groups == 1 and not single and (n > 1 or small_result)
-    threaded = rows * taps * c * o > THREADED_MACS and fusion.worker_threads() > 1
+    threaded = (rows * taps * c * o > THREADED_MACS and fusion.worker_threads() > 1
+                and blas.threads_settable())
 
     def pad_or_cast(x: Any, lead: int, trail: int) -> Any:
         """`x`, laid out (lead, *spatial, trail), padded and dilated into a buffer of the

@@ -364,7 +364,7 @@ def _dot_general_kernel_factory(in_avals: Sequence[Any], *,
             kernel = _complex_checked(kernel, transpose_a, transpose_b)
         macs = out_size * lhs.shape[lc[0]]
         if (lhs.dtype.kind == "f" and lhs.ndim == rhs.ndim == 2 and macs > blas.ONE_THREAD_MACS
-                and fusion.worker_threads() > 1):
+                and fusion.worker_threads() > 1 and blas.threads_settable()):
             m = lhs.shape[1 if transpose_a else 0]
             return _split_product(transpose_a, transpose_b, m, out_size // m, lhs.dtype)
         return blas.for_product(kernel, macs)

@@ -135,6 +135,12 @@ OPENBLAS_THREADS_MACS = 1 << 18
 ONE_THREAD_MACS = 1 << 21
 
 
+def threads_settable() -> bool:
+    """Whether every OpenBLAS loaded takes a thread count per calling thread, so that
+    `on_one_thread` keeps a product on its thread (not NumPy 1.26's, nor another BLAS)."""
+    return bool(_find_setters()) and not _global_only
+
+
 def for_product(kernel: Any, macs: int) -> Any:
     """`kernel`, a matrix product of `macs` multiply-adds, with BLAS on the calling thread
     alone when OpenBLAS would thread it at a loss (`on_one_thread`)."""
