@@ -75,11 +75,11 @@ def test_mid_size_products_run_blas_on_the_calling_thread(shapes):
 # Products OpenBLAS would thread, as (lhs shape, rhs shape, contracting dims): split by rows
 # when the result has more rows than columns, else by columns, transposed operands included.
 SPLIT_PRODUCTS = [
-    ((300, 96), (96, 80), ((1,), (0,))),
-    ((40, 128), (128, 700), ((1,), (0,))),
-    ((96, 301), (96, 90), ((0,), (0,))),
-    ((33, 128), (610, 128), ((1,), (1,))),
-    ((128, 45), (500, 128), ((0,), (1,))),
+    ((300, 256), (256, 120), ((1,), (0,))),
+    ((40, 256), (256, 1000), ((1,), (0,))),
+    ((256, 301), (256, 120), ((0,), (0,))),
+    ((33, 256), (1100, 256), ((1,), (1,))),
+    ((256, 45), (1000, 256), ((0,), (1,))),
 ]
 
 
