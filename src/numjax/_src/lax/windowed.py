@@ -198,13 +198,16 @@ def _monoid_kernel(which: str) -> Callable[..., Any]:
                                                                 strict=True))
         padded = x if all(c == (0, 0, 0) for c in config) else \
             _pad_kernel(x, np.asarray(fill, x.dtype), padding_config=config)
-        out = np.full(out_shape, fill, x.dtype)
+        # The first offset combined with the identity makes the result (one pass, where
+        # filling it with the identity first took two).
+        total: Any = None
+        init = np.asarray(fill, x.dtype)
         for offset in np.ndindex(*window_dimensions):
             view = padded[tuple(slice(k * v, k * v + (m - 1) * s + 1, s)
                                 for k, v, m, s in zip(offset, window_dilation, out_shape,
                                                       window_strides, strict=True))]
-            ufunc(out, view, out=out)
-        return out
+            total = ufunc(init, view) if total is None else ufunc(total, view, out=total)
+        return total
 
     return kernel
 
