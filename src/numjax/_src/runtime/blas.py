@@ -129,11 +129,9 @@ def limit_this_thread(devices_running: int) -> bool:
 # threads' start and hand-back cost more than the split saves, and on a busy machine its
 # spinning workers take the cores from the caller (an Adam step of a 32-128-10 MLP, three
 # such products: 21 ms of CPU with threaded BLAS under load, 0.37 ms on one thread). Larger
-# products of dot_general and conv_general_dilated are split over the compiler's worker
-# threads, each calling BLAS on one thread (lax/dot.py `_split_product`); below 8M
-# multiply-adds the hand-over costs more than it saves (the 2.6M-multiply-add products of
-# an MLP's 10-wide last layer: 0.14-0.32 ms of CPU each on one thread, 0.36-0.61 ms split
-# over two workers).
+# products of dot_general and conv_general_dilated are split over the worker threads, one BLAS
+# thread each (lax/dot.py `_split_product`); below 8M multiply-adds that costs more than it
+# saves (an MLP's 10-wide last layer, 2.6M: 0.14-0.32 ms of CPU on one thread, 0.36-0.61 split).
 OPENBLAS_THREADS_MACS = 1 << 18
 ONE_THREAD_MACS = 1 << 23
 
