@@ -83,6 +83,52 @@ def test_cumprod_jvp_with_zero_is_exact() -> None:
     np.testing.assert_allclose(np.asarray(t), [1.0, 10.0, 20.0, 60.0])  # JAX 0.4.30's values
 
 
+_INF, _NAN = np.inf, np.nan
+# (row, reverse, vjp of the cotangent CT, jvp of the tangent CT): JAX 0.4.30's values. Where a
+# product meets inf and 0 is decided by how the products are grouped (lax.associative_scan's
+# recursion), so these pin the grouping; the first row is a fuzzer find (seed 19201).
+CUMPROD_NONFINITE = [
+    ([-_INF, -300.0, -0.0, 0.8], False, [75.5, _INF, _INF, _NAN], [0.5, _INF, _NAN, _NAN]),
+    ([-_INF, -300.0, -0.0, 0.8], True, [0.0, _NAN, _INF, _NAN], [_NAN, -180.0, 0.6, 1.0]),
+    ([1e30, 1e30, 0.0, 2.0, 3.0], False, [-2.5e29, -2.5e29, _NAN, _NAN, _NAN],
+     [0.5, 2.5e29, _INF, _INF, _NAN]),
+    ([1e30, 1e30, 0.0, 2.0, 3.0], True, [0.0, 0.0, _INF, 3.0, 0.5], [_INF, 4.5e30, 4.5, 0.0, -1.5]),
+    ([2.0, _INF, 0.0, 1.0, 5.0, 0.0, 3.0], False, [-_INF, -0.5] + [_NAN] * 5,
+     [0.5, _INF] + [_NAN] * 5),
+    ([2.0, _INF, 0.0, 1.0, 5.0, 0.0, 3.0], True, [_NAN, 0.0] + [_NAN] * 5,
+     [_NAN, _NAN, 0.0, 30.0, 30.0, 6.0, 0.25]),
+    ([0.0, _INF, 2.0, -1.0, 0.5, 4.0], False, [-_INF, 0.0] + [_NAN] * 4,
+     [0.5, _INF] + [_NAN] * 4),
+    ([0.0, _INF, 2.0, -1.0, 0.5, 4.0], True, [-_INF, 1.0] + [_NAN] * 4,
+     [_NAN, _INF, 12.5, 7.0, -5.0, 2.0]),
+]
+CT = [0.5, -0.25, 0.75, 1.0, -1.5, 2.0, 0.25]
+
+
+@pytest.mark.parametrize("row,reverse,vjp_expected,jvp_expected", CUMPROD_NONFINITE)
+@pytest.mark.parametrize("jit", [False, True])
+def test_cumprod_derivatives_with_inf_and_zero_match_jax(
+        row: list[float], reverse: bool, vjp_expected: list[float], jvp_expected: list[float],
+        jit: bool) -> None:
+    x = jnp.asarray(np.array(row, np.float32))
+    ct = jnp.asarray(np.array(CT[:len(row)], np.float32))
+    f = lambda v: lax.cumprod(v, reverse=reverse)
+    vjp = lambda v, c: numjax.vjp(f, v)[1](c)[0]
+    jvp = lambda v, t: numjax.jvp(f, (v,), (t,))[1]
+    if jit:
+        vjp, jvp = numjax.jit(vjp), numjax.jit(jvp)
+    np.testing.assert_allclose(np.asarray(vjp(x, ct)), vjp_expected, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jvp(x, ct)), jvp_expected, rtol=1e-6)
+
+
+def test_cumprod_jvp_primal_is_the_scans() -> None:
+    # JAX's jvp returns the associative scan's products, grouped unlike the running product:
+    # 0.4.30 gives -981.08008 here where the cumprod kernel gives -981.08002.
+    x = jnp.asarray(np.array([-1.43, -1.21, 1.89, -300.0], np.float32))
+    out, _ = numjax.jvp(lax.cumprod, (x,), (jnp.ones(4),))
+    assert np.asarray(out)[-1] == np.float32(-981.08008)
+
+
 def test_cummax_ties_split_tangent() -> None:
     _, t = numjax.jvp(lax.cummax, (jnp.array([1.0, 1.0, 0.0, 2.0]),),
                       (jnp.array([1.0, 10.0, 100.0, 1000.0]),))

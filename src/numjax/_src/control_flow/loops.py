@@ -37,7 +37,7 @@ from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
 from numjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from numjax._src.lax import lax
-from numjax._src.lax.padding import pad
+from numjax._src.lax.cumulative import prefix_scan
 from numjax._src.tree_util import (
     equality_errors,
     keystr,
@@ -1079,41 +1079,7 @@ def associative_scan(fn: Callable[..., Any], elems: Any, reverse: bool = False,
         # structure fails when the next combine unflattens it, with the treedef's error.
         return tree_flatten(fn(tree_unflatten(tree, a), tree_unflatten(tree, b)))[0]
 
-    def piece(x: Any, start: int, stop: int | None, stride: int = 1) -> Any:
-        n = get_aval(x).shape[axis]
-        return lax.slice_in_dim(x, start, n if stop is None else stop, stride, axis)
-
-    def interleave(a: Any, b: Any) -> Any:
-        # a at even positions, b at odd ones: pad each with holes and add them up.
-        na, nb = get_aval(a).shape[axis], get_aval(b).shape[axis]
-        zero = np.zeros((), get_aval(a).dtype)[()]
-        config_a = [(0, 0, 0)] * get_aval(a).ndim
-        config_b = [(0, 0, 0)] * get_aval(b).ndim
-        config_a[axis] = (0, 1 if na == nb else 0, 1)
-        config_b[axis] = (1, 0 if na == nb else 1, 1)
-        pa, pb = pad(a, zero, tuple(config_a)), pad(b, zero, tuple(config_b))
-        if get_aval(a).dtype == np.bool_:
-            return lax.bitwise_or(pa, pb)
-        return lax.add(pa, pb)
-
-    def scan_rec(xs: list[Any]) -> list[Any]:
-        n = get_aval(xs[0]).shape[axis]
-        if n < 2:
-            return xs
-        reduced = combine([piece(x, 0, n - 1, 2) for x in xs], [piece(x, 1, None, 2)
-                                                               for x in xs])
-        odd = scan_rec(reduced)
-        if n % 2 == 0:
-            even = combine([piece(o, 0, get_aval(o).shape[axis] - 1) for o in odd],
-                           [piece(x, 2, None, 2) for x in xs])
-        else:
-            even = combine(odd, [piece(x, 2, None, 2) for x in xs])
-        # The first element starts the even positions (joined to an empty rest too, as JAX).
-        even = [lax.concatenate([piece(x, 0, 1), e], axis)
-                for x, e in zip(xs, even, strict=True)]
-        return [interleave(e, o) for e, o in zip(even, odd, strict=True)]
-
-    out = scan_rec(flat)
+    out = prefix_scan(combine, flat, axis)
     if reverse:
         out = [lax.rev(x, (axis,)) for x in out]
     return tree_unflatten(tree, out)

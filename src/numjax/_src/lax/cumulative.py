@@ -1,9 +1,11 @@
 """Cumulative reductions along one axis: cumsum, cumprod, cummax, cummin, cumlogsumexp.
 
 cumsum is linear (its transpose is the cumsum running the other way). The others take their
-jvp by differentiating a prefix scan written with lax ops (log2(n) rounds of `combine` with a
-shifted copy): the derivative of a chain of products stays exact where inputs are zero, and
-max/min split the tangent evenly between tied operands, as their own jvps do.
+jvp by differentiating a prefix scan written with lax ops (`prefix_scan`, the recursion of
+lax.associative_scan): the derivative of a chain of products stays exact where inputs are
+zero, max/min split the tangent evenly between tied operands, as their own jvps do, and the
+grouping of the products (hence where inf * 0 makes a nan) is JAX's. As in JAX, a jvp's primal
+output is the scan's too (its products are grouped differently from the kernel's running ones).
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from numjax._src.interpreters.batching import moveaxis
 from numjax._src.lax import complex_ops as cx
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import structural as st
+from numjax._src.lax.padding import pad
 from numjax._src.lax.rules import NUMBER, check_dtype, def_accumulating_kernel, upcast_kernel
 from numjax._src.typing import Array
 
 __all__ = [
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p", "cumprod",
-    "cumprod_p", "cumsum", "cumsum_p",
+    "cumprod_p", "cumsum", "cumsum_p", "prefix_scan",
 ]
 
 
@@ -192,34 +195,61 @@ def _combine(name: str) -> Callable[[Array, Array], Array]:
             "cumlogsumexp": _logaddexp}[name]
 
 
+def prefix_scan(combine: Callable[[list[Any], list[Any]], list[Any]], xs: list[Any],
+                axis: int) -> list[Any]:
+    """Inclusive scan of the arrays `xs` (one scan over all of them) along `axis`, in JAX's
+    associative_scan order: combine neighbours, recurse on the odd positions, fill in the
+    even ones. Derivatives taken through it decide inf and nan as JAX's do: the grouping of
+    the products is what makes an inf times 0 appear (or not) in a tangent."""
+    def piece(x: Any, start: int, stop: int | None, stride: int = 1) -> Any:
+        n = get_aval(x).shape[axis]
+        return st.slice_in_dim(x, start, n if stop is None else stop, stride, axis)
+
+    def interleave(a: Any, b: Any) -> Any:
+        # a at even positions, b at odd ones: pad each with holes and add them up.
+        na, nb = get_aval(a).shape[axis], get_aval(b).shape[axis]
+        zero = np.zeros((), get_aval(a).dtype)[()]
+        config_a = [(0, 0, 0)] * get_aval(a).ndim
+        config_b = [(0, 0, 0)] * get_aval(b).ndim
+        config_a[axis] = (0, 1 if na == nb else 0, 1)
+        config_b[axis] = (1, 0 if na == nb else 1, 1)
+        pa, pb = pad(a, zero, tuple(config_a)), pad(b, zero, tuple(config_b))
+        if get_aval(a).dtype == np.bool_:
+            return ew.bitwise_or(pa, pb)
+        return ew.add(pa, pb)
+
+    n = get_aval(xs[0]).shape[axis]
+    if n < 2:
+        return xs
+    reduced = combine([piece(x, 0, n - 1, 2) for x in xs], [piece(x, 1, None, 2) for x in xs])
+    odd = prefix_scan(combine, reduced, axis)
+    if n % 2 == 0:
+        even = combine([piece(o, 0, get_aval(o).shape[axis] - 1) for o in odd],
+                       [piece(x, 2, None, 2) for x in xs])
+    else:
+        even = combine(odd, [piece(x, 2, None, 2) for x in xs])
+    # The first element starts the even positions (joined to an empty rest too, as JAX).
+    even = [st.concatenate([piece(x, 0, 1), e], axis) for x, e in zip(xs, even, strict=True)]
+    return [interleave(e, o) for e, o in zip(even, odd, strict=True)]
+
+
 def _prefix_scan(name: str, x: Array, axis: int, reverse: bool) -> Array:
-    """Hillis-Steele inclusive scan with lax ops: round k combines each element with the one
-    2**k positions before it; the first 2**k elements are already final and are kept as they
-    are (never combined with an identity, so ties with -inf or 1 do not split tangents)."""
-    n = get_aval(x).shape[axis]
     combine = _combine(name)
-    shift = 1
-    while shift < n:
-        if reverse:
-            head = combine(st.slice_in_dim(x, 0, n - shift, axis=axis),
-                           st.slice_in_dim(x, shift, n, axis=axis))
-            x = st.concatenate([head, st.slice_in_dim(x, n - shift, n, axis=axis)], axis)
-        else:
-            tail = combine(st.slice_in_dim(x, shift, n, axis=axis),
-                           st.slice_in_dim(x, 0, n - shift, axis=axis))
-            x = st.concatenate([st.slice_in_dim(x, 0, shift, axis=axis), tail], axis)
-        shift *= 2
-    return x
+    if reverse:
+        x = st.rev(x, (axis,))
+    (out,) = prefix_scan(lambda a, b: [combine(a[0], b[0])], [x], axis)
+    return st.rev(out, (axis,)) if reverse else out
 
 
 def _scan_jvp(p: Primitive) -> Callable[..., tuple[Any, Any]]:
     def jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axis: int,
             reverse: bool) -> tuple[Any, Any]:
         (x,), (t,) = primals, tangents
-        out = p.bind(x, axis=axis, reverse=reverse)
         if type(t) is Zero:
+            out = p.bind(x, axis=axis, reverse=reverse)
             return out, Zero(ad.tangent_aval(get_aval(out)))
-        _, (t_out,) = ad.jvp_flat(lambda v: [_prefix_scan(p.name, v, axis, reverse)], [x], [t])
+        (out,), (t_out,) = ad.jvp_flat(lambda v: [_prefix_scan(p.name, v, axis, reverse)],
+                                       [x], [t])
         return out, ad.instantiate_zeros(t_out)
     return jvp
 
