@@ -506,3 +506,92 @@ def test_custom_vjp_bwd_of_wrong_length_names_the_argument_tuple():
         "as the args tuple of the primal function, and in particular must produce a tuple of "
         "length equal to the number of arguments to the primal function, but got bwd output "
         "structure PyTreeDef((*,)) for primal input structure PyTreeDef((*, *)).")
+
+
+# ---- outputs not depending on a batched input stay unbatched under vmap --------------------
+
+
+def _custom_pair(kind: str, tangent_of_second_reads_x: bool = False):
+    """(x, y) -> (x * y, 2 y) as a custom_jvp or custom_vjp function."""
+    if kind == "jvp":
+        @jax.custom_jvp
+        def f(x, y):
+            return x * y, y * 2.0
+
+        @f.defjvp
+        def f_jvp(primals, tangents):
+            (x, y), (tx, ty) = primals, tangents
+            t2 = ty * 2.0 + tx if tangent_of_second_reads_x else ty * 2.0
+            return f(x, y), (tx * y + x * ty, t2)
+        return f
+
+    @jax.custom_vjp
+    def g(x, y):
+        return x * y, y * 2.0
+
+    def g_fwd(x, y):
+        return g(x, y), (x, y)
+
+    def g_bwd(res, cts):
+        (x, y), (c1, c2) = res, cts
+        return c1 * y, c1 * x + 2.0 * c2
+
+    g.defvjp(g_fwd, g_bwd)
+    return g
+
+
+_X, _Y = np.arange(3.0, dtype=np.float32), np.float32(1.5)
+
+
+def _summed(fn, out_axes=(0, None), jit=False):
+    mapped = jax.vmap(fn, in_axes=(0, None), out_axes=out_axes)
+    mapped = jax.jit(mapped) if jit else mapped
+    return lambda a, b: sum(jnp.sum(o) for o in mapped(a, b))
+
+
+@pytest.mark.parametrize("kind", ["jvp", "vjp"])
+@pytest.mark.parametrize("jit", [False, True])
+def test_vmap_keeps_unbatched_outputs_of_custom_functions(kind, jit):
+    # JAX 0.4.30: the second output reads only the unbatched y, so out_axes=None accepts it.
+    mapped = jax.vmap(_custom_pair(kind), in_axes=(0, None), out_axes=(0, None))
+    out1, out2 = (jax.jit(mapped) if jit else mapped)(_X, _Y)
+    np.testing.assert_array_equal(out1, [0.0, 1.5, 3.0])
+    assert out2.shape == () and float(out2) == 3.0
+    # Default out_axes broadcasts the unbatched output.
+    out1, out2 = jax.vmap(_custom_pair(kind), in_axes=(0, None))(_X, _Y)
+    np.testing.assert_array_equal(out2, [3.0, 3.0, 3.0])
+    # Every output unbatched: out_axes=None for all of them.
+    both = jax.vmap(lambda a, b: _custom_pair(kind)(b, b), in_axes=(0, None), out_axes=None)
+    np.testing.assert_array_equal([float(o) for o in both(_X, _Y)], [2.25, 3.0])
+
+
+@pytest.mark.parametrize("kind", ["jvp", "vjp"])
+@pytest.mark.parametrize("jit", [False, True])
+def test_gradients_through_unbatched_custom_outputs(kind, jit):
+    # d/dy [sum(x * y) + 2 y] = sum(x) + 2 = 5, as JAX 0.4.30 gives for the custom_jvp function.
+    # JAX 0.4.30's custom_vjp batching hands the unbatched output's cotangent to every example
+    # and gives 9 (2 counted three times); numjax gives the derivative, 5 (docs/differences.md).
+    gx, gy = jax.grad(_summed(_custom_pair(kind), jit=jit), argnums=(0, 1))(_X, _Y)
+    np.testing.assert_array_equal(gx, [1.5, 1.5, 1.5])
+    assert float(gy) == 5.0
+    # vmap of grad: every example's own gradient (JAX: [1.5] * 3 and [2, 3, 4]).
+    per_example = jax.vmap(jax.grad(lambda a, b: sum(jnp.sum(o) for o in _custom_pair(kind)(a, b)),
+                                    argnums=(0, 1)), in_axes=(0, None))(_X, _Y)
+    np.testing.assert_array_equal(per_example[0], [1.5, 1.5, 1.5])
+    np.testing.assert_array_equal(per_example[1], [2.0, 3.0, 4.0])
+
+
+def test_custom_jvp_output_batched_by_its_rule_under_differentiation():
+    # JAX 0.4.30 takes the rule's batching when the rule runs: the second output's tangent reads
+    # the batched x, so that output is batched and out_axes=None refuses it.
+    f = _custom_pair("jvp", tangent_of_second_reads_x=True)
+    mapped = jax.vmap(f, in_axes=(0, None), out_axes=(0, None))
+    assert float(mapped(_X, _Y)[1]) == 3.0  # no differentiation: unbatched
+    with pytest.raises(ValueError, match="vmap has mapped output but out_axes is None"):
+        jax.jvp(mapped, (_X, _Y), (jnp.ones(3), jnp.float32(1.0)))
+    with pytest.raises(ValueError, match="vmap has mapped output but out_axes is None"):
+        jax.grad(_summed(f), argnums=(0, 1))(_X, _Y)
+    (p1, p2), (t1, t2) = jax.jvp(jax.vmap(f, in_axes=(0, None)), (_X, _Y),
+                                 (jnp.ones(3), jnp.float32(1.0)))
+    np.testing.assert_array_equal(t1, [1.5, 2.5, 3.5])
+    np.testing.assert_array_equal(t2, [3.0, 3.0, 3.0])

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from numjax._src.compiler import native_structural
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval, shaped_abstractify
@@ -23,6 +25,7 @@ from numjax._src.core.trace import Primitive, Tracer
 from numjax._src.interpreters import ad, batching, jaxpr_transforms
 from numjax._src.interpreters.ad import Zero
 from numjax._src.interpreters.staging import trace_to_jaxpr
+from numjax._src.lax import lax
 from numjax._src.linear_util import wrap_init
 
 
@@ -63,10 +66,11 @@ def _batch_size(args: Sequence[Any], dims: Sequence[Any]) -> int:
     return next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
 
 
-def _vmap_keeping_zeros(fun: Any, values: Sequence[Any], dims: Sequence[Any], n_out: int,
-                        size: int) -> list[Any]:
+def _vmap_dims_keeping_zeros(fun: Any, values: Sequence[Any], dims: Sequence[Any],
+                             size: int) -> list[tuple[Any, int | None]]:
     """vmap `fun(*values)` where some values are symbolic `Zero`s: those stay Zero (unbatched)
-    inside, so a rule defined with `symbolic_zeros=True` still sees them as zeros."""
+    inside, so a rule defined with `symbolic_zeros=True` still sees them as zeros. Each output
+    comes with the dim its batch rules gave it (None: unbatched)."""
     keep = [type(v) is not Zero for v in values]
     live = [v for v, k in zip(values, keep, strict=True) if k]
     live_dims = [d for d, k in zip(dims, keep, strict=True) if k]
@@ -75,7 +79,46 @@ def _vmap_keeping_zeros(fun: Any, values: Sequence[Any], dims: Sequence[Any], n_
         it = iter(xs)
         return fun(*[next(it) if k else v for v, k in zip(values, keep, strict=True)])
 
-    return batching.vmap_flat(flat, live, live_dims, [0] * n_out, size)
+    return batching.vmap_flat_dims(flat, live, live_dims, size)
+
+
+class _OutBatched:
+    """Which outputs of a batched custom call are batched. Without differentiation, those its
+    function batches (an output not depending on a batched input stays unbatched, as JAX
+    keeps it). When the rule (jvp, or fwd) runs during the bind, JAX takes the rule's: an
+    output is batched if its value or its tangent is. A rule run later, for an equation already
+    staged, conforms to what the equation says."""
+
+    def __init__(self, function_batched: list[bool]) -> None:
+        self.batched = function_batched
+        self.bound = False
+
+    def settle(self, rule_batched: list[bool]) -> list[bool]:
+        if not self.bound:
+            self.batched = rule_batched
+        return self.batched
+
+    def dims(self) -> list[int | None]:
+        self.bound = True
+        return [0 if b else None for b in self.batched]
+
+
+def _conform(x: Any, dim: int | None, batched: bool, size: int) -> Any:
+    """`x` (batch axis at `dim`) batched at 0, or unbatched. An output kept unbatched stands for
+    example 0's (its cotangent goes to example 0 alone, `_to_example_0`), so a batched value
+    for it is example 0's."""
+    if batched:
+        return batching.move_dim(x, dim, 0, size)
+    return x if dim is None else lax.index_in_dim(x, 0, dim, keepdims=False)
+
+
+def _to_example_0(ct: Any, size: int) -> Any:
+    """The per-example cotangents of an output kept unbatched: `ct` for example 0, zeros for
+    the others (the transpose of `_conform` taking example 0). Giving `ct` to every example,
+    as JAX 0.4.30's custom_vjp batching does, counts it `size` times."""
+    zero = np.zeros((), get_aval(ct).dtype)[()]
+    config = [(0, size - 1, 0)] + [(0, 0, 0)] * get_aval(ct).ndim
+    return lax.pad(lax.expand_dims(ct, (0,)), zero, config)
 
 
 # ---- custom_jvp ----------------------------------------------------------------------------
@@ -151,7 +194,9 @@ def _custom_jvp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
     args = [batching.bdim_at_front(x, d, size) if d is not None else x
             for x, d in zip(args, dims, strict=True)]
     batched = [d is not None for d in dims]
-    new_jaxpr = jaxpr_transforms.batch_jaxpr(call_jaxpr, size, batched)
+    new_jaxpr, function_batched = jaxpr_transforms.batch_jaxpr_keeping_unbatched(
+        call_jaxpr, size, batched)
+    out_batched = _OutBatched(function_batched)
     n_out = len(call_jaxpr.out_avals)
     n_in = len(args)
 
@@ -168,14 +213,17 @@ def _custom_jvp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
             outs, out_t = jvp(list(xs[:n_in]), list(xs[n_in:]))
             return [*outs, *[ad.instantiate_zeros(t) for t in out_t]]
 
-        res = _vmap_keeping_zeros(flat, [*primals, *tangents], [*in_dims, *tangent_dims],
-                                  2 * n_out, size)
+        pairs = _vmap_dims_keeping_zeros(flat, [*primals, *tangents],
+                                         [*in_dims, *tangent_dims], size)
+        out_b = out_batched.settle([p[1] is not None or t[1] is not None
+                                    for p, t in zip(pairs[:n_out], pairs[n_out:], strict=True)])
+        res = [_conform(v, d, b, size) for (v, d), b in zip(pairs, out_b * 2, strict=True)]
         return res[:n_out], res[n_out:]
 
     outs = custom_jvp_call_p.bind(*args, call_jaxpr=new_jaxpr, jvp=batched_jvp,
                                   num_consts=num_consts, symbolic_zeros=symbolic_zeros)
     outs = _forward_inputs(call_jaxpr, args, batched, outs)
-    return outs, [0] * len(outs)
+    return outs, out_batched.dims()
 
 
 def _unbatched(aval: Any, batched: bool, size: int) -> Any:
@@ -279,25 +327,33 @@ def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
                       fwd: Any, bwd: Any, num_consts: int, symbolic_zeros: bool
                       ) -> tuple[list[Any], list[Any]]:
     size = _batch_size(args, dims)
-    args = [batching.move_dim(x, d, 0, size) for x, d in zip(args, dims, strict=True)]
-    new_jaxpr = jaxpr_transforms.batch_jaxpr(call_jaxpr, size, [True] * len(args))
+    args = [batching.bdim_at_front(x, d, size) if d is not None else x
+            for x, d in zip(args, dims, strict=True)]
+    batched = [d is not None for d in dims]
+    new_jaxpr, function_batched = jaxpr_transforms.batch_jaxpr_keeping_unbatched(
+        call_jaxpr, size, batched)
+    out_batched = _OutBatched(function_batched)
     n_out = len(call_jaxpr.out_avals)
-    n_res_box: list[int] = []
-    example_avals = [get_aval(a).update(shape=get_aval(a).shape[1:])
-                     for a in args[num_consts:]]
+    arg_batched = batched[num_consts:]
+    example_avals = [_unbatched(get_aval(a), b, size)
+                     for a, b in zip(args[num_consts:], arg_batched, strict=True)]
 
     def fwd_b(primals: list[Any], perturbed: list[bool]) -> tuple[list[Any], list[Any]]:
         def flat(*xs: Any) -> list[Any]:
             outs, res = fwd(list(xs), perturbed)
-            n_res_box[:] = [len(res)]
             return [*outs, *res]
 
-        res = batching.vmap_flat(flat, primals, [0] * len(primals), _Lazy(n_out, n_res_box),
-                                 size)
-        return res[:n_out], res[n_out:]
+        pairs = batching.vmap_flat_dims(flat, primals, [0 if b else None for b in batched],
+                                        size)
+        out_b = out_batched.settle([d is not None for _, d in pairs[:n_out]])
+        outs = [_conform(v, d, b, size) for (v, d), b in zip(pairs[:n_out], out_b, strict=True)]
+        # Residuals are all batched at 0, so `bwd_b` knows where their axis is.
+        return outs, [batching.move_dim(v, d, 0, size) for v, d in pairs[n_out:]]
 
     def bwd_b(res: list[Any], cts: list[Any]) -> list[Any]:
-        cts = [Zero(_unbatched(c.aval, True, size)) if type(c) is Zero else c for c in cts]
+        cts = [Zero(_unbatched(c.aval, b, size)) if type(c) is Zero
+               else c if b else _to_example_0(c, size)
+               for c, b in zip(cts, out_batched.batched, strict=True)]
 
         def flat(*xs: Any) -> list[Any]:
             in_cts = bwd(list(xs[:len(res)]), list(xs[len(res):]))
@@ -305,30 +361,16 @@ def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
             return [ad.zeros_like_aval(ad.tangent_aval(a)) if c is None or type(c) is Zero
                     else c for c, a in zip(in_cts, example_avals, strict=True)]
 
-        return _vmap_keeping_zeros(flat, [*res, *cts], [0] * (len(res) + len(cts)),
-                                   len(example_avals), size)
+        pairs = _vmap_dims_keeping_zeros(flat, [*res, *cts], [0] * (len(res) + len(cts)), size)
+        # An unbatched input's cotangent sums its examples' (the transpose of broadcasting it).
+        return [batching.move_dim(v, d, 0, size) if b
+                else v if d is None else lax.reduce_sum(v, (d,))
+                for (v, d), b in zip(pairs, arg_batched, strict=True)]
 
     outs = custom_vjp_call_p.bind(*args, call_jaxpr=new_jaxpr, fwd=fwd_b, bwd=bwd_b,
                                   num_consts=num_consts, symbolic_zeros=symbolic_zeros)
-    outs = _forward_inputs(call_jaxpr, args, [True] * len(args), outs)
-    return outs, [0] * len(outs)
-
-
-class _Lazy(Sequence[int]):
-    """Output dims known only after the function has run (all batched at 0)."""
-
-    def __init__(self, n_out: int, n_res: list[int]) -> None:
-        self.n_out = n_out
-        self.n_res = n_res
-
-    def __len__(self) -> int:
-        return self.n_out + (self.n_res[0] if self.n_res else 0)
-
-    def __getitem__(self, i: Any) -> Any:
-        return 0
-
-    def __iter__(self) -> Any:
-        return iter([0] * len(self))
+    outs = _forward_inputs(call_jaxpr, args, batched, outs)
+    return outs, out_batched.dims()
 
 
 custom_vjp_call_p.def_impl(_custom_vjp_impl)

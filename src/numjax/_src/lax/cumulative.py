@@ -29,7 +29,7 @@ from numjax._src.typing import Array
 
 __all__ = [
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p", "cumprod",
-    "cumprod_p", "cumsum", "cumsum_p", "prefix_scan",
+    "cumprod_p", "cumsum", "cumsum_p",
 ]
 
 
