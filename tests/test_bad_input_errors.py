@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import numjax
 import numjax.numpy as jnp
 from numjax import lax
 
@@ -48,6 +49,25 @@ CASES = [
      "dot_general requires contracting dimensions to have the same shape, got (3,) and (2,)."),
     ("sum axis", lambda: jnp.sum(x, axis=5), ValueError,
      "axis 5 is out of bounds for array of dimension 2"),
+    # Raw keys: scalars are read as key data (and lack its attributes), lists and tuples are
+    # not key data at all; wrap_key_data takes nothing but arrays.
+    ("random scalar key", lambda: numjax.random.normal(0, (3,)), TypeError,
+     "JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype "
+     "attributes. Got 0"),
+    ("random string key", lambda: numjax.random.split("abc"), TypeError,
+     "JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype "
+     "attributes. Got abc"),
+    ("random list key", lambda: numjax.random.split([0, 1]), TypeError,
+     "unexpected PRNG key type <class 'list'>"),
+    ("wrap_key_data list", lambda: numjax.random.wrap_key_data([0, 1]), TypeError,
+     "JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype "
+     "attributes. Got [0, 1]"),
+    ("float of a jvp tracer", lambda: numjax.grad(lambda t: float(t) * t)(1.0),
+     numjax.errors.ConcretizationTypeError,
+     "Abstract tracer value encountered where concrete value is expected: traced array with "
+     "shape float32[].\nThe problem arose with the `float` function. If trying to convert the "
+     "data type of a value, try using `x.astype(float)` or `jnp.array(x, float)` instead.\n\n"
+     "See https://jax.readthedocs.io/en/latest/errors.html#jax.errors.ConcretizationTypeError"),
 ]
 
 

@@ -34,10 +34,13 @@ class ConcretizationTypeError(JAXTypeError):
     def __init__(self, tracer: object, context: str = "") -> None:
         aval = getattr(tracer, "aval", None)
         desc = f"traced array with shape {aval.str_short()}" if aval is not None else str(tracer)
-        origin = _origin(tracer)
+        origin = _origin(tracer).lstrip("\n")
+        # A context ends its line for the origin that follows; without one (a JVP tracer's)
+        # one newline ends the message, as in JAX.
+        body = context + origin if origin else context.rstrip("\n")
         super().__init__(
             f"Abstract tracer value encountered where concrete value is expected: {desc}.\n"
-            f"{context}{origin.lstrip(chr(10))}\n"
+            f"{body}\n"
         )
 
 

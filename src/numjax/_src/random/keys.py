@@ -558,12 +558,11 @@ def check_key_data(key_data: Any, impl: PRNGImpl = prng.threefry_prng_impl) -> N
                         f"got dtype={key_data.dtype}")
 
 
-def _as_array(x: Any) -> Any:
-    if hasattr(x, "shape") and hasattr(x, "dtype") and hasattr(x, "ndim"):
-        return x
-    if isinstance(x, (list, tuple)):
-        return asarray(x)
-    raise TypeError(f"unexpected PRNG key type {type(x)}")
+def _arraylike(x: Any) -> bool:
+    """What JAX reads as raw key data: arrays and scalars (a Python number is then refused for
+    lacking an array's attributes), but not lists or tuples."""
+    return (isinstance(x, (np.ndarray, ArrayType, Tracer)) or hasattr(x, "__jax_array__")
+            or bool(np.isscalar(x)))
 
 
 def default_prng_impl() -> PRNGImpl:
@@ -600,12 +599,11 @@ def check_prng_key(name: str, key: Any, *, allow_batched: bool = False
     if isinstance(key, PRNGKeyArray):
         keys, wrapped = key, False
     else:
-        if isinstance(key, (int, float, complex, bool)):
+        if not _arraylike(key):
             raise TypeError(f"unexpected PRNG key type {type(key)}")
-        data = _as_array(key)
         impl = default_prng_impl()
-        check_key_data(data, impl)
-        keys, wrapped = PRNGKeyArray(data, impl), True
+        check_key_data(key, impl)
+        keys, wrapped = PRNGKeyArray(key, impl), True
         legacy = _config.legacy_prng_key.value
         if legacy == "error":
             raise ValueError(_LEGACY_KEY_MESSAGE)
@@ -709,9 +707,8 @@ def wrap_key_data(key_bits_array: Any, *, impl: Any = None) -> PRNGKeyArray:
     ()
     """
     impl_obj = resolve_prng_impl(impl)
-    data = _as_array(key_bits_array)
-    check_key_data(data, impl_obj)
-    return PRNGKeyArray(data, impl_obj)
+    check_key_data(key_bits_array, impl_obj)
+    return PRNGKeyArray(key_bits_array, impl_obj)
 
 
 def key_impl(keys: Any) -> PRNGSpec:
