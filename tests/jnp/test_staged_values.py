@@ -64,6 +64,33 @@ CASES: list[tuple[str, str, list[str]]] = [
     ('jnp.isinf(x)', '3', ['tracer']),
     ('nn.relu(x)', '1.5', ['tracer']),
     ('(lambda v: v[v > 0])(jnp.imag(t))', 'np.float32(0.32)', ['ndarray:[]:float32']),
+    # jnp.reshape calls a NumPy operand's own reshape method (also eagerly); block is jitted;
+    # vmap moves a NumPy value's batch axis with its own transpose.
+    ('jnp.reshape(x, (3, 2))', 'np.arange(6.0, dtype=np.float32).reshape(2, 3)',
+     ['ndarray:[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]:float32']),
+    ('jnp.reshape(x, (1,))', 'np.float32(1.5)', ['ndarray:[1.5]:float32']),
+    ('jnp.reshape(x, (1,))', '1.5', ['tracer']),
+    ('jnp.reshape(t, (1,))', 'np.float32(1.5)', ['tracer']),
+    ('jnp.block(x)', 'np.ones(2, np.float32)', ['ndarray:[1.0, 1.0]:float32']),
+    ('jnp.block(x)', '1.5', ['float:1.5:float64']),
+    ('jnp.block([x, x])', 'np.ones(2, np.float32)', ['tracer']),
+    ('jnp.apply_along_axis(lambda v: v, 1, x)', 'np.ones((2, 2), np.float32)',
+     ['ndarray:[[1.0, 1.0], [1.0, 1.0]]:float32']),
+    ('jnp.apply_along_axis(lambda v: v, 0, x)', 'np.ones((2, 2), np.float32)',
+     ['ndarray:[[1.0, 1.0], [1.0, 1.0]]:float32']),
+    ('jnp.apply_along_axis(jnp.sum, 0, x)', 'np.ones((2, 2), np.float32)', ['tracer']),
+    ('numjax.vmap(lambda v: v, 1, 0)(x)', 'np.arange(4.0).reshape(2, 2)',
+     ['ndarray:[[0.0, 2.0], [1.0, 3.0]]:float64']),
+]
+
+# Eagerly too these are NumPy values in JAX 0.4.30 (no jit is involved).
+EAGER_NUMPY = [
+    ('jnp.reshape(x, (3, 2))', 'np.arange(6.0, dtype=np.float32).reshape(2, 3)',
+     [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]),
+    ('jnp.reshape(x, (1,))', 'np.float32(1.5)', [1.5]),
+    ('jnp.apply_along_axis(lambda v: v, 0, x)', 'np.ones((2, 2), np.float32)',
+     [[1.0, 1.0], [1.0, 1.0]]),
+    ('numjax.vmap(lambda v: v, 1, 0)(x)', 'np.arange(4.0).reshape(2, 2)', [[0.0, 2.0], [1.0, 3.0]]),
 ]
 
 
@@ -79,7 +106,8 @@ def test_result_under_jit(src: str, arg: str, want: list[str]) -> None:
     seen: list[list[str]] = []
 
     def f(t: Any) -> Any:
-        seen.append(_describe(eval(src, {"jnp": jnp, "nn": nn, "np": np, "x": x, "t": t})))
+        seen.append(_describe(eval(src, {"jnp": jnp, "nn": nn, "np": np, "x": x, "t": t,
+                                         "numjax": numjax})))
         return t
 
     numjax.jit(f)(x)
@@ -94,6 +122,20 @@ def test_eager_results_are_arrays(src: str, arg: str) -> None:
     seen: list[Any] = []
     numjax.vmap(lambda t: seen.append(jnp.real(1.5)) or t)(np.ones(2))
     assert type(seen[0]).__name__ == "ArrayImpl"
+
+
+@pytest.mark.parametrize(("src", "arg", "want"), EAGER_NUMPY)
+def test_eager_numpy_results(src: str, arg: str, want: list[Any]) -> None:
+    out = eval(src, {"jnp": jnp, "np": np, "numjax": numjax, "x": eval(arg)})
+    assert type(out) is np.ndarray and out.tolist() == want
+
+
+def test_block_errors() -> None:
+    # JAX 0.4.30's texts.
+    with pytest.raises(ValueError, match="^jax.numpy.block does not allow empty list arguments$"):
+        jnp.block([[]])
+    with pytest.raises(ValueError, match="^Mismatched list depths in jax.numpy.block$"):
+        jnp.block([[np.ones(2)], np.ones(2)])
 
 
 def test_mask_from_imag_of_traced_scalar() -> None:

@@ -219,6 +219,10 @@ def moveaxis(x: Any, src: int, dst: int) -> Any:
     ndim = len(get_aval(x).shape)
     perm = [i for i in range(ndim) if i != src]
     perm.insert(dst, src)
+    if isinstance(x, np.ndarray):
+        # A NumPy value (vmap's operand, unchanged) is moved by its own transpose, as JAX's
+        # batching does it: vmap(lambda v: v, 1, 0) of a NumPy array returns a NumPy array.
+        return x.transpose(perm)
     return _lax().transpose(x, tuple(perm))
 
 

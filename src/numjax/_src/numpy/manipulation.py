@@ -39,6 +39,7 @@ from numjax._src.numpy.util import (
     canonicalize_axis,
     check_arraylike,
     ensure_array,
+    forwards_operands,
     not_arrays,
 )
 from numjax._src.runtime import transfer_guard
@@ -563,6 +564,7 @@ def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
     return concatenate(arrays, axis)
 
 
+@forwards_operands
 def block(arrays: Any) -> Array:
     """Assemble an array from nested lists of blocks, innermost lists joined on the last axis.
 
@@ -579,10 +581,10 @@ def _block_depth(x: Any) -> tuple[int, int]:
         raise ValueError(f"jax.numpy.block does not allow tuples, got {x}")
     if isinstance(x, list):
         if not x:
-            raise ValueError("Lists cannot be empty")
+            raise ValueError("jax.numpy.block does not allow empty list arguments")
         parts = [_block_depth(i) for i in x]
         if len({d for d, _ in parts}) != 1:
-            raise ValueError("List depths are mismatched.")
+            raise ValueError("Mismatched list depths in jax.numpy.block")
         return parts[0][0] + 1, max(n for _, n in parts)
     return 0, np.ndim(x) if not isinstance(x, Tracer) else get_aval(x).ndim
 

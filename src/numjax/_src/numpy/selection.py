@@ -371,7 +371,8 @@ def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Array, *args: A
                      **kwargs: Any) -> Array:
     """`func1d` applied to each 1-d slice along `axis` (vmapped over the other axes)."""
     check_arraylike("apply_along_axis", arr)
-    arr = ensure_array(arr, "apply_along_axis")
+    # The operand goes to vmap as given, as in JAX: a NumPy array that func1d returns as it is
+    # comes back a NumPy array.
     nd = get_aval(arr).ndim
     axis = canonicalize_axis(axis, nd)
 

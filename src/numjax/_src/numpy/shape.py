@@ -78,6 +78,10 @@ def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = No
     new = shape if shape is not None else newshape
     if isinstance(a, extended.array_types):
         return extended.rule("reshape")(a, new, order)
+    if isinstance(a, np.ndarray | np.generic):
+        # JAX 0.4.30 hands a NumPy operand to its own reshape method: NumPy in, NumPy out,
+        # eagerly and under jit (a concrete value there), with NumPy's errors.
+        return a.reshape(new, order=order)  # type: ignore[call-overload, no-any-return]
     a = ensure_array(a, "reshape")
     if isinstance(new, int | np.integer):
         new = (int(new),)
