@@ -190,6 +190,10 @@ class Primitive:
         # The exception type each declared rule raises (TypeError unless declared otherwise).
         self.undefined_errors: dict[str, type[Exception]] = {}
         self.is_linear = False
+        # Optional: raises the primitive's own error for operands that are not arrays to the
+        # machinery but carry a dtype it refuses (a typed key array's key<fry>), as JAX's
+        # dtype rule does; consulted only once binding them has failed.
+        self.operand_check: Callable[[Sequence[Any]], None] | None = None
         # The module that made it: the persistent compilation cache keys programs on
         # primitive names, which name the same rules in another process only for numjax's own.
         self.defined_in = str(sys._getframe(1).f_globals.get("__name__", ""))
@@ -207,12 +211,16 @@ class Primitive:
                 error = eager_operand_error(args)  # an operand that is not an array
                 if error is None:
                     raise
+                if self.operand_check is not None:
+                    self.operand_check(args)
                 _check_operands(args)
                 raise error from None
         try:
             return trace.process_primitive(self, args, params)
         except TypeError:
             if eager_operand_error(args) is not None:
+                if self.operand_check is not None:
+                    self.operand_check(args)
                 _check_operands(args)
             raise
 

@@ -19,7 +19,8 @@ _BOOL = (np.bool_,)
 _INT = (np.integer,)
 _FLOAT = (np.floating,)
 _COMPLEX = (np.complexfloating,)
-ANY = (np.bool_, np.number)
+# Every array dtype, named as JAX's errors name it (max/min of keys: 'integer, bool_, ...').
+ANY = _INT + _BOOL + _COMPLEX + _FLOAT
 NUMBER = (np.number,)
 FLOAT = _FLOAT
 FLOAT_OR_COMPLEX = _FLOAT + _COMPLEX
@@ -173,6 +174,23 @@ def def_accumulating_kernel(p: Primitive, kernel: Callable[..., Any]) -> None:
     p.def_kernel_factory(factory)
 
 
+def _refuse_extended_operands(name: str, accepted: Sequence[Sequence[type]]
+                              ) -> Callable[[Sequence[Any]], None]:
+    """The dtype error for operands of an extended dtype (typed keys, which are no arrays to
+    the primitive machinery), operand by operand as JAX's dtype rule checks them: lax.lt of
+    two keys is 'lt does not accept dtype key<fry> at position 0. ...'."""
+    def check(args: Sequence[Any]) -> None:
+        if not any(isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType) for x in args):
+            return
+        for i, (x, acc) in enumerate(zip(args, accepted, strict=False)):
+            dtype: Any = getattr(x, "dtype", None)
+            if dtype is not None:
+                if not isinstance(dtype, dtypes.ExtendedDType):
+                    dtype = np.dtype(dtype)
+                check_dtype(name, dtype, acc, None if len(accepted) == 1 else i)
+    return check
+
+
 def elementwise_primitive(name: str, kernel: Callable[..., Any],
                           accepted: Sequence[Sequence[type]],
                           result_dtype: Callable[[np.dtype], Any] | None = None) -> Primitive:
@@ -181,6 +199,7 @@ def elementwise_primitive(name: str, kernel: Callable[..., Any],
     p = Primitive(name)
     p.def_impl(kernel)
     p.def_abstract_eval(elementwise_abstract_eval(name, accepted, result_dtype))
+    p.operand_check = _refuse_extended_operands(name, accepted)
     p.def_batch(batching.vectorized_batch(p))
     p.def_lowering(ufunc_lowering(kernel))
     return p
