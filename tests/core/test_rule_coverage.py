@@ -417,7 +417,7 @@ ROWS: list[Row] = [
         (normal(3, 2, 2),), grad=(0,), staged_by="", primitive="all_gather"),
     Row("all_to_all_tiled", _named(lambda v: lax.all_to_all(v, "i", 1, 0, tiled=True)),
         (normal(3, 2, 6, 2),), grad=(0,), staged_by="", primitive="all_to_all"),
-    Row("ppermute", _named(lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2)])),
+    Row("ppermute", _named(lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)])),
         (normal(3, 2),), grad=(0,), staged_by=""),
     Row("reduce_scatter", _named(lambda v: lax.psum_scatter(v, "i")), (normal(3, 3, 2),),
         grad=(0,), staged_by=""),

@@ -25,8 +25,8 @@ def test_reductions_and_index():
 
 def test_gather_permute_all_to_all():
     np.testing.assert_allclose(vm(lambda x: lax.all_gather(x, "i")), np.tile(X, (4, 1)))
-    perm = [(0, 1), (1, 2), (2, 3)]
-    np.testing.assert_allclose(vm(lambda x: lax.ppermute(x, "i", perm)), [0.0, 1.0, 2.0, 3.0])
+    perm = [(0, 1), (1, 2), (2, 3), (3, 0)]
+    np.testing.assert_allclose(vm(lambda x: lax.ppermute(x, "i", perm)), [4.0, 1.0, 2.0, 3.0])
     np.testing.assert_allclose(vm(lambda x: lax.pshuffle(x, "i", [3, 2, 1, 0])), X[::-1])
     m = np.arange(16.0, dtype=np.float32).reshape(4, 4)
     np.testing.assert_allclose(vm(lambda x: lax.all_to_all(x, "i", 0, 0), m), m.T)
@@ -93,3 +93,13 @@ def test_nested_vmaps_batch_a_jit_over_each_name():
 def test_a_jit_outside_any_vmap_still_has_no_axis():
     with pytest.raises(NameError, match="unbound axis name: i"):
         jax.jit(lambda x: lax.psum(x, "i"))(X)
+
+
+@pytest.mark.parametrize("perm", [[(0, 1), (1, 2), (2, 3)], [(0, 1)], []])
+@pytest.mark.parametrize("transform", ["eager", "jit", "grad"])
+def test_vmap_ppermute_needs_a_whole_permutation(perm, transform):
+    # JAX 0.4.30's batch rule: AssertionError "Permutation doesn't match the axis size!".
+    f = jax.vmap(lambda x: lax.ppermute(x, "i", perm), axis_name="i")
+    run = {"eager": f, "jit": jax.jit(f), "grad": jax.grad(lambda x: f(x).sum())}[transform]
+    with pytest.raises(AssertionError, match="^Permutation doesn't match the axis size!"):
+        run(jnp.asarray(X))

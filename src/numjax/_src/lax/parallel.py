@@ -752,6 +752,10 @@ def _ppermute_batch(trace: Any, vals: Sequence[Any], dims: Sequence[Any], *, axi
     if trace.axis_name not in _names(axis_name):
         return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
     n = trace.axis_size
+    if len(perm) != n and axis_env.axis_size_or_none(trace.axis_name) is None:
+        # A vmap's axis (a pmap run batched binds its axis in the axis env, and sends zeros
+        # to indices receiving nothing): JAX 0.4.30's batch rule takes only whole permutations.
+        raise AssertionError("Permutation doesn't match the axis size!")
     x = batching.move_dim(x, d, 0, n)
     source = [-1] * n
     for s, t in perm:
@@ -786,12 +790,13 @@ ppermute_p.def_transpose(lambda ct, x, *, axis_name, perm: [ppermute_p.bind(
 
 def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
     """Send each device's `x` from index `src` to index `dst` for every (src, dst) in `perm`;
-    indices receiving nothing get zeros.
+    under pmap, indices receiving nothing get zeros (under vmap, as in JAX, `perm` must be a
+    whole permutation of the axis).
 
     >>> import numjax, numjax.numpy as jnp
-    >>> numjax.vmap(lambda x: ppermute(x, "i", [(0, 1), (1, 2)]),
+    >>> numjax.vmap(lambda x: ppermute(x, "i", [(0, 1), (1, 2), (2, 0)]),
     ...             axis_name="i")(jnp.array([1.0, 2.0, 3.0]))
-    Array([0., 1., 2.], dtype=float32)
+    Array([3., 1., 2.], dtype=float32)
     """
     perm = tuple((int(s), int(t)) for s, t in perm)
     srcs, dsts = [s for s, _ in perm], [t for _, t in perm]
