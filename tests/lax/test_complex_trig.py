@@ -19,6 +19,7 @@ import pytest
 
 import numjax
 import numjax.numpy as jnp
+from numjax.test_util import check_grads
 
 GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "data" /
                      "complex_trig_golden.json").read_text())
@@ -155,3 +156,16 @@ def test_log1p_matches_jax_to_rounding(dtype: str, mode: str) -> None:
     eps = np.finfo(got.real.dtype).eps
     for part, expect in ((got.real, want[:, 0]), (got.imag, want[:, 1])):
         np.testing.assert_allclose(part, expect, rtol=4 * eps, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_tan_derivative_reads_the_primal_output(dtype) -> None:
+    # JAX 0.4.30's rule: d tan = t * (1 + ans**2), so grad(tan) computes tan once
+    # (make_jaxpr(grad(tan))(0.5): tan, integer_pow[y=2], add, mul).
+    x = dtype(0.5)
+    jaxpr = numjax.make_jaxpr(numjax.grad(lambda v: jnp.tan(v).real))(x).jaxpr
+    assert [e.primitive.name for e in jaxpr.eqns].count("tan") == 1
+    _, t = numjax.jvp(jnp.tan, (x,), (dtype(1),))
+    np.testing.assert_allclose(t, 1 + np.tan(x) ** 2, rtol=1e-6)
+    check_grads(jnp.tan, (np.array([0.3, -1.2], dtype),), order=2, modes=["fwd", "rev"],
+                rtol=2e-2)
