@@ -73,6 +73,13 @@ REFUSED: list[tuple[str, Any, str]] = [
      f"neg does not accept dtype key<fry>. Accepted dtypes are subtypes of {_ARITH}."),
     ("is_finite", lambda: (K(0),),
      "is_finite does not accept dtype key<fry>. Accepted dtypes are subtypes of floating."),
+    ("real", lambda: (K(0),),
+     "real does not accept dtype key<fry>. Accepted dtypes are subtypes of complexfloating."),
+    ("conj", lambda: (K(0),),
+     "conj does not accept dtype key<fry>. Accepted dtypes are subtypes of float64, float32, "
+     "complexfloating."),
+    ("square", lambda: (K(0),),
+     f"integer_pow does not accept dtype key<fry>. Accepted dtypes are subtypes of {_ARITH}."),
 ]
 
 

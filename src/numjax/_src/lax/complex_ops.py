@@ -136,6 +136,8 @@ real_p.def_transpose(lambda ct, x: [
     Zero(x.aval) if type(ct) is Zero else complex(ct, _zero_scalar(ct))])
 imag_p.def_transpose(lambda ct, x: [
     Zero(x.aval) if type(ct) is Zero else complex(_zero_scalar(ct), _neg(ct))])
+real_p.operand_check = rules.refuse_extended_operands("real", [_COMPLEX_ONLY])
+imag_p.operand_check = rules.refuse_extended_operands("imag", [_COMPLEX_ONLY])
 real_p.def_batch(batching.vectorized_batch(real_p))
 imag_p.def_batch(batching.vectorized_batch(imag_p))
 real_p.def_lowering(ufunc_lowering(_real_kernel))
@@ -196,6 +198,9 @@ def _conj_transpose(ct: Any, x: Any, *, input_dtype: np.dtype) -> list[Any]:
 conj_p.def_impl(_conj_kernel)
 ad.linear_jvp(conj_p)
 conj_p.def_transpose(_conj_transpose)
+_conj_operand_check = rules.refuse_extended_operands(
+    "conj", [(np.float64, np.float32, np.complexfloating)])
+conj_p.operand_check = _conj_operand_check
 conj_p.def_batch(batching.vectorized_batch(conj_p))
 conj_p.def_lowering(ufunc_lowering(_conj_kernel))
 
@@ -207,4 +212,9 @@ def conj(x: Array) -> Array:
     >>> conj(jnp.complex64(1 + 2j))
     Array(1.-2.j, dtype=complex64)
     """
-    return conj_p.bind(x, input_dtype=get_aval(x).dtype)
+    try:
+        dtype = get_aval(x).dtype
+    except TypeError:
+        _conj_operand_check([x])  # a typed key: conj's dtype error, as JAX raises it
+        raise
+    return conj_p.bind(x, input_dtype=dtype)

@@ -664,6 +664,7 @@ def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
 
 
 integer_pow_p.def_impl(_integer_pow_kernel)
+integer_pow_p.operand_check = rules.refuse_extended_operands("integer_pow", [NUMERIC])
 integer_pow_p.def_batch(batching.vectorized_batch(integer_pow_p))
 integer_pow_p.def_lowering(ufunc_lowering(_integer_pow_kernel))
 integer_pow_p.native = native_rules.integer_pow_rule

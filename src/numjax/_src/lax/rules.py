@@ -174,7 +174,7 @@ def def_accumulating_kernel(p: Primitive, kernel: Callable[..., Any]) -> None:
     p.def_kernel_factory(factory)
 
 
-def _refuse_extended_operands(name: str, accepted: Sequence[Sequence[type]]
+def refuse_extended_operands(name: str, accepted: Sequence[Sequence[type]]
                               ) -> Callable[[Sequence[Any]], None]:
     """The dtype error for operands of an extended dtype (typed keys, which are no arrays to
     the primitive machinery), operand by operand as JAX's dtype rule checks them: lax.lt of
@@ -199,7 +199,7 @@ def elementwise_primitive(name: str, kernel: Callable[..., Any],
     p = Primitive(name)
     p.def_impl(kernel)
     p.def_abstract_eval(elementwise_abstract_eval(name, accepted, result_dtype))
-    p.operand_check = _refuse_extended_operands(name, accepted)
+    p.operand_check = refuse_extended_operands(name, accepted)
     p.def_batch(batching.vectorized_batch(p))
     p.def_lowering(ufunc_lowering(kernel))
     return p
