@@ -50,10 +50,12 @@ def fun_source_info(fun: Callable[..., Any]) -> str:
     return f"{name} at {code.co_filename}:{code.co_firstlineno}"
 
 
-def _check_operands(args: tuple[Any, ...]) -> None:
-    """With `jax_enable_checks`, JAX's bind asserts that every operand is a valid JAX type
-    before any rule sees it: an AssertionError carrying the operands, in place of the
-    TypeError a rule raises."""
+def _check_operands(p: Primitive, args: tuple[Any, ...]) -> None:
+    """After binding `args` failed: the primitive's own error for operands of a dtype it
+    refuses (`p.operand_check`: a typed key's), else with `jax_enable_checks` JAX's assertion
+    that every operand is a valid JAX type, an AssertionError carrying the operands."""
+    if p.operand_check is not None:
+        p.operand_check(args)
     if config.enable_checks.value:
         raise AssertionError(args) from None
 
@@ -190,9 +192,7 @@ class Primitive:
         # The exception type each declared rule raises (TypeError unless declared otherwise).
         self.undefined_errors: dict[str, type[Exception]] = {}
         self.is_linear = False
-        # Optional: raises the primitive's own error for operands that are not arrays to the
-        # machinery but carry a dtype it refuses (a typed key array's key<fry>), as JAX's
-        # dtype rule does; consulted only once binding them has failed.
+        # Optional: raises JAX's dtype error for operands that are no arrays here (typed keys).
         self.operand_check: Callable[[Sequence[Any]], None] | None = None
         # The module that made it: the persistent compilation cache keys programs on
         # primitive names, which name the same rules in another process only for numjax's own.
@@ -211,17 +211,13 @@ class Primitive:
                 error = eager_operand_error(args)  # an operand that is not an array
                 if error is None:
                     raise
-                if self.operand_check is not None:
-                    self.operand_check(args)
-                _check_operands(args)
+                _check_operands(self, args)
                 raise error from None
         try:
             return trace.process_primitive(self, args, params)
         except TypeError:
             if eager_operand_error(args) is not None:
-                if self.operand_check is not None:
-                    self.operand_check(args)
-                _check_operands(args)
+                _check_operands(self, args)
             raise
 
     def get_bind_params(self, params: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
