@@ -79,8 +79,7 @@ def reshape(a: Array, newshape: Any = None, order: str = "C", *, shape: Any = No
     if isinstance(a, extended.array_types):
         return extended.rule("reshape")(a, new, order)
     if isinstance(a, np.ndarray | np.generic):
-        # JAX 0.4.30 hands a NumPy operand to its own reshape method: NumPy in, NumPy out,
-        # eagerly and under jit (a concrete value there), with NumPy's errors.
+        # As in JAX 0.4.30, the operand's own method: NumPy out (concrete under jit too).
         return a.reshape(new, order=order)  # type: ignore[call-overload, no-any-return]
     a = ensure_array(a, "reshape")
     if isinstance(new, int | np.integer):
