@@ -1082,3 +1082,18 @@ div_p.def_rewrite(_neutral_operand(1, (1,)))
 add_p.def_rewrite(_neutral_operand(0, (0, 1)))
 log_p.def_rewrite(_log_rewrite)
 div_p.def_rewrite(_div_rewrite)
+
+
+# XLA lowers integer_pow to products; x ** 2 is one product, so the program computes
+# mul(x, x), the same values for every dtype (one rounding, as the kernel's). The program's
+# text then reads as x * x's, as JAX's HLO of `x ** 2`, `x * x` and `jnp.square(x)` is one
+# `multiply(x, x)` (optax compares those texts).
+def _square_as_product(eqn: Any, producer: passes.Producer) -> Any:
+    if eqn.params["y"] != 2:
+        return None
+    (x,) = eqn.invars
+    out = eqn.outvars[0]
+    return [passes.new_eqn(mul_p, [x, x], out.aval, outvar=out)]
+
+
+integer_pow_p.def_rewrite(_square_as_product)
