@@ -4,7 +4,8 @@ throwaway virtual environment (`/tmp/jaxenv/bin/python tools/make_sampler_progra
 Sampler draws whose bits depend on how XLA:CPU compiles the sampler's program as a whole: one
 draw (shape () or (1,), where constants become literals that XLA reassociates),
 parameters that are constants of an outer jit (folded, or converted from float64 under x64
-first), and float64 softmax (dirichlet) in XLA's order. Each case is a sampler, its
+first), a single float32 `f` draw (the C library's logf/expf where LLVM pairs its two
+chi-square draws), and float64 softmax (dirichlet) in XLA's order. Each case is a sampler, its
 parameters, shape, dtype, mode (eager, jit or vmap over 3 split keys), threefry layout and x64
 flag, with JAX's output bits for a few seeds. Not a test module: the tests read only the JSON
 this writes and never import jax.
@@ -25,6 +26,10 @@ CASES = [
     ("truncated_normal", [-1.5, 2.0], [(7, 5)], ["float32"], ["jit"], [True]),
     ("f", [3.0, 4.0], [(7, 5)], ["float32", "float16"], ["jit"], [True]),
     ("pareto", [3.0], [(7, 5)], ["float32"], ["jit"], [True]),
+    # One float32 f draw: LLVM pairs its two chi-square draws into 2-lane libm calls.
+    ("f", [3.0, 4.0], [(), (1,)], ["float32"], ["eager", "vmap"], [False]),
+    ("f", [1.0, 1.5], [()], ["float32"], ["eager"], [False]),
+    ("f", [0.5, 7.0], [()], ["float32"], ["eager"], [False]),
     ("dirichlet", [[0.5, 1.0, 2.0]], [(2, 3)], ["float64"], ["eager", "jit", "vmap"], [True]),
     ("dirichlet", [[1.0, 2.0, 3.0, 0.7]], [(5,)], ["float64"], ["eager"], [True]),
 ]

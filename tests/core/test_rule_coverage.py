@@ -441,6 +441,8 @@ ROWS: list[Row] = [
     Row("random_log", xla_math.log, (uniform(0.5, 2.0, 3),), grad=(0,)),
     Row("random_log1p", xla_math.log1p, (uniform(-0.9, 0.9, 3),), grad=(0,)),
     Row("random_exp", xla_math.exp, (uniform(-2.0, 2.0, 3),), grad=(0,)),
+    Row("random_libm_log", xla_math.libm_log, (uniform(0.5, 2.0, 3),), grad=(0,)),
+    Row("random_libm_exp", xla_math.libm_exp, (uniform(-2.0, 2.0, 3),), grad=(0,)),
     Row("random_tan", xla_math.tan, (uniform(-1.2, 1.2, 3),), grad=(0,)),
     Row("random_erf", xla_math.erf, (uniform(-2.0, 2.0, 3),), grad=(0,)),
     Row("random_pow", xla_math.pow, (uniform(0.5, 2.0, 3), uniform(-1.5, 1.5, 3)),

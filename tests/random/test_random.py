@@ -78,6 +78,29 @@ def test_xla_math_helpers() -> None:
                                rtol=1e-5)
 
 
+@pytest.mark.parametrize("name, reference, x, ulps", [
+    ("libm_log", np.log, np.geomspace(1e-30, 1e30, 601, dtype=np.float32), 1),
+    ("libm_exp", np.exp, np.linspace(-87, 88, 601, dtype=np.float32), 1),
+    # log(1 + x) for |x| >= sqrt(2) - 1: the rounding of 1 + x adds up to an ulp.
+    ("libm_log1p", np.log1p, np.linspace(-0.99, 3, 601, dtype=np.float32), 2),
+])
+def test_libm_functions_are_near_correct_rounding(name: str, reference: Any, x: Any,
+                                                  ulps: int) -> None:
+    # The C library's logf/expf (glibc's are within 0.82 ulp) differ from the correctly rounded
+    # values by at most one ulp; the bits JAX gets are the host's, checked by the f goldens.
+    got = np.asarray(getattr(xla_math, name)(x))
+    want = reference(x.astype(np.float64)).astype(np.float32)
+    assert got.dtype == np.float32
+    assert np.all(np.abs(got.view(np.int32) - want.view(np.int32)) <= ulps)
+
+
+def test_libm_functions_flush_denormals_as_xla() -> None:
+    # XLA:CPU runs with denormal arguments and results flushed to zero.
+    assert float(xla_math.libm_log(np.float32(1e-40))) == -np.inf
+    assert float(xla_math.libm_exp(np.float32(-100.0))) == 0.0
+    assert np.isnan(float(xla_math.libm_log(np.float32(-1.0))))
+
+
 # ---- keys -------------------------------------------------------------------------------------
 
 

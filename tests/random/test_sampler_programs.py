@@ -3,7 +3,9 @@
 A one-element program (shape () or (1,)) gets constants as literals, which XLA reassociates
 (wald's sqrt(2)^2 folds into 1.99999988); parameters that are constants of an outer jit fold,
 and under x64 a float64 constant converted to float32 hides from the simplifier until the
-conversion folds; float64 softmax (dirichlet) is libm's exp summed in XLA's order.
+conversion folds; a single float32 `f` draw takes logf/expf from the C library where LLVM pairs
+its two chi-square draws into 2-lane calls (f(3, 4) of shape (): 7 of 16 draws were an ulp
+off); float64 softmax (dirichlet) is libm's exp summed in XLA's order.
 `golden_sampler_programs.json` (tools/make_sampler_programs_golden.py) holds JAX's bits for
 each case: sampler, parameters, shape, dtype, mode, threefry layout, x64.
 """

@@ -8,6 +8,7 @@ code.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -384,6 +385,36 @@ def _single_draw(shape: tuple[int, ...], raw: Array, *params: Any) -> bool:
     if math.prod(shape) != 1 or isinstance(raw._base, batching.BatchTracer):
         return False
     return not any(isinstance(p, batching.BatchTracer) for p in params)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _LibmCalls:
+    """Which functions of a log-space gamma draw the C library computes, by XLA:CPU's choice.
+
+    XLA:CPU replaces scalar and 4/8/16-lane float32 `llvm.log`/`llvm.exp` by its own
+    polynomials (`xla_math.log`, `xla_math.exp`), but not the 2-lane calls LLVM's vectorizer
+    makes when it pairs two independent scalar chains of a small program: those become calls
+    of the host's `logf`/`expf` (`xla_math.libm_log`, ...). So do logs XLA folds with its
+    evaluator. Read from JAX 0.4.30's optimized LLVM IR of a single float32 `f` draw, whose two
+    chi-square draws run side by side: with runtime degrees of freedom the log of d, log1p's
+    log and the final exp are paired, and in the partitionable threefry layout the log of v
+    too (in the original layout it is the loop condition's, computed alone). With constant
+    degrees of freedom (under jit) the log of d is folded, by the C library's function; the
+    rest pairs only where both draws are boosted (both below 2 degrees of freedom), into
+    log1p's log and the exp.
+    """
+
+    log_d: bool = False
+    log_v: bool = False
+    log1p: bool = False
+    exp: bool = False
+
+    @staticmethod
+    def of_single_f(folded: bool, boosted: bool) -> _LibmCalls:
+        if folded:
+            return _LibmCalls(log_d=True, log1p=boosted, exp=boosted)
+        return _LibmCalls(log_d=True, log_v=bool(_config.threefry_partitionable.value),
+                           log1p=True, exp=True)
 
 
 def _round_if(cond: bool, x: Array, dtype: np.dtype) -> Array:
@@ -774,9 +805,11 @@ def gumbel(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
     return _gumbel(raw, shp, dt)
 
 
-def _exponential(raw: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+def _exponential(raw: Array, shape: tuple[int, ...], dtype: np.dtype,
+                 libm: bool = False) -> Array:
+    """-log1p(-u); `libm`: log1p's large branch by the C library (see `_LibmCalls`)."""
     u = _uniform(raw, shape, dtype, 0.0, 1.0)
-    return lax.neg(xla_math.log1p(lax.neg(u)))
+    return lax.neg((xla_math.libm_log1p if libm else xla_math.log1p)(lax.neg(u)))
 
 
 def exponential(key: Any, shape: Shape = (), dtype: Any = float) -> Array:
@@ -1209,12 +1242,13 @@ def orthogonal(key: Any, n: int, shape: Shape = (), dtype: Any = float) -> Array
 
 
 def _gamma_one(raw: Array, alpha: Array, log_space: bool, alpha_wide: Array | None = None,
-               wide_result: bool = False) -> Array:
+               wide_result: bool = False, libm: _LibmCalls = _LibmCalls()) -> Array:
     """One Gamma(alpha) sample by Marsaglia and Tsang's rejection method, JAX's exact steps.
 
     alpha < 1 samples Gamma(alpha + 1) and boosts by u ** (1 / alpha). `alpha_wide` is alpha
     as bfloat16's arithmetic sees it, and `wide_result` leaves a bfloat16 result in float32
-    (see `_gamma_sample`); other dtypes ignore both.
+    (see `_gamma_sample`); other dtypes ignore both. `libm` says which of the log-space
+    result's functions the C library computes (see `_LibmCalls`).
     """
     dtype = np.dtype(get_aval(alpha).dtype)
     if dtype == dtypes.bfloat16:
@@ -1252,10 +1286,12 @@ def _gamma_one(raw: Array, alpha: Array, log_space: bool, alpha_wide: Array | No
     key, subkey = _split(raw)
     _, _, v, _ = while_loop(cond_fn, body_fn, (key, zero, one, _const(dtype, 2)))
     if log_space:
-        log_samples = lax.neg(_exponential(subkey, (), dtype))
+        log_samples = lax.neg(_exponential(subkey, (), dtype, libm.log1p))
         log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,
                                lax.mul(log_samples, lax.div(one, alpha_orig)))
-        return lax.add(lax.add(xla_math.log(d), xla_math.log(v)), log_boost)
+        log_d = (xla_math.libm_log if libm.log_d else xla_math.log)(d)
+        log_v = (xla_math.libm_log if libm.log_v else xla_math.log)(v)
+        return lax.add(lax.add(log_d, log_v), log_boost)
     samples = lax.sub(one, _uniform(subkey, (), dtype, 0.0, 1.0))
     boost = lax.select(boost_mask, one, xla_math.pow(samples, lax.div(one, alpha_orig)))
     return lax.mul(lax.mul(d, v), boost)
@@ -1341,13 +1377,15 @@ def _gamma_grad(sample: Array, a: Array, log_space: bool) -> Array:
     return special.random_gamma_grad(a, sample)
 
 
-def _gamma_sample(raw: Array, a: Array, log_space: bool, a_wide: Any = None) -> Array:
+def _gamma_sample(raw: Array, a: Array, log_space: bool, a_wide: Any = None,
+                  libm: _LibmCalls = _LibmCalls()) -> Array:
     """Gamma samples for every entry of `a`, one split key each; differentiable in `a`.
 
     JAX's gamma maps over the draws with a loop that XLA removes for a single draw, and with it
     the bfloat16 rounding of the parameter going in and of the result coming out (see
     `_wide_param`). So for one bfloat16 draw (not batched) this returns the float32 result,
     computed from `a_wide`, the float32 parameter when it is a runtime value (by default `a`).
+    `libm`: see `_LibmCalls` (threefry keys).
     """
     shape = tuple(get_aval(a).shape)
     n = math.prod(shape)
@@ -1356,7 +1394,7 @@ def _gamma_sample(raw: Array, a: Array, log_space: bool, a_wide: Any = None) -> 
               and not isinstance(raw._base, batching.BatchTracer))
 
     def draw(keys: Array, alphas: Array, alphas_wide: Array) -> Array:
-        one = lambda k, al, wide: _gamma_one(k, al, log_space, wide, single)
+        one = lambda k, al, wide: _gamma_one(k, al, log_space, wide, single, libm)
         flat_alphas = lax.reshape(alphas, (n,))
         if keys._impl is prng.threefry_prng_impl:
             return lax.reshape(vmap(one)(keys, flat_alphas, lax.reshape(alphas_wide, (n,))),
@@ -1501,24 +1539,28 @@ def chisquare(key: Any, df: Any, shape: Shape | None = None, dtype: Any = float)
     return _chisquare(raw, df, shp, dt)
 
 
-def _chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array:
-    return _narrow(_chisquare_wide(raw, df, shp, dt), dt)
+def _chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype,
+               libm: _LibmCalls = _LibmCalls()) -> Array:
+    return _narrow(_chisquare_wide(raw, df, shp, dt, libm), dt)
 
 
-def _chisquare_wide(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array:
-    return lax.mul(_half_chisquare(raw, df, shp, dt), _wide_const(dt, 2))
+def _chisquare_wide(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype,
+                    libm: _LibmCalls = _LibmCalls()) -> Array:
+    return lax.mul(_half_chisquare(raw, df, shp, dt, libm), _wide_const(dt, 2))
 
 
-def _half_chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype) -> Array:
+def _half_chisquare(raw: Array, df: Any, shp: tuple[int, ...], dt: np.dtype,
+                    libm: _LibmCalls = _LibmCalls()) -> Array:
     """Gamma(df / 2) samples, drawn as the exp of log-space gamma samples (for bfloat16 the
-    float32 values of one program, not rounded; see `_wide_param`)."""
+    float32 values of one program, not rounded; see `_wide_param`). `libm`: see `_LibmCalls`."""
     if dt == dtypes.bfloat16:
         half_df_w = _wide_param_expr(dt, lambda d: d * 0.5, df)
         log_g = _gamma_sample(raw, broadcast_to(_narrow(half_df_w, dt), shp), True,
                               _runtime_alpha(raw, dt, lambda d: d * 0.5, df))
         return xla_math.exp(_widen(log_g, dt))
     half_df = lax.div(lax.convert_element_type(df, dt), _const(dt, 2))
-    return xla_math.exp(_gamma_sample(raw, broadcast_to(half_df, shp), True))
+    log_g = _gamma_sample(raw, broadcast_to(half_df, shp), True, libm=libm)
+    return (xla_math.libm_exp if libm.exp else xla_math.exp)(log_g)
 
 
 def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any = float) -> Array:
@@ -1539,8 +1581,14 @@ def f(key: Any, dfnum: Any, dfden: Any, shape: Shape | None = None, dtype: Any =
     if dt == dtypes.bfloat16:
         return _f_bfloat16(key_dfn, key_dfd, dfnum, dfden, shp)
     num_folded, den_folded = _constant_divisor(dfnum, dt), _constant_divisor(dfden, dt)
-    chi2_dfn = _chisquare(key_dfn, dfnum, shp, dt)
-    chi2_dfd = _chisquare(key_dfd, dfden, shp, dt)
+    libm = _LibmCalls()
+    if dt == np.float32 and raw._impl is prng.threefry_prng_impl and _single_draw(
+            shp, raw, dfnum, dfden):
+        boosted = all(np.all(np.asarray(df) < 2) for df in (dfnum, dfden)
+                      if not isinstance(df, Tracer))
+        libm = _LibmCalls.of_single_f(_folded(dfnum, dfden), boosted)
+    chi2_dfn = _chisquare(key_dfn, dfnum, shp, dt, libm)
+    chi2_dfd = _chisquare(key_dfd, dfden, shp, dt, libm)
     if num_folded and den_folded:
         # Both divisions by constants became products with reciprocals (`_folded`).
         return lax.div(lax.mul(chi2_dfn, _reciprocal(dt, dfnum)),

@@ -14,6 +14,8 @@ float64 fused multiply-add).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -151,6 +153,7 @@ _LOG_P = ((7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1),
           (2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
 _LOG_Q1 = np.float32(-2.12194440e-4)
 _LOG_Q2 = np.float32(0.693359375)  # ln 2 - _LOG_Q1, exact in 9 bits so `_LOG_Q2 * e` is exact
+_LOG1P_SMALL = np.float32(0.41421356237309504880)  # sqrt(2) - 1: the polynomial's range
 
 
 def _fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -209,7 +212,7 @@ def _log1p_f32(x: np.ndarray) -> np.ndarray:
     """XLA:CPU's float32 log1p of any `x`: -inf at -1, NaN below, denormals flushed to +-0."""
     f32 = np.float32
     # Gathering and scattering by index measured 2-10x faster than by a (random) boolean mask.
-    small = np.abs(x) < f32(0.41421356237309504880)
+    small = np.abs(x) < _LOG1P_SMALL
     large_at = np.flatnonzero(~small)
     if large_at.size == 0:
         out = _log1p_small_f32(x)
@@ -418,6 +421,78 @@ def exp(x: Array) -> Array:
     Array(2.7182817, dtype=float32)
     """
     return exp_p.bind(x)
+
+
+# ---- the C library's float32 log and exp ------------------------------------------------------
+# XLA:CPU substitutes its own polynomials for scalar and 4/8/16-lane float32 `llvm.log` and
+# `llvm.exp` only. When LLVM's vectorizer pairs two independent scalar chains of a small program
+# into 2-lane vectors (a single `f` draw: its two gamma draws side by side), the 2-lane log and
+# exp it creates go unreplaced and are lowered to calls of the host's `logf`/`expf`, glibc's on
+# Linux (checked in JAX 0.4.30's optimized LLVM IR). These kernels call them the same way.
+
+
+def _c_library_f32(name: str) -> Any:
+    """The C library's float32 function `name`, or None where no C math library loads."""
+    try:
+        fn = getattr(ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6"), name)
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes, fn.restype = [ctypes.c_float], ctypes.c_float
+    return fn
+
+
+def _libm_kernel(name: str, numpy_fn: Any, wide_fn: Any) -> Any:
+    """A float32 kernel calling the C library's `name` value by value (NumPy's `numpy_fn`
+    without one), with XLA:CPU's flush of denormal arguments and results to zero."""
+    c_fn = _c_library_f32(name)
+    per_value = np.frompyfunc(c_fn, 1, 1) if c_fn is not None else None
+
+    def f32_fn(x: np.ndarray) -> np.ndarray:
+        x = _flush_denormals(x.copy())
+        if per_value is None:
+            with np.errstate(all="ignore"):
+                return _flush_denormals(np.asarray(numpy_fn(x), np.float32))
+        return _flush_denormals(np.asarray(per_value(x), np.float32))
+
+    return _f32_kernel(f32_fn, wide_fn)
+
+
+libm_log_p = _unary_primitive("random_libm_log", _libm_kernel("logf", np.log, xla_math_f64.log))
+ad.defjvp(libm_log_p, lambda t, x: lax.div(t, x))  # d/dx log x = 1/x
+libm_exp_p = _unary_primitive("random_libm_exp", _libm_kernel("expf", np.exp, xla_math_f64.exp))
+ad.defjvp(libm_exp_p, lambda t, x: lax.mul(t, libm_exp(x)))  # d/dx e^x = e^x
+
+
+def libm_log(x: Array) -> Array:
+    """Natural log by the C library's `logf` (libm's `log` for float64).
+
+    >>> import numpy as np
+    >>> libm_log(np.float32(2.0))
+    Array(0.6931472, dtype=float32)
+    """
+    return libm_log_p.bind(x)
+
+
+def libm_exp(x: Array) -> Array:
+    """e^x by the C library's `expf` (libm's `exp` for float64).
+
+    >>> import numpy as np
+    >>> libm_exp(np.float32(1.0))
+    Array(2.7182817, dtype=float32)
+    """
+    return libm_exp_p.bind(x)
+
+
+def libm_log1p(x: Array) -> Array:
+    """XLA:CPU's log1p formula with the C library's log in its large-argument branch (the
+    2-lane `llvm.log` that LLVM makes of a paired single draw's two `log(1 + x)`).
+
+    >>> import numpy as np
+    >>> libm_log1p(np.float32(-0.5))
+    Array(-0.6931472, dtype=float32)
+    """
+    small = lax.lt(lax.abs(x), lax.full_like(x, _LOG1P_SMALL))
+    return lax.select(small, log1p(x), libm_log(lax.add(x, lax.full_like(x, 1))))
 
 
 # ---- tan as XLA:CPU computes it ---------------------------------------------------------------
