@@ -19,6 +19,7 @@ from numjax._src.core.jaxpr import Literal
 from numjax._src.core.trace import Primitive, Tracer
 from numjax._src.interpreters import ad, batching
 from numjax._src.lax import complex_trig, rules
+from numjax._src.lax.constants import const_like
 from numjax._src.lax.rules import (
     ANY,
     ANY_NOT_COMPLEX,
@@ -386,13 +387,6 @@ def _complex_pow(x: Any, y: Any) -> Any:
 def _bcast(t: Array, *operands: Array) -> Array:
     """`t` broadcast to the shape lax's broadcasting gives `operands`."""
     return broadcast_to_operands(t, *operands)
-
-
-def const_like(x: Array, value: Any) -> Any:
-    """A scalar of `x`'s dtype and weak type, so derivative and rewrite rules neither promote
-    nor strengthen (lax's rules; jnp functions use `numpy.util.lax_const`, JAX's typing)."""
-    aval = get_aval(x)
-    return _convert_element_type(value, aval.dtype, aval.weak_type)
 
 
 def _balanced_eq(x: Array, z: Array, y: Array) -> Array:

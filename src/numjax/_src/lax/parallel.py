@@ -26,6 +26,7 @@ from numjax._src.interpreters import ad, batching
 from numjax._src.lax import dot, reductions
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import structural as st
+from numjax._src.lax.constants import const_like, host_const_like
 from numjax._src.runtime import spmd
 from numjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 from numjax._src.typing import Array
@@ -217,16 +218,7 @@ def _reduce_collective(name: str, reducer: Any, op: str) -> Primitive:
 def _times(v: Array, n: int) -> Array:
     # An unmapped value times the axis size keeps its weak type (JAX: psum((2.0, x), "i")
     # under vmap is weak in its first leaf).
-    aval = get_aval(v)
-    return ew.mul(v, st._convert_element_type(n, aval.dtype, aval.weak_type))
-
-
-def _const_like(x: Any, value: Any) -> Any:
-    """`value` typed as `x` is: a Python scalar of its type (weak), else an array of its
-    dtype."""
-    if type(x) in (bool, int, float, complex):
-        return type(x)(value)
-    return np.array(value, get_aval(x).dtype)
+    return ew.mul(v, const_like(v, n))
 
 
 def _scaled(v: Any, size: int) -> Any:
@@ -235,7 +227,7 @@ def _scaled(v: Any, size: int) -> Any:
     if type(v) in (bool, int, float, complex):
         return type(v)(size) * v
     with ensure_compile_time_eval():
-        return ew.mul(v, _const_like(v, size))
+        return ew.mul(v, host_const_like(v, size))
 
 
 psum_p = _reduce_collective("psum", reductions.reduce_sum, "sum")
@@ -340,7 +332,7 @@ def _true_divide(v: Any, n: int) -> Any:
     elif not dtypes.issubdtype(get_aval(v).dtype, np.inexact):
         v = st._convert_element_type(v, dtypes.default_float_dtype(),
                                      weak_type=dtypes.is_weakly_typed(v))
-    return ew.div(v, _const_like(v, n))
+    return ew.div(v, host_const_like(v, n))
 
 
 # ---- axis_index ----------------------------------------------------------------------------

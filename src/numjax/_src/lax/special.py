@@ -23,6 +23,7 @@ from numjax._src.interpreters import ad, batching
 from numjax._src.interpreters.batching import bdim_at_front, not_mapped
 from numjax._src.lax import elementwise as ew
 from numjax._src.lax import structural as st
+from numjax._src.lax.constants import const_like
 from numjax._src.lax.rules import (
     FLOAT,
     INT,
@@ -483,7 +484,7 @@ random_gamma_grad_p = _special_binary("random_gamma_grad", upcast_kernel(_random
 
 def _igamma_dx(a: Array, x: Array) -> Array:
     # d/dx P(a, x) = x**(a-1) exp(-x) / Gamma(a), in logs for range.
-    log_density = ew.sub(ew.sub(ew.mul(ew.sub(a, ew.const_like(a, 1)), ew.log(x)), x), lgamma(a))
+    log_density = ew.sub(ew.sub(ew.mul(ew.sub(a, const_like(a, 1)), ew.log(x)), x), lgamma(a))
     return ew.exp(log_density)
 
 
@@ -494,7 +495,7 @@ def _betainc_not_differentiable(t: Array, a: Array, b: Array, x: Array) -> Array
 def _betainc_dx(t: Array, a: Array, b: Array, x: Array) -> Array:
     # d/dx I_x(a, b) = x**(a-1) (1-x)**(b-1) / B(a, b), the beta density, in logs for range;
     # log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b).
-    one = ew.const_like(a, 1)
+    one = const_like(a, 1)
     log_beta = ew.sub(ew.add(lgamma(a), lgamma(b)), lgamma(ew.add(a, b)))
     log_density = ew.sub(ew.add(ew.mul(ew.sub(b, one), ew.log1p(ew.neg(x))),
                                 ew.mul(ew.sub(a, one), ew.log(x))), log_beta)
@@ -508,21 +509,21 @@ def _bcast(t: Array, *operands: Array) -> Array:
 def _bessel_i1e_derivative(x: Array) -> Array:
     # i1e'(x) = i0e(x) - i1e(x) * (sign(x) + 1/x), whose limit at 0 is 1/2.
     eps = dtypes.finfo(get_aval(x).dtype).eps
-    not_tiny = ew.gt(ew.abs(x), ew.const_like(x, eps))
+    not_tiny = ew.gt(ew.abs(x), const_like(x, eps))
     safe = st.select(not_tiny, x, st.full_like(x, eps))
     d = ew.sub(bessel_i0e(safe), ew.mul(bessel_i1e(safe),
-                                        ew.add(ew.sign(safe), ew.div(ew.const_like(x, 1), safe))))
+                                        ew.add(ew.sign(safe), ew.div(const_like(x, 1), safe))))
     return st.select(not_tiny, d, st.full_like(x, 0.5))
 
 
-ad.defjvp(erf_p, lambda t, x: ew.mul(t, ew.mul(ew.const_like(x, 2 / np.sqrt(np.pi)),
+ad.defjvp(erf_p, lambda t, x: ew.mul(t, ew.mul(const_like(x, 2 / np.sqrt(np.pi)),
                                                 ew.exp(ew.neg(ew.square(x))))))
-ad.defjvp(erfc_p, lambda t, x: ew.mul(t, ew.mul(ew.const_like(x, -2 / np.sqrt(np.pi)),
+ad.defjvp(erfc_p, lambda t, x: ew.mul(t, ew.mul(const_like(x, -2 / np.sqrt(np.pi)),
                                                  ew.exp(ew.neg(ew.square(x))))))
-ad.defjvp(erf_inv_p, lambda t, x: ew.mul(t, ew.mul(ew.const_like(x, np.sqrt(np.pi) / 2),
+ad.defjvp(erf_inv_p, lambda t, x: ew.mul(t, ew.mul(const_like(x, np.sqrt(np.pi) / 2),
                                                     ew.exp(ew.square(erf_inv(x))))))
 ad.defjvp(lgamma_p, lambda t, x: ew.mul(t, digamma(x)))
-ad.defjvp(digamma_p, lambda t, x: ew.mul(t, polygamma(ew.const_like(x, 1), x)))
+ad.defjvp(digamma_p, lambda t, x: ew.mul(t, polygamma(const_like(x, 1), x)))
 ad.defjvp(bessel_i0e_p, lambda t, x: ew.mul(t, ew.sub(bessel_i1e(x),
                                                        ew.mul(ew.sign(x), bessel_i0e(x)))))
 ad.defjvp(bessel_i1e_p, lambda t, x: ew.mul(t, _bessel_i1e_derivative(x)))
@@ -534,10 +535,10 @@ ad.defjvp(igammac_p,
           lambda t, a, x: ew.neg(ew.mul(_bcast(t, a, x), _igamma_dx(a, x))))
 # polygamma is not differentiable in its integer order m; zeta not in its exponent x (as JAX).
 ad.defjvp(polygamma_p, None,
-          lambda t, m, x: ew.mul(_bcast(t, m, x), polygamma(ew.add(m, ew.const_like(m, 1)), x)))
+          lambda t, m, x: ew.mul(_bcast(t, m, x), polygamma(ew.add(m, const_like(m, 1)), x)))
 ad.defjvp(zeta_p, None,
           lambda t, x, q: ew.mul(_bcast(t, x, q),
-                                 ew.mul(ew.neg(x), zeta(ew.add(x, ew.const_like(x, 1)), q))))
+                                 ew.mul(ew.neg(x), zeta(ew.add(x, const_like(x, 1)), q))))
 ad.defjvp(regularized_incomplete_beta_p, _betainc_not_differentiable,
           _betainc_not_differentiable, _betainc_dx)
 igamma_grad_a_p.declare_undefined("jvp", "igamma_grad_a is not differentiable.")

@@ -14,10 +14,11 @@ from numjax._src.core import errors
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.lax.structural import copy_p
 from numjax._src.numpy.creation import arange, array, asarray, linspace, meshgrid
 from numjax._src.numpy.shape import concatenate, moveaxis, stack
-from numjax._src.numpy.util import ensure_array, lax_const
+from numjax._src.numpy.util import ensure_array
 from numjax._src.runtime.array import ArrayImpl, copied
 from numjax._src.typing import Array
 

@@ -11,6 +11,7 @@ from numjax._src import dtypes
 from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import complex_ops, lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy import ufuncs
 from numjax._src.numpy.complex_fns import iscomplexobj
 from numjax._src.numpy.creation import asarray
@@ -25,7 +26,6 @@ from numjax._src.numpy.util import (
     ensure_array,
     forwards_operands,
     is_key_array,
-    lax_const,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,

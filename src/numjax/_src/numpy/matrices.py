@@ -11,6 +11,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
+from numjax._src.lax.constants import const_like
 from numjax._src.numpy.advanced_indexing import nonzero
 from numjax._src.numpy.creation import _dtype, array, asarray, ones
 from numjax._src.numpy.reductions import sum as jnp_sum
@@ -128,10 +129,8 @@ def diag(v: Array, k: int = 0) -> Array:
     rows = lax.broadcasted_iota(idt, (n, n), 0)
     cols = lax.broadcasted_iota(idt, (n, n), 1)
     mask = lax.eq(lax.sub(cols, rows), lax._convert_element_type(k, idt))
-    aval = get_aval(v)
     # JAX places v on a zero matrix with `where`: a weak v gives a weak result.
-    padded = lax.pad(v, lax._convert_element_type(0, aval.dtype, aval.weak_type),
-                     [(0, abs(k), 0)])
+    padded = lax.pad(v, const_like(v, 0), [(0, abs(k), 0)])
     # On the k-th diagonal element (i, i + k) holds v[i] (k >= 0) and (j - k, j) holds v[j].
     vals = lax.broadcast_in_dim(padded, (n, n), (0,) if k >= 0 else (1,))
     return lax.select(mask, vals, lax.full_like(vals, 0))

@@ -11,6 +11,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import complex_ops, lax
+from numjax._src.lax.constants import const_like
 from numjax._src.numpy import reductions
 from numjax._src.numpy.creation import asarray
 from numjax._src.numpy.lax_numpy import where as _where
@@ -527,7 +528,7 @@ def gradient(f: Array, *varargs: Any, axis: Any = None, edge_order: int | None =
         aval = get_aval(f)
         # JAX halves with a Python scalar and divides by the spacing: weak values stay weak
         # unless an explicit spacing array is strong.
-        half = lax._convert_element_type(0.5, aval.dtype, aval.weak_type)
+        half = const_like(f, 0.5)
         h = lax._convert_element_type(h, aval.dtype, aval.weak_type and get_aval(h).weak_type)
         sl = lambda lo, hi, ax=ax: lax.slice_in_dim(f, lo, hi, axis=ax)
         inner = lax.div(lax.mul(lax.sub(sl(2, m), sl(0, m - 2)), half), h)

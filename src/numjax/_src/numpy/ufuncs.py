@@ -21,6 +21,7 @@ from numjax._src.api.jit import jit
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
 from numjax._src.core.trace import running_eagerly
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.lax.special import bitcast_convert_type, integer_pow_array
 from numjax._src.lax.special import round as lax_round
 from numjax._src.numpy import extended
@@ -29,7 +30,6 @@ from numjax._src.numpy.util import (
     ensure_array,
     forwards_operands,
     is_key_array,
-    lax_const,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,

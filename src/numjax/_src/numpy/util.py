@@ -303,18 +303,6 @@ def promote_args_numeric(name: str, *args: Array) -> list[Array]:
     return promote_shapes(name, *promote_dtypes_numeric(*args))
 
 
-def lax_const(x: Array, value: Any) -> Array:
-    """`value` in x's dtype, typed as JAX's `lax._const` types it: weak only when x is a weak
-    scalar (a Python scalar's stand-in); a weakly typed array gets a strong constant, so
-    results computed from it are strong, as in JAX.
-
-    >>> lax_const(2.0, 1).weak_type, lax_const(np.ones(2, np.float32), 1).weak_type
-    (True, False)
-    """
-    aval = get_aval(x)
-    return lax._convert_element_type(value, aval.dtype, aval.weak_type and aval.ndim == 0)
-
-
 def canonicalize_axis(axis: int, ndim: int) -> int:
     axis = int(axis)
     if not -ndim <= axis < ndim:

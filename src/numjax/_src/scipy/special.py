@@ -17,6 +17,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.dtypes import issubdtype, result_type
 from numjax._src.interpreters import ad
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.lax.rules import FLOAT, elementwise_primitive, upcast_kernel
 from numjax._src.numpy.creation import arange, zeros_like
 from numjax._src.numpy.lax_numpy import where
@@ -24,11 +25,8 @@ from numjax._src.numpy.manipulation import _concrete_or_error
 from numjax._src.numpy.reductions import sum as jnp_sum
 from numjax._src.numpy.shape import expand_dims, ndim
 from numjax._src.numpy.ufuncs import maximum, minimum
-from numjax._src.numpy.util import lax_const, promote_args_inexact
+from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.typing import Array
-
-_const = lax_const  # JAX's lax._const typing (weak only for weak scalars)
-
 
 # ---- gamma family --------------------------------------------------------------------------
 
@@ -194,9 +192,9 @@ def multigammaln(a: Array, d: int) -> Array:
     d = int(_concrete_or_error(d, "d argument of multigammaln\n"))
     a, d_ = promote_args_inexact("multigammaln", a, d)
     # log Gamma_d(a) = d(d-1)/4 log(pi) + sum_{j<d} gammaln(a - j/2)
-    constant = lax.mul(lax.mul(lax.mul(_const(a, 0.25), d_), lax.sub(d_, _const(a, 1))),
-                       lax.log(_const(a, np.pi)))
-    halves = lax.div(arange(d, dtype=get_aval(d_).dtype), _const(a, 2))
+    constant = lax.mul(lax.mul(lax.mul(lax_const(a, 0.25), d_), lax.sub(d_, lax_const(a, 1))),
+                       lax.log(lax_const(a, np.pi)))
+    halves = lax.div(arange(d, dtype=get_aval(d_).dtype), lax_const(a, 2))
     terms = gammaln(expand_dims(a, -1) - expand_dims(halves, tuple(range(ndim(a)))))
     return jnp_sum(terms, axis=-1) + constant
 
@@ -269,11 +267,11 @@ def logit(x: Array) -> Array:
     Array(1.0986123, dtype=float32, weak_type=True)
     """
     (x,) = promote_args_inexact("logit", x)
-    return lax.log(lax.div(x, lax.sub(_const(x, 1), x)))
+    return lax.log(lax.div(x, lax.sub(lax_const(x, 1), x)))
 
 
 # d/dx log(x / (1 - x)) = 1 / (x (1 - x)), finite where the quotient's rule would not be
-logit.defjvps(lambda t, ans, x: lax.div(t, lax.mul(x, lax.sub(_const(x, 1), x))))
+logit.defjvps(lambda t, ans, x: lax.div(t, lax.mul(x, lax.sub(lax_const(x, 1), x))))
 
 
 @custom_jvp
@@ -331,7 +329,7 @@ def entr(x: Array) -> Array:
     Array(0.3465736, dtype=float32, weak_type=True)
     """
     (x,) = promote_args_inexact("entr", x)
-    return lax.select(lax.lt(x, _const(x, 0)), lax.full_like(x, -np.inf), lax.neg(_xlogx(x)))
+    return lax.select(lax.lt(x, lax_const(x, 0)), lax.full_like(x, -np.inf), lax.neg(_xlogx(x)))
 
 
 def rel_entr(p: Array, q: Array) -> Array:
@@ -342,7 +340,7 @@ def rel_entr(p: Array, q: Array) -> Array:
     Array(0.3465736, dtype=float32, weak_type=True)
     """
     p, q = promote_args_inexact("rel_entr", p, q)
-    zero = _const(p, 0.0)
+    zero = lax_const(p, 0.0)
     both_positive = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
     p_zero = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
     # Evaluate the logs only on the positive quadrant so neither value nor gradient is NaN.

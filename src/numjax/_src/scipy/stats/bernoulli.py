@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.selection import select
 from numjax._src.numpy.ufuncs import exp, isnan, logical_and, logical_or
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const, xlog1py, xlogy
+from numjax._src.scipy.special import xlog1py, xlogy
 from numjax._src.typing import Array
 
 
@@ -22,8 +23,8 @@ def logpmf(k: Array, p: Array, loc: Array = 0) -> Array:
     k, p, loc = promote_args_inexact("bernoulli.logpmf", k, p, loc)
     x = lax.sub(k, loc)
     # x log p + (1 - x) log(1 - p), with 0 log 0 = 0 so p = 0 or 1 stays finite
-    log_probs = xlogy(x, p) + xlog1py(lax.sub(_const(k, 1), x), -p)
-    off_support = logical_or(lax.lt(x, _const(k, 0)), lax.gt(x, _const(k, 1)))
+    log_probs = xlogy(x, p) + xlog1py(lax.sub(lax_const(k, 1), x), -p)
+    off_support = logical_or(lax.lt(x, lax_const(k, 0)), lax.gt(x, lax_const(k, 1)))
     return where(off_support, -np.inf, log_probs)
 
 
@@ -43,7 +44,7 @@ def cdf(k: Array, p: Array) -> Array:
     Array(0.75, dtype=float32, weak_type=True)
     """
     k, p = promote_args_inexact("bernoulli.cdf", k, p)
-    zero, one = _const(k, 0), _const(k, 1)
+    zero, one = lax_const(k, 0), lax_const(k, 1)
     invalid = isnan(k) | isnan(p) | (p < zero) | (p > one)
     below = lax.lt(k, zero)
     middle = logical_and(lax.ge(k, zero), lax.lt(k, one))
@@ -57,6 +58,6 @@ def ppf(q: Array, p: Array) -> Array:
     Array(1., dtype=float32, weak_type=True)
     """
     q, p = promote_args_inexact("bernoulli.ppf", q, p)
-    zero, one = _const(q, 0), _const(q, 1)
+    zero, one = lax_const(q, 0), lax_const(q, 1)
     invalid = isnan(q) | isnan(p) | (p < zero) | (p > one) | (q < zero) | (q > one)
     return where(invalid, np.nan, where(lax.le(q, one - p), zero, one))

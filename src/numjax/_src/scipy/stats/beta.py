@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.ufuncs import logical_or
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const, betainc, betaln, xlog1py, xlogy
+from numjax._src.scipy.special import betainc, betaln, xlog1py, xlogy
 from numjax._src.typing import Array
 
 
@@ -20,13 +21,13 @@ def logpdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Ar
     Array(0.54696465, dtype=float32, weak_type=True)
     """
     x, a, b, loc, scale = promote_args_inexact("beta.logpdf", x, a, b, loc, scale)
-    one = _const(x, 1)
+    one = lax_const(x, 1)
     y = lax.div(lax.sub(x, loc), scale)
     log_kernel = lax.add(xlogy(lax.sub(a, one), y), xlog1py(lax.sub(b, one), lax.neg(y)))
     log_probs = lax.sub(lax.sub(log_kernel, betaln(a, b)), lax.log(scale))
     outside = logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
     log_probs = where(outside, -np.inf, log_probs)
-    zero = _const(a, 0)
+    zero = lax_const(a, 0)
     bad_params = logical_or(logical_or(lax.le(a, zero), lax.le(b, zero)),
                                 lax.le(scale, zero))
     return where(bad_params, np.nan, log_probs)
@@ -42,7 +43,7 @@ def pdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array
 
 
 def _standardized(x: Array, loc: Array, scale: Array) -> Array:
-    return lax.clamp(_const(x, 0), lax.div(lax.sub(x, loc), scale), _const(x, 1))
+    return lax.clamp(lax_const(x, 0), lax.div(lax.sub(x, loc), scale), lax_const(x, 1))
 
 
 def cdf(x: Array, a: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.ufuncs import logical_or
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const, betaln
+from numjax._src.scipy.special import betaln
 from numjax._src.typing import Array
 
 
@@ -22,7 +23,7 @@ def logpmf(k: Array, n: Array, a: Array, b: Array, loc: Array = 0) -> Array:
     """
     k, n, a, b, loc = promote_args_inexact("betabinom.logpmf", k, n, a, b, loc)
     y = lax.sub(lax.floor(k), loc)
-    one, zero = _const(y, 1), _const(y, 0)
+    one, zero = lax_const(y, 1), lax_const(y, 0)
     # log C(n, y) = -log(n + 1) - log B(n - y + 1, y + 1)
     log_comb = lax.neg(lax.add(lax.log1p(n), betaln(lax.add(lax.sub(n, y), one),
                                                      lax.add(y, one))))

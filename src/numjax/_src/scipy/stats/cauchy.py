@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.ufuncs import arctan
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
 
 
@@ -19,7 +19,7 @@ def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     """
     x, loc, scale = promote_args_inexact("cauchy.logpdf", x, loc, scale)
     z = lax.div(lax.sub(x, loc), scale)
-    log_normalizer = lax.log(lax.mul(_const(x, np.pi), scale))
+    log_normalizer = lax.log(lax.mul(lax_const(x, np.pi), scale))
     return lax.neg(lax.add(log_normalizer, lax.log1p(lax.mul(z, z))))
 
 
@@ -40,8 +40,8 @@ def cdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     """
     x, loc, scale = promote_args_inexact("cauchy.cdf", x, loc, scale)
     z = lax.div(lax.sub(x, loc), scale)
-    inv_pi = lax.div(_const(x, 1.0), _const(x, np.pi))
-    return lax.add(_const(x, 0.5), lax.mul(inv_pi, arctan(z)))
+    inv_pi = lax.div(lax_const(x, 1.0), lax_const(x, np.pi))
+    return lax.add(lax_const(x, 0.5), lax.mul(inv_pi, arctan(z)))
 
 
 def logcdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -80,7 +80,7 @@ def isf(q: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(1., dtype=float32, weak_type=True)
     """
     q, loc, scale = promote_args_inexact("cauchy.isf", q, loc, scale)
-    z = lax.tan(lax.sub(_const(q, np.pi / 2), lax.mul(_const(q, np.pi), q)))
+    z = lax.tan(lax.sub(lax_const(q, np.pi / 2), lax.mul(lax_const(q, np.pi), q)))
     return lax.add(lax.mul(z, scale), loc)
 
 
@@ -91,5 +91,5 @@ def ppf(q: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(0.99999994, dtype=float32, weak_type=True)
     """
     q, loc, scale = promote_args_inexact("cauchy.ppf", q, loc, scale)
-    z = lax.tan(lax.sub(lax.mul(_const(q, np.pi), q), _const(q, np.pi / 2)))
+    z = lax.tan(lax.sub(lax.mul(lax_const(q, np.pi), q), lax_const(q, np.pi / 2)))
     return lax.add(lax.mul(z, scale), loc)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const, gammainc, gammaincc
+from numjax._src.scipy.special import gammainc, gammaincc
 from numjax._src.typing import Array
 
 
@@ -19,7 +20,7 @@ def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(-1.5723649, dtype=float32, weak_type=True)
     """
     x, df, loc, scale = promote_args_inexact("chi2.logpdf", x, df, loc, scale)
-    one, two = _const(x, 1), _const(x, 2)
+    one, two = lax_const(x, 1), lax_const(x, 2)
     y = lax.div(lax.sub(x, loc), scale)
     half_df = lax.div(df, two)
     kernel = lax.sub(lax.mul(lax.sub(half_df, one), lax.log(y)), lax.div(y, two))
@@ -39,8 +40,8 @@ def pdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
 
 def _half_standardized(x: Array, loc: Array, scale: Array) -> Array:
     # (x - loc) / (2 scale), clamped to [0, inf): the incomplete gamma function's argument
-    y = lax.div(lax.sub(x, loc), lax.mul(scale, _const(scale, 2)))
-    return lax.clamp(_const(x, 0), y, _const(x, np.inf))
+    y = lax.div(lax.sub(x, loc), lax.mul(scale, lax_const(scale, 2)))
+    return lax.clamp(lax_const(x, 0), y, lax_const(x, np.inf))
 
 
 def cdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -50,7 +51,7 @@ def cdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(0.4275933, dtype=float32, weak_type=True)
     """
     x, df, loc, scale = promote_args_inexact("chi2.cdf", x, df, loc, scale)
-    return gammainc(lax.div(df, _const(scale, 2)), _half_standardized(x, loc, scale))
+    return gammainc(lax.div(df, lax_const(scale, 2)), _half_standardized(x, loc, scale))
 
 
 def logcdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -69,7 +70,7 @@ def sf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(0.5724067, dtype=float32, weak_type=True)
     """
     x, df, loc, scale = promote_args_inexact("chi2.sf", x, df, loc, scale)
-    return gammaincc(lax.div(df, _const(scale, 2)), _half_standardized(x, loc, scale))
+    return gammaincc(lax.div(df, lax_const(scale, 2)), _half_standardized(x, loc, scale))
 
 
 def logsf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:

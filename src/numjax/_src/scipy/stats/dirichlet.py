@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.reductions import all as jnp_all
 from numjax._src.numpy.reductions import sum as jnp_sum
 from numjax._src.numpy.shape import concatenate
 from numjax._src.numpy.util import promote_dtypes_inexact
-from numjax._src.scipy.special import _const, gammaln, xlogy
+from numjax._src.scipy.special import gammaln, xlogy
 from numjax._src.typing import Array
 
 
@@ -34,7 +35,7 @@ def logpdf(x: Array, alpha: Array) -> Array:
         raise ValueError(
             "`x` must have either the same number of entries as `alpha` or one entry fewer; "
             f"got x.shape={x.shape}, alpha.shape={alpha.shape}")
-    one = _const(x, 1)
+    one = lax_const(x, 1)
     if x.shape[0] != alpha.shape[0]:
         x = concatenate([x, lax.sub(one, x.sum(0, keepdims=True))], axis=0)
     log_normalizer = jnp_sum(gammaln(alpha)) - gammaln(jnp_sum(alpha))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const, gammainc, gammaincc, gammaln, xlogy
+from numjax._src.scipy.special import gammainc, gammaincc, gammaln, xlogy
 from numjax._src.typing import Array
 
 
@@ -20,7 +21,7 @@ def logpdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
     """
     x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
     y = lax.div(lax.sub(x, loc), scale)
-    log_kernel = lax.sub(xlogy(lax.sub(a, _const(x, 1)), y), y)
+    log_kernel = lax.sub(xlogy(lax.sub(a, lax_const(x, 1)), y), y)
     log_normalizer = lax.add(gammaln(a), lax.log(scale))
     log_probs = lax.sub(log_kernel, log_normalizer)
     return where(lax.lt(x, loc), -np.inf, log_probs)
@@ -42,7 +43,7 @@ def cdf(x: Array, a: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(0.32332358, dtype=float32, weak_type=True)
     """
     x, a, loc, scale = promote_args_inexact("gamma.cdf", x, a, loc, scale)
-    y = lax.clamp(_const(x, 0), lax.div(lax.sub(x, loc), scale), _const(x, np.inf))
+    y = lax.clamp(lax_const(x, 0), lax.div(lax.sub(x, loc), scale), lax_const(x, np.inf))
     return gammainc(a, y)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.ufuncs import exp
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const, xlog1py
+from numjax._src.scipy.special import xlog1py
 from numjax._src.typing import Array
 
 
@@ -20,8 +21,8 @@ def logpmf(k: Array, p: Array, loc: Array = 0) -> Array:
     """
     k, p, loc = promote_args_inexact("geom.logpmf", k, p, loc)
     x = lax.sub(k, loc)
-    log_probs = xlog1py(lax.sub(x, _const(k, 1)), -p) + lax.log(p)
-    return where(lax.le(x, _const(k, 0)), -np.inf, log_probs)
+    log_probs = xlog1py(lax.sub(x, lax_const(k, 1)), -p) + lax.log(p)
+    return where(lax.le(x, lax_const(k, 0)), -np.inf, log_probs)
 
 
 def pmf(k: Array, p: Array, loc: Array = 0) -> Array:

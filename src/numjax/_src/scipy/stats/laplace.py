@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
 
 
@@ -16,7 +16,7 @@ def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     """
     x, loc, scale = promote_args_inexact("laplace.logpdf", x, loc, scale)
     linear = lax.div(lax.abs(lax.sub(x, loc)), scale)
-    return lax.neg(lax.add(linear, lax.log(lax.mul(_const(x, 2), scale))))
+    return lax.neg(lax.add(linear, lax.log(lax.mul(lax_const(x, 2), scale))))
 
 
 def pdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
@@ -35,8 +35,8 @@ def cdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(0.8160603, dtype=float32, weak_type=True)
     """
     x, loc, scale = promote_args_inexact("laplace.cdf", x, loc, scale)
-    half, one = _const(x, 0.5), _const(x, 1)
+    half, one = lax_const(x, 0.5), lax_const(x, 1)
     z = lax.div(lax.sub(x, loc), scale)
     lower = lax.mul(half, lax.exp(z))
     upper = lax.sub(one, lax.mul(half, lax.exp(lax.neg(z))))
-    return lax.select(lax.le(z, _const(x, 0)), lower, upper)
+    return lax.select(lax.le(z, lax_const(x, 0)), lower, upper)

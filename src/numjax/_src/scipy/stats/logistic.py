@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.ufuncs import logaddexp
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const, expit, logit
+from numjax._src.scipy.special import expit, logit
 from numjax._src.typing import Array
 
 
@@ -18,7 +19,7 @@ def logpdf(x: Array, loc: Array = 0, scale: Array = 1) -> Array:
     """
     x, loc, scale = promote_args_inexact("logistic.logpdf", x, loc, scale)
     z = lax.div(lax.sub(x, loc), scale)
-    two = _const(z, 2)
+    two = lax_const(z, 2)
     half_z = lax.div(z, two)
     return lax.sub(lax.mul(lax.neg(two), logaddexp(half_z, lax.neg(half_z))),
                    lax.log(scale))

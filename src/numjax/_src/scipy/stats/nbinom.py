@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const, gammaln, xlogy
+from numjax._src.scipy.special import gammaln, xlogy
 from numjax._src.typing import Array
 
 
@@ -19,7 +20,7 @@ def logpmf(k: Array, n: Array, p: Array, loc: Array = 0) -> Array:
     Array(-1.9787636, dtype=float32, weak_type=True)
     """
     k, n, p, loc = promote_args_inexact("nbinom.logpmf", k, n, p, loc)
-    one = _const(k, 1)
+    one = lax_const(k, 1)
     y = lax.sub(k, loc)
     log_comb = lax.sub(lax.sub(gammaln(lax.add(y, n)), gammaln(n)), gammaln(lax.add(y, one)))
     log_linear = lax.add(xlogy(n, p), xlogy(y, lax.sub(one, p)))

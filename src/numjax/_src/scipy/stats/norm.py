@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
-from numjax._src.numpy.util import lax_const, promote_args_inexact
+from numjax._src.lax.constants import lax_const
+from numjax._src.numpy.util import promote_args_inexact
 from numjax._src.scipy.ndtr import log_ndtr, ndtr, ndtri
 from numjax._src.typing import Array
 

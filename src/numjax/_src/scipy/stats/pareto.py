@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
 
 
@@ -20,7 +20,7 @@ def logpdf(x: Array, b: Array, loc: Array = 0, scale: Array = 1) -> Array:
     x, b, loc, scale = promote_args_inexact("pareto.logpdf", x, b, loc, scale)
     z = lax.div(lax.sub(x, loc), scale)
     log_normalizer = lax.log(lax.div(scale, b))
-    log_probs = lax.neg(lax.add(log_normalizer, lax.mul(lax.add(b, _const(x, 1)), lax.log(z))))
+    log_probs = lax.neg(lax.add(log_normalizer, lax.mul(lax.add(b, lax_const(x, 1)), lax.log(z))))
     return where(lax.lt(x, lax.add(loc, scale)), -np.inf, log_probs)
 
 

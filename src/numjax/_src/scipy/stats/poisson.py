@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.rounding import round as jnp_round
 from numjax._src.numpy.ufuncs import exp, floor, logical_or
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const, gammaincc, gammaln, xlogy
+from numjax._src.scipy.special import gammaincc, gammaln, xlogy
 from numjax._src.typing import Array
 
 
@@ -22,7 +23,7 @@ def logpmf(k: Array, mu: Array, loc: Array = 0) -> Array:
     k, mu, loc = promote_args_inexact("poisson.logpmf", k, mu, loc)
     x = lax.sub(k, loc)
     log_probs = xlogy(x, mu) - gammaln(x + 1) - mu
-    off_support = logical_or(lax.lt(x, _const(k, 0)), lax.ne(jnp_round(k), k))
+    off_support = logical_or(lax.lt(x, lax_const(k, 0)), lax.ne(jnp_round(k), k))
     return where(off_support, -np.inf, log_probs)
 
 
@@ -43,7 +44,7 @@ def cdf(k: Array, mu: Array, loc: Array = 0) -> Array:
     """
     # JAX names this operation "poisson.logpmf" in its errors; so do we.
     k, mu, loc = promote_args_inexact("poisson.logpmf", k, mu, loc)
-    zero = _const(k, 0)
+    zero = lax_const(k, 0)
     x = lax.sub(k, loc)
     p = gammaincc(floor(1 + x), mu)
     return where(lax.lt(x, zero), zero, p)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
 
 
@@ -18,11 +18,11 @@ def logpdf(x: Array, df: Array, loc: Array = 0, scale: Array = 1) -> Array:
     Array(-1.576253, dtype=float32, weak_type=True)
     """
     x, df, loc, scale = promote_args_inexact("t.logpdf", x, df, loc, scale)
-    two = _const(x, 2)
+    two = lax_const(x, 2)
     z = lax.div(lax.sub(x, loc), scale)
     half_df = lax.div(df, two)
-    half_df_plus_half = lax.add(half_df, _const(x, 0.5))
-    pi_scale_sq = lax.mul(lax.mul(scale, scale), _const(x, np.pi))
+    half_df_plus_half = lax.add(half_df, lax_const(x, 0.5))
+    pi_scale_sq = lax.mul(lax.mul(scale, scale), lax_const(x, np.pi))
     log_half_volume = lax.div(lax.log(lax.mul(pi_scale_sq, df)), two)
     log_normalizer = lax.sub(lax.add(lax.lgamma(half_df), log_half_volume),
                              lax.lgamma(half_df_plus_half))

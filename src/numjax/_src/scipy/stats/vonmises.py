@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.ufuncs import cos, log
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
 
 
@@ -21,7 +21,7 @@ def logpdf(x: Array, kappa: Array) -> Array:
     """
     x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
     log_probs = kappa * (cos(x) - 1) - log(2 * np.pi * lax.bessel_i0e(kappa))
-    return where(lax.gt(kappa, _const(kappa, 0)), log_probs, np.nan)
+    return where(lax.gt(kappa, lax_const(kappa, 0)), log_probs, np.nan)
 
 
 def pdf(x: Array, kappa: Array) -> Array:

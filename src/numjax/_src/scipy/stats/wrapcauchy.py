@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from numjax._src.lax import lax
+from numjax._src.lax.constants import lax_const
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.ufuncs import cos, log
 from numjax._src.numpy.util import promote_args_inexact
-from numjax._src.scipy.special import _const
 from numjax._src.typing import Array
 
 
@@ -22,8 +22,8 @@ def logpdf(x: Array, c: Array) -> Array:
     x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
     log_probs = (log(1 - c * c) - log(2 * np.pi)
                  - log(1 + c * c - 2 * c * cos(x)))
-    on_circle = lax.ge(x, _const(x, 0)) & lax.le(x, _const(x, np.pi * 2))
-    valid_c = lax.gt(c, _const(c, 0)) & lax.lt(c, _const(c, 1))
+    on_circle = lax.ge(x, lax_const(x, 0)) & lax.le(x, lax_const(x, np.pi * 2))
+    valid_c = lax.gt(c, lax_const(c, 0)) & lax.lt(c, lax_const(c, 1))
     return where(valid_c, where(on_circle, log_probs, -np.inf), np.nan)
 
 
