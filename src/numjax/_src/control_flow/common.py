@@ -8,7 +8,6 @@ from typing import Any
 
 from numjax._src import config, dtypes
 from numjax._src.core import caches
-from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.jaxpr import ClosedJaxpr
 from numjax._src.core.trace import DebugInfo, Tracer, fun_source_info
 from numjax._src.interpreters.staging import trace_to_jaxpr
@@ -92,10 +91,6 @@ def hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
         return closed, []
     new = jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars])
     return ClosedJaxpr(new, []), list(closed.consts)
-
-
-def abstractify(x: Any) -> ShapedArray:
-    return get_aval(x)  # type: ignore[no-any-return]
 
 
 def typematch(a: Any, b: Any) -> bool:

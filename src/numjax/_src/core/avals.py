@@ -304,17 +304,6 @@ def get_aval(x: Any) -> Any:
     raise TypeError(f"Value {x!r} with type {type(x)} is not a valid JAX type")
 
 
-def is_array_like(x: Any) -> bool:
-    """True for values numjax treats as arrays (Python scalars, NumPy values, Arrays, tracers)."""
-    if type(x) in aval_handlers:
-        return True
-    try:
-        get_aval(x)
-    except TypeError:
-        return False
-    return True
-
-
 # The argument checks of JAX's entry points, each with its own text for a value that is not an
 # array. They run where an argument is first read, off the hot paths (an Array's type is in
 # `aval_handlers` and returns at the first test).

@@ -230,10 +230,6 @@ def bdim_at_front(x: Any, dim: int | None, axis_size: int) -> Any:
     return move_dim(x, dim, 0, axis_size)
 
 
-def common_dim(dims: Sequence[int | None]) -> int | None:
-    return 0 if any(d is not not_mapped for d in dims) else not_mapped
-
-
 def align_dims(args: Sequence[Any], dims: Sequence[int | None]) -> list[Any]:
     """Move every batched operand's batch axis to the front and give unbatched operands of the
     same rank a leading axis of size 1, so elementwise kernels broadcast them (0-d operands

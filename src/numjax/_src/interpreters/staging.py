@@ -134,18 +134,6 @@ def _user_source_position() -> SourcePosition | None:
     return None
 
 
-@contextlib.contextmanager
-def source_info_of(source_info: str | None) -> Iterator[None]:
-    """Equations staged inside are attributed to `source_info` (an equation being re-staged,
-    e.g. the primal part of a checkpointed function), not to the current user frame."""
-    previous = name_stack.source_override
-    name_stack.source_override = source_info
-    try:
-        yield
-    finally:
-        name_stack.source_override = previous
-
-
 def eval_jaxpr_keeping_sources(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     """`eval_jaxpr` for transformation rules: equations staged while evaluating one of
     `jaxpr`'s equations keep that equation's source line, as in JAX."""

@@ -271,7 +271,6 @@ def cholesky(x: Array, *, symmetrize_input: bool = True) -> Array:
 # ---- triangular_solve ----------------------------------------------------------------------
 
 triangular_solve_p = Primitive("triangular_solve")
-_TS_PARAMS = ("left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal")
 
 
 def _triangular_solve_kernel(a: Any, b: Any, *, left_side: bool, lower: bool,

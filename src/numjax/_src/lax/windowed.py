@@ -53,8 +53,6 @@ __all__ = [
 
 Ints = tuple[int, ...]
 Pads = tuple[tuple[int, int], ...]
-_WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",
-                  "window_dilation")
 
 
 def _dilate_dim(d: int, dilation: int) -> int:

@@ -73,10 +73,6 @@ def _transpose(self: Array, *axes: Any) -> Array:
     return shape.transpose(self, axes or None)
 
 
-def _item(self: Array, *args: Any) -> Any:
-    return np.asarray(self).item(*args)
-
-
 def _tracer_item(self: Tracer, *args: Any) -> Any:
     value = self.to_concrete_value()
     if value is None:

@@ -55,8 +55,8 @@ def _expand_index(index: Any, ndim: int) -> list[Any]:
     if n_real > ndim:
         raise IndexError(f"Too many indices for array: {n_real} non-None/Ellipsis indices for "
                          f"dim {ndim}.")
-    out.extend([slice(None)] * (ndim - n_real - (0 if seen_ellipsis else 0)
-                                if not seen_ellipsis else 0))
+    if not seen_ellipsis:  # the unindexed trailing dimensions are taken whole
+        out.extend([slice(None)] * (ndim - n_real))
     return out
 
 

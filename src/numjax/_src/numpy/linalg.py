@@ -572,12 +572,6 @@ def matrix_rank(M: Array, rtol: Array | None = None, *, tol: Array | None = None
 # ---- norms ---------------------------------------------------------------------------------
 
 
-def _canonical_axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    if isinstance(axis, int):
-        axis = (axis,)
-    return tuple(operator.index(a) % ndim if ndim else 0 for a in axis)
-
-
 def norm(x: Array, ord: int | str | None = None, axis: None | tuple[int, ...] | int = None,
          keepdims: bool = False) -> Array:
     """Vector or matrix norm, with NumPy's `ord` and `axis` semantics.

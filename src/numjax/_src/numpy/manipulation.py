@@ -59,12 +59,6 @@ def _concrete_or_error(x: Any, context: str) -> np.ndarray:
     return np.asarray(x)
 
 
-def _axes_tuple(axis: Any, ndim: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    return tuple(canonicalize_axis(a, ndim) for a in np.atleast_1d(axis).tolist())
-
-
 # ---- rolling and rotating ------------------------------------------------------------------
 
 

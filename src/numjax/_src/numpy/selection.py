@@ -4,7 +4,6 @@ extract, place, put; and mapping functions over axes (apply_along_axis, vectoriz
 from __future__ import annotations
 
 import functools
-import operator
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -520,5 +519,3 @@ def ix_(*args: Array) -> tuple[Array, ...]:
     return tuple(out)
 
 
-def _operator_index(x: Any) -> int:
-    return operator.index(x)

@@ -1,5 +1,6 @@
-"""Cumulative and NaN-aware reductions, order statistics, averages, differences, histograms,
-convolution and covariance."""
+"""Cumulative and NaN-aware reductions, order statistics (quantiles, medians), averages,
+differences, gradients and the trapezoid rule. Histograms are in `histograms.py`, convolution and
+covariance in `correlation.py`."""
 
 from __future__ import annotations
 
@@ -78,7 +79,6 @@ cumsum = _cumulative("cumsum", lax.cumsum)
 cumprod = _cumulative("cumprod", lax.cumprod)
 nancumsum = _cumulative("nancumsum", lax.cumsum, 0)
 nancumprod = _cumulative("nancumprod", lax.cumprod, 1)
-cumproduct = cumprod
 _cumsum_with_promotion = _cumulative("cumsum", lax.cumsum, promote_integers=True)
 
 
