@@ -13,6 +13,8 @@ from numjax._src.numpy import array_methods as _array_methods
 from numjax._src.numpy.advanced_indexing import argwhere as argwhere
 from numjax._src.numpy.advanced_indexing import flatnonzero as flatnonzero
 from numjax._src.numpy.advanced_indexing import nonzero as nonzero
+from numjax._src.numpy.bits import packbits as packbits
+from numjax._src.numpy.bits import unpackbits as unpackbits
 from numjax._src.numpy.complex_fns import conj as conj
 from numjax._src.numpy.complex_fns import conjugate as conjugate
 from numjax._src.numpy.complex_fns import imag as imag
@@ -149,7 +151,6 @@ from numjax._src.numpy.matrices import triu_indices as triu_indices
 from numjax._src.numpy.matrices import triu_indices_from as triu_indices_from
 from numjax._src.numpy.matrices import vander as vander
 from numjax._src.numpy.padding import pad as pad
-from numjax._src.numpy.polynomial import packbits as packbits
 from numjax._src.numpy.polynomial import poly as poly
 from numjax._src.numpy.polynomial import polyadd as polyadd
 from numjax._src.numpy.polynomial import polyder as polyder
@@ -160,7 +161,6 @@ from numjax._src.numpy.polynomial import polymul as polymul
 from numjax._src.numpy.polynomial import polysub as polysub
 from numjax._src.numpy.polynomial import polyval as polyval
 from numjax._src.numpy.polynomial import roots as roots
-from numjax._src.numpy.polynomial import unpackbits as unpackbits
 from numjax._src.numpy.reductions import all as all
 from numjax._src.numpy.reductions import amax as amax
 from numjax._src.numpy.reductions import amin as amin
