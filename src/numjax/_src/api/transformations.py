@@ -449,50 +449,17 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         names = debug_info("vmap", fun, args, kwargs).arg_names
         size = _mapped_size(flat_args, dims, axis_size, names)
         flat_fun, out = flatten_fun(fun, in_tree)
-        out_dims_store: list[Any] = []
 
-        def fun_with_out_dims(*xs: Any) -> list[Any]:
-            outs = flat_fun(*xs)
-            assert out.tree is not None
-            out_dims_store.extend(_flatten_out_axes(out.tree, out_axes))
-            return outs
+        def out_dims() -> list[Any]:
+            assert out.tree is not None  # known once flat_fun has run
+            return _flatten_out_axes(out.tree, out_axes)
 
-        with_dims = _LazyOutDims(fun_with_out_dims, out_dims_store)
-        results = batching.vmap_flat(with_dims, flat_args, dims, with_dims.out_dims, size,
-                                     axis_name, spmd_axis_name)
+        results = batching.vmap_flat(flat_fun, flat_args, dims, out_dims, size, axis_name,
+                                     spmd_axis_name)
         assert out.tree is not None
         return tree_unflatten(out.tree, results)
 
     return vmap_f
-
-
-class _LazyOutDims:
-    """The out_dims of a vmapped function are known only after it has run."""
-
-    def __init__(self, fun: Callable[..., list[Any]], store: list[Any]) -> None:
-        self.fun = fun
-        self.store = store
-
-    def __call__(self, *xs: Any) -> list[Any]:
-        return self.fun(*xs)
-
-    @property
-    def out_dims(self) -> _DeferredList:
-        return _DeferredList(self.store)
-
-
-class _DeferredList(Sequence[Any]):
-    def __init__(self, store: list[Any]) -> None:
-        self.store = store
-
-    def __getitem__(self, i: Any) -> Any:
-        return self.store[i]
-
-    def __len__(self) -> int:
-        return len(self.store)
-
-    def __iter__(self) -> Any:
-        return iter(self.store)
 
 
 def _shape(x: Any) -> tuple[int, ...]:

@@ -133,10 +133,15 @@ def _uses_axis(primitive: Primitive, params: dict[str, Any], trace: BatchTrace) 
 
 @leaks.checked
 def vmap_flat(fun: Callable[..., Sequence[Any]], args: Sequence[Any],
-              in_dims: Sequence[int | None], out_dims: Sequence[int | None], axis_size: int,
-              axis_name: Any = None, spmd_axis_name: Any = None) -> list[Any]:
-    """Map flat `fun` over axis `in_dims` of `args`; outputs get the mapped axis at `out_dims`."""
+              in_dims: Sequence[int | None],
+              out_dims: Sequence[int | None] | Callable[[], Sequence[int | None]],
+              axis_size: int, axis_name: Any = None, spmd_axis_name: Any = None) -> list[Any]:
+    """Map flat `fun` over axis `in_dims` of `args`; outputs get the mapped axis at `out_dims`
+    (or at what the thunk `out_dims()` returns once `fun` has run, for output dims that depend
+    on its output tree, as JAX's `out_axes_thunk`)."""
     pairs = vmap_flat_dims(fun, args, in_dims, axis_size, axis_name, spmd_axis_name)
+    if callable(out_dims):
+        out_dims = out_dims()
     for (_, d), od in zip(pairs, out_dims, strict=True):
         if od is not_mapped and d is not not_mapped and axis_name is not None:
             # JAX names the axis when the vmap has one.
