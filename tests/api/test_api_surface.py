@@ -835,3 +835,13 @@ def test_package_is_its_own_jax_attribute() -> None:
     package: Any = numjax.jax
     assert package is numjax
     assert package.tree.map(lambda x: x + 1, [1, 2]) == [2, 3]
+
+
+def test_every_lax_function_has_a_docstring() -> None:
+    # The wrappers users call say what they compute (a ratchet: a new one comes with its text).
+    undocumented = sorted(
+        name for name in dir(lax) if not name.startswith("_")
+        and isinstance(getattr(lax, name), types.FunctionType)
+        and getattr(lax, name).__module__.startswith("numjax._src")
+        and not (getattr(lax, name).__doc__ or "").strip())
+    assert undocumented == []

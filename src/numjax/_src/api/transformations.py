@@ -131,6 +131,7 @@ def _check_tangent(primal: Any, tangent: Any) -> None:
     expected = ad.tangent_aval(ShapedArray((), p_dtype)).dtype
     t_dtype = dtypes.dtype(tangent, canonicalize=True)
     if expected != t_dtype:
+        # JAX's text, sic: no space in "float0.Got".
         raise TypeError(
             "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
             "case of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
@@ -138,6 +139,7 @@ def _check_tangent(primal: Any, tangent: Any) -> None:
             f"{t_dtype} instead.")
     p_shape, t_shape = get_aval(primal).shape, get_aval(tangent).shape
     if p_shape != t_shape:
+        # JAX's text, sic: no space in "shapes;Got".
         raise ValueError("jvp called with different primal and tangent shapes;Got primal "
                          f"shape {p_shape} and tangent shape as {t_shape}")
 

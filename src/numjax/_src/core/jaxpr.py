@@ -3,6 +3,19 @@
 A `Jaxpr` is a list of equations over variables; a `ClosedJaxpr` pairs one with the values of
 its constvars. Higher-order primitives carry jaxprs in their params. `eval_jaxpr` binds each
 equation's primitive, so evaluating a jaxpr under a transformation transforms it.
+
+The grammar, as JAX prints it (`make_jaxpr(lambda x: sin(x) * 2.)(1.)`):
+
+    jaxpr    ::= { lambda constvars ; invars . let eqn* in ( outvars ) }
+    eqn      ::= outvars = primitive[params] atoms      (an outvar nobody reads prints as `_`)
+    atom     ::= var | literal                          (a literal: a scalar constant inline)
+    var      ::= name:type                              (type: an aval, `f32[3]`)
+
+    { lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0 in (c,) }
+
+Every variable is bound once, by an invar, a constvar or one equation's outvars, before it is
+read (`check_jaxpr` checks it). The records are frozen: passes make new ones (`replace`) rather
+than edit them.
 """
 
 from __future__ import annotations
@@ -64,6 +77,13 @@ Atom = Var | Literal
 
 @dataclass(frozen=True, slots=True, eq=False)
 class JaxprEqn:
+    """One primitive application: `outvars = primitive[params] invars`.
+
+    `params` are the primitive's static arguments (a higher-order primitive's jaxprs among
+    them); `effects` what it does besides computing (an equation with effects is never dropped
+    or merged); `source_info` the user's line that staged it, for errors and printing.
+    """
+
     invars: list[Atom]
     outvars: list[Var]
     primitive: Primitive
@@ -73,6 +93,8 @@ class JaxprEqn:
     source_info: Any = None
 
     def replace(self, **changes: Any) -> JaxprEqn:
+        # By hand rather than dataclasses.replace: 1.3 us against 1.8 us a call, and passes
+        # replace every equation of every program they rewrite.
         fields: dict[str, Any] = {
             "invars": self.invars, "outvars": self.outvars, "primitive": self.primitive,
             "params": self.params, "effects": self.effects, "source_info": self.source_info}
@@ -85,6 +107,10 @@ class JaxprEqn:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Jaxpr:
+    """A function: its constvars (values it closes over, given by a `ClosedJaxpr` or by the
+    caller before the invars), invars, equations in order, outvars (variables or literals), and
+    the union of its equations' effects. Equality is identity."""
+
     constvars: list[Var]
     invars: list[Var]
     outvars: list[Atom]
@@ -100,6 +126,7 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def replace(self, **changes: Any) -> Jaxpr:
+        # By hand, as JaxprEqn.replace (the cheaper of the two).
         fields: dict[str, Any] = {
             "constvars": self.constvars, "invars": self.invars, "outvars": self.outvars,
             "eqns": self.eqns, "effects": self.effects}
@@ -117,6 +144,10 @@ class Jaxpr:
 
 @dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class ClosedJaxpr:
+    """A jaxpr with the values of its constvars (`consts`, in order): a function with no free
+    variables, what `make_jaxpr` returns and higher-order primitives hold. Weakly referenced by
+    compile caches, which key on it by identity."""
+
     jaxpr: Jaxpr
     consts: list[Any]
 

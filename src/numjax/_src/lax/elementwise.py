@@ -696,22 +696,27 @@ def neg(x: Array) -> Array:
 
 
 def sign(x: Array) -> Array:
+    """Elementwise sign: -1, 0 or 1 (x / |x| for a nonzero complex x)."""
     return sign_p.bind(x)
 
 
 def floor(x: Array) -> Array:
+    """Elementwise largest integer value not above x, in x's float dtype."""
     return floor_p.bind(x)
 
 
 def ceil(x: Array) -> Array:
+    """Elementwise smallest integer value not below x, in x's float dtype."""
     return ceil_p.bind(x)
 
 
 def is_finite(x: Array) -> Array:
+    """Elementwise test of a float for being neither infinite nor NaN."""
     return is_finite_p.bind(x)
 
 
 def abs(x: Array) -> Array:
+    """Elementwise absolute value (the modulus, a real number, for complex x)."""
     return abs_p.bind(x)
 
 
@@ -726,66 +731,82 @@ def add(x: Array, y: Array) -> Array:
 
 
 def sub(x: Array, y: Array) -> Array:
+    """Elementwise difference x - y."""
     return sub_p.bind(x, y)
 
 
 def mul(x: Array, y: Array) -> Array:
+    """Elementwise product x * y."""
     return mul_p.bind(x, y)
 
 
 def div(x: Array, y: Array) -> Array:
+    """Elementwise quotient x / y; integer division rounds toward zero."""
     return div_p.bind(x, y)
 
 
 def rem(x: Array, y: Array) -> Array:
+    """Elementwise remainder of x / y with the sign of x (C's fmod)."""
     return rem_p.bind(x, y)
 
 
 def max(x: Array, y: Array) -> Array:
+    """Elementwise maximum of x and y; a NaN operand gives NaN."""
     return max_p.bind(x, y)
 
 
 def min(x: Array, y: Array) -> Array:
+    """Elementwise minimum of x and y; a NaN operand gives NaN."""
     return min_p.bind(x, y)
 
 
 def pow(x: Array, y: Array) -> Array:
+    """Elementwise power x ** y (a float or complex x; y of x's dtype or an integer)."""
     return pow_p.bind(x, y)
 
 
 def nextafter(x1: Array, x2: Array) -> Array:
+    """Elementwise next float after x1 in the direction of x2."""
     return nextafter_p.bind(x1, x2)
 
 
 def atan2(x: Array, y: Array) -> Array:
+    """Elementwise angle of the point (y, x): arctan(x / y) in the quadrant of the signs."""
     return atan2_p.bind(x, y)
 
 
 def exp(x: Array) -> Array:
+    """Elementwise exponential, e ** x."""
     return exp_p.bind(x)
 
 
 def exp2(x: Array) -> Array:
+    """Elementwise base-2 exponential, 2 ** x."""
     return exp2_p.bind(x)
 
 
 def log(x: Array) -> Array:
+    """Elementwise natural logarithm."""
     return log_p.bind(x)
 
 
 def log1p(x: Array) -> Array:
+    """Elementwise log(1 + x), accurate for x near zero."""
     return log1p_p.bind(x)
 
 
 def expm1(x: Array) -> Array:
+    """Elementwise exp(x) - 1, accurate for x near zero."""
     return expm1_p.bind(x)
 
 
 def tanh(x: Array) -> Array:
+    """Elementwise hyperbolic tangent."""
     return tanh_p.bind(x)
 
 
 def logistic(x: Array) -> Array:
+    """Elementwise logistic sigmoid, 1 / (1 + exp(-x))."""
     return logistic_p.bind(x)
 
 
@@ -800,54 +821,67 @@ def sin(x: Array) -> Array:
 
 
 def cos(x: Array) -> Array:
+    """Elementwise cosine."""
     return cos_p.bind(x)
 
 
 def tan(x: Array) -> Array:
+    """Elementwise tangent."""
     return tan_p.bind(x)
 
 
 def asin(x: Array) -> Array:
+    """Elementwise inverse sine, in radians."""
     return asin_p.bind(x)
 
 
 def acos(x: Array) -> Array:
+    """Elementwise inverse cosine, in radians."""
     return acos_p.bind(x)
 
 
 def atan(x: Array) -> Array:
+    """Elementwise inverse tangent, in radians."""
     return atan_p.bind(x)
 
 
 def sinh(x: Array) -> Array:
+    """Elementwise hyperbolic sine."""
     return sinh_p.bind(x)
 
 
 def cosh(x: Array) -> Array:
+    """Elementwise hyperbolic cosine."""
     return cosh_p.bind(x)
 
 
 def asinh(x: Array) -> Array:
+    """Elementwise inverse hyperbolic sine."""
     return asinh_p.bind(x)
 
 
 def acosh(x: Array) -> Array:
+    """Elementwise inverse hyperbolic cosine."""
     return acosh_p.bind(x)
 
 
 def atanh(x: Array) -> Array:
+    """Elementwise inverse hyperbolic tangent."""
     return atanh_p.bind(x)
 
 
 def sqrt(x: Array) -> Array:
+    """Elementwise square root."""
     return sqrt_p.bind(x)
 
 
 def rsqrt(x: Array) -> Array:
+    """Elementwise reciprocal square root, 1 / sqrt(x)."""
     return rsqrt_p.bind(x)
 
 
 def cbrt(x: Array) -> Array:
+    """Elementwise real cube root."""
     return cbrt_p.bind(x)
 
 
@@ -858,12 +892,14 @@ def square(x: Array) -> Array:
 
 
 def eq(x: Array, y: Array) -> Array:
+    """Elementwise x == y, as booleans (typed PRNG keys compare too)."""
     if _is_key(x) or _is_key(y):
         return _compare_keys("eq", x, y)
     return eq_p.bind(x, y)
 
 
 def ne(x: Array, y: Array) -> Array:
+    """Elementwise x != y, as booleans (typed PRNG keys compare too)."""
     if _is_key(x) or _is_key(y):
         return _compare_keys("ne", x, y)
     return ne_p.bind(x, y)
@@ -886,46 +922,57 @@ def _compare_keys(name: str, x: Any, y: Any) -> Any:
 
 
 def lt(x: Array, y: Array) -> Array:
+    """Elementwise x < y, as booleans."""
     return lt_p.bind(x, y)
 
 
 def le(x: Array, y: Array) -> Array:
+    """Elementwise x <= y, as booleans."""
     return le_p.bind(x, y)
 
 
 def gt(x: Array, y: Array) -> Array:
+    """Elementwise x > y, as booleans."""
     return gt_p.bind(x, y)
 
 
 def ge(x: Array, y: Array) -> Array:
+    """Elementwise x >= y, as booleans."""
     return ge_p.bind(x, y)
 
 
 def bitwise_not(x: Array) -> Array:
+    """Elementwise bitwise NOT of integers (logical NOT of booleans)."""
     return not_p.bind(x)
 
 
 def bitwise_and(x: Array, y: Array) -> Array:
+    """Elementwise bitwise AND of integers (logical AND of booleans)."""
     return and_p.bind(x, y)
 
 
 def bitwise_or(x: Array, y: Array) -> Array:
+    """Elementwise bitwise OR of integers (logical OR of booleans)."""
     return or_p.bind(x, y)
 
 
 def bitwise_xor(x: Array, y: Array) -> Array:
+    """Elementwise bitwise XOR of integers (logical XOR of booleans)."""
     return xor_p.bind(x, y)
 
 
 def shift_left(x: Array, y: Array) -> Array:
+    """Elementwise left shift of integer x by y bits."""
     return shift_left_p.bind(x, y)
 
 
 def shift_right_arithmetic(x: Array, y: Array) -> Array:
+    """Elementwise right shift of integer x by y bits, copying the sign bit in."""
     return shift_right_arithmetic_p.bind(x, y)
 
 
 def shift_right_logical(x: Array, y: Array) -> Array:
+    """Elementwise right shift of integer x by y bits, shifting zeros in."""
     return shift_right_logical_p.bind(x, y)
 
 

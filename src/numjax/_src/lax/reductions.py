@@ -229,26 +229,32 @@ def reduce_sum(operand: Array, axes: Sequence[int]) -> Array:
 
 
 def reduce_prod(operand: Array, axes: Sequence[int]) -> Array:
+    """Product of `operand` over `axes`."""
     return reduce_prod_p.bind(operand, axes=_axes("reduce_prod", operand, axes))
 
 
 def reduce_max(operand: Array, axes: Sequence[int]) -> Array:
+    """Maximum of `operand` over `axes`."""
     return reduce_max_p.bind(operand, axes=_axes("reduce_max", operand, axes))
 
 
 def reduce_min(operand: Array, axes: Sequence[int]) -> Array:
+    """Minimum of `operand` over `axes`."""
     return reduce_min_p.bind(operand, axes=_axes("reduce_min", operand, axes))
 
 
 def reduce_and(operand: Array, axes: Sequence[int]) -> Array:
+    """Logical (bitwise, for integers) AND of `operand` over `axes`."""
     return reduce_and_p.bind(operand, axes=_axes("reduce_and", operand, axes))
 
 
 def reduce_or(operand: Array, axes: Sequence[int]) -> Array:
+    """Logical (bitwise, for integers) OR of `operand` over `axes`."""
     return reduce_or_p.bind(operand, axes=_axes("reduce_or", operand, axes))
 
 
 def reduce_xor(operand: Array, axes: Sequence[int]) -> Array:
+    """Logical (bitwise, for integers) XOR of `operand` over `axes`."""
     return reduce_xor_p.bind(operand, axes=_axes("reduce_xor", operand, axes))
 
 

@@ -387,6 +387,7 @@ def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
 
 
 def broadcast_to_rank(x: Array, rank: int) -> Array:
+    """`x` with leading dimensions of size 1 added until it has `rank` of them."""
     ndim = get_aval(x).ndim
     if ndim == rank:
         return x
@@ -653,6 +654,7 @@ def _canonical_axis(axis: Any, ndim: int) -> int:
 
 
 def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
+    """`array` without its `dimensions`, each of size 1."""
     ndim = operand_aval(array).ndim
     dims = tuple(sorted(_canonical_axis(d, ndim) for d in dimensions))
     if not dims and isinstance(array, (Tracer, *_array_types())):
@@ -661,6 +663,7 @@ def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
 
 
 def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
+    """`array` with a dimension of size 1 at each of `dimensions` (of the result)."""
     aval = operand_aval(array)
     if len(set(dimensions)) != len(dimensions):
         raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
@@ -762,6 +765,7 @@ rev_p.def_batch(_rev_batch)
 
 
 def rev(operand: Array, dimensions: Sequence[int]) -> Array:
+    """`operand` reversed along each of `dimensions`."""
     return rev_p.bind(operand, dimensions=tuple(int(d) for d in dimensions))
 
 
@@ -972,6 +976,7 @@ def iota(dtype: Any, size: int) -> Array:
 
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Array:
+    """An array of `shape` whose values count 0, 1, ... along `dimension`."""
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = _shape_tuple("broadcasted_iota", shape)
     return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension))
@@ -1170,6 +1175,7 @@ def slice(operand: Array, start_indices: Sequence[int], limit_indices: Sequence[
 @transfer_guard.places_constants
 def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0) -> Array:
+    """`operand[start_index:limit_index:stride]` along `axis` (None: the start or end)."""
     shape = operand_aval(operand, "ndim").shape
     axis = int(axis) % len(shape)
     start = [0] * len(shape)
@@ -1185,6 +1191,8 @@ def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | Non
 
 
 def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
+    """The slice of `operand` at `index` (negative: from the end) along `axis`, which
+    is kept with size 1 when `keepdims`."""
     shape = operand_aval(operand, "shape").shape
     axis = int(axis) % len(shape)
     index = int(index) + shape[axis] if int(index) < 0 else int(index)

@@ -168,6 +168,7 @@ def _uniform_bits_as_float(raw: Array, shape: tuple[int, ...], dtype: np.dtype) 
     finfo = dtypes.finfo(dtype)
     nbits, nmant = int(finfo.bits), int(finfo.nmant)
     if nbits not in (8, 16, 32, 64):
+        # JAX's text, sic: no space in "dtypesgot".
         raise TypeError(f"uniform only accepts 8-, 16-, 32-, or 64-bit dtypesgot {dtype}.")
     rng_bits = 8 if nmant < 8 else nbits
     uint_dtype = prng.UINT_DTYPES[nbits]
