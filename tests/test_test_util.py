@@ -41,6 +41,7 @@ ad.defjvp(bad_cos_p, lambda t, x: lax.mul(t, lax.sin(x)))
 sin2_p = _test_primitive("sin2", np.sin)
 ad.defjvp(sin2_p, lambda t, x: lax.mul(t, bad_cos_p.bind(x)))
 
+
 # 3x as a linear primitive with a transpose that is off by a factor: forward mode is right,
 # reverse mode is wrong. A 0.1% error is below finite differences' gradient tolerance; only the
 # jvp/vjp consistency check (both modes) catches it.

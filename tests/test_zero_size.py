@@ -1113,4 +1113,3 @@ def test_eager_slice_checks_as_under_jit() -> None:
                            r"equal to start_indices, got start_indices \(2,\) and "
                            r"limit_indices \(1,\)\."):
             fn(x, (2,), (1,))
-

@@ -14,6 +14,7 @@ import numjax.numpy as jnp
 GOLDEN = json.loads(
     (pathlib.Path(__file__).parent.parent / "data" / "autodiff_cookbook_golden.json").read_text())
 
+
 def programs(jax, jnp):
     """The programs, written once for any jax-like module pair."""
     key_inputs = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)

@@ -163,7 +163,7 @@ def test_generated_code_calls_the_callback() -> None:
      "Unused positional arguments to `jax.debug.print`: [2]"),
     (lambda: numjax.debug.print("hi", x=1), ValueError,
      "Unused keyword arguments to `jax.debug.print`: ['x']. You may be passing an f-string "
-     "(i.e, `f\"{x}\"`) into `jax.debug.print` and instead should pass in a regular string."),
+     '(i.e, `f"{x}"`) into `jax.debug.print` and instead should pass in a regular string.'),
     (lambda: numjax.debug.callback(3), TypeError,
      "first argument to jax.debug.callback must be callable, but got an object of type "
      "<class 'int'>"),

@@ -80,6 +80,8 @@ def test_policies_decide_what_is_recomputed():
 def res_f1(x): return jnp.sin(jnp.sin(x))  # noqa: E704
 def res_f2(W, x): return jnp.sum(jnp.tanh(W @ x))
 def res_f3(x): return jnp.sum(jnp.exp(x) * x)  # noqa: E704
+
+
 res_named = lambda x: jnp.sin(jax.ad_checkpoint.checkpoint_name(jnp.cos(x), "c"))
 res_int = lambda x, n: x * n
 

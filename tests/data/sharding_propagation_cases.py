@@ -120,6 +120,7 @@ OPS: dict[str, Any] = {
                                                 lambda v: v - 1.0, x),
 }
 
+
 def _backward_dense(jnp: Any, x: Any) -> Any:
     """The gradient of sum(tanh(x @ w)) with respect to x, written out."""
     w = jnp.arange(64.0).reshape(8, 8) / 64
@@ -146,7 +147,6 @@ LAYOUTS: list[tuple[tuple[int, ...], tuple[str, ...], tuple[Any, ...]]] = [
 # are one jitted program, others op by op).
 EAGER_OPS = ["cumsum0", "idx_col0", "matmul", "reshape_16_4", "concat1", "take1", "sort0",
              "pad1", "mean_keep0", "outer", "einsum_batch", "add_T", "slice13", "dyn_slice"]
-
 
 
 def combo_fn(jnp: Any, x: Any) -> Any:

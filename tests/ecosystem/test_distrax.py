@@ -13,6 +13,7 @@ from ecosystem_import import import_library
 
 distrax = import_library("distrax")
 
+
 def test_quick_start() -> None:
     import jax
     import jax.numpy as jnp

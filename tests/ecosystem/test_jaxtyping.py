@@ -13,7 +13,6 @@ jaxtyping = import_library("jaxtyping")
 typeguard = import_library("typeguard")
 
 
-
 def _checked():  # type: ignore[no-untyped-def]
     # Read at test time: jaxtyping imports `jax` when its JAX names are first used.
     Array, Float = jaxtyping.Array, jaxtyping.Float

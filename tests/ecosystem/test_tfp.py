@@ -13,6 +13,7 @@ from ecosystem_import import import_library
 
 tfp = import_library("tensorflow_probability.substrates.jax")
 
+
 def test_distributions() -> None:
     import jax
     import jax.numpy as jnp

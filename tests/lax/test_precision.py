@@ -54,4 +54,3 @@ def test_anything_else_is_refused_with_jax_s_text(bad):
     with pytest.raises(ValueError) as info:
         jnp.dot(A, A, precision=bad)
     assert str(info.value) == message
-

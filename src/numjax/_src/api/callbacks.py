@@ -246,7 +246,7 @@ class _FormatChecker(string.Formatter):
         if unused_kw:
             raise ValueError(
                 f"Unused keyword arguments to `jax.debug.print`: {unused_kw}. You may be "
-                "passing an f-string (i.e, `f\"{x}\"`) into `jax.debug.print` and instead "
+                'passing an f-string (i.e, `f"{x}"`) into `jax.debug.print` and instead '
                 "should pass in a regular string.")
 
 

@@ -407,7 +407,6 @@ def saved_residuals(f: Callable[..., Any], *args: Any, **kwargs: Any) -> list[tu
     then results of operations in program order)."""
     import inspect
 
-
     leaves_with_paths, in_tree = tree_flatten_with_path((args, kwargs))
     leaves = [leaf for _, leaf in leaves_with_paths]
     # Scalars the linear jaxpr holds inline (numjax makes them literals rather than residuals;

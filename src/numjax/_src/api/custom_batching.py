@@ -103,6 +103,7 @@ class custom_vmap:
 
 custom_wrapper_types.add(custom_vmap)
 
+
 def _name(fun: Any) -> str:
     return getattr(fun, "__name__", "<unnamed rule>")
 

@@ -413,8 +413,8 @@ class custom_jvp(_CustomFunction):
         store: dict[str, Any] = {}
         nondiff_argnums = self.nondiff_argnums
         user_fun, user_jvp, symbolic = self.fun, self.jvp, self.symbolic_zeros
-        name = getattr(self.fun, '__name__', 'fun')
-        jvp_name = getattr(user_jvp, '__name__', user_jvp)
+        name = getattr(self.fun, "__name__", "fun")
+        jvp_name = getattr(user_jvp, "__name__", user_jvp)
 
         def fun(*flat_args: Any) -> list[Any]:
             diff = tree_unflatten(in_tree, flat_args)
@@ -673,7 +673,7 @@ class custom_vjp(_CustomFunction):
         nondiff_argnums = self.nondiff_argnums
         user_fun, user_fwd, user_bwd = self.fun, self.fwd, self.bwd
         symbolic = self.symbolic_zeros
-        name = getattr(self.fun, '__name__', 'fun')
+        name = getattr(self.fun, "__name__", "fun")
 
         def fun(*flat_args: Any) -> list[Any]:
             diff = tree_unflatten(in_tree, flat_args)
@@ -697,7 +697,7 @@ class custom_vjp(_CustomFunction):
             assert user_fwd is not None
             result = user_fwd(*_merge(nondiff, diff, nondiff_argnums))
             if not (isinstance(result, tuple | list) and len(result) == 2):
-                fwd_name = getattr(user_fwd, '__name__', user_fwd)
+                fwd_name = getattr(user_fwd, "__name__", user_fwd)
                 raise TypeError(
                     f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair "
                     "(list or tuple of length two) where the first element represents the "
@@ -707,7 +707,7 @@ class custom_vjp(_CustomFunction):
                     f"pair the fwd rule {fwd_name} produced {result}.")
             out, res = result
             out_flat, out_tree = tree_flatten(out)
-            fwd_name = getattr(user_fwd, '__name__', user_fwd)
+            fwd_name = getattr(user_fwd, "__name__", user_fwd)
             _check_rule_primal_out(
                 store, out_tree, out_flat,
                 f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair (list "

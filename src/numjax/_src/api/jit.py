@@ -655,4 +655,3 @@ def _tangent_as_primal(x: Any) -> Any:
     with trace_mod.set_current_trace(trace.parent):
         retyped = structural._convert_element_type(x.tangent, tangent.dtype, True)
     return ad.JVPTracer(trace, x.primal, retyped)
-

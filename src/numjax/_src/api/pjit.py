@@ -146,7 +146,6 @@ def _pjit_params(params: dict[str, Any]) -> dict[str, Any]:
     return {"name": _Name(params["name"]), "jaxpr": params["jaxpr"]}
 
 
-
 class _Name(str):
     pass
 

@@ -459,4 +459,3 @@ def clear_caches() -> None:
     for wrapped in list(_wrappers):
         wrapped.clear_cache()
     pmap_executable.clear_cache()
-

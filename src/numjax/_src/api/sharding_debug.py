@@ -179,4 +179,3 @@ def _sharding_table(shape: tuple[int, ...], sharding: Sharding, scale: float,
             lines.append("├" + "┼".join("─" * w for w in col_widths) + "┤")
     lines.append("└" + "┴".join("─" * w for w in col_widths) + "┘")
     return "\n".join(lines)
-

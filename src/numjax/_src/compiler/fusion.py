@@ -49,6 +49,7 @@ _FUSABLE_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
     np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128))
 
+
 def fusable_ufunc(eqn: JaxprEqn) -> Any:
     """The np.ufunc computing `eqn` elementwise, or None."""
     if eqn.params or eqn.primitive.multiple_results or eqn.effects:

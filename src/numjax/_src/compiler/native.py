@@ -517,4 +517,3 @@ def element_grid(elems: Sequence[str], shape: Sequence[int]) -> np.ndarray:
 
 def is_scalar(v: Any) -> bool:
     return not v.aval.shape
-

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-_THREEFRY = '''
+_THREEFRY = """
 @numba.njit(cache=True, inline='always')
 def threefry_pair(k1, k2, x1, x2):
     m = np.uint64(0xFFFFFFFF)
@@ -28,7 +28,7 @@ def threefry_pair(k1, k2, x1, x2):
         j = (i + 2) % 3
         b = (b + (k1 if j == 0 else (k2 if j == 1 else k3)) + np.uint64(i + 1)) & m
     return np.uint32(a), np.uint32(b)
-'''
+"""
 
 
 # float32 tanh as a rational function of the clamped argument, arithmetic and selects only, so
@@ -36,7 +36,7 @@ def threefry_pair(k1, k2, x1, x2):
 # step). x * P(u^2) / Q(u^2) with u = clamp(x, -9, 9) / 9 (tanh is 1 in float32 beyond 9);
 # coefficients fitted for relative error on [0, 9]: at most 6 ulp from the correctly rounded
 # value over [-10, 10] (0.8 on average), exact at 0, -0, +-inf; NaN stays NaN.
-_TANH_F32 = '''
+_TANH_F32 = """
 @numba.njit(cache=True, inline='always')
 def tanh_f32(x):
     c = np.float32(9.0) if x > np.float32(9.0) else (
@@ -55,7 +55,7 @@ def tanh_f32(x):
     q = q * s + np.float32(37.59804916381836)
     q = q * s + np.float32(1.0)
     return np.float32(u * p / q)
-'''
+"""
 
 
 _SOURCES: dict[str, Callable[[], str]] = {"threefry_pair": lambda: _THREEFRY,
@@ -78,7 +78,7 @@ def source(names: Iterable[str]) -> list[str]:
 
 # Scalar bit casts: the register reinterpreted (an array view would cost an allocation).
 def _bitcast_source(dtype: str) -> Callable[[], str]:
-    return lambda: f'''
+    return lambda: f"""
 import numba.extending
 
 
@@ -89,7 +89,7 @@ def bitcast_{dtype}(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], context.get_value_type(target))
     return target(x), codegen
-'''
+"""
 
 
 for _dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

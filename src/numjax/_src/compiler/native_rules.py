@@ -216,5 +216,3 @@ shift_right_logical_rule = elementwise(_shift("right_logical"))
 shift_right_arithmetic_rule = elementwise(_shift("right_arithmetic"))
 select_n_rule = elementwise(_select_n)
 convert_element_type_rule = elementwise(_convert)
-
-

@@ -376,7 +376,6 @@ class _Encoder:
             return {"ref": _ref(value)}
         raise Uncacheable(f"a global of type {kind.__name__}")
 
-
     def params(self, primitive: Any, params: dict[str, Any]) -> Any:
         """A primitive's params; those compiled code never reads (a custom_jvp_call's jvp
         rule) are left out, and are None when read back."""

@@ -914,7 +914,6 @@ def map(f: Callable[..., Any], xs: Any, *, batch_size: int | None = None) -> Any
     return tree_unflatten(ys_tree, ys_flat)
 
 
-
 # ---- inline lowering: loops as Python loops in the generated code --------------------------
 
 _loop_ids = iter(range(1 << 62))

@@ -229,6 +229,7 @@ class Token:
     def block_until_ready(self) -> Token:
         return self
 
+
 # Types whose values are arrays to numjax: type -> function giving the aval. Higher layers
 # register their array types (Array, tracers, typed keys) here.
 aval_handlers: dict[type, Callable[[Any], Any]] = {}

@@ -484,4 +484,3 @@ def pp_jaxpr(jaxpr: Jaxpr, context: _NameContext) -> pp.Doc:
 
 def literal(value: Any) -> Literal:
     return Literal(value, get_aval(value))
-

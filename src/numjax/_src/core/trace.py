@@ -862,7 +862,6 @@ def _tracer_aval(x: Tracer) -> Any:
 aval_handlers[Tracer] = _tracer_aval
 
 
-
 def operand_aval(x: Any, attribute: str | None = None) -> Any:
     """The aval of a lax function's operand, read before the primitive is bound.
 

@@ -157,6 +157,7 @@ def _with_zeros(count: int) -> Callable[[Array], Any]:
 
     return init
 
+
 @optimizer
 def momentum(step_size: float | Schedule, mass: float) -> Any:
     """SGD with heavy-ball momentum: `v = mass * v + g; x -= step_size(i) * v`.

@@ -427,4 +427,3 @@ def _backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any],
         for a, ct in zip(eqn.invars, in_cts, strict=True):
             add_ct(a, ct)
     return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
-

@@ -92,6 +92,7 @@ class RematSplit(NamedTuple):
     their residuals; `recompute`: the equations run again for the unknown part, less those
     computing a saved value, the split ones reading their residuals; `saved`: the values the
     recomputation reads from the known run (in the order `known` defines them)."""
+
     known: list[JaxprEqn]
     recompute: list[JaxprEqn]
     saved: list[Var]

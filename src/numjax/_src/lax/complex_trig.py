@@ -191,4 +191,3 @@ def log1p(x: Any) -> Any:
         real += half * np.log1p(ratio * ratio)
         real = np.where(np.isnan(real), small, real)
         return _compose(x.dtype, real, np.arctan2(im, re1))
-

@@ -482,6 +482,7 @@ def _pow_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     shape = rules.broadcast_shapes("pow", [x.shape, y.shape])
     return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
 
+
 nextafter_p = binary("nextafter", _nextafter, FLOAT)
 atan2_p = binary("atan2", _atan2_kernel, FLOAT_OR_COMPLEX,
                  jvp=(lambda t, x, y: mul(t, div(y, add(square(x), square(y)))),

@@ -175,6 +175,8 @@ def _fft_kernel_factory(in_avals: Any, *, fft_type: FftType, fft_lengths: tuple[
                          f"{fft_lengths} (a last length of 0) for operand shape "
                          f"{in_avals[0].shape} has no result of shape {out.shape}")
     return lambda x: np.zeros(out.shape, out.dtype)
+
+
 ad.linear_jvp(fft_p)
 fft_p.def_transpose(_fft_transpose)
 fft_p.def_batch(_fft_batch)

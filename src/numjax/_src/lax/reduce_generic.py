@@ -333,4 +333,3 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
     outs = reduce_p.bind(*flat_ops, *flat_inits, computation=computation, jaxpr=jaxpr,
                          dimensions=dims)
     return tree_unflatten(treedef, outs)
-

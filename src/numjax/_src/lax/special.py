@@ -406,6 +406,8 @@ def _digamma_kernel(x: Any) -> Any:
 digamma_p = unary("digamma", upcast_kernel(_digamma_kernel), FLOAT)
 bessel_i0e_p = _special_unary("bessel_i0e", "i0e")
 bessel_i1e_p = _special_unary("bessel_i1e", "i1e")
+
+
 def _igamma_kernel(a: Any, x: Any) -> Any:
     """P(a, x), with XLA's values off the domain: NaN for a <= 0, x < 0 or a = inf."""
     import scipy.special

@@ -152,5 +152,3 @@ def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True) -> Array:
         # Real and imaginary parts each clipped to [-1, 1], as JAX's.
         return lax.complex(clip(real(c), -1, 1), clip(imag(c), -1, 1))
     return clip(c, -1, 1)
-
-

@@ -204,7 +204,7 @@ def getitem(x: Array, index: Any) -> Array:
             if not -size <= j < size:
                 # As JAX 0.4.30: an out-of-bounds integer is no error but a gather, whose index
                 # is clamped (jnp.arange(10)[11] is 9; its gradient is zero).
-                        return advanced_getitem(x, index)
+                return advanced_getitem(x, index)
             j %= size
             starts.append(j)
             limits.append(j + 1)
@@ -256,4 +256,3 @@ class IndexUpdateHelper:
 
     def __repr__(self) -> str:
         return f"_IndexUpdateHelper({self.array!r})"
-

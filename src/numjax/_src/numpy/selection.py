@@ -517,5 +517,3 @@ def ix_(*args: Array) -> tuple[Array, ...]:
         shape = tuple(get_aval(a).shape[0] if j == i else 1 for j in range(n))
         out.append(lax.reshape(a, shape))
     return tuple(out)
-
-

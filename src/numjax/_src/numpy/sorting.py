@@ -358,6 +358,7 @@ def unique(ar: Array, return_index: bool = False, return_inverse: bool = False,
 
 class _UniqueAllResult(NamedTuple):
     """What `unique_all` returns (JAX's field names)."""
+
     values: Array
     indices: Array
     inverse_indices: Array
@@ -366,12 +367,14 @@ class _UniqueAllResult(NamedTuple):
 
 class _UniqueCountsResult(NamedTuple):
     """What `unique_counts` returns."""
+
     values: Array
     counts: Array
 
 
 class _UniqueInverseResult(NamedTuple):
     """What `unique_inverse` returns."""
+
     values: Array
     inverse_indices: Array
 

@@ -198,6 +198,8 @@ maximum = _binary("maximum", _max, fast_op=lax.max)
 minimum = _binary("minimum", _min, fast_op=lax.min)
 equal = _binary("equal", lax.eq, fast_op=lax.eq)
 not_equal = _binary("not_equal", lax.ne, fast_op=lax.ne)
+
+
 def _ordered(compare: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
     """`compare` extended to complex operands as JAX orders them: lexicographically, by real
     part, then imaginary part."""
@@ -224,6 +226,8 @@ nextafter = _binary("nextafter", lax.nextafter, promote_args_inexact)
 bitwise_and = _binary("bitwise_and", lax.bitwise_and)
 bitwise_or = _binary("bitwise_or", lax.bitwise_or)
 bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor)
+
+
 def _right_shift(x: Array, y: Array) -> Array:
     if get_aval(x).dtype.kind == "u":
         return lax.shift_right_logical(x, y)
@@ -295,6 +299,8 @@ sinh = _unary("sinh", lax.sinh)
 cosh = _unary("cosh", lax.cosh)
 tanh = _unary("tanh", lax.tanh)
 arcsinh = _unary("arcsinh", lax.asinh)
+
+
 def _arccosh(x: Array) -> Array:
     # lax.acosh's complex branch (XLA's) has a negative real part where NumPy's principal
     # value has a positive one: JAX's jnp.arccosh negates those results, and so their
@@ -749,4 +755,3 @@ def rint(x: Array, /) -> Array:
 def fabs(x: Array, /) -> Array:
     (x,) = promote_args_inexact("fabs", x)
     return lax.abs(x)
-

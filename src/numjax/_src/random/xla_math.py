@@ -328,6 +328,8 @@ def _f32_blocks(fn: Any, x: np.ndarray) -> np.ndarray:
 
 log_p = _unary_primitive("random_log", _f32_kernel(_log_any_f32, xla_math_f64.log))
 ad.defjvp(log_p, lambda t, x: lax.div(t, x))  # d/dx log x = 1/x
+
+
 def _log1p_f16(x: np.ndarray) -> np.ndarray:
     """XLA:CPU's float16 log1p: its Cephes formula (`_log1p_small_f32`) evaluated in float16
     arithmetic, every operation rounded to float16 and nothing fused (the log of the other

@@ -52,7 +52,7 @@ def _erf_inv_source() -> str:
              *(_horner(f"poly_log_{i}", p) for i, p in enumerate(x._LOG_P))]
     q1, q2 = repr(float(x._LOG_Q1)), repr(float(x._LOG_Q2))
     tiny = repr(float(np.finfo(np.float32).tiny))
-    return "\n".join(polys) + f'''
+    return "\n".join(polys) + f"""
 @numba.njit(cache=True, inline='always')
 def fma_f32(a, b, c):
     return np.float32(np.float64(a) * np.float64(b) + np.float64(c))
@@ -114,7 +114,7 @@ def erf_inv_f32(x):
     if abs(x) == f32(1.0):
         out = f32(x * f32(np.inf))
     return out
-'''
+"""
 
 
 native_helpers.register("erf_inv_f32", _erf_inv_source)

@@ -60,7 +60,6 @@ class TiledSharding(Sharding):
         return out
 
 
-
 def check_shape(sharding: TiledSharding, shape: tuple[int, ...], what: str) -> None:
     """Raise JAX's error when a value of `shape` given to `what` cannot take `sharding`."""
     try:
