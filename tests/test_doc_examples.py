@@ -2,10 +2,13 @@
 guide, the lax API examples, the errors page, debugging flags) gives JAX 0.4.30's values, texts
 and jaxprs, recorded here as data."""
 
+from __future__ import annotations
+
 import contextlib
 import io
 import logging
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -33,7 +36,7 @@ CONVERTED = {  # JAX 0.4.30, float32 VALUES.astype(dtype), eager and under jit a
 
 
 @pytest.mark.parametrize("dtype", sorted(CONVERTED))
-def test_float_to_int_conversion_saturates(dtype):
+def test_float_to_int_conversion_saturates(dtype: Any) -> None:
     x = jnp.array(VALUES, jnp.float32)
     assert x.astype(dtype).tolist() == CONVERTED[dtype]
     assert jax.jit(lambda v: v.astype(dtype))(x).tolist() == CONVERTED[dtype]
@@ -41,7 +44,7 @@ def test_float_to_int_conversion_saturates(dtype):
         0, 255, 0, 255, 0, 255, 0, 255, 0, 0, 0, 2, 127, 128, 0, 255, 255, 0]
 
 
-def test_float_to_int_conversion_doc_examples():
+def test_float_to_int_conversion_doc_examples() -> None:
     assert jnp.arange(254.0, 258.0).astype("uint8").tolist() == [254, 255, 255, 255]
     assert int(jnp.array(1e20).astype("int32")) == 2147483647
     assert int(lax.convert_element_type(1e10, jnp.int32)) == 2147483647
@@ -56,8 +59,8 @@ def test_float_to_int_conversion_doc_examples():
 
 # ---- jit's algebraic rewrites of log (FAQ: "jit changes the exact numerics of outputs") -------
 
-def test_log_of_exp_under_jit():
-    def f(x):
+def test_log_of_exp_under_jit() -> None:
+    def f(x: Any) -> Any:
         return jnp.log(jnp.exp(x))
 
     assert float(f(100.0)) == np.inf
@@ -79,7 +82,7 @@ def test_log_of_exp_under_jit():
     assert float(jax.jit(lambda: jnp.log(jnp.exp(jnp.float32(100.0))))()) == np.inf
 
 
-def test_log_of_sqrt_rsqrt_pow_under_jit():
+def test_log_of_sqrt_rsqrt_pow_under_jit() -> None:
     x = jnp.float32(np.pi)
     half_log = 0.5 * jnp.log(x)  # JAX 0.4.30: jit(log(sqrt(pi))) is 0.5 * log(pi), 0.5723649
     assert jax.jit(lambda x: jnp.log(jnp.sqrt(x)))(x) == half_log
@@ -100,7 +103,7 @@ def test_log_of_sqrt_rsqrt_pow_under_jit():
     (3.0, [np.inf, np.nan]), (4.0, [276.3102, 2.7725887]), (-1.0, [-69.07755, np.nan]),
     (-2.0, [-138.1551, -1.3862944]), (0.5, [34.538776, 0.3465736]),
     (1.5, [103.61633, 1.0397208])])
-def test_log_of_power_by_constant_under_jit(exponent, expected):
+def test_log_of_power_by_constant_under_jit(exponent: Any, expected: Any) -> None:
     # Powers by 1, 2, 3 and -1 become products (or 1 / x) first, so their log is not rewritten.
     f = jax.jit(lambda x: jnp.log(x ** exponent))
     np.testing.assert_allclose([f(1e30), f(-2.0)], expected, rtol=1e-6)
@@ -135,7 +138,8 @@ NEUTRAL_OPERANDS = [  # (function, argument, JAX 0.4.30 eagerly, JAX 0.4.30 unde
 
 @pytest.mark.parametrize("name,fn,x,eager,jitted", NEUTRAL_OPERANDS,
                          ids=[row[0] for row in NEUTRAL_OPERANDS])
-def test_jit_drops_neutral_constant_operands(name, fn, x, eager, jitted):
+def test_jit_drops_neutral_constant_operands(name: str, fn: Any, x: Any, eager: Any,
+                                             jitted: Any) -> None:
     """Under jit `x * 1`, `x / 1` and `x + 0` are x, as XLA simplifies them; eagerly they are
     computed, so inf + 0j times 1 is inf + nan j and -0.0 + 0 is +0.0 (JAX 0.4.30 both ways)."""
     for f, expected in ((fn, eager), (jax.jit(fn), jitted)):
@@ -149,7 +153,7 @@ def test_jit_drops_neutral_constant_operands(name, fn, x, eager, jitted):
 
 # ---- out-of-bounds indexing (the sharp bits) -------------------------------------------------
 
-def test_out_of_bounds_static_index_clamps():
+def test_out_of_bounds_static_index_clamps() -> None:
     x = jnp.arange(10.0)
     assert [float(x[i]) for i in (3, -3, 11, -11, 10, -10)] == [3, 7, 9, 0, 9, 0]
     assert int(jnp.arange(10)[11]) == 9
@@ -165,7 +169,7 @@ def test_out_of_bounds_static_index_clamps():
     assert jax.grad(lambda x: x[3])(x).tolist() == [0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
 
 
-def test_gather_gradient_drops_out_of_bounds_indices():
+def test_gather_gradient_drops_out_of_bounds_indices() -> None:
     x = jnp.arange(10.0)
     idx = jnp.array([11, -11, -1, 3])
     assert x[idx].tolist() == [9, 0, 9, 3]
@@ -180,7 +184,7 @@ def test_gather_gradient_drops_out_of_bounds_indices():
 
 # ---- control flow --------------------------------------------------------------------------
 
-def test_fori_loop_under_disable_jit_keeps_python_ints():
+def test_fori_loop_under_disable_jit_keeps_python_ints() -> None:
     f = jax.jit(lambda x: lax.fori_loop(0, 3, lambda i, c: c + i, x))
     with jax.disable_jit():
         out = f(0)
@@ -235,7 +239,7 @@ COND_JAXPR = """\
   in (f,) }"""
 
 
-def test_control_flow_constants_become_operands():
+def test_control_flow_constants_become_operands() -> None:
     fori = jax.make_jaxpr(lambda x, n: lax.fori_loop(
         0, n, lambda i, v: v + jnp.array([1.0, 2.0]), x))(jnp.ones(2), 3)
     assert str(fori) == WHILE_JAXPR
@@ -278,13 +282,13 @@ ASSOCIATIVE_SCAN_JAXPR = """\
   in (w,) }"""
 
 
-def test_associative_scan_jaxpr():
+def test_associative_scan_jaxpr() -> None:
     jaxpr = jax.make_jaxpr(lambda x: lax.associative_scan(jnp.add, x))(jnp.arange(4.0))
     assert str(jaxpr) == ASSOCIATIVE_SCAN_JAXPR
     assert lax.associative_scan(jnp.add, jnp.arange(0, 4)).tolist() == [0, 1, 3, 6]
 
 
-def test_slice_in_dim_has_unit_strides():
+def test_slice_in_dim_has_unit_strides() -> None:
     x = jnp.arange(6.0)
     assert str(jax.make_jaxpr(lambda x: lax.slice_in_dim(x, 0, 2))(x)) == (
         "{ lambda ; a:f32[6]. let\n"
@@ -295,7 +299,7 @@ def test_slice_in_dim_has_unit_strides():
 
 # ---- jax_log_compiles ----------------------------------------------------------------------
 
-def test_log_compiles_eager_and_jit_steps(caplog):
+def test_log_compiles_eager_and_jit_steps(caplog: pytest.LogCaptureFixture) -> None:
     # JAX 0.4.30 (times elided), without the lines for its jitted jnp.multiply: an eager
     # operation compiles in a jit's four steps, and a Python scalar's conversion folded while
     # tracing f is no compile.
@@ -317,7 +321,7 @@ def test_log_compiles_eager_and_jit_steps(caplog):
     ]
 
     @jax.jit
-    def f(x):
+    def f(x: Any) -> Any:
         return x * 2
 
     jax.clear_caches()
@@ -332,17 +336,17 @@ def test_log_compiles_eager_and_jit_steps(caplog):
 
 # ---- error texts ---------------------------------------------------------------------------
 
-def _origin(fun, line, arg):
+def _origin(fun: Any, line: Any, arg: Any) -> Any:
     return (f"The error occurred while tracing the function {fun} at {__file__}:{line} for "
             f"jit. This concrete value was not available in Python because it depends on the "
             f"value of the argument {arg}.")
 
 
-def test_tracer_item_and_tolist_errors():
-    def item(x):
+def test_tracer_item_and_tolist_errors() -> None:
+    def item(x: Any) -> Any:
         return x.item()
 
-    def tolist(x):
+    def tolist(x: Any) -> Any:
         return x.tolist()
 
     with pytest.raises(jax.errors.ConcretizationTypeError) as info:
@@ -366,7 +370,7 @@ def test_tracer_item_and_tolist_errors():
     assert jax.grad(lambda x: x * x.item())(3.0) == 3.0  # a concrete tracer has an item
 
 
-def test_boolean_mask_and_nonzero_errors():
+def test_boolean_mask_and_nonzero_errors() -> None:
     with pytest.raises(jax.errors.NonConcreteBooleanIndexError,
                        match=re.escape("Array boolean indices must be concrete; got "
                                        "ShapedArray(bool[10])")):
@@ -381,8 +385,8 @@ def test_boolean_mask_and_nonzero_errors():
             "specified to use jnp.nonzero within JAX transformations.\n")
 
 
-def test_traced_shape_errors():
-    def example_fun(length, val):
+def test_traced_shape_errors() -> None:
+    def example_fun(length: Any, val: Any) -> Any:
         return jnp.ones((length,)) * val
 
     with pytest.raises(TypeError) as info:
@@ -394,7 +398,7 @@ def test_traced_shape_errors():
         "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.",
         _origin("example_fun", example_fun.__code__.co_firstlineno, "length")]
 
-    def f(x):
+    def f(x: Any) -> Any:
         return x.reshape(jnp.array(x.shape).prod())
 
     with pytest.raises(TypeError) as info:
@@ -406,7 +410,7 @@ def test_traced_shape_errors():
                         "smaller subfunctions.")
 
 
-def test_array_item_assignment_error():
+def test_array_item_assignment_error() -> None:
     x = jnp.arange(10)
     with pytest.raises(TypeError) as info:
         x[0] = 10
@@ -481,7 +485,7 @@ VMAP_COND_JAXPR = """\
   in (l,) }"""
 
 
-def test_transformed_control_flow_jaxprs():
+def test_transformed_control_flow_jaxprs() -> None:
     # Under grad the branches' residuals share slots by type, and the cotangents are the
     # transposed cond's and scan's linear operands.
     cond = jax.make_jaxpr(jax.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x)))(1.0)
@@ -504,7 +508,7 @@ def test_transformed_control_flow_jaxprs():
 
 # ---- jnp's integer and float division (JAX's formulas, not NumPy's) --------------------------
 
-def test_floor_divide_and_remainder():
+def test_floor_divide_and_remainder() -> None:
     a = jnp.array([1.0, -1.0, 7.0, -7.0, 0.5, 5.0, 1e30, 3.0])
     b = jnp.array([0.1, 0.1, 2.0, 2.0, -0.25, 0.0, 3.0, -np.inf])
     # JAX 0.4.30 (Python's float //: 1 // 0.1 is 9)
@@ -536,7 +540,7 @@ def test_floor_divide_and_remainder():
      "expected a static index or sequence of indices."),
     ("squeeze", lambda x, a: jnp.squeeze(x, a),
      "expected a static index or sequence of indices.")])
-def test_traced_axis_errors(name, fun, context):
+def test_traced_axis_errors(name: str, fun: Any, context: Any) -> None:
     # The errors page's first example: a traced axis argument (JAX 0.4.30 texts).
     with pytest.raises(jax.errors.ConcretizationTypeError) as info:
         jax.jit(fun)(jnp.ones((2, 3)), 0)
@@ -596,7 +600,7 @@ GRAD_MAX_JAXPR = """\
   in (m,) }"""
 
 
-def test_scan_residuals_forward_xs():
+def test_scan_residuals_forward_xs() -> None:
     # A residual that is an xs slice is not stacked again: the backward scan reads xs itself.
     jaxpr = jax.make_jaxpr(jax.grad(lambda w: lax.scan(lambda c, w: (c * w, None), 1.0, w)[0]))(
         jnp.ones(3))
@@ -609,7 +613,7 @@ def test_scan_residuals_forward_xs():
     from numjax.ad_checkpoint import print_saved_residuals
 
     @jax.checkpoint
-    def layer(x, w_b):
+    def layer(x: Any, w_b: Any) -> Any:
         w, b = w_b
         return jnp.maximum(jnp.dot(x, w) + b, 0.0), None
 
@@ -623,7 +627,7 @@ def test_scan_residuals_forward_xs():
     assert saved == ["f32[2,2,2]", "f32[2,2]", "f32[2]", "f32[2,2]"]
 
 
-def test_max_min_derivative():
+def test_max_min_derivative() -> None:
     # JAX's rule: (x == max ? 1 : 0) / (y == max ? 2 : 1), from the output.
     assert str(jax.make_jaxpr(jax.grad(lambda x: jnp.maximum(x, 0.0).sum()))(jnp.ones(2))) \
         == GRAD_MAX_JAXPR

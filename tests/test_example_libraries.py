@@ -1,8 +1,12 @@
 """numjax.example_libraries (optimizers, stax) against values recorded from JAX 0.4.30."""
 
+from __future__ import annotations
+
+import pathlib
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import numpy as np
 import pytest
@@ -280,11 +284,11 @@ TRAIN_LOSSES = [0.9436547, 0.836491, 0.7489238, 0.6882614, 0.6486224, 0.6202261]
 TRAIN_FINAL_LOSS = 0.5700805
 
 
-def _loss(p):
+def _loss(p: Any) -> Any:
     return jnp.sum((p["a"] - 1.5) ** 2) + jnp.sum(jnp.sin(p["b"]) * p["b"])
 
 
-def _params():
+def _params() -> Any:
     return {"a": jnp.array([0.5, -1.0, 2.0]), "b": jnp.array([[0.3, -0.7], [1.2, 0.1]])}
 
 
@@ -294,7 +298,7 @@ RTOL, ATOL = 2e-5, 2e-6
 
 
 @pytest.mark.parametrize("expr", list(TRAJECTORIES))
-def test_optimizer_trajectory_matches_jax(expr):
+def test_optimizer_trajectory_matches_jax(expr: Any) -> None:
     init_fn, update_fn, get_params = eval(expr)
     state = init_fn(_params())
     for i, (a, b) in enumerate(TRAJECTORIES[expr]):
@@ -306,12 +310,12 @@ def test_optimizer_trajectory_matches_jax(expr):
 
 
 @pytest.mark.parametrize("expr", list(SCHEDULES))
-def test_schedule_values_match_jax(expr):
+def test_schedule_values_match_jax(expr: Any) -> None:
     schedule = eval(expr)
     np.testing.assert_allclose([float(schedule(i)) for i in range(7)], SCHEDULES[expr], rtol=1e-6)
 
 
-def test_make_schedule_l2_norm_and_clip_grads():
+def test_make_schedule_l2_norm_and_clip_grads() -> None:
     assert optimizers.make_schedule(0.3)(5) == 0.3
     schedule = optimizers.exponential_decay(1.0, 1, 0.5)
     assert optimizers.make_schedule(schedule) is schedule
@@ -325,7 +329,7 @@ def test_make_schedule_l2_norm_and_clip_grads():
     np.testing.assert_array_equal(small["a"], _params()["a"])
 
 
-def test_optimizer_state_is_a_pytree_through_jit():
+def test_optimizer_state_is_a_pytree_through_jit() -> None:
     init_fn, update_fn, get_params = optimizers.adam(0.1)
     state = init_fn(_params())
     assert isinstance(state, optimizers.OptimizerState)
@@ -346,14 +350,14 @@ def test_optimizer_state_is_a_pytree_through_jit():
     )
 
 
-def test_update_rejects_a_gradient_tree_of_another_structure():
+def test_update_rejects_a_gradient_tree_of_another_structure() -> None:
     init_fn, update_fn, _ = optimizers.sgd(0.1)
     state = init_fn(_params())
     with pytest.raises(TypeError, match="did not match the parameter tree structure"):
         update_fn(0, [jnp.ones(3)], state)
 
 
-def test_unpack_and_pack_optimizer_state_round_trip():
+def test_unpack_and_pack_optimizer_state_round_trip() -> None:
     init_fn, update_fn, get_params = optimizers.momentum(0.1, 0.9)
     state = update_fn(0, numjax.grad(_loss)(_params()), init_fn(_params()))
     marked = optimizers.unpack_optimizer_state(state)
@@ -370,9 +374,9 @@ def test_unpack_and_pack_optimizer_state_round_trip():
     np.testing.assert_array_equal(get_params(packed)["b"], get_params(state)["b"])
 
 
-def test_custom_optimizer_via_the_decorator():
+def test_custom_optimizer_via_the_decorator() -> None:
     @optimizers.optimizer
-    def scaled(factor):
+    def scaled(factor: Any) -> Any:
         return (
             lambda x: (x, jnp.zeros(())),
             lambda i, g, s: (s[0] - factor * g, s[1] + 1),
@@ -388,14 +392,14 @@ def test_custom_optimizer_via_the_decorator():
 # ---- stax ----------------------------------------------------------------------------------
 
 
-def _input():  # `x` of the recorded layer inputs
+def _input() -> Any:  # `x` of the recorded layer inputs
     x = random.normal(random.PRNGKey(2), (2, 6, 6, 3))
     np.testing.assert_allclose(float(jnp.sum(x)), X_SUM, rtol=1e-5)
     return x
 
 
 @pytest.mark.parametrize("expr", list(LAYERS))
-def test_stax_layer_matches_jax(expr):
+def test_stax_layer_matches_jax(expr: Any) -> None:
     inputs = eval(LAYERS[expr][0], {"x": _input()})
     _, out_shape, param_shapes, param_sums, y_shape, y_sum, y_sq = LAYERS[expr]
     init_fun, apply_fun = eval(expr)
@@ -412,14 +416,14 @@ def test_stax_layer_matches_jax(expr):
     np.testing.assert_allclose(float(jnp.sum(y * y)), y_sq, rtol=1e-5)
 
 
-def test_dense_init_reproduces_jax_parameters():
+def test_dense_init_reproduces_jax_parameters() -> None:
     shape, (W, b) = stax.Dense(2)[0](random.PRNGKey(0), (-1, 3))
     assert shape == (-1, 2)
     np.testing.assert_allclose(W, DENSE_W, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(b, DENSE_B, rtol=1e-5, atol=1e-7)
 
 
-def test_output_shapes_with_unknown_batch_print_as_jax():
+def test_output_shapes_with_unknown_batch_print_as_jax() -> None:
     key = random.PRNGKey(1)
     shapes = [
         stax.serial(
@@ -436,7 +440,7 @@ def test_output_shapes_with_unknown_batch_print_as_jax():
     assert [repr(f(key, (-1, 9, 9, 2))[0]) for f in shapes] == NEG_BATCH_SHAPES
 
 
-def test_dropout_needs_a_key_and_is_identity_outside_training():
+def test_dropout_needs_a_key_and_is_identity_outside_training() -> None:
     init_fun, apply_fun = stax.Dropout(0.5)
     with pytest.raises(ValueError, match="requires apply_fun to be called with a PRNG key"):
         apply_fun((), jnp.ones(3))
@@ -444,7 +448,7 @@ def test_dropout_needs_a_key_and_is_identity_outside_training():
     np.testing.assert_array_equal(stax.Dropout(0.5, mode="test")[1]((), jnp.ones(3), rng=key), 1.0)
 
 
-def test_serial_network_trains_under_jit_with_adam_as_jax():
+def test_serial_network_trains_under_jit_with_adam_as_jax() -> None:
     init_fun, predict = stax.serial(
         stax.Dense(8), stax.Tanh, stax.Dense(8), stax.Relu, stax.Dense(3), stax.LogSoftmax
     )
@@ -452,14 +456,14 @@ def test_serial_network_trains_under_jit_with_adam_as_jax():
     xs = random.normal(random.PRNGKey(3), (16, 4))
     labels = numjax.nn.one_hot(jnp.arange(16) % 3, 3)
 
-    def loss(params, batch):
+    def loss(params: Any, batch: Any) -> Any:
         inputs, targets = batch
         return -jnp.mean(jnp.sum(predict(params, inputs) * targets, axis=1))
 
     opt_init, opt_update, get_params = optimizers.adam(0.05)
 
     @numjax.jit
-    def update(i, opt_state, batch):
+    def update(i: Any, opt_state: Any, batch: Any) -> Any:
         value, g = numjax.value_and_grad(loss)(get_params(opt_state), batch)
         return value, opt_update(i, g, opt_state)
 
@@ -522,7 +526,7 @@ step 3 loss 0.94873
 """
 
 
-def test_unmodified_jax_program_runs_under_numjax(tmp_path):
+def test_unmodified_jax_program_runs_under_numjax(tmp_path: pathlib.Path) -> None:
     prog = tmp_path / "mnist_like.py"
     prog.write_text(JAX_PROGRAM)
     result = subprocess.run(

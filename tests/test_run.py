@@ -1,11 +1,15 @@
 """Running unmodified JAX programs: `numjax run`, `python -m numjax run`, `numjax.compat`."""
 
+from __future__ import annotations
+
+import pathlib
 import shutil
 import subprocess
 import sys
 import textwrap
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,7 +46,7 @@ JAX_PROGRAM = textwrap.dedent(
 
 
 @pytest.fixture
-def clean_jax_modules():
+def clean_jax_modules() -> Any:
     """Leave no `jax` alias behind: later tests must see an un-aliased interpreter."""
     assert "jax" not in sys.modules
     yield
@@ -57,7 +61,7 @@ def _expected_loss() -> str:
     params = {"w": jnp.ones((3, 2)) * 0.1, "b": jnp.zeros(2)}
     x = jnp.arange(12.0).reshape(4, 3) / 10
 
-    def loss(params, x):
+    def loss(params: Any, x: Any) -> Any:
         return jnp.sum(jnp.tanh(x @ params["w"] + params["b"]) ** 2)
 
     grads = numjax.grad(loss)(params, x)
@@ -73,7 +77,7 @@ def _check_output(stdout: str) -> None:
     assert lines[3] == _expected_loss()
 
 
-def test_python_m_numjax_run_executes_an_unmodified_jax_program(tmp_path):
+def test_python_m_numjax_run_executes_an_unmodified_jax_program(tmp_path: pathlib.Path) -> None:
     prog = tmp_path / "prog.py"
     prog.write_text(JAX_PROGRAM)
     result = subprocess.run(
@@ -88,7 +92,7 @@ def test_python_m_numjax_run_executes_an_unmodified_jax_program(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("numjax") is None, reason="console script not on PATH")
-def test_console_script(tmp_path):
+def test_console_script(tmp_path: pathlib.Path) -> None:
     prog = tmp_path / "prog.py"
     prog.write_text(JAX_PROGRAM)
     result = subprocess.run(
@@ -101,7 +105,7 @@ def test_console_script(tmp_path):
     _check_output(result.stdout)
 
 
-def test_program_errors_and_exit_codes_propagate(tmp_path):
+def test_program_errors_and_exit_codes_propagate(tmp_path: pathlib.Path) -> None:
     prog = tmp_path / "prog.py"
     prog.write_text("import sys\nimport jax.no_such_module\n")
     result = subprocess.run(
@@ -114,7 +118,9 @@ def test_program_errors_and_exit_codes_propagate(tmp_path):
     assert result.returncode == 3
 
 
-def test_run_in_process_sets_argv_main_and_sibling_imports(tmp_path, capsys, clean_jax_modules):
+def test_run_in_process_sets_argv_main_and_sibling_imports(tmp_path: pathlib.Path,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           clean_jax_modules: Any) -> None:
     (tmp_path / "helper.py").write_text("import jax.numpy as jnp\nVALUE = jnp.float32(2.5)\n")
     prog = tmp_path / "prog.py"
     prog.write_text(
@@ -129,7 +135,10 @@ def test_run_in_process_sets_argv_main_and_sibling_imports(tmp_path, capsys, cle
     sys.modules.pop("helper", None)
 
 
-def test_run_names_the_script_as_python_does(tmp_path, monkeypatch, capsys, clean_jax_modules):
+def test_run_names_the_script_as_python_does(tmp_path: pathlib.Path,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str],
+                                             clean_jax_modules: Any) -> None:
     # `python prog.py`: __file__ and the code's file name are absolute, argv[0] is as typed,
     # __package__ and __spec__ are None, and classes defined there pickle.
     (tmp_path / "prog.py").write_text(
@@ -145,7 +154,8 @@ def test_run_names_the_script_as_python_does(tmp_path, monkeypatch, capsys, clea
     assert sys.modules["__main__"] is main_module
 
 
-def test_run_module(tmp_path, monkeypatch, capsys, clean_jax_modules):
+def test_run_module(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
+                    capsys: pytest.CaptureFixture[str], clean_jax_modules: Any) -> None:
     (tmp_path / "jaxprog_as_module.py").write_text(
         "import sys, jax.numpy as jnp\nprint(sys.argv[1:], int(jnp.arange(5).sum()))\n"
     )
@@ -155,7 +165,7 @@ def test_run_module(tmp_path, monkeypatch, capsys, clean_jax_modules):
     sys.modules.pop("jaxprog_as_module", None)
 
 
-def test_usage_errors(capsys, tmp_path):
+def test_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path) -> None:
     assert main([]) == 2
     assert main(["--help"]) == 0
     assert "numjax run PROGRAM.py" in capsys.readouterr().out
@@ -168,7 +178,7 @@ def test_usage_errors(capsys, tmp_path):
     assert capsys.readouterr().out == f"numjax {numjax.__version__}\n"
 
 
-def test_compat_install_in_process(clean_jax_modules):
+def test_compat_install_in_process(clean_jax_modules: Any) -> None:
     compat.install()
     compat.install()  # idempotent
     import jax
@@ -192,7 +202,7 @@ def test_compat_install_in_process(clean_jax_modules):
         import jaxfoo_not_a_module  # noqa: F401
 
 
-def test_uninstall_removes_aliases(clean_jax_modules):
+def test_uninstall_removes_aliases(clean_jax_modules: Any) -> None:
     compat.install()
     import jax.numpy
 
@@ -203,7 +213,7 @@ def test_uninstall_removes_aliases(clean_jax_modules):
         import jax  # noqa: F401
 
 
-def test_install_refuses_when_real_jax_is_imported(monkeypatch):
+def test_install_refuses_when_real_jax_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
     with pytest.raises(ImportError, match="real `jax` is already imported"):
         compat.install()
@@ -215,7 +225,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 @pytest.mark.slow
 @pytest.mark.skipif(not (EXAMPLES / "data" / "digits.npz").exists(), reason="no example data")
-def test_digits_example_as_a_jax_program(tmp_path):
+def test_digits_example_as_a_jax_program(tmp_path: pathlib.Path) -> None:
     """examples/mnist_digits.py with `import jax` (as written for JAX) under `numjax run`."""
     source = (EXAMPLES / "mnist_digits.py").read_text()
     source = source.replace("import numjax as jax\n", "import jax\n")

@@ -2,8 +2,11 @@
 gradients, Jacobians, complex and holomorphic gradients) give JAX 0.4.30's values, recorded as
 data in tests/data/autodiff_cookbook_golden.json."""
 
+from __future__ import annotations
+
 import json
 import pathlib
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,28 +18,28 @@ GOLDEN = json.loads(
     (pathlib.Path(__file__).parent.parent / "data" / "autodiff_cookbook_golden.json").read_text())
 
 
-def programs(jax, jnp):
+def programs(jax: Any, jnp: Any) -> dict[str, Any]:
     """The programs, written once for any jax-like module pair."""
     key_inputs = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
     targets = np.array([True, True, False, True])
     w0 = np.array([0.5, -0.3, 0.8], np.float32)
     b0 = np.float32(0.1)
 
-    def sigmoid(x):
+    def sigmoid(x: Any) -> Any:
         return 0.5 * (jnp.tanh(x / 2) + 1)
 
-    def predict(W, b, inputs):
+    def predict(W: Any, b: Any, inputs: Any) -> Any:
         return sigmoid(jnp.dot(inputs, W) + b)
 
-    def loss(W, b):
+    def loss(W: Any, b: Any) -> Any:
         preds = predict(W, b, key_inputs)
         label_probs = preds * targets + (1 - preds) * (1 - targets)
         return -jnp.sum(jnp.log(label_probs))
 
-    def hvp(f, x, v):
+    def hvp(f: Any, x: Any, v: Any) -> Any:
         return jax.jvp(jax.grad(f), (x,), (v,))[1]
 
-    def f_quartic(x):
+    def f_quartic(x: Any) -> Any:
         return jnp.sum(x ** 4 + 3 * x ** 2 * jnp.sin(x))
 
     x0 = np.array([0.3, -1.2, 2.0], np.float32)
@@ -67,7 +70,7 @@ RESULTS = programs(jax, jnp)
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))
-def test_matches_jax(name):
+def test_matches_jax(name: str) -> None:
     value = RESULTS[name]
     if isinstance(value, complex):
         value = [value.real, value.imag]

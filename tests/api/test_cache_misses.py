@@ -1,6 +1,9 @@
 """jax_explain_cache_misses names the reason for each miss; jax_log_compiles logs compiles."""
 
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 import numpy as np
 import pytest
@@ -10,7 +13,7 @@ import numjax.numpy as jnp
 
 
 @pytest.fixture
-def explain(caplog):
+def explain(caplog: pytest.LogCaptureFixture) -> Any:
     # Every jit of a function shares its caches (as in JAX): start each test from none.
     jax.clear_caches()
     caplog.set_level(logging.WARNING, logger="numjax._src.pjit")
@@ -18,22 +21,22 @@ def explain(caplog):
         yield caplog
 
 
-def _messages(caplog):
+def _messages(caplog: pytest.LogCaptureFixture) -> Any:
     return [r.getMessage() for r in caplog.records if r.name == "numjax._src.pjit"]
 
 
-def scale(x, n=1):
+def scale(x: Any, n: Any = 1) -> Any:
     return x * n
 
 
-def test_never_seen_function(explain):
+def test_never_seen_function(explain: Any) -> None:
     jax.jit(scale, static_argnums=1)(jnp.ones(3), 1)
     (message,) = _messages(explain)
     assert message.startswith("TRACING CACHE MISS at ")
     assert "because:\n  never seen function:\n    scale id=" in message
 
 
-def test_shape_dtype_and_weak_type_mismatches(explain):
+def test_shape_dtype_and_weak_type_mismatches(explain: Any) -> None:
     f = jax.jit(scale)
     f(jnp.ones(3))
     f(jnp.ones(4))
@@ -50,7 +53,7 @@ def test_shape_dtype_and_weak_type_mismatches(explain):
         _messages(explain)[-1]
 
 
-def test_static_argument_tree_and_context_reasons(explain):
+def test_static_argument_tree_and_context_reasons(explain: Any) -> None:
     f = jax.jit(scale, static_argnums=1)
     f(jnp.ones(2), 1)
     f(jnp.ones(2), 2)
@@ -67,9 +70,9 @@ def test_static_argument_tree_and_context_reasons(explain):
     assert "jax_numpy_rank_promotion: seen 'allow', but now 'warn'" in _messages(explain)[-1]
 
 
-def test_messages_worded_as_jax_0_4_30(explain):
+def test_messages_worded_as_jax_0_4_30(explain: Any) -> None:
     # Texts recorded from JAX 0.4.30 for the same calls.
-    def add(x, y):
+    def add(x: Any, y: Any) -> Any:
         return x + y
 
     f = jax.jit(add)
@@ -102,14 +105,14 @@ def test_messages_worded_as_jax_0_4_30(explain):
     assert "weak_type" not in _messages(explain)[-1]
 
 
-def test_hits_log_nothing(explain):
+def test_hits_log_nothing(explain: Any) -> None:
     f = jax.jit(scale)
     f(jnp.ones(3))
     f(jnp.zeros(3))
     assert len(_messages(explain)) == 1
 
 
-def test_log_compiles(caplog):
+def test_log_compiles(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="numjax._src.dispatch")
     with jax.log_compiles(True):
         jax.jit(lambda x: x + 1, )(np.ones(2, np.float32))
@@ -121,7 +124,7 @@ def test_log_compiles(caplog):
     assert "Finished compilation of jit(<lambda>) in " in text
 
 
-def test_compiles_are_debug_records_without_log_compiles(caplog):
+def test_compiles_are_debug_records_without_log_compiles(caplog: pytest.LogCaptureFixture) -> None:
     # JAX 0.4.30 writes the same steps as DEBUG records when jax_log_compiles is off: grad of a
     # jitted function logs a compile for its forward and its backward program.
     jax.clear_caches()
@@ -138,7 +141,7 @@ def test_compiles_are_debug_records_without_log_compiles(caplog):
     assert not [r for r in caplog.records if r.name == "numjax._src.dispatch"]
 
 
-def test_log_compiles_logs_eager_compiles_once(caplog):
+def test_log_compiles_logs_eager_compiles_once(caplog: pytest.LogCaptureFixture) -> None:
     # As in JAX, where an eager operation is a jitted function named after it: jnp.ones(3)
     # converts its fill value, then broadcasts it, each compiled once for its avals.
     jax.clear_caches()
@@ -154,7 +157,7 @@ def test_log_compiles_logs_eager_compiles_once(caplog):
         "Argument mapping: [UnspecifiedValue]."]
 
 
-def _steps(caplog, name="<lambda>"):
+def _steps(caplog: pytest.LogCaptureFixture, name: str = "<lambda>") -> Any:
     """The compile steps logged for `name`, in order, with their times cut off."""
     steps = []
     for r in caplog.records:
@@ -170,7 +173,7 @@ def _steps(caplog, name="<lambda>"):
     return steps
 
 
-def test_calls_and_aot_stages_share_one_compile_pipeline(caplog):
+def test_calls_and_aot_stages_share_one_compile_pipeline(caplog: pytest.LogCaptureFixture) -> None:
     # What JAX 0.4.30 logs (steps for the jitted lambda) for each line, with
     # "Finished XLA compilation" / "to MLIR module conversion" as compile / lowering.
     jax.clear_caches()

@@ -1,5 +1,9 @@
 """checkpoint/remat: same values and gradients as without it, under jit/vmap/higher order."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -12,13 +16,13 @@ POLICIES = [None, jax.checkpoint_policies.everything_saveable,
             jax.checkpoint_policies.save_only_these_names("h")]
 
 
-def f(w, x):
+def f(w: Any, x: Any) -> Any:
     h = jax.ad_checkpoint.checkpoint_name(jnp.tanh(x @ w), "h")
     return jnp.sum(jnp.sin(h) ** 2)
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-def test_gradients_equal_without_checkpoint(policy):
+def test_gradients_equal_without_checkpoint(policy: Any) -> None:
     rng = np.random.default_rng(0)
     w = rng.normal(size=(3, 4)).astype(np.float32)
     x = rng.normal(size=(2, 3)).astype(np.float32)
@@ -32,7 +36,7 @@ def test_gradients_equal_without_checkpoint(policy):
     np.testing.assert_allclose(batched[1], jax.grad(f)(w, 2 * x), rtol=1e-5, atol=1e-6)
 
 
-def test_second_order_static_argnums_and_forward_mode():
+def test_second_order_static_argnums_and_forward_mode() -> None:
     g2 = jax.grad(jax.grad(jax.checkpoint(lambda x: jnp.sin(x) * x)))(1.0)
     assert float(g2) == pytest.approx(-np.sin(1.0) + 2 * np.cos(1.0), rel=1e-5)
     h = jax.checkpoint(lambda x, n: x ** n, static_argnums=1)
@@ -41,16 +45,16 @@ def test_second_order_static_argnums_and_forward_mode():
     assert float(t) == pytest.approx(np.cos(0.5), rel=1e-6)
 
 
-def test_checkpoint_in_scan_body():
+def test_checkpoint_in_scan_body() -> None:
     from numjax import lax
 
-    def loss(w):
-        def step(c, x):
+    def loss(w: Any) -> Any:
+        def step(c: Any, x: Any) -> Any:
             return jax.checkpoint(lambda c: jnp.tanh(c * w + x))(c), None
         return lax.scan(step, 0.5, jnp.arange(4.0))[0]
 
-    def reference(w):
-        def step(c, x):
+    def reference(w: Any) -> Any:
+        def step(c: Any, x: Any) -> Any:
             return jnp.tanh(c * w + x), None
         return lax.scan(step, 0.5, jnp.arange(4.0))[0]
 
@@ -58,11 +62,11 @@ def test_checkpoint_in_scan_body():
                                                        rel=1e-6)
 
 
-def test_policies_decide_what_is_recomputed():
+def test_policies_decide_what_is_recomputed() -> None:
     g = lambda w, x: jnp.sum(jnp.sin(jnp.tanh(x @ w)) ** 2)
     w, x = np.ones((3, 4), np.float32), np.ones((2, 3), np.float32)
 
-    def dots(policy):
+    def dots(policy: Any) -> Any:
         text = str(jax.make_jaxpr(jax.grad(jax.checkpoint(g, policy=policy)))(w, x))
         return text.count("dot_general")
 
@@ -75,7 +79,8 @@ def test_policies_decide_what_is_recomputed():
 
 # ---- print_saved_residuals: JAX 0.4.30's output for the same functions ---------------------
 # Each function sits on one line so its equations' source columns are JAX's recorded ones
-# (0-based column of the call expression) shifted by the longer names used here.
+# (0-based column of the call expression) shifted by the longer names used here; so they go
+# unannotated.
 
 def res_f1(x): return jnp.sin(jnp.sin(x))  # noqa: E704
 def res_f2(W, x): return jnp.sum(jnp.tanh(W @ x))
@@ -86,12 +91,12 @@ res_named = lambda x: jnp.sin(jax.ad_checkpoint.checkpoint_name(jnp.cos(x), "c")
 res_int = lambda x, n: x * n
 
 
-def _at(fn, col):
+def _at(fn: Any, col: Any) -> Any:
     code = fn.__code__
     return f"{code.co_filename}:{code.co_firstlineno}:{col} ({code.co_name})"
 
 
-def test_print_saved_residuals_matches_jax(capsys):
+def test_print_saved_residuals_matches_jax(capsys: pytest.CaptureFixture[str]) -> None:
     W, x = np.ones((3, 4), np.float32), np.ones(4, np.float32)
     cases = [
         (res_f1, (1.0,), [f"f32[] output of cos from {_at(res_f1, 30)}",
@@ -117,7 +122,7 @@ def test_print_saved_residuals_matches_jax(capsys):
         assert capsys.readouterr().out.splitlines() == expected
 
 
-def _io_callback_in(x):
+def _io_callback_in(x: Any) -> Any:
     from numjax.experimental import io_callback
     io_callback(lambda: None, None)
     return x * 1.0
@@ -129,7 +134,7 @@ def _io_callback_in(x):
     lambda f: jax.linearize(f, 1.0),
     lambda f: jax.jit(jax.grad(f))(1.0),
 ])
-def test_an_io_callback_cannot_be_rematerialized(transform):
+def test_an_io_callback_cannot_be_rematerialized(transform: Any) -> None:
     # JAX 0.4.30 refuses to differentiate (in reverse) a checkpoint holding an io_callback:
     # recomputing it would run the callback again.
     with pytest.raises(NotImplementedError, match=r"Effects not supported in partial-eval of "
@@ -140,8 +145,8 @@ def test_an_io_callback_cannot_be_rematerialized(transform):
     assert jax.checkpoint(_io_callback_in)(2.0) == 2.0
 
 
-def test_a_debug_callback_may_be_rematerialized(capsys):
-    def f(x):
+def test_a_debug_callback_may_be_rematerialized(capsys: pytest.CaptureFixture[str]) -> None:
+    def f(x: Any) -> Any:
         jax.debug.print("x={}", x)
         return jnp.sin(x)
 
@@ -152,7 +157,7 @@ def test_a_debug_callback_may_be_rematerialized(capsys):
 # ---- control flow inside a checkpoint: its equations mix primal and tangent values ----------
 # JAX 0.4.30's values (float32).
 
-def _scan_body(c, a):
+def _scan_body(c: Any, a: Any) -> Any:
     b = jnp.sum(jnp.sin(a)) + jnp.sum(jnp.sin(c))
     return jnp.sin(c * b), b
 
@@ -161,7 +166,7 @@ def _scan_body(c, a):
 @pytest.mark.parametrize("output, expected", [(0, -144.23414611816406),
                                               (1, 17.362247467041016)])
 @pytest.mark.parametrize("wrap", [lambda f: f, jax.jit])
-def test_grad_of_a_checkpointed_scan(policy, output, expected, wrap):
+def test_grad_of_a_checkpointed_scan(policy: Any, output: Any, expected: Any, wrap: Any) -> None:
     from functools import partial
 
     from numjax import lax
@@ -171,7 +176,7 @@ def test_grad_of_a_checkpointed_scan(policy, output, expected, wrap):
     np.testing.assert_allclose(g, [expected] * 4, rtol=2e-6)
 
 
-def test_grad_of_checkpointed_fori_loop_and_cond():
+def test_grad_of_checkpointed_fori_loop_and_cond() -> None:
     from numjax import lax
     g = jax.checkpoint(lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * x, x))
     assert float(jax.grad(g)(0.7)) == pytest.approx(1.0875581502914429, rel=1e-6)
@@ -180,11 +185,11 @@ def test_grad_of_checkpointed_fori_loop_and_cond():
     assert float(jax.grad(jax.grad(g))(0.7)) == pytest.approx(1.0787320137023926, rel=1e-6)
 
 
-def test_hessian_through_jit_of_a_checkpointed_switch():
+def test_hessian_through_jit_of_a_checkpointed_switch() -> None:
     # The switch index is an integer: its tangent (float0) is a symbolic zero at every order.
     from numjax import lax
 
-    def f(x):
+    def f(x: Any) -> Any:
         branch = jax.checkpoint(
             lambda i, x: lax.switch(i, [jnp.sin, lambda x: jnp.array([1., 2.]) * x], x))
         return jax.jit(lambda x: branch(jnp.int32(x[0] < 2), x))(x).sum()
@@ -195,11 +200,11 @@ def test_hessian_through_jit_of_a_checkpointed_switch():
     np.testing.assert_array_equal(jax.hessian(f)(jnp.ones(2)), np.zeros((2, 2)))
 
 
-def test_a_checkpointed_function_is_traced_once_per_signature():
+def test_a_checkpointed_function_is_traced_once_per_signature() -> None:
     # JAX 0.4.30 traces it once over five grad calls; a new signature or static value retraces.
     count = [0]
 
-    def g(x, n=1):
+    def g(x: Any, n: Any = 1) -> Any:
         count[0] += 1
         return jnp.sin(x) * n
 
@@ -223,17 +228,17 @@ def test_a_checkpointed_function_is_traced_once_per_signature():
     assert count[0] == 6
 
 
-def _save(name):
+def _save(name: str) -> Any:
     return lambda prim, *_, **__: str(prim) == name
 
 
 @jax.custom_jvp
-def _sin_jit_jvp(x):
+def _sin_jit_jvp(x: Any) -> Any:
     return jnp.sin(x)
 
 
 @_sin_jit_jvp.defjvp
-def _sin_jit_jvp_rule(primals, tangents):
+def _sin_jit_jvp_rule(primals: Any, tangents: Any) -> Any:
     y, c = jax.jit(lambda: (jnp.sin(primals[0]), jnp.cos(primals[0])))()
     return y, c * tangents[0]
 
@@ -269,7 +274,7 @@ REMAT_CONTROL_FLOW = [
 @pytest.mark.parametrize("name, fun, policy, counts", REMAT_CONTROL_FLOW,
                          ids=[r[0] for r in REMAT_CONTROL_FLOW])
 def test_linearized_checkpoint_of_control_flow_recomputes_only_what_it_needs(
-        name, fun, policy, counts):
+        name: str, fun: Any, policy: Any, counts: Any) -> None:
     g = jax.checkpoint(fun, policy=policy)
     y, f_lin = jax.linearize(g, 4.)
     text = str(jax.make_jaxpr(f_lin)(1.))

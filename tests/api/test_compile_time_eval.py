@@ -1,6 +1,10 @@
 """ensure_compile_time_eval: inside a trace, operations on concrete values run at once (their
 results are concrete Arrays, usable in Python control flow); operations on tracers are traced."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 import numjax as jax
@@ -8,11 +12,11 @@ import numjax.numpy as jnp
 from numjax._src.core.trace import Tracer
 
 
-def test_concrete_operations_run_while_tracing():
-    seen = {}
+def test_concrete_operations_run_while_tracing() -> None:
+    seen: dict[str, Any] = {}
 
     @jax.jit
-    def f(x):
+    def f(x: Any) -> Any:
         with jax.ensure_compile_time_eval():
             y = jnp.sin(3.0)
             positive = jnp.sin(y) > 0
@@ -42,14 +46,14 @@ def test_concrete_operations_run_while_tracing():
   in (b,) }"""
 
 
-def _scaled(x):
+def _scaled(x: Any) -> Any:
     with jax.ensure_compile_time_eval():
         c = jnp.ones(3) * 2
         assert not isinstance(c, Tracer)
     return x * c
 
 
-def test_under_grad_vmap_and_eagerly():
+def test_under_grad_vmap_and_eagerly() -> None:
     assert float(jax.grad(lambda x: _scaled(x).sum())(1.0)) == 6.0
     np.testing.assert_array_equal(jax.vmap(_scaled)(jnp.arange(2.0)), [[0, 0, 0], [2, 2, 2]])
     with jax.ensure_compile_time_eval():  # no transformation: nothing changes

@@ -8,6 +8,10 @@ The rules are deliberately not the true derivatives (3 * c * t), so a value show
 rule was used.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -37,49 +41,49 @@ ERRORS = {
 }
 
 
-def make_cjvp(c):
+def make_cjvp(c: Any) -> Any:
     @jax.custom_jvp
-    def f(x):
+    def f(x: Any) -> Any:
         return jnp.sin(x) * c
 
     @f.defjvp
-    def f_jvp(p, t):
+    def f_jvp(p: Any, t: Any) -> Any:
         (x,), (tx,) = p, t
         return f(x), 3.0 * c * tx
 
     return f
 
 
-def make_cvjp(c):
+def make_cvjp(c: Any) -> Any:
     @jax.custom_vjp
-    def f(x):
+    def f(x: Any) -> Any:
         return jnp.sin(x) * c
 
     f.defvjp(lambda x: (f(x), (x,)), lambda res, g: (3.0 * c * g,))
     return f
 
 
-def make_cjvp_rule_only(c):
+def make_cjvp_rule_only(c: Any) -> Any:
     @jax.custom_jvp
-    def f(x):
+    def f(x: Any) -> Any:
         return jnp.sin(x)
 
     f.defjvp(lambda p, t: (f(p[0]), 3.0 * c * t[0]))
     return f
 
 
-def make_cvjp_rule_only(c):
+def make_cvjp_rule_only(c: Any) -> Any:
     @jax.custom_vjp
-    def f(x):
+    def f(x: Any) -> Any:
         return jnp.sin(x)
 
     f.defvjp(lambda x: (f(x), None), lambda res, g: (3.0 * c * g,))
     return f
 
 
-def make_cvjp_fwd_res(c):
+def make_cvjp_fwd_res(c: Any) -> Any:
     @jax.custom_vjp
-    def f(x):
+    def f(x: Any) -> Any:
         return jnp.sin(x) * c
 
     f.defvjp(lambda x: (f(x), c * 3.0), lambda r, g: (r * g,))
@@ -109,7 +113,7 @@ INNER = {
 }
 
 
-def check(fn, expected):
+def check(fn: Any, expected: Any) -> None:
     if isinstance(expected, str):
         exc, msg = ERRORS[expected]
         with pytest.raises(exc) as info:
@@ -301,10 +305,10 @@ MORE_FACTS = {
 
 @pytest.mark.parametrize("kind,outer,inner,expected", FACTS,
                          ids=["-".join(r[:3]) for r in FACTS])
-def test_closure_over_outer_tracer(kind, outer, inner, expected):
+def test_closure_over_outer_tracer(kind: Any, outer: Any, inner: Any, expected: Any) -> None:
     maker = make_cjvp if kind == "cjvp" else make_cvjp
 
-    def h(c):
+    def h(c: Any) -> Any:
         f = maker(c)
         x = jnp.array([0.5, 1.0, 1.5]) if inner in ("vmap", "vmap_grad") else jnp.float32(0.7)
         return INNER[inner](f)(x)
@@ -364,13 +368,13 @@ MORE_CASES = {
 
 
 @pytest.mark.parametrize("name", list(MORE_FACTS))
-def test_closure_more_compositions(name):
+def test_closure_more_compositions(name: str) -> None:
     check(MORE_CASES[name], MORE_FACTS[name])
 
 
-def test_python_control_flow_still_runs_on_concrete_values_under_outer_traces():
+def test_python_control_flow_still_runs_on_concrete_values_under_outer_traces() -> None:
     @jax.custom_jvp
-    def f(x):
+    def f(x: Any) -> Any:
         return jnp.sin(x) if x > 0 else jnp.cos(x)
 
     f.defjvp(lambda p, t: (f(p[0]), 5.0 * t[0]))
@@ -379,11 +383,11 @@ def test_python_control_flow_still_runs_on_concrete_values_under_outer_traces():
     np.testing.assert_allclose(jax.vmap(lambda c: c * jax.grad(f)(1.0))(cs), [10.0, 15.0])
 
 
-def test_custom_vjp_tracer_in_nondiff_argnums_is_jaxs_error():
+def test_custom_vjp_tracer_in_nondiff_argnums_is_jaxs_error() -> None:
     from functools import partial
 
     @partial(jax.custom_vjp, nondiff_argnums=(0,))
-    def f(c, x):
+    def f(c: Any, x: Any) -> Any:
         return c * x
 
     f.defvjp(lambda c, x: (f(c, x), None), lambda c, r, g: (g,))

@@ -1,6 +1,10 @@
 """lax.platform_dependent: every branch traced, the one for the compiling platform (cpu) chosen
 at compile time through a platform_index primitive, with switch's transformation rules."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -9,11 +13,11 @@ import numjax.numpy as jnp
 from numjax import lax
 
 
-def _f(x):
+def _f(x: Any) -> Any:
     return lax.platform_dependent(x, cpu=jnp.sin, tpu=jnp.cos, default=jnp.tan)
 
 
-def test_the_cpu_branch_runs_under_every_transformation():
+def test_the_cpu_branch_runs_under_every_transformation() -> None:
     expected = np.sin(np.float32(1.0))
     for fn in (_f, jax.jit(_f)):
         np.testing.assert_allclose(fn(1.0), expected, rtol=1e-6)
@@ -34,7 +38,7 @@ def test_the_cpu_branch_runs_under_every_transformation():
   in (d,) }"""
 
 
-def test_defaults_shared_branches_and_errors():
+def test_defaults_shared_branches_and_errors() -> None:
     assert float(lax.platform_dependent(2.0, tpu=jnp.cos, default=lambda x: x * 3)) == 6.0
     assert float(lax.platform_dependent(1.0, 2.0, cpu=lambda a, b: a + b,
                                         cuda=lambda a, b: a)) == 3.0

@@ -1,8 +1,11 @@
 """Concretization errors name the traced function, its line and the arguments involved."""
 
+from __future__ import annotations
+
 import re
 import sys
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,17 +15,17 @@ import numjax.numpy as jnp
 from numjax import errors
 
 
-def branchy(x):
+def branchy(x: Any) -> Any:
     if x > 0:
         return x
     return -x
 
 
-def _line(fn):
+def _line(fn: Any) -> Any:
     return f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}"
 
 
-def test_bool_conversion_under_make_jaxpr():
+def test_bool_conversion_under_make_jaxpr() -> None:
     with pytest.raises(errors.TracerBoolConversionError) as info:
         jax.make_jaxpr(branchy)(1.0)
     assert isinstance(info.value, errors.ConcretizationTypeError)
@@ -36,14 +39,14 @@ def test_bool_conversion_under_make_jaxpr():
         "TracerBoolConversionError")
 
 
-def test_bool_conversion_works_under_grad_and_fails_under_vmap():
+def test_bool_conversion_works_under_grad_and_fails_under_vmap() -> None:
     assert float(jax.grad(branchy)(-2.0)) == -1.0
     with pytest.raises(errors.TracerBoolConversionError):
         jax.vmap(branchy)(jnp.ones(3))
 
 
-def test_int_float_index_array_conversions():
-    def as_int(x, y):
+def test_int_float_index_array_conversions() -> None:
+    def as_int(x: Any, y: Any) -> Any:
         return int(x) + y
 
     with pytest.raises(errors.ConcretizationTypeError) as info:
@@ -58,8 +61,8 @@ def test_int_float_index_array_conversions():
         jax.make_jaxpr(lambda x: float(x))(1.0)
 
 
-def test_dependent_arguments_are_named():
-    def f(a, b, c):
+def test_dependent_arguments_are_named() -> None:
+    def f(a: Any, b: Any, c: Any) -> Any:
         return bool(a * c > 0)
 
     # JAX 0.4.30's wording for one, two and more arguments.
@@ -76,10 +79,10 @@ def test_dependent_arguments_are_named():
     assert "on the values of the arguments x and y." in str(info.value)
 
 
-def test_leaked_tracer_raises_unexpected_tracer_error():
+def test_leaked_tracer_raises_unexpected_tracer_error() -> None:
     leaked = []
 
-    def leak(x):
+    def leak(x: Any) -> Any:
         leaked.append(x)
         return x
 
@@ -88,13 +91,13 @@ def test_leaked_tracer_raises_unexpected_tracer_error():
         jnp.sin(leaked[0])
 
 
-def test_trace_state_is_thread_local():
+def test_trace_state_is_thread_local() -> None:
     results = []
 
-    def other_thread():
+    def other_thread() -> None:
         results.append(float(jnp.sin(1.0)))
 
-    def f(x):
+    def f(x: Any) -> Any:
         t = threading.Thread(target=other_thread)
         t.start()
         t.join()
@@ -104,11 +107,11 @@ def test_trace_state_is_thread_local():
     assert results == [pytest.approx(np.sin(1.0))]
 
 
-def test_a_tracer_hashes_by_identity_with_a_warning():
+def test_a_tracer_hashes_by_identity_with_a_warning() -> None:
     # JAX 0.4.30 warns and hashes by id; a later release raises.
     seen = []
 
-    def f(x):
+    def f(x: Any) -> Any:
         with pytest.warns(FutureWarning, match="Attempting to hash a tracer will lead to an "
                                                "error in a future JAX release"):
             seen.append(hash(x) == id(x))
@@ -120,13 +123,13 @@ def test_a_tracer_hashes_by_identity_with_a_warning():
     assert seen == [True, True, True]
 
 
-def test_item_assignment_on_a_tracer_names_its_type():
+def test_item_assignment_on_a_tracer_names_its_type() -> None:
     with pytest.raises(TypeError, match=r"^'<class '.*Tracer'>' object does not support item "
                                         r"assignment\. JAX arrays are immutable\."):
         jax.jit(lambda x: x.__setitem__(0, 1.0))(jnp.ones(2))
 
 
-def test_a_leaked_tracer_is_named_as_in_jax():
+def test_a_leaked_tracer_is_named_as_in_jax() -> None:
     saved = []
     jax.jit(lambda x: saved.append(x) or x)(jnp.ones(2))
     with pytest.raises(errors.UnexpectedTracerError,
@@ -136,13 +139,13 @@ def test_a_leaked_tracer_is_named_as_in_jax():
 
 
 @pytest.mark.parametrize("stage", [jax.make_jaxpr, jax.jit])
-def test_a_python_int_output_out_of_int32_range_overflows(stage):
+def test_a_python_int_output_out_of_int32_range_overflows(stage: Any) -> None:
     with pytest.raises(OverflowError, match="(?m)^Python int 1099511627776 too large to convert "
                                             "to int32$"):
         stage(lambda x: 2 ** 40)(1.0)
 
 
-def test_check_tracer_leaks_is_the_checking_leaks_option():
+def test_check_tracer_leaks_is_the_checking_leaks_option() -> None:
     # JAX 0.4.30 has both names for the jax_check_tracer_leaks context manager.
     with jax.check_tracer_leaks(True):
         assert jax.config.jax_check_tracer_leaks
@@ -156,7 +159,7 @@ def test_check_tracer_leaks_is_the_checking_leaks_option():
 LEAKED: list = []
 
 
-def _leaky(x):
+def _leaky(x: Any) -> Any:
     LEAKED.append(x)
     return x * 2
 
@@ -172,7 +175,8 @@ def _leaky(x):
     (jax.vmap, jnp.ones(2), "Leaked trace MainTrace(1,BatchTrace)",
      "Traced<ShapedArray(float32[])>with<BatchTrace(level=1/0)> with"),
 ])
-def test_checking_leaks_reports_a_tracer_kept_in_a_global(transform, arg, head, kind):
+def test_checking_leaks_reports_a_tracer_kept_in_a_global(transform: Any, arg: Any, head: Any,
+                                                          kind: Any) -> None:
     LEAKED.clear()
     with jax.checking_leaks(), pytest.raises(Exception) as info:
         transform(_leaky)(arg)
@@ -188,10 +192,10 @@ def test_checking_leaks_reports_a_tracer_kept_in_a_global(transform, arg, head, 
         assert f"This DynamicJaxprTracer was created on line {__file__}:{call_line}:" in text
 
 
-def test_checking_leaks_names_the_line_of_a_leaked_intermediate_value():
+def test_checking_leaks_names_the_line_of_a_leaked_intermediate_value() -> None:
     kept = []
 
-    def f(x):
+    def f(x: Any) -> Any:
         y = jnp.sin(x)
         kept.append(y)
         return y
@@ -205,9 +209,9 @@ def test_checking_leaks_names_the_line_of_a_leaked_intermediate_value():
     assert "closed-over variable kept" in str(info.value) or "<list" in str(info.value)
 
 
-def test_checking_leaks_passes_programs_that_keep_nothing():
+def test_checking_leaks_passes_programs_that_keep_nothing() -> None:
     @jax.custom_jvp
-    def g(x):
+    def g(x: Any) -> Any:
         return jnp.sin(x)
 
     g.defjvps(lambda t, ans, x: jnp.cos(x) * t)
@@ -235,7 +239,7 @@ CONVERSIONS = {
 
 
 @pytest.mark.parametrize("name", sorted(CONVERSIONS))
-def test_python_conversions_under_grad_and_jvp(name):
+def test_python_conversions_under_grad_and_jvp(name: str) -> None:
     fun, refused = CONVERSIONS[name]
     for transform in (jax.grad, lambda f: (lambda x: jax.jvp(f, (x,), (1.0,)))):
         if refused:
@@ -247,6 +251,6 @@ def test_python_conversions_under_grad_and_jvp(name):
     assert float(jax.grad(lambda x: x * 2.0)(1.0)) == 2.0
 
 
-def test_a_python_tangent_passed_through_comes_back_as_an_array():
+def test_a_python_tangent_passed_through_comes_back_as_an_array() -> None:
     _, t = jax.jvp(lambda x: int(x) + x, (1.0,), (1.0,))
     assert isinstance(t, jax.Array) and t.weak_type   # JAX: Array(1., weak_type=True)

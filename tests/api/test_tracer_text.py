@@ -1,6 +1,10 @@
 """How tracers print: the text JAX 0.4.30 gives in each context (recorded from JAX) — the
 aval, the trace and its level, and the contents of JVP, batch and partial-evaluation tracers."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import pytest
 
 import numjax as jax
@@ -90,8 +94,8 @@ GOLDEN = {
 def _printed() -> dict[str, str]:
     seen: dict[str, str] = {}
 
-    def grab(name):
-        def keep(x):
+    def grab(name: str) -> Any:
+        def keep(x: Any) -> Any:
             seen[name] = repr(x)
             return x
         return keep
@@ -120,11 +124,11 @@ PRINTED = _printed()
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))
-def test_a_tracer_prints_as_in_jax(name):
+def test_a_tracer_prints_as_in_jax(name: str) -> None:
     assert PRINTED[name] == GOLDEN[name]
 
 
-def test_str_and_format_are_the_repr():
+def test_str_and_format_are_the_repr() -> None:
     seen = []
     jax.jit(lambda x: seen.append((str(x), f"{x}", repr(x))) or x)(jnp.ones(2))
     assert len(set(seen[0])) == 1

@@ -1,5 +1,9 @@
 """grad/jvp/vjp/linearize against finite differences; vmap against Python loops; JAX's errors."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -24,14 +28,14 @@ FUNCTIONS = {
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
-def test_grad_matches_finite_differences(name):
+def test_grad_matches_finite_differences(name: str) -> None:
     f = FUNCTIONS[name]
     x = rng.uniform(0.2, 1.5, size=3).astype(f32)
     check_grads(f, (x,), order=1, modes=["rev"], rtol=2e-2, atol=2e-2)
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
-def test_jvp_agrees_with_vjp(name):
+def test_jvp_agrees_with_vjp(name: str) -> None:
     f = FUNCTIONS[name]
     x = rng.uniform(0.2, 1.5, size=3).astype(f32)
     t = rng.normal(size=3).astype(f32)
@@ -41,8 +45,8 @@ def test_jvp_agrees_with_vjp(name):
     np.testing.assert_allclose(float(jvp_out), float(jnp.dot(ct, t)), rtol=1e-4, atol=1e-5)
 
 
-def test_grad_of_grad_and_python_control_flow():
-    def f(x):
+def test_grad_of_grad_and_python_control_flow() -> None:
+    def f(x: Any) -> Any:
         if x > 0:
             return jnp.sin(x) * x
         return x ** 3
@@ -52,7 +56,7 @@ def test_grad_of_grad_and_python_control_flow():
     assert float(d2(-2.0)) == pytest.approx(6 * -2.0, rel=1e-5)
 
 
-def test_linearize_reused_on_several_tangents():
+def test_linearize_reused_on_several_tangents() -> None:
     y, f_jvp = jax.linearize(lambda x: jnp.sin(x) * x, jnp.array([0.5, 1.0]))
     for t in ([1.0, 0.0], [0.0, 2.0]):
         t = jnp.array(t)
@@ -60,8 +64,8 @@ def test_linearize_reused_on_several_tangents():
         np.testing.assert_allclose(f_jvp(t), expected, rtol=1e-6)
 
 
-def test_value_and_grad_argnums_and_aux():
-    def loss(w, b, x):
+def test_value_and_grad_argnums_and_aux() -> None:
+    def loss(w: Any, b: Any, x: Any) -> Any:
         out = jnp.sum(jnp.tanh(x * w + b))
         return out, {"out": out}
 
@@ -86,10 +90,10 @@ AUX_CASES = {
 
 
 @pytest.mark.parametrize("name", AUX_CASES)
-def test_aux_outputs_leave_the_transformation(name):
+def test_aux_outputs_leave_the_transformation(name: str) -> None:
     # An aux output computed from the differentiated input comes out as a plain Array (its
     # primal value), not as a tracer of the transformation; non-array leaves pass through.
-    def f(x):
+    def f(x: Any) -> Any:
         y = jnp.sum(x ** 2) if name in ("grad", "value_and_grad", "jit_grad") else x ** 2
         if name in ("jit_grad", "jacfwd"):  # outputs of jit and vmap must be arrays
             return y, {"scaled": x * 3.0}
@@ -103,25 +107,25 @@ def test_aux_outputs_leave_the_transformation(name):
         assert aux["tag"] == "step" and aux["none"] is None
 
 
-def test_aux_of_a_transformation_under_vmap_and_nested_grad():
+def test_aux_of_a_transformation_under_vmap_and_nested_grad() -> None:
     per_example = jax.vmap(jax.grad(lambda x: (x ** 2, x * 3.0), has_aux=True))(jnp.ones(2))
     np.testing.assert_allclose(per_example[1], [3.0, 3.0])
 
-    def outer(x):
+    def outer(x: Any) -> Any:
         g, aux = jax.grad(lambda y: (y ** 3 * x, y * x), has_aux=True)(x)
         return g + aux  # 3x^3 + x^2, differentiated by the outer grad
 
     np.testing.assert_allclose(jax.grad(outer)(2.0), 9 * 4.0 + 2 * 2.0)
 
 
-def test_grad_pytree_inputs():
+def test_grad_pytree_inputs() -> None:
     params = {"w": jnp.ones((2, 3)), "b": jnp.zeros(3)}
     g = jax.grad(lambda p, x: jnp.sum((x @ p["w"] + p["b"]) ** 2))(params, jnp.ones((4, 2)))
     np.testing.assert_allclose(g["b"], np.full(3, 2 * 4 * 2.0))
     np.testing.assert_allclose(g["w"], np.full((2, 3), 2 * 4 * 2.0))
 
 
-def test_grad_errors():
+def test_grad_errors() -> None:
     with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions\. "
                                         r"Output had shape: \(3,\)\."):
         jax.grad(lambda x: x * 2)(jnp.ones(3))
@@ -135,8 +139,8 @@ def test_grad_errors():
     assert g.dtype == jax.dtypes.float0 and g.shape == ()
 
 
-def test_vmap_matches_loop_with_axes():
-    def f(x, y):
+def test_vmap_matches_loop_with_axes() -> None:
+    def f(x: Any, y: Any) -> Any:
         return jnp.tanh(x) @ y + jnp.sum(x)
 
     xs = rng.normal(size=(3, 5)).astype(f32)
@@ -146,8 +150,8 @@ def test_vmap_matches_loop_with_axes():
     np.testing.assert_allclose(out, expected, rtol=1e-5)
 
 
-def test_per_example_gradients():
-    def loss(w, x, y):
+def test_per_example_gradients() -> None:
+    def loss(w: Any, x: Any, y: Any) -> Any:
         return (jnp.dot(x, w) - y) ** 2
 
     w = jnp.array([1.0, -1.0])
@@ -159,7 +163,7 @@ def test_per_example_gradients():
     np.testing.assert_allclose(g, np.array(expected), rtol=1e-6)
 
 
-def test_grad_of_vmap_and_nested_vmap():
+def test_grad_of_vmap_and_nested_vmap() -> None:
     f = lambda x: jnp.sum(jax.vmap(jnp.sin)(x) ** 2)
     x = jnp.array([0.1, 0.7])
     np.testing.assert_allclose(jax.grad(f)(x), 2 * np.sin(x) * np.cos(x), rtol=1e-6)
@@ -168,7 +172,7 @@ def test_grad_of_vmap_and_nested_vmap():
     np.testing.assert_allclose(outer, np.outer(np.arange(2.0), np.arange(3.0)))
 
 
-def test_vmap_errors():
+def test_vmap_errors() -> None:
     with pytest.raises(ValueError) as info:
         jax.vmap(lambda x, y: x + y)(jnp.ones(3), jnp.ones(4))
     assert str(info.value) == (
@@ -184,21 +188,21 @@ def test_vmap_errors():
         jax.vmap(lambda x: x, in_axes=(0, 0))(jnp.ones(3))
 
 
-def test_jvp_shape_and_dtype_of_outputs():
+def test_jvp_shape_and_dtype_of_outputs() -> None:
     primal, tangent = jax.jvp(lambda x: x * 2, (1.0,), (1.0,))
     assert repr(primal) == "Array(2., dtype=float32, weak_type=True)"
     assert repr(tangent) == "Array(2., dtype=float32, weak_type=True)"
     assert repr(jax.vmap(lambda x: x + 1)(jnp.arange(3))) == "Array([1, 2, 3], dtype=int32)"
 
 
-def test_prod_gradient_is_exact_with_zeros():
+def test_prod_gradient_is_exact_with_zeros() -> None:
     g = jax.grad(lambda a: jnp.prod(a))(np.array([[1.0, 3.0], [0.0, 2.0]], f32))
     np.testing.assert_allclose(g, [[0.0, 0.0], [6.0, 0.0]])
     g = jax.grad(lambda a: jnp.prod(a, axis=0).sum())(np.array([1.0, 0.0, 2.0], f32)[:, None])
     np.testing.assert_allclose(g[:, 0], [0.0, 2.0, 0.0])
 
 
-def test_stop_gradient_matches_jax():
+def test_stop_gradient_matches_jax() -> None:
     assert float(jax.grad(lambda x: jax.lax.stop_gradient(x) * x)(3.0)) == 3.0
     assert str(jax.make_jaxpr(jax.grad(lambda x: jax.lax.stop_gradient(x) * x))(3.0)) == (
         "{ lambda ; a:f32[]. let\n"
@@ -210,7 +214,7 @@ def test_stop_gradient_matches_jax():
     assert out["n"].dtype == np.int32
 
 
-def test_vmap_of_grad_with_an_unbatched_cotangent_first():
+def test_vmap_of_grad_with_an_unbatched_cotangent_first() -> None:
     # add_any of an unbatched and a batched cotangent must keep the batch size
     x = jnp.array([0.1, 0.2, 0.3])
     ys = jnp.arange(12.0).reshape(4, 3)
@@ -229,7 +233,7 @@ def test_vmap_of_grad_with_an_unbatched_cotangent_first():
     (lambda x: jnp.stack([x, x]), 3, 3), (lambda x: jnp.stack([x, x]), -4, 3),
     (lambda x: x.sum(), 1, 1), (lambda x: jnp.ones((2, 3)), 3, 3),
 ])
-def test_vmap_out_axes_out_of_bounds(fn, out_axes, ndim):
+def test_vmap_out_axes_out_of_bounds(fn: Any, out_axes: Any, ndim: Any) -> None:
     f = jax.vmap(fn, out_axes=out_axes)
     for g in (f, jax.jit(f)):
         with pytest.raises(ValueError) as info:
@@ -268,7 +272,7 @@ _LAX_FLOAT0 = _JNP_FLOAT0.replace("by design because", "by design, because")
     ("linearize(jit) tangent", lambda: jax.linearize(jax.jit(lambda x, i: (x, i * 2)), 1., 2)[1](
         1., _F0)[1]),
 ])
-def test_float0_values_are_numpy_arrays(name, make):
+def test_float0_values_are_numpy_arrays(name: str, make: Any) -> None:
     out = make()
     assert type(out) is np.ndarray and out.dtype == jax.dtypes.float0 and out.shape == ()
     assert bool(out == _F0)
@@ -284,13 +288,13 @@ def test_float0_values_are_numpy_arrays(name, make):
      _LAX_FLOAT0.format("add").replace("float0 array", "float0 at position 0", 1)),
     ("lax.sin", lambda: jax.lax.sin(_F0), _LAX_FLOAT0.format("sin")),
 ])
-def test_float0_refuses_arithmetic(name, call, message):
+def test_float0_refuses_arithmetic(name: str, call: Any, message: str) -> None:
     with pytest.raises(TypeError) as info:
         call()
     assert str(info.value) == message
 
 
-def test_jvp_of_jnp_asarray_at_python_numbers_gives_arrays():
+def test_jvp_of_jnp_asarray_at_python_numbers_gives_arrays() -> None:
     # JAX 0.4.30: jnp.asarray/jnp.array make Arrays of the primal and tangent; the identity
     # returns the Python numbers themselves.
     for f in (jnp.asarray, jnp.array):
@@ -305,17 +309,17 @@ class _LeafSwitchingBox:
     `object()` leaves vmap rebuilds it with to match axes) and which are static metadata, as
     distrax's distributions do."""
 
-    def __init__(self, loc, scale):  # type: ignore[no-untyped-def]
+    def __init__(self, loc: Any, scale: Any) -> None:  # type: ignore[no-untyped-def]
         self.loc, self.scale = loc, scale
 
-    def tree_flatten(self):  # type: ignore[no-untyped-def]
+    def tree_flatten(self) -> Any:  # type: ignore[no-untyped-def]
         leaves = [self.loc, self.scale]
         switch = [type(x) is object or isinstance(x, jax.Array) for x in leaves]
         return [x if s else None for x, s in zip(leaves, switch, strict=True)], (
             [None if s else x for x, s in zip(leaves, switch, strict=True)], switch)
 
     @classmethod
-    def tree_unflatten(cls, aux, children):  # type: ignore[no-untyped-def]
+    def tree_unflatten(cls, aux: Any, children: Any) -> Any:  # type: ignore[no-untyped-def]
         meta, switch = aux
         return cls(*[c if s else m for c, m, s in zip(children, meta, switch, strict=True)])
 
@@ -323,7 +327,7 @@ class _LeafSwitchingBox:
 jax.tree_util.register_pytree_node_class(_LeafSwitchingBox)
 
 
-def test_vmap_axes_of_a_pytree_class_deciding_from_its_leaves():
+def test_vmap_axes_of_a_pytree_class_deciding_from_its_leaves() -> None:
     # JAX 0.4.30 matches in_axes/out_axes against the value rebuilt with object() leaves:
     # [1., 2., 5.], and a Box of [0., 1., 2.] and [0., 2., 4.].
     box = _LeafSwitchingBox(jnp.arange(3.0), jnp.ones(3))

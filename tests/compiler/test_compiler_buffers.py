@@ -2,9 +2,12 @@
 factors moved onto a product's smaller operand, broadcasts left to NumPy's ufuncs, product
 results reused as `out=` buffers, freed host memory kept for the next allocation."""
 
+from __future__ import annotations
+
 import re
 import resource
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,11 +21,11 @@ from numjax._src.runtime import host_memory
 f32 = np.float32
 
 
-def _rand(*shape, seed=0):
+def _rand(*shape: Any, seed: Any = 0) -> Any:
     return jnp.asarray(np.random.default_rng(seed).normal(size=shape).astype(f32))
 
 
-def test_a_weight_gradient_is_one_product_without_a_transpose():
+def test_a_weight_gradient_is_one_product_without_a_transpose() -> None:
     loss = lambda w, x: jnp.tanh(x @ w).sum()
     w, x = _rand(5, 3), _rand(4, 5, seed=1)
     f = jax.jit(jax.grad(loss))
@@ -52,7 +55,7 @@ DOT_PROGRAMS = {
 
 
 @pytest.mark.parametrize("name", sorted(DOT_PROGRAMS))
-def test_transposed_products_fold_only_when_exact(name):
+def test_transposed_products_fold_only_when_exact(name: str) -> None:
     fun, a_shape, b_shape, folds = DOT_PROGRAMS[name]
     a, b = _rand(*a_shape), _rand(*b_shape, seed=2)
     f = jax.jit(fun)
@@ -64,7 +67,7 @@ def test_transposed_products_fold_only_when_exact(name):
         assert np.asarray(j).flags.c_contiguous or not folds
 
 
-def test_a_dead_product_takes_the_next_elementwise_result():
+def test_a_dead_product_takes_the_next_elementwise_result() -> None:
     f = jax.jit(lambda x, w, b: jnp.tanh(x @ w + b))
     x, w, b = _rand(4, 3), _rand(3, 5, seed=1), _rand(5, seed=2)
     text = f.lower(x, w, b).as_text()
@@ -73,8 +76,8 @@ def test_a_dead_product_takes_the_next_elementwise_result():
     np.testing.assert_allclose(f(x, w, b), jnp.tanh(x @ w + b), rtol=1e-6)
 
 
-def test_a_product_that_is_an_output_is_never_overwritten():
-    def fun(x, w):
+def test_a_product_that_is_an_output_is_never_overwritten() -> None:
+    def fun(x: Any, w: Any) -> Any:
         y = x @ w
         return y, y + 1.0
 
@@ -84,10 +87,10 @@ def test_a_product_that_is_an_output_is_never_overwritten():
     np.testing.assert_allclose(y, np.asarray(x) @ np.asarray(w), rtol=1e-5)
 
 
-def test_an_operand_of_a_product_stays_reusable_after_it():
+def test_an_operand_of_a_product_stays_reusable_after_it() -> None:
     # A product's result never aliases its operands, so an intermediate it reads may still
     # take a later elementwise result once dead.
-    def fun(x, w):
+    def fun(x: Any, w: Any) -> Any:
         h = jnp.tanh(x * 2.0)
         y = h @ w
         return y, h * 3.0
@@ -103,7 +106,7 @@ def test_an_operand_of_a_product_stays_reusable_after_it():
     np.testing.assert_allclose(z, h_ref * 3.0, rtol=1e-6)
 
 
-def test_cotangent_sums_are_planned_like_additions():
+def test_cotangent_sums_are_planned_like_additions() -> None:
     # add_any (the sum of two cotangents) lowers to np.add and writes into a dying operand.
     loss = lambda x: (jnp.tanh(x) * x).sum()
     x = _rand(8, 8)
@@ -115,7 +118,7 @@ def test_cotangent_sums_are_planned_like_additions():
     np.testing.assert_allclose(f(x), t + np.asarray(x) * (1 - t * t), rtol=1e-5)
 
 
-def test_a_scalar_times_a_product_scales_the_smaller_operand():
+def test_a_scalar_times_a_product_scales_the_smaller_operand() -> None:
     step = lambda w, x, g: w - 0.01 * (x.T @ g)
     w, x, g = _rand(16, 32), _rand(4, 16, seed=1), _rand(4, 32, seed=2)
     text = jax.jit(step).lower(w, x, g).as_text()
@@ -144,7 +147,7 @@ SCALED_PRODUCTS = {
 
 
 @pytest.mark.parametrize("name", sorted(SCALED_PRODUCTS))
-def test_scaled_products_move_only_when_cheaper(name):
+def test_scaled_products_move_only_when_cheaper(name: str) -> None:
     fun, moved = SCALED_PRODUCTS[name]
     x, g = _rand(4, 16, seed=1), _rand(4, 32, seed=2)
     text = jax.jit(fun).lower(x, g).as_text()
@@ -155,7 +158,7 @@ def test_scaled_products_move_only_when_cheaper(name):
         np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-5, atol=1e-6)
 
 
-def test_the_compiler_reads_what_a_primitive_declares():
+def test_the_compiler_reads_what_a_primitive_declares() -> None:
     # A primitive of the user's own: the passes know it only through its declared facts.
     from numjax._src.compiler.cost import transcendental
     from numjax._src.compiler.lowering import ufunc_lowering
@@ -178,7 +181,7 @@ def test_the_compiler_reads_what_a_primitive_declares():
     assert cost["transcendentals"] == 3.0 and cost["flops"] == 0.0
 
 
-def test_staging_printing_and_rewrites_read_what_a_primitive_declares():
+def test_staging_printing_and_rewrites_read_what_a_primitive_declares() -> None:
     # A primitive of the user's own: folded while tracing, printed and rewritten by the
     # compiler only as its declared facts say.
     from numjax._src.core.avals import ShapedArray
@@ -188,7 +191,7 @@ def test_staging_printing_and_rewrites_read_what_a_primitive_declares():
     twice_p.def_abstract_eval(lambda x, *, tag: ShapedArray(x.shape, x.dtype))
     x = _rand(3)
 
-    def f(a):
+    def f(a: Any) -> Any:
         return twice_p.bind(a, tag="t") + twice_p.bind(jnp.float32(1), tag="c")
 
     text = str(jax.make_jaxpr(f)(x))
@@ -217,7 +220,7 @@ BROADCASTS = {
 
 
 @pytest.mark.parametrize("name", sorted(BROADCASTS))
-def test_broadcasts_beside_full_operands_are_left_to_numpy(name):
+def test_broadcasts_beside_full_operands_are_left_to_numpy(name: str) -> None:
     fun, made = BROADCASTS[name]
     x, b, c = _rand(3, 5), _rand(5, seed=1), _rand(seed=2)
     text = jax.jit(fun).lower(x, b, c).as_text()
@@ -228,12 +231,12 @@ def test_broadcasts_beside_full_operands_are_left_to_numpy(name):
         np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-6)
 
 
-def test_a_value_read_through_a_shared_broadcast_is_not_overwritten_before_it():
+def test_a_value_read_through_a_shared_broadcast_is_not_overwritten_before_it() -> None:
     # After CSE one broadcast of exp(x) serves both products with y; NumPy reads exp(x)'s own
     # buffer there, so `2.5 * s` between them must not be written into it (optax's
     # measure-valued gradient estimators, which broadcast std = exp(log_std) this way, came
     # out wrong under jit).
-    def f(x, y):
+    def f(x: Any, y: Any) -> Any:
         s = jnp.exp(x)
         return y * s, 2.5 * s, (y + 1) * s
 
@@ -244,7 +247,7 @@ def test_a_value_read_through_a_shared_broadcast_is_not_overwritten_before_it():
         np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-6)
 
 
-def test_heap_retention_option_is_validated():
+def test_heap_retention_option_is_validated() -> None:
     for bad in (-1, 1.5, True, "64"):
         with pytest.raises(ValueError, match="numjax_host_heap_retain_bytes"):
             jax.config.update("numjax_host_heap_retain_bytes", bad)
@@ -253,11 +256,11 @@ def test_heap_retention_option_is_validated():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or host_memory._mallopt() is None,
                     reason="the heap thresholds are glibc's")
-def test_freed_buffers_are_reused_without_page_faults():
+def test_freed_buffers_are_reused_without_page_faults() -> None:
     assert host_memory.tuned
     size = (4 << 20) // 4  # 4 MB of float32: above glibc's default mmap threshold
 
-    def churn():
+    def churn() -> None:
         for _ in range(10):
             a = np.ones(size, f32)
             b = a * 2.0
@@ -273,7 +276,7 @@ def test_freed_buffers_are_reused_without_page_faults():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or host_memory._mallopt() is None,
                     reason="the heap thresholds are glibc's")
-def test_heap_retention_can_be_switched_off_and_on():
+def test_heap_retention_can_be_switched_off_and_on() -> None:
     try:
         jax.config.update("numjax_host_heap_retain_bytes", 0)
         assert not host_memory.tuned
@@ -287,11 +290,11 @@ def test_heap_retention_can_be_switched_off_and_on():
 from numjax._src.compiler import buffers  # noqa: E402
 
 
-def _jaxpr(fun, *shapes, dtype=f32):
+def _jaxpr(fun: Any, *shapes: Any, dtype: Any = f32) -> Any:
     return jax.make_jaxpr(fun)(*[np.zeros(s, dtype) for s in shapes]).jaxpr
 
 
-def _reuse(jaxpr, donated=(), inline=lambda eqn: False):
+def _reuse(jaxpr: Any, donated: Any = (), inline: Any = lambda eqn: False) -> Any:
     """The plan's `out=` choices as {equation index: (its primitive, the index of the invar or
     of the equation whose dying result it overwrites)}."""
     plan = buffers.plan_buffers(jaxpr, {}, [jaxpr.invars[i] for i in donated], inline)
@@ -301,32 +304,33 @@ def _reuse(jaxpr, donated=(), inline=lambda eqn: False):
             for k, v in plan.out.items()}
 
 
-def test_a_chain_of_ufuncs_runs_in_one_reused_buffer():
+def test_a_chain_of_ufuncs_runs_in_one_reused_buffer() -> None:
     jaxpr = _jaxpr(lambda x: jnp.exp(jnp.cos(jnp.sin(x))), (8,))
     assert _reuse(jaxpr) == {1: ("cos", ("eqn", 0)), 2: ("exp", ("eqn", 1))}
 
 
-def test_inputs_are_overwritten_only_when_donated():
+def test_inputs_are_overwritten_only_when_donated() -> None:
     jaxpr = _jaxpr(lambda x: jnp.cos(jnp.sin(x)), (8,))
     assert _reuse(jaxpr) == {1: ("cos", ("eqn", 0))}
     assert _reuse(jaxpr, donated=(0,)) == {0: ("sin", ("in", 0)), 1: ("cos", ("eqn", 0))}
 
 
-def test_a_value_read_later_or_returned_is_never_overwritten():
+def test_a_value_read_later_or_returned_is_never_overwritten() -> None:
     read_later = _jaxpr(lambda x: (lambda s: jnp.cos(s) + s)(jnp.sin(x)), (8,))
     assert [name for name, _ in _reuse(read_later).values()] == ["add"]   # not cos
     returned = _jaxpr(lambda x: (lambda s: (s, jnp.cos(s)))(jnp.sin(x)), (8,))
     assert _reuse(returned) == {}
 
 
-def test_only_a_result_of_the_same_shape_and_dtype_takes_a_buffer():
+def test_only_a_result_of_the_same_shape_and_dtype_takes_a_buffer() -> None:
     compared = _jaxpr(lambda x: ~(jnp.sin(x) > 0), (8,))
     assert _reuse(compared) == {2: ("not", ("eqn", 1))}  # not gt's: float32 to bool
     summed = _jaxpr(lambda x, y: jnp.sin(x) + y, (8,), (3, 8))
     assert _reuse(summed) == {}
 
 
-def test_an_operand_a_kernel_may_return_a_view_of_is_never_overwritten_while_the_view_lives():
+def test_an_operand_a_kernel_may_return_a_view_of_is_never_overwritten_while_the_view_lives(
+) -> None:
     # reshape may return a view of sin's result: the buffer is shared while the view is read
     jaxpr = _jaxpr(lambda x: (lambda s: jnp.cos(s) * s.reshape(2, 4).sum())(jnp.sin(x)), (8,))
     assert all(name != "cos" for name, _ in _reuse(jaxpr).values())
@@ -345,12 +349,12 @@ def test_an_operand_a_kernel_may_return_a_view_of_is_never_overwritten_while_the
     assert _reuse(inline_read, inline=sin_read_inline) == {}
 
 
-def test_a_product_result_is_fresh_memory_and_can_take_the_next_result():
+def test_a_product_result_is_fresh_memory_and_can_take_the_next_result() -> None:
     jaxpr = _jaxpr(lambda a, b: jnp.tanh(a @ b), (4, 5), (5, 3))
     assert _reuse(jaxpr) == {1: ("tanh", ("eqn", 0))}
 
 
-def test_what_outputs_may_share_with_inputs_and_which_may_be_broadcast_views():
+def test_what_outputs_may_share_with_inputs_and_which_may_be_broadcast_views() -> None:
     jaxpr = _jaxpr(lambda x, y: (x.reshape(2, 4), jnp.sin(y), jnp.broadcast_to(y[0], (3,))),
                    (8,), (8,))
     assert buffers.inputs_reaching_outputs(jaxpr) == (0, 1)
@@ -373,7 +377,7 @@ UPDATES_IN_PLACE = {
 
 
 @pytest.mark.parametrize("name", UPDATES_IN_PLACE)
-def test_an_update_writes_into_its_dying_operand_when_the_program_owns_it(name):
+def test_an_update_writes_into_its_dying_operand_when_the_program_owns_it(name: str) -> None:
     fun, updated_in_place = UPDATES_IN_PLACE[name]
     jaxpr = _jaxpr(fun, (8,))
     assert [p for p, _ in _reuse(jaxpr).values()] == updated_in_place
@@ -383,7 +387,7 @@ def test_an_update_writes_into_its_dying_operand_when_the_program_owns_it(name):
     np.testing.assert_array_equal(jax.jit(fun, donate_argnums=0)(jnp.asarray(x)), eager)
 
 
-def test_a_donated_input_is_updated_in_place():
+def test_a_donated_input_is_updated_in_place() -> None:
     jaxpr = _jaxpr(lambda x: x.at[0].set(1.0), (8,))
     assert list(_reuse(jaxpr, donated=(0,)).values()) == [("scatter", ("in", 0))]
 
@@ -408,7 +412,7 @@ LOOPS_WITH_UPDATES = {
 
 
 @pytest.mark.parametrize("name", LOOPS_WITH_UPDATES)
-def test_a_loop_updating_its_carry_in_place_leaves_inputs_and_constants_alone(name):
+def test_a_loop_updating_its_carry_in_place_leaves_inputs_and_constants_alone(name: str) -> None:
     fun = LOOPS_WITH_UPDATES[name]
     host = np.linspace(1.0, 2.0, 4, dtype=np.float32)
     expected = jax.tree_util.tree_map(np.asarray, fun(jnp.asarray(host)))  # eager
@@ -423,12 +427,12 @@ def test_a_loop_updating_its_carry_in_place_leaves_inputs_and_constants_alone(na
     jax.tree_util.tree_map(np.testing.assert_array_equal, again, expected)
 
 
-def test_a_loop_copies_an_updated_carry_once_and_updates_it_in_place():
+def test_a_loop_copies_an_updated_carry_once_and_updates_it_in_place() -> None:
     text = jax.jit(LOOPS_WITH_UPDATES["fori set"]).lower(_C).as_text()
     assert text.count("np.array(") == 1 and re.search(r"scatter\w*\((carry\w+), .*out=\1\)", text)
 
 
-def _private_results_cases():
+def _private_results_cases() -> Any:
     owner = np.arange(16.0).reshape(4, 4)
     other = np.ones(3)
     strided = np.lib.stride_tricks.as_strided(owner, (2, 4), (64, 8))  # its base is no array
@@ -448,7 +452,7 @@ def _private_results_cases():
 
 
 @pytest.mark.parametrize("case", _private_results_cases(), ids=lambda c: c[0])
-def test_a_result_is_copied_exactly_when_it_shares_memory_with_a_numpy_argument(case):
+def test_a_result_is_copied_exactly_when_it_shares_memory_with_a_numpy_argument(case: Any) -> None:
     _, result, argument = case
     shares = isinstance(result, np.ndarray) and np.may_share_memory(result, argument)
     (out,) = private_results([result], [argument], (0,))

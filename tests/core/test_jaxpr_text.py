@@ -1,7 +1,10 @@
 """make_jaxpr's text equals JAX 0.4.30's for a set of programs (golden text recorded from JAX)."""
 
+from __future__ import annotations
+
 import json
 import pathlib
+from typing import Any
 
 import numpy as np
 import pytest
@@ -43,27 +46,27 @@ PROGRAMS = {
 }
 
 
-def test_every_program_has_golden_text():
+def test_every_program_has_golden_text() -> None:
     assert set(PROGRAMS) == set(GOLDEN)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_make_jaxpr_text_matches_jax(name):
+def test_make_jaxpr_text_matches_jax(name: str) -> None:
     fun, args = PROGRAMS[name]
     assert str(jax.make_jaxpr(fun)(*args)) == GOLDEN[name]
 
 
-def test_make_jaxpr_static_argnums_and_return_shape():
+def test_make_jaxpr_static_argnums_and_return_shape() -> None:
     closed, shape = jax.make_jaxpr(lambda x, n: x * n, static_argnums=1, return_shape=True)(
         np.ones(2, f32), 3)
     assert str(closed) == "{ lambda ; a:f32[2]. let b:f32[2] = mul a 3.0 in (b,) }"
     assert shape == jax.ShapeDtypeStruct((2,), np.float32)
 
 
-def test_jaxpr_evaluates_to_the_function():
+def test_jaxpr_evaluates_to_the_function() -> None:
     from numjax._src.core.jaxpr import check_jaxpr, eval_jaxpr
 
-    def f(x):
+    def f(x: Any) -> Any:
         return jnp.sum(jnp.tanh(x) * x, axis=0) / 3.0
 
     x = np.arange(6, dtype=f32).reshape(3, 2)
@@ -72,14 +75,14 @@ def test_jaxpr_evaluates_to_the_function():
     np.testing.assert_allclose(eval_jaxpr(closed.jaxpr, closed.consts, x)[0], f(x), rtol=1e-6)
 
 
-def test_eval_shape():
+def test_eval_shape() -> None:
     out = jax.eval_shape(lambda x, y: {"s": (x @ y).sum(), "t": x.T},
                          jax.ShapeDtypeStruct((2, 3), np.float32), np.ones((3, 4), f32))
     assert out == {"s": jax.ShapeDtypeStruct((), np.float32),
                    "t": jax.ShapeDtypeStruct((3, 2), np.float32)}
 
 
-def test_a_jaxpr_is_one_line_only_when_it_fits_with_its_closing_brace():
+def test_a_jaxpr_is_one_line_only_when_it_fits_with_its_closing_brace() -> None:
     # JAX 0.4.30's layouts: 79 columns stay on one line, 81 (with " }") break.
     assert str(jax.make_jaxpr(lambda x: lax.cumsum(x, reverse=True))(jnp.ones(100))) == (
         "{ lambda ; a:f32[100]. let b:f32[100] = cumsum[axis=0 reverse=True] a in (b,) }")
@@ -89,7 +92,7 @@ def test_a_jaxpr_is_one_line_only_when_it_fits_with_its_closing_brace():
         "  in (b,) }")
 
 
-def test_output_descriptions_have_no_weak_type():
+def test_output_descriptions_have_no_weak_type() -> None:
     # JAX 0.4.30's ShapeDtypeStruct carries no weak type.
     f = lambda x: x * 2
     assert repr(jax.eval_shape(f, 1.0)) == "ShapeDtypeStruct(shape=(), dtype=float32)"
@@ -98,8 +101,8 @@ def test_output_descriptions_have_no_weak_type():
         "ShapeDtypeStruct(shape=(), dtype=float32)")
 
 
-def _source_lines_of_grad_equations():
-    def f(x):
+def _source_lines_of_grad_equations() -> Any:
+    def f(x: Any) -> Any:
         y = jnp.sin(x)  # line +1
         z = y * 3.0  # line +2
         return z.sum()  # line +3
@@ -110,14 +113,14 @@ def _source_lines_of_grad_equations():
             for e in jaxpr.jaxpr.eqns]
 
 
-def test_reverse_mode_equations_carry_the_line_they_come_from():
+def test_reverse_mode_equations_carry_the_line_they_come_from() -> None:
     # As recorded from JAX 0.4.30: each transposed equation has its forward equation's line.
     assert _source_lines_of_grad_equations() == [
         ("sin", 1), ("cos", 1), ("mul", 2), ("reduce_sum", 3),
         ("broadcast_in_dim", 3), ("mul", 2), ("mul", 1)]
 
 
-def test_a_product_without_a_preferred_type_prints_only_its_dimensions():
+def test_a_product_without_a_preferred_type_prints_only_its_dimensions() -> None:
     # JAX 0.4.30's text for lax.dot (no precision, no preferred element type)
     a = jnp.ones((2, 2))
     assert str(jax.make_jaxpr(lambda a: lax.dot(a, a))(a)) == (

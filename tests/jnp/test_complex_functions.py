@@ -3,7 +3,10 @@ order complex numbers lexicographically (real part, then imaginary part), max/mi
 without propagating NaN, rounding rounds both parts, arccosh takes XLA's branch flipped to a
 positive real part, logaddexp wraps the phase; eager, jit and the derivatives agree."""
 
+from __future__ import annotations
+
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -82,7 +85,7 @@ FUNCTIONS = {
 
 
 @pytest.mark.parametrize("name", list(FUNCTIONS))
-def test_complex_values_match_jax(name):
+def test_complex_values_match_jax(name: str) -> None:
     fns = [FUNCTIONS[name]]
     if name != "masked":  # a boolean mask needs concrete values
         fns.append(numjax.jit(FUNCTIONS[name]))
@@ -94,7 +97,7 @@ def test_complex_values_match_jax(name):
         np.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-7)
 
 
-def test_lax_max_min_of_complex_pick_lexicographically_without_nan_propagation():
+def test_lax_max_min_of_complex_pick_lexicographically_without_nan_propagation() -> None:
     out = lax.max(np.complex64(np.nan + 0j), np.complex64(0j))
     assert complex(out) == 0j
     out = lax.min(np.array([1 + 5j, 2 - 1j], np.complex64), np.array([1 + 4j, 1 + 9j],
@@ -102,7 +105,7 @@ def test_lax_max_min_of_complex_pick_lexicographically_without_nan_propagation()
     np.testing.assert_array_equal(out, [1 + 4j, 1 + 9j])
 
 
-def test_arccosh_derivative_follows_the_flipped_branch():
+def test_arccosh_derivative_follows_the_flipped_branch() -> None:
     # JAX 0.4.30: jnp.arccosh negates lax.acosh where its real part is negative, and so the
     # derivative: d/dz arccosh at -2 + 0.5j is -1 / sqrt(z**2 - 1) (grad of the real part and
     # the jvp agree there)
@@ -128,14 +131,14 @@ def test_arccosh_derivative_follows_the_flipped_branch():
     (lambda: jnp.heaviside(A, B), TypeError, None),
     (lambda: lax.lt(A, B), TypeError, None),
 ])
-def test_complex_arguments_refused_as_in_jax(call, error, message):
+def test_complex_arguments_refused_as_in_jax(call: Any, error: Any, message: str) -> None:
     with pytest.raises(error) as info:
         call()
     if message is not None:
         assert str(info.value) == message
 
 
-def test_hypot_of_complex_warns_and_uses_magnitudes():
+def test_hypot_of_complex_warns_and_uses_magnitudes() -> None:
     with pytest.warns(DeprecationWarning, match="Passing complex-valued inputs to hypot"):
         out = jnp.hypot(np.complex64(1j), 1.0)
     assert out.dtype == np.float32 and float(out) == np.float32(1.4142135)
@@ -145,13 +148,13 @@ def test_hypot_of_complex_warns_and_uses_magnitudes():
     (3e30, 4e30, 5e30), (0.0, 0.0, 0.0), (np.inf, np.nan, np.inf), (-3.0, 4.0, 5.0),
     (1e-30, 1e-30, 1.4142135e-30),
 ])
-def test_hypot_does_not_overflow(x, y, expected):
+def test_hypot_does_not_overflow(x: Any, y: Any, expected: Any) -> None:
     for fn in (jnp.hypot, numjax.jit(jnp.hypot)):
         np.testing.assert_allclose(fn(np.float32(x), np.float32(y)), np.float32(expected),
                                    rtol=1e-6)
 
 
-def test_clip_of_complex_warns():
+def test_clip_of_complex_warns() -> None:
     with pytest.warns(DeprecationWarning, match="Clip received a complex value"):
         out = jnp.clip(A[:2], 0, 1)
     np.testing.assert_array_equal(out, [1 + 0j, 1 + 0j])

@@ -3,6 +3,8 @@
 it), float16 arange, integer linear ramps, take_along_axis's clipping of negative indices,
 diff of order 0."""
 
+from __future__ import annotations
+
 import numpy as np
 import pytest
 
@@ -33,14 +35,14 @@ LINSPACES = [
 
 
 @pytest.mark.parametrize("index", range(len(LINSPACES)))
-def test_linspace_and_arange_values(index):
+def test_linspace_and_arange_values(index: int) -> None:
     fn, expected, dtype = LINSPACES[index]
     out = fn()
     assert out.dtype == np.dtype(dtype)
     np.testing.assert_array_equal(np.asarray(out, np.float64), expected)
 
 
-def test_linspace_is_differentiable_and_batches():
+def test_linspace_is_differentiable_and_batches() -> None:
     g = numjax.grad(lambda a: jnp.linspace(a, 2.0, 5).sum())(0.5)
     assert float(g) == 2.5  # sum of (1 - t) over t = 0, 1/4, ..., 1
     out = numjax.vmap(lambda a: jnp.linspace(a, 2.0, 3))(jnp.array([0.0, 1.0]))
@@ -52,7 +54,7 @@ def test_linspace_is_differentiable_and_batches():
     ("int32", -5, [-5, -5, -4, 1, -2, -5]),
     ("float32", -5, [-5.0, -4.5, -4.0, 1.0, -2.0, -5.0]),
 ])
-def test_pad_linear_ramp(dtype, end, expected):
+def test_pad_linear_ramp(dtype: str, end: float, expected: list[float]) -> None:
     a = np.array([[-3, 5], [7, -2]], dtype)
     for pad in (jnp.pad, numjax.jit(jnp.pad, static_argnums=(1, 2), static_argnames="end_values")):
         out = pad(a, 2, "linear_ramp", end_values=end)
@@ -66,7 +68,7 @@ INDICES = np.array([-11, -10, -9, -5, -1, 0, 1, 5, 9, 10, 11])
 
 
 @pytest.mark.parametrize("jit", [False, True])
-def test_take_along_axis_clip_counts_negative_indices_from_the_end(jit):
+def test_take_along_axis_clip_counts_negative_indices_from_the_end(jit: bool) -> None:
     take = numjax.jit(jnp.take_along_axis, static_argnames=("axis", "mode")) if jit else \
         jnp.take_along_axis
     x = jnp.arange(10, dtype=jnp.float32)
@@ -81,7 +83,7 @@ def test_take_along_axis_clip_counts_negative_indices_from_the_end(jit):
         take(x, jnp.asarray(INDICES), axis=0, mode="wrap")
 
 
-def test_diff_of_order_zero_is_the_input():
+def test_diff_of_order_zero_is_the_input() -> None:
     x = jnp.arange(4.0)
     np.testing.assert_array_equal(jnp.diff(x, n=0, prepend=1.0, append=9.0), [0, 1, 2, 3])
     assert jnp.diff(jnp.float32(3.0), n=0).shape == ()  # even 0-d, as NumPy

@@ -1,6 +1,11 @@
 """jnp.bincount against JAX 0.4.30's recorded results: negative values count in bin 0, values
 past `length` are dropped; eager, jit, vmap and gradients agree."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -20,7 +25,8 @@ BINCOUNTS = [
 
 
 @pytest.mark.parametrize("x,weights,minlength,length,expected", BINCOUNTS)
-def test_bincount(x, weights, minlength, length, expected):
+def test_bincount(x: list[int], weights: list[float] | None, minlength: int, length: int | None,
+                  expected: list[float]) -> None:
     x = jnp.array(x)
     w = None if weights is None else jnp.array(weights)
     out = jnp.bincount(x, w, minlength=minlength, length=length)
@@ -31,12 +37,12 @@ def test_bincount(x, weights, minlength, length, expected):
         np.testing.assert_array_equal(jitted(x, w), expected)
 
 
-def test_bincount_of_negative_int8_values():
+def test_bincount_of_negative_int8_values() -> None:
     out = jnp.bincount(jnp.array([-100, 5], jnp.int8), length=6)
     np.testing.assert_array_equal(out, [1, 0, 0, 0, 0, 1])
 
 
-def test_bincount_under_vmap_and_grad():
+def test_bincount_under_vmap_and_grad() -> None:
     out = numjax.vmap(lambda x: jnp.bincount(x, length=3))(jnp.array([[-1, 0, 5], [2, 2, -3]]))
     np.testing.assert_array_equal(out, [[2, 0, 0], [1, 0, 2]])
     g = numjax.grad(lambda w: jnp.bincount(jnp.array([-1, 0, 5]), w, length=3).sum())(
@@ -52,7 +58,7 @@ def test_bincount_under_vmap_and_grad():
     (lambda: jnp.bincount(jnp.array([0, 1]), weights=[2, 3]), TypeError,
      "Cannot determine dtype of [2, 3]"),
 ])
-def test_bincount_errors(call, error, message):
+def test_bincount_errors(call: Callable[[], Any], error: type[Exception], message: str) -> None:
     with pytest.raises(error) as info:
         call()
     assert str(info.value) == message

@@ -4,7 +4,10 @@ default integer type is converted to the array's dtype by wrapping (uint16 array
 explicit jnp.array(300, jnp.int8) is NumPy's conversion (NumPy 1 wraps with a warning, NumPy 2
 raises). Shape errors of jnp's binary functions are lax's when no rank promotion is needed."""
 
+from __future__ import annotations
+
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -36,7 +39,7 @@ WRAPPED = [
 
 
 @pytest.mark.parametrize("index", range(len(WRAPPED)))
-def test_in_range_python_ints_wrap_to_narrow_dtypes(index):
+def test_in_range_python_ints_wrap_to_narrow_dtypes(index: Any) -> None:
     fn, expected, dtype = WRAPPED[index]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # JAX does not warn for these
@@ -45,7 +48,7 @@ def test_in_range_python_ints_wrap_to_narrow_dtypes(index):
     np.testing.assert_array_equal(out, expected)
 
 
-def test_wrapping_under_jit():
+def test_wrapping_under_jit() -> None:
     out = numjax.jit(lambda x: x + 1000)(I8)
     np.testing.assert_array_equal(out, [-23, -22])
     out = numjax.jit(lambda x: x + -1)(np.array([1, 2], np.uint16))
@@ -64,14 +67,14 @@ def test_wrapping_under_jit():
     (lambda: jnp.clip(jnp.asarray(I8), 2**40), "min"),
     (lambda: numjax.jit(lambda x: x + 2**40)(jnp.ones(2)), "x2"),
 ])
-def test_python_ints_beyond_the_default_integer_type_fail_as_in_jit(fn, path):
+def test_python_ints_beyond_the_default_integer_type_fail_as_in_jit(fn: Any, path: Any) -> None:
     with pytest.raises(OverflowError) as info:
         fn()
     assert str(info.value) == ("An overflow was encountered while parsing an argument to a "
                                f"jitted computation, whose argument path is {path}.")
 
 
-def test_python_ints_fit_int64_under_x64():
+def test_python_ints_fit_int64_under_x64() -> None:
     with enable_x64(True):
         out = jnp.ones(2) * 2**40
         assert out.dtype == np.float64 and out[0] == 2.0**40
@@ -86,7 +89,7 @@ def test_python_ints_fit_int64_under_x64():
     (lambda: jnp.zeros(2).at[0].set(2**40),
      "Python int 1099511627776 too large to convert to int32"),
 ])
-def test_python_ints_read_as_arrays_keep_jnp_arrays_error(fn, message):
+def test_python_ints_read_as_arrays_keep_jnp_arrays_error(fn: Any, message: str) -> None:
     with pytest.raises(OverflowError) as info:
         fn()
     assert str(info.value) == message
@@ -98,7 +101,7 @@ def test_python_ints_read_as_arrays_keep_jnp_arrays_error(fn, message):
     (lambda: jnp.int8(1000), -24),
     (lambda: jnp.uint8(-1), 255),
 ])
-def test_explicit_dtype_conversion_is_numpys(fn, wrapped):
+def test_explicit_dtype_conversion_is_numpys(fn: Any, wrapped: Any) -> None:
     # JAX hands these to NumPy: with NumPy 1 (JAX 0.4.30's recorded run) they wrap with NumPy's
     # DeprecationWarning, with NumPy 2 they are NumPy's OverflowError.
     if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
@@ -117,7 +120,7 @@ def test_explicit_dtype_conversion_is_numpys(fn, wrapped):
     lambda: numjax.grad(lambda x: (x + jnp.ones(4)).sum())(jnp.ones(3)),
     lambda: jnp.ones(3, jnp.int32) + jnp.ones(4),
 ])
-def test_incompatible_shapes_of_equal_rank_are_laxs_type_error(fn):
+def test_incompatible_shapes_of_equal_rank_are_laxs_type_error(fn: Any) -> None:
     with pytest.raises(TypeError) as info:
         fn()
     assert str(info.value) == "add got incompatible shapes for broadcasting: (3,), (4,)."

@@ -2,6 +2,10 @@
 derivatives of logaddexp/logaddexp2 (and softplus, built on them) at NaN and infinite operands,
 and the compiler's division-by-constant rewrite that jit (and jnp.round) show."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -24,7 +28,7 @@ LOGADDEXP_TANGENTS = [
 
 
 @pytest.mark.parametrize("x1,x2,t_e,t_2", LOGADDEXP_TANGENTS)
-def test_logaddexp_derivatives(x1, x2, t_e, t_2):
+def test_logaddexp_derivatives(x1: Any, x2: Any, t_e: Any, t_2: Any) -> None:
     args = (np.float32(x1), np.float32(x2))
     tangents = (np.float32(1.0), np.float32(2.0))
     for fn, expected in ((jnp.logaddexp, t_e), (jnp.logaddexp2, t_2)):
@@ -33,13 +37,13 @@ def test_logaddexp_derivatives(x1, x2, t_e, t_2):
             np.testing.assert_allclose(float(tangent), expected, rtol=1e-6)
 
 
-def test_logaddexp_gradients_at_infinities():
+def test_logaddexp_gradients_at_infinities() -> None:
     grad = numjax.grad(jnp.logaddexp, argnums=(0, 1))
     assert [float(g) for g in grad(np.float32(inf), np.float32(0.0))] == [1.0, 1.0]
     assert [float(g) for g in grad(np.float32(inf), np.float32(-inf))] == [1.0, 0.0]
 
 
-def test_softplus_derivative_at_nan_is_nan():
+def test_softplus_derivative_at_nan_is_nan() -> None:
     x = np.float32(nan)
     assert np.isnan(numjax.grad(numjax.nn.softplus)(x))
     assert np.isnan(numjax.jvp(numjax.nn.softplus, (x,), (np.float32(1.0),))[1])
@@ -47,7 +51,7 @@ def test_softplus_derivative_at_nan_is_nan():
     assert float(t) == 1.0
 
 
-def test_logaddexp_is_a_custom_jvp_function():
+def test_logaddexp_is_a_custom_jvp_function() -> None:
     text = str(numjax.make_jaxpr(jnp.logaddexp)(1.0, 2.0))
     assert "custom_jvp_call" in text
     assert jnp.logaddexp(1.0, 2.0).weak_type and not jnp.logaddexp2(1.0, 2.0).weak_type
@@ -75,7 +79,7 @@ X = np.array([31.0, 1.0, 7.0, 5.0], np.float32)
     (lambda x: 1.0 / x, [0.032258063554763794, 1.0, 0.1428571492433548, 0.20000000298023224],
      [0.032258063554763794, 1.0, 0.1428571492433548, 0.20000000298023224]),
 ])
-def test_division_by_a_constant_under_jit(fn, eager, jitted):
+def test_division_by_a_constant_under_jit(fn: Any, eager: Any, jitted: Any) -> None:
     np.testing.assert_array_equal(np.asarray(fn(jnp.asarray(X)), np.float64), eager)
     np.testing.assert_array_equal(np.asarray(numjax.jit(fn)(X), np.float64), jitted)
     # the divisor as an argument is a division
@@ -91,7 +95,7 @@ def test_division_by_a_constant_under_jit(fn, eager, jitted):
     ([3.14159, 2.71828], 2, "float16", [3.140625, 2.720703125]),
     ([314.159, 25.0], -1, "float32", [310.0, 20.0]),
 ])
-def test_round_to_decimals_matches_jax(x, decimals, dtype, expected):
+def test_round_to_decimals_matches_jax(x: Any, decimals: Any, dtype: Any, expected: Any) -> None:
     a = jnp.asarray(np.array(x, dtype))
     for fn in (jnp.round, numjax.jit(jnp.round, static_argnums=1)):
         out = fn(a, decimals)
@@ -104,21 +108,21 @@ I = np.array([-3, -2, -1, 0, 1, 2, 3], np.int32)
 
 @pytest.mark.parametrize("exponent", [-2, np.int32(-2), np.array(-2), jnp.array(-2)],
                          ids=["int", "np.int32", "np 0-d", "0-d Array"])
-def test_concrete_negative_integer_exponent_of_integers_is_an_error(exponent):
+def test_concrete_negative_integer_exponent_of_integers_is_an_error(exponent: Any) -> None:
     # JAX 0.4.30 reads a concrete integer exponent as lax.integer_pow's static power
     with pytest.raises(TypeError, match=r"^Integers cannot be raised to negative powers, got "
                        r"integer_pow\(ShapedArray\(int32\[7\]\), -2\)$"):
         jnp.power(I, exponent)
 
 
-def test_traced_negative_integer_exponent_wraps_as_in_jax():
+def test_traced_negative_integer_exponent_wraps_as_in_jax() -> None:
     # inside jit jnp.array(-1) is traced: JAX's binary exponentiation gives x ** 63, wrapped
     expected = [-2111105451, 0, -1, 0, 1, 0, 2111105451]
     np.testing.assert_array_equal(numjax.jit(lambda i: i ** jnp.array(-1))(I), expected)
     np.testing.assert_array_equal(numjax.jit(lambda i, e: i ** e)(I, jnp.array(-1)), expected)
 
 
-def test_float_base_keeps_an_integer_exponent():
+def test_float_base_keeps_an_integer_exponent() -> None:
     f = jnp.array([0.0, 1.5, -2.0])
     assert str(numjax.make_jaxpr(lambda x: jnp.power(x, jnp.array(2)))(f)) == (
         "{ lambda ; a:f32[3]. let b:f32[3] = pow a 2 in (b,) }")
@@ -137,7 +141,7 @@ B = np.array([True, False, True])
     (lambda b: jnp.right_shift(b, b), [0, 0, 0]),
     (lambda b: jnp.bitwise_left_shift(b, True), [2, 0, 2]),
 ])
-def test_shifts_of_booleans(fn, expected):
+def test_shifts_of_booleans(fn: Any, expected: Any) -> None:
     for f in (fn, numjax.jit(fn)):
         out = f(jnp.asarray(B))
         assert out.dtype == np.int32
@@ -150,26 +154,26 @@ def test_shifts_of_booleans(fn, expected):
     (lambda: jnp.left_shift(jnp.ones(2), 1), "shift_left does not accept dtype float32 at "
      "position 0. Accepted dtypes at position 0 are subtypes of integer."),
 ])
-def test_shift_errors(fn, message):
+def test_shift_errors(fn: Any, message: str) -> None:
     with pytest.raises(TypeError) as info:
         fn()
     assert str(info.value) == message
 
 
-def test_select_reads_conditions_as_booleans():
+def test_select_reads_conditions_as_booleans() -> None:
     v = jnp.array([-2.93, -0.75])
     # JAX 0.4.30: nonzero conditions are true
     np.testing.assert_allclose(jnp.select([v, v < 1], [v, v], 1), [-2.93, -0.75])
     np.testing.assert_allclose(jnp.select([jnp.array([0, 2])], [v], 1), [1.0, -0.75])
 
 
-def test_nextafter_has_no_derivative():
+def test_nextafter_has_no_derivative() -> None:
     with pytest.raises(NotImplementedError,
                        match="^Differentiation rule for 'nextafter' not implemented(\n|$)"):
         numjax.grad(lambda x: jnp.nextafter(x, 2.0))(1.0)
 
 
-def test_custom_jvp_rules_get_integer_zeros_for_integer_inputs():
+def test_custom_jvp_rules_get_integer_zeros_for_integer_inputs() -> None:
     # JAX 0.4.30 hands a custom rule zeros of an integer input's own dtype, not float0
     import numjax.scipy.special as jsp
     a = np.float32(-1.85)
@@ -184,12 +188,12 @@ def test_custom_jvp_rules_get_integer_zeros_for_integer_inputs():
     (lambda: jnp.fft.fftn(jnp.float32(0.5)), "complex64", False),
     (lambda: jnp.fft.ifftn(jnp.float32(0.5)), "complex64", False),
 ])
-def test_fft_of_a_0d_value_is_complex(fn, dtype, weak):
+def test_fft_of_a_0d_value_is_complex(fn: Any, dtype: Any, weak: Any) -> None:
     out = fn()
     assert out.dtype == np.dtype(dtype) and out.weak_type == weak and complex(out) == 0.5
 
 
-def test_tri_defaults_to_float32_under_x64():
+def test_tri_defaults_to_float32_under_x64() -> None:
     from numjax._src.config import enable_x64
     with enable_x64(True):
         assert jnp.tri(3, k=-1).dtype == np.float32

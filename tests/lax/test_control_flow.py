@@ -1,6 +1,10 @@
 """cond/switch/while_loop/fori_loop/scan/map: values, jit, grad against finite differences,
 vmap against loops (batched predicates too), JAX's errors and jaxpr text."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -14,8 +18,8 @@ f32 = np.float32
 rng = np.random.default_rng(0)
 
 
-def rnn(h0, xs, w):
-    def step(h, x):
+def rnn(h0: Any, xs: Any, w: Any) -> Any:
+    def step(h: Any, x: Any) -> Any:
         h = jnp.tanh(w @ h + x)
         return h, jnp.sum(h)
 
@@ -23,12 +27,12 @@ def rnn(h0, xs, w):
     return jnp.sum(h) + jnp.sum(ys)
 
 
-def test_scan_rnn_values_grad_vmap_jit():
+def test_scan_rnn_values_grad_vmap_jit() -> None:
     h0 = rng.normal(size=3).astype(f32)
     xs = rng.normal(size=(5, 3)).astype(f32)
     w = (rng.normal(size=(3, 3)) * 0.5).astype(f32)
 
-    def reference(h0, xs, w):
+    def reference(h0: Any, xs: Any, w: Any) -> Any:
         h, total = h0.astype(np.float64), 0.0
         for x in xs:
             h = np.tanh(w @ h + x)
@@ -38,7 +42,7 @@ def test_scan_rnn_values_grad_vmap_jit():
     assert float(rnn(h0, xs, w)) == pytest.approx(reference(h0, xs, w), rel=1e-5)
     assert float(jax.jit(rnn)(h0, xs, w)) == pytest.approx(reference(h0, xs, w), rel=1e-5)
     for argnum, arg in enumerate((h0, xs, w)):
-        def f(a, argnum=argnum):
+        def f(a: Any, argnum: Any = argnum) -> Any:
             args = [h0, xs, w]
             args[argnum] = a
             return rnn(*args)
@@ -53,7 +57,7 @@ def test_scan_rnn_values_grad_vmap_jit():
                                rtol=1e-5, atol=1e-6)
 
 
-def test_scan_reverse_length_and_xs_none():
+def test_scan_reverse_length_and_xs_none() -> None:
     c, ys = lax.scan(lambda c, x: (c + x, c), 0.0, jnp.arange(4.0), reverse=True)
     assert float(c) == 6.0
     np.testing.assert_allclose(ys, [6.0, 5.0, 3.0, 0.0])
@@ -62,19 +66,19 @@ def test_scan_reverse_length_and_xs_none():
     assert int(c) == 16
 
 
-def test_fori_loop_static_bounds_is_reverse_differentiable():
+def test_fori_loop_static_bounds_is_reverse_differentiable() -> None:
     f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * c + i, x)
     x = 1.1
     check_grads(f, (np.float32(x),), order=1, modes=["rev"], rtol=1e-2)
     assert int(lax.fori_loop(0, 4, lambda i, x: x + i, 0)) == 6
 
 
-def test_fori_loop_traced_bounds_uses_while():
+def test_fori_loop_traced_bounds_uses_while() -> None:
     f = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, x: x + i, 0))
     assert int(f(5)) == 10
 
 
-def test_while_loop_jvp_vmap_and_reverse_mode_error():
+def test_while_loop_jvp_vmap_and_reverse_mode_error() -> None:
     f = lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x)
     primal, tangent = jax.jvp(f, (1.0,), (1.0,))
     assert float(primal) == 16.0 and float(tangent) == 16.0
@@ -89,7 +93,7 @@ def test_while_loop_jvp_vmap_and_reverse_mode_error():
         "start/stop.")
 
 
-def test_cond_values_grad_vmap_with_batched_predicate():
+def test_cond_values_grad_vmap_with_batched_predicate() -> None:
     f = lambda x: lax.cond(x > 0, lambda y: jnp.sin(y) * y, lambda y: jnp.cos(y), x)
     assert float(f(1.0)) == pytest.approx(np.sin(1.0))
     assert float(jax.grad(f)(1.0)) == pytest.approx(np.cos(1.0) + np.sin(1.0), rel=1e-6)
@@ -102,7 +106,7 @@ def test_cond_values_grad_vmap_with_batched_predicate():
     np.testing.assert_allclose(jax.jit(jax.vmap(f))(xs), expected, rtol=1e-6)
 
 
-def test_cond_closure_and_operand_pytrees():
+def test_cond_closure_and_operand_pytrees() -> None:
     scale = jnp.array(3.0)
     f = lambda p, d: lax.cond(p, lambda d: d["a"] * scale, lambda d: d["b"] + 1.0, d)
     assert float(f(True, {"a": 2.0, "b": 5.0})) == 6.0
@@ -111,7 +115,7 @@ def test_cond_closure_and_operand_pytrees():
     assert float(g) == 2.0
 
 
-def test_switch_clamps_index():
+def test_switch_clamps_index() -> None:
     branches = [lambda x: x, lambda x: -x, lambda x: x * 10]
     assert float(lax.switch(5, branches, 1.0)) == 10.0
     assert float(lax.switch(-3, branches, 1.0)) == 1.0
@@ -120,14 +124,14 @@ def test_switch_clamps_index():
     np.testing.assert_allclose(out, [1.0, -1.0, 10.0])
 
 
-def test_map_with_and_without_batch_size():
+def test_map_with_and_without_batch_size() -> None:
     xs = jnp.arange(7.0)
     np.testing.assert_allclose(lax.map(jnp.sin, xs), np.sin(np.arange(7.0)), rtol=1e-6)
     np.testing.assert_allclose(lax.map(jnp.sin, xs, batch_size=3), np.sin(np.arange(7.0)),
                                rtol=1e-6)
 
 
-def test_errors():
+def test_errors() -> None:
     with pytest.raises(TypeError) as info:
         lax.cond(True, lambda x: x, lambda x: x * jnp.ones(2), 1.0)
     assert str(info.value) == (
@@ -149,7 +153,7 @@ def test_errors():
         lax.scan(lambda c, x: (c, x), 0.0, (jnp.ones(3), jnp.ones(4)))
 
 
-def test_weak_typed_carry_takes_body_type():
+def test_weak_typed_carry_takes_body_type() -> None:
     out = lax.while_loop(lambda c: c < 3, lambda c: c + 1.0, 0)
     assert out.dtype == np.float32 and float(out) == 3.0
 
@@ -171,7 +175,7 @@ def _strong() -> jax.Array:
     (lambda p: lax.switch(p.astype(int), [_strong, _weak, _weak]), False),
 ])
 @pytest.mark.parametrize("pred", [False, True])
-def test_branch_results_take_the_first_branch_weak_type(f, weak, pred):
+def test_branch_results_take_the_first_branch_weak_type(f: Any, weak: Any, pred: Any) -> None:
     assert f(jnp.asarray(pred)).weak_type is weak
     assert jax.jit(f)(pred).weak_type is weak
 
@@ -215,7 +219,7 @@ JAXPR_WHILE = """{ lambda ; a:f32[]. let
   in (b,) }"""
 
 
-def test_jaxpr_text_matches_jax():
+def test_jaxpr_text_matches_jax() -> None:
     assert str(jax.make_jaxpr(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(1.0)) == \
         JAXPR_COND
     assert str(jax.make_jaxpr(lambda x: lax.fori_loop(0, 3, lambda i, c: c + i, x))(1.0)) == \
@@ -225,7 +229,7 @@ def test_jaxpr_text_matches_jax():
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 13])
-def test_associative_scan_matches_cumulative_ops(n):
+def test_associative_scan_matches_cumulative_ops(n: Any) -> None:
     x = np.random.default_rng(n).uniform(0.5, 1.5, size=(3, n)).astype(f32)
     np.testing.assert_allclose(lax.associative_scan(jnp.add, x, axis=1), np.cumsum(x, 1),
                                rtol=1e-5)
@@ -238,7 +242,7 @@ def test_associative_scan_matches_cumulative_ops(n):
     np.testing.assert_allclose(g, np.arange(n, 0, -1))
 
 
-def test_grad_of_vmapped_cond_ignores_the_branch_an_example_does_not_take():
+def test_grad_of_vmapped_cond_ignores_the_branch_an_example_does_not_take() -> None:
     # sqrt of a negative / division by zero in the untaken branch must not put NaN into the
     # gradient (JAX selects each branch's operands against their stop_gradient).
     safe_sqrt = lambda x: lax.cond(x > 0, jnp.sqrt, lambda x: 0.0 * x, x)
@@ -255,7 +259,7 @@ def test_grad_of_vmapped_cond_ignores_the_branch_an_example_does_not_take():
     np.testing.assert_allclose(grads[1], 0.25)
 
 
-def test_while_loop_in_the_forward_pass_of_reverse_mode():
+def test_while_loop_in_the_forward_pass_of_reverse_mode() -> None:
     # The loop's primal carries are computed in the forward pass; reverse mode fails only when
     # a cotangent has to go through the loop (JAX's error, when the pullback runs).
     loop = lambda x: lax.while_loop(lambda c: c < 3.0, lambda c: c + x, 0.0)
@@ -269,7 +273,7 @@ def test_while_loop_in_the_forward_pass_of_reverse_mode():
     for fn in (jax.grad, lambda f: jax.jit(jax.grad(f))):
         assert float(fn(lambda x: x * lax.stop_gradient(loop(x)))(2.0)) == 4.0
 
-    def traced_bounds(x, n):
+    def traced_bounds(x: Any, n: Any) -> Any:
         body = lambda i, c: c + x
         return jax.grad(lambda x: x * lax.stop_gradient(lax.fori_loop(0, n, body, 0.0)))(x)
 
@@ -278,10 +282,11 @@ def test_while_loop_in_the_forward_pass_of_reverse_mode():
 
 
 @pytest.mark.parametrize("wrap", [lambda f: f, jax.jit], ids=["eager", "jit"])
-def test_linearize_of_a_while_loop_with_a_debug_print(wrap, capsys):
+def test_linearize_of_a_while_loop_with_a_debug_print(wrap: Any,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
     # JAX 0.4.30: the loop's primal outputs are computed (and its prints printed) by
     # linearize itself; calling the linear function runs the whole loop again, prints too.
-    def body(c):
+    def body(c: Any) -> Any:
         i, x = c
         jax.debug.print("step {}", i)
         return i + 1, x * 2.0 + 1.0
@@ -304,8 +309,9 @@ def test_linearize_of_a_while_loop_with_a_debug_print(wrap, capsys):
     ("n", 10, 0, 35, "int32"),
     (0, "n", 0.0, 10.0, "float64"),
 ])
-def test_fori_loop_with_a_traced_int32_bound_under_x64(lower, upper, init, expected, dtype):
-    def f(n):
+def test_fori_loop_with_a_traced_int32_bound_under_x64(lower: Any, upper: Any, init: Any,
+                                                       expected: Any, dtype: Any) -> None:
+    def f(n: Any) -> Any:
         lo, hi = (n if b == "n" else b for b in (lower, upper))
         return lax.fori_loop(lo, hi, lambda i, c: c + i, init)
 
@@ -314,7 +320,7 @@ def test_fori_loop_with_a_traced_int32_bound_under_x64(lower, upper, init, expec
     assert out.dtype == np.dtype(dtype) and out.item() == expected
 
 
-def test_fori_loop_bounds_as_jax():
+def test_fori_loop_bounds_as_jax() -> None:
     # The index counts from the Python int lower bound: weakly typed, like JAX's.
     assert jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: i, 0))(3).weak_type
     out = lax.fori_loop(np.int64(0), np.int64(3), lambda i, c: i, 0)

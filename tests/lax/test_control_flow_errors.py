@@ -7,6 +7,10 @@ whose type the body changes takes the promoted type, and is refused only when th
 differs (a float carry made an int); the acceptances are checked after the table.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -455,18 +459,18 @@ CASES = [
 
 
 @pytest.mark.parametrize("exc,fn,message", [pytest.param(*c[1:], id=c[0]) for c in CASES])
-def test_error_matches_jax(exc, fn, message):
+def test_error_matches_jax(exc: Any, fn: Any, message: str) -> None:
     with pytest.raises(exc) as info:
         fn()
     assert type(info.value) is exc
     assert str(info.value) == message
 
 
-def _dtype_and_weak(x):
+def _dtype_and_weak(x: Any) -> Any:
     return str(x.dtype), x.weak_type
 
 
-def test_weak_typed_carries_jax_accepts_take_the_promoted_type():
+def test_weak_typed_carries_jax_accepts_take_the_promoted_type() -> None:
     # Each pair is (result dtype, weak) as JAX 0.4.30 gives it.
     assert _dtype_and_weak(lax.while_loop(lambda c: c < 3, lambda c: c + 1.0, 0)) == (
         "float32", False)
@@ -481,7 +485,7 @@ def test_weak_typed_carries_jax_accepts_take_the_promoted_type():
     assert _dtype_and_weak(lax.scan(lambda c, x: (c + 1, x), 0, XS[:2])[0]) == ("int32", True)
 
 
-def test_cond_forms_jax_accepts():
+def test_cond_forms_jax_accepts() -> None:
     # JAX's former form cond(pred, true_operand, true_fun, false_operand, false_fun).
     assert float(lax.cond(True, 1.0, lambda x: x + 1, 2.0, lambda x: x * 3)) == 2.0
     assert float(lax.cond(False, 1.0, lambda x: x + 1, 2.0, lambda x: x * 3)) == 6.0
@@ -490,7 +494,7 @@ def test_cond_forms_jax_accepts():
     assert float(lax.switch(0, [lambda x: x, lambda x: -x], operand=2.0)) == 2.0
 
 
-def test_scan_unroll_and_disable_jit_as_jax():
+def test_scan_unroll_and_disable_jit_as_jax() -> None:
     jaxpr = jax.make_jaxpr(lambda: lax.scan(lambda c, x: (c, x), 0.0, None, length=0,
                                             unroll=True))()
     assert "unroll=1" in str(jaxpr)  # unroll=True is the length, at least 1
@@ -503,7 +507,7 @@ def test_scan_unroll_and_disable_jit_as_jax():
         assert lax.fori_loop(3, 0, lambda i, c: c, init) is init
 
 
-def test_associative_scan_elements_of_different_ranks_and_reverse():
+def test_associative_scan_elements_of_different_ranks_and_reverse() -> None:
     a, b = lax.associative_scan(PAIR_ADD, (jnp.ones(3), jnp.ones((3, 2))))
     np.testing.assert_array_equal(a, [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(b, [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
@@ -511,7 +515,7 @@ def test_associative_scan_elements_of_different_ranks_and_reverse():
     np.testing.assert_array_equal(out, [[3.0, 3.0, 2.0], [12.0, 9.0, 5.0]])
 
 
-def test_cumlogsumexp_of_complex_values():
+def test_cumlogsumexp_of_complex_values() -> None:
     # JAX 0.4.30's values; the imaginary part is wrapped into [-pi, pi].
     x = jnp.array([1j, 2, 3 + 1j, -1j], jnp.complex64)
     expected = [1.000000238418579j, 2.076171398162842 + 0.10572528839111328j,

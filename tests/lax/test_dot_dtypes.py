@@ -2,6 +2,10 @@
 in the higher-precision one (XLA's rule), `preferred_element_type` widens the accumulation, and
 gradients of mixed-precision products come back in each operand's own dtype."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -52,12 +56,13 @@ PRODUCTS = [
 ]
 
 
-def _arr(dtype, values):
+def _arr(dtype: Any, values: Any) -> Any:
     return np.array(values).astype(np.dtype(dtype))
 
 
 @pytest.mark.parametrize("ld,lv,rd,rv,pref,dtype,value", PRODUCTS)
-def test_mixed_dtype_products(ld, lv, rd, rv, pref, dtype, value):
+def test_mixed_dtype_products(ld: Any, lv: Any, rd: Any, rv: Any, pref: Any, dtype: Any,
+                              value: Any) -> None:
     a, b = _arr(ld, lv), _arr(rd, rv)
     f = lambda x, y: lax.dot(x, y, preferred_element_type=pref)
     for fn in (f, jax.jit(f)):
@@ -72,7 +77,8 @@ def test_mixed_dtype_products(ld, lv, rd, rv, pref, dtype, value):
     ("int32", "int32", "bool", "int32"),
     ("int32", "int32", "float16", "int32"),
 ])
-def test_preferred_type_narrower_than_an_integer_result_is_an_error(ld, rd, pref, result):
+def test_preferred_type_narrower_than_an_integer_result_is_an_error(ld: Any, rd: Any, pref: Any,
+                                                                    result: Any) -> None:
     a, b = _arr(ld, [3, 3]), _arr(rd, [1, 1])
     with pytest.raises(TypeError, match=(
             "^`preferred_element_type` must not be narrower than the original type, got "
@@ -80,14 +86,14 @@ def test_preferred_type_narrower_than_an_integer_result_is_an_error(ld, rd, pref
         lax.dot(a, b, preferred_element_type=pref)
 
 
-def test_mixed_dtype_product_in_a_jaxpr():
+def test_mixed_dtype_product_in_a_jaxpr() -> None:
     jaxpr = jax.make_jaxpr(lax.dot)(np.ones((2, 2), np.int8), np.ones((2, 2), np.float32))
     assert str(jaxpr) == ("{ lambda ; a:i8[2,2] b:f32[2,2]. let\n"
                           "    c:f32[2,2] = dot_general[dimension_numbers=(([1], [0]), ([], []))] "
                           "a b\n  in (c,) }")
 
 
-def test_mixed_dtype_gradients_come_back_in_each_operands_dtype():
+def test_mixed_dtype_gradients_come_back_in_each_operands_dtype() -> None:
     a16, b32 = np.full(2, 3, np.float16), np.full(2, 1.5, np.float32)
     ga, gb = jax.grad(lambda a, b: lax.dot(a, b), argnums=(0, 1))(a16, b32)
     assert ga.dtype == np.float16 and gb.dtype == np.float32
@@ -109,7 +115,7 @@ def test_mixed_dtype_gradients_come_back_in_each_operands_dtype():
     lambda a, c: lax.dot_general(a, c, (((1,), (0,)), ((), ())),
                                  preferred_element_type=jnp.float32),
 ], ids=["matmul", "einsum", "dot_general"])
-def test_gradient_of_bfloat16_products_accumulated_in_float32(fn):
+def test_gradient_of_bfloat16_products_accumulated_in_float32(fn: Any) -> None:
     # JAX 0.4.30: the gradients are bfloat16 twos (each a sum over the other operand's ones)
     a, c = np.ones((2, 3), bf16), np.ones((3, 2), bf16)
     assert fn(a, c).dtype == np.float32
@@ -125,7 +131,7 @@ def test_gradient_of_bfloat16_products_accumulated_in_float32(fn):
     np.testing.assert_array_equal(g, np.full((2, 2), 4.0))
 
 
-def test_mixed_dtype_products_under_vmap_match_a_loop():
+def test_mixed_dtype_products_under_vmap_match_a_loop() -> None:
     a = np.arange(6, dtype=np.int8).reshape(3, 2)
     b = np.linspace(0, 1, 6, dtype=np.float32).reshape(3, 2)
     out = jax.vmap(lax.dot)(a, b)
@@ -137,7 +143,7 @@ def test_mixed_dtype_products_under_vmap_match_a_loop():
     lambda a, b: jnp.einsum("i,i", a, b, preferred_element_type=jnp.int32),
     lambda a, b: jnp.matmul(a, b, preferred_element_type=jnp.int32),
 ], ids=["einsum", "matmul"])
-def test_int8_products_accumulate_in_the_preferred_type(fn):
+def test_int8_products_accumulate_in_the_preferred_type(fn: Any) -> None:
     out = fn(np.full(2, 100, np.int8), np.full(2, 100, np.int8))
     assert out.dtype == np.int32 and int(out) == 20000
 
@@ -145,7 +151,8 @@ def test_int8_products_accumulate_in_the_preferred_type(fn):
 @pytest.mark.parametrize("x_dtype", ["float16", "bfloat16", "float32", "complex64"])
 @pytest.mark.parametrize("preferred", [None, "float32", "float64", "complex128"])
 @pytest.mark.parametrize("bool_first", [False, True], ids=["float@bool", "bool@float"])
-def test_vjp_of_float_bool_products_with_preferred_types(x_dtype, preferred, bool_first):
+def test_vjp_of_float_bool_products_with_preferred_types(x_dtype: Any, preferred: Any,
+                                                         bool_first: Any) -> None:
     """The transpose of a float x bool product contracts the cotangent with the bool operand
     and returns the float operand's own dtype. JAX 0.4.30 (x64 on): the product has the
     preferred type (else x's), the cotangent of ones is x's dtype with the values below."""
@@ -153,7 +160,7 @@ def test_vjp_of_float_bool_products_with_preferred_types(x_dtype, preferred, boo
     dims = (((1,), (0,)), ((), ()))
     expected = [[2.0, 2.0], [1.0, 1.0]] if bool_first else [[1.0, 2.0], [1.0, 2.0]]
 
-    def product(x):
+    def product(x: Any) -> Any:
         operands = (mask, x) if bool_first else (x, mask)
         return lax.dot_general(*operands, dims, preferred_element_type=preferred)
 
@@ -182,7 +189,7 @@ TRUNCATED_PREFERRED = [
 @pytest.mark.parametrize("product,name", TRUNCATED_PREFERRED,
                          ids=[row[1] + str(i) for i, row in enumerate(TRUNCATED_PREFERRED)])
 @pytest.mark.parametrize("preferred", [jnp.float64, jnp.int64])
-def test_64_bit_preferred_type_without_x64_warns(product, name, preferred):
+def test_64_bit_preferred_type_without_x64_warns(product: Any, name: str, preferred: Any) -> None:
     """JAX 0.4.30 warns that the type is truncated and computes in the 32-bit one."""
     with pytest.warns(UserWarning) as record:
         out = product(preferred)

@@ -1,6 +1,10 @@
 """Small lax functions built on primitives: reciprocal, broadcast_shapes, collapse,
 batch_matmul, zeros_like_array, dtype (values, jaxprs and errors recorded from JAX 0.4.30)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -9,7 +13,7 @@ import numjax.numpy as jnp
 from numjax import lax
 
 
-def test_small_lax_helpers_read_as_jax_s():
+def test_small_lax_helpers_read_as_jax_s() -> None:
     # values and jaxprs recorded from JAX 0.4.30
     x = jnp.arange(1.0, 7.0).reshape(2, 3)
     np.testing.assert_allclose(lax.reciprocal(x), 1 / np.arange(1.0, 7.0).reshape(2, 3),
@@ -33,7 +37,7 @@ def test_small_lax_helpers_read_as_jax_s():
     assert (lax.dtype(1.0), lax.dtype(1), lax.dtype(True)) == (np.float32, np.int32, np.bool_)
 
 
-def test_select_n_takes_any_integer_which():
+def test_select_n_takes_any_integer_which() -> None:
     # JAX 0.4.30: `which` may be boolean or any integer type
     x = np.array([1.0, 2.0, 3.0], np.float32)
     out = lax.select_n(np.array([1, 0, 1], np.uint8), x, x * 2)
@@ -60,7 +64,7 @@ def test_select_n_takes_any_integer_which():
     (lambda: lax.expand_dims(jnp.ones(2), (2,)), ValueError,
      "axis 2 is out of bounds for array of dimension 2"),
 ])
-def test_squeeze_and_expand_dims_check_their_axes(fn, error, message):
+def test_squeeze_and_expand_dims_check_their_axes(fn: Any, error: Any, message: str) -> None:
     with pytest.raises(error) as info:
         fn()
     assert str(info.value) == message
@@ -92,7 +96,7 @@ _F = np.array([1.5], np.float32)
      "dtype complex64 at position 0. Accepted dtypes at position 0 are subtypes of integer, "
      "bool_, floating."),
 ])
-def test_dtype_errors_as_jax_words_them(fn, message):
+def test_dtype_errors_as_jax_words_them(fn: Any, message: str) -> None:
     with pytest.raises(TypeError) as info:
         fn()
     assert str(info.value) == message
@@ -100,7 +104,7 @@ def test_dtype_errors_as_jax_words_them(fn, message):
 
 @pytest.mark.parametrize("src,shape", [((), (3,)), ((1,), (4, 5)), ((2, 1), (2, 7)),
                                        ((1, 3), (5000, 3)), ((64,), (100, 64))])
-def test_broadcasted_copies_small_results_and_views_large_ones(src, shape):
+def test_broadcasted_copies_small_results_and_views_large_ones(src: Any, shape: Any) -> None:
     from numjax._src.lax import structural
 
     x = np.arange(np.prod(src), dtype=np.float32).reshape(src)

@@ -1,6 +1,10 @@
 """lax.Precision and the precision argument of products and convolutions: JAX 0.4.30's enum,
 its string names, how jaxprs record it, and its error (texts recorded from JAX)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -12,7 +16,7 @@ P = lax.Precision
 A = jnp.ones((2, 2))
 
 
-def test_the_enum_reads_as_jax_s():
+def test_the_enum_reads_as_jax_s() -> None:
     assert list(P) == [P.DEFAULT, P.HIGH, P.HIGHEST]
     assert (repr(P.HIGHEST), str(P.HIGHEST), P.HIGHEST.name, P.HIGHEST.value) == (
         "Precision.HIGHEST", "HIGHEST", "HIGHEST", 2)
@@ -32,13 +36,13 @@ def test_the_enum_reads_as_jax_s():
     (("highest", "default"), "precision=(Precision.HIGHEST, Precision.DEFAULT)"),
     ((P.DEFAULT, P.HIGHEST), "precision=(Precision.DEFAULT, Precision.HIGHEST)"),
 ])
-def test_jaxprs_record_one_level_per_operand(precision, text):
+def test_jaxprs_record_one_level_per_operand(precision: Any, text: str) -> None:
     assert text in str(jax.make_jaxpr(lambda a: jnp.dot(a, a, precision=precision))(A))
     np.testing.assert_array_equal(jax.jit(lambda a: jnp.dot(a, a, precision=precision))(A),
                                   np.full((2, 2), 2.0))
 
 
-def test_convolutions_take_the_same_argument():
+def test_convolutions_take_the_same_argument() -> None:
     conv = lambda a: lax.conv_general_dilated(a[None, None], a[None, None], (1, 1), "VALID",
                                               precision="high")
     assert "precision=(Precision.HIGH, Precision.HIGH)" in str(jax.make_jaxpr(conv)(A))
@@ -46,7 +50,7 @@ def test_convolutions_take_the_same_argument():
 
 @pytest.mark.parametrize("bad", ["bogus", 3, ("highest",), ("a", "b", "c"),
                                  (P.DEFAULT, "float32")])
-def test_anything_else_is_refused_with_jax_s_text(bad):
+def test_anything_else_is_refused_with_jax_s_text(bad: Any) -> None:
     message = ("Precision argument must be None, a string in ['highest', 'float32', 'high', "
                "'bfloat16_3x', 'tensorfloat32', 'default', 'bfloat16', 'fastest', None], a "
                "lax.Precision value or a tuple of two lax.Precision values or strings; got "

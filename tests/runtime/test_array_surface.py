@@ -5,9 +5,12 @@ tests/data/array_print_golden.json holds what JAX 0.4.30 printed for each case (
 tools/make_array_golden.py); tests never import jax.
 """
 
+from __future__ import annotations
+
 import json
 import pathlib
 import pickle
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,7 +24,7 @@ ENV = {"jax": jax, "jnp": jnp, "np": np}
 
 
 @pytest.mark.parametrize("case", GOLDEN["cases"], ids=lambda c: c["expr"])
-def test_repr_and_str_match_jax(case):
+def test_repr_and_str_match_jax(case: Any) -> None:
     x = eval(case["expr"], ENV)
     assert repr(x) == case["repr"]
     assert str(x) == case["str"]
@@ -30,7 +33,7 @@ def test_repr_and_str_match_jax(case):
 
 
 @pytest.mark.parametrize("case", GOLDEN["formats"], ids=lambda c: f"{c['expr']}:{c['spec']}")
-def test_format_matches_jax(case):
+def test_format_matches_jax(case: Any) -> None:
     x = eval(case["expr"], ENV)
     if "ok" in case:
         assert format(x, case["spec"]) == case["ok"]
@@ -41,7 +44,7 @@ def test_format_matches_jax(case):
         assert str(info.value) == case["message"]
 
 
-def test_metadata():
+def test_metadata() -> None:
     x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3)
     assert (x.shape, x.dtype, x.ndim, x.size, x.itemsize, x.nbytes) == (
         (2, 3), np.dtype("float32"), 2, 6, 4, 24)
@@ -51,14 +54,14 @@ def test_metadata():
     assert isinstance(x, jax.Array) and not x._committed
 
 
-def test_jax_0430_has_no_device_method_nor_public_committed():
+def test_jax_0430_has_no_device_method_nor_public_committed() -> None:
     x = jnp.ones(2)
     for name in ("device", "committed", "to_device_buffer"):
         with pytest.raises(AttributeError):
             getattr(x, name)
 
 
-def test_single_device_sharding_and_shards():
+def test_single_device_sharding_and_shards() -> None:
     d = jax.devices()[0]
     x = jnp.arange(4.0)
     s = x.sharding
@@ -85,7 +88,7 @@ def test_single_device_sharding_and_shards():
         jax.sharding.SingleDeviceSharding(d, memory_kind="unpinned_host")
 
 
-def test_host_conversions():
+def test_host_conversions() -> None:
     x = jnp.array([1.5, 2.5])
     value = np.asarray(x)
     assert not value.flags.writeable
@@ -103,7 +106,7 @@ def test_host_conversions():
     assert not rows[0]._committed
 
 
-def test_unhashable_and_immutable():
+def test_unhashable_and_immutable() -> None:
     import collections.abc
     x = jnp.ones(2)
     # As in JAX, Arrays are not Hashable (libraries read this to tell static values apart).
@@ -122,7 +125,7 @@ def test_unhashable_and_immutable():
         x[0] = 1.0
 
 
-def test_pickle_round_trip_keeps_dtype_and_weak_type():
+def test_pickle_round_trip_keeps_dtype_and_weak_type() -> None:
     for x in [jnp.arange(3.0), jax.device_put(1.5), jnp.array([True, False]),
               jnp.arange(4, dtype=jnp.bfloat16), jnp.zeros((0, 2))]:
         y = pickle.loads(pickle.dumps(x))
@@ -130,7 +133,7 @@ def test_pickle_round_trip_keeps_dtype_and_weak_type():
         assert y.weak_type == x.weak_type
 
 
-def test_dlpack():
+def test_dlpack() -> None:
     x = jnp.arange(3.0)
     assert x.__dlpack_device__() == (1, 0)
     assert repr(x.__dlpack_device__()[0]) == "<DLDeviceType.kDLCPU: 1>"
@@ -139,7 +142,7 @@ def test_dlpack():
     assert type(x.__dlpack__()).__name__ == "PyCapsule"
 
 
-def test_deleted_array():
+def test_deleted_array() -> None:
     x = jnp.ones(2)
     x.delete()
     x.delete()
@@ -150,13 +153,13 @@ def test_deleted_array():
             use(x)
 
 
-def test_isinstance_holds_for_tracers():
+def test_isinstance_holds_for_tracers() -> None:
     seen = []
     jax.jit(lambda a: seen.append(isinstance(a, jax.Array)) or a)(1.0)
     assert seen == [True]
 
 
-def test_buffer_pointer_and_removed_buffer_attributes():
+def test_buffer_pointer_and_removed_buffer_attributes() -> None:
     x = jnp.arange(3.0) + 0
     pointer = x.unsafe_buffer_pointer()
     assert isinstance(pointer, int) and pointer == x.unsafe_buffer_pointer()
@@ -171,7 +174,7 @@ def test_buffer_pointer_and_removed_buffer_attributes():
         _ = x.device_buffers
 
 
-def test_copies_own_their_buffers_and_keep_the_layout():
+def test_copies_own_their_buffers_and_keep_the_layout() -> None:
     # As in JAX 0.4.30: `jnp.array(x, copy=False)` is `x`'s buffer; `copy=True`, `jnp.copy`
     # and `.copy()` give new buffers on the same devices, a pmap output's copy stays a
     # PmapSharding Array with each shard copied on its device.
@@ -215,7 +218,7 @@ NUMPY_ON_THE_LEFT = {
 
 
 @pytest.mark.parametrize("expr", sorted(NUMPY_ON_THE_LEFT))
-def test_a_numpy_value_on_the_left_defers_to_the_array(expr):
+def test_a_numpy_value_on_the_left_defers_to_the_array(expr: Any) -> None:
     x = jnp.ones(3)
     result = eval(expr, {"np": np, "jnp": jnp, "x": x})
     assert isinstance(result, jax.Array), type(result)
@@ -224,7 +227,7 @@ def test_a_numpy_value_on_the_left_defers_to_the_array(expr):
 
 @pytest.mark.parametrize("name", ["var", "std", "sum", "mean", "max", "ptp", "cumsum", "ravel",
                                   "flatten", "copy", "conj", "round", "argsort", "trace"])
-def test_array_methods_under_every_transformation(name):
+def test_array_methods_under_every_transformation(name: str) -> None:
     # A tracer attribute of the same name once hid `x.var` under jit ('Var' object is not
     # callable): each method gives its eager value under jit, vmap and jvp.
     x = jnp.arange(6.0).reshape(2, 3)

@@ -1,5 +1,9 @@
 """Collectives over vmap's named axes, against NumPy computations of the same result."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -10,11 +14,11 @@ from numjax import lax
 X = np.arange(1.0, 5.0, dtype=np.float32)
 
 
-def vm(f, x=X):
+def vm(f: Any, x: Any = X) -> Any:
     return np.asarray(jax.vmap(f, axis_name="i")(jnp.asarray(x)))
 
 
-def test_reductions_and_index():
+def test_reductions_and_index() -> None:
     np.testing.assert_allclose(vm(lambda x: lax.psum(x, "i")), np.full(4, X.sum()))
     np.testing.assert_allclose(vm(lambda x: lax.pmean(x, "i")), np.full(4, X.mean()))
     np.testing.assert_allclose(vm(lambda x: lax.pmax(x, "i")), np.full(4, X.max()))
@@ -23,7 +27,7 @@ def test_reductions_and_index():
     np.testing.assert_allclose(vm(lambda x: lax.psum(1.0, "i")), np.full(4, 4.0))
 
 
-def test_gather_permute_all_to_all():
+def test_gather_permute_all_to_all() -> None:
     np.testing.assert_allclose(vm(lambda x: lax.all_gather(x, "i")), np.tile(X, (4, 1)))
     perm = [(0, 1), (1, 2), (2, 3), (3, 0)]
     np.testing.assert_allclose(vm(lambda x: lax.ppermute(x, "i", perm)), [4.0, 1.0, 2.0, 3.0])
@@ -32,7 +36,7 @@ def test_gather_permute_all_to_all():
     np.testing.assert_allclose(vm(lambda x: lax.all_to_all(x, "i", 0, 0), m), m.T)
 
 
-def test_nested_names_and_gradients():
+def test_nested_names_and_gradients() -> None:
     m = np.arange(6.0, dtype=np.float32).reshape(2, 3)
     inner = jax.vmap(jax.vmap(lambda x: lax.psum(x, "j"), axis_name="j"), axis_name="i")
     np.testing.assert_allclose(inner(m), np.repeat(m.sum(1, keepdims=True), 3, 1))
@@ -42,7 +46,7 @@ def test_nested_names_and_gradients():
                     axis_name="i")
     np.testing.assert_allclose(both(m), np.full((2, 3), m.sum()))
 
-    def loss(xs):
+    def loss(xs: Any) -> Any:
         return jax.vmap(lambda x: x * lax.psum(x, "i"), axis_name="i")(xs).sum()
 
     # d/dx_k sum_i x_i * S = S + sum_i x_i = 2S
@@ -51,7 +55,7 @@ def test_nested_names_and_gradients():
     np.testing.assert_allclose(centered, X - X.mean())
 
 
-def test_unbound_axis_name():
+def test_unbound_axis_name() -> None:
     with pytest.raises(NameError, match="unbound axis name: i"):
         lax.psum(1.0, "i")
 
@@ -75,12 +79,12 @@ INSIDE_HIGHER_ORDER = {
 
 
 @pytest.mark.parametrize("name", sorted(INSIDE_HIGHER_ORDER))
-def test_collectives_inside_jit_and_control_flow_under_vmap(name):
+def test_collectives_inside_jit_and_control_flow_under_vmap(name: str) -> None:
     fun, expected = INSIDE_HIGHER_ORDER[name]
     np.testing.assert_allclose(vm(fun), expected, rtol=1e-6)
 
 
-def test_nested_vmaps_batch_a_jit_over_each_name():
+def test_nested_vmaps_batch_a_jit_over_each_name() -> None:
     m = np.arange(6.0, dtype=np.float32).reshape(2, 3)
     both = jax.vmap(jax.vmap(jax.jit(lambda x: lax.psum(x, ("i", "j"))), axis_name="j"),
                     axis_name="i")
@@ -90,7 +94,7 @@ def test_nested_vmaps_batch_a_jit_over_each_name():
     np.testing.assert_allclose(outer(m), np.tile(m.sum(0), (2, 1)))
 
 
-def test_a_jit_outside_any_vmap_still_has_no_axis():
+def test_a_jit_outside_any_vmap_still_has_no_axis() -> None:
     with pytest.raises(NameError, match="unbound axis name: i"):
         jax.jit(lambda x: lax.psum(x, "i"))(X)
 

@@ -7,11 +7,14 @@ with what JAX 0.4.30 printed for the same programs (tests/data/*_golden.txt, rec
 tools/make_program_golden.py).
 """
 
+from __future__ import annotations
+
 import os
 import pathlib
 import pickle
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -44,7 +47,7 @@ def placement_run() -> subprocess.CompletedProcess[str]:
     return run_jax_program("placement", NUMJAX_NUM_CPU_DEVICES="4")
 
 
-def test_placement_on_four_devices_matches_jax(placement_run):
+def test_placement_on_four_devices_matches_jax(placement_run: Any) -> None:
     # device_put (committed, same device, trees, shardings), jit propagating committed devices,
     # JAX's incompatible-devices errors, jit(device=), device-to-device transfers under the
     # guard (implicit for jit on a signature's first call, explicit for device_put*),
@@ -52,20 +55,20 @@ def test_placement_on_four_devices_matches_jax(placement_run):
     assert_matches_golden("placement", placement_run)
 
 
-def test_transfer_guard_log_line_for_a_jit_argument_move(placement_run):
+def test_transfer_guard_log_line_for_a_jit_argument_move(placement_run: Any) -> None:
     assert ("device-to-device transfer: aval=ShapedArray(float32[3]), "
             "sharding=SingleDeviceSharding(device=CpuDevice(id=0)), "
             "dst_sharding=SingleDeviceSharding(device=CpuDevice(id=1))") in placement_run.stderr
 
 
-def test_backend_initialization_matches_jax():
+def test_backend_initialization_matches_jax() -> None:
     # jax_platforms errors, the device count read at initialization (XLA_FLAGS set after
     # import counts, set after initialization is ignored), Device attributes, backend lookup
     # errors, and the private registry names ecosystem code reads.
     assert_matches_golden("backends", run_jax_program("backends"))
 
 
-def test_numjax_device_count_variable_and_xla_flags():
+def test_numjax_device_count_variable_and_xla_flags() -> None:
     code = ("import os, numjax; n = numjax.device_count(); "
             "os.environ['NUMJAX_NUM_CPU_DEVICES'] = '7'; print(n, numjax.device_count())")
     for env, expected in [({"NUMJAX_NUM_CPU_DEVICES": "2"}, "2 2"),
@@ -80,7 +83,7 @@ def test_numjax_device_count_variable_and_xla_flags():
 # ---- one device, in this process ----------------------------------------------------------
 
 
-def test_device_attributes_and_counts():
+def test_device_attributes_and_counts() -> None:
     (d,) = jax.devices()
     assert (repr(d), str(d)) == ("CpuDevice(id=0)", "TFRT_CPU_0")
     assert (d.id, d.platform, d.device_kind, d.process_index) == (0, "cpu", "cpu", 0)
@@ -105,7 +108,7 @@ def test_device_attributes_and_counts():
     assert jax.lib.xla_bridge.get_backend() is d.client
 
 
-def test_device_put_copies_host_values_uncommitted_by_default():
+def test_device_put_copies_host_values_uncommitted_by_default() -> None:
     host = np.ones(3)
     x = jax.device_put(host)
     host[0] = 5.0
@@ -114,7 +117,7 @@ def test_device_put_copies_host_values_uncommitted_by_default():
     assert jax.device_put(x) is x
 
 
-def test_device_put_to_a_device_commits_trees():
+def test_device_put_to_a_device_commits_trees() -> None:
     d = jax.devices()[0]
     tree = jax.device_put({"a": 1.0, "b": [np.arange(2)]}, d)
     assert tree["a"]._committed and tree["a"].weak_type
@@ -129,7 +132,7 @@ def test_device_put_to_a_device_commits_trees():
         jax.device_put(y, "cpu")
 
 
-def test_committed_arrays_flow_through_jit_and_eager_ops():
+def test_committed_arrays_flow_through_jit_and_eager_ops() -> None:
     d = jax.devices()[0]
     x = jax.device_put(jnp.arange(3.0), d)
     f = jax.jit(lambda a, b: a * b)
@@ -141,7 +144,7 @@ def test_committed_arrays_flow_through_jit_and_eager_ops():
     np.testing.assert_array_equal(x + 1, [1.0, 2.0, 3.0])
 
 
-def test_jit_device_commits_outputs():
+def test_jit_device_commits_outputs() -> None:
     d = jax.devices()[0]
     with pytest.warns(DeprecationWarning, match="backend and device argument on jit"):
         g = jax.jit(lambda a: a + 1, device=d)
@@ -150,19 +153,19 @@ def test_jit_device_commits_outputs():
     assert g(jnp.ones(2))._committed
 
 
-def test_device_get_fetches_arrays_and_passes_other_leaves():
+def test_device_get_fetches_arrays_and_passes_other_leaves() -> None:
     out = jax.device_get({"a": jnp.ones(2), "b": 3, "c": "s", "d": np.zeros(1)})
     assert isinstance(out["a"], np.ndarray) and not out["a"].flags.writeable
     assert out["b"] == 3 and out["c"] == "s" and isinstance(out["d"], np.ndarray)
     assert jax.device_get([1, 2.0]) == [1, 2.0]
 
 
-def test_block_until_ready_returns_its_argument():
+def test_block_until_ready_returns_its_argument() -> None:
     tree = (jnp.ones(1), {"c": jnp.zeros(2)})
     assert jax.block_until_ready(tree) is tree
 
 
-def test_device_put_sharded_and_replicated_on_one_device():
+def test_device_put_sharded_and_replicated_on_one_device() -> None:
     d = jax.devices()
     s = jax.device_put_sharded([np.arange(2.0)], d)
     assert s.shape == (1, 2) and s._committed and not s.is_fully_replicated
@@ -178,7 +181,7 @@ def test_device_put_sharded_and_replicated_on_one_device():
         jax.device_put_replicated(1.0, [])
 
 
-def test_default_device_context_and_option():
+def test_default_device_context_and_option() -> None:
     d = jax.devices()[0]
     with jax.default_device(d):
         assert jax.config.jax_default_device is d
@@ -186,13 +189,13 @@ def test_default_device_context_and_option():
     assert jax.config.jax_default_device is None
 
 
-def test_pickled_committed_array_comes_back_uncommitted():
+def test_pickled_committed_array_comes_back_uncommitted() -> None:
     x = jax.device_put(jnp.arange(2), jax.devices()[0])
     y = pickle.loads(pickle.dumps(x))
     assert not y._committed and repr(y) == "Array([0, 1], dtype=int32)"
 
 
-def test_where_fast_path_with_committed_arrays_of_different_shapes():
+def test_where_fast_path_with_committed_arrays_of_different_shapes() -> None:
     # Committed arrays have no hot-path aval (None): where's fast path must not take two
     # of them for arrays of one shape.
     d = jax.devices()[0]
@@ -202,7 +205,7 @@ def test_where_fast_path_with_committed_arrays_of_different_shapes():
                                   [1.0, 0.0, 1.0])
 
 
-def test_compiled_calls_keep_committed_devices():
+def test_compiled_calls_keep_committed_devices() -> None:
     d = jax.devices()[0]
     x = jax.device_put(jnp.ones(2), d)
     compiled = jax.jit(lambda a: a * 2).lower(x).compile()
@@ -212,7 +215,7 @@ def test_compiled_calls_keep_committed_devices():
     assert pinned.lower(1.0).compile()(1.0)._committed
 
 
-def test_device_shard_and_float0_are_top_level_names():
+def test_device_shard_and_float0_are_top_level_names() -> None:
     assert isinstance(jax.devices()[0], jax.Device)
     assert jax.float0 is jax.dtypes.float0 and str(jax.float0) == "[('float0', 'V')]"
     assert isinstance(jnp.ones(2).addressable_shards[0], jax.Shard)

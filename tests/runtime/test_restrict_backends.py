@@ -4,6 +4,10 @@ Shapes here are odd on purpose (e.g. (13, 29)) so no other test in the same work
 compiled them: a compile-cache hit never reaches `backend_compile`.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -15,7 +19,7 @@ from numjax.experimental import RestrictedBackendError, restrict_backends
 FORBIDDEN_CPU = "Compiling a JAX program for cpu is forbidden by restrict_backends()."
 
 
-def test_fresh_jit_shape_under_forbidden_cpu_raises():
+def test_fresh_jit_shape_under_forbidden_cpu_raises() -> None:
     f = jax.jit(lambda x: jnp.cos(x) * 3.0)
     x = jnp.ones((13, 29))
     with restrict_backends(forbidden=["cpu"]):
@@ -24,7 +28,7 @@ def test_fresh_jit_shape_under_forbidden_cpu_raises():
     assert f(x).shape == (13, 29)
 
 
-def test_error_message_and_type():
+def test_error_message_and_type() -> None:
     x = jnp.ones((13, 31))
     with restrict_backends(forbidden=["cpu"]), pytest.raises(RuntimeError) as info:
         jax.jit(lambda x: x - 1)(x)
@@ -32,7 +36,7 @@ def test_error_message_and_type():
     assert str(info.value) == FORBIDDEN_CPU
 
 
-def test_cache_hit_does_not_raise():
+def test_cache_hit_does_not_raise() -> None:
     f = jax.jit(lambda x: jnp.tanh(x) + x)
     x = jnp.ones((17, 3))
     expected = np.asarray(f(x))
@@ -41,7 +45,7 @@ def test_cache_hit_does_not_raise():
     np.testing.assert_array_equal(np.asarray(out), expected)
 
 
-def test_eager_op_on_fresh_shape_raises_and_hit_runs():
+def test_eager_op_on_fresh_shape_raises_and_hit_runs() -> None:
     x = jnp.ones((19, 7, 2))
     with restrict_backends(forbidden=["cpu"]):
         with pytest.raises(RestrictedBackendError):
@@ -51,26 +55,26 @@ def test_eager_op_on_fresh_shape_raises_and_hit_runs():
         np.testing.assert_array_equal(np.asarray(jnp.sin(x)), np.asarray(warm))
 
 
-def test_allowed_cpu_passes():
+def test_allowed_cpu_passes() -> None:
     with restrict_backends(allowed=["cpu"]):
         out = jax.jit(lambda x: x * 2 + 1)(jnp.ones((23, 5)))
         eager = jnp.exp(jnp.zeros((5, 23)))
     assert float(out[0, 0]) == 3.0 and float(eager[0, 0]) == 1.0
 
 
-def test_allowed_other_platform_forbids_cpu():
+def test_allowed_other_platform_forbids_cpu() -> None:
     x = jnp.ones((29, 3))
     with restrict_backends(allowed=["tpu"]), pytest.raises(RestrictedBackendError):
         jax.jit(lambda x: x + 5)(x)
 
 
-def test_no_restrictions_specified():
+def test_no_restrictions_specified() -> None:
     with pytest.raises(ValueError, match=r"^No restrictions specified\.$"):
         with restrict_backends():
             pass
 
 
-def test_both_allowed_and_forbidden():
+def test_both_allowed_and_forbidden() -> None:
     message = "Backends {'cpu'} can't be both allowed and forbidden."
     with pytest.raises(ValueError) as info:
         with restrict_backends(allowed=["cpu", "gpu"], forbidden=["cpu", "tpu"]):
@@ -78,7 +82,7 @@ def test_both_allowed_and_forbidden():
     assert str(info.value) == message
 
 
-def test_restores_previous_function_on_exit_and_on_error():
+def test_restores_previous_function_on_exit_and_on_error() -> None:
     original = compiler.backend_compile
     with restrict_backends(forbidden=["gpu"]):
         assert compiler.backend_compile is not original
@@ -88,7 +92,7 @@ def test_restores_previous_function_on_exit_and_on_error():
     assert compiler.backend_compile is original
 
 
-def test_nesting():
+def test_nesting() -> None:
     original = compiler.backend_compile
     x = jnp.ones((37, 2))
     with restrict_backends(forbidden=["gpu"]):
@@ -101,12 +105,12 @@ def test_nesting():
     assert compiler.backend_compile is original
 
 
-def test_chex_style_wrapper_sees_every_miss_and_no_hit(monkeypatch):
+def test_chex_style_wrapper_sees_every_miss_and_no_hit(monkeypatch: pytest.MonkeyPatch) -> None:
     """A wrapper installed the way chex installs its own sees each compile with a cpu backend."""
     calls = []
     original = compiler.backend_compile
 
-    def spy(backend, module, options, host_callbacks):
+    def spy(backend: Any, module: Any, options: Any, host_callbacks: Any) -> Any:
         calls.append((backend.platform, type(module).__name__))
         return original(backend, module, options, host_callbacks)
 
@@ -128,11 +132,11 @@ def test_chex_style_wrapper_sees_every_miss_and_no_hit(monkeypatch):
     assert {platform for platform, _ in calls} == {"cpu"}
 
 
-def test_wrapper_under_restrict_backends_composes(monkeypatch):
+def test_wrapper_under_restrict_backends_composes(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     original = compiler.backend_compile
 
-    def spy(backend, *args):
+    def spy(backend: Any, *args: Any) -> Any:
         calls.append(backend.platform)
         return original(backend, *args)
 
