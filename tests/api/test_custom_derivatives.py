@@ -595,3 +595,69 @@ def test_custom_jvp_output_batched_by_its_rule_under_differentiation():
                                  (jnp.ones(3), jnp.float32(1.0)))
     np.testing.assert_array_equal(t1, [1.5, 2.5, 3.5])
     np.testing.assert_array_equal(t2, [3.0, 3.0, 3.0])
+
+
+@jax.custom_vjp
+def _scale_and_count(x, w, n):
+    return x * w, n + 1
+
+
+_scale_and_count.defvjp(lambda x, w, n: (_scale_and_count(x, w, n), (x, w)),
+                        lambda res, cts: (cts[0] * res[1] * 3.0, cts[0] * res[0] * 2.0, None))
+
+_XS = jnp.array([1.0, 2.0, 3.0])
+
+
+# Under vmap a custom_vjp function's unbatched operands stay unbatched, and so do the outputs
+# computed from them alone (a loop counter: equinox's checkpointed while loop keeps its step
+# count unbatched and refuses a batched one); the cotangent of an unbatched operand sums the
+# examples'. JAX 0.4.30's values.
+@pytest.mark.parametrize("name, run, expected", [
+    ("unbatched output", lambda: jax.vmap(_scale_and_count, (0, None, None), (0, None))(
+        _XS, 2.0, 5), ([2.0, 4.0, 6.0], 6)),
+    ("jit of it", lambda: jax.jit(jax.vmap(_scale_and_count, (0, None, None), (0, None)))(
+        _XS, 2.0, 5), ([2.0, 4.0, 6.0], 6)),
+    ("vmap of grad", lambda: jax.vmap(jax.grad(lambda x, w: _scale_and_count(x, w, 5)[0],
+                                               argnums=(0, 1)), (0, None))(_XS, 2.0),
+     ([6.0, 6.0, 6.0], [2.0, 4.0, 6.0])),
+])
+def test_custom_vjp_under_vmap_keeps_unbatched_operands_unbatched(name, run, expected):
+    for got, want in zip(run(), expected, strict=True) if isinstance(expected, tuple) \
+            else [(run(), expected)]:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_custom_vjp_under_vmap_batches_an_output_of_a_batched_operand():
+    # JAX 0.4.30: the counter computed from a batched operand is batched, so out_axes=None
+    # is refused.
+    with pytest.raises(ValueError, match="vmap has mapped output but out_axes is None"):
+        jax.vmap(_scale_and_count, (0, None, 0), (0, None))(_XS, 2.0, jnp.arange(3))
+
+
+@jax.custom_jvp
+def _sin_and_double(x, n):
+    return jnp.sin(x), n * 2
+
+
+@_sin_and_double.defjvp
+def _sin_and_double_jvp(primals, tangents):
+    (x, n), (tx, tn) = primals, tangents
+    return _sin_and_double(x, n), (jnp.cos(x) * tx * 10.0, tn)
+
+
+# The same for custom_jvp (JAX 0.4.30's values; sin to float32 rounding).
+@pytest.mark.parametrize("name, run, expected", [
+    ("unbatched output", lambda: jax.vmap(_sin_and_double, (0, None), (0, None))(_XS, 3),
+     (np.sin([1.0, 2.0, 3.0]), 6)),
+    ("jit of it", lambda: jax.jit(jax.vmap(_sin_and_double, (0, None), (0, None)))(_XS, 3),
+     (np.sin([1.0, 2.0, 3.0]), 6)),
+    ("jvp of vmap", lambda: jax.jvp(
+        lambda x: jax.vmap(_sin_and_double, (0, None), (0, None))(x, 3.0), (_XS,),
+        (jnp.ones(3),))[1], (10.0 * np.cos([1.0, 2.0, 3.0]), 0.0)),
+    ("vmap of grad", lambda: (jax.vmap(jax.grad(lambda x, n: sum(_sin_and_double(x, n))),
+                                       (0, None))(_XS, 3.0),),
+     (10.0 * np.cos([1.0, 2.0, 3.0]),)),
+])
+def test_custom_jvp_under_vmap_keeps_unbatched_operands_unbatched(name, run, expected):
+    for got, want in zip(run(), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
