@@ -38,6 +38,7 @@ from numjax._src.core.trace import cur_sublevel as cur_sublevel
 from numjax._src.core.trace import ensure_compile_time_eval as ensure_compile_time_eval
 from numjax._src.core.trace import find_top_trace as find_top_trace
 from numjax._src.core.trace import thread_local_state as thread_local_state
+from numjax._src.interpreters.library_trace import new_main as new_main
 
 # JAX's record of a transformation, `trace.main`: a numjax trace is its own main.
 MainTrace = Trace

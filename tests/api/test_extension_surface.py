@@ -19,6 +19,7 @@ import numjax.numpy as jnp
 from numjax import compat, core
 from numjax._src import pretty_printer as pp
 from numjax._src import source_info_util
+from numjax.experimental.pjit import pjit_p
 from numjax.interpreters import ad, batching, mlir, pxla
 
 
@@ -784,3 +785,49 @@ def test_pxla_thread_resources_reads_the_mesh_context() -> None:
         env = pxla.thread_resources.env
         assert env.physical_mesh is mesh and dict(env.shape) == {"x": 1}
     assert pxla.thread_resources.env.physical_mesh.empty
+
+
+class _Recording(core.Trace):
+    """A library's own transformation on JAX's level-based protocol (as haiku's `to_dot`
+    builds one): it records each operation reading its tracers, then runs it."""
+
+    def pure(self, x: Any) -> Any:
+        return _Boxed(self, x)
+
+    lift = sublift = pure
+
+    def process_primitive(self, primitive: Any, tracers: Any, params: Any) -> Any:
+        self.log.append((str(primitive), len(tracers)))
+        out = primitive.bind(*[t.val for t in tracers], **params)
+        if primitive is pjit_p:
+            self.log.append(("call", params["name"]))
+        if primitive.multiple_results:
+            return [_Boxed(self, o) for o in out]
+        return _Boxed(self, out)
+
+
+class _Boxed(core.Tracer):
+    def __init__(self, trace: Any, val: Any) -> None:
+        super().__init__(trace)
+        self.val = val
+
+    @property
+    def aval(self) -> Any:
+        return core.get_aval(self.val)
+
+
+def test_new_main_runs_a_library_trace():
+    # JAX 0.4.30: the operations reading the trace's values, a jitted call as one pjit named
+    # after its function, nothing for an operation on constants alone (the cos); 4.460407.
+    lax = numjax.lax
+    with core.new_main(_Recording) as main:
+        trace = _Recording(main, core.cur_sublevel())
+        trace.log = []
+        x, y = _Boxed(trace, jnp.float32(0.5)), _Boxed(trace, jnp.float32(3.0))
+        z = lax.add(lax.mul(lax.sin(x), y), jnp.float32(1.0))
+        w = lax.cos(jnp.float32(2.0))
+        out = lax.add(numjax.jit(lambda a: lax.mul(a, jnp.float32(2.0)))(z), w)
+    assert type(out) is _Boxed and type(w) is not _Boxed
+    np.testing.assert_allclose(out.val, 4.460407, rtol=1e-6)
+    assert trace.log == [("sin", 1), ("mul", 2), ("add", 2), ("pjit", 1),
+                         ("call", "<lambda>"), ("add", 2)]

@@ -363,10 +363,15 @@ class Trace:
     # computes known values now, as JAX's JaxprTrace, which is never the dynamic trace.
     stages_constants = False
 
+    # True for the trace `core.new_main` makes current: the traces a library builds on it
+    # (JAX's `Trace(main, sublevel)` protocol) have it as their `main`.
+    hosts_library_traces = False
+
     def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
         self.parent = parent
         self.is_live = True
-        self.debug_info = debug_info
+        # A library's trace is built as JAX's `Trace(main, sublevel)`: no debug info.
+        self.debug_info = None if isinstance(debug_info, int) else debug_info
 
     def process_primitive(self, primitive: Primitive, args: Sequence[Any],
                           params: dict[str, Any]) -> Any:
@@ -393,8 +398,22 @@ class Trace:
     @property
     def main(self) -> Trace:
         """JAX's `trace.main` (the record identifying a transformation): a numjax trace is its
-        own identity, so code comparing `x._trace.main is main` compares traces."""
-        return self
+        own identity, so code comparing `x._trace.main is main` compares traces; a library's
+        trace built on `core.new_main`'s has that one."""
+        parent = self.parent
+        return parent if parent is not None and parent.hosts_library_traces else self
+
+    def full_raise(self, x: Any) -> Any:
+        """JAX's `Trace.full_raise`, for a library's trace: `x` as one of its tracers, made
+        with the library's `pure` (a constant), `sublift` (another trace of the same main) or
+        `lift` (a tracer of an enclosing trace)."""
+        if not isinstance(x, Tracer):
+            return self.pure(x)  # type: ignore[attr-defined]
+        if x._trace is self:
+            return x
+        if x._trace.main is self.main and hasattr(self, "sublift"):
+            return self.sublift(x)
+        return self.lift(x)  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         return f"{self.display_name or type(self).__name__}(level={self.level}/0)"
