@@ -620,6 +620,12 @@ _XS = jnp.array([1.0, 2.0, 3.0])
     ("vmap of grad", lambda: jax.vmap(jax.grad(lambda x, w: _scale_and_count(x, w, 5)[0],
                                                argnums=(0, 1)), (0, None))(_XS, 2.0),
      ([6.0, 6.0, 6.0], [2.0, 4.0, 6.0])),
+    # The integer operand's cotangent is float0 for every example.
+    ("grad of vmap", lambda: jax.grad(lambda w, x: jax.vmap(_scale_and_count, (0, None, None))(
+        x, w, 5)[0].sum(), argnums=(0, 1))(2.0, _XS), (12.0, [6.0, 6.0, 6.0])),
+    ("jit of grad of vmap", lambda: jax.jit(jax.grad(lambda w, x: jax.vmap(
+        _scale_and_count, (0, None, None))(x, w, 5)[0].sum(), argnums=(0, 1)))(2.0, _XS),
+     (12.0, [6.0, 6.0, 6.0])),
 ])
 def test_custom_vjp_under_vmap_keeps_unbatched_operands_unbatched(name, run, expected):
     for got, want in zip(run(), expected, strict=True) if isinstance(expected, tuple) \

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from numjax._src import dtypes
 from numjax._src.compiler import native_structural
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval, shaped_abstractify
@@ -115,9 +116,13 @@ def _conform(x: Any, dim: int | None, batched: bool, size: int) -> Any:
 def _to_example_0(ct: Any, size: int) -> Any:
     """The per-example cotangents of an output kept unbatched: `ct` for example 0, zeros for
     the others (the transpose of `_conform` taking example 0). Giving `ct` to every example,
-    as JAX 0.4.30's custom_vjp batching does, counts it `size` times."""
-    zero = np.zeros((), get_aval(ct).dtype)[()]
-    config = [(0, size - 1, 0)] + [(0, 0, 0)] * get_aval(ct).ndim
+    as JAX 0.4.30's custom_vjp batching does, counts it `size` times. An integer output's
+    cotangent (float0: no values) is float0 for every example."""
+    aval = get_aval(ct)
+    if aval.dtype == dtypes.float0:
+        return np.zeros((size, *aval.shape), dtypes.float0)
+    zero = np.zeros((), aval.dtype)[()]
+    config = [(0, size - 1, 0)] + [(0, 0, 0)] * aval.ndim
     return lax.pad(lax.expand_dims(ct, (0,)), zero, config)
 
 
@@ -358,8 +363,8 @@ def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
         def flat(*xs: Any) -> list[Any]:
             in_cts = bwd(list(xs[:len(res)]), list(xs[len(res):]))
             # A zero cotangent becomes explicit zeros so the batch can be stacked.
-            return [ad.zeros_like_aval(ad.tangent_aval(a)) if c is None or type(c) is Zero
-                    else c for c, a in zip(in_cts, example_avals, strict=True)]
+            return [ad.instantiate_zeros(Zero(ad.tangent_aval(a))) if c is None
+                    or type(c) is Zero else c for c, a in zip(in_cts, example_avals, strict=True)]
 
         pairs = _vmap_dims_keeping_zeros(flat, [*res, *cts], [0] * (len(res) + len(cts)), size)
         # An unbatched input's cotangent sums its examples' (the transpose of broadcasting it).
