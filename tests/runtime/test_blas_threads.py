@@ -4,6 +4,8 @@ multi-device run lasts, then the previous count again."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -68,3 +70,16 @@ def test_a_pmap_on_the_device_threads_shares_the_cores(fake: FakeOpenBLAS) -> No
         jax.effects_barrier()
     np.testing.assert_allclose(np.asarray(out), x @ x.transpose(0, 2, 1))
     assert counts == [2, 2] and fake.count == 8
+
+
+def test_finding_the_blas_libraries_imports_no_scipy_module() -> None:
+    # Importing scipy.linalg to find SciPy's OpenBLAS cost 60-160 ms at a process's first
+    # compile of a matrix product; its bundled library is found by path instead.
+    program = ("import sys, numjax, numjax.numpy as jnp\n"
+               "from numjax._src.runtime import blas\n"
+               "numjax.jit(jnp.dot)(jnp.ones((2, 2)), jnp.ones((2, 2))).block_until_ready()\n"
+               "blas._find_setters()\n"
+               "print(sorted(m for m in sys.modules if m.startswith('scipy.linalg')))\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    assert out.split("\n")[0] == "[]"

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import glob
+import importlib.util
 import os
 import threading
 from collections.abc import Iterator
@@ -32,21 +34,19 @@ _SYMBOLS = ("openblas_set_num_threads_local", "scipy_openblas_set_num_threads_lo
 
 
 def _find_setters() -> list[Any]:
-    """The per-thread thread-count setter of each OpenBLAS loaded now (found once, after
-    NumPy and SciPy's BLAS have been loaded)."""
+    """The per-thread thread-count setter of each OpenBLAS loaded now, and of SciPy's (found
+    once: NumPy's is loaded with NumPy; SciPy's, which native programs' products call, is
+    loaded here if SciPy has not loaded it yet)."""
     global _setters
     if _setters is not None:
         return _setters
-    import numpy  # noqa: F401  (its BLAS must be loaded before it can be found)
-    import scipy.linalg.cython_blas  # noqa: F401  (the BLAS native programs call)
-
     found: list[Any] = []
     try:
         with open("/proc/self/maps") as maps:
             paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
     except OSError:
         paths = set()
-    for path in sorted(paths):
+    for path in sorted(paths | _scipy_openblas()):
         try:
             library = ctypes.CDLL(path)
         except OSError:
@@ -69,6 +69,21 @@ def _find_setters() -> list[Any]:
                     break
     _setters = found
     return found
+
+
+def _scipy_openblas() -> set[str]:
+    """The OpenBLAS SciPy's wheels bundle (`scipy.libs/` beside the package), found without
+    importing SciPy: importing `scipy.linalg` for it cost 60-160 ms at the first compile of a
+    matrix product in a process. Loading it by its path gives the library SciPy loads later."""
+    try:
+        spec = importlib.util.find_spec("scipy")
+    except (ImportError, ValueError):
+        return set()
+    if spec is None or not spec.submodule_search_locations:
+        return set()
+    bundled = os.path.join(os.path.dirname(list(spec.submodule_search_locations)[0]),
+                           "scipy.libs")
+    return set(glob.glob(os.path.join(bundled, "*openblas*.so*")))
 
 
 _GLOBAL_SYMBOLS = (("openblas_set_num_threads", "openblas_get_num_threads"),
