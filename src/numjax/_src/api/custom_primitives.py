@@ -192,16 +192,24 @@ def _custom_jvp_rule(primals: Sequence[Any], tangents: Sequence[Any], *,
     return jvp(list(primals), list(tangents))
 
 
-def _custom_jvp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: ClosedJaxpr,
-                      jvp: Any, num_consts: int, symbolic_zeros: bool
-                      ) -> tuple[list[Any], list[Any]]:
+def _batch_call(args: Sequence[Any], dims: Sequence[Any], call_jaxpr: ClosedJaxpr
+                ) -> tuple[int, list[Any], list[bool], ClosedJaxpr, _OutBatched]:
+    """What a custom_jvp/custom_vjp call's batching rule starts from: the batch size, the
+    arguments with their batch axes at the front, which are batched, the function batched
+    keeping unbatched what reads no batched input, and its outputs' batching so far."""
     size = _batch_size(args, dims)
     args = [batching.bdim_at_front(x, d, size) if d is not None else x
             for x, d in zip(args, dims, strict=True)]
     batched = [d is not None for d in dims]
     new_jaxpr, function_batched = jaxpr_transforms.batch_jaxpr_keeping_unbatched(
         call_jaxpr, size, batched)
-    out_batched = _OutBatched(function_batched)
+    return size, args, batched, new_jaxpr, _OutBatched(function_batched)
+
+
+def _custom_jvp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: ClosedJaxpr,
+                      jvp: Any, num_consts: int, symbolic_zeros: bool
+                      ) -> tuple[list[Any], list[Any]]:
+    size, args, batched, new_jaxpr, out_batched = _batch_call(args, dims, call_jaxpr)
     n_out = len(call_jaxpr.out_avals)
     n_in = len(args)
 
@@ -331,13 +339,7 @@ def custom_vjp_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, fwd: Any,
 def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: ClosedJaxpr,
                       fwd: Any, bwd: Any, num_consts: int, symbolic_zeros: bool
                       ) -> tuple[list[Any], list[Any]]:
-    size = _batch_size(args, dims)
-    args = [batching.bdim_at_front(x, d, size) if d is not None else x
-            for x, d in zip(args, dims, strict=True)]
-    batched = [d is not None for d in dims]
-    new_jaxpr, function_batched = jaxpr_transforms.batch_jaxpr_keeping_unbatched(
-        call_jaxpr, size, batched)
-    out_batched = _OutBatched(function_batched)
+    size, args, batched, new_jaxpr, out_batched = _batch_call(args, dims, call_jaxpr)
     n_out = len(call_jaxpr.out_avals)
     arg_batched = batched[num_consts:]
     example_avals = [_unbatched(get_aval(a), b, size)
