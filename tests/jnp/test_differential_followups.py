@@ -1868,6 +1868,39 @@ ROWS: list[tuple[str, bool, dict[str, Any]]] = [
          "weak": False,
          "v": ["-0.3119964599609375", "88.56640625", "146.515625"]},
     ),
+    # jnp.repeat of a scalar reads no axis and gives a 1-D result (fuzzer seed 21001).
+    (
+        "jnp.repeat(np.float32(1.5), 2, axis=0)",
+        False,
+        {"dtype": "float32", "shape": [2], "weak": False, "v": ["1.5", "1.5"]},
+    ),
+    (
+        "jnp.repeat(np.float32(1.5), np.array([3]), axis=1)",
+        False,
+        {"dtype": "float32", "shape": [3], "weak": False, "v": ["1.5", "1.5", "1.5"]},
+    ),
+    (
+        "jnp.repeat(np.int32(4), 2, axis=-1, total_repeat_length=5)",
+        False,
+        {"dtype": "int32", "shape": [5], "weak": False, "v": [4, 4, 4, 4, 4]},
+    ),
+    (
+        "jnp.repeat(np.float32(1.5), 0, axis=0)",
+        False,
+        {"dtype": "float32", "shape": [0], "weak": False, "v": []},
+    ),
+    (
+        "L.jit(lambda x: jnp.repeat(x, 3, axis=0))(2.0)",
+        False,
+        {"dtype": "float32", "shape": [3], "weak": True, "v": ["2.0", "2.0", "2.0"]},
+    ),
+    (
+        "jnp.repeat(np.float32(1.5), np.array([1, 2]), axis=0)",
+        False,
+        {"raises": "ValueError",
+         "msg": "`repeat` with a scalar parameter `a` is only implemented for scalar values "
+                "of the parameter `repeats`."},
+    ),
 ]
 
 

@@ -213,10 +213,23 @@ def repeat(a: Array, repeats: Any, axis: int | None = None, *,
     if axis is None:
         a = ravel(a)
         axis = 0
-    axis = canonicalize_axis(axis, get_aval(a).ndim)
-    n = get_aval(a).shape[axis]
     rep_value = None if isinstance(repeats, Tracer) and repeats.to_concrete_value() is None \
         else np.asarray(repeats.to_concrete_value() if isinstance(repeats, Tracer) else repeats)
+    if get_aval(a).ndim == 0:  # JAX: a scalar's axis is not read; the result is 1-D
+        if total_repeat_length is not None:
+            total = total_repeat_length
+        elif rep_value is not None:
+            total = int(np.sum(rep_value))
+        else:
+            raise errors.ConcretizationTypeError(
+                repeats, "jnp.repeat with a non-constant `repeats` is supported only when "
+                         "`total_repeat_length` is specified.\n")
+        if np.shape(repeats if rep_value is None else rep_value) not in ((), (1,)):
+            raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
+                             "scalar values of the parameter `repeats`.")
+        return lax.broadcast_in_dim(a, (total,), ())
+    axis = canonicalize_axis(axis, get_aval(a).ndim)
+    n = get_aval(a).shape[axis]
     if rep_value is not None and rep_value.ndim == 0 and total_repeat_length is None:
         r = int(rep_value)
         shape = get_aval(a).shape
