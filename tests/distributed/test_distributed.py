@@ -15,6 +15,7 @@ import pytest
 import numjax as jax
 from numjax import lax
 from numjax.experimental import multihost_utils as mh
+from numjax.lib.xla_extension import XlaRuntimeError
 
 P, R = jax.process_count(), jax.process_index()
 L = jax.local_device_count()
@@ -124,6 +125,33 @@ def test_outputs_never_alias_the_callers_numpy_input(dtype: type) -> None:
                                np.broadcast_to(want.sum(0, dtype=np.float64), keep.shape),
                                rtol=1e-2 if dtype == np.float16 else 1e-5)
     assert total.dtype == expected_dtype and same.sharding == total.sharding
+
+
+def test_repeated_calls_check_their_arguments_every_time() -> None:
+    """The per-signature fast path of a compiled pmap (one device per process or several)
+    still checks each call: a deleted Array is JAX's error, the transfer guard sees host
+    arguments, weak and strong arguments are different signatures, and unmapped outputs
+    and several outputs come back as on the first call."""
+    f = jax.pmap(lambda v, s: (lax.psum(v * s, "i"), v * s), "i", in_axes=(0, None),
+                 out_axes=(None, 0))
+    x = np.full((L, 3), 1.0, np.float16)
+    for _ in range(3):
+        total, scaled = f(x, 2.0)  # a Python scalar: weak, so float16 stays float16
+        assert total.dtype == scaled.dtype == np.float16
+        assert total.shape == (3,) and scaled.shape == (L, 3)
+        np.testing.assert_array_equal(np.asarray(total), np.full(3, 2.0 * G))
+    total, _ = f(x, jax.numpy.float32(2.0))  # strong float32: promotes
+    assert total.dtype == np.float32
+    y = jax.pmap(lambda v: v + 1, "i")(x)
+    g = jax.pmap(lambda v: v * 2, "i")
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(g(y)), np.full((L, 3), 4.0, np.float16))
+    y.delete()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        g(y)
+    with jax.transfer_guard("disallow"):
+        with pytest.raises(XlaRuntimeError, match="INVALID_ARGUMENT: Disallowed host-to-device"):
+            g(x)
 
 
 def test_data_parallel_gradients_match_one_process() -> None:

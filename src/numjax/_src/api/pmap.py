@@ -80,9 +80,10 @@ class PmapFunction:
         # Traced per-device programs by signature: (program, closed-over tracers, out tree,
         # xla_pmap params).
         self._traces: dict[Any, tuple[ClosedJaxpr, list[Any], PyTreeDef, dict[str, Any]]] = {}
-        # Compiled calls on positional Arrays, by their avals: (executable, out tree, whether
-        # the tree is one leaf).
-        self._calls: dict[Any, tuple[pmap_executable.PmapExecutable, PyTreeDef, bool]] = {}
+        # Compiled calls on positional Arrays, by their avals: (the executable's entry, out
+        # tree, whether the tree is one leaf).
+        self._calls: dict[Any, tuple[Callable[[Sequence[Any]], list[Any]], PyTreeDef,
+                                     bool]] = {}
         _wrappers.add(self)
 
     def __repr__(self) -> str:
@@ -106,13 +107,15 @@ class PmapFunction:
         if fast:
             # Positional Arrays or NumPy arrays: the signature is their avals (each is a leaf
             # of the input tree, which the avals' count gives), with no flattening or axis
-            # checks. A NumPy array's part is its shape and dtype (no aval made per call).
+            # checks. An argument's part is what its aval would hold (no aval made per call:
+            # a sharded Array, a previous call's output, keeps none).
             parts: list[Any] = []
             for a in args:
                 if type(a) is np.ndarray:
                     parts.append((a.shape, a.dtype))
                 elif type(a) is ArrayImpl:
-                    parts.append(a.aval)
+                    buf = a._buf
+                    parts.append((buf.shape, buf.dtype, a.weak_type))
                 else:
                     fast = False
                     break
@@ -121,12 +124,12 @@ class PmapFunction:
                 hit = self._calls.get(key)
                 if hit is not None:
                     if hit[2]:  # one output, the tree's only leaf
-                        return hit[0].call(args)[0]
-                    return tree_unflatten(hit[1], hit[0].call(args))
+                        return hit[0](args)[0]
+                    return tree_unflatten(hit[1], hit[0](args))
         flat_args, params, out_tree = self._prepare(args, kwargs, cache=not eager)
         executable = pmap_executable.executable_for(params, flat_args)
         if fast and len(flat_args) == len(args):
-            self._calls[key] = (executable, out_tree,
+            self._calls[key] = (executable.entry, out_tree,
                                 out_tree.num_leaves == 1 and out_tree.num_nodes == 1)
         return tree_unflatten(out_tree, executable.call(flat_args))
 

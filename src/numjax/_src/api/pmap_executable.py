@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import sys
 import weakref
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -48,7 +48,7 @@ from numjax._src.interpreters.staging import eval_jaxpr_keeping_sources, trace_t
 from numjax._src.lax import structural as st
 from numjax._src.runtime import devices as devices_mod
 from numjax._src.runtime import distributed, placement, spmd, stream, transfer_guard
-from numjax._src.runtime.array import ArrayImpl, make_array, sharded_array
+from numjax._src.runtime.array import ArrayImpl, make_array, sharded_array, sharded_array_maker
 from numjax._src.runtime.sharding import PmapSharding
 
 spmd_min_bytes = config.State(
@@ -192,7 +192,7 @@ class PmapExecutable:
             self._mpi_comm = distributed.state.comm
             offset = distributed.state.process_index * len(self.devices)
         self._grid = (tuple(self.devices), tuple(self.names), tuple(self.sizes), offset)
-        self._idle: list[spmd.Communicator] = []  # for `_call_alone`'s runs
+        self._idle: list[tuple[spmd.Communicator, spmd.SpmdContext]] = []  # `run_alone`'s
         # Where each output's shards sit in its global value (made on the first call).
         self._out_indices: list[list[Any] | None] = [None] * len(self.out_axes)
         name = f"pmap_{params['name']}"
@@ -208,14 +208,11 @@ class PmapExecutable:
         self.writable = writable
         self.aliased = dispatch._aliased_inputs(self.executable)
         # One device of an SPMD grid in this process (a multi-process pmap, one local device
-        # each) and nothing donated: calls take the short path, `_call_alone`.
+        # each) and nothing donated: calls take the short path, `_alone_entry`.
         self.alone = self.spmd and len(self.devices) == 1 and not any(self.paired)
-        if self.alone:
-            # Per argument: the index of its block in a NumPy argument, and the dtype such an
-            # argument has when it is its own device buffer (`_block`).
-            self._block_index = [None if ax is None else (slice(None),) * ax + (0,)
-                                 for ax in self.in_axes]
-            self._block_dtype = [a.dtype for a in body.in_avals]
+        # What a call on positional arguments runs (`PmapFunction` keeps it per signature).
+        self.entry: Callable[[Sequence[Any]], list[Any]] = (
+            self._alone_entry(body) if self.alone else self.call)
 
     def _batched_jaxpr(self, body: ClosedJaxpr, in_avals: Sequence[Any]) -> ClosedJaxpr:
         """The per-device program vmapped over the device axis (at each argument's in_axes,
@@ -238,15 +235,12 @@ class PmapExecutable:
     # -- running -------------------------------------------------------------------------
     def call(self, args: Sequence[Any]) -> list[Any]:
         """Run on the arguments (Arrays or host values); returns the output Arrays."""
-        dispatch.check_not_deleted(args)
-        donated = self.writable or (False,) * len(args)
-        if transfer_guard._in_use:
-            for x, axis in zip(args, self.in_axes, strict=True):
-                if type(x) is ArrayImpl and not (axis is not None
-                                                 and self._sharded_here(x, axis)):
-                    self._guard_reshard(x)
         if self.alone:
-            return self._call_alone(args)
+            return self.entry(args)
+        dispatch.check_not_deleted(args)
+        if transfer_guard._in_use:
+            self._guard_args(args)
+        donated = self.writable or (False,) * len(args)
         if self.spmd:
             per_arg = [self._rank_args(x, ax, d)
                        for x, ax, d in zip(args, self.in_axes, donated, strict=True)]
@@ -289,29 +283,59 @@ class PmapExecutable:
         self._checked = True
         return [[r[j] for r in results] for j in range(len(self.out_axes))]
 
-    def _call_alone(self, args: Sequence[Any]) -> list[Any]:
-        """`call` for the one device of this process: its block of each argument, its program
-        run on the calling thread, each output its global Array's one local shard. (The
-        general path's per-rank lists, thread hand-off and barrier have nothing to do here:
-        this path is what a small collective across processes costs.)"""
-        bufs = [self._block(x, i) for i, x in enumerate(args)]
-        run = self.executable.run
-        outs = spmd.run_alone(self._grid, self._idle, lambda _: run(*bufs),
-                              self._mpi_comm, not self._checked)
-        self._checked = True
-        if self.aliased:  # the program has returned: copy only an output that is a view
-            outs = private_results(outs, args, self.aliased)
-        return [self._output((o,), j) for j, o in enumerate(outs)]
+    def _alone_entry(self, body: ClosedJaxpr) -> Callable[[Sequence[Any]], list[Any]]:
+        """`call` for the one device of this process, with what every call would look up
+        decided here: each argument's block, the program run on the calling thread, each
+        output its global Array's one local shard. (The general path's per-rank lists, thread
+        hand-off and barrier have nothing to do here: this path is what a small collective
+        across processes costs.)"""
+        executable = self.executable  # its `run` becomes the bare program after a first call
+        grid, idle, mpi_comm = self._grid, self._idle, self._mpi_comm
+        aliased = self.aliased
+        # Per argument: the index of its block in a NumPy argument (None: unmapped), and the
+        # dtype such an argument has when it is its own device buffer.
+        blocks = [(None if ax is None else (slice(None),) * ax + (0,), a.dtype)
+                  for ax, a in zip(self.in_axes, body.in_avals, strict=True)]
+        rank_args = self._rank_args
+        in_axes = self.in_axes
+        guard_args = self._guard_args
+        outputs = [self._one_shard_output(j) for j in range(len(self.out_axes))]
 
-    def _block(self, x: Any, i: int) -> Any:
-        """Argument `i`'s block on this process's one device (`_call_alone`)."""
-        index = self._block_index[i]
-        if (type(x) is np.ndarray and index is not None and not transfer_guard._in_use
-                and x.dtype == self._block_dtype[i]):
-            # A NumPy array of its canonical dtype is its own device buffer: the program
-            # reads a view of it, and `_call_alone` copies an output that is one.
-            return x[index]
-        return stream.resolve(self._rank_args(x, self.in_axes[i], False)[0])
+        def call(args: Sequence[Any]) -> list[Any]:
+            guarded = transfer_guard._in_use
+            if guarded:
+                dispatch.check_not_deleted(args)
+                guard_args(args)
+            bufs = []
+            for i, x in enumerate(args):
+                index, dtype = blocks[i]
+                if (type(x) is np.ndarray and index is not None and not guarded
+                        and x.dtype == dtype):
+                    # A NumPy array of its canonical dtype is its own device buffer: the
+                    # program reads a view of it (an output that is one is copied below).
+                    bufs.append(x[index])
+                    continue
+                if type(x) is ArrayImpl and x.is_deleted():
+                    dispatch.check_not_deleted((x,))
+                bufs.append(stream.resolve(rank_args(x, in_axes[i], False)[0]))
+            outs = spmd.run_alone(grid, idle, executable.run, bufs, mpi_comm,
+                                  not self._checked)
+            self._checked = True
+            if aliased:  # the program has returned: copy only an output that is a view
+                outs = private_results(outs, args, aliased)
+            if len(outs) == 1:
+                return [outputs[0]((outs[0],))]
+            return [make((o,)) for make, o in zip(outputs, outs, strict=True)]
+
+        return call
+
+    def _one_shard_output(self, j: int) -> Callable[[tuple[Any]], Any]:
+        """Output `j` of a one-device call (`_alone_entry`) from its one shard, `(buffer,)`."""
+        aval = self.out_avals[j]
+        sharding = self.out_shardings[j]
+        if sharding is None:
+            return lambda shards: make_array(shards[0], aval)
+        return sharded_array_maker(aval, sharding)
 
     def _slice_index(self, rank: int) -> int:
         """The index along this pmap's axis of a rank of the grid."""
@@ -330,6 +354,12 @@ class PmapExecutable:
         if not donated and isinstance(x, np.ndarray) and self.aliased:
             buf = np.array(buf, copy=True)  # an output may be a view of an input
         return [_take(buf, axis, r // stride) for r in range(n)]
+
+    def _guard_args(self, args: Sequence[Any]) -> None:
+        """The transfer guard's word on the Arrays this call splits over its devices anew."""
+        for x, axis in zip(args, self.in_axes, strict=True):
+            if type(x) is ArrayImpl and not (axis is not None and self._sharded_here(x, axis)):
+                self._guard_reshard(x)
 
     def _sharded_here(self, x: ArrayImpl, axis: int) -> bool:
         sharding = getattr(x, "_sharding", None)

@@ -283,10 +283,18 @@ def private_results(outs: Sequence[Any], args: Sequence[Any],
     end before the call returned, so what it returned is known exactly: only an output that is
     a view of such an array pays for a copy, where `private_host_inputs` would copy every such
     array before the run in case."""
-    hosts = [args[i] for i in positions if isinstance(args[i], np.ndarray)]
-    if not hosts:
-        return list(outs)
-    return [o.copy() if _views_any(o, hosts) else o for o in outs]
+    # (Loops, not comprehensions: this runs on every jitted call with a NumPy argument.)
+    hosts = []
+    for i in positions:
+        x = args[i]
+        if isinstance(x, np.ndarray):
+            hosts.append(x)
+    results = list(outs)
+    if hosts:
+        for j, o in enumerate(results):
+            if _views_any(o, hosts):
+                results[j] = o.copy()
+    return results
 
 
 def _views_any(value: Any, hosts: Sequence[np.ndarray]) -> bool:

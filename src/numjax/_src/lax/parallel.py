@@ -122,7 +122,7 @@ def _no_groups_under_vmap(axis_name: Any, groups: Groups) -> None:
 
 def _context(primitive: str, names: Sequence[Any]) -> spmd.SpmdContext:
     """The SPMD run a compiled collective takes part in (none: the axis is unbound)."""
-    context = spmd.current()
+    context = spmd._current.context
     if context is None:
         raise _unbound_error(names[0])
     return context
@@ -207,6 +207,11 @@ def _reduce_collective(name: str, reducer: Any, op: str) -> Primitive:
     @p.def_kernel_factory
     def _kernel(in_avals: Sequence[Any], *, axes: tuple[Any, ...],
                 axis_index_groups: Groups) -> Any:
+        if len(in_avals) == 1:  # the common case, without a loop (a small psum's cost)
+            def kernel_one(x: Any) -> list[Any]:
+                return [spmd.all_reduce(_context(name, axes), x, op, axes, axis_index_groups)]
+            return kernel_one
+
         def kernel(*xs: Any) -> list[Any]:
             context = _context(name, axes)
             return [spmd.all_reduce(context, x, op, axes, axis_index_groups) for x in xs]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import abc
 import enum
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -536,11 +536,27 @@ def sharded_array(shards: Sequence[Any] | None, aval: ShapedArray, sharding: Sha
             where = sharding.devices_indices_map(aval.shape)
             indices = [where[d] for d in devices]
         global_buf = Assembled(aval, shards, indices)
+    return _sharded(global_buf, aval.weak_type, devices[0], sharding, shards)
+
+
+def sharded_array_maker(aval: ShapedArray, sharding: Sharding
+                        ) -> Callable[[tuple[Any, ...]], ArrayImpl]:
+    """`sharded_array(shards, aval, sharding)` for a tuple of shards given later, call after
+    call (a compiled pmap's outputs), with what the aval and sharding decide worked out once."""
+    devices = sharding._device_assignment
+    where = sharding.devices_indices_map(aval.shape)
+    assembled = Assembled.maker(aval, [where[d] for d in devices])
+    weak_type, device = aval.weak_type, devices[0]
+    return lambda shards: _sharded(assembled(shards), weak_type, device, sharding, shards)
+
+
+def _sharded(global_buf: Any, weak_type: bool, device: Any, sharding: Sharding,
+             shards: tuple[Any, ...] | None) -> ArrayImpl:
     array = _new_object(ArrayImpl)
     array._buf = global_buf
-    array.weak_type = aval.weak_type
+    array.weak_type = weak_type
     array._aval = None  # committed: off the hot paths
-    array._device = devices[0]
+    array._device = device
     array._committed = True
     array._sharding = sharding
     array._shards = shards

@@ -9,7 +9,7 @@ are JAX's, recorded from 0.4.30.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -353,6 +353,22 @@ class Assembled(Deferred):
         self._shards = shards
         self._indices = indices
         self._value: Any = None
+
+    @classmethod
+    def maker(cls, aval: Any, indices: Sequence[Index]) -> Callable[[Sequence[Any]], Assembled]:
+        """`Assembled(aval, shards, indices)` for shards given later, call after call (a
+        compiled pmap's outputs): what the aval decides is worked out here, once."""
+        like = Deferred(aval)
+        fields = (like.shape, like.dtype, like.ndim, like.size, like.nbytes)
+        new = object.__new__
+
+        def make(shards: Sequence[Any]) -> Assembled:
+            value = new(cls)
+            value.shape, value.dtype, value.ndim, value.size, value.nbytes = fields
+            value._shards, value._indices, value._value = shards, indices, None
+            return value
+
+        return make
 
     def wait(self) -> Any:
         value = self._value

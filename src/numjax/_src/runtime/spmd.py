@@ -631,6 +631,7 @@ _submit_lock = threading.Lock()
 # groups and contexts are made once). A run takes one for itself, so concurrent runs on one
 # grid (from several threads) each have their own.
 _idle: dict[Any, list[Communicator]] = {}
+_idle_alone: dict[Any, list[tuple[Communicator, SpmdContext]]] = {}  # `run_alone`'s
 _idle_lock = threading.Lock()
 
 
@@ -656,8 +657,8 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
     key = (tuple(devices), tuple(names), tuple(sizes), offset)
     if len(devices) == 1:
         with _idle_lock:
-            idle = _idle.setdefault(key, [])
-        return [run_alone(key, idle, program, mpi_comm, check)]
+            idle = _idle_alone.setdefault(key, [])
+        return [run_alone(key, idle, program, (0,), mpi_comm, check)]
     comm = _communicator(key, names, sizes, len(devices), offset, mpi_comm)
     assert comm.size == len(devices) or mpi_comm is not None, (comm.size, len(devices))
     comm.check = mpi_comm is not None and (check or config.check_collectives.value)
@@ -704,29 +705,32 @@ def run(devices: Sequence[Any], names: Sequence[Hashable], sizes: Sequence[int],
     return results
 
 
-def run_alone(grid: tuple[Any, ...], idle: list[Communicator], program: Callable[[int], Any],
-              mpi_comm: Any = None, check: bool = False) -> Any:
+def run_alone(grid: tuple[Any, ...], idle: list[tuple[Communicator, SpmdContext]],
+              program: Callable[..., Any], args: Sequence[Any], mpi_comm: Any = None,
+              check: bool = False) -> Any:
     """`run` for one device in this process (one per process, or a grid of one): the calling
-    thread runs `program(0)` itself, nothing to hand off. `grid` is (devices, names, sizes,
-    offset); `idle` holds the caller's communicators for it between runs (each run takes its
-    own, so runs from several threads never share one)."""
-    devices, names, sizes, offset = grid
+    thread runs `program(*args)` itself, nothing to hand off. `grid` is (devices, names,
+    sizes, offset); `idle` holds the caller's communicators for it between runs, each with
+    its device's context (each run takes its own, so runs from several threads never share
+    one)."""
     try:
-        comm = idle.pop()  # atomic: no lock needed
+        comm, context = idle.pop()  # atomic: no lock needed
     except IndexError:
         comm = None
     if comm is None or comm.mpi_comm is not mpi_comm:
+        devices, names, sizes, offset = grid
         comm = Communicator(names, sizes, 1, offset, mpi_comm)
+        context = comm.context(offset, devices[0])
     comm.check = mpi_comm is not None and (check or config.check_collectives.value)
     previous = _current.context
-    _current.context = comm.context(offset, devices[0])
+    _current.context = context
     try:
         if getattr(_limited, "count", None) != 1:
             _limit_blas(1)
-        result = program(0)
+        result = program(*args)
     finally:
         _current.context = previous
-    idle.append(comm)
+    idle.append((comm, context))
     return result
 
 
