@@ -12,7 +12,7 @@ import pytest
 
 import numjax
 import numjax.numpy as jnp
-from numjax import dtypes
+from numjax import dtypes, lax
 from numjax import random as r
 from numjax._src import config as _config
 
@@ -570,3 +570,98 @@ def test_custom_vjp_symbolic_zeros_with_keys() -> None:
     f.defvjp(f_fwd, f_bwd, symbolic_zeros=True)
     state = (8.0, r.key(123))
     assert float(numjax.grad(lambda theta: f(theta, state)[0])(3.0)) == 1.0
+
+
+# lax's structural functions on typed key arrays, as JAX 0.4.30 gives them: ks is
+# random.split(random.key(3), 6), k random.key(7), m ks.reshape(2, 3); each row's data is the
+# result's key_data, flattened.
+LAX_ON_KEYS = [
+    ("reshape", lambda ks, k, m: lax.reshape(ks, (3, 2)),
+     (3, 2),
+     [3701871833, 2575564568, 4256621482, 1906620386, 3023882142, 3955253366, 3353732807,
+      1082133308, 1584769486, 2184914228, 444300498, 2134436474]),
+    ("broadcast_in_dim", lambda ks, k, m: lax.broadcast_in_dim(ks[:2], (3, 2), (1,)),
+     (3, 2),
+     [3701871833, 2575564568, 4256621482, 1906620386, 3701871833, 2575564568, 4256621482,
+      1906620386, 3701871833, 2575564568, 4256621482, 1906620386]),
+    ("broadcast", lambda ks, k, m: lax.broadcast(k, (2,)),
+     (2,),
+     [0, 7, 0, 7]),
+    ("squeeze", lambda ks, k, m: lax.squeeze(ks[None, :2], (0,)),
+     (2,),
+     [3701871833, 2575564568, 4256621482, 1906620386]),
+    ("expand_dims", lambda ks, k, m: lax.expand_dims(ks[:2], (-1,)),
+     (2, 1),
+     [3701871833, 2575564568, 4256621482, 1906620386]),
+    ("transpose", lambda ks, k, m: lax.transpose(m, (1, 0)),
+     (3, 2),
+     [3701871833, 2575564568, 3353732807, 1082133308, 4256621482, 1906620386, 1584769486,
+      2184914228, 3023882142, 3955253366, 444300498, 2134436474]),
+    ("rev", lambda ks, k, m: lax.rev(m, (1,)),
+     (2, 3),
+     [3023882142, 3955253366, 4256621482, 1906620386, 3701871833, 2575564568, 444300498,
+      2134436474, 1584769486, 2184914228, 3353732807, 1082133308]),
+    ("concatenate", lambda ks, k, m: lax.concatenate([ks[:1], ks[4:]], 0),
+     (3,),
+     [3701871833, 2575564568, 1584769486, 2184914228, 444300498, 2134436474]),
+    ("slice", lambda ks, k, m: lax.slice(ks, (1,), (6,), (2,)),
+     (3,),
+     [4256621482, 1906620386, 3353732807, 1082133308, 444300498, 2134436474]),
+    ("dynamic_slice", lambda ks, k, m: lax.dynamic_slice(m, (jnp.int32(1), 1), (1, 2)),
+     (1, 2),
+     [1584769486, 2184914228, 444300498, 2134436474]),
+    ("dynamic_update_slice", lambda ks, k, m: lax.dynamic_update_slice(ks, ks[:2], (jnp.int32(3),)),
+     (6,),
+     [3701871833, 2575564568, 4256621482, 1906620386, 3023882142, 3955253366, 3701871833,
+      2575564568, 4256621482, 1906620386, 444300498, 2134436474]),
+    ("index_in_dim", lambda ks, k, m: lax.index_in_dim(m, 1, 1, keepdims=False),
+     (2,),
+     [4256621482, 1906620386, 1584769486, 2184914228]),
+    ("dynamic_index_in_dim", lambda ks, k, m: lax.dynamic_index_in_dim(ks, 4, 0, keepdims=False),
+     (),
+     [1584769486, 2184914228]),
+    ("slice_in_dim", lambda ks, k, m: lax.slice_in_dim(m, 0, 2, axis=1),
+     (2, 2),
+     [3701871833, 2575564568, 4256621482, 1906620386, 3353732807, 1082133308, 1584769486,
+      2184914228]),
+    ("dynamic_update_index_in_dim", lambda ks, k, m: lax.dynamic_update_index_in_dim(ks, k, 2, 0),
+     (6,),
+     [3701871833, 2575564568, 4256621482, 1906620386, 0, 7, 3353732807, 1082133308,
+      1584769486, 2184914228, 444300498, 2134436474]),
+    ("jit_reshape", lambda ks, k, m: numjax.jit(lambda a: lax.reshape(a, (3, 2)))(ks),
+     (3, 2),
+     [3701871833, 2575564568, 4256621482, 1906620386, 3023882142, 3955253366, 3353732807,
+      1082133308, 1584769486, 2184914228, 444300498, 2134436474]),
+    ("vmap_broadcast_in_dim",
+     lambda ks, k, m: numjax.vmap(lambda a: lax.broadcast_in_dim(a, (2,), ()))(ks[:3]),
+     (3, 2),
+     [3701871833, 2575564568, 3701871833, 2575564568, 4256621482, 1906620386, 4256621482,
+      1906620386, 3023882142, 3955253366, 3023882142, 3955253366]),
+    ("jit_dynamic_slice",
+     lambda ks, k, m: numjax.jit(lambda a, i: lax.dynamic_slice(a, (i,), (2,)))(ks, 5),
+     (2,),
+     [1584769486, 2184914228, 444300498, 2134436474]),
+]
+
+
+@pytest.mark.parametrize("name, op, shape, data", LAX_ON_KEYS, ids=[t[0] for t in LAX_ON_KEYS])
+def test_lax_functions_on_keys(name: str, op: Callable[..., Any], shape: tuple[int, ...],
+                               data: list[int]) -> None:
+    ks = r.split(r.key(3), 6)
+    out = op(ks, r.key(7), ks.reshape(2, 3))
+    assert out.dtype == ks.dtype and out.shape == shape
+    np.testing.assert_array_equal(r.key_data(out), np.array(data, np.uint32).reshape(*shape, 2))
+
+
+def test_lax_functions_on_keys_errors() -> None:
+    # JAX 0.4.30 fails to build these programs (ValueError: Operation creation failed);
+    # numjax raises the same type, naming the dtype that does not mix.
+    ks = r.split(r.key(3), 6)
+    for op in (lambda: lax.concatenate([ks, jnp.zeros((2,), jnp.uint32)], 0),
+               lambda: lax.dynamic_update_slice(ks, jnp.zeros((1,), jnp.uint32), (0,))):
+        with pytest.raises(ValueError, match=re.escape("dtype=key<fry> is not a valid dtype")):
+            op()
+    # Where JAX fails the same way on a reshape with `dimensions`, numjax transposes first.
+    m = ks.reshape(2, 3)
+    np.testing.assert_array_equal(r.key_data(lax.reshape(m, (6,), (1, 0))),
+                                  r.key_data(m.T.reshape(6)))

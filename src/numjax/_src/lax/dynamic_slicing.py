@@ -15,6 +15,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.compiler import native_structural
+from numjax._src.core import extended
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import Primitive, Tracer, operand_aval
 from numjax._src.interpreters import ad
@@ -288,6 +289,8 @@ def dynamic_slice(operand: Array, start_indices: Any, slice_sizes: Sequence[int]
     >>> dynamic_slice(jnp.arange(5), (jnp.int32(4),), (2,))
     Array([3, 4], dtype=int32)
     """
+    if isinstance(operand, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.dynamic_slice")(operand, start_indices, slice_sizes)
     starts = _start_indices("dynamic_slice", operand, start_indices)
     sizes = tuple(int(n) for n in slice_sizes)
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
@@ -301,6 +304,8 @@ def dynamic_update_slice(operand: Array, update: Array, start_indices: Any) -> A
     >>> dynamic_update_slice(jnp.zeros(4, jnp.int32), jnp.array([1, 2]), (jnp.int32(1),))
     Array([0, 1, 2, 0], dtype=int32)
     """
+    if isinstance(operand, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.dynamic_update_slice")(operand, update, start_indices)
     starts = _start_indices("dynamic_update_slice", operand, start_indices)
     return dynamic_update_slice_p.bind(operand, update, *starts)
 
@@ -321,7 +326,7 @@ def dynamic_slice_in_dim(operand: Array, start_index: Any, slice_size: int,
     Array([[1, 2],
            [4, 5]], dtype=int32)
     """
-    shape = operand_aval(operand, "ndim").shape
+    shape = st.operand_shape(operand, "ndim")
     axis = int(axis) % len(shape)
     starts = _zero_starts(start_index, len(shape))
     starts[axis] = start_index
@@ -342,7 +347,7 @@ def dynamic_index_in_dim(operand: Array, index: Any, axis: int = 0,
     out = dynamic_slice_in_dim(operand, index, 1, axis)
     if keepdims:
         return out
-    return st.squeeze(out, (int(axis) % get_aval(operand).ndim,))
+    return st.squeeze(out, (int(axis) % len(st.operand_shape(operand)),))
 
 
 @transfer_guard.places_constants
@@ -354,7 +359,7 @@ def dynamic_update_slice_in_dim(operand: Array, update: Array, start_index: Any,
     >>> dynamic_update_slice_in_dim(jnp.zeros(4, jnp.int32), jnp.array([7]), 2, 0)
     Array([0, 0, 7, 0], dtype=int32)
     """
-    ndim = get_aval(operand).ndim
+    ndim = len(st.operand_shape(operand))
     axis = int(axis) % ndim
     starts = _zero_starts(start_index, ndim)
     starts[axis] = start_index
@@ -371,8 +376,8 @@ def dynamic_update_index_in_dim(operand: Array, update: Array, index: Any,
     Array([[0, 0],
            [1, 2]], dtype=int32)
     """
-    ndim = get_aval(operand).ndim
+    ndim = len(st.operand_shape(operand))
     axis = int(axis) % ndim
-    if get_aval(update).ndim == ndim - 1:
+    if len(st.operand_shape(update)) == ndim - 1:
         update = st.expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis)

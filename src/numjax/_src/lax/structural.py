@@ -19,7 +19,7 @@ import numpy as np
 from numjax._src import dtypes
 from numjax._src.compiler import native_rules, native_structural
 from numjax._src.compiler.lowering import ufunc_lowering
-from numjax._src.core import errors
+from numjax._src.core import errors, extended
 from numjax._src.core.avals import ShapedArray, get_aval
 from numjax._src.core.trace import EvalTrace, Primitive, Tracer, current_trace, operand_aval
 from numjax._src.interpreters import ad, batching
@@ -365,6 +365,8 @@ def broadcast_in_dim(operand: Array, shape: Sequence[int],
     >>> broadcast_in_dim(jnp.array([1, 2]), (3, 2), (1,)).shape
     (3, 2)
     """
+    if isinstance(operand, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.broadcast_in_dim")(operand, shape, broadcast_dimensions)
     shape = _shape_tuple("broadcast_in_dim", shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
     aval = operand_aval(operand)
@@ -380,6 +382,8 @@ def _array_types() -> tuple[type, ...]:
 
 def broadcast(operand: Array, sizes: Sequence[int]) -> Array:
     """Add leading dimensions of the given sizes."""
+    if isinstance(operand, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.broadcast")(operand, sizes)
     aval = operand_aval(operand)
     sizes = tuple(sizes)
     dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
@@ -585,6 +589,8 @@ def reshape(operand: Array, new_sizes: Sequence[int],
     >>> reshape(jnp.arange(6), (2, 3)).shape
     (2, 3)
     """
+    if isinstance(operand, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.reshape")(operand, new_sizes, dimensions)
     new_sizes = _shape_tuple("reshape", new_sizes)
     dims = None if dimensions is None else tuple(int(d) for d in dimensions)
     aval = operand_aval(operand)
@@ -655,6 +661,8 @@ def _canonical_axis(axis: Any, ndim: int) -> int:
 
 def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
     """`array` without its `dimensions`, each of size 1."""
+    if isinstance(array, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.squeeze")(array, dimensions)
     ndim = operand_aval(array).ndim
     dims = tuple(sorted(_canonical_axis(d, ndim) for d in dimensions))
     if not dims and isinstance(array, (Tracer, *_array_types())):
@@ -664,6 +672,8 @@ def squeeze(array: Array, dimensions: Sequence[int]) -> Array:
 
 def expand_dims(array: Array, dimensions: Sequence[int]) -> Array:
     """`array` with a dimension of size 1 at each of `dimensions` (of the result)."""
+    if isinstance(array, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.expand_dims")(array, dimensions)
     aval = operand_aval(array)
     if len(set(dimensions)) != len(dimensions):
         raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
@@ -724,6 +734,8 @@ def transpose(operand: Array, permutation: Sequence[int]) -> Array:
     >>> transpose(jnp.zeros((2, 3)), (1, 0)).shape
     (3, 2)
     """
+    if isinstance(operand, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.transpose")(operand, permutation)
     perm = tuple(int(p) for p in permutation)
     if perm == tuple(range(len(perm))) and isinstance(operand, (Tracer, *_array_types())):
         return operand
@@ -766,6 +778,8 @@ rev_p.def_batch(_rev_batch)
 
 def rev(operand: Array, dimensions: Sequence[int]) -> Array:
     """`operand` reversed along each of `dimensions`."""
+    if isinstance(operand, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.rev")(operand, dimensions)
     return rev_p.bind(operand, dimensions=tuple(int(d) for d in dimensions))
 
 
@@ -1054,6 +1068,8 @@ concatenate_p.native = native_structural.concatenate_rule
 
 def concatenate(operands: Sequence[Array], dimension: int) -> Array:
     """Join arrays along `dimension`."""
+    if extended.any_extended(operands):  # typed PRNG keys
+        return extended.rule("lax.concatenate")(operands, dimension)
     operands = list(operands)
     if len(operands) == 1 and isinstance(operands[0], (Tracer, *_array_types())):
         return operands[0]
@@ -1161,6 +1177,8 @@ slice_p.native = native_structural.slice_rule
 def slice(operand: Array, start_indices: Sequence[int], limit_indices: Sequence[int],
           strides: Sequence[int] | None = None) -> Array:
     """The static slice `operand[start:limit:stride]` in every dimension."""
+    if isinstance(operand, extended.array_types):  # typed PRNG keys
+        return extended.rule("lax.slice")(operand, start_indices, limit_indices, strides)
     starts = tuple(int(i) for i in start_indices)
     if transfer_guard._in_use and (strides is None or all(int(s) == 1 for s in strides)):
         # Run eagerly, JAX's unit-stride slice is a dynamic_slice whose start indices are
@@ -1172,11 +1190,19 @@ def slice(operand: Array, start_indices: Sequence[int], limit_indices: Sequence[
                         strides=None if strides is None else tuple(int(s) for s in strides))
 
 
+def operand_shape(x: Any, attribute: str | None = None) -> tuple[int, ...]:
+    """The shape of a lax function's operand (`operand_aval`'s errors); a typed key array's
+    is its own, without its key data's dimensions."""
+    if isinstance(x, extended.array_types):
+        return tuple(x.shape)  # type: ignore[attr-defined]
+    return operand_aval(x, attribute).shape  # type: ignore[no-any-return]
+
+
 @transfer_guard.places_constants
 def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0) -> Array:
     """`operand[start_index:limit_index:stride]` along `axis` (None: the start or end)."""
-    shape = operand_aval(operand, "ndim").shape
+    shape = operand_shape(operand, "ndim")
     axis = int(axis) % len(shape)
     start = [0] * len(shape)
     limit = list(shape)
@@ -1193,7 +1219,7 @@ def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | Non
 def index_in_dim(operand: Array, index: int, axis: int = 0, keepdims: bool = True) -> Array:
     """The slice of `operand` at `index` (negative: from the end) along `axis`, which
     is kept with size 1 when `keepdims`."""
-    shape = operand_aval(operand, "shape").shape
+    shape = operand_shape(operand, "shape")
     axis = int(axis) % len(shape)
     index = int(index) + shape[axis] if int(index) < 0 else int(index)
     out = slice_in_dim(operand, index, index + 1, 1, axis)

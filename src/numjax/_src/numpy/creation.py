@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core import errors
+from numjax._src.core import errors, extended
 from numjax._src.core.avals import ShapedArray, get_aval, is_masked_array
 from numjax._src.core.trace import Tracer
 from numjax._src.interpreters import staging
@@ -22,7 +22,6 @@ from numjax._src.lax.structural import (
     like_sharding,
     placed,
 )
-from numjax._src.numpy import extended
 from numjax._src.numpy.shape import broadcast_arrays, broadcast_to, invalid_shape_error, stack
 from numjax._src.numpy.ufuncs import log10, power, sign
 from numjax._src.numpy.util import check_arraylike

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
+from numjax._src.core import extended
 from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.lax import complex_ops, lax
-from numjax._src.numpy import extended
 from numjax._src.numpy.shape import broadcast_arrays, broadcast_to
 from numjax._src.numpy.ufuncs import maximum, minimum, multiply
 from numjax._src.numpy.util import (

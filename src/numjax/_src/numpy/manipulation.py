@@ -14,11 +14,10 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core import errors
+from numjax._src.core import errors, extended
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
-from numjax._src.numpy import extended
 from numjax._src.numpy.creation import asarray
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.shape import (

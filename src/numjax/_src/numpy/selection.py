@@ -14,10 +14,10 @@ from numjax._src import dtypes
 from numjax._src.api.jit import jit
 from numjax._src.api.transformations import vmap
 from numjax._src.control_flow.cond import switch
+from numjax._src.core import extended
 from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
-from numjax._src.numpy import extended
 from numjax._src.numpy.advanced_indexing import _nonzero_size_error, advanced_getitem, nonzero
 from numjax._src.numpy.creation import array, asarray
 from numjax._src.numpy.lax_numpy import where

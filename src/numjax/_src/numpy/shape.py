@@ -9,13 +9,12 @@ from typing import Any
 import numpy as np
 
 from numjax._src import dtypes
-from numjax._src.core import errors
+from numjax._src.core import errors, extended
 from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer
 from numjax._src.lax import lax
 from numjax._src.lax.structural import broadcast_shapes
 from numjax._src.lax.structural import invalid_shape_error as invalid_shape_error
-from numjax._src.numpy import extended
 from numjax._src.numpy.util import (
     asarrays_deprecated,
     canonicalize_axis,

@@ -18,13 +18,13 @@ import numpy as np
 from numjax._src import config, dtypes
 from numjax._src.api.custom_derivatives import custom_jvp
 from numjax._src.api.jit import jit
+from numjax._src.core import extended
 from numjax._src.core.avals import ShapedArray, check_args_abstractify, get_aval
 from numjax._src.core.trace import running_eagerly
 from numjax._src.lax import lax
 from numjax._src.lax.constants import lax_const
 from numjax._src.lax.special import bitcast_convert_type, integer_pow_array
 from numjax._src.lax.special import round as lax_round
-from numjax._src.numpy import extended
 from numjax._src.numpy.util import (
     check_arraylike,
     ensure_array,

@@ -10,10 +10,10 @@ from typing import Any, TypeVar
 import numpy as np
 
 from numjax._src import config, dtypes
+from numjax._src.core import extended
 from numjax._src.core.avals import aval_handlers, check_args_abstractify, get_aval
 from numjax._src.core.trace import Tracer, find_top_trace
 from numjax._src.lax import lax
-from numjax._src.numpy import extended
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 

@@ -31,11 +31,13 @@ from numjax._src.core.avals import (
     extended_array_builders,
     get_aval,
 )
+from numjax._src.core.extended import register_extended_array
 from numjax._src.core.trace import Tracer
+from numjax._src.lax import dynamic_slicing as ds
 from numjax._src.lax import lax
+from numjax._src.lax import structural as st
 from numjax._src.lax.structural import broadcast_shapes
 from numjax._src.numpy.creation import asarray
-from numjax._src.numpy.extended import register_extended_array
 from numjax._src.numpy.lax_numpy import where
 from numjax._src.numpy.manipulation import tile
 from numjax._src.numpy.reductions import all as jnp_all
@@ -538,6 +540,88 @@ register_extended_array(PRNGKeyArray, {
     "concatenate": _concatenate_rule, "stack": _stack_rule, "reshape": _reshape_rule,
     "transpose": _transpose_rule, "squeeze": _squeeze_rule, "expand_dims": _expand_dims_rule,
     "broadcast_to": _broadcast_to_rule, "where": _where_rule, "array": _array_rule,
+})
+
+
+# -- lax functions on key arrays: the operation on the key data, whose trailing dimensions (the
+# key's own) come along untouched, as JAX's key dtype rules do --------------------------------
+def _trailing(k: PRNGKeyArray, rank: int) -> tuple[int, ...]:
+    """The positions of the key data's own dimensions after `rank` key dimensions."""
+    return tuple(range(rank, rank + len(k._impl.key_shape)))
+
+
+def _lax_broadcast_in_dim(k: PRNGKeyArray, shape: Sequence[int], dims: Sequence[int]
+                          ) -> PRNGKeyArray:
+    shape = tuple(shape)
+    return k._wrap(st.broadcast_in_dim(k._base, (*shape, *k._impl.key_shape),
+                                       (*dims, *_trailing(k, len(shape)))))
+
+
+def _lax_broadcast(k: PRNGKeyArray, sizes: Sequence[int]) -> PRNGKeyArray:
+    return k._wrap(st.broadcast(k._base, sizes))
+
+
+def _lax_reshape(k: PRNGKeyArray, new_sizes: Sequence[int], dimensions: Sequence[int] | None
+                 ) -> PRNGKeyArray:
+    return k._wrap(st.reshape(k._base, (*new_sizes, *k._impl.key_shape), None
+                              if dimensions is None else (*dimensions, *_trailing(k, k.ndim))))
+
+
+def _lax_squeeze(k: PRNGKeyArray, dimensions: Sequence[int]) -> PRNGKeyArray:
+    return k._wrap(st.squeeze(k._base, [canonicalize_axis(d, k.ndim) for d in dimensions]))
+
+
+def _lax_expand_dims(k: PRNGKeyArray, dimensions: Sequence[int]) -> PRNGKeyArray:
+    rank = k.ndim + len(dimensions)
+    return k._wrap(st.expand_dims(k._base, [canonicalize_axis(d, rank) for d in dimensions]))
+
+
+def _lax_transpose(k: PRNGKeyArray, permutation: Sequence[int]) -> PRNGKeyArray:
+    return k._wrap(st.transpose(k._base, (*permutation, *_trailing(k, k.ndim))))
+
+
+def _lax_rev(k: PRNGKeyArray, dimensions: Sequence[int]) -> PRNGKeyArray:
+    return k._wrap(st.rev(k._base, [canonicalize_axis(d, k.ndim) for d in dimensions]))
+
+
+def _lax_concatenate(operands: Sequence[Any], dimension: int) -> PRNGKeyArray:
+    keys = _check_keys(list(operands))
+    return keys[0]._wrap(st.concatenate([k._base for k in keys], dimension))
+
+
+def _lax_slice(k: PRNGKeyArray, start_indices: Sequence[int], limit_indices: Sequence[int],
+               strides: Sequence[int] | None) -> PRNGKeyArray:
+    key_shape = k._impl.key_shape
+    return k._wrap(st.slice(k._base, (*start_indices, *(0 for _ in key_shape)),
+                            (*limit_indices, *key_shape),
+                            None if strides is None else (*strides, *(1 for _ in key_shape))))
+
+
+def _lax_dynamic_slice(k: PRNGKeyArray, start_indices: Any, slice_sizes: Sequence[int]
+                       ) -> PRNGKeyArray:
+    key_shape = k._impl.key_shape
+    starts = [*start_indices] if isinstance(start_indices, list | tuple) else [
+        start_indices[i] for i in range(len(start_indices))]
+    return k._wrap(ds.dynamic_slice(k._base, [*starts, *(0 for _ in key_shape)],
+                                    (*slice_sizes, *key_shape)))
+
+
+def _lax_dynamic_update_slice(k: PRNGKeyArray, update: Any, start_indices: Any
+                              ) -> PRNGKeyArray:
+    k, update = _check_keys((k, update))
+    starts = [*start_indices] if isinstance(start_indices, list | tuple) else [
+        start_indices[i] for i in range(len(start_indices))]
+    return k._wrap(ds.dynamic_update_slice(k._base, update._base,
+                                           [*starts, *(0 for _ in k._impl.key_shape)]))
+
+
+register_extended_array(PRNGKeyArray, {
+    "lax.broadcast_in_dim": _lax_broadcast_in_dim, "lax.broadcast": _lax_broadcast,
+    "lax.reshape": _lax_reshape, "lax.squeeze": _lax_squeeze,
+    "lax.expand_dims": _lax_expand_dims, "lax.transpose": _lax_transpose, "lax.rev": _lax_rev,
+    "lax.concatenate": _lax_concatenate, "lax.slice": _lax_slice,
+    "lax.dynamic_slice": _lax_dynamic_slice,
+    "lax.dynamic_update_slice": _lax_dynamic_update_slice,
 })
 
 
