@@ -4,6 +4,7 @@ what it must keep, and that the jaxpr it returns computes the same values."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -11,9 +12,10 @@ import pytest
 
 import numjax
 import numjax.numpy as jnp
-from numjax._src.compiler import passes
+from numjax._src.compiler import fusion, passes
 from numjax._src.core.avals import ShapedArray
 from numjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, jaxpr_as_fun
+from numjax._src.runtime import spmd
 
 f32 = np.float32
 
@@ -201,3 +203,20 @@ def test_dce_keeps_a_cond_with_effects_whole():
         x > 0, lambda c: (numjax.debug.print("{}", c), jnp.sin(c), c)[1:],
         lambda c: (c, c), x)[1], f32(2))
     assert "sin" in _primitives_within(passes.dce(closed))
+
+
+def test_worker_pool_is_sized_by_the_cores_not_its_first_caller(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """First used by a device of a 4-device SPMD run (a share of one core each), the pool
+    still gets a thread per core: the devices together use them all, and so does a later
+    program outside SPMD."""
+    monkeypatch.setattr(fusion.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(fusion, "_pool", None)
+    context = SimpleNamespace(comm=SimpleNamespace(local=4))
+    monkeypatch.setattr(spmd, "current", lambda: context)
+    assert fusion.worker_threads() == 1
+    assert fusion.run_on_threads(lambda x: x * 2, [1, 2, 3]) == [2, 4, 6]
+    monkeypatch.setattr(spmd, "current", lambda: None)
+    assert fusion.worker_threads() == 4
+    assert fusion._pool is not None and fusion._pool._max_workers == 4
+    fusion._pool.shutdown()

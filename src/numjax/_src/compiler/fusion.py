@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -224,12 +225,28 @@ def _cluster(eqns: Sequence[JaxprEqn], ufuncs: list[Any], shape: tuple[int, ...]
 
 
 _pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _cores() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _the_pool() -> ThreadPoolExecutor:
+    """The worker threads, one per core (at most 4), made at first use. Sized by the cores,
+    not by the first caller's share: in an SPMD run each device submits its share of them, so
+    the devices together use them all, and a later run outside SPMD uses them all alone."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(_cores(), thread_name_prefix="numjax-fusion")
+        return _pool
 
 
 def worker_threads() -> int:
     """How many threads large work splits over: the cores (at most 4), a device's share of
     them in an SPMD run."""
-    threads = max(1, min(4, os.cpu_count() or 1))
+    threads = _cores()
     context = spmd.current()
     if context is not None:
         # Devices of an SPMD run already run side by side, one thread each: a device splits
@@ -241,16 +258,14 @@ def worker_threads() -> int:
 def run_blocks(block_fn: Callable[..., None], n: int, args: Sequence[Any],
                block_rows: int = 1) -> None:
     """Run `block_fn(lo, hi, *args)` over rows [0, n), split across threads when large."""
-    global _pool
     threads = worker_threads()
     if n * max(1, BLOCK // block_rows) < THREAD_MIN_SIZE or threads == 1 or n < 2:
         block_fn(0, n, *args)
         return
-    if _pool is None:
-        _pool = ThreadPoolExecutor(threads, thread_name_prefix="numjax-fusion")
+    pool = _pool or _the_pool()
     step = -(-n // threads)
     step = -(-step // block_rows) * block_rows
-    futures = [_pool.submit(block_fn, lo, min(lo + step, n), *args)
+    futures = [pool.submit(block_fn, lo, min(lo + step, n), *args)
                for lo in range(0, n, step)]
     for f in futures:
         f.result()
@@ -259,12 +274,10 @@ def run_blocks(block_fn: Callable[..., None], n: int, args: Sequence[Any],
 def run_on_threads(fn: Callable[[Any], Any], parts: Sequence[Any]) -> list[Any]:
     """`[fn(part) for part in parts]`, the parts run side by side on the pool's threads (the
     calling thread waits). `fn` must release the GIL for its work (NumPy copies, BLAS calls)."""
-    global _pool
     if len(parts) < 2:
         return [fn(part) for part in parts]
-    if _pool is None:
-        _pool = ThreadPoolExecutor(worker_threads(), thread_name_prefix="numjax-fusion")
-    futures = [_pool.submit(fn, part) for part in parts]
+    pool = _pool or _the_pool()
+    futures = [pool.submit(fn, part) for part in parts]
     return [f.result() for f in futures]
 
 
