@@ -104,3 +104,29 @@ def test_bits_of_2_32_words_or_more_trace_and_lower() -> None:
         lowered = numjax.jit(lambda: r.uniform(r.PRNGKey(3), (308000000, 128),
                                                dtype=jnp.bfloat16)).lower()
     assert lowered.out_info.shape == (308000000, 128)
+
+
+# uniform's bounds that do not fit the shape: JAX 0.4.30's errors, its product's or its
+# difference's (the bounds are brought to the shape's rank first).
+UNIFORM_BOUNDS_ERRORS = [
+    ((3,), {"minval": np.zeros(2, np.float32)},
+     "mul got incompatible shapes for broadcasting: (3,), (2,)."),
+    ((2, 3), {"maxval": np.ones(4, np.float32)},
+     "mul got incompatible shapes for broadcasting: (2, 3), (1, 4)."),
+    ((3,), {"minval": np.zeros(2, np.float32), "maxval": np.ones(3, np.float32)},
+     "sub got incompatible shapes for broadcasting: (3,), (2,)."),
+]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("shape, bounds, message", UNIFORM_BOUNDS_ERRORS)
+def test_uniform_bounds_that_do_not_fit_the_shape(shape: tuple[int, ...], bounds: Any,
+                                                  message: str, jit: bool) -> None:
+    def draw(b: Any) -> Any:
+        return r.uniform(r.key(0), shape, **b)
+
+    with pytest.raises(TypeError, match=re.escape(message)):
+        (numjax.jit(draw) if jit else draw)(bounds)
+    # Bounds that broadcast are used as they are.
+    out = r.uniform(r.key(0), (2, 3), maxval=np.array([[1.0], [2.0]], np.float32))
+    assert out.shape == (2, 3) and bool((out[1] < 2.0).all())

@@ -26,7 +26,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.core.trace import Trace, Tracer, current_trace
 from numjax._src.dtypes import result_type
 from numjax._src.interpreters import batching
-from numjax._src.lax import lax, special
+from numjax._src.lax import lax, rules, special
 from numjax._src.lax.structural import invalid_shape_error, operator_index
 from numjax._src.numpy.creation import arange, array, asarray, full_like, zeros, zeros_like
 from numjax._src.numpy.creation import full as jnp_full
@@ -194,10 +194,12 @@ def _uniform(raw: Array, shape: tuple[int, ...], dtype: np.dtype, minval: Any,
         return lax.max(jnp_full(shape, lo), lax.add(base, jnp_full(shape, lo - _const(dtype, 1))))
     minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
     maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    span = lax.sub(maxval, minval)
+    if get_aval(span).ndim == len(shape):  # bounds that do not fit: JAX's error, its product's
+        rules.broadcast_shapes("mul", [shape, get_aval(span).shape])
     floats = lax.sub(_uniform_bits_as_float(raw, shape, dtype), _const(dtype, 1.0))
     # XLA:CPU fuses this multiply-add (one rounding); so does xla_math.fma.
-    scaled = xla_math.fma(floats, broadcast_to(lax.sub(maxval, minval), shape),
-                          broadcast_to(minval, shape))
+    scaled = xla_math.fma(floats, broadcast_to(span, shape), broadcast_to(minval, shape))
     return lax.max(minval, scaled)
 
 
