@@ -736,7 +736,8 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
             result = ind if arr.ndim == 0 else take(arr, ind, axis)
         else:
             perm = permutation(raw, n_inputs if arr.ndim == 0 else arr, axis)
-            result = lax.slice_in_dim(perm, 0, n_draws, axis=axis)
+            # Indexed as JAX does: run eagerly, the slice places its start on the device.
+            result = perm[(slice(None),) * axis + (slice(n_draws),)]
     else:
         p_arr = asarray(p)
         if not dtypes.issubdtype(p_arr.dtype, np.inexact):
