@@ -293,7 +293,6 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
 
     @traceback_util.api_boundary
     @_wraps(fun, _GRAD_DOC, argnums)
-    @transfer_guard.places_constants
     def grad_f(*args: Any, **kwargs: Any) -> Any:
         if has_aux:
             (_, aux), g = value_and_grad_f(*args, **kwargs)
@@ -312,7 +311,6 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     @traceback_util.api_boundary
     @_wraps(fun, _VALUE_AND_GRAD_DOC, argnums)
-    @transfer_guard.places_constants
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         for n in nums:

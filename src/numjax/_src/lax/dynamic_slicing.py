@@ -240,7 +240,6 @@ dynamic_update_slice_p.native = native_structural.dynamic_update_slice_rule
 # ---- wrappers ------------------------------------------------------------------------------
 
 
-@transfer_guard.places_constants
 def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
     """One scalar index operand per dimension; negative indices count from the end (the
     wrapper's convention, as in JAX), then the primitive clamps."""
@@ -281,7 +280,6 @@ def _start_indices(name: str, operand: Array, start_indices: Any) -> list[Any]:
     return out
 
 
-@transfer_guard.places_constants
 def dynamic_slice(operand: Array, start_indices: Any, slice_sizes: Sequence[int]) -> Array:
     """The slice of `slice_sizes` starting at runtime `start_indices` (clamped in bounds).
 
@@ -296,7 +294,6 @@ def dynamic_slice(operand: Array, start_indices: Any, slice_sizes: Sequence[int]
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
 
 
-@transfer_guard.places_constants
 def dynamic_update_slice(operand: Array, update: Array, start_indices: Any) -> Array:
     """`operand` with `update` written at runtime `start_indices` (clamped in bounds).
 
@@ -316,7 +313,6 @@ def _zero_starts(start_index: Any, ndim: int) -> list[Any]:
     return [np.zeros((), dtypes.dtype(start_index, canonicalize=True))[()]] * ndim
 
 
-@transfer_guard.places_constants
 def dynamic_slice_in_dim(operand: Array, start_index: Any, slice_size: int,
                          axis: int = 0) -> Array:
     """`dynamic_slice` along one axis, keeping the others whole.
@@ -335,7 +331,6 @@ def dynamic_slice_in_dim(operand: Array, start_index: Any, slice_size: int,
     return dynamic_slice(operand, starts, sizes)
 
 
-@transfer_guard.places_constants
 def dynamic_index_in_dim(operand: Array, index: Any, axis: int = 0,
                          keepdims: bool = True) -> Array:
     """Element `index` along `axis` (a runtime index), keeping that axis if `keepdims`.
@@ -350,7 +345,6 @@ def dynamic_index_in_dim(operand: Array, index: Any, axis: int = 0,
     return st.squeeze(out, (int(axis) % len(st.operand_shape(operand)),))
 
 
-@transfer_guard.places_constants
 def dynamic_update_slice_in_dim(operand: Array, update: Array, start_index: Any,
                                 axis: int) -> Array:
     """`dynamic_update_slice` at `start_index` along `axis` (0 along the others).
@@ -366,7 +360,6 @@ def dynamic_update_slice_in_dim(operand: Array, update: Array, start_index: Any,
     return dynamic_update_slice(operand, update, starts)
 
 
-@transfer_guard.places_constants
 def dynamic_update_index_in_dim(operand: Array, update: Array, index: Any,
                                 axis: int) -> Array:
     """Write `update` (with or without the indexed axis) at `index` along `axis`.

@@ -422,7 +422,6 @@ def unbroadcast_to(ct: Array, aval: Any) -> Array:
     return reshape(reduce_sum(ct, axes), aval.shape)
 
 
-@transfer_guard.places_constants
 def full(shape: Sequence[int], fill_value: Array, dtype: Any = None, *,
          sharding: Any = None) -> Array:
     """An array of `shape` filled with `fill_value`, placed by `sharding` when made eagerly.
@@ -472,7 +471,6 @@ def like_sharding(x: Any, sharding: Any, weak: bool, shape: Shape) -> Any:
     return x.sharding if tuple(shape) == tuple(np.shape(x)) else None
 
 
-@transfer_guard.places_constants
 def guard_fill_transfer(fill_value: Any, dtype: Any) -> None:
     """An eager `full` places its host fill value on the device first (an implicit
     host-to-device transfer, as in JAX, where `jnp.zeros` is refused by a disallowing guard)."""
@@ -480,7 +478,6 @@ def guard_fill_transfer(fill_value: Any, dtype: Any) -> None:
         transfer_guard.library_constant(fill_value, dtype)
 
 
-@transfer_guard.places_constants
 def full_like(x: Array, fill_value: Any, dtype: Any = None, shape: Any = None, *,
               sharding: Any = None) -> Array:
     """An array like `x` (its shape and dtype unless given) filled with `fill_value`; on
@@ -1173,16 +1170,15 @@ slice_p.def_batch(_slice_batch)
 slice_p.native = native_structural.slice_rule
 
 
-@transfer_guard.places_constants
 def slice(operand: Array, start_indices: Sequence[int], limit_indices: Sequence[int],
           strides: Sequence[int] | None = None) -> Array:
     """The static slice `operand[start:limit:stride]` in every dimension."""
     if isinstance(operand, extended.array_types):  # typed PRNG keys
         return extended.rule("lax.slice")(operand, start_indices, limit_indices, strides)
     starts = tuple(int(i) for i in start_indices)
-    if transfer_guard._in_use and (strides is None or all(int(s) == 1 for s in strides)):
-        # Run eagerly, JAX's unit-stride slice is a dynamic_slice whose start indices are
-        # placed on the device.
+    if transfer_guard._in_use and strides is None:
+        # Run eagerly without strides, JAX's slice is a dynamic_slice whose start indices are
+        # placed on the device (given strides, even unit ones, it stays a slice).
         for start in starts:
             transfer_guard.library_constant(start, np.int32)
     return slice_p.bind(operand, start_indices=starts,
@@ -1198,7 +1194,6 @@ def operand_shape(x: Any, attribute: str | None = None) -> tuple[int, ...]:
     return operand_aval(x, attribute).shape  # type: ignore[no-any-return]
 
 
-@transfer_guard.places_constants
 def slice_in_dim(operand: Array, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0) -> Array:
     """`operand[start_index:limit_index:stride]` along `axis` (None: the start or end)."""

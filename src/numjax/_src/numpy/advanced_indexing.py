@@ -163,7 +163,6 @@ def _mask_to_ints(mask: Any, pos: int, dims: tuple[int, ...],
 # ---- getitem -------------------------------------------------------------------------------
 
 
-@transfer_guard.places_constants
 def _guard_index_constants(index: Any) -> None:
     """Run eagerly, JAX's gather and scatter indexing places its index arrays (a Python list
     index among them) and index constants on the device: transfers when user code indexed."""
@@ -359,7 +358,6 @@ class IndexUpdateRef:
                                 indices_are_sorted=indices_are_sorted,
                                 unique_indices=unique_indices)
 
-    @transfer_guard.places_constants
     def _update(self, values: Any, scatter: Callable[..., Array], array: Any = None,
                 **kw: Any) -> Array:
         return _scatter_update(self.array if array is None else array, self.index, values,
@@ -486,7 +484,6 @@ def _flat_positions(x: Array, index: Any, mode: str | GatherScatterMode | None
     return lax.reshape(positions, (*shape, 1)), parsed
 
 
-@transfer_guard.places_constants
 def _scatter_update(x: Array, index: Any, values: Any, scatter: Callable[..., Array], *,
                     indices_are_sorted: bool, unique_indices: bool,
                     mode: str | GatherScatterMode | None) -> Array:
@@ -697,3 +694,6 @@ def argwhere(a: Array, *, size: int | None = None, fill_value: Any = None) -> Ar
     if get_aval(a).ndim == 0:
         return lax.slice(result, (0, 0), (get_aval(result).shape[0], 0))
     return result
+
+
+transfer_guard.entry_points(globals())

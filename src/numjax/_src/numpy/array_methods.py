@@ -27,7 +27,6 @@ from numjax._src.numpy import (
 from numjax._src.numpy.creation import array
 from numjax._src.numpy.indexing import IndexUpdateHelper, getitem
 from numjax._src.numpy.selection import choose, compress
-from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
@@ -100,7 +99,6 @@ def _tracer_tobytes(self: Tracer, order: Any = "C") -> bytes:
     return np.asarray(value).tobytes(order)
 
 
-@transfer_guard.places_constants
 def _getitem(self: Array, index: Any) -> Array:
     if type(self) is ArrayImpl and getattr(self, "_sharding", None) is not None:
         shard = self._shard_at(index)

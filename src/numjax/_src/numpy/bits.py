@@ -10,6 +10,7 @@ from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax
 from numjax._src.numpy.shape import moveaxis, ravel
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, ensure_array
+from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
 
@@ -78,3 +79,6 @@ def unpackbits(a: Array, axis: int | None = None, count: int | None = None,
             cfg = [(0, 0, 0)] * (len(shape) - 1) + [(0, count - total, 0)]
             bits = lax.pad(bits, lax._convert_element_type(0, np.uint8), cfg)
     return moveaxis(bits, -1, axis)
+
+
+transfer_guard.entry_points(globals())

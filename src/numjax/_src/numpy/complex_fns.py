@@ -15,6 +15,7 @@ from numjax._src.numpy.util import (
     staged_constant,
     staging_program,
 )
+from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
 
@@ -62,3 +63,6 @@ def iscomplexobj(x: Any) -> bool:
     if dtype is None:
         dtype = get_aval(asarray(x)).dtype
     return bool(np.issubdtype(dtype, np.complexfloating))
+
+
+transfer_guard.entry_points(globals())

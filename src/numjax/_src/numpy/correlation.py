@@ -20,6 +20,7 @@ from numjax._src.numpy.util import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
+from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
 
@@ -152,3 +153,6 @@ def corrcoef(x: Array, y: Array | None = None, rowvar: bool = True) -> Array:
         # Real and imaginary parts each clipped to [-1, 1], as JAX's.
         return lax.complex(clip(real(c), -1, 1), clip(imag(c), -1, 1))
     return clip(c, -1, 1)
+
+
+transfer_guard.entry_points(globals())

@@ -25,7 +25,7 @@ from numjax._src.lax.structural import (
 from numjax._src.numpy.shape import broadcast_arrays, broadcast_to, invalid_shape_error, stack
 from numjax._src.numpy.ufuncs import log10, power, sign
 from numjax._src.numpy.util import check_arraylike
-from numjax._src.runtime import host_memory, transfer_guard
+from numjax._src.runtime import devices, host_memory, transfer_guard
 from numjax._src.runtime.array import ArrayImpl, copied
 from numjax._src.runtime.devices import Device
 from numjax._src.runtime.sharding import SingleDeviceSharding
@@ -142,8 +142,8 @@ def _from_host(obj: Any, dtype: np.dtype | None, explicit: bool = False) -> Arra
     # jnp.array(300, jnp.int8) wraps to 44 with NumPy 1's DeprecationWarning and is NumPy 2's
     # OverflowError.
     value = np.array(obj, dtype=dtype, copy=True)
-    if explicit:
-        transfer_guard.host_to_device(obj, dtype, explicit=True)
+    if explicit:  # a device_put to the default device, named as JAX names it
+        transfer_guard.host_to_device(obj, dtype, device=devices.default_device(), explicit=True)
     elif transfer_guard._in_use:
         transfer_guard.host_operand(obj, dtype)
     return ArrayImpl(value, weak)
@@ -325,7 +325,6 @@ def full_like(a: Array, fill_value: Any, dtype: Any = None, shape: Any = None, *
     return _filled_like(a, fill_value, dt, shp, weak, device)
 
 
-@transfer_guard.places_constants
 def _filled_like(a: Any, fill_value: Any, dt: Any, shape: tuple[int, ...], weak: bool,
                  device: Any) -> Array:
     """lax.full_like's value and placement: on `device`, else on `a`'s devices when `a` is a
@@ -566,7 +565,7 @@ def fromfunction(function: Any, shape: Any, *, dtype: Any = float, **kwargs: Any
     dtype = _dtype(dtype, "fromfunction")
     shape = _shape(shape)
     grids = [lax.broadcasted_iota(dtype, shape, i) for i in range(len(shape))]
-    return function(*grids, **kwargs)
+    return transfer_guard.user_function(function)(*grids, **kwargs)
 
 
 def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Array:
@@ -589,3 +588,6 @@ def fromfile(*args: Any, **kwargs: Any) -> Array:
                               "and thus unsafe for use with JIT and other JAX transformations. "
                               "Consider using jnp.asarray(np.fromfile(...)) instead, and "
                               "consult the numpy.fromfile docs for more details.")
+
+
+transfer_guard.entry_points(globals())

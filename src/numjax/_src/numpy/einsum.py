@@ -23,6 +23,7 @@ from numjax._src.numpy.util import (
     not_arrays,
     promote_dtypes,
 )
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
@@ -329,3 +330,6 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1, precision: Any = None,
     pet = get_aval(x1).dtype if preferred_element_type is None else \
         dtypes.canonicalize_dtype(preferred_element_type)
     return lax.dot_general(x1, x2, (((nd - 1,), (nd - 1,)), (batch, batch)), precision, pet)
+
+
+transfer_guard.entry_points(globals())

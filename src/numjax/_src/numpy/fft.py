@@ -23,6 +23,7 @@ from numjax._src.lax.fft import FftType
 from numjax._src.lax.fft import fft as lax_fft
 from numjax._src.numpy import creation, shape
 from numjax._src.numpy.util import check_arraylike
+from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
@@ -341,3 +342,6 @@ def ifftshift(x: Array, axes: None | int | Sequence[int] = None) -> Array:
     Array([2, 3, 4, 0, 1], dtype=int32)
     """
     return _shift(x, axes, inverse=True)
+
+
+transfer_guard.entry_points(globals())

@@ -182,3 +182,6 @@ def histogram2d(x: Array, y: Array, bins: Any = 10, range: Any = None,
     xy = [ravel(ensure_array(x, "histogram2d")), ravel(ensure_array(y, "histogram2d"))]
     counts, edges = histogramdd(stack(xy, 1), bins, range, weights, density)
     return counts, edges[0], edges[1]
+
+
+transfer_guard.entry_points(globals())

@@ -19,6 +19,7 @@ from numjax._src.lax.structural import copy_p
 from numjax._src.numpy.creation import arange, array, asarray, linspace, meshgrid
 from numjax._src.numpy.shape import concatenate, moveaxis, stack
 from numjax._src.numpy.util import ensure_array
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl, copied
 from numjax._src.typing import Array
 
@@ -192,3 +193,6 @@ def load(*args: Any, **kwargs: Any) -> Any:
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
     return array(np.from_dlpack(x))
+
+
+transfer_guard.entry_points(globals())

@@ -84,7 +84,6 @@ def _is_gather_in_jax(items: list[Any]) -> bool:
     return False
 
 
-@transfer_guard.places_constants
 def _gather_from_split(x: Array, items: list[Any], shape: tuple[int, ...]) -> Array | None:
     """`x[items]` for a static basic index as JAX reads an Array split across devices: one
     gather at static places, then the new axes (a slice run eagerly would be a dynamic slice
@@ -156,7 +155,6 @@ def _with_new_axes(items: list[Any], dims: list[int]) -> list[int]:
     return [1 if i is None else next(it) for i in items if i is None or not _is_static_int(i)]
 
 
-@transfer_guard.places_constants
 def _row(x: Any, index: Any) -> Array | None:
     """The fast path of `x[i]` for an int on a concrete Array (the eager-op budget); None for
     anything else, an index out of bounds, or an Array split across devices (which JAX
@@ -256,3 +254,6 @@ class IndexUpdateHelper:
 
     def __repr__(self) -> str:
         return f"_IndexUpdateHelper({self.array!r})"
+
+
+transfer_guard.entry_points(globals())

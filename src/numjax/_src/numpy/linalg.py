@@ -29,6 +29,7 @@ from numjax._src.numpy.selection import take_along_axis
 from numjax._src.numpy.shape import broadcast_to, concatenate, reshape, stack
 from numjax._src.numpy.statistics import cumprod
 from numjax._src.numpy.util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
+from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
 __all__ = [
@@ -860,3 +861,6 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1, precision: Any = None,
     # jnp.vecdot: a product in the promoted input dtype (uint8 wraps, bool stays bool).
     return jnp_vecdot(x1, x2, axis=axis, precision=precision,
                       preferred_element_type=preferred_element_type)
+
+
+transfer_guard.entry_points(globals())

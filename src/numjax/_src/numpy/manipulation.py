@@ -243,7 +243,7 @@ def repeat(a: Array, repeats: Any, axis: int | None = None, *,
                 total_repeat_length else np.concatenate(
                     [index, np.full(total_repeat_length - len(index),
                                     index[-1] if len(index) else 0)])
-        return take_static(a, index, axis)
+        return _take_static(a, index, axis)
     if total_repeat_length is None:
         raise errors.ConcretizationTypeError(
             repeats, "jnp.repeat with a non-constant `repeats` is supported only when "
@@ -259,7 +259,7 @@ def repeat(a: Array, repeats: Any, axis: int | None = None, *,
     return _take_traced(a, index, axis)
 
 
-def take_static(a: Array, index: np.ndarray, axis: int) -> Array:
+def _take_static(a: Array, index: np.ndarray, axis: int) -> Array:
     """`a` indexed by a host integer array along `axis`."""
     idx: list[Any] = [slice(None)] * get_aval(a).ndim
     idx[axis] = np.asarray(index, dtype=dtypes.default_int_dtype())
@@ -275,7 +275,6 @@ def _take_traced(a: Array, index: Array, axis: int) -> Array:
 # ---- splitting -----------------------------------------------------------------------------
 
 
-@transfer_guard.places_constants
 def _split(name: str, ary: Array, indices_or_sections: Any, axis: int,
            strict: bool) -> list[Array]:
     check_arraylike(name, ary)
@@ -415,9 +414,9 @@ def delete(arr: Array, obj: Any, axis: int | None = None, *,
         pass
     else:
         index = canonicalize_axis(index, n)
-        return take_static(a, np.delete(np.arange(n), index), axis)
+        return _take_static(a, np.delete(np.arange(n), index), axis)
     if isinstance(obj, slice):
-        return take_static(a, np.delete(np.arange(n), obj), axis)
+        return _take_static(a, np.delete(np.arange(n), obj), axis)
     check_arraylike("delete", a, obj)
     if dtypes.issubdtype(dtypes.dtype(obj), np.integer) and assume_unique_indices:
         return _delete_unique(a, ensure_array(obj), axis)
@@ -433,7 +432,7 @@ def delete(arr: Array, obj: Any, axis: int | None = None, *,
     else:
         raise ValueError(f"np.delete(arr, obj): got obj.dtype={value.dtype}; must be integer "
                          "or bool.")
-    return take_static(a, np.nonzero(keep)[0], axis)
+    return _take_static(a, np.nonzero(keep)[0], axis)
 
 
 def _delete_unique(a: Array, obj: Array, axis: int) -> Array:
@@ -498,7 +497,7 @@ def insert(arr: Array, obj: Any, values: Array, axis: int | None = None) -> Arra
     # Stable order: each original element keeps its slot; insert k goes before idx[k].
     keys = np.concatenate([np.arange(n) * 2 + 1, idx * 2])
     order = np.argsort(keys, kind="stable")
-    return take_static(joined, order, axis)
+    return _take_static(joined, order, axis)
 
 
 def _insert_traced(a: Array, obj: Tracer, values: Array, axis: int) -> Array:
@@ -711,3 +710,6 @@ def unravel_index(indices: Array, shape: Sequence[int]) -> tuple[Array, ...]:
             c = where(before_start, 0, c)
         result.append(where(past_end, s - 1, c))
     return tuple(result)
+
+
+transfer_guard.entry_points(globals())

@@ -31,6 +31,7 @@ from numjax._src.numpy.util import (
     promote_args_numeric,
     promote_dtypes_inexact,
 )
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
@@ -374,6 +375,7 @@ def float_power(x1: Array, x2: Array, /) -> Array:
 
 
 @custom_jvp
+@transfer_guard.entry_point
 def logaddexp2(x1: Array, x2: Array, /) -> Array:
     """log2(2**x1 + 2**x2) without overflow; its derivative is JAX's custom rule
     (2**(x - out) for each operand).
@@ -385,7 +387,7 @@ def logaddexp2(x1: Array, x2: Array, /) -> Array:
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
     # JAX's result is never weakly typed (it is a custom_jvp function of its operands).
     x1 = lax._convert_element_type(x1, get_aval(x1).dtype, False)
-    return ufuncs.log_add_exp2(x1, x2)
+    return ufuncs._log_add_exp2(x1, x2)
 
 
 @logaddexp2.defjvp
@@ -491,3 +493,6 @@ def interp(x: Array, xp: Array, fp: Array, left: Any = None, right: Any = None,
     if period is None and not extrapolate[1]:
         f = where(ufuncs.greater(x, xp[-1]), fp[-1] if right is None else right, f)
     return f
+
+
+transfer_guard.entry_points(globals())

@@ -227,7 +227,8 @@ def diag_indices_from(arr: Array) -> tuple[Array, ...]:
 
 def mask_indices(n: int, mask_func: Any, k: int = 0, *, size: int | None = None
                  ) -> tuple[Array, Array]:
-    return nonzero(mask_func(ones((n, n), int), k), size=size)  # type: ignore[return-value]
+    mask = transfer_guard.user_function(mask_func)(ones((n, n), int), k)
+    return nonzero(mask, size=size)  # type: ignore[return-value]
 
 
 def vander(x: Array, N: int | None = None, increasing: bool = False) -> Array:
@@ -246,3 +247,6 @@ def vander(x: Array, N: int | None = None, increasing: bool = False) -> Array:
         exps = lax.sub(lax._convert_element_type(n - 1, dtype), exps)
     # Both of rank 2 (a column of x, a row of exponents): no rank promotion, as in JAX.
     return power(lax.expand_dims(x, (1,)), lax.expand_dims(exps, (0,)))
+
+
+transfer_guard.entry_points(globals())

@@ -248,3 +248,6 @@ def _pad_stat(array: Array, axis: int, before: int, after: int, mode: str,
 
 def _median(a: Array, axis: int, keepdims: bool) -> Array:
     return median(a, axis=axis, keepdims=keepdims)
+
+
+transfer_guard.entry_points(globals())

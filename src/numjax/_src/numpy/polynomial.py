@@ -24,6 +24,7 @@ from numjax._src.numpy.util import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
+from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
 
@@ -106,6 +107,7 @@ def polymul(a1: Array, a2: Array, *, trim_leading_zeros: bool = False) -> Array:
     return convolve(_strong(a1), _strong(a2), mode="full")
 
 
+@transfer_guard.entry_point(static=("m",))  # JAX compiles it for each order m
 def polyder(p: Array, m: int = 1) -> Array:
     """The m-th derivative."""
     check_arraylike("polyder", p)
@@ -124,6 +126,7 @@ def polyder(p: Array, m: int = 1) -> Array:
     return p
 
 
+@transfer_guard.entry_point(static=("m",))  # JAX compiles it for each order m
 def polyint(p: Array, m: int = 1, k: Any = None) -> Array:
     """The m-th antiderivative; integration constants `k` (default 0), first one first."""
     check_arraylike("polyint", p)
@@ -279,3 +282,6 @@ def _polyfit_cov(lhs: Array, scale: Array, resids: Array, cov: Any, y_ndim: int)
                              "covariance matrix")
         fac = (resids / (n - order))[0]
     return base * fac if y_ndim == 1 else lax.expand_dims(base, (2,)) * fac
+
+
+transfer_guard.entry_points(globals())

@@ -13,7 +13,7 @@ from numjax._src import dtypes
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import complex_ops, lax
 from numjax._src.numpy.lax_numpy import where as jnp_where
-from numjax._src.numpy.shape import broadcast_to, require_static_axis
+from numjax._src.numpy.shape import _require_static_axis, broadcast_to
 from numjax._src.numpy.util import canonicalize_axis, ensure_array
 from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
@@ -22,7 +22,7 @@ from numjax._src.typing import Array
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
-    require_static_axis(axis)
+    _require_static_axis(axis)
     if isinstance(axis, int | np.integer):
         return (canonicalize_axis(int(axis), ndim),)
     axes = tuple(canonicalize_axis(a, ndim) for a in axis)
@@ -39,13 +39,13 @@ def _keepdims(out: Array, shape: tuple[int, ...], axes: tuple[int, ...]) -> Arra
 _HALF = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
 
 
-def upcast_half(dtype: np.dtype) -> np.dtype:
+def _upcast_half(dtype: np.dtype) -> np.dtype:
     """The dtype a reduction computes in: float32 for float16/bfloat16 (JAX sums, means and
     variances of half-precision values accumulate in float32 and round once), else `dtype`."""
     return np.dtype(np.float32) if dtype in _HALF else dtype
 
 
-def promote_integer_dtype(dtype: np.dtype) -> np.dtype:
+def _promote_integer_dtype(dtype: np.dtype) -> np.dtype:
     """JAX's sums and products widen bool and integers narrower than the default integer to
     the default (u)int of their signedness: int64/uint64 with x64, else int32/uint32."""
     if dtype == np.bool_:
@@ -105,10 +105,10 @@ def _reduce(name: str, a: Array, axis: Any, dtype: Any, out: None, keepdims: boo
     if dtype is not None:
         result_dtype = dtypes.canonicalize_dtype(dtype)
     elif promote_integers:
-        result_dtype = promote_integer_dtype(get_aval(a).dtype)
+        result_dtype = _promote_integer_dtype(get_aval(a).dtype)
     else:
         result_dtype = get_aval(a).dtype
-    computation_dtype = upcast_half(result_dtype) if numeric else result_dtype
+    computation_dtype = _upcast_half(result_dtype) if numeric else result_dtype
     a = lax._convert_element_type(a, computation_dtype)
     if where is not None:
         fill = lax._convert_element_type(_init_value(init, computation_dtype), computation_dtype)
@@ -239,7 +239,7 @@ def mean(a: Array, axis: Any = None, dtype: Any = None, out: None = None,
     if where is None:
         _read_divisor_dims(aval.shape, axis)
     axes = _axes(axis, aval.ndim)
-    computation_dtype = upcast_half(result_dtype)
+    computation_dtype = _upcast_half(result_dtype)
     if where is None:
         normalizer: Any = _axes_size(aval.shape, axes)
     else:
@@ -267,7 +267,7 @@ def _var_promote_types(a_dtype: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtyp
     else:
         dtype = np.dtype(np.finfo(a_dtype).dtype) if a_dtype.kind == "c" else a_dtype
         computation_dtype = a_dtype
-    return upcast_half(computation_dtype), np.dtype(dtype)
+    return _upcast_half(computation_dtype), np.dtype(dtype)
 
 
 def _ddof(ddof: Any, correction: Any) -> Any:
@@ -366,3 +366,6 @@ def _arg(name: str, op: Any, a: Array, axis: int | None, keepdims: bool | None) 
     ax = canonicalize_axis(axis, aval.ndim)
     out = op(a, ax, dtypes.default_int_dtype())
     return lax.expand_dims(out, (ax,)) if keepdims else out
+
+
+transfer_guard.entry_points(globals())

@@ -7,6 +7,7 @@ import numpy as np
 from numjax._src.core.avals import get_aval
 from numjax._src.lax import lax, special
 from numjax._src.numpy.util import ensure_array, forwards_operands
+from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
 
@@ -57,3 +58,6 @@ def _round_half_even(x: Array) -> Array:
 
 
 around = round
+
+
+transfer_guard.entry_points(globals())

@@ -30,6 +30,7 @@ from numjax._src.numpy.util import (
     ensure_array,
     promote_dtypes,
 )
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
@@ -110,7 +111,7 @@ def _piecewise(x: Array, condlist: Array, consts: dict[int, Any],
     return vectorize(switch, excluded=(1,))(indices, branches, x)
 
 
-def Array_types() -> tuple[type, ...]:
+def _Array_types() -> tuple[type, ...]:
     return (ArrayImpl, Tracer)
 
 
@@ -375,8 +376,10 @@ def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Array, *args: A
     nd = get_aval(arr).ndim
     axis = canonicalize_axis(axis, nd)
 
+    user_func = transfer_guard.user_function(func1d)
+
     def fn(x: Array) -> Array:
-        return func1d(x, *args, **kwargs)
+        return user_func(x, *args, **kwargs)
 
     for i in range(1, nd - axis):
         fn = vmap(fn, in_axes=i, out_axes=-1)
@@ -390,6 +393,7 @@ def apply_over_axes(func: Callable[[Array, int], Array], a: Array,
     """Apply `func(a, axis)` for each axis in turn, keeping the rank."""
     check_arraylike("apply_over_axes", a)
     a = ensure_array(a, "apply_over_axes")
+    func = transfer_guard.user_function(func)
     for axis in axes:
         b = func(a, axis)
         if get_aval(b).ndim == get_aval(a).ndim - 1:
@@ -498,7 +502,7 @@ def iterable(y: Any) -> bool:
 
 def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
     """NumPy's can_cast on the dtypes (JAX does not accept values)."""
-    if isinstance(from_, Array_types()):
+    if isinstance(from_, _Array_types()):
         from_ = get_aval(from_).dtype
     return bool(np.can_cast(from_, to, casting=casting))  # type: ignore[arg-type]
 
@@ -517,3 +521,6 @@ def ix_(*args: Array) -> tuple[Array, ...]:
         shape = tuple(get_aval(a).shape[0] if j == i else 1 for j in range(n))
         out.append(lax.reshape(a, shape))
     return tuple(out)
+
+
+transfer_guard.entry_points(globals())

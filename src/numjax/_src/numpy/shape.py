@@ -23,6 +23,7 @@ from numjax._src.numpy.util import (
     forwards_operands,
     promote_dtypes,
 )
+from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
@@ -53,7 +54,7 @@ def _is_traced(d: Any) -> bool:
     return isinstance(d, Tracer) and d.to_concrete_value() is None
 
 
-def require_static_axis(axis: Any) -> None:
+def _require_static_axis(axis: Any) -> None:
     """JAX's error for a traced `axis` argument (a reduction's, a cumulative one's, flip's)."""
     if _is_traced(axis):
         raise errors.ConcretizationTypeError(axis, "The axis argument must be known "
@@ -370,7 +371,10 @@ def dstack(tup: Sequence[Array], dtype: Any = None) -> Array:
 def flip(m: Array, axis: int | Sequence[int] | None = None) -> Array:
     m = ensure_array(m, "flip")
     n = get_aval(m).ndim
-    require_static_axis(axis)
+    _require_static_axis(axis)
     axes = tuple(range(n)) if axis is None else tuple(
         canonicalize_axis(a, n) for a in np.atleast_1d(axis))
     return lax.rev(m, axes)
+
+
+transfer_guard.entry_points(globals())

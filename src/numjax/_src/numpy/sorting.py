@@ -544,3 +544,6 @@ def _select_sorted_unique(name: str, values: Array, keep: Array, size: int | Non
     fill = lax.broadcast(lax._convert_element_type(fill_value, dt, weak), (k,))
     out = sorted_vals[safe] if n else fill
     return lax.select(valid, out, fill)
+
+
+transfer_guard.entry_points(globals())

@@ -17,7 +17,7 @@ from numjax._src.numpy import reductions
 from numjax._src.numpy.creation import asarray
 from numjax._src.numpy.lax_numpy import where as _where
 from numjax._src.numpy.selection import take_along_axis
-from numjax._src.numpy.shape import broadcast_to, concatenate, moveaxis, ravel, require_static_axis
+from numjax._src.numpy.shape import _require_static_axis, broadcast_to, concatenate, moveaxis, ravel
 from numjax._src.numpy.sorting import sort
 from numjax._src.numpy.ufuncs import add, multiply, subtract
 from numjax._src.numpy.util import (
@@ -27,6 +27,7 @@ from numjax._src.numpy.util import (
     promote_args_inexact,
     promote_dtypes_inexact,
 )
+from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
 
@@ -51,7 +52,7 @@ def _cumulative(name: str, op: Any, nan_fill: Any = None, promote_integers: bool
         a = ensure_array(a)
         if dtype is not None:
             dtypes.check_user_dtype_supported(dtype, name)
-        require_static_axis(axis)
+        _require_static_axis(axis)
         # A weakly typed 0-d value (a Python scalar) is flattened whatever the axis; another
         # 0-d value only without one: JAX's `cumsum(np.array(3), axis=0)` and
         # `cumsum(np.int32(3), axis=0)` raise that axis 0 is out of bounds.
@@ -64,7 +65,7 @@ def _cumulative(name: str, op: Any, nan_fill: Any = None, promote_integers: bool
         # bool in the default integer, converting back to bool when dtype=bool is asked for.
         result_dtype = get_aval(a).dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
         if dtype is None and promote_integers or result_dtype == np.bool_:
-            result_dtype = reductions.promote_integer_dtype(result_dtype)
+            result_dtype = reductions._promote_integer_dtype(result_dtype)
         out_ = op(lax._convert_element_type(a, result_dtype), axis)
         if dtype is not None and dtypes.canonicalize_dtype(dtype) == np.bool_:
             out_ = lax._convert_element_type(out_, np.bool_)
@@ -72,7 +73,7 @@ def _cumulative(name: str, op: Any, nan_fill: Any = None, promote_integers: bool
 
     fn.__name__ = name
     fn.__doc__ = f"jnp.{name} along `axis` (the flattened array when None)."
-    return fn
+    return transfer_guard.entry_point(fn)  # an entry point: its constants are its own
 
 
 cumsum = _cumulative("cumsum", lax.cumsum)
@@ -125,7 +126,7 @@ def _nan_reduction(name: str, base: Any, fill: Any) -> Any:
 
     fn.__name__ = name
     fn.__doc__ = f"jnp.{name}: like {base.__name__}, treating NaNs as {fill}."
-    return fn
+    return transfer_guard.entry_point(fn)  # an entry point: its fill is its own constant
 
 
 nansum = _nan_reduction("nansum", reductions.sum, 0)
@@ -147,7 +148,7 @@ def _nan_extremum(name: str, base: Any, fill: float) -> Any:
             out_).dtype), out_)
 
     fn.__name__ = name
-    return fn
+    return transfer_guard.entry_point(fn)  # an entry point: its fill is its own constant
 
 
 nanmax = _nan_extremum("nanmax", reductions.max, -np.inf)
@@ -565,3 +566,6 @@ def trapezoid(y: Array, x: Array | None = None, dx: Any = 1.0, axis: int = -1) -
     # (JAX's trapezoid is a compiled program, where a constant spacing of 1 is dropped, not
     # multiplied: a complex infinity keeps its real part, -inf+nanj rather than nan+nanj.)
     return multiply(0.5, reductions.sum(pairs, -1))
+
+
+transfer_guard.entry_points(globals())

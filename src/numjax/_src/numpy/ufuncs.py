@@ -248,7 +248,7 @@ def _logical(name: str, op: Callable[[Array, Array], Array]) -> Callable[[Array,
         return op(x1, x2)
 
     fn.__name__ = name
-    return fn
+    return transfer_guard.entry_point(fn)  # its zero is a constant of its own
 
 
 def _read_logical_operands(*args: Any) -> None:
@@ -573,6 +573,7 @@ def _float_divmod(x1: Array, x2: Array) -> tuple[Array, Array]:
 
 
 @custom_jvp
+@transfer_guard.entry_point
 def logaddexp(x1: Array, x2: Array, /) -> Array:
     """log(exp(x1) + exp(x2)) without overflow; its derivative is JAX's custom one (NaN at a
     NaN operand, an infinite operand's share taken as 1).
@@ -584,7 +585,7 @@ def logaddexp(x1: Array, x2: Array, /) -> Array:
     return _log_add_exp(False)(x1, x2)
 
 
-def log_add_exp2(x1: Array, x2: Array) -> Array:
+def _log_add_exp2(x1: Array, x2: Array) -> Array:
     """jnp.logaddexp2 of promoted operands (its custom derivative included)."""
     return _log_add_exp(True)(x1, x2)
 
@@ -755,3 +756,6 @@ def rint(x: Array, /) -> Array:
 def fabs(x: Array, /) -> Array:
     (x,) = promote_args_inexact("fabs", x)
     return lax.abs(x)
+
+
+transfer_guard.entry_points(globals())

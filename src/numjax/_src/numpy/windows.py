@@ -12,6 +12,7 @@ from numjax._src.lax import lax
 from numjax._src.numpy.creation import arange, ones
 from numjax._src.numpy.math_fns import i0
 from numjax._src.numpy.ufuncs import absolute, cos, sqrt
+from numjax._src.runtime import transfer_guard
 from numjax._src.typing import Array
 
 
@@ -64,3 +65,6 @@ def kaiser(M: int, beta: Any) -> Array:
         return lax.div(i0(lax.mul(b, sqrt(lax.sub(lax._convert_element_type(1, dt),
                                                   lax.mul(r, r))))), i0(b))
     return _window("kaiser", M, fn)
+
+
+transfer_guard.entry_points(globals())

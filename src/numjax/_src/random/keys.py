@@ -839,3 +839,6 @@ def clone(key: Any) -> Any:
     Array([0, 3], dtype=uint32)
     """
     return key
+
+
+transfer_guard.entry_points(globals(), defaults=True)

@@ -1934,3 +1934,6 @@ def binomial(key: Any, n: Any, p: Any, shape: Shape | None = None, dtype: Any = 
     samples = lax.select(count_inf & (~invalid), full_like(samples, np.inf, dt), samples)
     return lax.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf, samples,
                       count.astype(dt) - samples)
+
+
+transfer_guard.entry_points(globals(), defaults=True)

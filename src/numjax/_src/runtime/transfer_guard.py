@@ -15,28 +15,36 @@ Fetching from a CPU device is always allowed, as in JAX, unless the numjax optio
 `jax_transfer_guard_cpu_exempt` is False: then code meant for an accelerator can be checked on
 a laptop.
 
+Which host values are transfers is decided by structure (the entry points below), never by
+reading the call stack.
+
 Cost: every check first reads `_in_use`, which stays False until some guard level is set, so
 programs that never use guards pay one global read on their slow paths and nothing on the hot
-paths (Array operands and Array arguments of jit never cross the boundary).
+paths (Array operands and Array arguments of jit never cross the boundary); an entry point
+costs one extra call, and the leaves (`jnp.add`, operators, lax functions) none.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dis
 import functools
+import inspect
 import logging
 import sys
-from collections.abc import Iterator
-from typing import Any
+import threading
+import types
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
-from numjax._src import config, traceback_util
+from numjax._src import config
 from numjax._src.core import trace as trace_mod
 from numjax._src.core.errors import XlaRuntimeError
 
 logger = logging.getLogger(__name__)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 ALLOW, LOG, DISALLOW = 0, 1, 2
 
@@ -127,135 +135,192 @@ def host_to_device(value: Any, dtype: Any, *, device: Any = None, explicit: bool
     _apply("host-to-device", explicit, describe)
 
 
-# Code of the functions that place a library constant on the device when user code calls them
-# (JAX runs these eagerly, op by op), with the numjax helpers they call on the way. Called from
-# inside another numjax function (`triu`'s zeros, `median`'s fill, `roll`'s slices), the
-# constant is part of a computation JAX compiles whole: no transfer.
-_CONSTANT_CREATORS: set[Any] = set()
+# ---- who passed a host value: entry points ---------------------------------------------------
+#
+# JAX compiles most jnp functions whole: the host values a user passes them cross to the device,
+# their own constants do not. numjax runs them op by op, so a conversion site alone cannot tell
+# the user's value from the library's. The jnp functions are *entry points*: while one that user
+# code called runs, this thread holds the values the user passed it (`_Entry`), and a host value
+# reaching an eager operation is a transfer only if it is one of them. With no entry point
+# running (user code calling a lax function, an operator, jit, vmap, ...) every host value
+# reaching an eager operation is the user's, as in JAX, which runs those op by op.
 
 
-# The API-boundary wrapper between user code and `grad`'s function passes the call through.
-_CONSTANT_CREATORS.add(traceback_util.WRAPPER_CODE)
+class _Entry:
+    """The entry point user code called, while it runs: the ids of the values the user passed
+    (each argument but the static ones, and each item of a list, tuple or dict argument), and
+    whether every entry point entered since runs op by op in JAX (`places_constants`)."""
+
+    __slots__ = ("op_by_op", "passed")
+
+    def __init__(self, passed: frozenset[int], op_by_op: bool) -> None:
+        self.passed = passed
+        self.op_by_op = op_by_op
 
 
-def places_constants(fn: Any) -> Any:
-    """Mark `fn` as one JAX runs op by op: the library constants it (or a marked helper it
-    calls) places on the device are transfers when user code called it."""
-    _CONSTANT_CREATORS.add(fn.__code__)
-    return fn
+class _Current(threading.local):
+    entry: _Entry | None = None
 
 
-def library_constant(value: Any, dtype: Any) -> None:
-    """Guard a host value the library itself places on the device in an eager call where JAX
-    does too (the fill value of `jnp.zeros`, the values of `jnp.arange(1, 5)`, the unit
-    cotangent of `grad`), so that a disallowing guard refuses the same calls as JAX's."""
-    if (_in_use and trace_mod.running_eagerly()
-            and _called_by_user(sys._getframe(1))):
-        host_to_device(value, dtype)
+_current = _Current()
 
-
-def _called_by_user(frame: Any) -> bool:
-    """Whether the numjax frames from `frame` out to user code are all constant creators."""
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if module != "numjax" and not module.startswith("numjax."):
-            return True
-        if frame.f_code not in _CONSTANT_CREATORS:
-            return False
-        frame = frame.f_back
-    return True
-
-
-def host_operand(value: Any, dtype: Any) -> None:
-    """Guard a host value reaching an eager operation.
-
-    JAX runs its numpy functions as compiled programs, where the library's own constants are
-    literals, not transfers; numjax runs them op by op. So a host operand counts as a transfer
-    only when the user passed it: it is an argument of the outermost numjax function on the
-    stack (the one user code called), directly or inside a list, tuple or dict argument.
-    While a program is being recorded (jit, make_jaxpr) a host value is a constant of that
-    program, not a transfer; eager vmap and jvp run op by op, so there it is one, as in JAX.
-    """
-    if (not _in_use or not trace_mod.running_eagerly()
-            or _ACTIONS[_level("host-to-device")][False] == ALLOW):
-        return
-    if _passed_by_user(value):
-        host_to_device(value, dtype)
-
-
-# Modules whose functions JAX compiles whole (`jnp.triu`, `jnp.isclose`): their defaults and
-# the values they compute are constants of the compiled function, not transfers. Elsewhere
-# (`random.uniform`, `lax.cond`) defaults are passed on as arguments and so transferred.
-_COMPILED_WHOLE = "numjax._src.numpy."
-# Parameters such functions take as static (compile-time) values, never as device data. (Small
+# Parameters jnp functions take as static (compile-time) values, never as device data. (Small
 # Python ints are shared objects: `axis=0` is the very object of a library literal 0.)
 _STATIC_PARAMETERS = frozenset({
     "axis", "axes", "axis1", "axis2", "keepdims", "dtype", "out", "k", "offset", "side",
     "method", "mode", "size", "length", "num", "endpoint", "shape", "order", "ord",
     "overwrite_input", "rowvar", "bias", "ddof", "decimals", "retstep", "return_index",
-    "return_inverse", "return_counts", "equal_nan", "assume_unique", "kind"})
+    "return_inverse", "return_counts", "equal_nan", "assume_unique", "kind", "kth"})
 
 
-def _passed_by_user(value: Any) -> bool:
-    frame = sys._getframe(1)
-    entry = None
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if module != "numjax" and not module.startswith("numjax."):
-            break
-        entry = frame
-        frame = frame.f_back  # type: ignore[assignment]
+@functools.cache
+def _signature(fn: Callable[..., Any]) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """The names `fn`'s positional arguments bind to, and its parameters' defaults."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return (), {}
+    return (tuple(p.name for p in parameters
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)),
+            {p.name: p.default for p in parameters if p.default is not p.empty})
+
+
+def _passed(fn: Callable[..., Any], static: frozenset[str], defaults: bool,
+            args: tuple[Any, ...], kwargs: dict[str, Any]) -> frozenset[int]:
+    names, default_values = _signature(fn)
+    ids: set[int] = set()
+    if defaults:
+        ids.update(id(v) for name, v in default_values.items() if name not in static)
+    for i, arg in enumerate(args):
+        if i < len(names) and names[i] in static:
+            continue
+        ids.add(id(arg))
+        ids.update(map(id, _items(arg)))
+    for name, arg in kwargs.items():
+        if name not in static:
+            ids.add(id(arg))
+            ids.update(map(id, _items(arg)))
+    return frozenset(ids)
+
+
+def _items(arg: Any) -> Any:
+    if type(arg) in (list, tuple):
+        return arg
+    if type(arg) is dict:
+        return arg.values()
+    return ()
+
+
+def _enter(fn: Callable[..., Any], op_by_op: bool, static: frozenset[str], defaults: bool,
+           args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    entry = _current.entry
     if entry is None:
-        return True
-    code = entry.f_code
-    count = code.co_argcount + code.co_kwonlyargcount
-    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
-    local = entry.f_locals
-    compiled_whole = entry.f_globals.get("__name__", "").startswith(_COMPILED_WHOLE)
-    defaults = _defaults(entry) if compiled_whole else {}
-    first_stores = _first_stores(code) if compiled_whole else {}
-    for name in code.co_varnames[:count]:
-        if compiled_whole and name in _STATIC_PARAMETERS:
-            continue
-        arg = local.get(name)
-        if name in defaults and arg is defaults[name]:
-            continue  # a default the user did not pass: a constant of the function
-        if first_stores.get(name, sys.maxsize) < entry.f_lasti:
-            # Assigned to before this point (`if ddof is None: ddof = 1`): the value may be
-            # the function's own, not the caller's.
-            continue
-        if arg is value:
-            return True
-        items: Any = arg.values() if isinstance(arg, dict) else arg
-        if isinstance(items, list | tuple | type({}.values())):
-            if any(item is value for item in items):
-                return True
-    return False
+        inner = _Entry(_passed(fn, static, defaults, args, kwargs), op_by_op)
+    elif entry.op_by_op and not op_by_op:
+        inner = _Entry(entry.passed, False)  # JAX compiles this one: its constants stay put
+    else:
+        return fn(*args, **kwargs)
+    _current.entry = inner
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _current.entry = entry
 
 
-@functools.lru_cache(maxsize=512)
-def _first_stores(code: Any) -> dict[str, int]:
-    """The bytecode offset of the first assignment to each local variable of `code`."""
-    out: dict[str, int] = {}
-    for ins in dis.get_instructions(code):
-        if ins.opname in ("STORE_FAST", "STORE_DEREF") and ins.argval not in out:
-            out[ins.argval] = ins.offset
-    return out
+def _entry_point(fn: Callable[..., Any], op_by_op: bool, static: Sequence[str] = (),
+                 defaults: bool = False) -> Callable[..., Any]:
+    guard = sys.modules[__name__]
+    enter = _enter
+    static_names = _STATIC_PARAMETERS.union(static)
+
+    def entry_point(*args: Any, **kwargs: Any) -> Any:
+        if not guard._in_use:
+            return fn(*args, **kwargs)
+        return enter(fn, op_by_op, static_names, defaults, args, kwargs)
+
+    # The wrapper runs with `fn`'s module globals (it reads only its closure), so that doctest
+    # still finds `fn`'s examples in its module.
+    wrapper = types.FunctionType(entry_point.__code__, fn.__globals__, fn.__name__, None,
+                                 entry_point.__closure__)
+    functools.update_wrapper(wrapper, fn)
+    wrapper._transfer_entry = op_by_op  # type: ignore[attr-defined]
+    return wrapper
 
 
-def _defaults(frame: Any) -> dict[str, Any]:
-    """The default argument values of the module-level function running in `frame`."""
-    code = frame.f_code
-    fn = frame.f_globals.get(code.co_name)
-    while fn is not None and getattr(fn, "__code__", None) is not code:
-        fn = getattr(fn, "__wrapped__", None)
+def places_constants(fn: _F) -> _F:
+    """Mark `fn` as an entry point JAX runs op by op: the library constants it places on the
+    device (`library_constant`) are transfers when user code called it."""
+    return _entry_point(fn, True)  # type: ignore[return-value]
+
+
+def entry_point(fn: _F | None = None, *, static: Sequence[str] = ()) -> Any:
+    """Mark `fn` as an entry point JAX compiles whole: the host values a user passes it are
+    transfers, its own constants and defaults are not. `static` names parameters besides the
+    usual static ones (`axis`, `dtype`, ...) that JAX reads as compile-time values."""
     if fn is None:
-        return {}
-    names = code.co_varnames[:code.co_argcount]
-    positional = fn.__defaults__ or ()
-    out = dict(zip(names[len(names) - len(positional):], positional, strict=True))
-    out.update(fn.__kwdefaults__ or {})
-    return out
+        return functools.partial(entry_point, static=static)
+    return _entry_point(fn, False, static)
+
+
+def entry_points(namespace: dict[str, Any], op_by_op: Sequence[str] = (),
+                 defaults: bool = False) -> None:
+    """Make each public function the module `namespace` defines with `def` an entry point JAX
+    compiles whole (unless already marked, or named in `op_by_op`: those JAX runs op by op, so
+    their constants are transfers too), under its name and its aliases' (`around = round`).
+    Functions a factory makes are leaves (`jnp.add`: every host operand is the caller's) unless
+    the factory marks them. With `defaults`, the functions hand their defaults to a compiled
+    function as arguments (`random.uniform`'s `minval`), so those are transfers too."""
+    module = namespace["__name__"]
+    wrapped: dict[int, Callable[..., Any]] = {}
+    for name, value in list(namespace.items()):
+        defined = inspect.unwrap(value) if type(value) is types.FunctionType else None
+        if (type(defined) is types.FunctionType and not name.startswith("_")
+                and name not in op_by_op
+                and defined.__module__ == module and defined.__code__.co_name == name
+                and not hasattr(value, "_transfer_entry")):
+            namespace[name] = wrapped[id(value)] = _entry_point(value, False, (), defaults)
+    for name, value in list(namespace.items()):
+        if id(value) in wrapped:
+            namespace[name] = wrapped[id(value)]
+
+
+def user_function(fn: _F) -> _F:
+    """`fn`, a function of the user's that an entry point calls back: host values reaching
+    eager operations inside it are the user's own, as when user code runs them directly."""
+    @functools.wraps(fn)
+    def run_as_user(*args: Any, **kwargs: Any) -> Any:
+        if not _in_use or _current.entry is None:
+            return fn(*args, **kwargs)
+        entry, _current.entry = _current.entry, None
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _current.entry = entry
+    return run_as_user  # type: ignore[return-value]
+
+
+def library_constant(value: Any, dtype: Any) -> None:
+    """Guard a host value the library itself places on the device in an eager call where JAX
+    does too (the fill value of `jnp.zeros`, the values of `jnp.arange(1, 5)`, the start index
+    of an eager slice): a transfer unless an entry point JAX compiles whole is running."""
+    if _in_use and trace_mod.running_eagerly():
+        entry = _current.entry
+        if entry is None or entry.op_by_op:
+            host_to_device(value, dtype)
+
+
+def host_operand(value: Any, dtype: Any) -> None:
+    """Guard a host value reaching an eager operation: a transfer when the user passed it (see
+    the entry points above). While a program is being recorded (jit, make_jaxpr) a host value
+    is a constant of that program, not a transfer; eager vmap and jvp run op by op, so there it
+    is one, as in JAX.
+    """
+    if (not _in_use or not trace_mod.running_eagerly()
+            or _ACTIONS[_level("host-to-device")][False] == ALLOW):
+        return
+    entry = _current.entry
+    if entry is None or id(value) in entry.passed:
+        host_to_device(value, dtype)
 
 
 # ---- device to host (device-to-device copies: runtime/placement.py) ---------------------------

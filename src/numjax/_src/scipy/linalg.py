@@ -44,6 +44,7 @@ from numjax._src.numpy.sorting import argsort
 from numjax._src.numpy.ufuncs import abs as jnp_abs
 from numjax._src.numpy.ufuncs import logical_and, maximum, minimum, sqrt, square
 from numjax._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes_inexact
+from numjax._src.runtime import transfer_guard
 from numjax._src.scipy.qdwh import qdwh
 from numjax._src.typing import Array
 
@@ -655,3 +656,7 @@ def eigh_tridiagonal(d: Array, e: Array, *, eigvals_only: bool = False, select: 
 
     _, _, mid, _ = while_loop(cond, body, (0, lo, 0.5 * (hi + lo), hi))
     return mid
+
+
+# JAX runs toeplitz op by op: its index constants are transfers.
+transfer_guard.entry_points(globals(), op_by_op=("toeplitz",))

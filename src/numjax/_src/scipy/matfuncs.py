@@ -41,6 +41,7 @@ from numjax._src.numpy.sorting import digitize
 from numjax._src.numpy.ufuncs import abs as jnp_abs
 from numjax._src.numpy.ufuncs import floor, isinf, log2, maximum, minimum, sqrt
 from numjax._src.numpy.util import promote_dtypes_inexact
+from numjax._src.runtime import transfer_guard
 from numjax._src.scipy.linalg import schur, solve_triangular
 from numjax._src.typing import Array
 
@@ -67,7 +68,7 @@ def _pade(m: int) -> Callable[[Array], tuple[Array, Array]]:
     b = _pade_coefficients(m)
 
     def approximant(a: Array) -> tuple[Array, Array]:
-        ident = eye(*a.shape, dtype=a.dtype)
+        ident = eye(a.shape[0], a.shape[1], dtype=a.dtype)
         a2 = _dot(a, a)
         powers = {0: ident, 2: a2}
         for k in range(4, (6 if m == 13 else m - 1) + 1, 2):  # a^4 = a2 a2, a^6 = a^4 a2, ...
@@ -326,3 +327,6 @@ def funm(A: Array, func: Callable[[Array], Array], disp: bool = True) -> Any:
     err = where(jnp_any(isinf(f)), np.inf, minimum(1, maximum(
         tol, (tol / minden) * norm(triu(t, 1), 1))))
     return f, err
+
+
+transfer_guard.entry_points(globals())
