@@ -20,6 +20,7 @@ import numjax as jax
 import numjax.numpy as jnp
 from numjax import lax
 from numjax._src.compiler import native, native_tier
+from numjax._src.runtime import blas
 
 needs_numba = pytest.mark.skipif(not native_tier.available, reason="numba is not installed")
 
@@ -336,6 +337,8 @@ def test_blas_products_and_their_gradients() -> None:
 
     ref, got = _both(jax.value_and_grad(loss), w, x)
     _assert_same(ref, got, rtol=1e-5)
+    # Their BLAS is SciPy's, whose thread count the native tier sets: loaded by then.
+    assert blas._scipy_openblas() <= blas._seen
 
 
 @needs_numba

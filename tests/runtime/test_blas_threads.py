@@ -4,6 +4,7 @@ multi-device run lasts, then the previous count again."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Any
@@ -72,14 +73,24 @@ def test_a_pmap_on_the_device_threads_shares_the_cores(fake: FakeOpenBLAS) -> No
     assert counts == [2, 2] and fake.count == 8
 
 
-def test_finding_the_blas_libraries_imports_no_scipy_module() -> None:
-    # Importing scipy.linalg to find SciPy's OpenBLAS cost 60-160 ms at a process's first
-    # compile of a matrix product; its bundled library is found by path instead.
+def test_a_numpy_tier_product_loads_no_scipy_blas() -> None:
+    """Finding the BLAS libraries imports no SciPy module (scipy.linalg cost 60-160 ms at a
+    process's first compile of a matrix product) and, on the NumPy tier, loads no SciPy
+    OpenBLAS either (7 ms more of that compile, and its thread's spinning 15-20 ms of CPU of
+    the first call): only the native tier, whose products call it, loads it."""
     program = ("import sys, numjax, numjax.numpy as jnp\n"
                "from numjax._src.runtime import blas\n"
-               "numjax.jit(jnp.dot)(jnp.ones((2, 2)), jnp.ones((2, 2))).block_until_ready()\n"
+               "x = jnp.ones((512, 512))\n"  # past ONE_THREAD_MACS: split over the workers
+               "numjax.jit(jnp.dot)(x, x).block_until_ready()\n"
                "blas._find_setters()\n"
-               "print(sorted(m for m in sys.modules if m.startswith('scipy.linalg')))\n")
+               "def loaded():\n"
+               "    return {line.split()[-1] for line in open('/proc/self/maps')}\n"
+               "scipy_blas = blas._scipy_openblas()\n"
+               "print(sorted(m for m in sys.modules if m.startswith('scipy.linalg')))\n"
+               "print(sorted(scipy_blas & loaded()))\n"
+               "blas.include_scipy()\n"
+               "print(scipy_blas <= loaded() and scipy_blas <= blas._seen)\n")
+    env = dict(os.environ, NUMJAX_NATIVE="off")
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                         check=True, timeout=120).stdout
-    assert out.split("\n")[0] == "[]"
+                         check=True, timeout=120, env=env).stdout.split("\n")
+    assert out[:3] == ["[]", "[]", "True"]

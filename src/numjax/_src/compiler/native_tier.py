@@ -269,9 +269,13 @@ def _compile(closed: ClosedJaxpr) -> Callable[..., Any] | None:
         source = native.lower(closed)
         dispatcher = _load(source)
         fn = _wrap(dispatcher, closed)
-        # A native program's arrays are small (MAX_ELEMENTS): its BLAS products run on the
-        # calling thread alone (see runtime/blas.py's ONE_THREAD_MACS).
-        return blas.on_one_thread(fn) if "np.dot(" in source else fn
+        if "np.dot(" not in source:
+            return fn
+        # A native program's arrays are small (MAX_ELEMENTS): its BLAS products (numba's
+        # np.dot calls SciPy's OpenBLAS) run on the calling thread alone (see runtime/blas.py's
+        # ONE_THREAD_MACS).
+        blas.include_scipy()
+        return blas.on_one_thread(fn)
     except native.Unsupported as reason:
         logger.debug("no native lowering: %s", reason)
     except Exception as error:  # numba's typing or lowering errors, among others

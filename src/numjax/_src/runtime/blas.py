@@ -5,11 +5,11 @@ BLAS that starts a thread per core would run devices x cores threads on the mach
 A device's thread therefore asks OpenBLAS for `cores // local devices` threads for its own
 calls (`openblas_set_num_threads_local`, OpenBLAS 0.3.26 and later: NumPy 2's and SciPy's
 wheels). Small products run on the calling thread alone (`on_one_thread`). Every OpenBLAS
-loaded is set (NumPy's, which the NumPy tier's products call, and SciPy's, which native
-programs' products call). An older OpenBLAS (NumPy 1.26's wheels) has only a process-wide
-setting: while several devices run side by side (`devices_side_by_side`) it is set to
-`cores // devices` and put back after. Other BLAS libraries are left alone, and BLAS calls of
-several devices may oversubscribe the cores there.
+loaded is set: NumPy's, which the NumPy tier's products call, and SciPy's, which native
+programs' products call (loaded by the native tier, `include_scipy`). An older OpenBLAS
+(NumPy 1.26's wheels) has only a process-wide setting: while several devices run side by side
+(`devices_side_by_side`) it is set to `cores // devices` and put back after. Other BLAS
+libraries are left alone, and BLAS calls of several devices may oversubscribe the cores there.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import glob
 import importlib.util
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from numjax._src.runtime import distributed
@@ -28,53 +28,71 @@ from numjax._src.runtime import distributed
 _setters: list[Any] | None = None
 # (set, get) of each loaded OpenBLAS with a process-wide thread count only.
 _global_only: list[tuple[Any, Any]] = []
+_seen: set[str] = set()
+_find_lock = threading.Lock()
 
 _SYMBOLS = ("openblas_set_num_threads_local", "scipy_openblas_set_num_threads_local",
             "openblas_set_num_threads_local64_")
 
 
 def _find_setters() -> list[Any]:
-    """The per-thread thread-count setter of each OpenBLAS loaded now, and of SciPy's (found
-    once: NumPy's is loaded with NumPy; SciPy's, which native programs' products call, is
-    loaded here if SciPy has not loaded it yet)."""
-    global _setters
+    """The per-thread thread-count setter of each OpenBLAS loaded when first asked (NumPy's,
+    loaded with NumPy), and of SciPy's once `include_scipy` has loaded it."""
     if _setters is not None:
         return _setters
-    found: list[Any] = []
     try:
         with open("/proc/self/maps") as maps:
             paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
     except OSError:
         paths = set()
-    for path in sorted(paths | _scipy_openblas()):
-        try:
-            library = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for symbol in _SYMBOLS:
-            setter = getattr(library, symbol, None)
-            if setter is not None:
-                setter.argtypes = [ctypes.c_int]
-                setter.restype = ctypes.c_int
-                found.append(setter)
-                break
-        else:
-            for set_name, get_name in _GLOBAL_SYMBOLS:
-                set_all, get_all = (getattr(library, set_name, None),
-                                    getattr(library, get_name, None))
-                if set_all is not None and get_all is not None:
-                    set_all.argtypes, set_all.restype = [ctypes.c_int], None
-                    get_all.argtypes, get_all.restype = [], ctypes.c_int
-                    _global_only.append((set_all, get_all))
-                    break
-    _setters = found
+    return _add(paths)
+
+
+def include_scipy() -> list[Any]:
+    """`_find_setters` with SciPy's OpenBLAS among them, loaded if SciPy has not loaded it yet:
+    the native tier's products call it (numba's `np.dot`). Only the native tier asks, from its
+    compile thread: loading the library cost 7 ms of CPU in a fresh process's first compile of
+    a matrix product, and the thread it starts 15-20 ms more during the first call."""
+    _find_setters()
+    return _add(_scipy_openblas())
+
+
+def _add(paths: set[str]) -> list[Any]:
+    global _setters
+    with _find_lock:
+        found = list(_setters or ())
+        for path in sorted(paths - _seen):
+            _seen.add(path)
+            _add_library(path, found)
+        _setters = found
     return found
+
+
+def _add_library(path: str, found: list[Any]) -> None:
+    try:
+        library = ctypes.CDLL(path)
+    except OSError:
+        return
+    for symbol in _SYMBOLS:
+        setter = getattr(library, symbol, None)
+        if setter is not None:
+            setter.argtypes = [ctypes.c_int]
+            setter.restype = ctypes.c_int
+            found.append(setter)
+            return
+    for set_name, get_name in _GLOBAL_SYMBOLS:
+        set_all, get_all = getattr(library, set_name, None), getattr(library, get_name, None)
+        if set_all is not None and get_all is not None:
+            set_all.argtypes, set_all.restype = [ctypes.c_int], None
+            get_all.argtypes, get_all.restype = [], ctypes.c_int
+            _global_only.append((set_all, get_all))
+            return
 
 
 def _scipy_openblas() -> set[str]:
     """The OpenBLAS SciPy's wheels bundle (`scipy.libs/` beside the package), found without
-    importing SciPy: importing `scipy.linalg` for it cost 60-160 ms at the first compile of a
-    matrix product in a process. Loading it by its path gives the library SciPy loads later."""
+    importing SciPy: importing `scipy.linalg` for it cost 60-160 ms. Loading it by its path
+    gives the library SciPy loads later."""
     try:
         spec = importlib.util.find_spec("scipy")
     except (ImportError, ValueError):
@@ -165,7 +183,7 @@ def for_product(kernel: Any, macs: int) -> Any:
     return kernel
 
 
-def on_one_thread(fn: Any) -> Any:
+def on_one_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
     """`fn` with its BLAS calls made on the calling thread alone (the thread's settings put
     back after each call); `fn` itself where no BLAS has a per-thread setting."""
     setters = _find_setters()
