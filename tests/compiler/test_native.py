@@ -222,6 +222,11 @@ _STRUCTURAL: dict[str, Callable[[Any], Any]] = {
             "uint32": np.int32}[x.dtype.name]),
     "sum_all": lambda x: jnp.sum(x),
     "sum_0": lambda x: jnp.sum(x, axis=0),
+    "sum_01": lambda x: jnp.sum(x[None], axis=(0, 1)),
+    "prod_0": lambda x: jnp.prod(x, axis=0),
+    "max_0": lambda x: jnp.max(x, axis=0),
+    "min_0": lambda x: jnp.min(x, axis=0),
+    "and_0": lambda x: lax.reduce_and(x, (0,)) if x.dtype.kind in "iu" else x,
     "sum_1": lambda x: jnp.sum(x, axis=1),
     "max_1": lambda x: jnp.max(x, axis=1),
     "min_all": lambda x: jnp.min(x),
@@ -248,15 +253,17 @@ def test_structural_and_reductions(dtype: str, shape: tuple[int, ...]) -> None:
                                          for k, f in _STRUCTURAL.items()}), x, x)
     for name in _STRUCTURAL:
         # Float sums and products: sequential here, pairwise or BLAS there.
-        inexact = dtype.startswith("float") and name.startswith(("sum", "dot"))
+        inexact = dtype.startswith("float") and name.startswith(("sum", "prod", "dot"))
         _assert_same(ref[name], got[name], rtol=1e-6 if inexact else 0.0)
 
 
 @needs_numba
-def test_argmax_nan_and_ties() -> None:
+@pytest.mark.parametrize("tiles", [1, 2])  # held element by element, and an array
+def test_argmax_nan_and_ties(tiles: int) -> None:
     x = np.array([[1.0, 3.0, 3.0, np.nan], [2.0, 2.0, 1.0, 0.0]], np.float32)
+    x = np.tile(x, (tiles, tiles))
     ref, got = _both(lambda x: (jnp.argmax(x, axis=1), jnp.argmin(x, axis=1),
-                                jnp.max(x, axis=1)), x)
+                                jnp.max(x, axis=1), jnp.max(x, axis=0), jnp.min(x, axis=0)), x)
     _assert_same(ref, got)
 
 
@@ -324,18 +331,23 @@ def test_vector_times_matrix_is_a_loop(dtype: str) -> None:
 @needs_numba
 def test_blas_products_and_their_gradients() -> None:
     """Products of BLAS_MIN_MACS multiply-adds and more call BLAS from native code (every
-    operand layout: the gradient's products contract transposed operands)."""
+    operand layout: the gradient's products contract transposed operands, which BLAS reads
+    where they lie, with no transposed copy; the bias gradient sums rows in place too)."""
     from numjax._src.compiler.native_structural import BLAS_MIN_MACS
 
     rng = np.random.default_rng(2)
     x = rng.normal(size=(64, 32)).astype(np.float32)
     w = rng.normal(size=(32, 48)).astype(np.float32)
+    b = rng.normal(size=48).astype(np.float32)
     assert 64 * 32 * 48 >= BLAS_MIN_MACS
 
-    def loss(w: Any, x: Any) -> Any:
-        return jnp.sum(jnp.tanh(x @ w) ** 2)
+    def loss(w: Any, b: Any, x: Any) -> Any:
+        return jnp.sum(jnp.tanh(x @ w + b) ** 2)
 
-    ref, got = _both(jax.value_and_grad(loss), w, x)
+    step = jax.value_and_grad(loss, argnums=(0, 1, 2))
+    source = _source(step, (w, b, x))
+    assert source.count("np.dot(") == 3 and ").T\n" in source and "np.transpose" not in source
+    ref, got = _both(step, w, b, x)
     _assert_same(ref, got, rtol=1e-5)
     # Their BLAS is SciPy's, whose thread count the native tier sets: loaded by then.
     assert blas._scipy_openblas() <= blas._seen
