@@ -100,3 +100,44 @@ def test_integer_pow_under_jit_equals_eager_products(y: int) -> None:
         want = np.float32(1) / want
     np.testing.assert_allclose(got, want, rtol=2e-7)
     np.testing.assert_array_equal(got, np.asarray(lax.integer_pow(x, y)))
+
+
+def test_calls_with_trees_of_arrays_take_the_hot_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once compiled, a call whose arguments are Arrays or NumPy arrays in tuples, lists and
+    dicts (an optimizer's state) is looked up by their avals and tree and run without the
+    general path; another tree, a Python scalar leaf or a new aval takes the general path and
+    its own program."""
+    from numjax._src.api.jit import JitWrapped
+
+    prepared: list[int] = []
+    original = JitWrapped._prepare
+
+    def counting(self: Any, args: Any, kwargs: Any) -> Any:
+        prepared.append(1)
+        return original(self, args, kwargs)
+
+    monkeypatch.setattr(JitWrapped, "_prepare", counting)
+
+    def f(state: Any, x: Any) -> Any:
+        leaves = jax.tree_util.tree_leaves(state)
+        return [sum(leaf.sum() for leaf in leaves) * x, len(leaves)]
+
+    run = jax.jit(f)
+    a, b = jnp.arange(3.0), jnp.ones((2, 2))
+    cases = [((a, {"u": b, "v": [a]}), a, 10.0), ((a, {"u": b, "v": [a]}), np.ones(3, np.float32),
+                                                   10.0),
+             ([a, {"u": b, "v": [a]}], a, 10.0), ((a, {"u": b, "w": [a]}), a, 10.0),
+             ((a, {"u": b, "v": (a,)}), a, 10.0), ((a, {"u": b, "v": [2.0]}), a, 9.0),
+             ((a, {"u": b}), a, 7.0), ((b, {"u": a, "v": [a]}), a, 10.0)]
+    for state, x, total in cases:
+        for _ in range(2):
+            out = run(state, x)
+            np.testing.assert_allclose(np.asarray(out[0]), total * np.asarray(x))
+            assert int(out[1]) == len(jax.tree_util.tree_leaves(state))
+    del prepared[:]
+    for state, x, _ in cases:
+        if not any(isinstance(leaf, float) for leaf in jax.tree_util.tree_leaves(state)):
+            run(state, x)
+    assert prepared == []
+    with jax.transfer_guard("disallow"), pytest.raises(Exception, match=r"float32\[3\]"):
+        run(cases[1][0], np.ones(3, np.float32))  # a NumPy leaf is guarded on the hot path too
