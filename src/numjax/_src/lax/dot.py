@@ -116,6 +116,26 @@ def _complex_nans_checked(out: Any, a: Any, b: Any) -> Any:
     return acc[..., 0] if vector_b else acc
 
 
+def _select_mask(a: Any, b: Any, nl: int, nr: int, same_rank: bool) -> Any:
+    """The boolean operand of a one-term-per-element product (a: (..., nl, 1), b: (..., 1,
+    nr)) that XLA:CPU computes as `select(mask, other, 0)`, or None. XLA rewrites such a dot
+    into a multiply and a multiply by a converted bool into a select when the bool needs no
+    broadcasting, that is when the other operand has one free element: then `inf * False` is
+    0 (JAX 0.4.30: `[-inf] @ [False]` is 0.0, `[[inf], [1]] @ [[False]]` is [nan, 0]). A
+    single-element product of operands of different ranks (`[inf] @ [[False]]`) is first
+    reduced to a product of scalars, where the conversion is no longer seen: NaN. With batch
+    dimensions only products of one element per batch select (`(2, 1, 1) x (2, 1, 3)` with a
+    boolean right operand is NaN where inf meets False)."""
+    batched = a.ndim == 3
+    if a.dtype.kind == "b" and b.dtype.kind != "b" and nr == 1 and (
+            (nl > 1 and not batched) or (nl == 1 and same_rank)):
+        return a
+    if b.dtype.kind == "b" and a.dtype.kind != "b" and nl == 1 and (
+            (nr > 1 and not batched) or (nr == 1 and same_rank)):
+        return b
+    return None
+
+
 def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbers,
                         precision: Any, preferred_element_type: Any) -> Any:
     (lc, rc), (lb, rb) = dimension_numbers
@@ -137,6 +157,8 @@ def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbe
     a = np.transpose(lhs, (*lb, *lf, *lc)).reshape(a_shape)
     b = np.transpose(rhs, (*rb, *rc, *rf)).reshape(b_shape)
     compute, out_dtype = _compute_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    mask = _select_mask(a, b, nl, nr, lhs.ndim == rhs.ndim) if nk == 1 else None
+    other_side = 1 if mask is a else 0
     if a.dtype != compute:
         a = a.astype(compute)
     if b.dtype != compute:
@@ -148,7 +170,10 @@ def _dot_general_kernel(lhs: Any, rhs: Any, *, dimension_numbers: DimensionNumbe
         # (`[[inf], [0.44]] . [0.]` came out `[0, 0]`), and gemm adds the term to +0.0.
         with np.errstate(over="ignore", invalid="ignore"):
             # (nl, 1) x (1, nr), or with a leading batch axis: the broadcast is the product.
-            out = (np.logical_and if compute.kind == "b" else np.multiply)(a, b)
+            if mask is not None:
+                out = np.where(mask, (a, b)[other_side], np.zeros((), compute))
+            else:
+                out = (np.logical_and if compute.kind == "b" else np.multiply)(a, b)
     elif compute.kind == "b":
         out = np.matmul(a.astype(np.int32), b.astype(np.int32)) != 0
     else:

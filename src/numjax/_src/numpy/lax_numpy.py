@@ -26,6 +26,8 @@ from numjax._src.runtime import transfer_guard
 from numjax._src.runtime.array import ArrayImpl
 from numjax._src.typing import Array
 
+_BOOL = np.dtype(bool)
+
 
 @transfer_guard.places_constants
 def where(condition: Array, x: Array = None, y: Array = None, /, *, size: Any = None,
@@ -111,7 +113,7 @@ def matmul(a: Array, b: Array, *, precision: Any = None,
     """Matrix product with NumPy's broadcasting of leading (batch) dimensions."""
     check_arraylike("matmul", a, b)
     dtypes.check_user_dtype_supported(preferred_element_type, "matmul")
-    a, b = promote_dtypes(a, b)
+    a, b = _promote_product(a, b)
     a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
     if not a_shape or not b_shape:
         raise ValueError(f"matmul: Input operand {0 if not a_shape else 1} does not have enough "
@@ -125,7 +127,7 @@ def matmul(a: Array, b: Array, *, precision: Any = None,
             raise TypeError("dot_general requires contracting dimensions to have the same "
                             f"shape, got {(a_shape[-1],)} and {(b_shape[0],)}.")
         return lax.dot_general(a, b, (((len(a_shape) - 1,), (0,)), ((), ())), precision,
-                               _result_dtype(a, preferred_element_type))
+                               _result_dtype(a, b, preferred_element_type))
     if a_vec:
         a = lax.reshape(a, (1, a_shape[0]))
     if b_vec:
@@ -139,7 +141,7 @@ def matmul(a: Array, b: Array, *, precision: Any = None,
     a = _broadcast_batch(a, batch)
     b = _broadcast_batch(b, batch)
     out = lax.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
-                          precision, _result_dtype(a, preferred_element_type))
+                          precision, _result_dtype(a, b, preferred_element_type))
     if a_vec:
         out = lax.squeeze(out, (nb,))
     if b_vec:
@@ -147,11 +149,24 @@ def matmul(a: Array, b: Array, *, precision: Any = None,
     return out
 
 
-def _result_dtype(a: Array, preferred_element_type: Any) -> Any:
+def _result_dtype(a: Array, b: Array, preferred_element_type: Any) -> Any:
     """jnp's products name their result dtype explicitly, as JAX's do."""
     if preferred_element_type is not None:
         return dtypes.canonicalize_dtype(preferred_element_type)
-    return get_aval(a).dtype
+    a_dtype = get_aval(a).dtype
+    return get_aval(b).dtype if a_dtype == _BOOL else a_dtype
+
+
+def _promote_product(a: Array, b: Array) -> tuple[Array, Array]:
+    """`promote_dtypes` for a product's operands, except that a boolean operand of a product
+    with numbers stays boolean: JAX's products hand dot_general their operands unconverted,
+    and the conversion inside the product is what XLA turns into a select for one-term
+    products (`lax.dot._select_mask`)."""
+    pa, pb = promote_dtypes(a, b)
+    if get_aval(pa).dtype == _BOOL:
+        return pa, pb
+    return (ensure_array(a) if dtypes.dtype(a) == _BOOL else pa,
+            ensure_array(b) if dtypes.dtype(b) == _BOOL else pb)
 
 
 def _broadcast_batch(x: Array, batch: tuple[int, ...]) -> Array:
@@ -168,13 +183,15 @@ def dot(a: Array, b: Array, *, precision: Any = None,
     second-to-last axis."""
     check_arraylike("dot", a, b)
     dtypes.check_user_dtype_supported(preferred_element_type, "dot")
-    a, b = promote_dtypes(a, b)
-    a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 0 or b_nd == 0:
-        return lax.mul(*promote_shapes("dot", a, b))
+        if preferred_element_type is not None:
+            return lax.mul(*promote_shapes("dot", *promote_dtypes(a, b)))
+        return multiply(a, b)  # jnp's product: a boolean operand may select (`_multiply`)
+    a, b = _promote_product(a, b)
     contract_b = 0 if b_nd == 1 else b_nd - 2
     return lax.dot_general(a, b, (((a_nd - 1,), (contract_b,)), ((), ())), precision,
-                           _result_dtype(a, preferred_element_type))
+                           _result_dtype(a, b, preferred_element_type))
 
 
 def vdot(a: Array, b: Array, *, precision: Any = None,
@@ -207,7 +224,7 @@ def inner(a: Array, b: Array, *, precision: Any = None,
     # JAX computes it as a tensordot, whose dtype check warns (naming tensordot).
     dtypes.check_user_dtype_supported(preferred_element_type, "tensordot")
     return lax.dot_general(a, b, (((a_nd - 1,), (b_nd - 1,)), ((), ())), precision,
-                           _result_dtype(a, preferred_element_type))
+                           _result_dtype(a, b, preferred_element_type))
 
 
 def outer(a: Array, b: Array, out: None = None) -> Array:

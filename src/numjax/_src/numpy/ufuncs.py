@@ -169,8 +169,37 @@ def _add(x: Array, y: Array) -> Array:
     return lax.bitwise_or(x, y) if get_aval(x).dtype == _BOOL else lax.add(x, y)
 
 
+def _promote_multiply(name: str, x1: Array, x2: Array) -> list[Array]:
+    """`promote_args`, except that a boolean operand already of the result's shape multiplying
+    a number stays boolean, for `_multiply` to select with."""
+    p1, p2 = promote_args(name, x1, x2)
+    a1, a2 = get_aval(p1), get_aval(p2)
+    if a1.dtype == _BOOL:
+        return [p1, p2]
+    shape = np.broadcast_shapes(a1.shape, a2.shape)
+    for i, x in enumerate((x1, x2)):
+        if dtypes.dtype(x) == _BOOL and np.shape(x) == shape:
+            mask = ensure_array(x)
+            return [mask, p2] if i == 0 else [p1, mask]
+    return [p1, p2]
+
+
 def _multiply(x: Array, y: Array) -> Array:
-    return lax.bitwise_and(x, y) if get_aval(x).dtype == _BOOL else lax.mul(x, y)
+    x_bool, y_bool = get_aval(x).dtype == _BOOL, get_aval(y).dtype == _BOOL
+    if x_bool and y_bool:
+        return lax.bitwise_and(x, y)
+    if x_bool or y_bool:
+        # A number times a boolean of the result's shape: JAX's compiled multiply converts the
+        # boolean in the same program, and XLA rewrites `x * convert(b)` as `select(b, x, 0)`,
+        # so `inf * False` is 0 and `-2.0 * False` is +0.0 (JAX 0.4.30). A boolean that must
+        # be broadcast first keeps the IEEE product (`[inf, 1.0] * False` is [nan, 0]).
+        mask, value = (x, y) if x_bool else (y, x)
+        shape = get_aval(mask).shape
+        if get_aval(value).shape != shape:
+            value = lax.broadcast_in_dim(value, shape, tuple(
+                range(len(shape) - get_aval(value).ndim, len(shape))))
+        return lax.select(mask, value, lax.full_like(value, 0))
+    return lax.mul(x, y)
 
 
 def _subtract(x: Array, y: Array) -> Array:
@@ -190,7 +219,7 @@ def _min(x: Array, y: Array) -> Array:
 
 add = _binary("add", _add, fast_op=lax.add)
 subtract = _binary("subtract", _subtract, fast_op=lax.sub)
-multiply = _binary("multiply", _multiply, fast_op=lax.mul)
+multiply = _binary("multiply", _multiply, _promote_multiply, fast_op=lax.mul)
 true_divide = _binary("true_divide", lax.div, promote_args_inexact, fast_op=lax.div,
                       fast_kinds="fc")
 divide = true_divide
