@@ -64,7 +64,8 @@ def _hessenberg_kernel(a: Any) -> list[Any]:
 @hessenberg_p.def_abstract_eval
 def _hessenberg_abstract_eval(a: ShapedArray) -> list[ShapedArray]:
     check_square_matrices("hessenberg", a)
-    return [ShapedArray(a.shape, a.dtype),
+    # the reduced matrix keeps the operand's weak type, the reflectors' scales do not (JAX)
+    return [ShapedArray(a.shape, a.dtype, a.weak_type),
             ShapedArray((*a.shape[:-2], a.shape[-1] - 1), a.dtype)]
 
 

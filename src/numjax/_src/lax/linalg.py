@@ -95,14 +95,15 @@ def _tri_mask(shape: Sequence[int], k: int, lower: bool) -> Array:
 
 
 def _tril(x: Array, k: int = 0) -> Array:
-    """Keep the entries on and below the k-th diagonal."""
+    """Keep the entries on and below the k-th diagonal (zeros of x's type and weak type, as
+    jnp.tril's)."""
     aval = get_aval(x)
-    return st.select(_tri_mask(aval.shape, k, True), x, st.full(aval.shape, 0, aval.dtype))
+    return st.select(_tri_mask(aval.shape, k, True), x, st.full_like(x, 0))
 
 
 def _triu(x: Array, k: int = 0) -> Array:
     aval = get_aval(x)
-    return st.select(_tri_mask(aval.shape, k, False), x, st.full(aval.shape, 0, aval.dtype))
+    return st.select(_tri_mask(aval.shape, k, False), x, st.full_like(x, 0))
 
 
 def _eye(shape: Sequence[int], dtype: Any) -> Array:
@@ -219,7 +220,7 @@ def _cholesky_kernel(x: Any) -> Any:
 def _cholesky_abstract_eval(x: ShapedArray) -> ShapedArray:
     check_dtype("cholesky", x.dtype, FLOAT_OR_COMPLEX)
     _check_matrix("Cholesky decomposition", x, square=True)
-    return ShapedArray(x.shape, x.dtype)
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
 def _cholesky_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
@@ -247,7 +248,9 @@ def _symmetrize(x: Array) -> Array:
     if n < 2:
         # As JAX's swapaxes of the last two axes: NumPy's error indexing its permutation.
         raise IndexError(f"index -2 is out of bounds for axis 0 with size {n}")
-    return ew.div(ew.add(x, _mH(x)), np.array(2, get_aval(x).dtype))
+    # JAX divides by a Python 2, which keeps a weakly typed x's result weak.
+    aval = get_aval(x)
+    return ew.div(ew.add(x, _mH(x)), st._convert_element_type(2, aval.dtype, aval.weak_type))
 
 
 def cholesky(x: Array, *, symmetrize_input: bool = True) -> Array:
@@ -356,7 +359,8 @@ def _triangular_solve_abstract_eval(a: ShapedArray, b: ShapedArray, *, left_side
     if a.shape[-1] != common:
         raise TypeError(f"Incompatible shapes for arguments to triangular_solve: {a.shape} "
                         f"and {b.shape}.")
-    return ShapedArray(b.shape, b.dtype)
+    # lax's rule for weak types: weak when every operand is (JAX 0.4.30)
+    return ShapedArray(b.shape, b.dtype, a.weak_type and b.weak_type)
 
 
 def _op_a(m: Array, transpose_a: bool, conjugate_a: bool) -> Array:
@@ -472,17 +476,22 @@ def _lu_abstract_eval(x: ShapedArray) -> list[ShapedArray]:
     if x.ndim < 2:
         raise ValueError("Argument to LU decomposition must have ndims >= 2")
     batch, (m, n) = x.shape[:-2], x.shape[-2:]
-    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), np.dtype(np.int32)),
-            ShapedArray((*batch, m), np.dtype(np.int32))]
+    # Every output keeps the operand's weak type, the integer pivots too (JAX 0.4.30 derives
+    # them from the operand's aval).
+    weak = x.weak_type
+    return [ShapedArray(x.shape, x.dtype, weak),
+            ShapedArray((*batch, min(m, n)), np.dtype(np.int32), weak),
+            ShapedArray((*batch, m), np.dtype(np.int32), weak)]
 
 
-def _permutation_matrix(perm: Array, dtype: np.dtype) -> Array:
-    """One-hot rows: P[..., i, j] = (perm[..., i] == j), so P @ x == x[..., perm, :]."""
+def _permutation_matrix(perm: Array, dtype: np.dtype, weak_type: bool = False) -> Array:
+    """One-hot rows: P[..., i, j] = (perm[..., i] == j), so P @ x == x[..., perm, :] (weakly
+    typed when asked, so that P @ x keeps a weakly typed x's weak type, as x[perm] does)."""
     m = _shape(perm)[-1]
     shape = (*_shape(perm), m)
     cols = st.broadcasted_iota(np.int32, shape, len(shape) - 1)
-    return st.convert_element_type(ew.eq(st.broadcast_in_dim(
-        perm, shape, tuple(range(len(shape) - 1))), cols), dtype)
+    return st._convert_element_type(ew.eq(st.broadcast_in_dim(
+        perm, shape, tuple(range(len(shape) - 1))), cols), dtype, weak_type)
 
 
 def _lu_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
@@ -559,7 +568,8 @@ def _pivots_abstract_eval(pivots: ShapedArray, *, permutation_size: int) -> Shap
         raise ValueError(f"Output permutation size {permutation_size} has to exceed the "
                          "trailing dimension of the pivots. Got shape "
                          f"{pivots.shape}")
-    return ShapedArray((*pivots.shape[:-1], permutation_size), np.dtype(np.int32))
+    return ShapedArray((*pivots.shape[:-1], permutation_size), np.dtype(np.int32),
+                       pivots.weak_type)
 
 
 lu_pivots_to_permutation_p.def_impl(_pivots_to_permutation_kernel)
@@ -621,7 +631,8 @@ def _qr_abstract_eval(x: ShapedArray, *, full_matrices: bool) -> list[ShapedArra
         raise ValueError("Argument to QR decomposition must have ndims >= 2")
     batch, (m, n) = x.shape[:-2], x.shape[-2:]
     k = m if full_matrices else min(m, n)
-    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    return [ShapedArray((*batch, m, k), x.dtype, x.weak_type),
+            ShapedArray((*batch, k, n), x.dtype, x.weak_type)]
 
 
 def _qr_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, full_matrices: bool
@@ -692,7 +703,8 @@ def _geqrf_abstract_eval(x: ShapedArray) -> list[ShapedArray]:
     if x.ndim < 2:
         raise ValueError("Argument to QR decomposition must have ndims >= 2")
     k = min(x.shape[-2:])
-    return [ShapedArray(x.shape, x.dtype), ShapedArray((*x.shape[:-2], k), x.dtype)]
+    return [ShapedArray(x.shape, x.dtype, x.weak_type),
+            ShapedArray((*x.shape[:-2], k), x.dtype, x.weak_type)]
 
 
 geqrf_p.def_impl(_geqrf_kernel)
@@ -794,7 +806,7 @@ def _householder_product_abstract_eval(a: ShapedArray, taus: ShapedArray) -> Sha
     if taus.shape[:-1] != a.shape[:-2] or taus.shape[-1] > n or m < n:
         raise ValueError("Type mismatch for Householder product: a has shape "
                          f"{a.shape} and taus has shape {taus.shape}")
-    return ShapedArray(a.shape, a.dtype)
+    return ShapedArray(a.shape, a.dtype, a.weak_type)
 
 
 def _householder_product_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
@@ -881,13 +893,13 @@ def _svd_abstract_eval(x: ShapedArray, *, full_matrices: bool, compute_uv: bool,
             raise ValueError(f"Invalid subset_by_index {subset_by_index} for a matrix with "
                              f"{k} singular values")
         rank = hi - lo
-    s = ShapedArray((*batch, rank), _real_dtype(x.dtype))
+    s = ShapedArray((*batch, rank), _real_dtype(x.dtype), x.weak_type)
     if not compute_uv:
         return [s]
     ucols = m if full_matrices else rank
     vrows = n if full_matrices else rank
-    return [s, ShapedArray((*batch, m, ucols), x.dtype),
-            ShapedArray((*batch, vrows, n), x.dtype)]
+    return [s, ShapedArray((*batch, m, ucols), x.dtype, x.weak_type),
+            ShapedArray((*batch, vrows, n), x.dtype, x.weak_type)]
 
 
 def _safe_reciprocal(x: Array) -> Array:
@@ -1016,8 +1028,8 @@ def _eigh_abstract_eval(x: ShapedArray, *, lower: bool, sort_eigenvalues: bool,
             raise ValueError(f"Invalid subset_by_index {subset_by_index} for a matrix of "
                              f"size {n}")
         k = hi - lo
-    return [ShapedArray((*x.shape[:-1], k), x.dtype),
-            ShapedArray((*x.shape[:-2], k), _real_dtype(x.dtype))]
+    return [ShapedArray((*x.shape[:-1], k), x.dtype, x.weak_type),
+            ShapedArray((*x.shape[:-2], k), _real_dtype(x.dtype), x.weak_type)]
 
 
 def _eigh_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, lower: bool,
@@ -1108,8 +1120,8 @@ def _eig_abstract_eval(x: ShapedArray, *, compute_left_eigenvectors: bool,
         raise ValueError("Argument to nonsymmetric eigendecomposition must have shape [..., "
                          f"n, n], got shape {x.shape}")
     dtype = _complex_dtype(x.dtype)
-    out = [ShapedArray(x.shape[:-1], dtype)]
-    out += [ShapedArray(x.shape, dtype)] * (int(compute_left_eigenvectors)
+    out = [ShapedArray(x.shape[:-1], dtype, x.weak_type)]
+    out += [ShapedArray(x.shape, dtype, x.weak_type)] * (int(compute_left_eigenvectors)
                                             + int(compute_right_eigenvectors))
     return out
 
@@ -1181,7 +1193,7 @@ def _schur_abstract_eval(x: ShapedArray, *, compute_schur_vectors: bool, sort_ei
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError("Argument to Schur decomposition must have shape [..., n, n], got "
                          f"shape {x.shape}")
-    out = ShapedArray(x.shape, x.dtype)
+    out = ShapedArray(x.shape, x.dtype, x.weak_type)
     return [out, out] if compute_schur_vectors else [out]
 
 
@@ -1243,7 +1255,7 @@ def _tridiagonal_solve_abstract_eval(dl: ShapedArray, d: ShapedArray, du: Shaped
         raise ValueError("tridiagonal_solve: dl, d and du must have shape [..., m] and b "
                          f"shape [..., m, n], got {dl.shape}, {d.shape}, {du.shape}, "
                          f"{b.shape}")
-    return ShapedArray(b.shape, b.dtype)
+    return ShapedArray(b.shape, b.dtype, all(v.weak_type for v in (dl, d, du, b)))
 
 
 def _tridiagonal_solve_batch(args: Sequence[Any], dims: Sequence[Any]) -> tuple[Any, Any]:
@@ -1320,6 +1332,7 @@ def solve(a: Array, b: Array) -> Array:
     """Solve `a @ x = b` for square `a` (..., n, n) and `b` (..., n, k) with equal batch dims,
     through `lu` and two triangular solves (so it differentiates in both arguments)."""
     lu_, _, perm = lu(a)
-    pb = _mm(_permutation_matrix(perm, get_aval(b).dtype), b)
+    b_aval = get_aval(b)
+    pb = _mm(_permutation_matrix(perm, b_aval.dtype, b_aval.weak_type), b)
     y = triangular_solve(lu_, pb, left_side=True, lower=True, unit_diagonal=True)
     return triangular_solve(lu_, y, left_side=True, lower=False)
