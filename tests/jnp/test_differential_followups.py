@@ -2228,3 +2228,16 @@ def test_searchsorted_past_int32_lengths() -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)
                 assert numjax.eval_shape(jnp.searchsorted, big, v).dtype == np.int32
+
+
+def test_ldexp_gradient_is_the_power_of_two() -> None:
+    # d/dx ldexp(x, n) = 2**n. JAX 0.4.30 builds ldexp from bit operations, whose derivative
+    # is zero: its grad is 0.0 for every nonzero x and 1.0 at x = 0 (fuzzer seed 21101, vjp
+    # of jnp.ldexp(a0 @ a0, 2)); numjax does not copy that (docs/differences.md).
+    x = np.array([3.0, 1e-3, 0.0, -5e30, 1e30], np.float32)
+    for f in (numjax.vmap(numjax.grad(lambda v: jnp.ldexp(v, 2))),
+              numjax.jit(numjax.vmap(numjax.grad(lambda v: jnp.ldexp(v, 2))))):
+        np.testing.assert_array_equal(f(x), np.full(5, 4.0, np.float32))
+    tangent = numjax.jvp(lambda v: jnp.ldexp(v, np.array([1, 2, -1])),
+                         (np.ones(3, np.float32),), (np.ones(3, np.float32),))[1]
+    np.testing.assert_array_equal(tangent, [2.0, 4.0, 0.5])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -282,6 +284,35 @@ def test_scatter_apply_derivatives():
     # a static index selects each element once: one application, differentiable under jit
     g = numjax.jit(numjax.grad(lambda x: x.at[1].apply(jnp.sin).sum()))(x)
     np.testing.assert_allclose(g, [1.0, 0.877582550, 1.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("index", [
+    # one traced index vector: one round (fuzzer seed 21001, bfloat16 under jit(vjp), where
+    # JAX 0.4.30 raises NotImplementedError: scatter_apply JVP not implemented)
+    lambda: jnp.array([-2], dtype=jnp.int32),
+    # a few traced index vectors, one of them repeated: their rounds written out
+    lambda: jnp.array([1, 3, 1]),
+])
+def test_scatter_apply_reverse_mode_under_jit(index: Any) -> None:
+    x = jnp.array([0.5, 0.25, -0.75, 1.0], jnp.bfloat16)
+    f = lambda x: x.at[index()].apply(jnp.sin, mode="clip").astype(jnp.float32).sum()
+    eager = numjax.grad(f)(x)
+    jitted = numjax.jit(numjax.grad(f))(x)
+    np.testing.assert_array_equal(np.asarray(jitted, np.float32), np.asarray(eager, np.float32))
+    check_grads(lambda x: jnp.asarray(x).at[index()].apply(jnp.sin).sum(),
+                (np.asarray(x, np.float32),), order=1, modes=["rev"], rtol=1e-2)
+
+
+def test_scatter_apply_many_traced_indices_loop() -> None:
+    # More index vectors than the rounds written out: a while loop, forward mode only.
+    x = jnp.full(4, 0.5)
+    idx = np.arange(20) % 3
+    f = lambda x, i: x.at[i].apply(jnp.sin)
+    expected = numjax.jvp(lambda x: f(x, idx), (x,), (jnp.ones(4),))[1]
+    np.testing.assert_allclose(numjax.jvp(lambda x: numjax.jit(f)(x, idx), (x,),
+                                          (jnp.ones(4),))[1], expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        numjax.jit(numjax.grad(lambda x, i: f(x, i).sum()))(x, idx)
 
 
 def test_gather_grad_is_scatter_add():

@@ -834,6 +834,9 @@ def scatter_max(operand: Array, scatter_indices: Array, updates: Array,
                          indices_are_sorted, unique_indices, mode)
 
 
+_UNROLLED_APPLY_ROUNDS = 8  # index vectors up to which traced scatter_apply rounds are unrolled
+
+
 def scatter_apply(operand: Array, scatter_indices: Array, func: Callable[[Array], Array],
                   dimension_numbers: ScatterDimensionNumbers, *, update_shape: Sequence[int] = (),
                   indices_are_sorted: bool = False, unique_indices: bool = False,
@@ -866,7 +869,9 @@ def scatter_apply(operand: Array, scatter_indices: Array, func: Callable[[Array]
         return _scatter_bind(scatter_p, x, scatter_indices, updated, dn,
                              indices_are_sorted, unique_indices, parsed)
 
-    if unique_indices:
+    if unique_indices or math.prod(get_aval(scatter_indices).shape[:-1]) <= 1:
+        # One index vector (or none) cannot hit an element twice, traced or not: one round,
+        # which reverse mode can differentiate under jit too.
         return apply_once(operand)
     # XLA applies `func` once per update, so an element hit k times becomes func applied k
     # times: count the hits, then apply in rounds, round k changing the elements hit more than
@@ -881,13 +886,21 @@ def scatter_apply(operand: Array, scatter_indices: Array, func: Callable[[Array]
             updated = apply_once(operand)
             operand = updated if k == 0 else st.select(hits > k, updated, operand)
         return operand
-    # Traced indices: as many rounds as the most-hit element needs, in a loop (forward-mode
-    # differentiable; JAX's scatter_apply has no derivative at all). Loops sit above lax, so
-    # the import is local.
+    # Traced indices: as many rounds as the most-hit element needs. No element is hit more
+    # often than there are index vectors, so a few of them get that many rounds written out
+    # (differentiable in both modes); more run in a loop bounded by the actual hits
+    # (forward-mode differentiable; JAX's scatter_apply has no derivative at all). Loops sit
+    # above lax, so the import is local.
     from numjax._src.control_flow.loops import while_loop
     hits = scatter_add_p.bind(st.full(get_aval(operand).shape, 0, np.int32), scatter_indices,
                               st.full(update_shape, 1, np.int32), dimension_numbers=dn,
                               indices_are_sorted=False, unique_indices=False, mode=parsed)
+    n_updates = math.prod(get_aval(scatter_indices).shape[:-1])
+    if n_updates <= _UNROLLED_APPLY_ROUNDS:
+        operand = apply_once(operand)
+        for k in range(1, n_updates):
+            operand = st.select(ew.gt(hits, np.int32(k)), apply_once(operand), operand)
+        return operand
     rounds = red.reduce_max(hits, tuple(range(len(get_aval(hits).shape))))
 
     def body(carry: tuple[Any, Any]) -> tuple[Any, Any]:
