@@ -178,3 +178,32 @@ def test_multiply_by_a_boolean_other_types() -> None:
     grad = jax.grad(lambda x: (x * np.array([True, False])).sum())(np.array([inf, 2.0],
                                                                             np.float32))
     _same(grad, [1.0, 0.0])
+
+
+# (function of x = [inf, -2, nan, 3] and b = [False, False, False, True] under jit, JAX's
+# value): the compiler makes a product with a converted boolean of the result's shape a
+# select, as XLA's simplifier does; eagerly the conversion is separate and inf * 0 is NaN.
+JITTED = [
+    (lambda x, b: x * b.astype(jnp.float32), [0.0, 0.0, 0.0, 3.0]),
+    (lambda x, b: b.astype(jnp.float32) * x, [0.0, 0.0, 0.0, 3.0]),
+    (lambda x, b: x[0] * b.astype(jnp.float32), [0.0, 0.0, 0.0, inf]),
+    (lambda x, b: x * b[0].astype(jnp.float32), [nan, -0.0, nan, 0.0]),
+    (lambda x, b: x * (b.astype(jnp.int32) > 0).astype(jnp.float32), [0.0, 0.0, 0.0, 3.0]),
+]
+
+
+@pytest.mark.parametrize("fn, expected", JITTED)
+def test_jitted_product_with_a_converted_boolean(fn: Any, expected: Any) -> None:
+    x = np.array([inf, -2.0, nan, 3.0], np.float32)
+    b = np.array([False, False, False, True])
+    _same(jax.jit(fn)(x, b), expected)
+
+
+def test_eager_product_with_a_converted_boolean_is_ieee() -> None:
+    x = jnp.array([inf, -2.0], np.float32)
+    _same(x * jnp.array([False, False]).astype(jnp.float32), [nan, -0.0])
+    # the gradient, eager or jitted, is the boolean
+    b = np.array([False, True])
+    f = lambda x: (x * b.astype(jnp.float32)).sum()
+    _same(jax.grad(f)(x), [0.0, 1.0])
+    _same(jax.jit(jax.grad(f))(x), [0.0, 1.0])

@@ -39,6 +39,7 @@ from numjax._src.lax.structural import (
     _convert_element_type,
     broadcast_in_dim_p,
     broadcast_to_operands,
+    convert_element_type_p,
     full_like,
     select_n,
     select_n_p,
@@ -1119,7 +1120,27 @@ def _neutral_operand(neutral: int, sides: tuple[int, ...]) -> Callable[[Any, pas
     return rule
 
 
+# XLA's simplifier makes a product with a converted boolean a select: under jit
+# `x * b.astype(jnp.float32)` is `select(b, x, 0)`, so inf * False is 0 and -2.0 * False is
+# +0.0 (JAX 0.4.30; eagerly, where the conversion is a computation of its own, NaN and -0.0).
+# A boolean broadcast first is left a product, as XLA leaves it. jnp.multiply by a boolean
+# selects itself (the conversion is inside JAX's compiled jnp.multiply).
+def _boolean_factor(eqn: Any, producer: passes.Producer) -> Any:
+    out = eqn.outvars[0]
+    for k in (0, 1):
+        src, x = producer(eqn.invars[k]), eqn.invars[1 - k]
+        if (src is None or src.primitive is not convert_element_type_p
+                or src.invars[0].aval.dtype != np.dtype(bool)
+                or src.invars[0].aval.shape != out.aval.shape
+                or x.aval.shape not in ((), out.aval.shape) or x.aval.dtype != out.aval.dtype):
+            continue
+        return [passes.new_eqn(select_n_p, [src.invars[0], _literal(0, out.aval), x],
+                               out.aval, outvar=out)]
+    return None
+
+
 mul_p.def_rewrite(_neutral_operand(1, (0, 1)))
+mul_p.def_rewrite(_boolean_factor)
 div_p.def_rewrite(_neutral_operand(1, (1,)))
 add_p.def_rewrite(_neutral_operand(0, (0, 1)))
 log_p.def_rewrite(_log_rewrite)

@@ -12,7 +12,7 @@ from numjax._src.core import extended
 from numjax._src.core.avals import check_args_abstractify, get_aval
 from numjax._src.lax import complex_ops, lax
 from numjax._src.numpy.shape import broadcast_arrays, broadcast_to
-from numjax._src.numpy.ufuncs import maximum, minimum, multiply
+from numjax._src.numpy.ufuncs import is_boolean, maximum, minimum, multiply
 from numjax._src.numpy.util import (
     check_arraylike,
     check_python_ints,
@@ -165,8 +165,7 @@ def _promote_product(a: Array, b: Array) -> tuple[Array, Array]:
     pa, pb = promote_dtypes(a, b)
     if get_aval(pa).dtype == _BOOL:
         return pa, pb
-    return (ensure_array(a) if dtypes.dtype(a) == _BOOL else pa,
-            ensure_array(b) if dtypes.dtype(b) == _BOOL else pb)
+    return (ensure_array(a) if is_boolean(a) else pa, ensure_array(b) if is_boolean(b) else pb)
 
 
 def _broadcast_batch(x: Array, batch: tuple[int, ...]) -> Array:
@@ -183,12 +182,13 @@ def dot(a: Array, b: Array, *, precision: Any = None,
     second-to-last axis."""
     check_arraylike("dot", a, b)
     dtypes.check_user_dtype_supported(preferred_element_type, "dot")
-    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    pa, pb = _promote_product(a, b)
+    a_nd, b_nd = get_aval(pa).ndim, get_aval(pb).ndim
     if a_nd == 0 or b_nd == 0:
-        if preferred_element_type is not None:
-            return lax.mul(*promote_shapes("dot", *promote_dtypes(a, b)))
-        return multiply(a, b)  # jnp's product: a boolean operand may select (`_multiply`)
-    a, b = _promote_product(a, b)
+        if preferred_element_type is None and (is_boolean(a) or is_boolean(b)):
+            return multiply(a, b)  # jnp's product: a boolean operand may select (`_multiply`)
+        return lax.mul(*promote_shapes("dot", *promote_dtypes(a, b)))
+    a, b = pa, pb
     contract_b = 0 if b_nd == 1 else b_nd - 2
     return lax.dot_general(a, b, (((a_nd - 1,), (contract_b,)), ((), ())), precision,
                            _result_dtype(a, b, preferred_element_type))

@@ -169,6 +169,11 @@ def _add(x: Array, y: Array) -> Array:
     return lax.bitwise_or(x, y) if get_aval(x).dtype == _BOOL else lax.add(x, y)
 
 
+def is_boolean(x: Any) -> bool:
+    """Whether an operand as given (before promotion) is a boolean array or scalar."""
+    return type(x) is bool or getattr(x, "dtype", None) == _BOOL
+
+
 def _promote_multiply(name: str, x1: Array, x2: Array) -> list[Array]:
     """`promote_args`, except that a boolean operand already of the result's shape multiplying
     a number stays boolean, for `_multiply` to select with."""
@@ -178,7 +183,7 @@ def _promote_multiply(name: str, x1: Array, x2: Array) -> list[Array]:
         return [p1, p2]
     shape = np.broadcast_shapes(a1.shape, a2.shape)
     for i, x in enumerate((x1, x2)):
-        if dtypes.dtype(x) == _BOOL and np.shape(x) == shape:
+        if is_boolean(x) and np.shape(x) == shape:
             mask = ensure_array(x)
             return [mask, p2] if i == 0 else [p1, mask]
     return [p1, p2]
