@@ -161,3 +161,15 @@ def test_clip_of_complex_warns() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         jnp.clip(np.ones(2, np.float32), 0, 1)  # real input: no warning
+
+
+def test_arccos_at_infinite_and_huge_arguments_keeps_c99_limits() -> None:
+    # JAX 0.4.30's complex arccos overflows there: nan - inf j for inf - inf j, inf + 2j,
+    # 2 + inf j and even 1e30 + 1e30j (fuzzer seed 21001); numjax gives NumPy's (C99's)
+    # values (docs/differences.md).
+    z = np.array([complex(np.inf, -np.inf), complex(np.inf, 2), complex(2, np.inf),
+                  complex(-np.inf, -2), complex(1e30, 1e30)], np.complex64)
+    out = jnp.arccos(z)
+    assert out.dtype == np.complex64
+    np.testing.assert_allclose(np.asarray(out), np.arccos(z), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(out)[-1], 0.7853982 - 70.11727j, rtol=1e-6)
