@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -172,3 +174,18 @@ def test_traced_reshape_size_names_the_argument():
                         "smaller subfunctions.")
     assert lines[2].endswith("This concrete value was not available in Python because it "
                              "depends on the value of the argument n.")
+
+
+def test_vmapped_rev_rejects_a_negative_dimension() -> None:
+    # JAX 0.4.30 rejects rev(x, (-1,)) under vmap as without it; the batch rule used to shift
+    # -1 to 0 and reverse the batch axis (fuzzer seed 22001: vmap of
+    # associative_scan(min, x, axis=-1, reverse=True) over 0-d examples).
+    msg = re.escape("rev dimensions must have every element be nonnegative, got (-1,).")
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    scan = numjax.vmap(lambda v: lax.associative_scan(lax.min, v, axis=-1, reverse=True))
+    for f, arg in ((numjax.vmap(lambda v: lax.rev(v, (-1,))), x),
+                   (numjax.jit(numjax.vmap(lambda v: lax.rev(v, (-1,)))), x),
+                   (scan, np.array([5, 3], np.int32)), (numjax.jit(scan), np.array([5, 3]))):
+        with pytest.raises(TypeError, match=msg):
+            f(arg)
+    np.testing.assert_array_equal(numjax.vmap(lambda v: lax.rev(v, (0,)))(x), x[:, ::-1])

@@ -763,7 +763,9 @@ def _rev_batch(args: Sequence[Any], dims: Sequence[Any], *, dimensions: Shape
                ) -> tuple[Any, Any]:
     (x,), (d,) = args, dims
     x = moveaxis(x, d, 0)
-    return rev_p.bind(x, dimensions=tuple(i + 1 for i in dimensions)), 0
+    # A negative dimension stays as it is, for the bind to reject as an unbatched rev does
+    # (shifting it would reverse the batch axis: -1 + 1 is 0).
+    return rev_p.bind(x, dimensions=tuple(i + 1 if i >= 0 else i for i in dimensions)), 0
 
 
 rev_p.def_impl(_rev_kernel)
