@@ -499,3 +499,25 @@ def test_one_window_gathers_match_the_general_kernel(case, mode):
         assert not np.shares_memory(got, x)
         jitted = numjax.jit(lambda x, i: lax.gather(x, i, dn, sizes, mode=mode))(x, idx)
         np.testing.assert_array_equal(np.asarray(jitted), want)
+
+
+def test_scatter_min_gradient_with_clipped_indices_counts_every_update() -> None:
+    # x.at[i].min(u, mode='clip'): each element's cotangent is shared among the operand and
+    # the updates equal to the result, a clipped index counting where it lands. JAX 0.4.30
+    # counts ties as if out-of-bounds updates were dropped, so its gradients there are wrong:
+    # for x = [1, 2, 3], index [5] (clipped to 2) and u = [0]: ([1, 1, 1], [inf]); for the
+    # fuzzer's (seed 22001) tie at a clipped index it gives the operand the whole cotangent.
+    x = jnp.array([1.0, 2.0, 3.0])
+
+    def grads(i: list[int], u: list[float]) -> Any:
+        return numjax.grad(lambda x, u: x.at[jnp.array(i)].min(u, mode="clip").sum(),
+                           argnums=(0, 1))(x, jnp.array(u))
+
+    for (i, u), (gx, gu) in [
+            (([5], [0.0]), ([1.0, 1.0, 0.0], [1.0])),
+            (([5], [3.0]), ([1.0, 1.0, 0.5], [0.5])),
+            (([2, 5], [3.0, 0.0]), ([1.0, 1.0, 0.0], [0.0, 1.0])),
+            (([-5], [1.0]), ([0.5, 1.0, 1.0], [0.5]))]:
+        got_x, got_u = grads(i, u)
+        np.testing.assert_allclose(got_x, gx, rtol=1e-6)
+        np.testing.assert_allclose(got_u, gu, rtol=1e-6)
