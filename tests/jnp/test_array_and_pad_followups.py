@@ -131,3 +131,18 @@ def test_pad_with_a_function(index):
     out = fn()
     assert out.dtype == np.dtype(dtype) and not out.weak_type
     np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_pad_mean_of_booleans_converts_the_unrounded_mean() -> None:
+    # JAX 0.4.30 rounds the statistics of integer arrays only: a boolean's mean of 1/3 is
+    # True (fuzzer seed 22101; numjax rounded it to False).
+    a0 = np.array([[True, True], [False, False], [True, False]])
+    out = jnp.pad(a0, 1, mode="mean")
+    assert out.dtype == np.bool_
+    np.testing.assert_array_equal(out.astype(int), [[1, 1, 1, 1], [1, 1, 1, 1], [0, 0, 0, 0],
+                                                    [1, 1, 0, 1], [1, 1, 1, 1]])
+    np.testing.assert_array_equal(
+        jnp.pad(np.array([[True, False, False]]), 1, mode="mean", stat_length=2).astype(int),
+        [[1, 1, 0, 0, 0]] * 3)
+    np.testing.assert_array_equal(jnp.pad(np.array([1, 2, 2], np.int32), 1, mode="mean"),
+                                  [2, 1, 2, 2, 2])

@@ -236,7 +236,9 @@ def _pad_stat(array: Array, axis: int, before: int, after: int, mode: str,
             lax.slice_in_dim(array, n - length, n, axis=axis)
         value = fn(region, axis=axis, keepdims=True)
         dt = get_aval(array).dtype
-        if mode in ("mean", "median") and dt.kind in "iub":
+        if mode in ("mean", "median") and dt.kind in "iu":
+            # Integers round; a boolean's mean is converted as it is (nonzero is True), as
+            # JAX rounds np.integer statistics only.
             value = jnp_round(value)
         # Weak when the array is (JAX converts its statistics so).
         return lax._convert_element_type(value, dt, get_aval(array).weak_type)
