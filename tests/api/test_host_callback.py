@@ -143,3 +143,33 @@ def test_constants_tapped_in_their_aval_dtype(capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().out == "array([1., 1.], dtype=float32)\n"
     assert hcb.CallbackFlavor.DEBUG.name == "DEBUG"
     assert hcb.TapFunctionException is hcb.CallbackException
+
+
+@pytest.mark.parametrize("jitted", [False, True])
+def test_taps_in_a_batched_while_cond_run_once_per_iteration(jitted: bool) -> None:
+    """JAX 0.4.30 moves a tapping condition into the loop's body, so under vmap with a
+    batched predicate each tap in the condition sees the body's new values once per
+    iteration (a debug.print there prints twice: tests/api/test_callbacks.py)."""
+    seen: list[tuple[str, list[Any]]] = []
+
+    def tap_as(where: str) -> Any:
+        return lambda arg, transforms: seen.append((where, np.asarray(arg).tolist()))
+
+    def f(x: Any) -> Any:
+        x = lax.while_loop(lambda x: id_tap(tap_as("w_c"), x < 2),
+                           lambda x: id_tap(tap_as("w_b"), x + 1), x)
+        return id_tap(tap_as("3"), x)
+
+    g = numjax.vmap(f)
+    out = (numjax.jit(g) if jitted else g)(np.arange(5, dtype=np.int32))
+    barrier_wait()
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, [2, 2, 2, 3, 4])
+    assert seen == [  # JAX 0.4.30's taps, in order
+        ("w_c", [True, True, False, False, False]),
+        ("w_b", [1, 2, 3, 4, 5]),
+        ("w_c", [True, False, False, False, False]),
+        ("w_b", [2, 3, 3, 4, 5]),
+        ("w_c", [False, False, False, False, False]),
+        ("3", [2, 2, 2, 3, 4]),
+    ]

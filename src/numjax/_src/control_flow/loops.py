@@ -31,7 +31,7 @@ from numjax._src.control_flow.common import (
     typematch,
 )
 from numjax._src.core.avals import ShapedArray, get_aval
-from numjax._src.core.effects import io_effect, ordered_io_effect
+from numjax._src.core.effects import io_effect, ordered_io_effect, outside_call_effect
 from numjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from numjax._src.core.trace import Primitive, Tracer, set_current_trace
 from numjax._src.interpreters import ad, batching, jaxpr_transforms, partial_eval
@@ -171,6 +171,17 @@ def _while_batch(values: Sequence[Any], dims: Sequence[Any], *, cond_jaxpr: Clos
         outs = while_p.bind(*cconsts, *bconsts, *init, cond_jaxpr=cond, body_jaxpr=body,
                             cond_nconsts=nc, body_nconsts=nb)
         return outs, [0 if b else None for b in carry_b]
+    if outside_call_effect in cond.effects:
+        # host_callback taps in the condition: JAX 0.4.30 moves such a condition into the body
+        # (it rewrites every while loop whose condition taps), so the predicate is carried:
+        # the condition runs once before the loop and once per iteration, on the body's new
+        # values, and each tap prints once per iteration.
+        (pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *cconsts, *init)
+        outs = while_p.bind(*cconsts, *bconsts, pred, *init,
+                            cond_jaxpr=_any_carried_predicate(cond, body),
+                            body_jaxpr=_carried_predicate_body(cond, body, nc, nb),
+                            cond_nconsts=0, body_nconsts=nc + nb)
+        return outs[1:], [0] * (len(outs) - 1)
     # A batched predicate (as JAX batches it): loop while any example's predicate holds; the
     # body evaluates the predicate again and keeps the carry of the examples that are done, so
     # the condition runs twice per iteration on the carry as it stands, never on values a
@@ -202,6 +213,38 @@ def _any_predicate(cond: ClosedJaxpr) -> ClosedJaxpr:
 def has_batched_predicate(cond_jaxpr: ClosedJaxpr) -> bool:
     """Whether a while loop with this condition is one vmap batched over its predicate."""
     return cond_jaxpr in _batched_predicates
+
+
+def _any_carried_predicate(cond: ClosedJaxpr, body: ClosedJaxpr) -> ClosedJaxpr:
+    """The loop's condition on (predicate, carry...): whether any example continues."""
+    def fun(pred: Any, *carry: Any) -> list[Any]:
+        return [lax.reduce_or(pred, (0,))]
+
+    any_cond = jaxpr_transforms.trace_closed(fun, [cond.out_avals[0], *body.out_avals])
+    _batched_predicates.add(any_cond)
+    return any_cond
+
+
+def _carried_predicate_body(cond: ClosedJaxpr, body: ClosedJaxpr, nc: int, nb: int
+                            ) -> ClosedJaxpr:
+    """(cond consts, body consts, predicate, carry...) -> (predicate, carry...): the body on
+    every example, kept where the predicate holds, and the predicate of the body's values
+    (examples once done stay done)."""
+    in_avals = [*cond.in_avals[:nc], *body.in_avals[:nb], cond.out_avals[0],
+                *body.in_avals[nb:]]
+
+    def fun(*args: Any) -> list[Any]:
+        cconsts, bconsts = args[:nc], args[nc:nc + nb]
+        pred, carry = args[nc + nb], args[nc + nb + 1:]
+        new = eval_jaxpr(body.jaxpr, body.consts, *bconsts, *carry)
+        (new_pred,) = eval_jaxpr(cond.jaxpr, cond.consts, *cconsts, *new)
+        outs = [lax.bitwise_and(pred, new_pred)]
+        for old, upd in zip(carry, new, strict=True):
+            which = lax.broadcast_in_dim(pred, get_aval(upd).shape, (0,))
+            outs.append(lax.select(which, upd, old))
+        return outs
+
+    return jaxpr_transforms.trace_closed(fun, in_avals)
 
 
 def _select_body(cond: ClosedJaxpr, body: ClosedJaxpr, nc: int, nb: int) -> ClosedJaxpr:
