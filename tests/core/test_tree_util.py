@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import numjax.tree
 from numjax import tree_util as tu
 from numjax._src import tree_util as tree_util_impl
+from numjax._src.core.errors import XlaRuntimeError
 
 # Test types, registered once at import: the registry is global and rejects duplicates.
 
@@ -1371,3 +1372,82 @@ def test_treedef_walk() -> None:
         treedef.walk(f_node, f_leaf, [1, 2])
     with pytest.raises(ValueError, match="^Too many leaves for PyTreeDef$"):
         tu.tree_structure(5).walk(f_node, f_leaf, [1, 2])
+
+
+# PyTreeDef.serialize_using_proto's bytes, as JAX 0.4.30 writes them (PyTreeDefProto: nodes in
+# post-order, dict keys interned in order of first use).
+PROTO_CASES = [
+    ([1, [2], (3,), {"a": 4, "b": 5}],
+     b"\n\x02\x10\x01\n\x02\x10\x01\n\x04\x08\x01\x10\x02\n\x02\x10\x01\n\x04\x08\x01\x10\x04"
+     b"\n\x02\x10\x01\n\x02\x10\x01\n\n\x08\x02\x10\x05\x1a\x04\n\x02\x00\x01"
+     b"\n\x04\x08\x04\x10\x02\x12\x01a\x12\x01b"),
+    (None, b"\n\x02\x10\x03"),
+    (1, b"\n\x02\x10\x01"),
+    ((), b"\n\x02\x10\x04"),
+    ({}, b"\n\x02\x10\x05"),
+    ({"a": None}, b"\n\x02\x10\x03\n\t\x08\x01\x10\x05\x1a\x03\n\x01\x00\x12\x01a"),
+    ({"b": {"z": 1, "a": 2}, "a": 3},
+     b"\n\x02\x10\x01\n\x02\x10\x01\n\x02\x10\x01\n\n\x08\x02\x10\x05\x1a\x04\n\x02\x00\x01"
+     b"\n\n\x08\x02\x10\x05\x1a\x04\n\x02\x00\x02\x12\x01a\x12\x01z\x12\x01b"),
+    ([{"x": 1}, {"x": 2, "y": 3}],
+     b"\n\x02\x10\x01\n\t\x08\x01\x10\x05\x1a\x03\n\x01\x00\n\x02\x10\x01\n\x02\x10\x01"
+     b"\n\n\x08\x02\x10\x05\x1a\x04\n\x02\x00\x01\n\x04\x08\x02\x10\x02\x12\x01x\x12\x01y"),
+    ([(1, (2, 3)), None, []],
+     b"\n\x02\x10\x01\n\x02\x10\x01\n\x02\x10\x01\n\x04\x08\x02\x10\x04\n\x04\x08\x02\x10\x04"
+     b"\n\x02\x10\x03\n\x02\x10\x02\n\x04\x08\x03\x10\x02"),
+    ({"": 1}, b"\n\x02\x10\x01\n\t\x08\x01\x10\x05\x1a\x03\n\x01\x00\x12\x00"),
+    ({"\u00e9": [None]},
+     b"\n\x02\x10\x03\n\x04\x08\x01\x10\x02\n\t\x08\x01\x10\x05\x1a\x03\n\x01\x00\x12\x02\xc3\xa9"),
+]
+
+
+@pytest.mark.parametrize("tree,data", PROTO_CASES, ids=[repr(c[0]) for c in PROTO_CASES])
+def test_serialize_using_proto(tree: typing.Any, data: bytes) -> None:
+    treedef = tu.tree_structure(tree)
+    assert treedef.serialize_using_proto() == data
+    back = tu.PyTreeDef.deserialize_using_proto(tu.default_registry, data)
+    assert back == treedef
+    assert repr(back) == repr(treedef)
+
+
+def test_serialize_using_proto_refusals() -> None:
+    """JAX 0.4.30's errors: keys that are not strings, and user-defined nodes (namedtuples
+    and OrderedDicts included)."""
+    with pytest.raises(ValueError, match="^Only string keys are supported in proto pytree "
+                                         r"serialization\.$"):
+        tu.tree_structure({1: 2}).serialize_using_proto()
+    for tree in (NT(1, 2), collections.OrderedDict(a=1)):
+        with pytest.raises(ValueError, match="^User-defined nodes are not supported when "
+                                             "serializing pytrees as protocol buffers"):
+            tu.tree_structure(tree).serialize_using_proto()
+
+
+# Malformed messages and JAX 0.4.30's errors for them (garbage: XlaRuntimeError).
+BAD_PROTOS = [
+    (b"", RuntimeError, r"^PyTreeDef traversal did not yield a singleton\.$"),
+    (b"\n\x02\x10\x01\n\x02\x10\x01", RuntimeError,
+     r"^PyTreeDef traversal did not yield a singleton\.$"),
+    (b"\n\x02\x10\x09", ValueError, r"^Malformed pytree proto \(invalid node type\)$"),
+    (b"\n\x02\x10\x00", ValueError, r"^Malformed pytree proto \(invalid node type\)$"),
+    (b"\n\x02\x10\x01\n\x04\x08\x01\x10\x05", RuntimeError,
+     r"^Number of keys and entries does not match\.$"),
+    (b"\n\x02\x10\x01\n\t\x08\x01\x10\x05\x1a\x03\n\x01\x00", ValueError,
+     r"^Malformed pytree proto \(dict_key out of range\)\.$"),
+    (b"\x01\x02", XlaRuntimeError, r"^Could not deserialize PyTreeDefProto\.$"),
+]
+
+
+@pytest.mark.parametrize("data,error,message", BAD_PROTOS)
+def test_deserialize_using_proto_errors(data: bytes, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        tu.PyTreeDef.deserialize_using_proto(tu.default_registry, data)
+
+
+def test_deserialize_using_proto_keeps_the_keys_as_written() -> None:
+    """JAX 0.4.30 takes a dict's keys in the message's order, unsorted."""
+    data = (b"\n\x02\x10\x01\n\x02\x10\x01\n\n\x08\x02\x10\x05\x1a\x04\n\x02\x01\x00"
+            b"\x12\x01a\x12\x01b")
+    treedef = tu.PyTreeDef.deserialize_using_proto(tu.default_registry, data)
+    assert repr(treedef) == "PyTreeDef({'b': *, 'a': *})"
+    with pytest.raises(TypeError):
+        tu.PyTreeDef.deserialize_using_proto(tu.default_registry, "text")  # type: ignore[arg-type]

@@ -42,6 +42,8 @@ import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeAlias, TypeVar
 
+from numjax._src.core.errors import XlaRuntimeError
+
 T = TypeVar("T")
 Typ = TypeVar("Typ", bound=type)
 
@@ -442,6 +444,167 @@ def _treedef_from_picklable(node: Any, num_leaves: int) -> PyTreeDef:
     return PyTreeDef(_from_picklable(node), num_leaves)
 
 
+# PyTreeDefProto, the message JAX writes a structure as: `nodes` (field 1, one message per
+# node in post-order: arity = field 1, node type = field 2, dict keys = field 3 holding the
+# packed indices (field 1) of the keys in `interned_strings`) and `interned_strings` (field 2,
+# each key once, in order of first use). Written by hand, so the bytes are JAX's.
+_PROTO_KIND = {_LIST: 2, _NONE: 3, _TUPLE: 4, _DICT: 5}  # JAX's PyTreeNodeType values
+_PROTO_LEAF = 1
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited field (wire type 2)."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _proto_serialize(root: _Node) -> bytes:
+    strings: dict[str, int] = {}
+    nodes: list[bytes] = []
+
+    def visit(node: _Node) -> None:
+        if node is None:
+            nodes.append(_field(1, b"\x10" + _varint(_PROTO_LEAF)))
+            return
+        handler, aux, children = node[0], node[1], node[2]
+        kind = _PROTO_KIND.get(handler.kind) if handler.type in _handlers_builtin else None
+        if kind is None:
+            raise ValueError(
+                "User-defined nodes are not supported when serializing pytrees as protocol "
+                "buffers. You should either convert the user-defined nodes to another type or "
+                "use pickle instead."
+            )
+        for child in children:
+            visit(child)
+        body = (b"\x08" + _varint(len(children)) if children else b"") + b"\x10" + _varint(kind)
+        if handler.kind == _DICT and aux:
+            if not all(isinstance(k, str) for k in aux):
+                raise ValueError("Only string keys are supported in proto pytree serialization.")
+            ids = b"".join(_varint(strings.setdefault(k, len(strings))) for k in aux)
+            body += _field(3, _field(1, ids))
+        nodes.append(_field(1, body))
+
+    visit(root)
+    return b"".join(nodes) + b"".join(_field(2, k.encode()) for k in strings)
+
+
+_handlers_builtin = (tuple, list, dict, type(None))
+
+
+def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    """The varint at `pos` and the position after it; ValueError past the end."""
+    value = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise ValueError("truncated varint")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def _proto_fields(data: bytes) -> Iterator[tuple[int, int | bytes]]:
+    """(field number, value) of each field of a message: an int, or the bytes of a
+    length-delimited field. Raises ValueError on bytes that are no message."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _read_varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise ValueError("field number 0")
+        if wire == 0:
+            value, pos = _read_varint(data, pos)
+            yield number, value
+        elif wire == 2:
+            size, pos = _read_varint(data, pos)
+            if pos + size > len(data):
+                raise ValueError("truncated field")
+            yield number, data[pos:pos + size]
+            pos += size
+        elif wire in (1, 5):  # fixed64 / fixed32: no field of ours, skipped
+            pos += 8 if wire == 1 else 4
+            if pos > len(data):
+                raise ValueError("truncated field")
+        else:
+            raise ValueError(f"wire type {wire}")
+
+
+def _proto_node_fields(data: bytes) -> tuple[int, int, list[int]]:
+    """(arity, node type, dict key indices) of one PyTreeNodeDefProto."""
+    arity = kind = 0
+    keys: list[int] = []
+    for number, value in _proto_fields(data):
+        if number == 1 and isinstance(value, int):
+            arity = value
+        elif number == 2 and isinstance(value, int):
+            kind = value
+        elif number == 3 and isinstance(value, bytes):
+            for key_number, key in _proto_fields(value):
+                if key_number != 1:
+                    continue
+                if isinstance(key, int):
+                    keys.append(key)
+                    continue
+                pos = 0  # packed: the indices' varints one after another
+                while pos < len(key):
+                    index, pos = _read_varint(key, pos)
+                    keys.append(index)
+    return arity, kind, keys
+
+
+def _proto_deserialize(data: bytes) -> _Node:
+    try:
+        raw_nodes: list[tuple[int, int, list[int]]] = []
+        strings: list[str] = []
+        for number, value in _proto_fields(data):
+            if number == 1 and isinstance(value, bytes):
+                raw_nodes.append(_proto_node_fields(value))
+            elif number == 2 and isinstance(value, bytes):
+                strings.append(value.decode())
+    except (ValueError, UnicodeDecodeError):
+        raise XlaRuntimeError("Could not deserialize PyTreeDefProto.") from None
+    by_kind = {code: _handlers[t] for code, t in
+               ((2, list), (3, type(None)), (4, tuple), (5, dict))}
+    stack: list[_Node] = []
+    for arity, kind, keys in raw_nodes:
+        if kind == _PROTO_LEAF:
+            stack.append(None)
+            continue
+        handler = by_kind.get(kind)
+        if handler is None:
+            raise ValueError("Malformed pytree proto (invalid node type)")
+        if handler.kind == _NONE:
+            stack.append(_NONE_NODE)
+            continue
+        if arity > len(stack):
+            raise ValueError("Malformed pytree proto (arity larger than the nodes before it).")
+        children = tuple(stack[len(stack) - arity:])
+        del stack[len(stack) - arity:]
+        aux = None
+        if handler.kind == _DICT:
+            if any(k >= len(strings) for k in keys):
+                raise ValueError("Malformed pytree proto (dict_key out of range).")
+            if len(keys) != arity:
+                raise RuntimeError("Number of keys and entries does not match.")
+            aux = tuple(strings[k] for k in keys)
+        stack.append(_make_node(handler, aux, children))
+    if len(stack) != 1:
+        raise RuntimeError("PyTreeDef traversal did not yield a singleton.")
+    return stack[0]
+
+
 _NO_MORE = object()  # walk's end-of-leaves marker
 
 
@@ -619,6 +782,32 @@ class PyTreeDef:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_treedef_from_picklable, (_to_picklable(self._node), self._num_leaves))
+
+    def serialize_using_proto(self) -> bytes:
+        """The structure as the bytes of a `PyTreeDefProto` message, JAX's wire format.
+
+        Only leaves, None, tuples, lists and dicts with string keys can be written.
+
+        >>> tree_structure({'a': 1}).serialize_using_proto()
+        b'\\n\\x02\\x10\\x01\\n\\t\\x08\\x01\\x10\\x05\\x1a\\x03\\n\\x01\\x00\\x12\\x01a'
+        """
+        return _proto_serialize(self._node)
+
+    @staticmethod
+    def deserialize_using_proto(registry: Any, data: bytes) -> PyTreeDef:
+        """The structure `serialize_using_proto` wrote into `data`.
+
+        >>> PyTreeDef.deserialize_using_proto(
+        ...     default_registry, tree_structure([1, (2, None)]).serialize_using_proto())
+        PyTreeDef([*, (*, None)])
+        """
+        if not isinstance(data, bytes):
+            raise TypeError(
+                "deserialize_using_proto(): incompatible function arguments: expects "
+                f"(registry: PyTreeRegistry, data: bytes), got data of type {type(data).__name__}"
+            )
+        node = _proto_deserialize(data)
+        return PyTreeDef(node, 1 if node is None else node[3])
 
 
 _LEAF_TREEDEF = PyTreeDef(None, 1)
