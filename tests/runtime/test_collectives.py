@@ -84,6 +84,44 @@ def test_collectives_inside_jit_and_control_flow_under_vmap(name: str) -> None:
     np.testing.assert_allclose(vm(fun), expected, rtol=1e-6)
 
 
+def _while_below_index(x: Any) -> Any:
+    return lax.while_loop(lambda x: x < lax.axis_index("i"), lambda x: x + 2, x)
+
+
+# Functions of an unbatched operand that read the axis inside a jaxpr: the result varies along
+# the axis all the same. JAX 0.4.30's values for vmap(lambda _, x: f(x), axis_name='i',
+# in_axes=(0, None))(zeros(4, int32), 0), each int32.
+UNBATCHED_OPERAND = {
+    "while": (_while_below_index, [0, 2, 2, 4]),
+    "add": (lambda x: lax.axis_index("i") + x, [0, 1, 2, 3]),
+    "scan": (lambda x: lax.scan(lambda c, _: (c + lax.axis_index("i"), None), x, None,
+                                length=3)[0], [0, 3, 6, 9]),
+    "cond": (lambda x: lax.cond(x > 0, lambda x: x, lambda x: x + lax.axis_index("i"), x),
+             [0, 1, 2, 3]),
+    "psum": (lambda x: lax.psum(x, "i"), [0, 0, 0, 0]),
+}
+
+
+@pytest.mark.parametrize("jitted", [False, True])
+@pytest.mark.parametrize("name", sorted(UNBATCHED_OPERAND))
+def test_axis_read_inside_a_jaxpr_of_unbatched_operands(name: str, jitted: bool) -> None:
+    fun, expected = UNBATCHED_OPERAND[name]
+    f = jax.jit(fun) if jitted else fun
+    out = jax.vmap(lambda _, x: f(x), axis_name="i", in_axes=(0, None))(
+        np.zeros(4, np.int32), 0)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_axis_index_in_a_jit_of_no_arguments() -> None:
+    """JAX 0.4.30: [0 1 2], and 1. * the index's gradient through a jit of x * index."""
+    out = jax.vmap(lambda _: jax.jit(lambda: lax.axis_index("i"))(), axis_name="i")(np.ones(3))
+    np.testing.assert_array_equal(out, [0, 1, 2])
+    grads = jax.vmap(jax.grad(lambda x: jax.jit(lambda y: y * lax.axis_index("i"))(x) * 1.0),
+                     axis_name="i")(np.ones(3, np.float32))
+    np.testing.assert_array_equal(grads, [0.0, 1.0, 2.0])
+
+
 def test_nested_vmaps_batch_a_jit_over_each_name() -> None:
     m = np.arange(6.0, dtype=np.float32).reshape(2, 3)
     both = jax.vmap(jax.vmap(jax.jit(lambda x: lax.psum(x, ("i", "j"))), axis_name="j"),

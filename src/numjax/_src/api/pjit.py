@@ -69,7 +69,11 @@ def _pjit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJ
 
 def _pjit_batch(args: Sequence[Any], dims: Sequence[Any], *, jaxpr: ClosedJaxpr, name: str
                 ) -> tuple[list[Any], list[Any]]:
-    size = next(get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
+    # No batched operand: a function of no arguments reading the axis (axis_index).
+    trace = batching.rule_trace()
+    size = next((get_aval(x).shape[d] for x, d in zip(args, dims, strict=True) if d is not None),
+                None if trace is None else trace.axis_size)
+    assert size is not None
     args = [batching.bdim_at_front(x, d, size) if d is not None else x
             for x, d in zip(args, dims, strict=True)]
     # Outputs the rules leave unbatched stay unbatched (as in JAX).

@@ -8,6 +8,7 @@ trace that owns them.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,6 +17,7 @@ import numpy as np
 
 from numjax._src.core import leaks
 from numjax._src.core.avals import aval_handlers, get_aval
+from numjax._src.core.jaxpr import Jaxpr, jaxprs_in_params
 from numjax._src.core.trace import (
     Primitive,
     Trace,
@@ -76,9 +78,18 @@ class BatchTrace(Trace):
         dims = tuple(d for _, d in pairs)
         parent = self.parent
         assert parent is not None
-        if all(d is not_mapped for d in dims) and not _uses_axis(primitive, params, self):
-            with set_current_trace(parent):
-                return primitive.bind(*vals, **params)
+        if all(d is not_mapped for d in dims):
+            if not _uses_axis(primitive, params, self):
+                with set_current_trace(parent):
+                    return primitive.bind(*vals, **params)
+            if not primitive.collective and vals:
+                # A jaxpr reading the axis (JAX lifts its axis_index out as a batched operand):
+                # rules learn the axis size from a batched operand, so the smallest operand is
+                # broadcast along the axis.
+                i = min(range(len(vals)), key=lambda k: _size(vals[k]))
+                with set_current_trace(parent):
+                    moved = move_dim(vals[i], not_mapped, 0, self.axis_size)
+                vals, dims = (*vals[:i], moved, *vals[i + 1:]), (*dims[:i], 0, *dims[i + 1:])
         rule = primitive.batch
         if rule is None:
             raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
@@ -123,12 +134,32 @@ def rule_axis_names() -> tuple[Any, Any]:
 
 
 def _uses_axis(primitive: Primitive, params: dict[str, Any], trace: BatchTrace) -> bool:
-    if not primitive.collective:
+    """Whether the operation reads the trace's named axis: a collective over it, or one in a
+    jaxpr the operation holds (a jitted function or a loop calling axis_index). Such an
+    operation is batched even when no operand is, since its result varies along the axis."""
+    if trace.axis_name is None:
         return False
+    if primitive.collective:
+        return trace.axis_name in _axis_names(params)
+    return any(_jaxpr_uses_axis(j, trace.axis_name) for j in jaxprs_in_params(params))
+
+
+def _size(x: Any) -> int:
+    return math.prod(getattr(get_aval(x), "shape", ()))
+
+
+def _axis_names(params: dict[str, Any]) -> tuple[Any, ...]:
     names = params.get("axis_name", params.get("axes"))
-    if not isinstance(names, tuple):
-        names = (names,)
-    return trace.axis_name is not None and trace.axis_name in names
+    return names if isinstance(names, tuple) else (names,)
+
+
+def _jaxpr_uses_axis(jaxpr: Jaxpr, name: Any) -> bool:
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.collective and name in _axis_names(eqn.params):
+            return True
+        if any(_jaxpr_uses_axis(j, name) for j in jaxprs_in_params(eqn.params)):
+            return True
+    return False
 
 
 @leaks.checked
