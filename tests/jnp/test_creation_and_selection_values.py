@@ -115,6 +115,14 @@ COPY_JAXPRS = [
      "{ lambda ; a:f32[3]. let b:f32[3] = copy a; c:f32[3] = copy a in (b, c) }"),
     (numjax.vmap(jnp.copy), np.ones(3, np.float32),
      "{ lambda ; a:f32[3]. let b:f32[3] = copy a in (b,) }"),
+    # the scalar types are asarray: no copy (lax_numpy_test's testDtypeWrappers)
+    (jnp.float32, 0,
+     "{ lambda ; a:i32[]. let\n    b:f32[] = convert_element_type[new_dtype=float32 "
+     "weak_type=False] a\n  in (b,) }"),
+    (jnp.float32, np.ones(2, np.int32),
+     "{ lambda ; a:i32[2]. let\n    b:f32[2] = convert_element_type[new_dtype=float32 "
+     "weak_type=False] a\n  in (b,) }"),
+    (jnp.int32, np.ones(2, np.int32), "{ lambda ; a:i32[2]. let  in (a,) }"),
 ]
 
 
@@ -122,6 +130,13 @@ COPY_JAXPRS = [
 def test_copies_are_staged_as_jax_stages_them(index):
     fn, arg, expected = COPY_JAXPRS[index]
     assert str(numjax.make_jaxpr(fn)(arg)) == expected
+
+
+def test_scalar_types_return_an_array_of_their_type_as_is():
+    # JAX 0.4.30: jnp.int32(x) is x for an int32 Array x.
+    x = jnp.ones(2, jnp.int32)
+    assert jnp.int32(x) is x
+    assert repr(jnp.float32(3)) == "Array(3., dtype=float32)"
 
 
 def test_copies_are_new_arrays_under_transformations():

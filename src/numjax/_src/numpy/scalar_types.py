@@ -13,7 +13,7 @@ import numpy as np
 
 from numjax._src import dtypes
 from numjax._src.core.avals import aval_handlers
-from numjax._src.numpy.creation import array
+from numjax._src.numpy.creation import asarray
 
 
 class _ScalarMeta(type):
@@ -31,7 +31,8 @@ class _ScalarMeta(type):
         return not cls == other
 
     def __call__(cls, x: Any) -> Any:
-        return array(x, dtype=cls.dtype)
+        # asarray, as in JAX: no copy is staged, and an Array of the type is returned as is.
+        return asarray(x, dtype=cls.dtype)
 
     def __instancecheck__(cls, instance: object) -> bool:
         return isinstance(instance, cls.dtype.type)
