@@ -1,5 +1,6 @@
 """jit: values equal eager ones, caching, static arguments, AOT stages, transformations."""
 
+import re
 import warnings
 from typing import Any
 
@@ -10,6 +11,7 @@ import numjax as jax
 import numjax.numpy as jnp
 from numjax import lax
 from numjax._src import compiler
+from numjax._src.core.errors import XlaRuntimeError
 
 f32 = np.float32
 
@@ -833,3 +835,49 @@ def test_vmap_of_call_keeps_unbatched_outputs(wrap: Any) -> None:
     batching.primitive_batchers[unbatched_p] = rule
     jax.vmap(lambda x, y: unbatched_p.bind(f(x, y)[1]), in_axes=(0, None))(jnp.arange(3.0), 4.0)
     assert seen == []
+
+
+# Lowered.compile(compiler_options=...): XLA's option names and value types, as JAX 0.4.30
+# checks them (None: accepted; else the XlaRuntimeError's text).
+COMPILER_OPTIONS = [
+    ({"xla_embed_ir_in_executable": True, "xla_dump_max_hlo_modules": 200,
+      "xla_gpu_auto_spmd_partitioning_memory_budget_ratio": 0.5}, None),
+    ({"invalid_key": "invalid_value"}, "INVALID_ARGUMENT: No such compile option: 'invalid_key'"),
+    ({"xla_embed_ir_in_executable": "invalid_value"}, "INVALID_ARGUMENT: While setting option "
+     "xla_embed_ir_in_executable, 'invalid_value' is not a valid bool value."),
+    ({"xla_embed_ir_in_executable": "True"}, None),
+    ({"xla_embed_ir_in_executable": "true"}, "'true' is not a valid bool value."),
+    ({"xla_embed_ir_in_executable": 1}, None),
+    ({"xla_embed_ir_in_executable": 1.0}, None),
+    ({"xla_dump_hlo_as_text": 2}, "'2' is not a valid bool value."),
+    ({"xla_cpu_enable_fast_math": 1.5}, "'1.5' is not a valid bool value."),
+    ({"xla_dump_max_hlo_modules": "2"}, None),
+    ({"xla_dump_max_hlo_modules": 2.0}, None),
+    ({"xla_dump_max_hlo_modules": 2.5}, "'2.5' is not a valid int32 value."),
+    ({"xla_dump_max_hlo_modules": True}, "'1' is not a valid int32 value."),
+    ({"xla_dump_max_hlo_modules": "x"}, "'x' is not a valid int32 value."),
+    ({"xla_gpu_auto_spmd_partitioning_memory_budget_ratio": "0.5"}, None),
+    ({"xla_gpu_auto_spmd_partitioning_memory_budget_ratio": 1}, "'1' is not a valid float value."),
+    ({"xla_dump_to": "a"}, None),
+    ({"xla_dump_to": 3}, "'3' is not a valid string value."),
+    ({"xla_step_marker_location": 0}, "'0' is not a valid enum value."),
+    ({"xla_backend_extra_options": "a"}, "'a' is not a valid message value."),
+]
+
+
+@pytest.mark.parametrize("options,error", COMPILER_OPTIONS)
+def test_compiler_options_are_checked_as_xla_checks_them(options: Any, error: Any) -> None:
+    lowered = jax.jit(lambda x: jnp.sqrt(x ** 2) + 1.0).lower(1.0)
+    if error is None:
+        assert float(lowered.compile(compiler_options=options)(2.0)) == 3.0
+    else:
+        with pytest.raises(XlaRuntimeError, match=re.escape(error)):
+            lowered.compile(compiler_options=options)
+
+
+def test_compiles_with_options_are_new_executables() -> None:
+    lowered = jax.jit(lambda x: x + 1.0).lower(1.0)
+    plain = lowered.compile()
+    on = lowered.compile(compiler_options={"xla_embed_ir_in_executable": True})
+    off = lowered.compile(compiler_options={"xla_embed_ir_in_executable": False})
+    assert plain is not on and plain is not off and on is not off

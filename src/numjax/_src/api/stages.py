@@ -17,7 +17,7 @@ import numpy as np
 from numjax._src import traceback_util
 from numjax._src.api import dispatch, sharded_jit
 from numjax._src.api.xla_pmap import replicas
-from numjax._src.compiler import compile_log
+from numjax._src.compiler import compile_log, compile_options
 from numjax._src.compiler.cost import cost_analysis
 from numjax._src.compiler.executables import (
     compile_module,
@@ -172,6 +172,7 @@ class Lowered(_CompilerStage):
 
     @traceback_util.api_boundary
     def compile(self, compiler_options: Any = None) -> Compiled:
+        compile_options.check(compiler_options)
         traced = self._traced
         wrapped, key = traced._wrapped, traced._key
         call = wrapped._cache.get(key) if key is not None and compiler_options is None else None
