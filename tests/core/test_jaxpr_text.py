@@ -12,6 +12,7 @@ import pytest
 import numjax as jax
 import numjax.numpy as jnp
 from numjax import lax
+from numjax.experimental import checkify
 
 GOLDEN = json.loads(
     (pathlib.Path(__file__).parent.parent / "data" / "jaxpr_golden.json").read_text())
@@ -127,3 +128,47 @@ def test_a_product_without_a_preferred_type_prints_only_its_dimensions() -> None
         "{ lambda ; a:f32[2,2]. let\n"
         "    b:f32[2,2] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a a\n"
         "  in (b,) }")
+
+
+def _scoped_sin(x: Any) -> Any:
+    with jax.named_scope("bar"):
+        return jnp.sin(x)
+
+
+def _where(fn: Any) -> str:
+    """`file:line:column (function)` of the line `fn` stages its equations on."""
+    code = fn.__code__
+    return f"{code.co_filename}:{code.co_firstlineno + 2}:15 ({code.co_name})"
+
+
+# JAX 0.4.30's layouts of annotated jaxprs (with this file's positions): a group holding more
+# than one annotation is laid out broken, and annotations align one column past the longest
+# line, a second annotation of a line on a line of its own.
+ANNOTATED = [
+    ({"source_info": True}, "{{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }} # {where}"),
+    ({"name_stack": True}, "{{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }} # [bar]"),
+    ({"source_info": True, "name_stack": True, "width": 200},
+     "{{ lambda ; a:f32[]. let\n    b:f32[] = sin a{pad} # {where}\n"
+     "{blank} # [bar]\n  in (b,) }}"),
+]
+
+
+@pytest.mark.parametrize("options,expected", ANNOTATED)
+def test_pretty_print_annotations(options: dict[str, Any], expected: str) -> None:
+    where = _where(_scoped_sin)
+    width = len("{ lambda ; a:f32[]. let")
+    text = jax.make_jaxpr(_scoped_sin)(1.0).pretty_print(**options)
+    assert text == expected.format(where=where, pad=" " * (width - 19), blank=" " * width)
+
+
+def test_pretty_print_annotations_of_every_equation() -> None:
+    # JAX 0.4.30: without shapes, `# []` (an empty name stack) after each equation.
+    text = jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0).pretty_print(
+        name_stack=True, width=200, print_shapes=False)
+    assert text == ("{ lambda ; a. let\n    b = sin a     # []\n    c = mul b 2.0 # []\n"
+                    "  in (c,) }")
+
+
+def test_check_prints_only_debug() -> None:
+    text = str(jax.make_jaxpr(lambda x: checkify.check(x > 0, "hi"))(1))
+    assert "check[debug=False] " in text and "err_tree" not in text

@@ -296,6 +296,9 @@ functionalization_error_text = (
 
 check_p = Primitive("check")
 check_p.multiple_results = True
+# A jaxpr prints only `debug`, as JAX's does: the error tree (its messages and tracebacks) is
+# the operands' structure, not an option.
+check_p.def_param_printer(lambda params: {"debug": params["debug"]})
 
 
 @check_p.def_effectful_abstract_eval

@@ -133,8 +133,15 @@ class Jaxpr:
         fields.update(changes)
         return Jaxpr(**fields)
 
-    def pretty_print(self, width: int = 80) -> str:
-        return pp.render(pp_jaxpr(self, _NameContext()), width)
+    def pretty_print(self, width: int = 80, *, source_info: bool = False,
+                     print_shapes: bool = True, name_stack: bool = False,
+                     custom_pp_eqn_rules: bool = True) -> str:
+        """The jaxpr's text; `source_info` and `name_stack` annotate each equation with the
+        line that staged it and its `named_scope` names, as JAX prints them."""
+        settings = JaxprPpSettings(print_shapes=print_shapes, source_info=source_info,
+                                   name_stack=name_stack,
+                                   custom_pp_eqn_rules=custom_pp_eqn_rules)
+        return pp.render(pp_jaxpr(self, _NameContext(settings)), width)
 
     def __str__(self) -> str:
         return self.pretty_print()
@@ -171,8 +178,12 @@ class ClosedJaxpr:
     def effects(self) -> frozenset[Any]:
         return self.jaxpr.effects
 
-    def pretty_print(self, width: int = 80) -> str:
-        return self.jaxpr.pretty_print(width)
+    def pretty_print(self, width: int = 80, *, source_info: bool = False,
+                     print_shapes: bool = True, name_stack: bool = False,
+                     custom_pp_eqn_rules: bool = True) -> str:
+        return self.jaxpr.pretty_print(width, source_info=source_info,
+                                       print_shapes=print_shapes, name_stack=name_stack,
+                                       custom_pp_eqn_rules=custom_pp_eqn_rules)
 
     def __str__(self) -> str:
         return str(self.jaxpr)
@@ -326,8 +337,9 @@ def _avals_match(a: Any, b: Any) -> bool:
 class _NameContext:
     """Gives variables the names a, b, ..., z, ba, bb, ... in order of first appearance."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: JaxprPpSettings | None = None) -> None:
         self.names: dict[Var, str] = {}
+        self.settings = JaxprPpSettings() if settings is None else settings
 
     def name(self, v: Var) -> str:
         if type(v) is DropVar:
@@ -450,24 +462,38 @@ def pp_kv_pairs(kv_pairs: Sequence[tuple[str, Any]], context: _NameContext,
 
 
 def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
+    settings = context.settings
     rule = eqn.primitive.eqn_printer
-    if rule is not None:
-        doc: pp.Doc = rule(eqn, context, JaxprPpSettings())
+    if rule is not None and settings.custom_pp_eqn_rules:
+        doc: pp.Doc = rule(eqn, context, settings)
         return doc
-    lhs = _pp_vars(eqn.outvars, context, print_shapes=True)
+    lhs = _pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
     printer = eqn.primitive.param_printer
     params = printer(eqn.params) if printer is not None else dict(sorted(eqn.params.items()))
+    # The annotations go on the line where the equation starts (JAX attaches them to its `=`).
+    notes = _eqn_annotations(eqn, settings)
     # An equation without results (a debug callback) prints without the `=`, as in JAX.
-    head = [lhs, pp.text(" = ")] if eqn.outvars else []
+    head = [lhs, pp.text(" = ", notes)] if eqn.outvars else []
+    name = pp.text(eqn.primitive.name, () if eqn.outvars else notes)
     return pp.concat([
-        *head, pp.text(eqn.primitive.name), _pp_params(params, context),
-        pp.text(" "), _pp_vars(eqn.invars, context),
+        *head, name, _pp_params(params, context), pp.text(" "), _pp_vars(eqn.invars, context),
     ])
 
 
+def _eqn_annotations(eqn: JaxprEqn, settings: JaxprPpSettings) -> list[str]:
+    notes = []
+    where = eqn.source_info
+    if settings.source_info:
+        notes.append("unknown" if where is None else str(getattr(where, "location", where)))
+    if settings.name_stack:
+        notes.append(f"[{getattr(where, 'name_stack', '')}]")
+    return notes
+
+
 def pp_jaxpr(jaxpr: Jaxpr, context: _NameContext) -> pp.Doc:
-    constvars = _pp_vars(jaxpr.constvars, context, print_shapes=True)
-    invars = _pp_vars(jaxpr.invars, context, print_shapes=True)
+    shapes = context.settings.print_shapes
+    constvars = _pp_vars(jaxpr.constvars, context, print_shapes=shapes)
+    invars = _pp_vars(jaxpr.invars, context, print_shapes=shapes)
     eqns = pp.join(pp.brk("; "), [pp_eqn(e, context) for e in jaxpr.eqns])
     closing = ")" if len(jaxpr.outvars) != 1 else ",)"
     outvars = pp.concat([pp.text("("), _pp_vars(jaxpr.outvars, context, separator=","),

@@ -16,14 +16,18 @@ class Doc:
     def flat_width(self) -> int:
         raise NotImplementedError
 
+    def annotation_count(self) -> int:
+        """How many annotations the doc's texts carry (a group holding two is never flat)."""
+        return 0
+
     def format(self, width: int = 80, use_color: bool = False,
                annotation_prefix: str = " # ") -> str:
-        """The laid-out text (JAX's `Doc.format`; these docs carry no colors or annotations).
+        """The laid-out text (JAX's `Doc.format`; these docs carry no colors).
 
         >>> group(concat([text("f("), nest(2, concat([brk(""), text("x")])), text(")")])).format()
         'f(x)'
         """
-        return render(self, width)
+        return render(self, width, annotation_prefix)
 
     def __str__(self) -> str:
         return render(self)
@@ -33,13 +37,17 @@ class Doc:
 
 
 class Text(Doc):
-    __slots__ = ("text",)
+    __slots__ = ("text", "annotations")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, annotations: tuple[str, ...] = ()) -> None:
         self.text = text
+        self.annotations = annotations
 
     def flat_width(self) -> int:
         return len(self.text)
+
+    def annotation_count(self) -> int:
+        return len(self.annotations)
 
 
 class Break(Doc):
@@ -61,6 +69,9 @@ class Concat(Doc):
     def flat_width(self) -> int:
         return sum(c.flat_width() for c in self.children)
 
+    def annotation_count(self) -> int:
+        return sum(c.annotation_count() for c in self.children)
+
 
 class Nest(Doc):
     __slots__ = ("indent", "child")
@@ -71,6 +82,9 @@ class Nest(Doc):
 
     def flat_width(self) -> int:
         return self.child.flat_width()
+
+    def annotation_count(self) -> int:
+        return self.child.annotation_count()
 
 
 class Group(Doc):
@@ -85,9 +99,13 @@ class Group(Doc):
             self._width = self.child.flat_width()
         return self._width
 
+    def annotation_count(self) -> int:
+        return self.child.annotation_count()
 
-def text(s: str) -> Doc:
-    return Text(s)
+
+def text(s: str, annotations: Sequence[str] = ()) -> Doc:
+    """`s`; its `annotations` print as comments at the end of the line it lands on."""
+    return Text(s, tuple(annotations))
 
 
 def brk(s: str = " ") -> Doc:
@@ -119,10 +137,13 @@ def join(sep: Doc, docs: Sequence[Doc]) -> Doc:
 _FLAT, _BREAK = 0, 1
 
 
-def render(doc: Doc, width: int = 80) -> str:
-    """Lay `doc` out in lines of at most `width` columns where groups allow it."""
+def render(doc: Doc, width: int = 80, annotation_prefix: str = " # ") -> str:
+    """Lay `doc` out in lines of at most `width` columns where groups allow it. Annotations
+    follow their lines, aligned one column past the longest line, each after the first on a
+    line of its own."""
     lines: list[str] = []
     line: list[str] = []
+    notes: dict[int, list[str]] = {}  # line number -> its annotations
     column = 0
     agenda: list[tuple[int, int, Doc]] = [(0, _BREAK, doc)]
     while agenda:
@@ -130,6 +151,8 @@ def render(doc: Doc, width: int = 80) -> str:
         if isinstance(d, Text):
             line.append(d.text)
             column += len(d.text)
+            if d.annotations:
+                notes.setdefault(len(lines), []).extend(d.annotations)
         elif isinstance(d, Concat):
             agenda.extend((indent, mode, c) for c in reversed(d.children))
         elif isinstance(d, Break):
@@ -143,7 +166,13 @@ def render(doc: Doc, width: int = 80) -> str:
         elif isinstance(d, Nest):
             agenda.append((indent + d.indent, mode, d.child))
         elif isinstance(d, Group):
-            fits = d.flat_width() <= width - column
+            fits = d.flat_width() <= width - column and d.annotation_count() <= 1
             agenda.append((indent, _FLAT if fits or mode == _FLAT else _BREAK, d.child))
     lines.append("".join(line))
+    if notes:
+        column = max(len(t) for t in lines)
+        for number in sorted(notes, reverse=True):
+            first, *rest = notes[number]
+            lines[number + 1:number + 1] = [" " * column + annotation_prefix + n for n in rest]
+            lines[number] = lines[number].ljust(column) + annotation_prefix + first
     return "\n".join(lines)

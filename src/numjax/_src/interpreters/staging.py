@@ -95,6 +95,12 @@ class SourcePosition:
         `source_info.name_stack` gives; haiku's `jaxpr_info` groups equations by it)."""
         return "/".join(self._scope)
 
+    @property
+    def location(self) -> str:
+        """`file:line:column (function)`, without the `named_scope` names."""
+        text = str(self)
+        return text[len(self.name_stack) + 1:] if self._scope else text
+
     def __str__(self) -> str:
         if self._text is None:
             code = self._code
