@@ -5,6 +5,8 @@ diff of order 0."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -279,3 +281,41 @@ def test_like_functions_read_duck_typed_shapes_and_dtypes(name):
     with pytest.raises(TypeError, match=rf"^{name} requires ndarray or scalar arguments, got "
                                         r"<class '.*OnlyShape'> at position 0\.$"):
         fn(only_shape, *args)
+
+
+# jnp.dot of mixed dtypes, as JAX 0.4.30 computes and stages it: (lhs dtype, rhs dtype, lhs
+# shape, rhs shape, result dtype, value, primitives of its jaxpr). The operands are
+# arange(n) - 1 and 2 * arange(n) + 1 of the shapes, cast (lax_numpy_test's
+# testMixedPrecisionDot: one dot_general, no conversion before it).
+MIXED_DOTS = [
+    (np.int8, np.float32, (2, 3), (3,), np.float32, [4.0, 31.0], ["dot_general"]),
+    (np.float16, np.float32, (3,), (3,), np.float32, 4.0, ["dot_general"]),
+    (np.uint8, np.int8, (3,), (3, 2), np.int16, [264, 776], ["dot_general"]),
+    (np.bool_, np.int32, (3,), (3,), np.int32, 6, ["dot_general"]),
+    (np.int32, np.complex64, (2, 3), (3,), np.complex64, [4, 31], ["dot_general"]),
+    (np.bool_, np.bool_, (2, 3), (3,), np.bool_, [True, True], ["dot_general"]),
+    (np.float16, jnp.bfloat16, (3,), (3,), np.float32, 4.0, ["dot_general"]),
+    (np.int8, np.float32, (), (3,), np.float32, [-1.0, -3.0, -5.0],
+     ["convert_element_type", "mul"]),
+]
+
+
+@pytest.mark.parametrize("row", MIXED_DOTS, ids=lambda r: f"{np.dtype(r[0])}-{np.dtype(r[1])}")
+def test_mixed_precision_dot(row: Any) -> None:
+    lhs_dtype, rhs_dtype, lhs_shape, rhs_shape, dtype, value, prims = row
+    x = (np.arange(int(np.prod(lhs_shape))).reshape(lhs_shape) - 1).astype(lhs_dtype)
+    y = (np.arange(int(np.prod(rhs_shape))).reshape(rhs_shape) * 2 + 1).astype(rhs_dtype)
+    for out in (jnp.dot(x, y), numjax.jit(jnp.dot)(x, y)):
+        assert out.dtype == np.dtype(dtype) and not out.weak_type
+        np.testing.assert_array_equal(out, np.asarray(value, dtype))
+    jaxpr = numjax.make_jaxpr(jnp.dot)(x, y)
+    assert [e.primitive.name for e in jaxpr.eqns] == prims
+
+
+def test_mixed_precision_dot_gradients() -> None:
+    # JAX 0.4.30: each operand's gradient in its own dtype.
+    gx, gy = numjax.grad(lambda x, y: jnp.dot(x, y).astype(jnp.float32), argnums=(0, 1))(
+        jnp.ones(3, jnp.float16), jnp.arange(3.0, dtype=jnp.float32))
+    assert (gx.dtype, gy.dtype) == (np.float16, np.float32)
+    np.testing.assert_array_equal(gx, [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(gy, [1.0, 1.0, 1.0])

@@ -182,16 +182,24 @@ def dot(a: Array, b: Array, *, precision: Any = None,
     second-to-last axis."""
     check_arraylike("dot", a, b)
     dtypes.check_user_dtype_supported(preferred_element_type, "dot")
-    pa, pb = _promote_product(a, b)
-    a_nd, b_nd = get_aval(pa).ndim, get_aval(pb).ndim
+    a, b = ensure_array(a), ensure_array(b)
+    if preferred_element_type is None:
+        result, weak = dtypes.result_type(a, b, return_weak_type_flag=True)
+    else:
+        result, weak = dtypes.canonicalize_dtype(preferred_element_type), False
+    a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
     if a_nd == 0 or b_nd == 0:
         if preferred_element_type is None and (is_boolean(a) or is_boolean(b)):
             return multiply(a, b)  # jnp's product: a boolean operand may select (`_multiply`)
-        return lax.mul(*promote_shapes("dot", *promote_dtypes(a, b)))
-    a, b = pa, pb
-    contract_b = 0 if b_nd == 1 else b_nd - 2
-    return lax.dot_general(a, b, (((a_nd - 1,), (contract_b,)), ((), ())), precision,
-                           _result_dtype(a, b, preferred_element_type))
+        out = lax.mul(*promote_shapes("dot", lax._convert_element_type(a, result, weak),
+                                      lax._convert_element_type(b, result, weak)))
+    else:
+        # As in JAX, one dot_general of the operands as they are, accumulating in the
+        # result's dtype: no conversion of a mixed-precision operand is staged before it.
+        contract_b = 0 if b_nd == 1 else b_nd - 2
+        out = lax.dot_general(a, b, (((a_nd - 1,), (contract_b,)), ((), ())), precision,
+                              result)
+    return lax._convert_element_type(out, result, weak)
 
 
 def vdot(a: Array, b: Array, *, precision: Any = None,
