@@ -279,14 +279,22 @@ def _dot_general_batch(args: Sequence[Any], dims: Sequence[Any], *,
         lhs, rhs = moveaxis(lhs, ld, 0), moveaxis(rhs, rd, 0)
         new = ((shift(lc), shift(rc)), ((0, *shift(lb)), (0, *shift(rb))))
         return dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), 0
+    # One operand batched: its batch axis stays where it is, one more free axis of that
+    # operand, so no transpose is staged (as JAX batches it); the result has it among that
+    # operand's free axes.
+    def bump(ds: Sequence[int], d: int) -> tuple[int, ...]:
+        return tuple(x + (x >= d) for x in ds)
+
     if ld is not not_mapped:
-        lhs = moveaxis(lhs, ld, 0)
-        new = ((shift(lc), rc), (shift(lb), rb))
-        return dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb)
-    rhs = moveaxis(rhs, rd, 0)
+        lc, lb = bump(lc, ld), bump(lb, ld)
+        before = sum(1 for f in _free_dims(get_aval(lhs).ndim, lc, lb) if f < ld)
+        out = dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), **params)
+        return out, len(lb) + before
+    rc, rb = bump(rc, rd), bump(rb, rd)
     lhs_free = len(_free_dims(get_aval(lhs).ndim, lc, lb))
-    new = ((lc, shift(rc)), (lb, shift(rb)))
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), len(lb) + lhs_free
+    before = sum(1 for f in _free_dims(get_aval(rhs).ndim, rc, rb) if f < rd)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), **params)
+    return out, len(lb) + lhs_free + before
 
 
 def _dot_general_params(params: dict[str, Any]) -> dict[str, Any]:
