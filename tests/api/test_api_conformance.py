@@ -657,3 +657,26 @@ def test_jitted_function_drops_its_constants_with_it(program: str) -> None:
         assert ref() is None
     finally:
         gc.enable()
+
+
+def test_an_input_of_zero_tangent_reaches_the_function_as_given() -> None:
+    """JAX 0.4.30 wraps no input whose tangent is symbolically zero: grad(allow_int=True) of an
+    integer NumPy array hands the function that int64 array, so `x + 0.` is NumPy's float64,
+    even under strict promotion (api_test's test_float0_reshape)."""
+    seen = []
+
+    def f(x: Any) -> Any:
+        seen.append((type(x), x.dtype, type(x + 0.0)))
+        return jnp.sum(x + 0.0)
+
+    with numjax.numpy_dtype_promotion("strict"):
+        g = numjax.grad(f, allow_int=True)(np.ones((2, 4), dtype=np.int64))
+    assert seen == [(np.ndarray, np.dtype(np.int64), np.ndarray)]
+    assert type(g) is np.ndarray and g.dtype == numjax.dtypes.float0 and g.shape == (2, 4)
+    np.testing.assert_array_equal(g.reshape((4, 2)), np.zeros((4, 2), numjax.dtypes.float0))
+    # jvp with a float0 tangent: the same (JAX 0.4.30: the primal is returned as given).
+    x = np.arange(3)
+    out, tangent = numjax.jvp(lambda v: v * 2, (x,), (np.zeros(3, numjax.dtypes.float0),))
+    assert type(out) is np.ndarray and out.dtype == np.int64
+    np.testing.assert_array_equal(out, [0, 2, 4])
+    assert tangent.dtype == numjax.dtypes.float0

@@ -243,7 +243,10 @@ def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
             if isinstance(x, Tracer) and not x._trace.is_live:
                 # A leaked tracer passed in: its transformation has ended.
                 raise escaped_tracer_error(x, f"Tracer from a higher level: {x} in trace {trace}")
-        outs = fun(*[JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)])
+        # A primal whose tangent is symbolically zero is passed as it is, not as a tracer (as
+        # JAX does): an integer input of grad(allow_int=True) reaches the function unchanged.
+        outs = fun(*[p if type(t) is Zero else JVPTracer(trace, p, t)
+                     for p, t in zip(primals, tangents, strict=True)])
         pairs = [trace.to_primal_tangent(o) for o in outs]
     return [p for p, _ in pairs], [t for _, t in pairs]
 

@@ -279,6 +279,7 @@ def _dot_general_batch(args: Sequence[Any], dims: Sequence[Any], *,
         lhs, rhs = moveaxis(lhs, ld, 0), moveaxis(rhs, rd, 0)
         new = ((shift(lc), shift(rc)), ((0, *shift(lb)), (0, *shift(rb))))
         return dot_general_p.bind(lhs, rhs, dimension_numbers=new, **params), 0
+
     # One operand batched: its batch axis stays where it is, one more free axis of that
     # operand, so no transpose is staged (as JAX batches it); the result has it among that
     # operand's free axes.
