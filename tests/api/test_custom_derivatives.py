@@ -667,3 +667,39 @@ def _sin_and_double_jvp(primals, tangents):
 def test_custom_jvp_under_vmap_keeps_unbatched_operands_unbatched(name, run, expected):
     for got, want in zip(run(), expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_gradients_of_a_jitted_function_trace_its_custom_rules_once():
+    # JAX 0.4.30 caches what jit's rules derive from its jaxpr (the jvp, the known/unknown
+    # split, the transpose): a custom_vjp backward function inside runs once for every
+    # gradient of the same jitted function, and a custom_jvp rule once for grads and a jvp.
+    # Recorded from JAX: grads 2.5403023, 2.5403023, 1.5838531; counts bwd 1, jvp 1.
+    count = {"bwd": 0, "jvp": 0}
+
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    def f_bwd(c, g):
+        count["bwd"] += 1
+        return (g * c + 2.0,)
+
+    f.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), f_bwd)
+    jf = jax.jit(f)
+    grads = [jax.grad(jf)(1.0), jax.grad(jf)(1.0), jax.grad(jf)(2.0), jax.grad(jax.jit(f))(1.0)]
+    np.testing.assert_allclose(grads, [2.5403023, 2.5403023, 1.5838531, 2.5403023], rtol=1e-6)
+    assert count["bwd"] == 1
+
+    @jax.custom_jvp
+    def g(x):
+        return jnp.sin(x)
+
+    @g.defjvp
+    def g_jvp(primals, tangents):
+        count["jvp"] += 1
+        return jnp.sin(primals[0]), 3.0 * tangents[0]
+
+    jg = jax.jit(g)
+    assert [float(jax.grad(jg)(1.0)), float(jax.grad(jg)(1.0))] == [3.0, 3.0]
+    assert float(jax.jvp(jg, (1.0,), (1.0,))[1]) == 3.0
+    assert count["jvp"] == 1

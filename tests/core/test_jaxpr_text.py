@@ -172,3 +172,35 @@ def test_pretty_print_annotations_of_every_equation() -> None:
 def test_check_prints_only_debug() -> None:
     text = str(jax.make_jaxpr(lambda x: checkify.check(x > 0, "hi"))(1))
     assert "check[debug=False] " in text and "err_tree" not in text
+
+
+# A conversion of a constant is staged unless the constant is a Python or NumPy scalar, as in
+# JAX 0.4.30: a closed-over Array (of any shape) or NumPy array with elements is a constant of
+# the jaxpr and its conversion an equation (equinox counts these equations), recorded from
+# `make_jaxpr(lambda x: x + lax.convert_element_type(c, jnp.float32))(jnp.ones(1))`.
+@pytest.mark.parametrize("const, primitives, n_consts", [
+    (jnp.array([1]), ["convert_element_type", "add"], 1),
+    (np.array([1], np.int32), ["convert_element_type", "add"], 1),
+    (jnp.array(1), ["convert_element_type", "add"], None),  # JAX keeps it a constvar
+    (1, ["add"], 0),
+])
+def test_conversions_of_constants_fold_only_for_scalars(const: Any, primitives: list[str],
+                                                        n_consts: int | None) -> None:
+    closed = jax.make_jaxpr(lambda x: x + lax.convert_element_type(const, jnp.float32))(
+        jnp.ones(1))
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == primitives
+    if n_consts is not None:
+        assert len(closed.consts) == n_consts
+        assert all(c is const for c in closed.consts)
+
+
+def test_promotion_of_a_closed_over_integer_array_is_staged() -> None:
+    ints = jnp.array([1])
+    with jax.numpy_dtype_promotion("standard"):
+        closed = jax.make_jaxpr(lambda x: x + ints)(jnp.ones(1))
+    assert str(closed) == ("{ lambda a:i32[1]; b:f32[1]. let\n"
+                           "    c:f32[1] = convert_element_type[new_dtype=float32 "
+                           "weak_type=False] a\n"
+                           "    d:f32[1] = add b c\n"
+                           "  in (d,) }")
+    assert closed.consts[0] is ints

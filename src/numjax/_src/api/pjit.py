@@ -7,9 +7,11 @@ jaxpr's compiled executable; inside another compiled program the passes inline i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from numjax._src import config
 from numjax._src.compiler import native_structural, passes
 from numjax._src.compiler.executables import executable_for
 from numjax._src.core.avals import get_aval
@@ -54,11 +56,33 @@ def _pjit_remat(eqn: JaxprEqn, policy: Any) -> tuple[JaxprEqn, JaxprEqn, list[Va
 pjit_p.remat_rule = _pjit_remat
 
 
+# The jaxprs the rules below derive from a call's jaxpr, per jaxpr (held weakly: a jitted
+# function's traced program is one object per signature) and per (rule, pattern of symbolic
+# zeros or unknowns, trace context). JAX caches them the same way, so a second gradient of
+# the same jitted function neither linearizes nor transposes it again: the user rules inside
+# (a custom_vjp's backward function) are traced once, which libraries count on (equinox counts
+# its traces of a backward function).
+_derived: weakref.WeakKeyDictionary[ClosedJaxpr, dict[tuple[Any, ...], Any]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _derive(transform: Callable[..., Any], closed: ClosedJaxpr, *pattern: tuple[bool, ...]
+            ) -> Any:
+    """`transform(closed, *pattern)`, computed once per jaxpr, pattern and trace context."""
+    per_jaxpr = _derived.setdefault(closed, {})
+    key = (transform, *pattern, config.trace_context_id())
+    found = per_jaxpr.get(key)
+    if found is None:
+        found = per_jaxpr[key] = transform(closed, *pattern)
+    return found
+
+
 def _pjit_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: ClosedJaxpr,
               name: str) -> tuple[list[Any], list[Any]]:
     # Symbolic zero tangents stay symbolic through the call, both ways, as in JAX.
-    has_tangent = [type(t) is not ad.Zero for t in tangents]
-    jvp_jaxpr, out_nonzero = jaxpr_transforms.jvp_jaxpr_keeping_zeros(jaxpr, has_tangent)
+    has_tangent = tuple(type(t) is not ad.Zero for t in tangents)
+    jvp_jaxpr, out_nonzero = _derive(jaxpr_transforms.jvp_jaxpr_keeping_zeros, jaxpr,
+                                     has_tangent)
     nonzero = [t for t in tangents if type(t) is not ad.Zero]
     outs = pjit_p.bind(*primals, *nonzero, jaxpr=jvp_jaxpr, name=name)
     m = len(jaxpr.out_avals)
@@ -88,11 +112,10 @@ def _pjit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: st
     # Symbolic zero cotangents are neither operands nor results of the transposed call (JAX
     # prunes them the same way): a rule inside sees `Zero`, never an array of zeros, and an
     # integer input's cotangent stays symbolic rather than becoming a float0 array.
-    linear = [ad.is_undefined_primal(x) for x in args]
+    linear = tuple(ad.is_undefined_primal(x) for x in args)
     known = [x for x, lin in zip(args, linear, strict=True) if not lin]
-    zero_cts = [type(c) is ad.Zero for c in cts]
-    transposed, in_nonzero = jaxpr_transforms.transpose_jaxpr_keeping_zeros(
-        jaxpr, linear, zero_cts=zero_cts)
+    zero_cts = tuple(type(c) is ad.Zero for c in cts)
+    transposed, in_nonzero = _derive(_transpose_jaxpr, jaxpr, linear, zero_cts)
     outs = pjit_p.bind(*known, *[c for c in cts if type(c) is not ad.Zero],
                        jaxpr=transposed, name=name)
     it = iter(outs)
@@ -100,13 +123,18 @@ def _pjit_transpose(cts: Sequence[Any], *args: Any, jaxpr: ClosedJaxpr, name: st
     return [(next(it) if next(nonzero) else None) if lin else None for lin in linear]
 
 
+def _transpose_jaxpr(closed: ClosedJaxpr, linear: tuple[bool, ...], zero_cts: tuple[bool, ...]
+                     ) -> tuple[ClosedJaxpr, list[bool]]:
+    return jaxpr_transforms.transpose_jaxpr_keeping_zeros(closed, linear, zero_cts=zero_cts)
+
+
 def _pjit_partial_eval(trace: Any, args: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Under linearize: a known jit computes the primal outputs and the residuals now; an
     unknown jit, staged, computes the tangents from them."""
     closed: ClosedJaxpr = params["jaxpr"]
     name = params["name"]
-    unknowns = [partial_eval.is_unknown(trace, x) for x in args]
-    split = partial_eval.partial_eval_jaxpr(closed, unknowns)
+    unknowns = tuple(partial_eval.is_unknown(trace, x) for x in args)
+    split = _derive(partial_eval.partial_eval_jaxpr, closed, unknowns)
     known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
     with set_current_trace(trace.parent):
         known_outs = pjit_p.bind(*known_args, jaxpr=split.known, name=name)

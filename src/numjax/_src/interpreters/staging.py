@@ -285,7 +285,7 @@ class StagingTrace(Trace):
             # traced, as in JAX (`jnp.array(0)` under jit is a tracer).
             values = [self._scalar_consts.get(x._var, x) if type(x) is StagingTracer
                       and x._trace is self else x for x in args]
-            if not any(isinstance(x, Tracer) for x in values):
+            if all(_host_scalar(x) for x in values):
                 return self.new_const(_trace_module.eager_apply(primitive, values, params))
         tracers = [self.to_tracer(x) for x in args]
         rule = primitive.abstract_eval
@@ -412,6 +412,18 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[Any],
             # the constants (a jitted function's closed-over arrays) go with the program that
             # holds them rather than when the cycle collector runs.
             trace._const_by_id.clear()
+
+
+def _host_scalar(x: Any) -> bool:
+    """Whether staging folds an operation on `x`: a Python or NumPy scalar (a shape-() NumPy
+    array too), as JAX folds the constants its rules make. An Array, even a concrete one
+    closed over (equinox counts the `convert_element_type` of a closed-over integer Array in
+    its jaxpr), and a NumPy array with elements are operands of a staged equation."""
+    return type(x) in _PYTHON_SCALARS or (isinstance(x, np.ndarray | np.generic)
+                                          and not x.shape)
+
+
+_PYTHON_SCALARS = frozenset({bool, int, float, complex})
 
 
 def stage_constant(x: Any) -> Any:
