@@ -44,9 +44,12 @@ from numjax import version as version  # noqa: E402
 # the module loads with the package, as in JAX.
 from numjax._src import basearray as _basearray  # noqa: E402
 from numjax._src.api.callbacks import pure_callback as pure_callback  # noqa: E402
-from numjax._src.api.checkpoint import checkpoint as checkpoint  # noqa: E402
+
+# numjax.checkpoint and numjax.remat take the removed `concrete` option; the ad_checkpoint
+# module's checkpoint does not, as in JAX.
 from numjax._src.api.checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
-from numjax._src.api.checkpoint import remat as remat  # noqa: E402
+from numjax._src.api.checkpoint import checkpoint_wrapper as checkpoint  # noqa: E402
+from numjax._src.api.checkpoint import checkpoint_wrapper as remat  # noqa: E402
 from numjax._src.api.custom_derivatives import closure_convert as closure_convert  # noqa: E402
 from numjax._src.api.custom_derivatives import custom_gradient as custom_gradient  # noqa: E402
 from numjax._src.api.custom_derivatives import custom_jvp as custom_jvp  # noqa: E402

@@ -325,6 +325,42 @@ def _trace_cache(fun: Callable[..., Any]) -> dict[Any, Any]:
 remat = checkpoint
 
 
+def checkpoint_wrapper(fun: Callable[..., Any], *, concrete: bool = False,
+                       prevent_cse: bool = True, static_argnums: int | tuple[int, ...] = (),
+                       policy: Any = None) -> Callable[..., Any]:
+    """`checkpoint` as `numjax.checkpoint` and `numjax.remat` take it: with the removed
+    `concrete` option too, which libraries still pass as False (flax's `remat`); True raises
+    JAX's NotImplementedError naming what replaces it.
+
+    >>> import numjax, numjax.numpy as jnp
+    >>> float(numjax.grad(checkpoint_wrapper(jnp.sin, concrete=False))(0.0))
+    1.0
+    """
+    if concrete:
+        raise NotImplementedError(_CONCRETE_REMOVED)
+    return checkpoint(fun, prevent_cse=prevent_cse, policy=policy,
+                      static_argnums=static_argnums)
+
+
+_CONCRETE_REMOVED = (
+    "The 'concrete' option to jax.checkpoint / jax.remat is deprecated; in its place, you can "
+    "use its `static_argnums` option, and if necessary the `jax.ensure_compile_time_eval()` "
+    "context manager.\n\nFor example, if using `concrete=True` for an `is_training` flag:\n\n"
+    "  from functools import partial\n\n  @partial(jax.checkpoint, concrete=True)\n"
+    "  def foo(x, is_training):\n    if is_training:\n      return f(x)\n    else:\n"
+    "      return g(x)\n\nreplace it with a use of `static_argnums`:\n\n"
+    "  @partial(jax.checkpoint, static_argnums=(1,))\n  def foo(x, is_training):\n    ...\n\n"
+    "If jax.numpy operations need to be performed on static arguments, we can use the "
+    "`jax.ensure_compile_time_eval()` context manager. For example, we can replace this use "
+    "of `concrete=True`\n:\n  @partial(jax.checkpoint, concrete=True)\n  def foo(x, y):\n"
+    "    if y > 0:\n      return f(x)\n    else:\n      return g(x)\n\nwith this "
+    "combination of `static_argnums` and `jax.ensure_compile_time_eval()`:\n\n"
+    "  @partial(jax.checkpoint, static_argnums=(1,))\n  def foo(x, y):\n"
+    "    with jax.ensure_compile_time_eval():\n      y_pos = y > 0\n    if y_pos:\n"
+    "      return f(x)\n    else:\n      return g(x)\n\n"
+    "See https://jax.readthedocs.io/en/latest/jep/11830-new-remat-checkpoint.html\n")
+
+
 # ---- names and policies --------------------------------------------------------------------
 
 name_p = Primitive("name")
