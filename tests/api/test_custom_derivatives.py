@@ -703,3 +703,30 @@ def test_gradients_of_a_jitted_function_trace_its_custom_rules_once():
     assert [float(jax.grad(jg)(1.0)), float(jax.grad(jg)(1.0))] == [3.0, 3.0]
     assert float(jax.jvp(jg, (1.0,), (1.0,))[1]) == 3.0
     assert count["jvp"] == 1
+
+
+@pytest.mark.parametrize("run", ["grad_of_vmap", "jit_grad_of_vmap", "vmap_of_grad"])
+def test_custom_vjp_under_vmap_keeps_unbatched_residuals_as_fwd_made_them(run):
+    # A residual the forward function returns unbatched reaches the backward function
+    # unbatched, a Python flag as the flag (JAX 0.4.30; equinox's checkpointed while loop
+    # branches on its `perturbed` flags in its backward function, diffrax's test_against).
+    # Recorded from JAX: the three gradients are [5.970025, 5.8803997, 5.732019].
+    flags = []
+
+    @jax.custom_vjp
+    def f(x, w):
+        return jnp.sin(x) * w
+
+    def f_bwd(res, g):
+        flag, c, w, k = res
+        flags.append(flag)
+        assert np.shape(k) == () and np.shape(w) == ()
+        return (g * c * w * k, g * 0.0)
+
+    f.defvjp(lambda x, w: (jnp.sin(x) * w, (True, jnp.cos(x), w, jnp.float32(3.0))), f_bwd)
+    xs, w = jnp.array([0.1, 0.2, 0.3]), jnp.float32(2.0)
+    summed = jax.grad(lambda xs: jnp.sum(jax.vmap(f, (0, None))(xs, w)))
+    runs = {"grad_of_vmap": lambda: summed(xs), "jit_grad_of_vmap": lambda: jax.jit(summed)(xs),
+            "vmap_of_grad": lambda: jax.vmap(jax.grad(f), (0, None))(xs, w)}
+    np.testing.assert_allclose(runs[run](), [5.970025, 5.8803997, 5.732019], rtol=1e-6)
+    assert flags == [True]

@@ -344,6 +344,11 @@ def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
     arg_batched = batched[num_consts:]
     example_avals = [_unbatched(get_aval(a), b, size)
                      for a, b in zip(args[num_consts:], arg_batched, strict=True)]
+    # Which residuals `fwd_b` gave batched (at 0), for `bwd_b` (JAX reads the forward
+    # function's output dims the same way). An unbatched residual stays as `fwd` made it: a
+    # Python flag a library's backward function branches on (equinox's `perturbed`) must not
+    # become a batched array.
+    res_dims: list[int | None] = []
 
     def fwd_b(primals: list[Any], perturbed: list[bool]) -> tuple[list[Any], list[Any]]:
         def flat(*xs: Any) -> list[Any]:
@@ -354,8 +359,9 @@ def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
                                         size)
         out_b = out_batched.settle([d is not None for _, d in pairs[:n_out]])
         outs = [_conform(v, d, b, size) for (v, d), b in zip(pairs[:n_out], out_b, strict=True)]
-        # Residuals are all batched at 0, so `bwd_b` knows where their axis is.
-        return outs, [batching.move_dim(v, d, 0, size) for v, d in pairs[n_out:]]
+        res_dims[:] = [None if d is None else 0 for _, d in pairs[n_out:]]
+        return outs, [v if d is None else batching.move_dim(v, d, 0, size)
+                      for v, d in pairs[n_out:]]
 
     def bwd_b(res: list[Any], cts: list[Any]) -> list[Any]:
         cts = [Zero(_unbatched(c.aval, b, size)) if type(c) is Zero
@@ -368,7 +374,8 @@ def _custom_vjp_batch(args: Sequence[Any], dims: Sequence[Any], *, call_jaxpr: C
             return [ad.instantiate_zeros(Zero(ad.tangent_aval(a))) if c is None
                     or type(c) is Zero else c for c, a in zip(in_cts, example_avals, strict=True)]
 
-        pairs = _vmap_dims_keeping_zeros(flat, [*res, *cts], [0] * (len(res) + len(cts)), size)
+        assert len(res_dims) == len(res), "custom_vjp residuals without their forward pass"
+        pairs = _vmap_dims_keeping_zeros(flat, [*res, *cts], [*res_dims, *[0] * len(cts)], size)
         # An unbatched input's cotangent sums its examples' (the transpose of broadcasting it).
         return [batching.move_dim(v, d, 0, size) if b
                 else v if d is None else lax.reduce_sum(v, (d,))
