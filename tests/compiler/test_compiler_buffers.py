@@ -192,7 +192,7 @@ def test_staging_printing_and_rewrites_read_what_a_primitive_declares() -> None:
     x = _rand(3)
 
     def f(a: Any) -> Any:
-        return twice_p.bind(a, tag="t") + twice_p.bind(jnp.float32(1), tag="c")
+        return twice_p.bind(a, tag="t") + twice_p.bind(np.float32(1), tag="c")
 
     text = str(jax.make_jaxpr(f)(x))
     assert "my_twice[tag=t] a" in text and "my_twice[tag=c]" in text, text

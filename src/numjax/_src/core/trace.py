@@ -118,7 +118,8 @@ class Primitive:
     #   Python control flow around its inlined body jaxprs (`def_inline_lowering`).
     inline_lowering: Callable[..., None] | None = None
     # Facts transformations and printing read:
-    # - `const_fold`: staging evaluates it at trace time when every operand is a constant;
+    # - `const_fold`: staging evaluates it at trace time when every operand is a Python or
+    #   NumPy scalar (an Array, even a concrete one, is a constant of the jaxpr, as in JAX);
     const_fold = False
     # - `staging_rule(trace, args, params) -> outputs`: how staging records a bind when not as
     #   one equation of its own (jit's call forwards the arguments it returns unchanged);

@@ -492,17 +492,18 @@ def power(x1: Array, x2: Array, /) -> Array:
         if get_aval(x1).dtype == _BOOL:
             raise TypeError("power is not supported for boolean arguments")
         return lax.integer_pow(x1, exponent)
+    if dtypes.dtype(x1, canonicalize=True).kind in "fc" and \
+            dtypes.dtype(x2, canonicalize=True).kind in "iu":
+        # JAX does not promote an integer exponent of a float base: pow(x, n), n int (and
+        # stages no conversion of it).
+        base, exp = promote_shapes("power", ensure_array(x1), ensure_array(x2))
+        return lax.pow(base, exp)
     p1, p2 = promote_args_numeric("power", x1, x2)
     dt = get_aval(p1).dtype
     if dt.kind in "iu":
         return _integer_power(p1, p2)
     if dt == _BOOL:
         raise TypeError("power is not supported for boolean arguments")
-    if dtypes.dtype(x1, canonicalize=True).kind in "fc" and \
-            dtypes.dtype(x2, canonicalize=True).kind in "iu":
-        # JAX does not promote an integer exponent of a float base: pow(x, n), n int.
-        base, exp = promote_shapes("power", ensure_array(x1), ensure_array(x2))
-        return lax.pow(base, exp)
     return lax.pow(p1, p2)
 
 
