@@ -152,8 +152,7 @@ RECORDED_JAX_PASSED: dict[str, int] = {"chex": 541, "optax": 2281, "distrax-file
                                         "flax-linen": 1066, "numpyro": 531,
                                         "jaxopt": 66, "optimistix": 51, "lineax": 375,
                                         "blackjax": 110, "numpyro-distributions": 141,
-                                        # 2 of its 66 tests had not finished under JAX.
-                                        "diffrax": 63}
+                                        "diffrax": 65}
 
 # Runs pytest on the command line's arguments; numjax's run loads `_PLUGIN` first in every
 # process (pytest-xdist's workers too), which resolves `import jax` to numjax.
