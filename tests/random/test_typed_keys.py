@@ -665,3 +665,14 @@ def test_lax_functions_on_keys_errors() -> None:
     m = ks.reshape(2, 3)
     np.testing.assert_array_equal(r.key_data(lax.reshape(m, (6,), (1, 0))),
                                   r.key_data(m.T.reshape(6)))
+
+
+def test_shaped_array_of_a_key_dtype() -> None:
+    # Libraries (flax's scan over typed keys) build key avals; JAX 0.4.30:
+    # ShapedArray(key<fry>[2]), short form key<fry>[2], equal and interned like any aval.
+    k = r.key(0)
+    a = numjax.core.ShapedArray((2,), k.dtype)
+    assert repr(a) == "ShapedArray(key<fry>[2])" and a.str_short() == "key<fry>[2]"
+    assert a.dtype == k.dtype and (a.ndim, a.size, a.weak_type) == (1, 2, False)
+    assert a is numjax.core.ShapedArray((2,), k.dtype)
+    assert a.update(shape=(3,)).str_short() == "key<fry>[3]"

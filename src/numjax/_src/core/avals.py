@@ -61,7 +61,8 @@ class ShapedArray(AbstractValue):
         if aval is not None:
             return aval
         shape = tuple(int(d) for d in shape)
-        dtype = np.dtype(dtype)
+        # An extended dtype (`key<fry>`) is kept as it is: libraries build key avals.
+        dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         weak_type = bool(weak_type)
         canonical = (shape, dtype, weak_type)
         aval = cls._interned.get(canonical)
